@@ -1,0 +1,130 @@
+// `jobio exporter`: the per-host Prometheus exporter.
+import { Command, Option } from 'commander';
+import type { Server } from 'node:http';
+import { allCollectors } from '../collectors/index.js';
+import type { CollectorDescriptor } from '../scrape/collector.js';
+import { createEnabledCollectors } from '../scrape/enabled.js';
+import { Scraper } from '../scrape/scraper.js';
+import { createApp } from '../web/app.js';
+import { listen, parseListenAddress } from '../web/listen.js';
+import { loadWebConfig, type WebConfig } from '../web/web-config.js';
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../util/logger.js';
+import { parseDuration } from '../util/duration.js';
+import { addCollectorFlags, FlagError, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
+
+export const DEFAULT_LISTEN_ADDRESS = ':9717';
+
+export interface ExporterCommandOptions {
+  /** The collectors to offer; tests pass their own (a collector built to fail, one that hangs). */
+  readonly descriptors?: readonly CollectorDescriptor[];
+  /** Resolves when the exporter should stop (default: SIGTERM or SIGINT). */
+  readonly stopSignal?: Promise<string>;
+  /** Called once the server listens, with its bound address. */
+  readonly onListening?: (server: Server) => void;
+}
+
+export function exporterCommand(run: (action: () => Promise<number>) => void, opts: ExporterCommandOptions = {}): Command {
+  const descriptors = opts.descriptors ?? allCollectors;
+  const command = new Command('exporter')
+    .description('Run the Prometheus exporter: Lustre jobstats, profiler records, GPU and per-job resources as metrics.')
+    .addOption(new Option('--web.listen-address <address>', 'Address to listen on for the web interface and telemetry.').default(DEFAULT_LISTEN_ADDRESS))
+    .addOption(new Option('--web.telemetry-path <path>', 'Path under which to expose metrics.').default('/metrics'))
+    .addOption(new Option('--web.config.file <file>', 'Configuration file for TLS and basic authentication (Prometheus exporter-toolkit format).'))
+    .addOption(new Option('--log.level <level>', 'Only log messages with the given severity or above.').choices(LOG_LEVELS).default('info'))
+    .addOption(new Option('--log.format <format>', 'Output format of log messages.').choices(LOG_FORMATS).default('logfmt'))
+    .addOption(new Option('--path.procfs <path>', 'procfs mountpoint.').default('/proc'))
+    .addOption(new Option('--path.sysfs <path>', 'sysfs mountpoint.').default('/sys'))
+    .addOption(new Option('--path.rootfs <path>', 'rootfs mountpoint (host files such as /etc/passwd are read below it).').default('/'))
+    .addOption(new Option('--scrape.timeout <duration>', 'Deadline for each collector in one scrape; a collector over it reports success 0.').default('10s'));
+  addCollectorFlags(command, descriptors);
+  command.action(() => run(() => runExporter(command, descriptors, opts)));
+  return command;
+}
+
+function listUsage(descriptors: readonly CollectorDescriptor[]): string {
+  return descriptors.map((d) => `${d.name}${d.defaultEnabled ? ' (default)' : ''}`).join(', ');
+}
+
+async function runExporter(command: Command, descriptors: readonly CollectorDescriptor[], opts: ExporterCommandOptions): Promise<number> {
+  const values = command.opts<Record<string, string>>();
+  const logger = createLogger(values['log.level'] as LogLevel, values['log.format'] as LogFormat);
+  let address;
+  let timeoutMs: number;
+  let collectorOptions;
+  let webConfig: WebConfig = { basicAuthUsers: new Map(), headers: new Map() };
+  try {
+    address = parseListenAddress(values['web.listenAddress'] ?? DEFAULT_LISTEN_ADDRESS);
+    timeoutMs = parseDuration(values['scrape.timeout'] ?? '10s');
+    if (timeoutMs <= 0) throw new FlagError('--scrape.timeout must be positive');
+    collectorOptions = readCollectorOptions(command, descriptors);
+    const telemetry = values['web.telemetryPath'] ?? '/metrics';
+    if (!telemetry.startsWith('/')) throw new FlagError(`--web.telemetry-path must start with "/": ${telemetry}`);
+    if (values['web.config.file']) webConfig = loadWebConfig(values['web.config.file']);
+  } catch (err) {
+    process.stderr.write(`jobio exporter: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const selection = readCollectorSelection(command, descriptors);
+  const paths = { procfs: values['path.procfs'] ?? '/proc', sysfs: values['path.sysfs'] ?? '/sys', rootfs: values['path.rootfs'] ?? '/' };
+  let enabled;
+  try {
+    enabled = createEnabledCollectors(descriptors, selection, collectorOptions, paths, logger);
+  } catch (err) {
+    process.stderr.write(`jobio exporter: cannot start collectors: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const scraper = new Scraper(enabled, timeoutMs, logger);
+  const app = createApp({
+    scraper,
+    telemetryPath: values['web.telemetryPath'] ?? '/metrics',
+    webConfig,
+    collectorNames: enabled.map((e) => e.name),
+    logger,
+  });
+  let server: Server;
+  try {
+    server = await listen(app, address, webConfig);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const where = values['web.listenAddress'];
+    const why = e.code === 'EADDRINUSE' ? `address ${where} is already in use` : e.code === 'EACCES' ? `permission denied to listen on ${where}` : e.message;
+    const tlsHint = webConfig.tls && !['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code ?? '') ? ` (check tls_server_config cert_file and key_file in ${values['web.config.file']})` : '';
+    process.stderr.write(`jobio exporter: cannot listen: ${why}${tlsHint}\n`);
+    await scraper.close();
+    return 1;
+  }
+  const bound = server.address();
+  logger.info(
+    {
+      address: typeof bound === 'object' && bound ? `${bound.address}:${bound.port}` : String(bound),
+      tls: Boolean(webConfig.tls),
+      basic_auth: webConfig.basicAuthUsers.size > 0,
+      collectors: enabled.map((e) => e.name).join(','),
+    },
+    'listening',
+  );
+  logger.debug({ available: listUsage(descriptors) }, 'collectors available');
+  opts.onListening?.(server);
+
+  const reason = await (opts.stopSignal ?? waitForSignal());
+  logger.info({ signal: reason }, 'shutting down');
+  await new Promise<void>((resolveClose) => {
+    server.close(() => resolveClose());
+    server.closeIdleConnections?.();
+    setTimeout(() => server.closeAllConnections?.(), 5000).unref();
+  });
+  await scraper.close();
+  return 0;
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolveSignal) => {
+    const onSignal = (signal: string): void => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolveSignal(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

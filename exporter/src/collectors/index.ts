@@ -1,0 +1,5 @@
+// The one explicit list of collectors. Adding a collector = one file in this folder + one line here.
+import type { CollectorDescriptor } from '../scrape/collector.js';
+import { processCollector } from './process.js';
+
+export const allCollectors: readonly CollectorDescriptor[] = [processCollector];

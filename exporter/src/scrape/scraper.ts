@@ -1,0 +1,95 @@
+// Runs one scrape: every enabled collector's update() concurrently, each with its own deadline,
+// error isolation and timing, then renders all registries. One failing or hanging collector never
+// fails the scrape; it reports jobio_scrape_collector_success 0 and the others are still served.
+// Scrapes are single-flight: a request that arrives while a scrape runs gets that scrape's result.
+import { performance } from 'node:perf_hooks';
+import type { Registry } from 'prom-client';
+import type { Collector, UpdateOutcome } from './collector.js';
+import type { Logger } from '../util/logger.js';
+import { SelfMetrics, type CollectorResult } from './self-metrics.js';
+import { countSeries } from './series-count.js';
+
+export interface EnabledCollector {
+  readonly name: string;
+  readonly collector: Collector;
+  readonly registry: Registry;
+}
+
+class TimeoutError extends Error {}
+
+export class Scraper {
+  readonly self = new SelfMetrics();
+  private inFlight: Promise<string> | undefined;
+  /** Updates still running from an earlier scrape (a hung source): never started twice at once. */
+  private readonly pending = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly collectors: readonly EnabledCollector[],
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  get contentType(): string {
+    return this.self.registry.contentType;
+  }
+
+  /** The exposition text of a fresh scrape (shared with any scrape already in flight). */
+  scrape(): Promise<string> {
+    if (!this.inFlight) {
+      this.inFlight = this.runScrape().finally(() => {
+        this.inFlight = undefined;
+      });
+    }
+    return this.inFlight;
+  }
+
+  private async runScrape(): Promise<string> {
+    const results = await Promise.all(this.collectors.map((c) => this.runOne(c)));
+    this.self.record(results);
+    const parts = [await this.self.registry.metrics()];
+    // A failed collector's registry may hold a half-refilled or stale snapshot: like node_exporter,
+    // serve nothing from it this scrape rather than numbers nobody can trust.
+    for (const [i, c] of this.collectors.entries()) {
+      const r = results[i];
+      if (r && (r.success || r.absent)) parts.push(await c.registry.metrics());
+    }
+    return parts.filter((p) => p !== '').join('');
+  }
+
+  private async runOne(entry: EnabledCollector): Promise<CollectorResult & { absent: boolean }> {
+    const started = performance.now();
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let success = false;
+    let absent = false;
+    try {
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          reject(new TimeoutError(`timed out after ${this.timeoutMs} ms`));
+        }, this.timeoutMs);
+      });
+      let update = this.pending.get(entry.name) as Promise<UpdateOutcome> | undefined;
+      if (!update) {
+        update = entry.collector.update(controller.signal);
+        this.pending.set(entry.name, update);
+        void update.catch(() => undefined).finally(() => this.pending.delete(entry.name));
+      }
+      const outcome = await Promise.race([update, deadline]);
+      success = outcome === 'ok';
+      absent = outcome === 'absent';
+      if (absent) this.logger.debug({ collector: entry.name }, 'collector source not present on this host');
+    } catch (err) {
+      this.logger.error({ collector: entry.name, err: err instanceof Error ? err.message : String(err) }, 'collector failed');
+    } finally {
+      clearTimeout(timer);
+    }
+    const durationSeconds = (performance.now() - started) / 1000;
+    const series = success || absent ? await countSeries(entry.registry) : 0;
+    return { collector: entry.name, success, absent, durationSeconds, series };
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.collectors.map((c) => c.collector.close?.()));
+  }
+}

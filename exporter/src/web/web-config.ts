@@ -1,0 +1,117 @@
+// The web configuration file (`--web.config.file`), in the format of the Prometheus exporter-toolkit
+// so one file serves node_exporter and jobio alike:
+//   tls_server_config: { cert_file, key_file, client_auth_type, client_ca_file, min_version, max_version }
+//   basic_auth_users: { <user>: <bcrypt hash> }
+//   http_server_config: { headers: { <name>: <value> } }
+// Errors name the file and the field, so a typo does not surface as a TLS handshake failure later.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+export type ClientAuthType = 'NoClientCert' | 'RequestClientCert' | 'RequireAnyClientCert' | 'VerifyClientCertIfGiven' | 'RequireAndVerifyClientCert';
+const CLIENT_AUTH_TYPES: readonly ClientAuthType[] = ['NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert'];
+const TLS_VERSIONS: Record<string, 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'> = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' };
+
+export interface TlsConfig {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca?: Buffer;
+  readonly clientAuth: ClientAuthType;
+  readonly minVersion: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  readonly maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+}
+
+export interface WebConfig {
+  readonly tls?: TlsConfig;
+  /** user → bcrypt hash */
+  readonly basicAuthUsers: ReadonlyMap<string, string>;
+  readonly headers: ReadonlyMap<string, string>;
+}
+
+export class WebConfigError extends Error {}
+
+const BCRYPT_HASH = /^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/;
+const KNOWN_TOP = new Set(['tls_server_config', 'basic_auth_users', 'http_server_config']);
+const KNOWN_TLS = new Set(['cert_file', 'key_file', 'client_auth_type', 'client_ca_file', 'min_version', 'max_version', 'cipher_suites', 'prefer_server_cipher_suites', 'curve_preferences', 'client_allowed_sans']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function loadWebConfig(file: string): WebConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new WebConfigError(`cannot read web config file ${file}: ${(err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new WebConfigError(`web config file ${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  return parseWebConfig(doc ?? {}, file);
+}
+
+/** Validates a parsed document; `file` names the source in errors and anchors relative paths. */
+export function parseWebConfig(doc: unknown, file: string): WebConfig {
+  const fail = (field: string, why: string): never => {
+    throw new WebConfigError(`web config file ${file}: ${field}: ${why}`);
+  };
+  if (!isRecord(doc)) return fail('(top level)', 'expected a mapping');
+  for (const key of Object.keys(doc)) if (!KNOWN_TOP.has(key)) fail(key, 'unknown field');
+
+  const baseDir = dirname(resolve(file));
+  const readPem = (field: string, path: unknown): Buffer => {
+    if (typeof path !== 'string' || path === '') return fail(field, 'expected a file path');
+    const full = resolve(baseDir, path);
+    try {
+      return readFileSync(full);
+    } catch (err) {
+      return fail(field, `cannot read ${full}: ${(err as Error).message}`);
+    }
+  };
+
+  let tls: TlsConfig | undefined;
+  const tlsDoc = doc.tls_server_config;
+  if (tlsDoc !== undefined && tlsDoc !== null) {
+    if (!isRecord(tlsDoc)) return fail('tls_server_config', 'expected a mapping');
+    for (const key of Object.keys(tlsDoc)) if (!KNOWN_TLS.has(key)) fail(`tls_server_config.${key}`, 'unknown field');
+    const cert = readPem('tls_server_config.cert_file', tlsDoc.cert_file);
+    const key = readPem('tls_server_config.key_file', tlsDoc.key_file);
+    const clientAuth = (tlsDoc.client_auth_type ?? 'NoClientCert') as ClientAuthType;
+    if (!CLIENT_AUTH_TYPES.includes(clientAuth)) fail('tls_server_config.client_auth_type', `must be one of ${CLIENT_AUTH_TYPES.join(', ')}`);
+    const ca = tlsDoc.client_ca_file !== undefined ? readPem('tls_server_config.client_ca_file', tlsDoc.client_ca_file) : undefined;
+    if (clientAuth.includes('Verify') && !ca) fail('tls_server_config.client_ca_file', `required with client_auth_type ${clientAuth}`);
+    const minVersion = TLS_VERSIONS[String(tlsDoc.min_version ?? 'TLS12')] ?? fail('tls_server_config.min_version', `must be one of ${Object.keys(TLS_VERSIONS).join(', ')}`);
+    const maxVersion = tlsDoc.max_version === undefined ? undefined : (TLS_VERSIONS[String(tlsDoc.max_version)] ?? fail('tls_server_config.max_version', `must be one of ${Object.keys(TLS_VERSIONS).join(', ')}`));
+    tls = { cert, key, clientAuth, minVersion, ...(ca ? { ca } : {}), ...(maxVersion ? { maxVersion } : {}) };
+  }
+
+  const basicAuthUsers = new Map<string, string>();
+  const usersDoc = doc.basic_auth_users;
+  if (usersDoc !== undefined && usersDoc !== null) {
+    if (!isRecord(usersDoc)) return fail('basic_auth_users', 'expected a mapping of user name to bcrypt hash');
+    for (const [user, hash] of Object.entries(usersDoc)) {
+      if (user.includes(':')) fail(`basic_auth_users.${user}`, 'user names cannot contain ":"');
+      if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) fail(`basic_auth_users.${user}`, 'expected a bcrypt hash ($2y$..., e.g. from `htpasswd -nBC 10 "" | tr -d \':\\n\'`)');
+      basicAuthUsers.set(user, hash as string);
+    }
+  }
+
+  const headers = new Map<string, string>();
+  const httpDoc = doc.http_server_config;
+  if (httpDoc !== undefined && httpDoc !== null) {
+    if (!isRecord(httpDoc)) return fail('http_server_config', 'expected a mapping');
+    const hdrs = httpDoc.headers;
+    if (hdrs !== undefined) {
+      if (!isRecord(hdrs)) return fail('http_server_config.headers', 'expected a mapping');
+      for (const [name, value] of Object.entries(hdrs)) {
+        if (typeof value !== 'string') fail(`http_server_config.headers.${name}`, 'expected a string');
+        headers.set(name, value as string);
+      }
+    }
+  }
+  return { basicAuthUsers, headers, ...(tls ? { tls } : {}) };
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// `npm test`: every suite through Node's test runner, so CI reads one summary at the end.
+//   - unit tests beside the code:          exporter/src/**/*.test.ts
+//   - cross-component and end-to-end tests: test/**/*.test.ts (these spawn the built CLI, a real
+//     Prometheus, real programs under the profiler, the Grafana plugin's own jest suite and Chromium)
+// Set JOBIO_TEST_FILTER=<substring> to run only the files whose path contains it.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function findTests(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...findTests(path));
+    else if (entry.name.endsWith('.test.ts')) found.push(relative(root, path));
+  }
+  return found;
+}
+
+const filter = process.env.JOBIO_TEST_FILTER ?? '';
+const files = [...findTests(join(root, 'exporter/src')), ...findTests(join(root, 'test'))].filter((f) => f.includes(filter)).sort();
+if (files.length === 0) {
+  console.error(`no test files match "${filter}"`);
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files],
+  { cwd: root, stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);
