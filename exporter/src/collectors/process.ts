@@ -10,6 +10,11 @@ export const processCollector: CollectorDescriptor = {
   flags: [],
   create({ registry }) {
     collectDefaultMetrics({ register: registry });
+    // prom-client names these gauges with a `_total` suffix, which `promtool check metrics` rejects
+    // (only counters may end in _total). The un-suffixed nodejs_active_* gauges carry the same data.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      registry.removeSingleMetric(name);
+    }
     return { update: async () => 'ok' };
   },
 };

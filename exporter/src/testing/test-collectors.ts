@@ -1,0 +1,64 @@
+// Collectors built to misbehave, for tests of the scrape framework: one that works, one that throws,
+// one that hangs past any deadline, one whose source is absent.
+import { Counter, Gauge } from 'prom-client';
+import type { CollectorDescriptor } from '../scrape/collector.js';
+
+export const workingCollector: CollectorDescriptor = {
+  name: 'working',
+  help: 'Always succeeds; counts its updates.',
+  defaultEnabled: true,
+  flags: [{ name: 'step', help: 'Increment per update.', default: 1 }],
+  create({ registry, options }) {
+    const updates = new Counter({ name: 'jobio_working_updates_total', help: 'Updates so far.', registers: [registry] });
+    const step = Number(options.step ?? 1);
+    return {
+      async update() {
+        updates.inc(step);
+        return 'ok';
+      },
+    };
+  },
+};
+
+export const failingCollector: CollectorDescriptor = {
+  name: 'failing',
+  help: 'Always throws.',
+  defaultEnabled: true,
+  flags: [],
+  create({ registry }) {
+    const gauge = new Gauge({ name: 'jobio_failing_value', help: 'Never served.', registers: [registry] });
+    return {
+      async update() {
+        gauge.set(1);
+        throw new Error('source exploded');
+      },
+    };
+  },
+};
+
+export const hangingCollector: CollectorDescriptor = {
+  name: 'hanging',
+  help: 'Never finishes.',
+  defaultEnabled: true,
+  flags: [],
+  create() {
+    let calls = 0;
+    return {
+      update() {
+        calls += 1;
+        if (calls > 1) throw new Error('update called again while the first one still hangs');
+        return new Promise(() => undefined);
+      },
+    };
+  },
+};
+
+export const absentCollector: CollectorDescriptor = {
+  name: 'absent',
+  help: 'Its source does not exist here.',
+  defaultEnabled: false,
+  flags: [],
+  create() {
+    return { update: async () => 'absent' };
+  },
+};
