@@ -1,0 +1,13 @@
+{
+  "targets": [
+    {
+      "target_name": "jobio_seqpacket",
+      "sources": ["src/addon.cc", "src/seqpacket_server.cc", "src/children_usage.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions"],
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-fexceptions"]
+    }
+  ]
+}

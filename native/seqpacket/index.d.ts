@@ -1,0 +1,75 @@
+// Typed surface of the jobio receiver addon (native/seqpacket).
+
+/** What the epoll thread hands to JavaScript. Credentials come from the kernel, never from the payload. */
+export interface SeqpacketEvent {
+  /** `frame`: one message of at most maxFrame bytes; `oversized`: a larger message, discarded; `close`: the peer hung up. */
+  readonly type: 'frame' | 'oversized' | 'close';
+  /** Receiver-assigned id of the connection (unique for the server's life). */
+  readonly connection: number;
+  /** Sender's pid/uid/gid (SCM_CREDENTIALS of the message; SO_PEERCRED of the connection for `close`). */
+  readonly pid: number;
+  readonly uid: number;
+  readonly gid: number;
+  /** Message length in bytes (the real length for `oversized`; 0 for `close`). */
+  readonly size: number;
+  /** The message bytes, for `frame` only. */
+  readonly data?: Buffer;
+}
+
+export interface SeqpacketServerOptions {
+  /** Largest accepted message in bytes; larger ones are reported as `oversized`. Required. */
+  readonly maxFrame: number;
+  /** Permission bits of the socket file (default 0o666 so every user's job can connect). */
+  readonly mode?: number;
+  /** Connections beyond this are accepted and closed at once, and counted as refused (default 4096). */
+  readonly maxConnections?: number;
+  /** Events waiting for JavaScript before new ones are dropped and counted (default 16384, 0 = unbounded). */
+  readonly queueSize?: number;
+}
+
+export interface SeqpacketServerStats {
+  readonly listening: boolean;
+  /** True while connections wait in the listen backlog (not yet accepted). */
+  readonly pendingConnections: boolean;
+  readonly accepted: number;
+  readonly closed: number;
+  readonly refused: number;
+  readonly frames: number;
+  readonly oversized: number;
+  /** Events dropped because JavaScript fell behind (queue full). */
+  readonly queueDropped: number;
+  readonly enqueued: number;
+  readonly delivered: number;
+}
+
+/** Error thrown by the constructor; `code` is ENOENT, EACCES, EADDRINUSE, ENAMETOOLONG, ENOTDIR, EPERM, EEXIST or EIO. */
+export interface SeqpacketError extends Error {
+  readonly code: string;
+  readonly errno: number;
+}
+
+export declare class SeqpacketServer {
+  /**
+   * Binds and listens on `path` (a stale socket file is removed first; a live one or a non-socket file
+   * is an error) and starts the receiving thread. Events arrive on the JavaScript thread via `onEvent`.
+   * The server does not keep the process alive (see ref()).
+   */
+  constructor(path: string, options: SeqpacketServerOptions, onEvent: (event: SeqpacketEvent) => void);
+  readonly path: string;
+  /** Stops the thread, closes every connection and removes the socket file. Idempotent. */
+  close(): void;
+  stats(): SeqpacketServerStats;
+  /** Make pending deliveries keep the event loop alive (default: they do not). */
+  ref(): void;
+  unref(): void;
+}
+
+export interface ChildrenUsage {
+  readonly userMicros: number;
+  readonly systemMicros: number;
+  /** Peak resident set of the largest reaped descendant, in bytes. */
+  readonly maxRssBytes: number;
+}
+
+/** getrusage(RUSAGE_CHILDREN): CPU time and peak RSS of every child this process has waited for. */
+export declare function childrenUsage(): ChildrenUsage;

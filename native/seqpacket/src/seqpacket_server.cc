@@ -1,0 +1,399 @@
+#include "seqpacket_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace jobio {
+
+namespace {
+
+// epoll tags: connection ids start above these.
+constexpr uint64_t kListenTag = 0;
+constexpr uint64_t kWakeTag = 1;
+constexpr uint64_t kFirstConnectionId = 2;
+
+Napi::Error ErrnoError(Napi::Env env, const std::string& what, int err) {
+  Napi::Error error = Napi::Error::New(env, what + ": " + std::strerror(err));
+  // A stable code lets JavaScript tell "directory missing" (ENOENT) from real failures.
+  const char* code = err == ENOENT ? "ENOENT" : err == EACCES ? "EACCES" : err == EADDRINUSE ? "EADDRINUSE" : err == ENAMETOOLONG ? "ENAMETOOLONG" : err == ENOTDIR ? "ENOTDIR" : err == EPERM ? "EPERM" : err == EEXIST ? "EEXIST" : "EIO";
+  error.Set("code", Napi::String::New(env, code));
+  error.Set("errno", Napi::Number::New(env, err));
+  return error;
+}
+
+uint32_t OptionalUint(Napi::Object options, const char* name, uint32_t fallback, uint32_t min, uint32_t max) {
+  Napi::Env env = options.Env();
+  Napi::Value value = options.Get(name);
+  if (value.IsUndefined()) return fallback;
+  if (!value.IsNumber()) throw Napi::TypeError::New(env, std::string("options.") + name + " must be a number");
+  double number = value.As<Napi::Number>().DoubleValue();
+  if (!(number >= min && number <= max) || number != static_cast<double>(static_cast<uint32_t>(number))) {
+    throw Napi::RangeError::New(env, std::string("options.") + name + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return static_cast<uint32_t>(number);
+}
+
+}  // namespace
+
+struct SeqpacketServer::Connection {
+  int fd;
+  uint64_t id;
+  pid_t pid;
+  uid_t uid;
+  gid_t gid;
+};
+
+struct SeqpacketServer::Event {
+  enum Kind { kFrame, kOversized, kClose } kind;
+  uint64_t connection;
+  pid_t pid;
+  uid_t uid;
+  gid_t gid;
+  size_t size;
+  std::vector<uint8_t> data;
+};
+
+void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = DefineClass(env, "SeqpacketServer",
+                                    {
+                                        InstanceMethod<&SeqpacketServer::Close>("close"),
+                                        InstanceMethod<&SeqpacketServer::Stats>("stats"),
+                                        InstanceMethod<&SeqpacketServer::Ref>("ref"),
+                                        InstanceMethod<&SeqpacketServer::Unref>("unref"),
+                                        InstanceAccessor<&SeqpacketServer::GetPath>("path"),
+                                    });
+  exports.Set("SeqpacketServer", ctor);
+}
+
+// new SeqpacketServer(path, { mode, maxFrame, maxConnections, queueSize }, onEvent)
+SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SeqpacketServer>(info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 3) throw Napi::TypeError::New(env, "new SeqpacketServer(path, options, onEvent) takes 3 arguments");
+  if (!info[0].IsString()) throw Napi::TypeError::New(env, "path must be a string");
+  if (!info[1].IsObject()) throw Napi::TypeError::New(env, "options must be an object");
+  if (!info[2].IsFunction()) throw Napi::TypeError::New(env, "onEvent must be a function");
+  path_ = info[0].As<Napi::String>().Utf8Value();
+  if (path_.empty()) throw Napi::TypeError::New(env, "path must not be empty");
+  if (path_.find('\0') != std::string::npos) throw Napi::TypeError::New(env, "path must not contain NUL");
+  if (path_.size() >= sizeof(sockaddr_un::sun_path)) {
+    throw Napi::RangeError::New(env, "path is too long for a Unix socket (max " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes): " + path_);
+  }
+  Napi::Object options = info[1].As<Napi::Object>();
+  mode_ = OptionalUint(options, "mode", 0666, 0, 0777);
+  max_frame_ = OptionalUint(options, "maxFrame", 0, 1, 16u << 20);
+  if (options.Get("maxFrame").IsUndefined()) throw Napi::TypeError::New(env, "options.maxFrame is required");
+  max_connections_ = OptionalUint(options, "maxConnections", 4096, 1, 1u << 20);
+  uint32_t queue_size = OptionalUint(options, "queueSize", 16384, 0, 1u << 24);
+
+  Listen(env);
+  tsfn_ = Tsfn::New(env, info[2].As<Napi::Function>(), "jobio-seqpacket", queue_size, 1, new Shared(counters_),
+                    [](Napi::Env, void*, Shared* context) { delete context; });
+  // Unref'd: a receiver waiting for frames must never keep the process alive on its own.
+  tsfn_.Unref(env);
+  running_ = true;
+  thread_ = std::thread([this] { Run(); });
+  cleanup_ = env.AddCleanupHook(&SeqpacketServer::OnEnvCleanup, this);
+  has_cleanup_ = true;
+}
+
+SeqpacketServer::~SeqpacketServer() {
+  Stop();
+  if (has_cleanup_) cleanup_.Remove(Env());
+}
+
+void SeqpacketServer::OnEnvCleanup(SeqpacketServer* self) {
+  self->has_cleanup_ = false;
+  self->Stop();
+}
+
+void SeqpacketServer::Listen(Napi::Env env) {
+  struct stat existing;
+  if (lstat(path_.c_str(), &existing) == 0) {
+    if (!S_ISSOCK(existing.st_mode)) throw ErrnoError(env, path_ + " exists and is not a socket", EEXIST);
+    // A socket file is stale unless something still accepts on it: never steal a live receiver's path.
+    int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (probe >= 0) {
+      sockaddr_un addr{};
+      addr.sun_family = AF_UNIX;
+      std::memcpy(addr.sun_path, path_.c_str(), path_.size());
+      int rc = connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+      close(probe);
+      if (rc == 0) throw ErrnoError(env, "another receiver is listening on " + path_, EADDRINUSE);
+    }
+    if (unlink(path_.c_str()) != 0 && errno != ENOENT) throw ErrnoError(env, "cannot remove stale socket " + path_, errno);
+  }
+  listen_fd_ = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) throw ErrnoError(env, "socket(AF_UNIX, SOCK_SEQPACKET)", errno);
+  int on = 1;
+  // Accepted sockets inherit SO_PASSCRED: every message then carries its sender's credentials, right
+  // even when a forked child writes on a connection its parent opened.
+  setsockopt(listen_fd_, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path_.c_str(), path_.size());
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    close(listen_fd_);
+    listen_fd_ = -1;
+    throw ErrnoError(env, what, err);
+  };
+  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) fail("cannot bind " + path_);
+  struct stat bound;
+  if (stat(path_.c_str(), &bound) == 0) {
+    socket_dev_ = bound.st_dev;
+    socket_ino_ = bound.st_ino;
+  }
+  if (chmod(path_.c_str(), mode_) != 0) {
+    int err = errno;
+    unlink(path_.c_str());
+    errno = err;
+    fail("cannot chmod " + path_);
+  }
+  if (listen(listen_fd_, 512) != 0) {
+    int err = errno;
+    unlink(path_.c_str());
+    errno = err;
+    fail("cannot listen on " + path_);
+  }
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || wake_fd_ < 0) fail("epoll/eventfd");
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = kListenTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  ev.data.u64 = kWakeTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+}
+
+void SeqpacketServer::Run() {
+  std::unordered_map<uint64_t, Connection> connections;
+  uint64_t next_id = kFirstConnectionId;
+  std::vector<uint8_t> buffer(static_cast<size_t>(max_frame_) + 1);
+  epoll_event events[64];
+  bool stopping = false;
+  while (!stopping) {
+    int n = epoll_wait(epoll_fd_, events, 64, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < n; i++) {
+      uint64_t tag = events[i].data.u64;
+      if (tag == kWakeTag) {
+        stopping = true;
+      } else if (tag == kListenTag) {
+        AcceptAll(connections, next_id);
+      } else {
+        auto it = connections.find(tag);
+        if (it == connections.end()) continue;
+        bool alive = ReadAll(it->second, buffer);
+        if (!alive || (events[i].events & (EPOLLHUP | EPOLLERR))) CloseConnection(connections, tag);
+      }
+    }
+  }
+  for (auto& entry : connections) close(entry.second.fd);
+  connections.clear();
+  tsfn_.Release();
+}
+
+void SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connections, uint64_t& next_id) {
+  for (;;) {
+    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;  // EAGAIN, or EMFILE: the pending peer stays in the backlog and its sends fail fast.
+    }
+    if (connections.size() >= max_connections_) {
+      close(fd);
+      counters_->refused++;
+      continue;
+    }
+    ucred cred{};
+    socklen_t len = sizeof(cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+      close(fd);
+      counters_->refused++;
+      continue;
+    }
+    uint64_t id = next_id++;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.u64 = id;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      close(fd);
+      counters_->refused++;
+      continue;
+    }
+    connections.emplace(id, Connection{fd, id, cred.pid, cred.uid, cred.gid});
+    counters_->accepted++;
+  }
+}
+
+bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buffer) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(int) * 8)];
+  for (;;) {
+    iovec iov{buffer.data(), buffer.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    // MSG_TRUNC makes recvmsg return the real length of an oversized message (SEQPACKET, Linux >= 3.4).
+    ssize_t got = recvmsg(connection.fd, &msg, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return errno == EAGAIN || errno == EWOULDBLOCK;
+    }
+    if (got == 0) return false;  // orderly shutdown (a zero-length frame is garbage anyway)
+    pid_t pid = connection.pid;
+    uid_t uid = connection.uid;
+    gid_t gid = connection.gid;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level != SOL_SOCKET) continue;
+      if (c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(ucred))) {
+        ucred cred;
+        std::memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+        pid = cred.pid;
+        uid = cred.uid;
+        gid = cred.gid;
+      } else if (c->cmsg_type == SCM_RIGHTS) {
+        // Nobody should pass descriptors to us; close them so a peer cannot exhaust our fd table.
+        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t k = 0; k < count; k++) {
+          int passed;
+          std::memcpy(&passed, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+          close(passed);
+        }
+      }
+    }
+    auto* event = new Event{Event::kFrame, connection.id, pid, uid, gid, static_cast<size_t>(got), {}};
+    if (static_cast<size_t>(got) > max_frame_ || (msg.msg_flags & MSG_TRUNC)) {
+      event->kind = Event::kOversized;
+      counters_->oversized++;
+    } else {
+      event->data.assign(buffer.begin(), buffer.begin() + got);
+      counters_->frames++;
+    }
+    Deliver(event);
+  }
+}
+
+void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& connections, uint64_t id) {
+  auto it = connections.find(id);
+  if (it == connections.end()) return;
+  Connection c = it->second;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+  close(c.fd);
+  connections.erase(it);
+  counters_->closed++;
+  Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}});
+}
+
+void SeqpacketServer::Deliver(Event* event) {
+  // Never block the receiving thread on a slow JavaScript side: a full queue drops and counts.
+  napi_status status = tsfn_.NonBlockingCall(event);
+  if (status == napi_ok) {
+    counters_->enqueued++;
+  } else {
+    counters_->queue_dropped++;
+    delete event;
+  }
+}
+
+void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event) {
+  if (context != nullptr) (*context)->delivered++;
+  if (env == nullptr || callback == nullptr) {
+    delete event;
+    return;
+  }
+  Napi::Object out = Napi::Object::New(env);
+  const char* type = event->kind == Event::kFrame ? "frame" : event->kind == Event::kOversized ? "oversized" : "close";
+  out.Set("type", Napi::String::New(env, type));
+  out.Set("connection", Napi::Number::New(env, static_cast<double>(event->connection)));
+  out.Set("pid", Napi::Number::New(env, event->pid));
+  out.Set("uid", Napi::Number::New(env, event->uid));
+  out.Set("gid", Napi::Number::New(env, event->gid));
+  out.Set("size", Napi::Number::New(env, static_cast<double>(event->size)));
+  if (event->kind == Event::kFrame) out.Set("data", Napi::Buffer<uint8_t>::Copy(env, event->data.data(), event->data.size()));
+  delete event;
+  try {
+    callback.Call({out});
+  } catch (const Napi::Error& err) {
+    // The listener threw: surface it as an uncaught exception rather than losing it silently.
+    err.ThrowAsJavaScriptException();
+  }
+}
+
+void SeqpacketServer::Stop() {
+  if (running_) {
+    running_ = false;
+    uint64_t one = 1;
+    if (write(wake_fd_, &one, sizeof(one)) < 0) {
+      // eventfd write cannot fail short of a broken fd; the join below would then hang, so close the epoll fd.
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+  if (listen_fd_ >= 0) {
+    close(listen_fd_);
+    listen_fd_ = -1;
+    // Remove the socket file only if it is still ours (a successor may have bound the same path).
+    struct stat now;
+    if (lstat(path_.c_str(), &now) == 0 && now.st_dev == socket_dev_ && now.st_ino == socket_ino_) unlink(path_.c_str());
+  }
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+  if (wake_fd_ >= 0) close(wake_fd_);
+  epoll_fd_ = wake_fd_ = -1;
+}
+
+Napi::Value SeqpacketServer::Close(const Napi::CallbackInfo& info) {
+  if (info.Length() != 0) throw Napi::TypeError::New(info.Env(), "close() takes no arguments");
+  Stop();
+  return info.Env().Undefined();
+}
+
+Napi::Value SeqpacketServer::Stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 0) throw Napi::TypeError::New(env, "stats() takes no arguments");
+  Counters& c = *counters_;
+  bool pending = false;
+  if (listen_fd_ >= 0) {
+    pollfd p{listen_fd_, POLLIN, 0};
+    pending = poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("listening", Napi::Boolean::New(env, listen_fd_ >= 0));
+  out.Set("pendingConnections", Napi::Boolean::New(env, pending));
+  out.Set("accepted", Napi::Number::New(env, static_cast<double>(c.accepted.load())));
+  out.Set("closed", Napi::Number::New(env, static_cast<double>(c.closed.load())));
+  out.Set("refused", Napi::Number::New(env, static_cast<double>(c.refused.load())));
+  out.Set("frames", Napi::Number::New(env, static_cast<double>(c.frames.load())));
+  out.Set("oversized", Napi::Number::New(env, static_cast<double>(c.oversized.load())));
+  out.Set("queueDropped", Napi::Number::New(env, static_cast<double>(c.queue_dropped.load())));
+  out.Set("enqueued", Napi::Number::New(env, static_cast<double>(c.enqueued.load())));
+  out.Set("delivered", Napi::Number::New(env, static_cast<double>(c.delivered.load())));
+  return out;
+}
+
+Napi::Value SeqpacketServer::Ref(const Napi::CallbackInfo& info) {
+  if (running_) tsfn_.Ref(info.Env());
+  return info.Env().Undefined();
+}
+
+Napi::Value SeqpacketServer::Unref(const Napi::CallbackInfo& info) {
+  if (running_) tsfn_.Unref(info.Env());
+  return info.Env().Undefined();
+}
+
+Napi::Value SeqpacketServer::GetPath(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), path_); }
+
+}  // namespace jobio

@@ -1,0 +1,85 @@
+// A Unix SOCK_SEQPACKET listening socket for profiler frames, served by its own epoll thread.
+//
+// Node's net module cannot do SOCK_SEQPACKET nor read peer credentials, which the exporter needs:
+// every message is one frame (no framing layer to get wrong), and pid/uid/gid come from the kernel
+// (SCM_CREDENTIALS per message, SO_PEERCRED per connection as fallback), never from the payload.
+// Messages go to JavaScript through a ThreadSafeFunction that is unref'd, so an idle receiver
+// never keeps the process alive. All state lives in the instance (no static globals).
+#ifndef JOBIO_SEQPACKET_SERVER_H
+#define JOBIO_SEQPACKET_SERVER_H
+
+#include <napi.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace jobio {
+
+class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  explicit SeqpacketServer(const Napi::CallbackInfo& info);
+  ~SeqpacketServer() override;
+
+  /** One message or connection event handed from the epoll thread to JavaScript. */
+  struct Event;
+  /** One accepted peer; owned by the epoll thread. */
+  struct Connection;
+  /** Counters shared by the server, its thread and queued deliveries (which may outlive the server). */
+  struct Counters {
+    std::atomic<uint64_t> accepted{0};
+    std::atomic<uint64_t> closed{0};
+    std::atomic<uint64_t> refused{0};
+    std::atomic<uint64_t> frames{0};
+    std::atomic<uint64_t> oversized{0};
+    std::atomic<uint64_t> queue_dropped{0};
+    std::atomic<uint64_t> enqueued{0};
+    std::atomic<uint64_t> delivered{0};
+  };
+  using Shared = std::shared_ptr<Counters>;
+  static void CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event);
+  using Tsfn = Napi::TypedThreadSafeFunction<Shared, Event, CallJs>;
+
+ private:
+  Napi::Value Close(const Napi::CallbackInfo& info);
+  Napi::Value Stats(const Napi::CallbackInfo& info);
+  Napi::Value Ref(const Napi::CallbackInfo& info);
+  Napi::Value Unref(const Napi::CallbackInfo& info);
+  Napi::Value GetPath(const Napi::CallbackInfo& info);
+
+  void Listen(Napi::Env env);
+  void Run();
+  void AcceptAll(std::unordered_map<uint64_t, Connection>& connections, uint64_t& next_id);
+  /** Reads until EAGAIN; returns false when the peer is gone and the connection must be dropped. */
+  bool ReadAll(Connection& connection, std::vector<uint8_t>& buffer);
+  void CloseConnection(std::unordered_map<uint64_t, Connection>& connections, uint64_t id);
+  void Deliver(Event* event);
+  void Stop();
+  static void OnEnvCleanup(SeqpacketServer* self);
+
+  std::string path_;
+  unsigned mode_ = 0666;
+  uint32_t max_frame_ = 0;
+  uint32_t max_connections_ = 0;
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+  dev_t socket_dev_ = 0;
+  ino_t socket_ino_ = 0;
+  bool running_ = false;
+  std::thread thread_;
+  Tsfn tsfn_;
+  Shared counters_ = std::make_shared<Counters>();
+  Napi::Env::CleanupHook<void (*)(SeqpacketServer*), SeqpacketServer> cleanup_;
+  bool has_cleanup_ = false;
+};
+
+}  // namespace jobio
+
+#endif
