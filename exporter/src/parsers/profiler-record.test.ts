@@ -1,0 +1,144 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { decodeFrame, type MountRecord, type ProcessRecord } from './profiler-record.js';
+import { CALL_TYPES, CLASSES, DIRECTIONS, HEADER, MOUNT, POW2_BINS, PROCESS, SIZE_BINS, WIRE_MAGIC, WIRE_MAX_FRAME, WIRE_VERSION } from './profiler-wire.js';
+import { dumpFrames, expected, frameLayout } from '../../../test/profiler/frame-tool.js';
+
+test('wire constants and offsets equal the C header (sizeof/offsetof from a compiled program)', () => {
+  const c = frameLayout();
+  assert.equal(c.magic, WIRE_MAGIC);
+  assert.equal(c.version, WIRE_VERSION);
+  assert.equal(c.maxFrame, WIRE_MAX_FRAME);
+  assert.equal(c.pow2Bins, POW2_BINS);
+  assert.deepEqual(c.sizes, { header: HEADER.size, process: PROCESS.size, mount: MOUNT.size, callStats: MOUNT.callStatsSize, sizeStats: MOUNT.sizeStatsSize });
+  const { size: _h, ...header } = HEADER;
+  assert.deepEqual(c.header, header);
+  assert.deepEqual(c.process, { jobid: PROCESS.jobid, jobid_source: PROCESS.jobid_source, exe: PROCESS.exe, runtime_ns: PROCESS.runtime_ns, dropped_frames: PROCESS.dropped_frames, ignored_calls: PROCESS.ignored_calls, mount_count: PROCESS.mount_count, small_threshold: PROCESS.small_threshold, large_threshold: PROCESS.large_threshold, sample_every: PROCESS.sample_every });
+  assert.deepEqual(c.mount, { path: MOUNT.path, fstype: MOUNT.fstype, fsname: MOUNT.fsname, call: MOUNT.call, sized: MOUNT.sized, pow2_calls: MOUNT.pow2_calls, pow2_bytes: MOUNT.pow2_bytes });
+  const enums = c.enums ?? {};
+  CALL_TYPES.forEach((name, i) => assert.equal(enums[name], i, `call ${name}`));
+  assert.equal(enums.callCount, CALL_TYPES.length);
+  CLASSES.forEach((name, i) => assert.equal(enums[name], i, `class ${name}`));
+  SIZE_BINS.forEach((name, i) => assert.equal(enums[name], i, `size ${name}`));
+  assert.deepEqual([enums.dirRead, enums.dirWrite], DIRECTIONS.map((_, i) => i));
+  assert.deepEqual([enums.kindProcess, enums.kindMount, enums.flagFinal, enums.flagExec], [1, 2, 1, 2]);
+});
+
+test('decodes every field of frames written by the C structs', () => {
+  const [p1, m1, p3] = dumpFrames();
+  assert.ok(p1 && m1 && p3);
+  const a = decodeFrame(p1);
+  assert.ok(a.ok, a.ok ? "" : a.reason);
+  const proc = a.record as ProcessRecord;
+  assert.equal(proc.kind, 'process');
+  assert.equal(proc.jobid, '4242');
+  assert.equal(proc.jobidSource, 'SLURM_JOB_ID');
+  assert.equal(proc.exe, 'frame-tool');
+  assert.equal(proc.runtimeNs, expected.runtimeNs(1));
+  assert.equal(proc.droppedFrames, 2);
+  assert.equal(proc.ignoredCalls, 11);
+  assert.equal(proc.mountCount, 1);
+  assert.equal(proc.smallThreshold, 32768);
+  assert.equal(proc.largeThreshold, 134217728);
+  assert.equal(proc.sampleEvery, 1);
+  assert.equal(proc.header.sequence, 1n);
+  assert.equal(proc.header.flags, 0);
+  assert.equal(proc.header.startNs, expected.startNs);
+  assert.equal(proc.header.nowNs, expected.startNs + 1_000_000_000n);
+  assert.ok(proc.header.claimedPid > 0);
+
+  const b = decodeFrame(m1);
+  assert.ok(b.ok, b.ok ? "" : b.reason);
+  const mount = b.record as MountRecord;
+  assert.equal(mount.kind, 'mount');
+  assert.equal(mount.path, '/data');
+  assert.equal(mount.fstype, 'lustre');
+  assert.equal(mount.fsname, '10.0.0.1@tcp:/scratch');
+  assert.equal(mount.header.sequence, 2n);
+  CALL_TYPES.forEach((_, c) => {
+    CLASSES.forEach((_k, k) => {
+      assert.equal(mount.calls[c]?.calls[k], expected.calls(1, c, k));
+      assert.equal(mount.calls[c]?.timeNs[k], expected.timeNs(1, c, k));
+    });
+    assert.equal(mount.calls[c]?.sampled, expected.sampled(1, c));
+  });
+  DIRECTIONS.forEach((_, d) => {
+    SIZE_BINS.forEach((_b, b) => assert.deepEqual(mount.sized[d]?.[b], { calls: expected.sizedCalls(1, d, b), bytes: expected.sizedBytes(1, d, b), timeNs: expected.sizedTimeNs(1, d, b) }));
+    for (let i = 0; i < POW2_BINS; i++) {
+      assert.equal(mount.pow2Calls[d]?.[i], expected.pow2Calls(1, d, i));
+      assert.equal(mount.pow2Bytes[d]?.[i], expected.pow2Bytes(1, d, i));
+    }
+  });
+
+  const c = decodeFrame(p3);
+  assert.ok(c.ok);
+  const last = c.record as ProcessRecord;
+  assert.equal(last.jobid, '');
+  assert.equal(last.jobidSource, '');
+  assert.equal(last.header.flags, 1);
+  assert.equal(last.runtimeNs, expected.runtimeNs(3));
+});
+
+test('rejects malformed frames with a reason', () => {
+  const [p1, m1] = dumpFrames();
+  assert.ok(p1 && m1);
+  const mutate = (src: Buffer, f: (b: Buffer) => void): Buffer => {
+    const b = Buffer.from(src);
+    f(b);
+    return b;
+  };
+  const cases: Array<[string, Buffer, string]> = [
+    ['empty', Buffer.alloc(0), 'short'],
+    ['47 bytes', p1.subarray(0, 47), 'short'],
+    ['wrong magic', mutate(p1, (b) => b.writeUInt32LE(0x12345678, 0)), 'bad_magic'],
+    ['version 0', mutate(p1, (b) => b.writeUInt16LE(0, 4)), 'bad_version'],
+    ['version 2', mutate(p1, (b) => b.writeUInt16LE(2, 4)), 'bad_version'],
+    ['kind 0', mutate(p1, (b) => b.writeUInt16LE(0, 6)), 'bad_kind'],
+    ['kind 3', mutate(p1, (b) => b.writeUInt16LE(3, 6)), 'bad_kind'],
+    ['truncated process', p1.subarray(0, p1.length - 1), 'bad_length'],
+    ['process + 1 byte', Buffer.concat([p1, Buffer.alloc(1)]), 'bad_length'],
+    ['declared length wrong', mutate(p1, (b) => b.writeUInt32LE(241, 8)), 'bad_length'],
+    ['mount declared as process', mutate(m1, (b) => b.writeUInt16LE(1, 6)), 'bad_length'],
+    ['header only', p1.subarray(0, 48), 'bad_length'],
+    ['jobid without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.jobid, PROCESS.jobid + PROCESS.jobidLength)), 'bad_string'],
+    ['exe without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.exe, PROCESS.exe + PROCESS.exeLength)), 'bad_string'],
+    ['mount path without NUL', mutate(m1, (b) => b.fill(0x2f, MOUNT.path, MOUNT.path + MOUNT.pathLength)), 'bad_string'],
+    ['fsname without NUL', mutate(m1, (b) => b.fill(0x2f, MOUNT.fsname, MOUNT.fsname + MOUNT.fsnameLength)), 'bad_string'],
+    ['empty mount path', mutate(m1, (b) => b.fill(0, MOUNT.path, MOUNT.path + MOUNT.pathLength)), 'bad_string'],
+  ];
+  for (const [name, buf, reason] of cases) assert.deepEqual(decodeFrame(buf), { ok: false, reason }, name);
+});
+
+test('never throws on arbitrary bytes, nor on valid headers with random bodies', () => {
+  const [p1, m1] = dumpFrames();
+  assert.ok(p1 && m1);
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 4000 }), (bytes) => {
+      const r = decodeFrame(Buffer.from(bytes));
+      assert.equal(typeof r.ok, 'boolean');
+    }),
+    { numRuns: 2000 },
+  );
+  // Keep a valid header and scramble the rest: strings, counters and padding are all garbage.
+  fc.assert(
+    fc.property(fc.boolean(), fc.uint8Array({ minLength: 4000, maxLength: 4000 }), (isMount, noise) => {
+      const src = isMount ? m1 : p1;
+      const b = Buffer.from(src);
+      Buffer.from(noise).copy(b, HEADER.size, 0, b.length - HEADER.size);
+      const r = decodeFrame(b);
+      if (r.ok) assert.equal(r.record.kind, isMount ? 'mount' : 'process');
+      else assert.equal(r.reason, 'bad_string');
+    }),
+    { numRuns: 1000 },
+  );
+  // Bit flips in the header of a valid frame never crash and give a known reason or a record.
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: HEADER.size * 8 - 1 }), (bit) => {
+      const b = Buffer.from(p1);
+      b[bit >> 3] = (b[bit >> 3] ?? 0) ^ (1 << (bit & 7));
+      const r = decodeFrame(b);
+      if (!r.ok) assert.ok(['bad_magic', 'bad_version', 'bad_kind', 'bad_length'].includes(r.reason), r.reason);
+    }),
+  );
+});

@@ -1,0 +1,193 @@
+/*
+ * Test tool that produces profiler frames with the C header's own structs, so the TypeScript decoder
+ * is checked against bytes laid out by a C compiler, not by our reading of the header.
+ *
+ *   frame-tool layout                      sizes and field offsets as JSON
+ *   frame-tool dump                        known frames to stdout, each prefixed by its u32 length
+ *   frame-tool send SOCKET SCENARIO [JOBID] [SOURCE]
+ *                                          connect to a receiver and send a scenario:
+ *     valid      two cumulative snapshots (scale 1, then scale 3 with FINAL) of one process on /data
+ *     garbage    random bytes, wrong magic, bad version, unknown kind, short, truncated, oversized
+ *                frames, then one valid snapshot (scale 1)
+ *
+ * Field values follow fixed formulas of a scale s (see fill_mount) that the TypeScript tests repeat.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "jobio_protocol.h"
+
+#define START_NS 1700000000123456789ULL
+
+static void fill_header(struct jobio_frame_header *h, uint16_t kind, uint32_t length, uint64_t seq, uint32_t flags) {
+  memset(h, 0, sizeof(*h));
+  h->magic = JOBIO_WIRE_MAGIC;
+  h->version = JOBIO_WIRE_VERSION;
+  h->kind = kind;
+  h->length = length;
+  h->flags = flags;
+  h->sequence = seq;
+  h->pid = (int32_t)getpid();
+  h->start_ns = START_NS;
+  h->now_ns = START_NS + seq * 1000000000ULL;
+}
+
+static void fill_process(struct jobio_frame_process *p, uint64_t s, uint64_t seq, uint32_t flags, const char *jobid, const char *source) {
+  memset(p, 0, sizeof(*p));
+  fill_header(&p->header, JOBIO_FRAME_PROCESS, sizeof(*p), seq, flags);
+  snprintf(p->jobid, sizeof(p->jobid), "%s", jobid);
+  snprintf(p->jobid_source, sizeof(p->jobid_source), "%s", source);
+  snprintf(p->exe, sizeof(p->exe), "%s", "frame-tool");
+  p->runtime_ns = s * 2500000000ULL;
+  p->dropped_frames = s * 2;
+  p->ignored_calls = s * 11;
+  p->mount_count = 1;
+  p->small_threshold = 32768;
+  p->large_threshold = 134217728ULL;
+  p->sample_every = 1;
+}
+
+static void fill_mount(struct jobio_frame_mount *m, uint64_t s, uint64_t seq, uint32_t flags) {
+  memset(m, 0, sizeof(*m));
+  fill_header(&m->header, JOBIO_FRAME_MOUNT, sizeof(*m), seq, flags);
+  snprintf(m->path, sizeof(m->path), "%s", "/data");
+  snprintf(m->fstype, sizeof(m->fstype), "%s", "lustre");
+  snprintf(m->fsname, sizeof(m->fsname), "%s", "10.0.0.1@tcp:/scratch");
+  for (uint64_t c = 0; c < JOBIO_CALL_COUNT; c++) {
+    for (uint64_t k = 0; k < JOBIO_CLASS_COUNT; k++) {
+      m->call[c].calls[k] = s * (100 * c + 10 * k + 1);
+      m->call[c].time_ns[k] = s * (1000000 * c + 1000 * k + 7);
+    }
+    m->call[c].sampled = s * (c + 3);
+  }
+  for (uint64_t d = 0; d < JOBIO_DIR_COUNT; d++) {
+    for (uint64_t b = 0; b < JOBIO_SIZE_COUNT; b++) {
+      m->sized[d][b].calls = s * (10 * d + b + 1);
+      m->sized[d][b].bytes = s * (10 * d + b + 1) * 4096;
+      m->sized[d][b].time_ns = s * (100 * d + 10 * b + 5);
+    }
+    for (uint64_t i = 0; i < JOBIO_POW2_BINS; i++) {
+      m->pow2_calls[d][i] = s * (64 * d + i);
+      m->pow2_bytes[d][i] = s * (64 * d + i) * 3;
+    }
+  }
+}
+
+#define FIELD(type, name) printf("    \"%s\": %zu,\n", #name, offsetof(type, name))
+
+static int layout(void) {
+  printf("{\n  \"magic\": %u, \"version\": %u, \"maxFrame\": %u, \"pow2Bins\": %d,\n", JOBIO_WIRE_MAGIC, JOBIO_WIRE_VERSION, JOBIO_WIRE_MAX_FRAME, JOBIO_POW2_BINS);
+  printf("  \"sizes\": {\"header\": %zu, \"process\": %zu, \"mount\": %zu, \"callStats\": %zu, \"sizeStats\": %zu},\n", sizeof(struct jobio_frame_header),
+         sizeof(struct jobio_frame_process), sizeof(struct jobio_frame_mount), sizeof(struct jobio_call_stats), sizeof(struct jobio_size_stats));
+  printf("  \"header\": {\n");
+  FIELD(struct jobio_frame_header, magic); FIELD(struct jobio_frame_header, version); FIELD(struct jobio_frame_header, kind);
+  FIELD(struct jobio_frame_header, length); FIELD(struct jobio_frame_header, flags); FIELD(struct jobio_frame_header, sequence);
+  FIELD(struct jobio_frame_header, pid); FIELD(struct jobio_frame_header, start_ns);
+  printf("    \"now_ns\": %zu\n  },\n  \"process\": {\n", offsetof(struct jobio_frame_header, now_ns));
+  FIELD(struct jobio_frame_process, jobid); FIELD(struct jobio_frame_process, jobid_source); FIELD(struct jobio_frame_process, exe);
+  FIELD(struct jobio_frame_process, runtime_ns); FIELD(struct jobio_frame_process, dropped_frames); FIELD(struct jobio_frame_process, ignored_calls);
+  FIELD(struct jobio_frame_process, mount_count); FIELD(struct jobio_frame_process, small_threshold); FIELD(struct jobio_frame_process, large_threshold);
+  printf("    \"sample_every\": %zu\n  },\n  \"mount\": {\n", offsetof(struct jobio_frame_process, sample_every));
+  FIELD(struct jobio_frame_mount, path); FIELD(struct jobio_frame_mount, fstype); FIELD(struct jobio_frame_mount, fsname);
+  FIELD(struct jobio_frame_mount, call); FIELD(struct jobio_frame_mount, sized); FIELD(struct jobio_frame_mount, pow2_calls);
+  printf("    \"pow2_bytes\": %zu\n  },\n", offsetof(struct jobio_frame_mount, pow2_bytes));
+  printf("  \"enums\": {\"read\": %d, \"write\": %d, \"open\": %d, \"create\": %d, \"close\": %d, \"access\": %d, \"delete\": %d, \"fschange\": %d, \"mmap\": %d, \"seek\": %d, \"sync\": %d, \"connect\": %d, \"accept\": %d, \"callCount\": %d,\n",
+         JOBIO_CALL_READ, JOBIO_CALL_WRITE, JOBIO_CALL_OPEN, JOBIO_CALL_CREATE, JOBIO_CALL_CLOSE, JOBIO_CALL_ACCESS, JOBIO_CALL_DELETE, JOBIO_CALL_FSCHANGE,
+         JOBIO_CALL_MMAP, JOBIO_CALL_SEEK, JOBIO_CALL_SYNC, JOBIO_CALL_CONNECT, JOBIO_CALL_ACCEPT, JOBIO_CALL_COUNT);
+  printf("    \"red\": %d, \"yellow\": %d, \"green\": %d, \"small\": %d, \"medium\": %d, \"large\": %d, \"dirRead\": %d, \"dirWrite\": %d,\n", JOBIO_RED, JOBIO_YELLOW,
+         JOBIO_GREEN, JOBIO_SIZE_SMALL, JOBIO_SIZE_MEDIUM, JOBIO_SIZE_LARGE, JOBIO_DIR_READ, JOBIO_DIR_WRITE);
+  printf("    \"kindProcess\": %d, \"kindMount\": %d, \"flagFinal\": %u, \"flagExec\": %u}\n}\n", JOBIO_FRAME_PROCESS, JOBIO_FRAME_MOUNT, JOBIO_FLAG_FINAL, JOBIO_FLAG_EXEC);
+  return 0;
+}
+
+static void put(const void *data, uint32_t len) {
+  fwrite(&len, sizeof(len), 1, stdout);
+  fwrite(data, 1, len, stdout);
+}
+
+static int dump(void) {
+  static struct jobio_frame_process p;
+  static struct jobio_frame_mount m;
+  fill_process(&p, 1, 1, 0, "4242", "SLURM_JOB_ID");
+  put(&p, sizeof(p));
+  fill_mount(&m, 1, 2, 0);
+  put(&m, sizeof(m));
+  fill_process(&p, 3, 3, JOBIO_FLAG_FINAL, "", "");
+  put(&p, sizeof(p));
+  return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static int sock;
+
+static void sendit(const void *data, size_t len) {
+  if (send(sock, data, len, 0) != (ssize_t)len) perror("frame-tool: send");
+}
+
+static void snapshot(uint64_t s, uint64_t *seq, uint32_t flags, const char *jobid, const char *source) {
+  static struct jobio_frame_process p;
+  static struct jobio_frame_mount m;
+  fill_process(&p, s, (*seq)++, flags, jobid, source);
+  sendit(&p, sizeof(p));
+  fill_mount(&m, s, (*seq)++, flags);
+  sendit(&m, sizeof(m));
+}
+
+static void garbage(void) {
+  static unsigned char junk[JOBIO_WIRE_MAX_FRAME + 4096];
+  static struct jobio_frame_process p;
+  srand(7);
+  for (size_t i = 0; i < sizeof(junk); i++) junk[i] = (unsigned char)rand();
+  sendit(junk, 300);                         /* random bytes */
+  fill_process(&p, 1, 1, 0, "4242", "SLURM_JOB_ID");
+  p.header.magic = 0xdeadbeef;               /* wrong magic */
+  sendit(&p, sizeof(p));
+  fill_process(&p, 1, 1, 0, "4242", "SLURM_JOB_ID");
+  p.header.version = 99;                     /* unknown version */
+  sendit(&p, sizeof(p));
+  p.header.version = JOBIO_WIRE_VERSION;
+  p.header.kind = 77;                        /* unknown kind */
+  sendit(&p, sizeof(p));
+  p.header.kind = JOBIO_FRAME_PROCESS;
+  sendit(&p, 20);                            /* shorter than a header */
+  sendit(&p, sizeof(p) - 8);                 /* truncated process frame */
+  memset(p.jobid, 'x', sizeof(p.jobid));     /* string without NUL */
+  sendit(&p, sizeof(p));
+  sendit(junk, sizeof(junk));                /* oversized */
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "layout") == 0) return layout();
+  if (argc >= 2 && strcmp(argv[1], "dump") == 0) return dump();
+  if (argc >= 4 && strcmp(argv[1], "send") == 0) {
+    const char *jobid = argc >= 5 ? argv[4] : "4242";
+    const char *source = argc >= 6 ? argv[5] : "SLURM_JOB_ID";
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", argv[2]);
+    sock = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+      perror("frame-tool: connect");
+      return 1;
+    }
+    uint64_t seq = 1;
+    if (strcmp(argv[3], "valid") == 0) {
+      snapshot(1, &seq, 0, jobid, source);
+      snapshot(3, &seq, JOBIO_FLAG_FINAL, jobid, source);
+    } else if (strcmp(argv[3], "garbage") == 0) {
+      garbage();
+      snapshot(1, &seq, JOBIO_FLAG_FINAL, jobid, source);
+    } else {
+      fprintf(stderr, "frame-tool: unknown scenario %s\n", argv[3]);
+      return 2;
+    }
+    close(sock);
+    return 0;
+  }
+  fprintf(stderr, "usage: frame-tool layout | dump | send SOCKET valid|garbage [JOBID] [SOURCE]\n");
+  return 2;
+}
