@@ -1,0 +1,91 @@
+// The cumulative figures of one mount frame flattened into one Float64Array, so that deltas, sums
+// and resets are plain element-wise loops instead of code per field. Index helpers name each slot.
+import { CALL_TYPES, CLASSES, DIRECTIONS, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
+import type { MountRecord } from '../parsers/profiler-record.js';
+
+const NC = CALL_TYPES.length;
+const NK = CLASSES.length;
+const ND = DIRECTIONS.length;
+const NB = SIZE_BINS.length;
+
+const CALLS = 0;
+const TIME = CALLS + NC * NK;
+const SAMPLED = TIME + NC * NK;
+const SIZED_CALLS = SAMPLED + NC;
+const SIZED_BYTES = SIZED_CALLS + ND * NB;
+const SIZED_TIME = SIZED_BYTES + ND * NB;
+const POW2_CALLS = SIZED_TIME + ND * NB;
+const POW2_BYTES = POW2_CALLS + ND * POW2_BINS;
+export const COUNTER_SLOTS = POW2_BYTES + ND * POW2_BINS;
+
+/** Slot of each figure: c = call index, k = class, d = direction, b = size bin, i = pow2 bin. */
+export const slot = {
+  calls: (c: number, k: number): number => CALLS + c * NK + k,
+  timeNs: (c: number, k: number): number => TIME + c * NK + k,
+  sampled: (c: number): number => SAMPLED + c,
+  sizedCalls: (d: number, b: number): number => SIZED_CALLS + d * NB + b,
+  sizedBytes: (d: number, b: number): number => SIZED_BYTES + d * NB + b,
+  sizedTimeNs: (d: number, b: number): number => SIZED_TIME + d * NB + b,
+  pow2Calls: (d: number, i: number): number => POW2_CALLS + d * POW2_BINS + i,
+  pow2Bytes: (d: number, i: number): number => POW2_BYTES + d * POW2_BINS + i,
+};
+
+export type Counters = Float64Array;
+
+export function emptyCounters(): Counters {
+  return new Float64Array(COUNTER_SLOTS);
+}
+
+export function countersOf(record: MountRecord): Counters {
+  const v = emptyCounters();
+  record.calls.forEach((stats, c) => {
+    for (let k = 0; k < NK; k++) {
+      v[slot.calls(c, k)] = stats.calls[k] ?? 0;
+      v[slot.timeNs(c, k)] = stats.timeNs[k] ?? 0;
+    }
+    v[slot.sampled(c)] = stats.sampled;
+  });
+  record.sized.forEach((bins, d) =>
+    bins.forEach((s, b) => {
+      v[slot.sizedCalls(d, b)] = s.calls;
+      v[slot.sizedBytes(d, b)] = s.bytes;
+      v[slot.sizedTimeNs(d, b)] = s.timeNs;
+    }),
+  );
+  for (let d = 0; d < ND; d++) {
+    for (let i = 0; i < POW2_BINS; i++) {
+      v[slot.pow2Calls(d, i)] = record.pow2Calls[d]?.[i] ?? 0;
+      v[slot.pow2Bytes(d, i)] = record.pow2Bytes[d]?.[i] ?? 0;
+    }
+  }
+  return v;
+}
+
+/**
+ * What happened between two cumulative snapshots. A figure that went down means the sender started
+ * counting again (DESIGN 3.3's reset rule): its delta is the new value.
+ */
+export function delta(current: Counters, previous: Counters | undefined): Counters {
+  const out = emptyCounters();
+  for (let i = 0; i < COUNTER_SLOTS; i++) {
+    const cur = current[i] ?? 0;
+    const prev = previous?.[i] ?? 0;
+    out[i] = cur >= prev ? cur - prev : cur;
+  }
+  return out;
+}
+
+export function addInto(target: Counters, increment: Counters): void {
+  for (let i = 0; i < COUNTER_SLOTS; i++) target[i] = (target[i] ?? 0) + (increment[i] ?? 0);
+}
+
+export function isZero(v: Counters): boolean {
+  for (let i = 0; i < COUNTER_SLOTS; i++) if (v[i] !== 0) return false;
+  return true;
+}
+
+/** One scalar of a delta of two scalars, same reset rule as delta(). */
+export function scalarDelta(current: number, previous: number | undefined): number {
+  const prev = previous ?? 0;
+  return current >= prev ? current - prev : current;
+}

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cgroupJobIds, environValue, JobVerifier } from './job-verifier.js';
+
+function fakeProc(processes: Record<number, { environ?: string; cgroup?: string }>): string {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
+  for (const [pid, files] of Object.entries(processes)) {
+    mkdirSync(join(root, pid));
+    if (files.environ !== undefined) writeFileSync(join(root, pid, 'environ'), files.environ);
+    if (files.cgroup !== undefined) writeFileSync(join(root, pid, 'cgroup'), files.cgroup);
+  }
+  return root;
+}
+
+test('environValue and cgroupJobIds', () => {
+  const env = Buffer.from('A=1\0SLURM_JOB_ID=77\0SLURM_JOB_ID_X=9\0');
+  assert.equal(environValue(env, 'SLURM_JOB_ID'), '77');
+  assert.equal(environValue(env, 'PBS_JOBID'), undefined);
+  assert.deepEqual(cgroupJobIds('0::/system.slice/slurmstepd.scope/job_123/step_0/user/task_0\n'), ['123']);
+  assert.deepEqual(cgroupJobIds('4:memory:/slurm/uid_1000/job_55/step_batch\n'), ['55']);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-1000.slice\n'), []);
+});
+
+test('claims are checked against environ, then cgroup, then the owner of the job', () => {
+  const procfs = fakeProc({
+    10: { environ: 'SLURM_JOB_ID=100\0HOME=/h\0' },
+    11: { environ: 'SLURM_JOB_ID=200\0' },
+    12: { environ: '', cgroup: '0::/system.slice/slurmstepd.scope/job_300/step_0\n' },
+    13: { cgroup: '0::/system.slice/slurmstepd.scope/job_300/step_0\n' },
+  });
+  const v = new JobVerifier(procfs);
+  assert.equal(v.verify({ pid: 10, uid: 1000, jobid: '100', source: 'SLURM_JOB_ID' }), 'verified');
+  assert.equal(v.verify({ pid: 11, uid: 1001, jobid: '100', source: 'SLURM_JOB_ID' }), 'mismatch', 'environ says 200');
+  assert.equal(v.verify({ pid: 10, uid: 1000, jobid: '100', source: 'PBS_JOBID' }), 'mismatch', 'variable not set');
+  assert.equal(v.verify({ pid: 10, uid: 1000, jobid: '100', source: 'HOME' }), 'mismatch', 'not a scheduler variable');
+  assert.equal(v.verify({ pid: 12, uid: 1002, jobid: '300', source: 'SLURM_JOB_ID' }), 'verified', 'cgroup');
+  assert.equal(v.verify({ pid: 13, uid: 1002, jobid: '301', source: 'SLURM_JOB_ID' }), 'mismatch', 'cgroup names another job');
+  // Gone processes: accepted unless a different uid proved it owns the job.
+  assert.equal(v.verify({ pid: 99, uid: 1000, jobid: '100', source: 'SLURM_JOB_ID' }), 'unverifiable');
+  assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '100', source: 'SLURM_JOB_ID' }), 'mismatch');
+  assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '555', source: 'SLURM_JOB_ID' }), 'unverifiable');
+  assert.equal(v.verify({ pid: 11, uid: 1001, jobid: '', source: '' }), 'verified', 'no claim');
+  v.retainOnly(new Set());
+  assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '100', source: 'SLURM_JOB_ID' }), 'unverifiable', 'owner forgotten');
+});

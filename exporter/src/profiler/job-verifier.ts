@@ -1,0 +1,78 @@
+// Checks the job id a process claims against what the kernel says about that process, so one user
+// cannot write counts into another user's job (DESIGN 3.7). The pid and uid come from the socket
+// credentials; the claim comes from the frame. Evidence, in order:
+//   1. /proc/<pid>/environ (the environment the process was started with): the claimed variable
+//      must be set to the claimed id;
+//   2. /proc/<pid>/cgroup: a Slurm job cgroup (`.../job_<id>/...`) must name the claimed id;
+//   3. neither readable (the process already exited, or the exporter may not read it): the claim is
+//      accepted only if no other uid has been seen owning that job id with verified evidence.
+// Reads are synchronous on purpose: they happen once per process and job claim, take microseconds on
+// procfs, and keep the frames of one process in order without a queue per process.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The scheduler variables the profiler reads the job id from (DESIGN 3.5), first found wins. */
+export const JOBID_VARIABLES = ['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_ID', 'FLUX_JOB_ID'] as const;
+
+export type Verdict = 'verified' | 'unverifiable' | 'mismatch';
+
+export interface JobClaim {
+  readonly pid: number;
+  readonly uid: number;
+  readonly jobid: string;
+  readonly source: string;
+}
+
+/** The value of `name` in a NUL-separated environ block, or undefined. */
+export function environValue(environ: Buffer, name: string): string | undefined {
+  const prefix = `${name}=`;
+  for (const entry of environ.toString('utf8').split('\0')) if (entry.startsWith(prefix)) return entry.slice(prefix.length);
+  return undefined;
+}
+
+/** Job ids named by Slurm cgroup paths (`/system.slice/slurmstepd.scope/job_123/step_0`, `/slurm/uid_1000/job_123/...`). */
+export function cgroupJobIds(cgroup: string): string[] {
+  return [...cgroup.matchAll(/\/job_([^/\s]+)/g)].map((m) => m[1] ?? '');
+}
+
+function readOrUndefined(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+export class JobVerifier {
+  /** Job id → uid whose processes proved membership (environ or cgroup). */
+  private readonly owners = new Map<string, number>();
+
+  constructor(private readonly procfs: string) {}
+
+  verify(claim: JobClaim): Verdict {
+    if (claim.jobid === '') return 'verified'; // claims no job: nothing to protect
+    if (!(JOBID_VARIABLES as readonly string[]).includes(claim.source)) return 'mismatch';
+    const verdict = this.evidence(claim);
+    if (verdict === 'verified') this.owners.set(claim.jobid, claim.uid);
+    if (verdict === 'unverifiable') {
+      const owner = this.owners.get(claim.jobid);
+      if (owner !== undefined && owner !== claim.uid) return 'mismatch';
+    }
+    return verdict;
+  }
+
+  private evidence(claim: JobClaim): Verdict {
+    const environ = readOrUndefined(join(this.procfs, String(claim.pid), 'environ'));
+    // An empty environ means a zombie or kernel thread: no evidence either way.
+    if (environ !== undefined && environ.length > 0) return environValue(environ, claim.source) === claim.jobid ? 'verified' : 'mismatch';
+    const cgroup = readOrUndefined(join(this.procfs, String(claim.pid), 'cgroup'));
+    const ids = cgroup ? cgroupJobIds(cgroup.toString('utf8')) : [];
+    if (ids.length > 0) return ids.includes(claim.jobid) ? 'verified' : 'mismatch';
+    return 'unverifiable';
+  }
+
+  /** Forget owners of jobs that ended (called with the ids still alive), so the map stays bounded. */
+  retainOnly(alive: ReadonlySet<string>): void {
+    for (const id of this.owners.keys()) if (!alive.has(id)) this.owners.delete(id);
+  }
+}

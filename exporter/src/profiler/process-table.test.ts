@@ -1,0 +1,142 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FrameHeader, MountRecord, ProcessRecord } from '../parsers/profiler-record.js';
+import { CALL_TYPES, CLASSES, DIRECTIONS, FLAG_FINAL, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
+import { addInto, emptyCounters, slot, type Counters } from './counters.js';
+import { JobVerifier } from './job-verifier.js';
+import { ProcessTable, type AggregatorSink, type ProcessIdentity } from './process-table.js';
+
+const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
+
+function proc(sequence: number, runtimeNs: number, opts: { jobid?: string; flags?: number; start?: bigint; dropped?: number } = {}): ProcessRecord {
+  return {
+    kind: 'process',
+    header: header(sequence, opts.flags, opts.start),
+    jobid: opts.jobid ?? '',
+    jobidSource: opts.jobid ? 'SLURM_JOB_ID' : '',
+    exe: 'app',
+    runtimeNs,
+    droppedFrames: opts.dropped ?? 0,
+    ignoredCalls: 0,
+    mountCount: 1,
+    smallThreshold: 32768,
+    largeThreshold: 1 << 27,
+    sampleEvery: 1,
+  };
+}
+
+function mount(sequence: number, writes: number, opts: { flags?: number; start?: bigint; path?: string } = {}): MountRecord {
+  return {
+    kind: 'mount',
+    header: header(sequence, opts.flags, opts.start),
+    path: opts.path ?? '/data',
+    fstype: 'ext4',
+    fsname: '/dev/sda1',
+    calls: CALL_TYPES.map((_, c) => ({ calls: CLASSES.map((_k, k) => (c === 1 && k === 2 ? writes : 0)), timeNs: CLASSES.map(() => 0), sampled: 0 })),
+    sized: DIRECTIONS.map((_, d) => SIZE_BINS.map((_b, b) => (d === 1 && b === 1 ? { calls: writes, bytes: writes * 65536, timeNs: 0 } : { calls: 0, bytes: 0, timeNs: 0 }))),
+    pow2Calls: DIRECTIONS.map(() => new Array<number>(POW2_BINS).fill(0)),
+    pow2Bytes: DIRECTIONS.map(() => new Array<number>(POW2_BINS).fill(0)),
+  };
+}
+
+function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-'))) {
+  const totals = new Map<string, Counters>();
+  const runtime = new Map<string, number>();
+  const ended: ProcessIdentity[] = [];
+  const rejected: string[] = [];
+  const sink: AggregatorSink = {
+    mountDelta(id, m, inc) {
+      const key = `${id.jobid}|${id.uid}|${m.path}`;
+      const t = totals.get(key) ?? emptyCounters();
+      addInto(t, inc);
+      totals.set(key, t);
+    },
+    processDelta(id, inc) {
+      runtime.set(id.jobid, (runtime.get(id.jobid) ?? 0) + inc.runtimeNs);
+    },
+    processEnded(id) {
+      ended.push(id);
+    },
+  };
+  let now = 0;
+  const table = new ProcessTable(new JobVerifier(procfs), sink, (r) => rejected.push(r), () => now);
+  const writes = (key: string): number => totals.get(key)?.[slot.calls(1, 2)] ?? 0;
+  return { table, totals, runtime, ended, rejected, writes, tick: (ms: number) => (now += ms) };
+}
+
+const cred = (pid: number, uid = 1000) => ({ pid, uid, gid: 1000 });
+
+test('cumulative snapshots become increments; repeats and reorders add nothing', () => {
+  const h = harness();
+  h.table.handle(proc(1, 100), cred(5));
+  h.table.handle(mount(2, 10), cred(5));
+  h.table.handle(proc(3, 250), cred(5));
+  h.table.handle(mount(4, 25), cred(5));
+  h.table.handle(mount(4, 25), cred(5)); // repeated
+  h.table.handle(mount(2, 10), cred(5)); // old
+  assert.equal(h.writes('|1000|/data'), 25);
+  assert.equal(h.totals.get('|1000|/data')?.[slot.sizedBytes(1, 1)], 25 * 65536);
+  assert.equal(h.runtime.get(''), 250);
+  assert.deepEqual(h.rejected, ['stale', 'stale']);
+});
+
+test('a counter that goes down restarts from its new value; other processes are separate', () => {
+  const h = harness();
+  h.table.handle(proc(1, 10), cred(5));
+  h.table.handle(mount(2, 40), cred(5));
+  h.table.handle(proc(3, 20), cred(5));
+  h.table.handle(mount(4, 7), cred(5)); // reset: +7
+  h.table.handle(proc(1, 10), cred(6)); // another pid: its own entry
+  h.table.handle(mount(2, 3), cred(6));
+  h.table.handle(proc(1, 10, { start: 2000n }), cred(5)); // same pid, new start (pid reuse / exec)
+  h.table.handle(mount(2, 5, { start: 2000n }), cred(5));
+  assert.equal(h.writes('|1000|/data'), 40 + 7 + 3 + 5);
+  assert.equal(h.table.size, 3);
+});
+
+test('final snapshots end the process; a mount frame without its process is rejected', () => {
+  const h = harness();
+  h.table.handle(mount(1, 10), cred(7));
+  assert.deepEqual(h.rejected, ['no_process']);
+  h.table.handle(proc(2, 10, { flags: FLAG_FINAL }), cred(7));
+  assert.equal(h.table.size, 1, 'waits for its mount frames');
+  h.table.handle(mount(3, 10, { flags: FLAG_FINAL }), cred(7));
+  assert.equal(h.table.size, 0);
+  assert.equal(h.ended.length, 1);
+  assert.equal(h.writes('|1000|/data'), 10);
+});
+
+test('a job claim contradicted by the process is rejected with all its frames; uid comes from the credentials', () => {
+  const h = harness();
+  // pid 99 does not exist in the fake procfs: unverifiable, accepted, and binds nothing.
+  h.table.handle(proc(1, 10, { jobid: '42' }), cred(99, 1001));
+  h.table.handle(mount(2, 4), cred(99, 1001));
+  assert.equal(h.writes('42|1001|/data'), 4);
+  assert.deepEqual(h.rejected, []);
+});
+
+test('a process whose environment names another job has every frame rejected', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
+  mkdirSync(join(procfs, '50'));
+  writeFileSync(join(procfs, '50', 'environ'), 'SLURM_JOB_ID=1\0');
+  const h = harness(procfs);
+  h.table.handle(proc(1, 10, { jobid: '2' }), cred(50, 1002));
+  h.table.handle(mount(2, 4), cred(50, 1002));
+  h.table.handle(proc(3, 10, { jobid: '1' }), cred(50, 1002)); // the truthful claim is accepted
+  h.table.handle(mount(4, 6), cred(50, 1002));
+  assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+  assert.equal(h.writes('2|1002|/data'), 0);
+  assert.equal(h.writes('1|1002|/data'), 6);
+});
+
+test('idle processes expire', () => {
+  const h = harness();
+  h.table.handle(proc(1, 10), cred(5));
+  h.tick(5000);
+  h.table.handle(proc(1, 10), cred(6));
+  assert.equal(h.table.expire(3000), 1);
+  assert.equal(h.table.size, 1);
+});

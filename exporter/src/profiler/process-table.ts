@@ -1,0 +1,168 @@
+// Turns the cumulative frames of many processes into increments. One entry per process, keyed by the
+// kernel-reported pid and the process start time from the frame (pids are reused; a forked child has
+// its own start). Each entry keeps the latest accepted snapshot per mount; a new snapshot yields the
+// difference, so a lost frame only delays counts and a repeated one adds nothing.
+//
+// Identity rules (DESIGN 3.7): pid/uid/gid come from the socket credentials, never from the frame;
+// the job id claimed by the frame is checked by the JobVerifier, and a process whose claim fails has
+// all its frames rejected as `job_mismatch`.
+import { FLAG_EXEC, FLAG_FINAL } from '../parsers/profiler-wire.js';
+import type { MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/profiler-record.js';
+import { countersOf, delta, scalarDelta, type Counters } from './counters.js';
+import type { JobVerifier } from './job-verifier.js';
+
+export interface Credentials {
+  readonly pid: number;
+  readonly uid: number;
+  readonly gid: number;
+}
+
+export interface ProcessIdentity {
+  readonly key: string;
+  readonly pid: number;
+  readonly uid: number;
+  readonly gid: number;
+  /** Verified (or unverifiable but unopposed) job id; '' when the process claims none. */
+  readonly jobid: string;
+  readonly exe: string;
+}
+
+export interface MountInfo {
+  readonly path: string;
+  readonly fstype: string;
+  readonly fsname: string;
+}
+
+export interface ProcessIncrement {
+  readonly runtimeNs: number;
+  readonly droppedFrames: number;
+  readonly ignoredCalls: number;
+}
+
+/** Receives increments, in frame order. */
+export interface AggregatorSink {
+  mountDelta(id: ProcessIdentity, mount: MountInfo, increment: Counters, record: MountRecord): void;
+  processDelta(id: ProcessIdentity, increment: ProcessIncrement, record: ProcessRecord): void;
+  /** The process sent its last snapshot (exit, or exec replacing the image). */
+  processEnded?(id: ProcessIdentity): void;
+}
+
+export type TableRejectReason = 'job_mismatch' | 'no_process' | 'stale';
+export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'no_process', 'stale'];
+
+interface Entry {
+  identity: ProcessIdentity;
+  accepted: boolean;
+  lastProcess: ProcessRecord | undefined;
+  lastSequence: bigint;
+  mounts: Map<string, Counters>;
+  /** Mount frames still expected for the current snapshot. */
+  mountsPending: number;
+  ending: boolean;
+  lastSeenMs: number;
+}
+
+export class ProcessTable {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly verifier: JobVerifier,
+    private readonly sink: AggregatorSink,
+    private readonly onReject: (reason: TableRejectReason) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  handle(record: ProfilerRecord, cred: Credentials): void {
+    const key = `${cred.pid}/${record.header.startNs}`;
+    const entry = this.entries.get(key);
+    if (entry && record.header.sequence <= entry.lastSequence) return this.onReject('stale');
+    if (record.kind === 'process') this.handleProcess(key, entry, record, cred);
+    else this.handleMount(key, entry, record);
+  }
+
+  private handleProcess(key: string, existing: Entry | undefined, record: ProcessRecord, cred: Credentials): void {
+    let entry = existing;
+    if (!entry || entry.identity.jobid !== record.jobid || !entry.accepted) {
+      const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource });
+      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
+      if (!entry) {
+        entry = { identity, accepted: false, lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, ending: false, lastSeenMs: 0 };
+        this.entries.set(key, entry);
+      } else if (entry.identity.jobid !== record.jobid) {
+        // A new claim: the figures already credited stay with the old job; start afresh for the new one.
+        entry.identity = identity;
+        entry.lastProcess = undefined;
+        entry.mounts.clear();
+      }
+      entry.accepted = verdict !== 'mismatch';
+    }
+    entry.lastSequence = record.header.sequence;
+    entry.lastSeenMs = this.now();
+    entry.mountsPending = record.mountCount;
+    entry.ending = (record.header.flags & (FLAG_FINAL | FLAG_EXEC)) !== 0;
+    if (!entry.accepted) {
+      this.onReject('job_mismatch');
+    } else {
+      const prev = entry.lastProcess;
+      this.sink.processDelta(
+        entry.identity,
+        {
+          runtimeNs: scalarDelta(record.runtimeNs, prev?.runtimeNs),
+          droppedFrames: scalarDelta(record.droppedFrames, prev?.droppedFrames),
+          ignoredCalls: scalarDelta(record.ignoredCalls, prev?.ignoredCalls),
+        },
+        record,
+      );
+      entry.lastProcess = record;
+    }
+    this.maybeEnd(key, entry);
+  }
+
+  private handleMount(key: string, entry: Entry | undefined, record: MountRecord): void {
+    if (!entry) return this.onReject('no_process');
+    entry.lastSequence = record.header.sequence;
+    entry.lastSeenMs = this.now();
+    if (entry.mountsPending > 0) entry.mountsPending--;
+    if (!entry.accepted) {
+      this.onReject('job_mismatch');
+    } else {
+      const current = countersOf(record);
+      const increment = delta(current, entry.mounts.get(record.path));
+      entry.mounts.set(record.path, current);
+      this.sink.mountDelta(entry.identity, { path: record.path, fstype: record.fstype, fsname: record.fsname }, increment, record);
+    }
+    this.maybeEnd(key, entry);
+  }
+
+  /** After the last snapshot of an exiting or exec'ing process, its entry goes (exec starts counting anew). */
+  private maybeEnd(key: string, entry: Entry): void {
+    if (!entry.ending || entry.mountsPending > 0) return;
+    this.entries.delete(key);
+    if (entry.accepted) this.sink.processEnded?.(entry.identity);
+  }
+
+  /**
+   * Forgets processes not heard from for `idleMs` (killed without a final frame). Keep this well above
+   * the profiler's flush interval: a forgotten process that speaks again is credited from zero.
+   */
+  expire(idleMs: number): number {
+    const cutoff = this.now() - idleMs;
+    let removed = 0;
+    for (const [key, entry] of this.entries) {
+      if (entry.lastSeenMs < cutoff) {
+        this.entries.delete(key);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Job ids of the processes currently known (for bounding the verifier's memory). */
+  liveJobIds(): Set<string> {
+    return new Set([...this.entries.values()].map((e) => e.identity.jobid));
+  }
+}

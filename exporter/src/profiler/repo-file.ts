@@ -1,0 +1,14 @@
+// Finds a file of the jobio checkout (native build outputs) from this module's location, which is
+// exporter/src/profiler when run from source (tsx) and dist/profiler when run from the build.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The absolute path of `relative` under the first ancestor directory holding it, or undefined. */
+export function findRepoFile(relative: string, from: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
