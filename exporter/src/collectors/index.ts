@@ -1,5 +1,6 @@
 // The one explicit list of collectors. Adding a collector = one file in this folder + one line here.
 import type { CollectorDescriptor } from '../scrape/collector.js';
 import { processCollector } from './process.js';
+import { profilerCollector } from './profiler.js';
 
-export const allCollectors: readonly CollectorDescriptor[] = [processCollector];
+export const allCollectors: readonly CollectorDescriptor[] = [processCollector, profilerCollector];

@@ -1,0 +1,118 @@
+// Collector `profiler`: I/O counts sent by the LD_PRELOAD profiler (libjobio) of the jobs on this host
+// over a Unix SOCK_SEQPACKET socket (DESIGN 3.7, metric contract 3.13).
+//
+// The socket is bound when the collector is created and re-tried at each scrape while it cannot be
+// (socket directory missing, no permission, another receiver on the path): meanwhile the collector
+// reports `absent` quietly, like any collector whose source is not on this host.
+import { Counter, Gauge } from 'prom-client';
+import type { CollectorDescriptor, CollectorFlag } from '../scrape/collector.js';
+import { positiveInteger } from '../cli/collector-flags.js';
+import { parseDuration } from '../util/duration.js';
+import { rootPath } from '../util/paths.js';
+import { JobSlots } from '../profiler/job-slots.js';
+import { ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
+import { ProfilerReceiver } from '../profiler/receiver.js';
+import { UserNames } from '../profiler/user-names.js';
+
+export const DEFAULT_PROFILER_SOCKET = '/run/jobio/profiler.sock';
+
+function socketMode(text: string): number {
+  if (!/^0?[0-7]{3}$/.test(text.trim())) throw new Error(`"${text}" is not an octal file mode such as 0666`);
+  return parseInt(text.trim(), 8);
+}
+
+function positiveDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
+  return ms;
+}
+
+const flags: readonly CollectorFlag[] = [
+  { name: 'socket', help: 'Unix socket the profiler library sends to (JOBIO_SOCKET of the jobs). Its directory must exist.', default: DEFAULT_PROFILER_SOCKET },
+  { name: 'socket-mode', help: 'Permissions of the socket file (octal); 0666 lets every user\'s job connect.', default: '0666', parse: socketMode },
+  { name: 'max-jobs', help: 'Jobs with their own series; the load of further jobs is summed into jobid="_other".', default: 100, parse: positiveInteger },
+  { name: 'expiry', help: 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.', default: '10m', parse: positiveDuration },
+];
+
+export const profilerCollector: CollectorDescriptor = {
+  name: 'profiler',
+  help: 'I/O calls, bytes and time per job, user, mount and red/yellow/green class, from the LD_PRELOAD profiler.',
+  defaultEnabled: true,
+  flags,
+  create({ registry, options, paths, logger }) {
+    const socketPath = String(options['socket'] ?? DEFAULT_PROFILER_SOCKET);
+    const mode = Number(options['socket-mode'] ?? 0o666);
+    const expiryMs = Number(options['expiry'] ?? 600_000);
+    const users = new UserNames(rootPath(paths, '/etc/passwd'));
+    const store = new ProfilerMetricStore(new JobSlots(Number(options['max-jobs'] ?? 100)), users);
+    let receiver: ProfilerReceiver | undefined;
+    let lastError = '';
+
+    const tryStart = (): void => {
+      try {
+        receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store });
+        logger.info({ socket: socketPath }, 'profiler socket listening');
+      } catch (err) {
+        const message = (err as Error).message;
+        // Quiet: a host without the socket directory simply has no profiler source.
+        if (message !== lastError) logger.debug({ socket: socketPath, err: message }, 'profiler socket not available');
+        lastError = message;
+      }
+    };
+    tryStart();
+
+    const jobLabels = ['jobid', 'user'] as const;
+    const callLabels = ['jobid', 'user', 'mount', 'call', 'class'] as const;
+    const sizeLabels = ['jobid', 'user', 'mount', 'size'] as const;
+    // Created at the first scrape with a bound socket: an absent source exports nothing at all.
+    const makeMetrics = () => ({
+      calls: new Counter({ name: 'jobio_profiler_calls_total', help: 'I/O calls counted by the profiler, by call type and red/yellow/green class.', labelNames: callLabels, registers: [registry] }),
+      readBytes: new Counter({ name: 'jobio_profiler_read_bytes_total', help: 'Bytes read, by transfer size bin (small/medium/large).', labelNames: sizeLabels, registers: [registry] }),
+      writeBytes: new Counter({ name: 'jobio_profiler_write_bytes_total', help: 'Bytes written, by transfer size bin (small/medium/large).', labelNames: sizeLabels, registers: [registry] }),
+      ioSeconds: new Counter({ name: 'jobio_profiler_io_seconds_total', help: 'Seconds spent in I/O calls, estimated from sampled durations.', labelNames: callLabels, registers: [registry] }),
+      runtime: new Counter({ name: 'jobio_profiler_runtime_seconds_total', help: 'Accumulated wall-clock run time of profiled processes in seconds.', labelNames: jobLabels, registers: [registry] }),
+      rejected: new Counter({ name: 'jobio_profiler_records_rejected_total', help: 'Profiler messages rejected by the receiver, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
+      dropped: new Counter({ name: 'jobio_profiler_records_dropped_total', help: 'Frames the profiled processes could not send (no receiver or socket full), as they reported.', registers: [registry] }),
+      processes: new Gauge({ name: 'jobio_profiler_processes', help: 'Profiled processes currently tracked by the receiver.', registers: [registry] }),
+      foldedJobs: new Gauge({ name: 'jobio_profiler_folded_jobs', help: 'Jobs without their own series (beyond max-jobs) whose load goes to jobid="_other".', registers: [registry] }),
+    });
+    let metrics: ReturnType<typeof makeMetrics> | undefined;
+
+    const fill = <L extends string>(counter: Counter<L>, sums: LabelledSums, names: readonly L[]): void => {
+      counter.reset();
+      for (const { labels, value } of sums.values.values()) {
+        const set = {} as Record<L, string>;
+        names.forEach((n, i) => (set[n] = labels[i] ?? ''));
+        counter.inc(set, value);
+      }
+    };
+
+    return {
+      async update() {
+        if (!receiver) tryStart();
+        if (!receiver) return 'absent';
+        users.refresh();
+        receiver.expire(expiryMs);
+        store.maintain(expiryMs);
+        const rejected = receiver.rejectedCounts();
+        metrics ??= makeMetrics();
+        // Snapshot built; now reset and refill synchronously (STYLE: no collect() hooks).
+        fill(metrics.calls, store.calls, callLabels);
+        fill(metrics.ioSeconds, store.ioSeconds, callLabels);
+        fill(metrics.readBytes, store.readBytes, sizeLabels);
+        fill(metrics.writeBytes, store.writeBytes, sizeLabels);
+        fill(metrics.runtime, store.runtimeSeconds, jobLabels);
+        metrics.rejected.reset();
+        for (const [reason, count] of rejected) metrics.rejected.inc({ reason }, count);
+        metrics.dropped.reset();
+        metrics.dropped.inc(store.droppedFrames);
+        metrics.processes.set(receiver.processes);
+        metrics.foldedJobs.set(store.foldedJobs);
+        return 'ok';
+      },
+      async close() {
+        receiver?.close();
+      },
+    };
+  },
+};

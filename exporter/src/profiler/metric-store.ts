@@ -1,0 +1,80 @@
+// The exporter-side counters of the profiler collector. Increments from the process table are routed
+// through the job slots (own series or `_other`) at arrival and summed into label-keyed maps; a scrape
+// copies the maps into prom-client counters (reset + inc, as STYLE says for mirrored counters).
+import { CALL_TYPES, CLASSES, DIRECTIONS, SIZE_BINS } from '../parsers/profiler-wire.js';
+import { slot, type Counters } from './counters.js';
+import { JobSlots, OTHER } from './job-slots.js';
+import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
+import type { UserNames } from './user-names.js';
+
+/** A sum per label tuple; the job label is always the first element. */
+export class LabelledSums {
+  readonly values = new Map<string, { labels: string[]; value: number }>();
+
+  add(labels: string[], value: number): void {
+    if (value === 0) return;
+    const key = labels.join('\0');
+    const entry = this.values.get(key);
+    if (entry) entry.value += value;
+    else this.values.set(key, { labels, value });
+  }
+
+  dropJob(jobid: string): void {
+    for (const [key, entry] of this.values) if (entry.labels[0] === jobid) this.values.delete(key);
+  }
+}
+
+export const NO_JOB = '_none';
+
+export class ProfilerMetricStore implements AggregatorSink {
+  readonly calls = new LabelledSums(); // jobid, user, mount, call, class
+  readonly ioSeconds = new LabelledSums(); // jobid, user, mount, call, class
+  readonly readBytes = new LabelledSums(); // jobid, user, mount, size
+  readonly writeBytes = new LabelledSums(); // jobid, user, mount, size
+  readonly runtimeSeconds = new LabelledSums(); // jobid, user
+  droppedFrames = 0;
+
+  constructor(
+    private readonly slots: JobSlots,
+    private readonly users: UserNames,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private labels(id: ProcessIdentity, weight: number): [string, string] {
+    const job = this.slots.route(id.jobid === '' ? NO_JOB : id.jobid, weight, this.now());
+    return job === OTHER ? [OTHER, OTHER] : [job, this.users.label(id.uid)];
+  }
+
+  mountDelta(id: ProcessIdentity, mount: MountInfo, inc: Counters): void {
+    let weight = 0;
+    for (let c = 0; c < CALL_TYPES.length; c++) for (let k = 0; k < CLASSES.length; k++) weight += inc[slot.calls(c, k)] ?? 0;
+    const [job, user] = this.labels(id, weight);
+    CALL_TYPES.forEach((call, c) =>
+      CLASSES.forEach((cls, k) => {
+        this.calls.add([job, user, mount.path, call, cls], inc[slot.calls(c, k)] ?? 0);
+        this.ioSeconds.add([job, user, mount.path, call, cls], (inc[slot.timeNs(c, k)] ?? 0) / 1e9);
+      }),
+    );
+    DIRECTIONS.forEach((dir, d) => {
+      const sums = dir === 'read' ? this.readBytes : this.writeBytes;
+      SIZE_BINS.forEach((size, b) => sums.add([job, user, mount.path, size], inc[slot.sizedBytes(d, b)] ?? 0));
+    });
+  }
+
+  processDelta(id: ProcessIdentity, inc: ProcessIncrement): void {
+    this.droppedFrames += inc.droppedFrames;
+    const [job, user] = this.labels(id, 0);
+    this.runtimeSeconds.add([job, user], inc.runtimeNs / 1e9);
+  }
+
+  get foldedJobs(): number {
+    return this.slots.waitingCount;
+  }
+
+  /** Scrape-time housekeeping: series of jobs idle past the expiry go, free slots are handed out. */
+  maintain(expiryMs: number): void {
+    for (const job of this.slots.maintain(this.now(), expiryMs)) {
+      for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) sums.dropJob(job);
+    }
+  }
+}
