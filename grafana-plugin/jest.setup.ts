@@ -1,0 +1,14 @@
+import '@testing-library/jest-dom';
+
+// jsdom has no ResizeObserver or matchMedia; @grafana/ui components touch both.
+class NoopResizeObserver {
+  observe(): void {}
+  unobserve(): void {}
+  disconnect(): void {}
+}
+Object.assign(globalThis, { ResizeObserver: NoopResizeObserver });
+if (!window.matchMedia) {
+  Object.defineProperty(window, 'matchMedia', {
+    value: (query: string) => ({ matches: false, media: query, onchange: null, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {}, dispatchEvent: () => false }),
+  });
+}

@@ -1,0 +1,96 @@
+// PromQL for each query type. Inputs are already-interpolated literal filters; every value is escaped
+// by `renderMatcher`, every label and metric name is validated, every number is checked.
+import type { LoadMetric, SummaryGroup, TalkerDimension } from '../types';
+import { type LabelFilter, renderMatchers, selector } from './matchers';
+import {
+  JOBSTATS_BYTES_REGEX,
+  JOBSTATS_OPERATIONS,
+  JOBSTATS_READ_BYTES,
+  JOBSTATS_WRITE_BYTES,
+  PROFILER_CALLS,
+  PROFILER_IO_SECONDS,
+} from './metrics';
+import { formatDuration } from './durations';
+
+const SUMMARY_GROUPS: readonly SummaryGroup[] = ['jobid', 'user', 'mount'];
+const TALKER_DIMENSIONS: readonly TalkerDimension[] = ['target', 'operation', 'user', 'jobid'];
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new Error(`invalid ${what}: ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+/** Selector for a load metric; `bytes` selects read and write bytes together by name regex. */
+export function loadSelector(metric: LoadMetric, filters: LabelFilter[]): string {
+  switch (metric) {
+    case 'bytes':
+      return `{${renderMatchers(filters, [`__name__=~"${JOBSTATS_BYTES_REGEX}"`])}}`;
+    case 'read_bytes':
+      return selector(JOBSTATS_READ_BYTES, filters);
+    case 'write_bytes':
+      return selector(JOBSTATS_WRITE_BYTES, filters);
+    case 'operations':
+      return selector(JOBSTATS_OPERATIONS, filters);
+    default:
+      throw new Error(`invalid metric: ${JSON.stringify(metric)}`);
+  }
+}
+
+/** RYG summary: increase of calls and of I/O seconds over the range, by group and class. */
+export function summaryExprs(groupBy: SummaryGroup, filters: LabelFilter[], rangeSeconds: number): { calls: string; seconds: string } {
+  const g = oneOf(groupBy, SUMMARY_GROUPS, 'group');
+  const range = formatDuration(rangeSeconds);
+  const expr = (metric: string) => `sum by (${g}, class) (increase(${selector(metric, filters)}[${range}]))`;
+  return { calls: expr(PROFILER_CALLS), seconds: expr(PROFILER_IO_SECONDS) };
+}
+
+/**
+ * Top talkers: `topk(N, …)` by one dimension. Instant: volume (increase) over the whole range;
+ * range: per-step rate over `windowSeconds`.
+ */
+export function topTalkersExpr(
+  dimension: TalkerDimension,
+  metric: LoadMetric,
+  limit: number,
+  filters: LabelFilter[],
+  opts: { instant: boolean; rangeSeconds: number; windowSeconds: number },
+): string {
+  const d = oneOf(dimension, TALKER_DIMENSIONS, 'dimension');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10000) {
+    throw new Error(`invalid limit: ${limit}`);
+  }
+  const fn = opts.instant ? 'increase' : 'rate';
+  const window = formatDuration(opts.instant ? opts.rangeSeconds : opts.windowSeconds);
+  return `topk(${limit}, sum by (${d}) (${fn}(${loadSelector(metric, filters)}[${window}])))`;
+}
+
+/** Per-job characterisation inputs: raw counters by job and target (deltas are taken client-side). */
+export function characterisationExprs(filters: LabelFilter[]): { read: string; write: string; operations: string } {
+  const expr = (metric: string) => `sum by (jobid, target) (${selector(metric, filters)})`;
+  return { read: expr(JOBSTATS_READ_BYTES), write: expr(JOBSTATS_WRITE_BYTES), operations: expr(JOBSTATS_OPERATIONS) };
+}
+
+/** Trend change input: per-target rate of a load metric (moving averages are taken client-side). */
+export function trendExpr(metric: LoadMetric, filters: LabelFilter[], windowSeconds: number): string {
+  return `sum by (target) (rate(${loadSelector(metric, filters)}[${formatDuration(windowSeconds)}]))`;
+}
+
+/** `match[]` selector for label-values lookups of variable queries. */
+export function variableMatch(kind: 'jobs' | 'users' | 'targets' | 'mounts' | 'operations', filters: LabelFilter[]): { label: string; match: string } {
+  switch (kind) {
+    case 'jobs':
+      return { label: 'jobid', match: `{${renderMatchers(filters, ['__name__=~"jobio_(lustre_jobstats|profiler)_.+"'])}}` };
+    case 'users':
+      return { label: 'user', match: `{${renderMatchers(filters, ['__name__=~"jobio_(lustre_jobstats|profiler)_.+"'])}}` };
+    case 'targets':
+      return { label: 'target', match: `{${renderMatchers(filters, ['__name__=~"jobio_lustre_.+"'])}}` };
+    case 'mounts':
+      return { label: 'mount', match: `{${renderMatchers(filters, [`__name__="${PROFILER_CALLS}"`])}}` };
+    case 'operations':
+      return { label: 'operation', match: `{${renderMatchers(filters, [`__name__="${JOBSTATS_OPERATIONS}"`])}}` };
+    default:
+      throw new Error(`invalid variable kind: ${JSON.stringify(kind)}`);
+  }
+}

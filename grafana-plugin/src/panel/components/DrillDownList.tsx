@@ -1,0 +1,88 @@
+import { type GrafanaTheme2 } from '@grafana/data';
+import { Button, IconButton, useStyles2 } from '@grafana/ui';
+import { css } from '@emotion/css';
+import React from 'react';
+import type { CellMember } from '../heatmap/members';
+import { formatValue } from '../heatmap/labels';
+import { TestIds } from '../testids';
+
+const MAX_ROWS = 200;
+
+export interface DrillDownListProps {
+  title: string;
+  members: CellMember[];
+  unit: string;
+  /** Labels to show per series; empty = all labels. */
+  listLabels: string[];
+  /** Label whose value a click sends to the dashboard variable; undefined = no drill-down. */
+  drillLabel?: string;
+  drillVariable?: string;
+  onDrill: (values: string[]) => void;
+  onClose: () => void;
+}
+
+function describe(member: CellMember, listLabels: string[]): string {
+  const keys = listLabels.length ? listLabels : Object.keys(member.labels).filter((k) => k !== '__name__');
+  const parts = keys.filter((k) => member.labels[k] !== undefined).map((k) => `${k}=${member.labels[k]}`);
+  return parts.length ? parts.join(' ') : member.name;
+}
+
+/** The series of one heatmap cell, largest value first; a click sets the drill-down variable. */
+export function DrillDownList(props: DrillDownListProps) {
+  const styles = useStyles2(getStyles);
+  const { members, drillLabel, drillVariable } = props;
+  const canDrill = Boolean(drillLabel && drillVariable);
+  const drillValues = canDrill ? [...new Set(members.map((m) => m.labels[drillLabel ?? ''] ?? '').filter((v) => v !== ''))] : [];
+  return (
+    <div className={styles.wrap} data-testid={TestIds.drilldown}>
+      <div className={styles.header}>
+        <span className={styles.title}>{props.title}</span>
+        <IconButton name="times" tooltip="Close" size="sm" onClick={props.onClose} />
+      </div>
+      {canDrill && drillValues.length > 0 && (
+        <Button size="sm" variant="secondary" fill="outline" data-testid={TestIds.drilldownSetAll} onClick={() => props.onDrill(drillValues)}>
+          {`Set $${drillVariable} to ${drillValues.length === 1 ? drillValues[0] : `these ${drillValues.length}`}`}
+        </Button>
+      )}
+      <ol className={styles.list}>
+        {members.slice(0, MAX_ROWS).map((m) => {
+          const value = m.labels[drillLabel ?? ''];
+          return (
+            <li
+              key={m.index}
+              className={canDrill && value ? styles.clickable : styles.row}
+              data-testid={TestIds.drilldownRow}
+              title={canDrill && value ? `Set $${drillVariable} = ${value}` : m.name}
+              onClick={canDrill && value ? () => props.onDrill([value]) : undefined}
+            >
+              <span className={styles.name}>{describe(m, props.listLabels)}</span>
+              <span className={styles.value}>{formatValue(m.value, props.unit)}</span>
+            </li>
+          );
+        })}
+      </ol>
+      {members.length > MAX_ROWS && <div className={styles.more}>{`… and ${members.length - MAX_ROWS} more`}</div>}
+    </div>
+  );
+}
+
+const getStyles = (theme: GrafanaTheme2) => {
+  const row = css({
+    display: 'flex',
+    justifyContent: 'space-between',
+    gap: theme.spacing(1),
+    padding: theme.spacing(0.25, 0.5),
+    borderBottom: `1px solid ${theme.colors.border.weak}`,
+  });
+  return {
+    wrap: css({ display: 'flex', flexDirection: 'column', gap: theme.spacing(0.5), height: '100%', overflow: 'hidden', fontSize: theme.typography.bodySmall.fontSize }),
+    header: css({ display: 'flex', justifyContent: 'space-between', alignItems: 'center' }),
+    title: css({ fontWeight: theme.typography.fontWeightMedium }),
+    list: css({ listStyle: 'none', margin: 0, padding: 0, overflowY: 'auto', flex: 1 }),
+    row,
+    clickable: css(row, { cursor: 'pointer', '&:hover': { background: theme.colors.action.hover } }),
+    name: css({ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }),
+    value: css({ fontVariantNumeric: 'tabular-nums', whiteSpace: 'nowrap' }),
+    more: css({ color: theme.colors.text.secondary }),
+  };
+};

@@ -1,0 +1,17 @@
+import type { SummarySort } from '../types';
+import { type GroupTotals, type RollupRules, shares, total } from './rollup';
+
+/** Orders groups: most red share first (on the roll-up basis), largest total first, or by name. */
+export function orderGroups(groups: GroupTotals[], sortBy: SummarySort, basis: RollupRules['basis']): GroupTotals[] {
+  const pick = (g: GroupTotals) => (basis === 'calls' ? g.calls : g.seconds);
+  const byName = (a: GroupTotals, b: GroupTotals) => a.group.localeCompare(b.group, undefined, { numeric: true });
+  const sorted = [...groups];
+  switch (sortBy) {
+    case 'red':
+      return sorted.sort((a, b) => shares(pick(b)).red - shares(pick(a)).red || total(pick(b)) - total(pick(a)) || byName(a, b));
+    case 'total':
+      return sorted.sort((a, b) => total(pick(b)) - total(pick(a)) || byName(a, b));
+    default:
+      return sorted.sort(byName);
+  }
+}
