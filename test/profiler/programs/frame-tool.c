@@ -10,6 +10,7 @@
  *     garbage    random bytes, wrong magic, bad version, unknown kind, short, truncated, oversized
  *                frames, then one valid snapshot (scale 1)
  *
+ * With FRAME_TOOL_HOLD_MS=n, `send` waits n ms before closing (so the sender is alive when checked).
  * Field values follow fixed formulas of a scale s (see fill_mount) that the TypeScript tests repeat.
  */
 #include <stddef.h>
@@ -185,6 +186,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, "frame-tool: unknown scenario %s\n", argv[3]);
       return 2;
     }
+    /* Stay alive a while so the receiver can read /proc/<pid>/environ (job id verification). */
+    const char *hold = getenv("FRAME_TOOL_HOLD_MS");
+    if (hold) usleep((useconds_t)atoi(hold) * 1000);
     close(sock);
     return 0;
   }
