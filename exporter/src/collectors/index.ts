@@ -1,6 +1,7 @@
 // The one explicit list of collectors. Adding a collector = one file in this folder + one line here.
 import type { CollectorDescriptor } from '../scrape/collector.js';
 import { processCollector } from './process.js';
+import { lustreJobStatsCollector } from './lustre_jobstats.js';
 import { profilerCollector } from './profiler.js';
 
-export const allCollectors: readonly CollectorDescriptor[] = [processCollector, profilerCollector];
+export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, profilerCollector];

@@ -1,0 +1,128 @@
+// Collector `lustre_jobstats`: per-job I/O of the Lustre server targets on this host (MDTs and
+// OSTs), from job_stats, as exact exporter-owned counters with bounded cardinality (DESIGN 3.2, 3.3).
+// Admin guide: docs/lustre.md. Metrics: docs/metrics.md.
+import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
+import { positiveInteger } from '../cli/collector-flags.js';
+import { parseDuration } from '../util/duration.js';
+import { rootPath } from '../util/paths.js';
+import { compileJobIdFormats } from '../lustre/jobid-format.js';
+import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
+import { findJobStatsFiles, readJobStatsFiles } from '../sources/lustre-jobstats-files.js';
+import { runLctl } from '../sources/lustre-lctl.js';
+import { UserNames } from '../sources/user-names.js';
+import { LustreJobStatsMetrics } from './lustre_jobstats_metrics.js';
+
+export const DEFAULT_JOBID_FORMAT = '%j:%u:%H,%e.%u';
+export const DEFAULT_MAX_JOBS = 100;
+export const DEFAULT_EXPIRY = '30m';
+
+function positiveDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
+  return ms;
+}
+
+/** uids up to this value fold into user="_system"; -1 turns the folding off. */
+function uidLimit(text: string): number {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < -1) throw new Error(`"${text}" is not an integer >= -1`);
+  return value;
+}
+
+function validFormats(text: string): string {
+  compileJobIdFormats(text);
+  return text;
+}
+
+export const lustreJobStatsCollector: CollectorDescriptor = {
+  name: 'lustre_jobstats',
+  help: 'Per-job I/O of the Lustre MDTs and OSTs on this host, from job_stats (quiet where there are none).',
+  defaultEnabled: true,
+  flags: [
+    { name: 'jobid-format', help: 'Lustre jobid_name formats of the entry ids, comma-separated, tried in order (%j job, %u uid, %g gid, %e executable, %h FQDN, %H short host, %p pid).', default: DEFAULT_JOBID_FORMAT, parse: validFormats },
+    { name: 'max-jobs', help: 'Jobs with their own series per target; the increments of the others go to jobid="_other".', default: DEFAULT_MAX_JOBS, parse: positiveInteger },
+    { name: 'expiry', help: 'A job series without any increment for this long is removed (longer than the servers\' job_cleanup_interval).', default: DEFAULT_EXPIRY, parse: positiveDuration },
+    { name: 'system-uid-max', help: 'uids up to this value are reported as user="_system" (-1: never).', default: 999, parse: uidLimit },
+    { name: 'lctl', help: 'Read job_stats through `lctl get_param` instead of the files under --path.procfs/--path.sysfs.', default: false },
+    { name: 'lctl-path', help: 'The lctl program for --collector.lustre_jobstats.lctl.', default: 'lctl' },
+    { name: 'lctl-timeout', help: 'Deadline of one lctl get_param run.', default: '10s', parse: positiveDuration },
+    { name: 'getent', help: 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).', default: true },
+  ],
+  create({ registry, paths, options, logger }) {
+    const settings = readSettings(options);
+    const acc = new JobStatsAccumulator({ maxJobs: settings.maxJobs, expiryMs: settings.expiryMs, formats: compileJobIdFormats(settings.jobidFormat) });
+    const metrics = new LustreJobStatsMetrics(registry, settings.maxJobs);
+    const users = new UserNames({ passwdPath: rootPath(paths, '/etc/passwd'), getent: settings.getent && paths.rootfs === '/' });
+    const userLabel = (uid: number): string => (uid <= settings.systemUidMax ? '_system' : (users.name(uid) ?? `uid:${uid}`));
+
+    return {
+      async update(signal) {
+        acc.begin();
+        let found = false;
+        let failure: unknown;
+        try {
+          if (settings.lctl) {
+            const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal);
+            found = !result.absent;
+            if (found) acc.ingest(result.stdout);
+          } else {
+            const files = await findJobStatsFiles(paths);
+            found = files.length > 0;
+            for await (const read of readJobStatsFiles(files, signal)) {
+              if ('error' in read) {
+                acc.markFailed(read.ref);
+                logger.warn({ path: read.path, err: read.error.message }, 'cannot read job_stats');
+              } else {
+                acc.ingest(read.data, read.ref);
+              }
+            }
+          }
+        } catch (err) {
+          failure = err;
+        }
+        // Settle whatever was read even on failure: entries already advanced must not lose increments.
+        await users.resolve(acc.uids());
+        acc.finish(Date.now(), userLabel, failure === undefined);
+        if (failure !== undefined) throw failure;
+        if (!found && acc.targetCount === 0) {
+          metrics.clear();
+          return 'absent';
+        }
+        metrics.refill(acc);
+        return 'ok';
+      },
+    };
+  },
+};
+
+interface Settings {
+  readonly jobidFormat: string;
+  readonly maxJobs: number;
+  readonly expiryMs: number;
+  readonly systemUidMax: number;
+  readonly lctl: boolean;
+  readonly lctlPath: string;
+  readonly lctlTimeoutMs: number;
+  readonly getent: boolean;
+}
+
+/** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
+function readSettings(options: CollectorOptions): Settings {
+  const text = (name: string, fallback: string): string => (typeof options[name] === 'string' ? (options[name] as string) : fallback);
+  const num = (name: string, fallback: number): number => (typeof options[name] === 'number' ? (options[name] as number) : fallback);
+  const bool = (name: string, fallback: boolean): boolean => (typeof options[name] === 'boolean' ? (options[name] as boolean) : fallback);
+  const duration = (name: string, fallback: string): number => {
+    const value = options[name];
+    return typeof value === 'number' ? value : positiveDuration(typeof value === 'string' ? value : fallback);
+  };
+  return {
+    jobidFormat: text('jobid-format', DEFAULT_JOBID_FORMAT),
+    maxJobs: num('max-jobs', DEFAULT_MAX_JOBS),
+    expiryMs: duration('expiry', DEFAULT_EXPIRY),
+    systemUidMax: num('system-uid-max', 999),
+    lctl: bool('lctl', false),
+    lctlPath: text('lctl-path', 'lctl'),
+    lctlTimeoutMs: duration('lctl-timeout', '10s'),
+    getent: bool('getent', true),
+  };
+}

@@ -1,0 +1,163 @@
+// Per-entry memory of one target: the last values Lustre printed for each job_stats entry, so each
+// scrape yields exact increments (DESIGN 3.3).
+//
+// - A value below the previous one, or a new `start_time` (2.15+), means Lustre dropped the entry
+//   (job_cleanup_interval) or it was cleared, and started again from zero: the increment is the whole
+//   new value, for every field of the entry.
+// - An entry seen for the first time after the exporter's previous collection has its whole value
+//   credited; at the exporter's first collection its value is the starting point.
+// - An entry that left the file is forgotten: if it comes back, Lustre restarted it from zero.
+// Memory is one small record per entry present in the file (needed to compute exact increments for
+// the jobs folded into `_other` too); no series are kept here.
+import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
+import { decodeJobId } from '../parsers/lustre-jobid.js';
+import { addDelta, classKey, type Credit, type CreditBook } from './credits.js';
+import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
+import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
+import { u64Less, u64Sub, type U64 } from './u64.js';
+
+interface EntryState {
+  readonly identity: JobIdentity;
+  readonly key: string;
+  /** Field numbers, shared between entries with the same layout. */
+  layout: readonly number[];
+  values: U64[];
+  startTime: number;
+  /** Scrape number in which the entry was last seen. */
+  seen: number;
+}
+
+export type QualityCounts = Record<JobIdQuality, number>;
+
+export class EntryTracker {
+  private readonly entries = new Map<string, EntryState>();
+  private readonly layouts = new Map<string, readonly number[]>();
+  private readonly scratch: FieldValues = { count: 0, ids: [], values: [], dropped: 0 };
+  quality: QualityCounts = { correct: 0, missing_jobid: 0, malformed: 0 };
+  /** Counters dropped because the field table was full (garbage operation names). */
+  droppedCounters = 0;
+
+  constructor(
+    private readonly fields: FieldTable,
+    private readonly formats: JobIdFormats,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  beginRead(): void {
+    this.quality = { correct: 0, missing_jobid: 0, malformed: 0 };
+  }
+
+  /** Takes one parsed entry; adds its increments to `credits`. */
+  ingest(view: JobStatsEntryView, epoch: number, credits: CreditBook): void {
+    const cur = this.scratch;
+    entryFields(view, this.fields, cur);
+    this.droppedCounters += cur.dropped;
+    let state = this.entries.get(view.rawId);
+    if (state && state.seen === epoch) {
+      // The same id twice in one read (not seen in real files): keep the first, count the second as malformed.
+      this.quality.malformed += 1;
+      return;
+    }
+    if (!state) {
+      const identity = classifyJobId(decodeJobId(view.rawId), this.formats);
+      state = { identity, key: classKey(identity), layout: this.layoutOf(cur), values: cur.values.slice(0, cur.count), startTime: view.startTime, seen: epoch };
+      this.entries.set(view.rawId, state);
+      this.quality[identity.quality] += 1;
+      let credit: Credit | undefined;
+      for (let j = 0; j < cur.count; j += 1) {
+        const value = cur.values[j]!;
+        if (value === 0) continue;
+        credit ??= credits.creditFor(state.key, identity);
+        addDelta(credit, cur.ids[j]!, value);
+        if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(value);
+      }
+      // At the exporter's first collection this is the starting value; the accumulator decides.
+      if (credit) credit.entries += 1;
+      return;
+    }
+    this.quality[state.identity.quality] += 1;
+    state.seen = epoch;
+    if (!this.sameLayout(state.layout, cur)) return this.ingestRelayout(state, view, credits);
+    const prev = state.values;
+    let reset = !Number.isNaN(view.startTime) && !Number.isNaN(state.startTime) && view.startTime !== state.startTime;
+    for (let j = 0; j < cur.count && !reset; j += 1) if (u64Less(cur.values[j]!, prev[j]!)) reset = true;
+    let credit: Credit | undefined;
+    for (let j = 0; j < cur.count; j += 1) {
+      const value = cur.values[j]!;
+      const delta = reset ? value : u64Sub(value, prev[j]!);
+      prev[j] = value;
+      if (delta === 0) continue;
+      credit ??= credits.creditFor(state.key, state.identity);
+      addDelta(credit, cur.ids[j]!, delta);
+      if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(delta);
+    }
+    if (credit) credit.entries += 1;
+    state.startTime = view.startTime;
+  }
+
+  /** Forgets the entries that were not in this read: Lustre dropped them. */
+  endRead(epoch: number): void {
+    for (const [id, state] of this.entries) if (state.seen !== epoch) this.entries.delete(id);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private layoutOf(cur: FieldValues): readonly number[] {
+    return this.internLayout(cur.ids.slice(0, cur.count));
+  }
+
+  private internLayout(ids: number[]): readonly number[] {
+    const key = ids.join(',');
+    let layout = this.layouts.get(key);
+    if (!layout) {
+      layout = ids;
+      if (this.layouts.size < 1024) this.layouts.set(key, layout);
+    }
+    return layout;
+  }
+
+  private sameLayout(layout: readonly number[], cur: FieldValues): boolean {
+    if (layout.length !== cur.count) return false;
+    for (let j = 0; j < cur.count; j += 1) if (layout[j] !== cur.ids[j]) return false;
+    return true;
+  }
+
+  /**
+   * The entry's fields differ from the last read (a read cut short, a Lustre upgrade): match values by
+   * field number. A field missing now keeps its last value, so a cut-short read costs nothing later;
+   * after a reset it is zeroed, since Lustre restarted it too.
+   */
+  private ingestRelayout(state: EntryState, view: JobStatsEntryView, credits: CreditBook): void {
+    const cur = this.scratch;
+    const previous = new Map<number, U64>();
+    for (const [j, id] of state.layout.entries()) previous.set(id, state.values[j]!);
+    let reset = !Number.isNaN(view.startTime) && !Number.isNaN(state.startTime) && view.startTime !== state.startTime;
+    for (let j = 0; j < cur.count && !reset; j += 1) {
+      const before = previous.get(cur.ids[j]!);
+      if (before !== undefined && u64Less(cur.values[j]!, before)) reset = true;
+    }
+    if (reset) for (const id of previous.keys()) previous.set(id, 0);
+    let credit: Credit | undefined;
+    for (let j = 0; j < cur.count; j += 1) {
+      const id = cur.ids[j]!;
+      const value = cur.values[j]!;
+      const before = previous.get(id) ?? 0;
+      const delta = u64Less(value, before) ? value : u64Sub(value, before);
+      previous.set(id, value);
+      if (delta === 0) continue;
+      credit ??= credits.creditFor(state.key, state.identity);
+      addDelta(credit, id, delta);
+      if (this.fields.fields[id]!.kind === 'operations') credit.activity += Number(delta);
+    }
+    if (credit) credit.entries += 1;
+    const ids = [...previous.keys()];
+    state.layout = this.internLayout(ids);
+    state.values = ids.map((id) => previous.get(id)!);
+    state.startTime = view.startTime;
+  }
+}

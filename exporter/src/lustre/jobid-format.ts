@@ -1,0 +1,112 @@
+// Reads a job_stats entry identifier according to the site's `jobid_name` formats and classifies it.
+//
+// Lustre builds the identifier from `jobid_name` codes (2.12+): %e executable, %g gid, %h FQDN,
+// %H short host name, %j job id (from jobid_var, e.g. SLURM_JOB_ID), %p pid, %u uid. Production
+// file systems hold a mix (a 2023 study of CSC's Puhti saw `11317854:17627127:r01c01`,
+// `:17627127:r01c01`, `11317854:17627127:r01c01.bullx`, `wget.`), so each entry is classified:
+//   correct        a format with %j matched and the job id is not empty
+//   missing_jobid  a format matched but gave no job id (empty %j, or a format without %j, `%e.%u`)
+//   malformed      no format matched: the load is still counted, in jobid="_other"
+// An FQDN where %H (short host) is expected does not match: the two are never silently merged.
+
+export type JobIdQuality = 'correct' | 'missing_jobid' | 'malformed';
+export const JOB_ID_QUALITIES: readonly JobIdQuality[] = ['correct', 'missing_jobid', 'malformed'];
+
+export interface JobIdentity {
+  readonly quality: JobIdQuality;
+  /** The %j value; undefined unless quality is `correct`. */
+  readonly jobid?: string;
+  /** The %u value, when the matching format has one. */
+  readonly uid?: number;
+  /** The %e value (executable), when the matching format has one. */
+  readonly process?: string;
+}
+
+interface CompiledFormat {
+  readonly source: string;
+  readonly pattern: RegExp;
+  /** Which code each capture group holds, in order. */
+  readonly groups: readonly string[];
+}
+
+export interface JobIdFormats {
+  readonly formats: readonly CompiledFormat[];
+}
+
+// The character classes keep backtracking small: ids are at most 31 characters (LUSTRE_JOBID_SIZE).
+const CODE_PATTERNS: Record<string, string> = {
+  j: '(.*?)', // a job id may be empty: that is the "missing job id" case
+  e: '(.+)', // an executable name may contain dots and colons; the anchors settle the split
+  u: '(\\d+)',
+  g: '(\\d+)',
+  p: '(\\d+)',
+  H: '([A-Za-z0-9_-]+)', // short host: no dot
+  h: '([A-Za-z0-9_.-]+)', // FQDN
+};
+
+/** Longest identifier we try to match; Lustre's limit is 31, the rest is garbage. */
+const MAX_ID_LENGTH = 256;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function compileOne(source: string): CompiledFormat {
+  let pattern = '^';
+  const groups: string[] = [];
+  for (let i = 0; i < source.length; i += 1) {
+    const c = source[i]!;
+    if (c !== '%') {
+      pattern += escapeRegExp(c);
+      continue;
+    }
+    const code = source[i + 1];
+    i += 1;
+    if (code === '%') {
+      pattern += '%';
+      continue;
+    }
+    const group = code === undefined ? undefined : CODE_PATTERNS[code];
+    if (group === undefined) throw new Error(`unknown jobid_name code "%${code ?? ''}" in "${source}" (known: %e %g %h %H %j %p %u)`);
+    pattern += group;
+    groups.push(code!);
+  }
+  if (groups.length === 0) throw new Error(`format "${source}" has no % code`);
+  return { source, pattern: new RegExp(`${pattern}$`, 's'), groups };
+}
+
+/** Parses `--collector.lustre_jobstats.jobid-format`: formats separated by commas, tried in order. */
+export function compileJobIdFormats(list: string): JobIdFormats {
+  const sources = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (sources.length === 0) throw new Error('no jobid format given (e.g. %j:%u:%H,%e.%u)');
+  return { formats: sources.map(compileOne) };
+}
+
+const MALFORMED: JobIdentity = { quality: 'malformed' };
+
+export function classifyJobId(id: string, formats: JobIdFormats): JobIdentity {
+  if (id.length === 0 || id.length > MAX_ID_LENGTH) return MALFORMED;
+  for (const format of formats.formats) {
+    const match = format.pattern.exec(id);
+    if (!match) continue;
+    let jobid: string | undefined;
+    let uid: number | undefined;
+    let process: string | undefined;
+    let hasJob = false;
+    for (const [i, code] of format.groups.entries()) {
+      const value = match[i + 1] ?? '';
+      if (code === 'j') {
+        hasJob = true;
+        if (value !== '') jobid = value;
+      } else if (code === 'u') {
+        uid = Number(value);
+      } else if (code === 'e') {
+        process = value;
+      }
+    }
+    if (uid !== undefined && !Number.isSafeInteger(uid)) continue;
+    if (hasJob && jobid !== undefined) return { quality: 'correct', jobid, ...(uid !== undefined ? { uid } : {}) };
+    return { quality: 'missing_jobid', ...(uid !== undefined ? { uid } : {}), ...(process !== undefined ? { process } : {}) };
+  }
+  return MALFORMED;
+}

@@ -1,0 +1,161 @@
+// The exported series of one target and who may have one (DESIGN 3.2, 3.3).
+//
+// - At most `maxJobs` jobs have their own series; membership is sticky: a job keeps its series until
+//   it has had no increment for `expiryMs`. Free slots go to the most active waiting jobs (requests in
+//   this scrape); the increments of every other job, and of malformed entries, go to jobid="_other".
+//   So no exported counter ever decreases or jumps, and the sum over jobid loses nothing.
+// - Counters are the exporter's own: values only ever grow by exact increments.
+// - A counter that appears after the exporter's first collection is exported at 0 in the scrape that
+//   creates it and carries its first increment from the next scrape on. Prometheus sees the series
+//   start at 0, so `increase()` over the job's life includes the first increment (a series born at
+//   its value would hide it). At the first collection, counters start at the file's values.
+import { u64Add, type U64 } from './u64.js';
+
+export interface SeriesLabels {
+  readonly jobid: string;
+  readonly user: string;
+  /** The executable (`%e`) of entries without a job id. */
+  readonly process?: string;
+}
+
+export interface SeriesState {
+  readonly key: string;
+  readonly labels: SeriesLabels;
+  /** Value per field number; undefined while the field has never moved. */
+  readonly values: (U64 | undefined)[];
+  /** Scrape in which each field first got a value (exported as 0 then); -1 at the first collection. */
+  readonly bornAt: number[];
+  lastCredit: number;
+}
+
+/** Increments of one scrape for one series key. */
+export interface SeriesGroup {
+  readonly key: string;
+  readonly labels: SeriesLabels;
+  readonly deltas: (U64 | undefined)[];
+  activity: number;
+}
+
+export const OTHER_KEY = '\u0001other';
+export const OTHER_LABELS: SeriesLabels = { jobid: '_other', user: '_other' };
+
+export function seriesKey(labels: SeriesLabels): string {
+  return `${labels.jobid}\u0000${labels.user}\u0000${labels.process ?? ''}`;
+}
+
+export function mergeDeltas(into: (U64 | undefined)[], from: readonly (U64 | undefined)[]): void {
+  for (let f = 0; f < from.length; f += 1) {
+    const d = from[f];
+    if (d === undefined || d === 0) continue;
+    const before = into[f];
+    into[f] = before === undefined ? d : u64Add(before, d);
+  }
+}
+
+function moreActive(a: SeriesGroup, b: SeriesGroup): boolean {
+  return a.activity > b.activity || (a.activity === b.activity && a.key < b.key);
+}
+
+/** The `k` most active groups, without sorting all of them (there can be 100,000 waiting). */
+export function mostActive(groups: readonly SeriesGroup[], k: number): SeriesGroup[] {
+  if (k <= 0) return [];
+  if (groups.length <= k) return [...groups];
+  const best: SeriesGroup[] = []; // sorted, most active first
+  for (const g of groups) {
+    if (best.length === k && !moreActive(g, best[k - 1]!)) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (moreActive(g, best[mid]!)) hi = mid;
+      else lo = mid + 1;
+    }
+    best.splice(lo, 0, g);
+    if (best.length > k) best.pop();
+  }
+  return best;
+}
+
+export class SeriesBook {
+  readonly series = new Map<string, SeriesState>();
+  private members = 0;
+  /** Jobs whose series expired, since start. */
+  expiredTotal = 0;
+  /** Jobs whose increments went to `_other` in the last scrape for want of a slot. */
+  foldedJobs = 0;
+
+  constructor(
+    private readonly maxJobs: number,
+    private readonly expiryMs: number,
+  ) {}
+
+  get memberCount(): number {
+    return this.members;
+  }
+
+  /** Hands one scrape's increments to series. `groups` is keyed by seriesKey (OTHER_KEY for malformed). */
+  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean): void {
+    // Expire first, so the slots freed now go to waiting jobs in this same scrape.
+    for (const [key, s] of this.series) {
+      if (key === OTHER_KEY || groups.has(key) || now - s.lastCredit < this.expiryMs) continue;
+      this.series.delete(key);
+      this.members -= 1;
+      this.expiredTotal += 1;
+    }
+    const waiting: SeriesGroup[] = [];
+    for (const [key, g] of groups) {
+      if (key === OTHER_KEY) continue;
+      const s = this.series.get(key);
+      if (s) this.apply(s, g.deltas, now, epoch, baseline);
+      else waiting.push(g);
+    }
+    const chosen = new Set(mostActive(waiting, this.maxJobs - this.members));
+    const folded: (U64 | undefined)[] = [];
+    const malformed = groups.get(OTHER_KEY);
+    if (malformed) mergeDeltas(folded, malformed.deltas);
+    this.foldedJobs = 0;
+    for (const g of waiting) {
+      if (chosen.has(g)) {
+        this.members += 1;
+        this.apply(this.create(g.key, g.labels), g.deltas, now, epoch, baseline);
+      } else {
+        this.foldedJobs += 1;
+        mergeDeltas(folded, g.deltas);
+      }
+    }
+    const other = this.series.get(OTHER_KEY);
+    if (folded.some((d) => d !== undefined && d !== 0)) {
+      this.apply(other ?? this.create(OTHER_KEY, OTHER_LABELS), folded, now, epoch, baseline);
+    } else if (other && now - other.lastCredit >= this.expiryMs) {
+      this.series.delete(OTHER_KEY);
+    }
+  }
+
+  private create(key: string, labels: SeriesLabels): SeriesState {
+    const s: SeriesState = { key, labels, values: [], bornAt: [], lastCredit: 0 };
+    this.series.set(key, s);
+    return s;
+  }
+
+  private apply(s: SeriesState, deltas: readonly (U64 | undefined)[], now: number, epoch: number, baseline: boolean): void {
+    for (let f = 0; f < deltas.length; f += 1) {
+      const d = deltas[f];
+      if (d === undefined || d === 0) continue;
+      const before = s.values[f];
+      if (before === undefined) {
+        s.values[f] = d;
+        s.bornAt[f] = baseline ? -1 : epoch;
+      } else {
+        s.values[f] = u64Add(before, d);
+      }
+    }
+    s.lastCredit = now;
+  }
+}
+
+/** The value to expose for field `f` of `s` in scrape `epoch` (0 in the scrape that created it). */
+export function exportedValue(s: SeriesState, f: number, epoch: number): U64 | undefined {
+  const v = s.values[f];
+  if (v === undefined) return undefined;
+  return s.bornAt[f] === epoch ? 0 : v;
+}

@@ -1,0 +1,309 @@
+// Parser of Lustre `job_stats`: `/proc/fs/lustre/{mdt,obdfilter}/<target>/job_stats` (and the same
+// file under /sys/fs/lustre or /sys/kernel/debug/lustre), or `lctl get_param *.*.job_stats` output
+// with its `<type>.<target>.job_stats=` framing and several targets in one dump.
+//
+// Every shape from Lustre 2.4 to 2.17 (see shared/notes/lustre-formats.md):
+//   job_stats:                                   (absent in an empty 2.17 file)
+//   - job_id:          1234:5000:node1           (2.15.2+: "quoted\x3Aescaped")
+//     snapshot_time:   1510782606                (2.15.0/1: `snapshot_time   : 1896533.4 secs.nsecs`)
+//     start_time:      1723102025.057286226 secs.nsecs
+//     read_bytes:      { samples: 1, unit: bytes, min:    4096, max:16777216, sum: 4096[, sumsq: N][, hist: { 4K: 1 }] }
+//     open:            { samples: 5, unit:  reqs }           (2.14+: unit: usecs, min, max, sum, sumsq)
+//
+// It is a hand-written scanner over the bytes: 20,000 entries of 2.14 OST stats are ~45 MB, and a
+// regular expression per line (or a string per line) costs several times the read itself. Only the
+// values the exporter uses (samples, sum) become numbers; min/max/sumsq/hist are checked and skipped.
+// It never throws on input: lines it cannot read are reported to the visitor and skipped.
+import { normalizeU64, type U64 } from '../lustre/u64.js';
+
+/** One job_stats entry, as a view that the scanner reuses for the next entry: copy what you keep. */
+export interface JobStatsEntryView {
+  /** The job id exactly as printed (quotes and `\xHH` escapes kept): the identity of the entry. */
+  rawId: string;
+  /** `start_time` (2.15+) in seconds, a new value means Lustre restarted the entry; NaN if absent. */
+  startTime: number;
+  /** Number of counter lines in the arrays below. */
+  count: number;
+  readonly names: string[];
+  readonly units: string[];
+  readonly samples: U64[];
+  /** `sum` of the counter, or -1 when the line has none (`unit: reqs` before 2.14). */
+  readonly sums: U64[];
+}
+
+export interface JobStatsVisitor {
+  /** `lctl get_param` framing: the following entries belong to this target (`mdt`, `es01a-MDT0000`). */
+  target?(kind: string, target: string): void;
+  entry(entry: JobStatsEntryView): void;
+  /** A line that fits no job_stats shape; it was skipped. */
+  malformed?(): void;
+}
+
+export interface JobStatsScanResult {
+  readonly entries: number;
+  readonly malformedLines: number;
+}
+
+const NL = 10;
+const CR = 13;
+const SPACE = 32;
+const TAB = 9;
+const DASH = 45;
+const COLON = 58;
+const COMMA = 44;
+const EQUALS = 61;
+const LBRACE = 123;
+const RBRACE = 125;
+const DOT = 46;
+const ZERO = 48;
+const NINE = 57;
+
+const JOB_ID = Buffer.from('- job_id:', 'latin1');
+const JOB_STATS_SUFFIX = '.job_stats';
+
+/**
+ * Counter and unit names repeat on every line. Turning each into a fresh string costs more than the
+ * rest of the line, so names are looked up by a hash of their bytes and verified byte by byte.
+ */
+const namesByHash = new Map<number, string>();
+function internBytes(buf: Buffer, start: number, end: number): string {
+  let hash = end - start;
+  for (let i = start; i < end; i += 1) hash = (Math.imul(hash, 31) + buf[i]!) | 0;
+  const known = namesByHash.get(hash);
+  if (known !== undefined && known.length === end - start) {
+    let same = true;
+    for (let i = 0; i < known.length; i += 1) {
+      if (known.charCodeAt(i) !== buf[start + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return known;
+  }
+  const text = buf.toString('latin1', start, end);
+  // Bounded: garbage input must not grow this table without limit.
+  if (known === undefined && namesByHash.size < 4096) namesByHash.set(hash, text);
+  return text;
+}
+
+function isNameByte(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= ZERO && c <= NINE) || c === 95;
+}
+
+class Scanner {
+  private pos = 0;
+  private lineEnd = 0;
+  private entries = 0;
+  private malformedLines = 0;
+  private inEntry = false;
+  /** Inside an `lctl get_param` value that is not a job_stats parameter: skip until the next header. */
+  private skipping = false;
+  private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, names: [], units: [], samples: [], sums: [] };
+  // Scratch results of readNumber(): -1 means no number there.
+  private num: U64 = 0;
+
+  constructor(
+    private readonly buf: Buffer,
+    private readonly visitor: JobStatsVisitor,
+  ) {}
+
+  run(): JobStatsScanResult {
+    const { buf } = this;
+    let start = 0;
+    while (start < buf.length) {
+      let eol = buf.indexOf(NL, start);
+      if (eol < 0) eol = buf.length;
+      let end = eol;
+      if (end > start && buf[end - 1] === CR) end -= 1;
+      this.pos = start;
+      this.lineEnd = end;
+      this.line(start);
+      start = eol + 1;
+    }
+    this.flush();
+    return { entries: this.entries, malformedLines: this.malformedLines };
+  }
+
+  private bad(): void {
+    this.malformedLines += 1;
+    this.visitor.malformed?.();
+  }
+
+  private flush(): void {
+    if (!this.inEntry) return;
+    this.inEntry = false;
+    this.entries += 1;
+    this.visitor.entry(this.view);
+  }
+
+  private skipSpaces(): void {
+    const { buf } = this;
+    while (this.pos < this.lineEnd && (buf[this.pos] === SPACE || buf[this.pos] === TAB)) this.pos += 1;
+  }
+
+  private line(lineStart: number): void {
+    this.skipSpaces();
+    if (this.pos >= this.lineEnd) return; // blank line
+    if (this.buf[this.pos] === DASH) return this.jobIdLine();
+    // lctl headers start in column 1; so does 2.15.0's `snapshot_time   :`, which frameLine() declines.
+    if (this.pos === lineStart && this.frameLine()) return;
+    if (this.skipping) return;
+    this.keyLine();
+  }
+
+  /** `- job_id:          <id>` starts an entry. */
+  private jobIdLine(): void {
+    if (this.skipping) return;
+    const { buf } = this;
+    if (this.lineEnd - this.pos < JOB_ID.length || buf.compare(JOB_ID, 0, JOB_ID.length, this.pos, this.pos + JOB_ID.length) !== 0) return this.bad();
+    this.flush();
+    this.pos += JOB_ID.length;
+    this.skipSpaces();
+    let end = this.lineEnd;
+    while (end > this.pos && (buf[end - 1] === SPACE || buf[end - 1] === TAB)) end -= 1;
+    const v = this.view;
+    v.rawId = buf.toString('latin1', this.pos, end);
+    v.startTime = NaN;
+    v.count = 0;
+    this.inEntry = true;
+  }
+
+  /**
+   * `job_stats:` or an `lctl get_param` header `obdfilter.fs-OST0000.job_stats=` (its value may follow
+   * on the same line). Returns false when the line is something else.
+   */
+  private frameLine(): boolean {
+    const { buf } = this;
+    let p = this.pos;
+    while (p < this.lineEnd && buf[p] !== EQUALS && buf[p] !== COLON && buf[p] !== SPACE) p += 1;
+    if (p < this.lineEnd && buf[p] === EQUALS) {
+      this.flush();
+      const param = buf.toString('latin1', this.pos, p);
+      const firstDot = param.indexOf('.');
+      if (firstDot > 0 && param.endsWith(JOB_STATS_SUFFIX) && param.length > firstDot + 1 + JOB_STATS_SUFFIX.length) {
+        this.skipping = false;
+        this.visitor.target?.(param.slice(0, firstDot), param.slice(firstDot + 1, param.length - JOB_STATS_SUFFIX.length));
+      } else {
+        // Another parameter of a multi-parameter dump: not ours, skip its value.
+        this.skipping = true;
+      }
+      this.pos = p + 1;
+      this.skipSpaces();
+      if (this.pos < this.lineEnd && !this.skipping) this.keyLine();
+      return true;
+    }
+    return false;
+  }
+
+  /** `name: value`, `name   : value` (2.15.0/1) or `name: { samples: … }`. */
+  private keyLine(): void {
+    const { buf } = this;
+    const nameStart = this.pos;
+    while (this.pos < this.lineEnd && isNameByte(buf[this.pos] ?? 0)) this.pos += 1;
+    const nameEnd = this.pos;
+    this.skipSpaces();
+    if (nameEnd === nameStart || buf[this.pos] !== COLON) return this.bad();
+    this.pos += 1;
+    this.skipSpaces();
+    if (buf[this.pos] === LBRACE) {
+      if (!this.inEntry) return this.bad();
+      return this.counter(nameStart, nameEnd);
+    }
+    const nameLength = nameEnd - nameStart;
+    if (nameLength === 9 && buf.toString('latin1', nameStart, nameEnd) === 'job_stats') {
+      if (this.pos < this.lineEnd) this.bad();
+      return;
+    }
+    if (nameLength === 10 && this.inEntry && buf.toString('latin1', nameStart, nameEnd) === 'start_time') {
+      this.view.startTime = this.readSeconds();
+    }
+    // snapshot_time, elapsed_time and fields of future versions carry nothing we export.
+  }
+
+  /** `1723102025.057286226 secs.nsecs` → seconds (NaN if not a number). */
+  private readSeconds(): number {
+    const { buf } = this;
+    const start = this.pos;
+    while (this.pos < this.lineEnd && ((buf[this.pos]! >= ZERO && buf[this.pos]! <= NINE) || buf[this.pos] === DOT)) this.pos += 1;
+    return this.pos > start ? Number(buf.toString('latin1', start, this.pos)) : NaN;
+  }
+
+  /** Reads an unsigned decimal at pos into this.num; false if there is none. */
+  private readNumber(convert: boolean): boolean {
+    const { buf } = this;
+    const start = this.pos;
+    let value = 0;
+    while (this.pos < this.lineEnd) {
+      const c = buf[this.pos]!;
+      if (c < ZERO || c > NINE) break;
+      if (convert) value = value * 10 + (c - ZERO);
+      this.pos += 1;
+    }
+    const digits = this.pos - start;
+    if (digits === 0) return false;
+    // Up to 15 digits the double above is exact; longer values go through BigInt.
+    if (convert) this.num = digits <= 15 ? value : normalizeU64(BigInt(buf.toString('latin1', start, this.pos)));
+    return true;
+  }
+
+  /** `{ samples: N, unit: U[, min: N, max: N, sum: N][, sumsq: N][, hist: { 4K: 1, … }] }` */
+  private counter(nameStart: number, nameEnd: number): void {
+    const { buf } = this;
+    this.pos += 1; // {
+    let samples: U64 = -1;
+    let sum: U64 = -1;
+    let unit = '';
+    let closed = false;
+    while (this.pos < this.lineEnd) {
+      this.skipSpaces();
+      if (buf[this.pos] === RBRACE) {
+        this.pos += 1;
+        closed = true;
+        break;
+      }
+      const keyStart = this.pos;
+      while (this.pos < this.lineEnd && isNameByte(buf[this.pos]!)) this.pos += 1;
+      const keyLength = this.pos - keyStart;
+      if (keyLength === 0 || buf[this.pos] !== COLON) return this.bad();
+      this.pos += 1;
+      this.skipSpaces();
+      const k0 = buf[keyStart];
+      if (keyLength === 4 && k0 === 117 /* unit */) {
+        const unitStart = this.pos;
+        while (this.pos < this.lineEnd && isNameByte(buf[this.pos]!)) this.pos += 1;
+        if (this.pos === unitStart) return this.bad();
+        unit = internBytes(buf, unitStart, this.pos);
+      } else if (keyLength === 4 && k0 === 104 /* hist */) {
+        if (buf[this.pos] !== LBRACE) return this.bad();
+        // The buckets (`4K: 3, 1M: 5`) are not exported: skip to the closing brace of this line.
+        while (this.pos < this.lineEnd && buf[this.pos] !== RBRACE) this.pos += 1;
+        if (this.pos >= this.lineEnd) return this.bad();
+        this.pos += 1;
+      } else {
+        const isSamples = keyLength === 7 && k0 === 115 && buf[keyStart + 1] === 97; // samples
+        const isSum = keyLength === 3 && k0 === 115 && buf[keyStart + 1] === 117; // sum
+        if (!this.readNumber(isSamples || isSum)) return this.bad();
+        if (isSamples) samples = this.num;
+        else if (isSum) sum = this.num;
+      }
+      this.skipSpaces();
+      if (buf[this.pos] === COMMA) this.pos += 1;
+      else if (buf[this.pos] !== RBRACE) return this.bad();
+    }
+    this.skipSpaces();
+    if (!closed || samples === -1 || this.pos !== this.lineEnd) return this.bad();
+    const v = this.view;
+    const i = v.count;
+    v.names[i] = internBytes(buf, nameStart, nameEnd);
+    v.units[i] = unit;
+    v.samples[i] = samples;
+    v.sums[i] = sum;
+    v.count = i + 1;
+  }
+}
+
+/** Scans one job_stats text (raw file or `lctl get_param` output), calling the visitor per entry. */
+export function scanJobStats(input: Uint8Array | string, visitor: JobStatsVisitor): JobStatsScanResult {
+  const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  return new Scanner(buf, visitor).run();
+}
