@@ -25,6 +25,8 @@ export interface SeriesState {
   readonly values: (U64 | undefined)[];
   /** Scrape in which each field first got a value (exported as 0 then); -1 at the first collection. */
   readonly bornAt: number[];
+  /** Latest scrape that created a field: until the next one has shown its value, no expiry. */
+  lastBornEpoch: number;
   lastCredit: number;
 }
 
@@ -97,7 +99,7 @@ export class SeriesBook {
   settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean): void {
     // Expire first, so the slots freed now go to waiting jobs in this same scrape.
     for (const [key, s] of this.series) {
-      if (key === OTHER_KEY || groups.has(key) || now - s.lastCredit < this.expiryMs) continue;
+      if (key === OTHER_KEY || groups.has(key) || !this.expired(s, now, epoch)) continue;
       this.series.delete(key);
       this.members -= 1;
       this.expiredTotal += 1;
@@ -126,13 +128,21 @@ export class SeriesBook {
     const other = this.series.get(OTHER_KEY);
     if (folded.some((d) => d !== undefined && d !== 0)) {
       this.apply(other ?? this.create(OTHER_KEY, OTHER_LABELS), folded, now, epoch, baseline);
-    } else if (other && now - other.lastCredit >= this.expiryMs) {
+    } else if (other && this.expired(other, now, epoch)) {
       this.series.delete(OTHER_KEY);
     }
   }
 
+  /**
+   * Idle for the expiry, and every value already shown once: a counter created in the previous scrape
+   * was exported as 0 there, so dropping it now would hide its first increment from Prometheus.
+   */
+  private expired(s: SeriesState, now: number, epoch: number): boolean {
+    return now - s.lastCredit >= this.expiryMs && s.lastBornEpoch < epoch - 1;
+  }
+
   private create(key: string, labels: SeriesLabels): SeriesState {
-    const s: SeriesState = { key, labels, values: [], bornAt: [], lastCredit: 0 };
+    const s: SeriesState = { key, labels, values: [], bornAt: [], lastBornEpoch: -1, lastCredit: 0 };
     this.series.set(key, s);
     return s;
   }
@@ -145,6 +155,7 @@ export class SeriesBook {
       if (before === undefined) {
         s.values[f] = d;
         s.bornAt[f] = baseline ? -1 : epoch;
+        if (!baseline) s.lastBornEpoch = epoch;
       } else {
         s.values[f] = u64Add(before, d);
       }

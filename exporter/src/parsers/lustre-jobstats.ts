@@ -307,3 +307,39 @@ export function scanJobStats(input: Uint8Array | string, visitor: JobStatsVisito
   const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   return new Scanner(buf, visitor).run();
 }
+
+export interface JobStatsCounter {
+  readonly name: string;
+  readonly unit: string;
+  readonly samples: U64;
+  /** undefined when the line has no sum (`unit: reqs` before 2.14). */
+  readonly sum: U64 | undefined;
+}
+
+export interface JobStatsEntry {
+  /** The target from `lctl get_param` framing; undefined in a raw file. */
+  readonly target: string | undefined;
+  readonly kind: string | undefined;
+  readonly rawId: string;
+  readonly startTime: number;
+  readonly counters: readonly JobStatsCounter[];
+}
+
+/** Materialised form of scanJobStats() for tests and small inputs (the collector streams instead). */
+export function parseJobStats(input: Uint8Array | string): { entries: JobStatsEntry[]; malformedLines: number } {
+  const entries: JobStatsEntry[] = [];
+  let kind: string | undefined;
+  let target: string | undefined;
+  const result = scanJobStats(input, {
+    target(k, t) {
+      kind = k;
+      target = t;
+    },
+    entry(v) {
+      const counters: JobStatsCounter[] = [];
+      for (let i = 0; i < v.count; i += 1) counters.push({ name: v.names[i]!, unit: v.units[i]!, samples: v.samples[i]!, sum: v.sums[i] === -1 ? undefined : v.sums[i] });
+      entries.push({ target, kind, rawId: v.rawId, startTime: v.startTime, counters });
+    },
+  });
+  return { entries, malformedLines: result.malformedLines };
+}

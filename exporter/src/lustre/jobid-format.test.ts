@@ -1,0 +1,58 @@
+// Identifier classification by the site's jobid_name formats, with the production shapes from the
+// Puhti study (DESIGN 3.3), and the decoding of quoted/escaped ids.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { classifyJobId, compileJobIdFormats, type JobIdentity } from './jobid-format.js';
+import { decodeJobId } from '../parsers/lustre-jobid.js';
+
+const defaults = compileJobIdFormats('%j:%u:%H,%e.%u');
+
+const cases: readonly [string, string, JobIdentity][] = [
+  ['%j:%u:%H,%e.%u', '11317854:17627127:r01c01', { quality: 'correct', jobid: '11317854', uid: 17627127 }],
+  ['%j:%u:%H,%e.%u', ':17627127:r01c01', { quality: 'missing_jobid', uid: 17627127 }],
+  ['%j:%u:%H,%e.%u', '11317854:17627127:r01c01.bullx', { quality: 'malformed' }],
+  ['%j:%u:%H,%e.%u', 'wget.', { quality: 'malformed' }],
+  ['%j:%u:%H,%e.%u', '11317854', { quality: 'malformed' }],
+  ['%j:%u:%H,%e.%u', 'cp.0', { quality: 'missing_jobid', uid: 0, process: 'cp' }],
+  ['%j:%u:%H,%e.%u', 'python3.9.1000', { quality: 'missing_jobid', uid: 1000, process: 'python3.9' }],
+  ['%j:%u:%H,%e.%u', 'SLURM_JOB10:0:es18kxe-co-client', { quality: 'correct', jobid: 'SLURM_JOB10', uid: 0 }],
+  ['%j:%u:%H,%e.%u', 'node_exporter:989:es-2-virt3-co', { quality: 'correct', jobid: 'node_exporter', uid: 989 }],
+  ['%j:%u:%H,%e.%u', '', { quality: 'malformed' }],
+  ['%j:%u:%H,%j:%u:%h', '11317854:17627127:r01c01.bullx', { quality: 'correct', jobid: '11317854', uid: 17627127 }],
+  ['%j', '24', { quality: 'correct', jobid: '24' }],
+  ['%j', 'cluster-testjob1', { quality: 'correct', jobid: 'cluster-testjob1' }],
+  ['%e.%u', 'dd.0', { quality: 'missing_jobid', uid: 0, process: 'dd' }],
+  ['%j.%g.%p', '77.100.4242', { quality: 'correct', jobid: '77' }],
+  ['%j:%u', '5:99999999999999999999', { quality: 'malformed' }],
+];
+
+for (const [formats, id, expected] of cases) {
+  test(`jobid format ${formats}: "${id}" is ${expected.quality}`, () => {
+    assert.deepEqual(classifyJobId(id, compileJobIdFormats(formats)), expected);
+  });
+}
+
+test('jobid format: unknown codes and empty lists are flag errors', () => {
+  assert.throws(() => compileJobIdFormats('%j:%x'), /unknown jobid_name code "%x"/);
+  assert.throws(() => compileJobIdFormats(' , '), /no jobid format/);
+  assert.throws(() => compileJobIdFormats('plain'), /no % code/);
+  assert.equal(compileJobIdFormats('%j%%').formats.length, 1);
+});
+
+test('jobid format: ids longer than any Lustre id are malformed without matching', () => {
+  assert.equal(classifyJobId(`${'9'.repeat(300)}:1:h`, defaults).quality, 'malformed');
+});
+
+test('decodeJobId: quotes and \\xHH escapes (2.15.2+), raw ids unchanged', () => {
+  assert.equal(decodeJobId('"kworker\\x2F86\\x3A1.0"'), 'kworker/86:1.0');
+  assert.equal(decodeJobId('"123\\x3A1000\\x3Anode1"'), '123:1000:node1');
+  assert.equal(decodeJobId('"SLURM_JOB10:0:es18kxe-co-client"'), 'SLURM_JOB10:0:es18kxe-co-client');
+  assert.equal(decodeJobId('SLURM_JOB10'), 'SLURM_JOB10');
+  assert.equal(decodeJobId('"caf\\xC3\\xA9"'), 'café');
+  assert.equal(decodeJobId('"bad\\xZZ"'), 'bad\\xZZ');
+  assert.equal(decodeJobId('"'), '"');
+  // An unquoted id is not unescaped (before 2.15.2 a backslash was printed as itself).
+  assert.equal(decodeJobId('a\\x3Ab'), 'a\\x3Ab');
+  // Raw UTF-8 bytes (read as latin1) decode as UTF-8.
+  assert.equal(decodeJobId(Buffer.from('jöb', 'utf8').toString('latin1')), 'jöb');
+});

@@ -1,0 +1,247 @@
+// Table-driven tests of the job_stats scanner: every shape of every Lustre version, the real captured
+// files, malformed lines, and property tests (any input: no throw, no negative value).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { parseJobStats, scanJobStats } from './lustre-jobstats.js';
+
+const fixture = (path: string): string => readFileSync(new URL(`../../../test/fixtures/lustre/${path}`, import.meta.url), 'utf8');
+
+const V210 = `job_stats:
+- job_id:          24
+  snapshot_time:   1510782606
+  read_bytes:      { samples:           0, unit: bytes, min:       0, max:       0, sum:               0 }
+  write_bytes:     { samples:       64575, unit: bytes, min:    4096, max: 4194304, sum:    215147593728 }
+  punch:           { samples:           1, unit:  reqs }
+`;
+
+const V214 = `job_stats:
+- job_id:          "SLURM_JOB10:0:es18kxe-co-client"
+  snapshot_time:   1723114647.887515895 secs.nsecs
+  start_time:      1723102025.057286226 secs.nsecs
+  elapsed_time:    12622.830229669 secs.nsecs
+  read_bytes:      { samples:           0, unit: bytes, min:        0, max:        0, sum:                0, sumsq:                  0, hist: {  } }
+  write_bytes:     { samples:         861, unit: bytes, min:    24576, max: 16777216, sum:      11025514496, sumsq: 166242808078794752, hist: { 32K: 1, 64K: 1, 16M: 666 } }
+  write:           { samples:         861, unit: usecs, min:       65, max:    34699, sum:          7304967, sumsq:        80724646151 }
+`;
+
+// 2.15.0/2.15.1: unindented header with the colon after the padding, boot-relative times.
+const V2150 = `job_stats:
+- job_id:          1234:5000:node1
+snapshot_time   : 1896533.424837288 secs.nsecs
+start_time      : 1896000.000000001 secs.nsecs
+elapsed_time    : 533.424837287 secs.nsecs
+  open:            { samples:          12, unit: usecs, min:       10, max:       90, sum:              300, sumsq:              12000 }
+`;
+
+interface Case {
+  readonly name: string;
+  readonly text: string;
+  readonly ids: readonly string[];
+  readonly malformed: number;
+  readonly check?: (parsed: ReturnType<typeof parseJobStats>) => void;
+}
+
+const cases: readonly Case[] = [
+  { name: 'empty file (2.17 with no jobs)', text: '', ids: [], malformed: 0 },
+  { name: 'bare header (before 2.17 with no jobs)', text: 'job_stats:\n', ids: [], malformed: 0 },
+  { name: 'header without final newline', text: 'job_stats:', ids: [], malformed: 0 },
+  {
+    name: '2.10: reqs lines, min/max/sum, integer snapshot',
+    text: V210,
+    ids: ['24'],
+    malformed: 0,
+    check: ({ entries }) => {
+      const [e] = entries;
+      assert.deepEqual(e?.counters.map((c) => [c.name, c.unit, c.samples, c.sum]), [
+        ['read_bytes', 'bytes', 0, 0],
+        ['write_bytes', 'bytes', 64575, 215147593728],
+        ['punch', 'reqs', 1, undefined],
+      ]);
+      assert.ok(Number.isNaN(e?.startTime));
+    },
+  },
+  {
+    name: 'min:16777216 with no space (pre-2.15 width overflow)',
+    text: 'job_stats:\n- job_id:          x\n  write_bytes:     { samples:          25, unit: bytes, min: 1048576, max:16777216, sum:        26214400 }\n',
+    ids: ['x'],
+    malformed: 0,
+    check: ({ entries }) => assert.equal(entries[0]?.counters[0]?.sum, 26214400),
+  },
+  {
+    name: '2.14+: quoted id, start_time, usecs with sumsq, hist (empty and full)',
+    text: V214,
+    ids: ['"SLURM_JOB10:0:es18kxe-co-client"'],
+    malformed: 0,
+    check: ({ entries }) => {
+      const e = entries[0]!;
+      assert.equal(e.startTime, 1723102025.057286226);
+      assert.deepEqual(e.counters.map((c) => [c.name, c.unit, c.samples, c.sum]), [
+        ['read_bytes', 'bytes', 0, 0],
+        ['write_bytes', 'bytes', 861, 11025514496],
+        ['write', 'usecs', 861, 7304967],
+      ]);
+    },
+  },
+  {
+    name: '2.15.0/1: unindented `snapshot_time   :` header lines',
+    text: V2150,
+    ids: ['1234:5000:node1'],
+    malformed: 0,
+    check: ({ entries }) => {
+      assert.equal(entries[0]?.startTime, 1896000.000000001);
+      assert.equal(entries[0]?.counters[0]?.sum, 300);
+    },
+  },
+  {
+    name: '2.15.2+: \\xHH escapes are kept raw (decoded elsewhere)',
+    text: 'job_stats:\n- job_id:          "kworker\\x2F86\\x3A1.0"\n  open:            { samples:           1, unit: usecs, min: 1, max: 1, sum: 1, sumsq: 1 }\n',
+    ids: ['"kworker\\x2F86\\x3A1.0"'],
+    malformed: 0,
+  },
+  {
+    name: 'operation names of 15+ characters get no padding',
+    text: 'job_stats:\n- job_id:          a\n  parallel_rename_file: { samples:           3, unit: usecs, min: 1, max: 1, sum: 9, sumsq: 27 }\n  crossdir_rename: { samples:           2, unit:  reqs }\n',
+    ids: ['a'],
+    malformed: 0,
+    check: ({ entries }) => assert.deepEqual(entries[0]?.counters.map((c) => c.name), ['parallel_rename_file', 'crossdir_rename']),
+  },
+  {
+    name: 'u64 beyond 2^53 stays exact (BigInt)',
+    text: 'job_stats:\n- job_id:          big\n  write_bytes:     { samples: 18446744073709551615, unit: bytes, min: 0, max: 0, sum: 9007199254740993, sumsq: 18386454136297095168 }\n',
+    ids: ['big'],
+    malformed: 0,
+    check: ({ entries }) => {
+      assert.equal(entries[0]?.counters[0]?.samples, 18446744073709551615n);
+      assert.equal(entries[0]?.counters[0]?.sum, 9007199254740993n);
+    },
+  },
+  {
+    name: '16-digit values that fit 2^53 come back as numbers',
+    text: 'job_stats:\n- job_id:          n\n  open: { samples: 1234567890123456, unit: reqs }\n',
+    ids: ['n'],
+    malformed: 0,
+    check: ({ entries }) => assert.equal(entries[0]?.counters[0]?.samples, 1234567890123456),
+  },
+  {
+    name: 'CRLF line ends',
+    text: 'job_stats:\r\n- job_id:          w\r\n  open:            { samples:           2, unit:  reqs }\r\n',
+    ids: ['w'],
+    malformed: 0,
+  },
+  {
+    name: '2.12–2.14: a raw space inside the id is kept, trailing blanks are not',
+    text: 'job_stats:\n- job_id:          my job  \n  open: { samples: 1, unit: reqs }\n',
+    ids: ['my job'],
+    malformed: 0,
+  },
+  {
+    name: 'lctl framing: several targets, one empty on the header line',
+    text: `obdfilter.fs-OST0000.job_stats=\n${V210}obdfilter.fs-OST0001.job_stats=job_stats:\nmdt.fs-MDT0000.job_stats=\njob_stats:\n- job_id:          m\n  open: { samples: 4, unit: reqs }\n`,
+    ids: ['24', 'm'],
+    malformed: 0,
+    check: ({ entries }) => assert.deepEqual(entries.map((e) => [e.kind, e.target]), [['obdfilter', 'fs-OST0000'], ['mdt', 'fs-MDT0000']]),
+  },
+  {
+    name: 'lctl dump with other parameters: their values are skipped',
+    text: `mdt.fs-MDT0000.md_stats=\nsnapshot_time             1 secs.nsecs\nopen                      5 samples [reqs]\nmdt.fs-MDT0000.job_stats=\n${V210}`,
+    ids: ['24'],
+    malformed: 0,
+  },
+  {
+    name: 'truncated last line (read cut short) is malformed, the rest is kept',
+    text: `${V210}- job_id:          25\n  read_bytes:      { samples:           3, unit: bytes, min: 1, max`,
+    ids: ['24', '25'],
+    malformed: 1,
+    check: ({ entries }) => assert.equal(entries[1]?.counters.length, 0),
+  },
+  {
+    name: 'garbage lines are counted, not fatal',
+    text: 'job_stats:\n- job_id:          g\n  open:            { samples: -1, unit: reqs }\n  close: { samples: 1, unit: reqs } trailing\n  stat: { unit: reqs }\n{ samples: 1 }\nwhatever\n- jobid: nope\n  setattr: { samples: 7, unit: reqs }\n',
+    ids: ['g'],
+    malformed: 6,
+    check: ({ entries }) => assert.deepEqual(entries[0]?.counters.map((c) => [c.name, c.samples]), [['setattr', 7]]),
+  },
+  { name: 'counter before any job_id is malformed', text: 'job_stats:\n  open: { samples: 1, unit: reqs }\n', ids: [], malformed: 1 },
+];
+
+for (const c of cases) {
+  test(`job_stats parser: ${c.name}`, () => {
+    const parsed = parseJobStats(c.text);
+    assert.deepEqual(parsed.entries.map((e) => e.rawId), c.ids);
+    assert.equal(parsed.malformedLines, c.malformed);
+    c.check?.(parsed);
+  });
+}
+
+const fixtureCases: readonly [string, number, number][] = [
+  ['hp-2.10.1-mdt/proc/fs/lustre/mdt/lustrefs-MDT0000/job_stats', 15, 16],
+  ['hp-2.10.1-ost/proc/fs/lustre/obdfilter/lustrefs-OST0000/job_stats', 35, 12],
+  ['hp-2.10.1-ost-empty/proc/fs/lustre/obdfilter/lustrefs-OST0002/job_stats', 0, 0],
+  ['iml-2.4-era-ost/proc/fs/lustre/obdfilter/lustre-OST0000/job_stats', 2, 5],
+  ['telegraf-2.12-mdt/proc/fs/lustre/mdt/OST0001/job_stats', 2, 16],
+  ['telegraf-2.12-ost/proc/fs/lustre/obdfilter/OST0001/job_stats', 2, 12],
+  ['lctl/lctl_get_param.obdfilter.job_stats.txt', 16, 15],
+  ['lctl/lctl_get_param.mdt.job_stats.txt', 12, 24],
+];
+
+for (const [path, entries, counters] of fixtureCases) {
+  test(`job_stats parser: real capture ${path}`, () => {
+    const parsed = parseJobStats(fixture(path));
+    assert.equal(parsed.malformedLines, 0);
+    assert.equal(parsed.entries.length, entries);
+    for (const e of parsed.entries) assert.equal(e.counters.length, counters, e.rawId);
+  });
+}
+
+test('job_stats parser: the two-MDT lctl capture keeps each entry with its target', () => {
+  const { entries } = parseJobStats(fixture('lctl/lctl_get_param.mdt.job_stats.txt'));
+  assert.deepEqual([...new Set(entries.map((e) => e.target))], ['es01a-MDT0000', 'es02a-MDT0000']);
+  assert.equal(entries.filter((e) => e.target === 'es02a-MDT0000').length, 7);
+});
+
+test('job_stats parser: a buffer and a string give the same result', () => {
+  const text = fixture('lctl/lctl_get_param.obdfilter.job_stats.txt');
+  assert.deepEqual(parseJobStats(Buffer.from(text)), parseJobStats(text));
+});
+
+// Property tests: whatever the bytes, the scanner returns, and every value is a non-negative integer.
+function assertSane(input: string | Uint8Array): void {
+  const { entries } = parseJobStats(input);
+  for (const e of entries) {
+    for (const c of e.counters) {
+      assert.ok(typeof c.samples === 'bigint' ? c.samples >= 0n : Number.isSafeInteger(c.samples) && c.samples >= 0);
+      if (c.sum !== undefined) assert.ok(typeof c.sum === 'bigint' ? c.sum >= 0n : Number.isSafeInteger(c.sum) && c.sum >= 0);
+    }
+  }
+}
+
+test('job_stats parser (property): random bytes never throw', () => {
+  fc.assert(fc.property(fc.uint8Array({ maxLength: 2000 }), (bytes) => assertSane(bytes)), { numRuns: 500 });
+});
+
+test('job_stats parser (property): any truncation or splice of real captures never throws', () => {
+  const texts = fixtureCases.map(([p]) => fixture(p)).filter((t) => t.length > 0);
+  fc.assert(
+    fc.property(fc.nat(texts.length - 1), fc.nat(), fc.nat(), fc.string({ maxLength: 40 }), (which, cut, at, noise) => {
+      const text = texts[which]!;
+      const end = cut % (text.length + 1);
+      const where = at % (end + 1);
+      assertSane(text.slice(0, where) + noise + text.slice(where, end));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('job_stats parser (property): line-shaped noise never throws', () => {
+  const token = fc.constantFrom('- job_id:', 'job_stats:', '  open:', ' { samples:', ' 12', ', unit:', ' reqs', ' }', ', sum:', ', hist: {', ' 4K: 1', '=', 'mdt.x.job_stats=', '\n', '  ', '"', '\\x3A', '18446744073709551616');
+  fc.assert(fc.property(fc.array(token, { maxLength: 200 }), (tokens) => assertSane(tokens.join(''))), { numRuns: 500 });
+});
+
+test('scanJobStats: the entry view is reused, entries are counted', () => {
+  let seen = 0;
+  const result = scanJobStats(V210 + V210.replace('job_stats:\n', ''), { entry: () => (seen += 1) });
+  assert.equal(seen, 2);
+  assert.equal(result.entries, 2);
+});
