@@ -3,6 +3,8 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { exporterCommand, type ExporterCommandOptions } from './exporter-command.js';
+import { runCommand } from './run-command.js';
+import { preloadPathCommand } from './preload-path-command.js';
 
 export interface MainOptions {
   readonly exporter?: ExporterCommandOptions;
@@ -15,6 +17,7 @@ export function buildProgram(run: (action: () => Promise<number>) => void, optio
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions();
   program.addCommand(exporterCommand(run, options.exporter));
+  program.addCommand(runCommand(run)).addCommand(preloadPathCommand(run));
   return program;
 }
 

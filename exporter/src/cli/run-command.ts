@@ -1,0 +1,211 @@
+// `jobio run [options] -- CMD ARGS`: runs CMD with the profiler preloaded (children included) and a
+// private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
+// red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { hostname, tmpdir, constants as osConstants } from 'node:os';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { emptyCounters, addInto } from '../profiler/counters.js';
+import { JOBID_VARIABLES } from '../profiler/job-verifier.js';
+import { loadSeqpacketAddon } from '../profiler/native.js';
+import { ProfilerReceiver } from '../profiler/receiver.js';
+import { RunTotals } from '../profiler/run-totals.js';
+import type { RecordContext } from '../profiler/mistral-records.js';
+import { findProfilerLibrary, missingLibraryMessage } from './preload-path-command.js';
+import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
+import { isNetwork, RunOutput } from './run-output.js';
+import { ResourceSampler } from './run-resources.js';
+import { formatSummary } from './run-summary.js';
+
+/** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
+const DRAIN_TIMEOUT_MS = 3000;
+/** Signals forwarded to CMD. SIGINT and SIGQUIT are ignored instead, as time(1) does: the terminal sends them to CMD too. */
+const FORWARDED = ['SIGTERM', 'SIGHUP', 'SIGUSR1', 'SIGUSR2'] as const;
+const IGNORED = ['SIGINT', 'SIGQUIT'] as const;
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+export function runCommand(run: (action: () => Promise<number>) => void): Command {
+  const command = new Command('run')
+    .description('Run CMD under the I/O profiler (children included), print its red/yellow/green I/O summary to stderr and pass its exit status through.')
+    .usage('[options] -- CMD [ARGS...]')
+    .argument('<command...>', 'the command to profile, and its arguments (after --)')
+    .addOption(new Option('-o, --output <file>', 'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE.'))
+    .addOption(new Option('--timeframe <duration>', 'Length of the periodic records (whole seconds, e.g. 10s, 1m). Default 10s.'))
+    .addOption(new Option('--small-threshold <size>', 'Transfers below this are small (red). Default 32KiB.'))
+    .addOption(new Option('--large-threshold <size>', 'Transfers from this size up are large. Default 128MiB.'))
+    .addOption(new Option('--size-bins <binning>', 'Size ranges of read/write keys in --output: small-medium-large or pow2. Default small-medium-large.'))
+    .addOption(new Option('--sample-every <n>', 'Time 1 call in n (durations are scaled estimates). Default 16; 1 times every call.'))
+    .addOption(new Option('--sample-max-per-sec <n>', 'At most n timed calls per second per thread (0 = no cap). Default 0.'))
+    .addOption(new Option('--min-sampled <n>', 'Report durations only when at least n calls were timed. Default 10.'))
+    .addOption(new Option('--env <var>', 'Report this environment variable in every record (repeatable, or comma-separated).').argParser(collect))
+    .addOption(new Option('--network', 'Count socket I/O (connect, accept, send, recv) and write network records.'))
+    .addOption(new Option('--error-log <file>', "The profiler library's own messages go to FILE (never to CMD's output)."))
+    .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
+    .passThroughOptions();
+  command.action((argv: string[]) => run(() => runProfiled(argv, command.opts<Record<string, unknown>>())));
+  return command;
+}
+
+function flagsToRaw(flags: Record<string, unknown>): RawRunOptions {
+  return {
+    output: flags['output'],
+    timeframe: flags['timeframe'],
+    'small-threshold': flags['smallThreshold'],
+    'large-threshold': flags['largeThreshold'],
+    'size-bins': flags['sizeBins'],
+    'sample-every': flags['sampleEvery'],
+    'sample-max-per-sec': flags['sampleMaxPerSec'],
+    'min-sampled': flags['minSampled'],
+    env: flags['env'],
+    network: flags['network'],
+    'error-log': flags['errorLog'],
+  };
+}
+
+function recordContext(options: RunOptions): RecordContext {
+  const env = process.env;
+  const jobid = JOBID_VARIABLES.map((v) => env[v]).find((v) => v !== undefined && v !== '') ?? '';
+  return {
+    hostname: hostname(),
+    jobid,
+    jobgroupid: env['SLURM_ARRAY_JOB_ID'] ?? env['PBS_ARRAY_ID'] ?? env['LSB_BATCHID'] ?? '',
+    ...(options.env.length > 0 ? { environment: Object.fromEntries(options.env.map((v) => [v, env[v] ?? ''])) } : {}),
+    timeframeSec: options.timeframeSec,
+    io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
+  };
+}
+
+/** 128 + signal number, as shells report a command killed by a signal. */
+export function exitStatus(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const n = signal ? osConstants.signals[signal] : undefined;
+  return 128 + (n ?? 0);
+}
+
+async function drain(receiver: ProfilerReceiver): Promise<boolean> {
+  const until = Date.now() + DRAIN_TIMEOUT_MS;
+  for (;;) {
+    if (receiver.drained()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function runProfiled(argv: readonly string[], flags: Record<string, unknown>): Promise<number> {
+  let options: RunOptions;
+  try {
+    options = resolveRunOptions(typeof flags['config'] === 'string' ? readConfigFile(flags['config']) : {}, flagsToRaw(flags));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`jobio run: ${err.message}\n(run \`jobio run --help\` for usage)\n`);
+    return 2;
+  }
+  const [file, ...args] = argv;
+  if (file === undefined || file === '') {
+    process.stderr.write('jobio run: no command given: jobio run [options] -- CMD [ARGS...]\n');
+    return 2;
+  }
+  const library = findProfilerLibrary();
+  if (!library) {
+    process.stderr.write(missingLibraryMessage('jobio run'));
+    return 1;
+  }
+  let addon;
+  try {
+    addon = loadSeqpacketAddon();
+  } catch (err) {
+    process.stderr.write(`jobio run: ${(err as Error).message}\n`);
+    return 1;
+  }
+  let fd: number | undefined;
+  if (options.output !== undefined) {
+    try {
+      fd = openSync(options.output, 'w');
+    } catch (err) {
+      process.stderr.write(`jobio run: cannot write --output ${options.output}: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
+  // A private directory (0700) holds the socket: only this user's processes can reach it.
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-run-'));
+  const socketPath = join(dir, 'profiler.sock');
+  const startMs = Date.now();
+  const totals = new RunTotals(startMs);
+  let receiver: ProfilerReceiver | undefined;
+  const handlers = new Map<string, () => void>();
+  try {
+    receiver = new ProfilerReceiver({ socketPath, mode: 0o600, procfs: '/proc', sink: totals });
+    const before = addon.childrenUsage();
+    const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
+    const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...libraryEnvironment(options, socketPath), LD_PRELOAD: preload } });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: NodeJS.ErrnoException }>((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
+    });
+    for (const sig of FORWARDED) handlers.set(sig, () => child.kill(sig));
+    for (const sig of IGNORED) handlers.set(sig, () => undefined);
+    for (const [sig, h] of handlers) process.on(sig, h);
+
+    const sampler = child.pid !== undefined ? new ResourceSampler('/proc', child.pid, () => totals.second()) : undefined;
+    sampler?.start();
+    const output = new RunOutput(fd, recordContext(options), totals, sampler, options.network);
+    const frameMs = options.timeframeSec * 1000;
+    let nextFrame = 0;
+    let frameTimer: NodeJS.Timeout | undefined;
+    const scheduleFrame = (): void => {
+      // A little after the frame's end, so the library's last flush of that second has arrived.
+      frameTimer = setTimeout(() => {
+        output.frame(nextFrame * options.timeframeSec, (nextFrame + 1) * options.timeframeSec, startMs + (nextFrame + 1) * frameMs, false);
+        nextFrame++;
+        scheduleFrame();
+      }, Math.max(0, startMs + (nextFrame + 1) * frameMs + 250 - Date.now()));
+      frameTimer.unref();
+    };
+    scheduleFrame();
+
+    const result = await exited;
+    const endMs = Date.now();
+    clearTimeout(frameTimer);
+    sampler?.stop();
+    if (result.error) {
+      const notFound = result.error.code === 'ENOENT';
+      process.stderr.write(`jobio run: cannot run ${file}: ${notFound ? 'command not found' : result.error.message}\n`);
+      return notFound ? 127 : 126;
+    }
+    const status = exitStatus(result.code, result.signal);
+    const complete = await drain(receiver);
+    const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
+    receiver.close();
+    const after = addon.childrenUsage();
+    const lastSecond = totals.second();
+    if (nextFrame * options.timeframeSec <= lastSecond) output.frame(nextFrame * options.timeframeSec, lastSecond + 1, endMs, false);
+    const times = { startMs, endMs };
+    output.finish(times, lastSecond, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes });
+    const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
+    const total = emptyCounters();
+    for (const m of files) addInto(total, m.total);
+    process.stderr.write(
+      formatSummary({
+        command: argv.join(' '),
+        exitCode: status,
+        realTimeUs: (endMs - startMs) * 1000,
+        accumulatedRuntimeUs: totals.runtimeNs / 1000,
+        processes: totals.processes.size,
+        mounts: files,
+        total,
+        io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
+        droppedFrames: totals.droppedFrames,
+        rejected,
+      }),
+    );
+    if (!complete) process.stderr.write('jobio run: some processes of the command were still connected after it ended; their last figures may be missing\n');
+    return status;
+  } finally {
+    for (const [sig, h] of handlers) process.off(sig, h);
+    receiver?.close();
+    if (fd !== undefined) closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

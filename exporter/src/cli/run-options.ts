@@ -1,0 +1,130 @@
+// Options of `jobio run`: command-line flags over an optional YAML file with the same keys
+// (Mistral-style configuration). Pure: text in, typed options or a UsageError out.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { parseDuration } from '../util/duration.js';
+
+export class UsageError extends Error {}
+
+export type SizeBinning = 'small-medium-large' | 'pow2';
+
+export interface RunOptions {
+  readonly output?: string;
+  /** Length of the periodic records, whole seconds. */
+  readonly timeframeSec: number;
+  readonly smallThreshold: number;
+  readonly largeThreshold: number;
+  readonly sizeBins: SizeBinning;
+  readonly sampleEvery: number;
+  /** 0 = no cap. */
+  readonly sampleMaxPerSec: number;
+  /** Environment variables reported in every record's `environment`. */
+  readonly env: readonly string[];
+  readonly errorLog?: string;
+  readonly network: boolean;
+  /** Durations are reported only when at least this many calls were timed (Mistral's rule). */
+  readonly minSampled: number;
+}
+
+/** The keys accepted both as `--key` flags and in the YAML file. */
+export const RUN_OPTION_KEYS = ['output', 'timeframe', 'small-threshold', 'large-threshold', 'size-bins', 'sample-every', 'sample-max-per-sec', 'env', 'error-log', 'network', 'min-sampled'] as const;
+type Key = (typeof RUN_OPTION_KEYS)[number];
+export type RawRunOptions = Partial<Record<Key, unknown>>;
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+
+/** Byte sizes: 32768, 32KiB, 32k, 128MiB (units are powers of 1024). */
+export function parseSize(text: string, what: string): number {
+  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
+  const unit = UNITS[(m?.[2] ?? '').toLowerCase()];
+  const value = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`${what}: "${text}" is not a positive size (e.g. 32KiB, 4096)`);
+  return value;
+}
+
+function count(text: string, what: string, min: number): number {
+  const value = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(value) || value < min) throw new UsageError(`${what}: "${text}" is not an integer >= ${min}`);
+  return value;
+}
+
+function timeframe(text: string): number {
+  let ms: number;
+  try {
+    ms = /^\s*\d+\s*$/.test(text) ? Number(text) * 1000 : parseDuration(text);
+  } catch (err) {
+    throw new UsageError(`--timeframe: ${(err as Error).message}`);
+  }
+  if (ms < 1000 || ms % 1000 !== 0) throw new UsageError(`--timeframe: "${text}" must be a whole number of seconds, at least 1s`);
+  return ms / 1000;
+}
+
+function bool(value: unknown, what: string): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1' || value === 'yes') return true;
+  if (value === 'false' || value === '0' || value === 'no') return false;
+  throw new UsageError(`${what}: "${String(value)}" is not true or false`);
+}
+
+/** Reads the YAML configuration file; unknown keys are errors (a typo must not be ignored silently). */
+export function readConfigFile(path: string): RawRunOptions {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--config ${path}: ${(err as Error).message}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError(`--config ${path}: expected a mapping of options`);
+  const raw: RawRunOptions = {};
+  for (const [key, value] of Object.entries(doc)) {
+    if (!(RUN_OPTION_KEYS as readonly string[]).includes(key)) throw new UsageError(`--config ${path}: unknown option "${key}" (known: ${RUN_OPTION_KEYS.join(', ')})`);
+    raw[key as Key] = value;
+  }
+  return raw;
+}
+
+const text = (value: unknown): string => (typeof value === 'number' ? String(value) : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** Merges file and flags (flags win) and validates everything. */
+export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOptions): RunOptions {
+  const raw: RawRunOptions = { ...fromFile };
+  for (const [k, v] of Object.entries(fromFlags)) if (v !== undefined) raw[k as Key] = v;
+  const sizeBins = text(raw['size-bins'] ?? 'small-medium-large');
+  if (sizeBins !== 'small-medium-large' && sizeBins !== 'pow2') throw new UsageError(`--size-bins: "${sizeBins}" must be small-medium-large or pow2`);
+  const smallThreshold = parseSize(text(raw['small-threshold'] ?? '32KiB'), '--small-threshold');
+  const largeThreshold = parseSize(text(raw['large-threshold'] ?? '128MiB'), '--large-threshold');
+  if (largeThreshold < smallThreshold) throw new UsageError('--large-threshold must not be below --small-threshold');
+  const envRaw = raw.env ?? [];
+  const env = (Array.isArray(envRaw) ? envRaw.map(text) : text(envRaw).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  for (const name of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env: "${name}" is not an environment variable name`);
+  return {
+    ...(raw.output !== undefined ? { output: text(raw.output) } : {}),
+    ...(raw['error-log'] !== undefined ? { errorLog: text(raw['error-log']) } : {}),
+    timeframeSec: timeframe(text(raw.timeframe ?? '10s')),
+    smallThreshold,
+    largeThreshold,
+    sizeBins,
+    sampleEvery: count(text(raw['sample-every'] ?? '16'), '--sample-every', 1),
+    sampleMaxPerSec: count(text(raw['sample-max-per-sec'] ?? '0'), '--sample-max-per-sec', 0),
+    env: [...new Set(env)],
+    network: bool(raw.network ?? false, '--network'),
+    minSampled: count(text(raw['min-sampled'] ?? '10'), '--min-sampled', 0),
+  };
+}
+
+/** The profiler library's environment for these options (names from native/profiler). */
+export function libraryEnvironment(options: RunOptions, socketPath: string): Record<string, string> {
+  return {
+    JOBIO_SOCKET: socketPath,
+    // jobio run computes per-second statistics, so the library flushes every second; the records'
+    // own timeframe (--timeframe) is applied here, on the receiving side.
+    JOBIO_TIMEFRAME: '1',
+    JOBIO_SMALL_THRESHOLD: String(options.smallThreshold),
+    JOBIO_LARGE_THRESHOLD: String(options.largeThreshold),
+    JOBIO_SAMPLE_EVERY: String(options.sampleEvery),
+    JOBIO_SAMPLE_MAX_PER_SEC: String(options.sampleMaxPerSec),
+    JOBIO_NETWORK: options.network ? '1' : '0',
+    ...(options.errorLog !== undefined ? { JOBIO_ERROR_LOG: options.errorLog } : {}),
+  };
+}

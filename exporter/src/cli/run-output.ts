@@ -1,0 +1,87 @@
+// Writes the Mistral-compatible records of one `jobio run`: periodic records as each timeframe ends,
+// and the job-total records at the end. Holds no figures itself: it reads RunTotals and the sampler.
+import { writeSync } from 'node:fs';
+import { emptyCounters, addInto, type Counters } from '../profiler/counters.js';
+import {
+  classFigures,
+  jobSummaryRecord,
+  mountpointRecord,
+  mountpointSummaryRecord,
+  networkRecord,
+  resourcesRecord,
+  type JobTimes,
+  type RecordContext,
+} from '../profiler/mistral-records.js';
+import type { MountSeries, RunTotals, SecondsWindow } from '../profiler/run-totals.js';
+import type { ResourceSampler } from './run-resources.js';
+
+/** The pseudo mount under which the library counts socket I/O when JOBIO_NETWORK=1. */
+export const NETWORK_FSTYPE = 'socket';
+
+export const isNetwork = (m: MountSeries): boolean => m.info.fstype === NETWORK_FSTYPE;
+
+export class RunOutput {
+  constructor(
+    private readonly fd: number | undefined,
+    private readonly ctx: RecordContext,
+    private readonly totals: RunTotals,
+    private readonly sampler: ResourceSampler | undefined,
+    private readonly network: boolean,
+  ) {}
+
+  private write(record: object): void {
+    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(record)}\n`);
+  }
+
+  /** mountpoint (per mount and `*`), network and resources records for seconds [from, to). */
+  frame(from: number, to: number, timestampMs: number, jobtotal: false | JobTimes): void {
+    const files = [...this.totals.mounts.values()].filter((m) => !isNetwork(m));
+    const all: Counters[] = [];
+    const seconds = new Map<number, Float64Array>();
+    for (const m of files) {
+      const w = this.totals.window(m, from, to);
+      if (jobtotal === false && w.present.length === 0) continue;
+      this.write(mountpointRecord(this.ctx, m.info, w, timestampMs, jobtotal));
+      all.push(w.sum);
+      for (const [s, v] of m.seconds) {
+        if (s < from || s >= to) continue;
+        const acc = seconds.get(s) ?? emptyCounters();
+        addInto(acc, v);
+        seconds.set(s, acc);
+      }
+    }
+    if (all.length > 0 || jobtotal !== false) {
+      const sum = emptyCounters();
+      for (const v of all) addInto(sum, v);
+      const window: SecondsWindow = { present: [...seconds.values()], seconds: Math.max(1, to - from), sum };
+      this.write(mountpointRecord(this.ctx, '*', window, timestampMs, jobtotal));
+    }
+    if (this.network) {
+      for (const m of this.totals.mounts.values()) if (isNetwork(m)) this.write(networkRecord(this.ctx, this.totals.window(m, from, to), timestampMs, jobtotal));
+    }
+    if (this.sampler && jobtotal === false) this.write(resourcesRecord(this.ctx, this.sampler.window(from, to), timestampMs, false));
+  }
+
+  /** End of the job: job-total mountpoint records, mountpointsummary per mount, jobsummary, resources. */
+  finish(times: JobTimes, lastSecond: number, usage: { userUs: number; systemUs: number; maxRssBytes: number } | undefined): void {
+    this.frame(0, lastSecond + 1, times.endMs, times);
+    const files = [...this.totals.mounts.values()].filter((m) => !isNetwork(m));
+    const total = emptyCounters();
+    for (const m of files) {
+      this.write(mountpointSummaryRecord(this.ctx, m.info, classFigures(m.total), times));
+      addInto(total, m.total);
+    }
+    this.write(jobSummaryRecord(this.ctx, classFigures(total), times, this.totals.runtimeNs / 1000));
+    if (this.sampler) {
+      const w = this.sampler.window(0, lastSecond + 1);
+      this.write(
+        resourcesRecord(
+          this.ctx,
+          { ...w, ...(usage ? { jobUserTotalUs: usage.userUs, jobSystemTotalUs: usage.systemUs, rssMaxBytes: usage.maxRssBytes } : {}), vmemMaxBytes: Math.max(this.sampler.peakVmemBytes, ...w.vmemBytes) },
+          times.endMs,
+          times,
+        ),
+      );
+    }
+  }
+}

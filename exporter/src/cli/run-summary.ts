@@ -1,0 +1,100 @@
+// The table `jobio run` prints to stderr when the command ends: red/yellow/green per class (calls, %,
+// time, %), then per mount the reads and writes by size bin and the metadata calls.
+import { CLASSES, CALL_TYPES } from '../parsers/profiler-wire.js';
+import { slot, type Counters } from '../profiler/counters.js';
+import { classFigures, type ClassFigures } from '../profiler/mistral-records.js';
+import { keyedValues, type IoKeyOptions } from '../profiler/mistral-io.js';
+import type { MountSeries } from '../profiler/run-totals.js';
+
+export interface SummaryInput {
+  readonly command: string;
+  readonly exitCode: number;
+  readonly realTimeUs: number;
+  readonly accumulatedRuntimeUs: number;
+  readonly processes: number;
+  readonly mounts: readonly MountSeries[];
+  readonly total: Counters;
+  readonly io: IoKeyOptions;
+  readonly droppedFrames: number;
+  readonly rejected: number;
+}
+
+export function humanBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+export function humanSeconds(us: number): string {
+  const s = us / 1e6;
+  return s >= 100 ? `${s.toFixed(0)} s` : s >= 1 ? `${s.toFixed(2)} s` : `${(s * 1000).toFixed(3)} ms`;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+}
+
+const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)} %` : '-');
+
+function classTable(f: ClassFigures, minSampled: number): string {
+  const calls = f.calls.reduce((a, b) => a + b, 0);
+  const timeUs = f.timeNs.reduce((a, b) => a + b, 0) / 1000;
+  const timed = f.sampled >= minSampled && f.sampled > 0;
+  const rows = [['class', 'calls', 'calls %', 'time', 'time %']];
+  CLASSES.forEach((cls, k) => {
+    const us = (f.timeNs[k] ?? 0) / 1000;
+    rows.push([cls, String(f.calls[k] ?? 0), pct(f.calls[k] ?? 0, calls), timed ? humanSeconds(us) : '-', timed ? pct(us, timeUs) : '-']);
+  });
+  rows.push(['total', String(calls), calls > 0 ? '100.0 %' : '-', timed ? humanSeconds(timeUs) : '-', timed && timeUs > 0 ? '100.0 %' : '-']);
+  return table(rows);
+}
+
+function mountTable(mounts: readonly MountSeries[], io: IoKeyOptions): string {
+  const rows = [['mount', 'fstype', 'reads', 'read bytes', 'writes', 'write bytes', 'metadata', 'seeks']];
+  const detail: string[] = [];
+  for (const m of mounts) {
+    const kv = keyedValues(m.total, io);
+    const get = (key: string) => kv.get(key) ?? { calls: 0, bytes: 0 };
+    rows.push([m.info.path, m.info.fstype, String(get('read_all').calls), humanBytes(get('read_all').bytes ?? 0), String(get('write_all').calls), humanBytes(get('write_all').bytes ?? 0), String(get('metadata').calls), String(get('seek').calls)]);
+    for (const dir of ['read', 'write']) {
+      const bins = [...kv.entries()].filter(([k, v]) => k.startsWith(`${dir}_`) && k !== `${dir}_all` && v.calls > 0).map(([k, v]) => `${k.slice(dir.length + 1)}: ${v.calls} (${humanBytes(v.bytes ?? 0)})`);
+      if (bins.length > 0) detail.push(`  ${m.info.path} ${dir}s by size  ${bins.join(', ')}`);
+    }
+  }
+  return table(rows) + (detail.length > 0 ? `\n${detail.join('\n')}` : '');
+}
+
+/** Calls counted by call type (non-zero only), e.g. "write 1000, open 3, close 3". */
+function callMix(total: Counters): string {
+  const parts: string[] = [];
+  CALL_TYPES.forEach((name, c) => {
+    let n = 0;
+    for (let k = 0; k < CLASSES.length; k++) n += total[slot.calls(c, k)] ?? 0;
+    if (n > 0) parts.push(`${name} ${n}`);
+  });
+  return parts.join(', ') || 'none';
+}
+
+export function formatSummary(s: SummaryInput): string {
+  const f = classFigures(s.total);
+  const ioUs = f.timeNs.reduce((a, b) => a + b, 0) / 1000;
+  const timed = f.sampled >= s.io.minSampled && f.sampled > 0;
+  const lines = [
+    `jobio run: ${s.command} (exit status ${s.exitCode})`,
+    `run time ${humanSeconds(s.realTimeUs)}, accumulated run time ${humanSeconds(s.accumulatedRuntimeUs)} over ${s.processes} process(es), ` +
+      (timed ? `I/O time ${humanSeconds(ioUs)}, I/O ${pct(ioUs, s.realTimeUs)} of run time` : `I/O time not reported (${f.sampled} call(s) timed, fewer than ${s.io.minSampled})`),
+    `calls: ${callMix(s.total)}`,
+    '',
+    classTable(f, s.io.minSampled),
+    '',
+    s.mounts.length > 0 ? mountTable(s.mounts, s.io) : 'no I/O on file systems was recorded',
+  ];
+  if (s.droppedFrames > 0 || s.rejected > 0) lines.push('', `warning: ${s.droppedFrames} record(s) could not be sent by the processes and ${s.rejected} were rejected: figures may be incomplete`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,149 @@
+// The `io` object of Mistral `mountpoint`/`network` records (notes/mistral-log-schema.md): keys
+// `<calltype>_<sizerange>` for read/write (`read_0-32KiB`, `read_all`, …), the bare call type for the
+// others (`open`, `seek`, …) and `metadata` (every call type but read, write, seek); each with
+// `bytes`, `calls`, `duration` (µs) measures as totals and per-second statistics over a window.
+import { CALL_TYPES, CLASSES, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
+import { slot, type Counters } from './counters.js';
+import type { SecondsWindow } from './run-totals.js';
+
+export interface IoKeyOptions {
+  readonly sizeBins: 'small-medium-large' | 'pow2';
+  readonly smallThreshold: number;
+  readonly largeThreshold: number;
+  /** Durations are omitted when fewer calls than this were timed. */
+  readonly minSampled: number;
+}
+
+export interface PerSecond {
+  total: number;
+  'min/s': number;
+  'mean/s': number;
+  'median/s': number;
+  'max/s': number;
+}
+
+export interface IoEntry {
+  bytes?: PerSecond;
+  calls: PerSecond;
+  duration?: PerSecond & { 'mean/call': number };
+}
+
+/** Call types with their own key in Mistral's list; close and sync count only towards `metadata`. */
+const KEYED_TYPES = ['open', 'create', 'access', 'delete', 'fschange', 'mmap', 'seek', 'connect', 'accept'] as const;
+const NOT_METADATA = new Set(['read', 'write', 'seek']);
+
+const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+
+/** 32768 → "32KiB", 1000 → "1000B": the largest IEC unit that divides the value exactly. */
+export function iec(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && value % 1024 === 0 && unit < IEC.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value}${IEC[unit]}`;
+}
+
+/** Size-range names of the named bins, in SIZE_BINS order. */
+export function namedRanges(small: number, large: number): string[] {
+  return [`0-${iec(small)}`, `${iec(small)}-${iec(large)}`, `${iec(large)}+`];
+}
+
+/** Size-range name of power-of-two bin i (0 = exactly zero bytes). */
+export function pow2Range(i: number): string {
+  return i === 0 ? '0-1B' : `${iec(2 ** (i - 1))}-${iec(2 ** i)}`;
+}
+
+interface KeyValues {
+  calls: number;
+  bytes?: number;
+  timeNs?: number;
+  sampled: number;
+}
+
+const callIndex = (name: string): number => CALL_TYPES.indexOf(name as never);
+
+function callsOf(v: Counters, c: number): number {
+  let n = 0;
+  for (let k = 0; k < CLASSES.length; k++) n += v[slot.calls(c, k)] ?? 0;
+  return n;
+}
+
+function timeOf(v: Counters, c: number): number {
+  let n = 0;
+  for (let k = 0; k < CLASSES.length; k++) n += v[slot.timeNs(c, k)] ?? 0;
+  return n;
+}
+
+/** The figures of every key for one counter vector (a second, or a whole window). */
+export function keyedValues(v: Counters, o: IoKeyOptions): Map<string, KeyValues> {
+  const out = new Map<string, KeyValues>();
+  (['read', 'write'] as const).forEach((dir, d) => {
+    const c = callIndex(dir);
+    const sampled = v[slot.sampled(c)] ?? 0;
+    if (o.sizeBins === 'pow2') {
+      for (let i = 0; i < POW2_BINS; i++) out.set(`${dir}_${pow2Range(i)}`, { calls: v[slot.pow2Calls(d, i)] ?? 0, bytes: v[slot.pow2Bytes(d, i)] ?? 0, sampled: 0 });
+    } else {
+      const names = namedRanges(o.smallThreshold, o.largeThreshold);
+      SIZE_BINS.forEach((_, b) => out.set(`${dir}_${names[b]}`, { calls: v[slot.sizedCalls(d, b)] ?? 0, bytes: v[slot.sizedBytes(d, b)] ?? 0, timeNs: v[slot.sizedTimeNs(d, b)] ?? 0, sampled }));
+    }
+    let bytes = 0;
+    for (let b = 0; b < SIZE_BINS.length; b++) bytes += v[slot.sizedBytes(d, b)] ?? 0;
+    out.set(`${dir}_all`, { calls: callsOf(v, c), bytes, timeNs: timeOf(v, c), sampled });
+  });
+  for (const name of KEYED_TYPES) {
+    const c = callIndex(name);
+    out.set(name, { calls: callsOf(v, c), timeNs: timeOf(v, c), sampled: v[slot.sampled(c)] ?? 0 });
+  }
+  const metadata: KeyValues = { calls: 0, timeNs: 0, sampled: 0 };
+  CALL_TYPES.forEach((name, c) => {
+    if (NOT_METADATA.has(name)) return;
+    metadata.calls += callsOf(v, c);
+    metadata.timeNs = (metadata.timeNs ?? 0) + timeOf(v, c);
+    metadata.sampled += v[slot.sampled(c)] ?? 0;
+  });
+  out.set('metadata', metadata);
+  return out;
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** Statistics of the per-second values (the seconds missing from `values` are zeros). */
+export function perSecond(values: readonly number[], seconds: number): PerSecond {
+  const sorted = [...values].sort((a, b) => a - b);
+  const zeros = Math.max(0, seconds - sorted.length);
+  const n = Math.max(1, zeros + sorted.length);
+  // The i-th smallest of the n seconds, without materialising the zeros of a long quiet run.
+  const at = (i: number): number => (i < zeros ? 0 : (sorted[i - zeros] ?? 0));
+  const total = sorted.reduce((a, b) => a + b, 0);
+  return {
+    total: round3(total),
+    'min/s': round3(at(0)),
+    'mean/s': round3(total / n),
+    'median/s': round3((at(Math.floor((n - 1) / 2)) + at(Math.ceil((n - 1) / 2))) / 2),
+    'max/s': round3(at(n - 1)),
+  };
+}
+
+/** The `io` object for a window of seconds; keys without calls are omitted. */
+export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string, IoEntry> {
+  const totals = keyedValues(window.sum, o);
+  const seconds = window.present.map((v) => keyedValues(v, o));
+  const io: Record<string, IoEntry> = {};
+  for (const [key, t] of totals) {
+    if (t.calls === 0) continue;
+    const series = (pick: (k: KeyValues) => number): number[] => seconds.map((s) => {
+      const kv = s.get(key);
+      return kv ? pick(kv) : 0;
+    });
+    const entry: IoEntry = { calls: perSecond(series((k) => k.calls), window.seconds) };
+    if (t.bytes !== undefined) entry.bytes = perSecond(series((k) => k.bytes ?? 0), window.seconds);
+    if (t.timeNs !== undefined && t.sampled >= o.minSampled && t.sampled > 0) {
+      const d = perSecond(series((k) => (k.timeNs ?? 0) / 1000), window.seconds);
+      entry.duration = { ...d, 'mean/call': round3(d.total / t.calls) };
+    }
+    io[key] = entry;
+  }
+  return io;
+}

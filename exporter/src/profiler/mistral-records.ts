@@ -1,0 +1,193 @@
+// Builders of Mistral-compatible log records (notes/mistral-log-schema.md) for `jobio run --output`.
+// Pure: figures in, plain JSON objects out, one per line of the log.
+import { CALL_TYPES, CLASSES } from '../parsers/profiler-wire.js';
+import { slot, type Counters } from './counters.js';
+import { ioObject, perSecond, type IoKeyOptions, type PerSecond } from './mistral-io.js';
+import type { MountInfo } from './process-table.js';
+import type { SecondsWindow } from './run-totals.js';
+
+/** The Mistral schema version whose field names and shapes these records follow. */
+export const MISTRAL_SCHEMA_VERSION = '3.1.2';
+
+export interface RecordContext {
+  readonly hostname: string;
+  readonly jobid: string;
+  readonly jobgroupid: string;
+  /** Requested variables → value ('' when unset); no `environment` field when none were requested. */
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly timeframeSec: number;
+  readonly io: IoKeyOptions;
+}
+
+export interface JobTimes {
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+type Json = Record<string, unknown>;
+
+/** ISO 8601 in local time with seconds and the UTC offset: 2023-09-19T13:38:20+01:00. */
+export function isoTimestamp(ms: number): string {
+  const d = new Date(ms);
+  const pad = (n: number): string => String(Math.trunc(Math.abs(n))).padStart(2, '0');
+  const offset = -d.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${sign}${pad(offset / 60)}:${pad(offset % 60)}`;
+}
+
+/** The host part of a mount source: `host:/path` (NFS) or `10.0.0.1@tcp:/fs` (Lustre); '' for devices. */
+export function fsHost(fsname: string): string {
+  const i = fsname.indexOf(':');
+  return i > 0 && !fsname.startsWith('/') ? fsname.slice(0, i) : '';
+}
+
+function common(ctx: RecordContext, type: string, timestampMs: number, jobtotal: false | JobTimes): Json {
+  const out: Json = { version: MISTRAL_SCHEMA_VERSION, timestamp: isoTimestamp(timestampMs), hostname: ctx.hostname, jobid: ctx.jobid, jobgroupid: ctx.jobgroupid, type, jobtotal: jobtotal !== false };
+  if (ctx.environment) out.environment = { ...ctx.environment };
+  if (jobtotal !== false) {
+    out.jobrealtime = Math.round((jobtotal.endMs - jobtotal.startMs) * 1000);
+    out.jobstarttime = Math.round(jobtotal.startMs);
+    out.jobendtime = Math.round(jobtotal.endMs);
+  }
+  return out;
+}
+
+function mountObject(info: MountInfo | '*'): Json {
+  if (info === '*') return { path: '*', fstype: '*', fsname: '*', fshost: '*' };
+  return { path: info.path, fstype: info.fstype, fsname: info.fsname, fshost: fsHost(info.fsname) };
+}
+
+/** A `mountpoint` record: one mount, or all mounts (`'*'`, cumulative) over a window. */
+export function mountpointRecord(ctx: RecordContext, mount: MountInfo | '*', window: SecondsWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
+  return {
+    ...common(ctx, 'mountpoint', timestampMs, jobtotal),
+    timeframe: `${jobtotal === false ? ctx.timeframeSec : Math.max(1, Math.round((jobtotal.endMs - jobtotal.startMs) / 1000))}s`,
+    cumulative: mount === '*',
+    mountpoint: mountObject(mount),
+    io: ioObject(window, ctx.io),
+  };
+}
+
+/** A `network` record: like `mountpoint` with `address`; the wire format carries no peer address, so it is `*`. */
+export function networkRecord(ctx: RecordContext, window: SecondsWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
+  return {
+    ...common(ctx, 'network', timestampMs, jobtotal),
+    timeframe: `${ctx.timeframeSec}s`,
+    cumulative: true,
+    address: '*',
+    io: ioObject(window, ctx.io),
+  };
+}
+
+export interface ClassFigures {
+  readonly calls: readonly number[];
+  readonly timeNs: readonly number[];
+  readonly sampled: number;
+}
+
+/** Calls and estimated time per class over every call type. */
+export function classFigures(v: Counters): ClassFigures {
+  const calls = CLASSES.map(() => 0);
+  const timeNs = CLASSES.map(() => 0);
+  let sampled = 0;
+  CALL_TYPES.forEach((_, c) => {
+    CLASSES.forEach((_k, k) => {
+      calls[k] = (calls[k] ?? 0) + (v[slot.calls(c, k)] ?? 0);
+      timeNs[k] = (timeNs[k] ?? 0) + (v[slot.timeNs(c, k)] ?? 0);
+    });
+    sampled += v[slot.sampled(c)] ?? 0;
+  });
+  return { calls, timeNs, sampled };
+}
+
+const pct = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 100_000) / 1000 : 0);
+
+/**
+ * `iosummary`: totals and red/yellow/green blocks. Times are omitted when fewer than minSampled calls
+ * were timed (Mistral's rule against wild estimates for short jobs).
+ */
+export function ioSummary(f: ClassFigures, jobRealTimeUs: number, minSampled: number, accumulatedRuntimeUs?: number): Json {
+  const totalCalls = f.calls.reduce((a, b) => a + b, 0);
+  const totalUs = f.timeNs.reduce((a, b) => a + b, 0) / 1000;
+  const timed = f.sampled >= minSampled && f.sampled > 0;
+  const total: Json = {};
+  if (accumulatedRuntimeUs !== undefined) total.accumulatedruntime = Math.round(accumulatedRuntimeUs);
+  if (timed) {
+    total.accumulatediotime = Math.round(totalUs);
+    total.iotimepercentage = pct(totalUs, jobRealTimeUs);
+  }
+  total.calls = totalCalls;
+  const summary: Json = { total };
+  CLASSES.forEach((cls, k) => {
+    const calls = f.calls[k] ?? 0;
+    const us = (f.timeNs[k] ?? 0) / 1000;
+    const block: Json = {};
+    if (timed) block.time = { iotime: Math.round(us), iopercentage: pct(us, totalUs) };
+    block.calls = { iocount: calls, iopercentage: pct(calls, totalCalls) };
+    summary[cls] = block;
+  });
+  return summary;
+}
+
+export function jobSummaryRecord(ctx: RecordContext, f: ClassFigures, times: JobTimes, accumulatedRuntimeUs: number): Json {
+  const realUs = (times.endMs - times.startMs) * 1000;
+  return { ...common(ctx, 'jobsummary', times.endMs, times), iosummary: ioSummary(f, realUs, ctx.io.minSampled, accumulatedRuntimeUs) };
+}
+
+export function mountpointSummaryRecord(ctx: RecordContext, mount: MountInfo, f: ClassFigures, times: JobTimes): Json {
+  const realUs = (times.endMs - times.startMs) * 1000;
+  return { ...common(ctx, 'mountpointsummary', times.endMs, times), mountpoint: mountObject(mount), iosummary: ioSummary(f, realUs, ctx.io.minSampled) };
+}
+
+export interface ResourceWindow {
+  /** Per-second CPU figures in µs for the seconds of the window (host, and the command's processes). */
+  readonly hostUser: readonly number[];
+  readonly hostSystem: readonly number[];
+  readonly hostIowait: readonly number[];
+  readonly jobUser: readonly number[];
+  readonly jobSystem: readonly number[];
+  readonly rssBytes: readonly number[];
+  readonly vmemBytes: readonly number[];
+  readonly seconds: number;
+  readonly cpus: number;
+  /** Exact totals where known (getrusage of the reaped command at the end). */
+  readonly jobUserTotalUs?: number;
+  readonly jobSystemTotalUs?: number;
+  readonly rssMaxBytes?: number;
+  readonly vmemMaxBytes?: number;
+}
+
+const sumOf = (a: readonly number[]): number => a.reduce((x, y) => x + y, 0);
+const meanOf = (a: readonly number[]): number => (a.length > 0 ? Math.round(sumOf(a) / a.length) : 0);
+
+function cpu(values: readonly number[], seconds: number, exactTotal?: number): PerSecond {
+  const stats = perSecond(values, seconds);
+  if (exactTotal !== undefined) stats.total = Math.round(exactTotal);
+  return stats;
+}
+
+export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
+  const add = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x + (b[i] ?? 0));
+  const jobUserTotal = r.jobUserTotalUs;
+  const jobSystemTotal = r.jobSystemTotalUs;
+  return {
+    ...common(ctx, 'resources', timestampMs, jobtotal),
+    timeframe: `${ctx.timeframeSec}s`,
+    resources: {
+      host: {
+        cpuusertime: cpu(r.hostUser, r.seconds),
+        cpusystemtime: cpu(r.hostSystem, r.seconds),
+        cputotaltime: cpu(add(r.hostUser, r.hostSystem), r.seconds),
+        iowait: cpu(r.hostIowait, r.seconds),
+      },
+      job: {
+        cpuusertime: cpu(r.jobUser, r.seconds, jobUserTotal),
+        cpusystemtime: cpu(r.jobSystem, r.seconds, jobSystemTotal),
+        cputotaltime: cpu(add(r.jobUser, r.jobSystem), r.seconds, jobUserTotal !== undefined && jobSystemTotal !== undefined ? jobUserTotal + jobSystemTotal : undefined),
+        cpus: r.cpus,
+        rssmem: { max: Math.round(r.rssMaxBytes ?? Math.max(0, ...r.rssBytes)), 'mean/s': meanOf(r.rssBytes) },
+        vmem: { max: Math.round(r.vmemMaxBytes ?? Math.max(0, ...r.vmemBytes)), 'mean/s': meanOf(r.vmemBytes) },
+      },
+    },
+  };
+}
