@@ -20,7 +20,7 @@ export class LustreJobStatsMetrics {
   private readonly expiredJobs: Counter<'target'>;
   private readonly parseErrors: Counter<'target'>;
   private readonly readErrors: Counter<'target'>;
-  private readonly maxJobs: Gauge;
+  private readonly maxJobs: Gauge<'target'>;
 
   constructor(
     registry: Registry,
@@ -37,7 +37,7 @@ export class LustreJobStatsMetrics {
     this.expiredJobs = new Counter({ name: 'jobio_lustre_jobstats_expired_jobs_total', help: 'Job series removed after the expiry without any increment.', labelNames: ['target'] as const, registers });
     this.parseErrors = new Counter({ name: 'jobio_lustre_jobstats_parse_errors_total', help: 'job_stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
     this.readErrors = new Counter({ name: 'jobio_lustre_jobstats_read_errors_total', help: 'Failed reads of the target\'s job_stats file (its series are kept as they were).', labelNames: ['target'] as const, registers });
-    this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The per-target cap on jobs with their own series (--collector.lustre_jobstats.max-jobs).', registers });
+    this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
   }
 
   private all(): { reset(): void }[] {
@@ -50,12 +50,12 @@ export class LustreJobStatsMetrics {
 
   refill(acc: JobStatsAccumulator): void {
     this.clear();
-    this.maxJobs.set(this.maxJobsValue);
     const fields = acc.fields.fields;
     const epoch = acc.scrapeEpoch;
     for (const t of acc.targetViews()) {
       const target = t.name;
       if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);
+      this.maxJobs.set({ target }, this.maxJobsValue);
       this.exportedJobs.set({ target }, t.exportedJobs);
       this.foldedJobs.set({ target }, t.foldedJobs);
       this.expiredJobs.inc({ target }, t.expiredJobsTotal);
