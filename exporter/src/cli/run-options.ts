@@ -96,7 +96,7 @@ export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOpti
   const largeThreshold = parseSize(text(raw['large-threshold'] ?? '128MiB'), '--large-threshold');
   if (largeThreshold < smallThreshold) throw new UsageError('--large-threshold must not be below --small-threshold');
   const envRaw = raw.env ?? [];
-  const env = (Array.isArray(envRaw) ? envRaw.map(text) : text(envRaw).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const env = (Array.isArray(envRaw) ? envRaw.map(text) : [text(envRaw)]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
   for (const name of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env: "${name}" is not an environment variable name`);
   return {
     ...(raw.output !== undefined ? { output: text(raw.output) } : {}),

@@ -1,0 +1,144 @@
+// A validator of Mistral-compatible log records (../shared/notes/mistral-log-schema.md): required
+// fields, types and key shapes. Returns the list of problems (empty = valid).
+type Obj = Record<string, unknown>;
+
+const TYPES = ['mountpoint', 'network', 'resources', 'gpu', 'mountpointsummary', 'jobsummary'];
+const UNIT = '(?:B|KiB|MiB|GiB|TiB|PiB|EiB)';
+const SIZE = `\\d+${UNIT}`;
+const SIZED_KEY = new RegExp(`^(read|write)_(all|0-${SIZE}|${SIZE}-${SIZE}|${SIZE}\\+)$`);
+const BARE_KEYS = ['open', 'access', 'create', 'delete', 'fschange', 'mmap', 'seek', 'connect', 'accept', 'metadata'];
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+function perSecond(v: unknown, where: string, errors: string[], extra: string[] = []): void {
+  if (!isObj(v)) return void errors.push(`${where}: not an object`);
+  for (const f of ['total', 'min/s', 'mean/s', 'median/s', 'max/s', ...extra]) if (!isNum(v[f])) errors.push(`${where}.${f}: not a non-negative number`);
+  const [min, med, mean, max] = [v['min/s'], v['median/s'], v['mean/s'], v['max/s']] as number[];
+  if (!((min ?? 0) <= (med ?? 0) + 1e-9 && (med ?? 0) <= (max ?? 0) + 1e-9 && (mean ?? 0) <= (max ?? 0) + 1e-9)) errors.push(`${where}: min/s <= median/s, mean/s <= max/s violated`);
+}
+
+function io(v: unknown, where: string, errors: string[]): void {
+  if (!isObj(v)) return void errors.push(`${where}: not an object`);
+  for (const [key, entry] of Object.entries(v)) {
+    const sized = SIZED_KEY.test(key);
+    if (!sized && !BARE_KEYS.includes(key)) errors.push(`${where}: bad key "${key}"`);
+    if (!isObj(entry)) {
+      errors.push(`${where}.${key}: not an object`);
+      continue;
+    }
+    for (const m of Object.keys(entry)) if (!['bytes', 'calls', 'duration'].includes(m)) errors.push(`${where}.${key}: unknown measure ${m}`);
+    perSecond(entry.calls, `${where}.${key}.calls`, errors);
+    if (entry.bytes !== undefined) {
+      if (!sized) errors.push(`${where}.${key}: bytes on a call type without sizes`);
+      perSecond(entry.bytes, `${where}.${key}.bytes`, errors);
+    }
+    if (entry.duration !== undefined) perSecond(entry.duration, `${where}.${key}.duration`, errors, ['mean/call']);
+  }
+}
+
+function mountObject(v: unknown, where: string, errors: string[], star: boolean): void {
+  if (!isObj(v)) return void errors.push(`${where}: not an object`);
+  for (const f of ['path', 'fstype', 'fsname', 'fshost']) {
+    if (typeof v[f] !== 'string') errors.push(`${where}.${f}: not a string`);
+    else if (star && v[f] !== '*') errors.push(`${where}.${f}: must be "*" in a cumulative record`);
+  }
+}
+
+function iosummary(v: unknown, where: string, errors: string[], runtime: boolean): void {
+  if (!isObj(v)) return void errors.push(`${where}: not an object`);
+  const total = v.total;
+  if (!isObj(total)) return void errors.push(`${where}.total: not an object`);
+  if (!Number.isInteger(total.calls)) errors.push(`${where}.total.calls: not an integer`);
+  if (runtime !== isNum(total.accumulatedruntime)) errors.push(`${where}.total.accumulatedruntime: ${runtime ? 'missing' : 'must be absent'}`);
+  if ((total.accumulatediotime === undefined) !== (total.iotimepercentage === undefined)) errors.push(`${where}.total: accumulatediotime and iotimepercentage go together`);
+  let calls = 0;
+  let pct = 0;
+  for (const cls of ['red', 'yellow', 'green']) {
+    const b = v[cls];
+    if (!isObj(b) || !isObj(b.calls)) {
+      errors.push(`${where}.${cls}: missing calls`);
+      continue;
+    }
+    if (!Number.isInteger(b.calls.iocount) || !isNum(b.calls.iopercentage)) errors.push(`${where}.${cls}.calls: iocount/iopercentage`);
+    calls += Number(b.calls.iocount);
+    pct += Number(b.calls.iopercentage);
+    if (total.accumulatediotime !== undefined && (!isObj(b.time) || !isNum(b.time.iotime) || !isNum(b.time.iopercentage))) errors.push(`${where}.${cls}.time: iotime/iopercentage`);
+    if (total.accumulatediotime === undefined && b.time !== undefined) errors.push(`${where}.${cls}.time: present without total time`);
+  }
+  if (calls !== total.calls) errors.push(`${where}: red+yellow+green calls ${calls} != total ${String(total.calls)}`);
+  if (calls > 0 && Math.abs(pct - 100) > 0.01) errors.push(`${where}: call percentages add up to ${pct}`);
+}
+
+export function validateRecord(r: unknown): string[] {
+  const errors: string[] = [];
+  if (!isObj(r)) return ['record is not an object'];
+  for (const f of ['version', 'hostname', 'jobid', 'jobgroupid']) if (typeof r[f] !== 'string') errors.push(`${f}: not a string`);
+  if (r.hostname === '') errors.push('hostname: empty');
+  if (typeof r.timestamp !== 'string' || !TIMESTAMP.test(r.timestamp)) errors.push(`timestamp: ${String(r.timestamp)} is not ISO 8601 with offset`);
+  if (typeof r.type !== 'string' || !TYPES.includes(r.type)) errors.push(`type: ${String(r.type)}`);
+  if (typeof r.jobtotal !== 'boolean') errors.push('jobtotal: not a boolean');
+  if (r.environment !== undefined && (!isObj(r.environment) || Object.values(r.environment).some((v) => typeof v !== 'string'))) errors.push('environment: not an object of strings');
+  for (const f of ['jobrealtime', 'jobstarttime', 'jobendtime']) {
+    if (r.jobtotal === true && !Number.isInteger(r[f])) errors.push(`${f}: missing in a job-total record`);
+    if (r.jobtotal === false && r[f] !== undefined) errors.push(`${f}: only in job-total records`);
+  }
+  switch (r.type) {
+    case 'mountpoint':
+      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
+      if (typeof r.cumulative !== 'boolean') errors.push('cumulative: not a boolean');
+      mountObject(r.mountpoint, 'mountpoint', errors, r.cumulative === true);
+      io(r.io, 'io', errors);
+      break;
+    case 'network':
+      if (typeof r.address !== 'string') errors.push('address: not a string');
+      io(r.io, 'io', errors);
+      break;
+    case 'resources': {
+      const res = r.resources;
+      if (!isObj(res) || !isObj(res.host) || !isObj(res.job)) {
+        errors.push('resources: host and job objects required');
+        break;
+      }
+      for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime', 'iowait']) perSecond(res.host[f], `resources.host.${f}`, errors);
+      for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime']) perSecond(res.job[f], `resources.job.${f}`, errors);
+      if (!Number.isInteger(res.job.cpus)) errors.push('resources.job.cpus: not an integer');
+      for (const f of ['rssmem', 'vmem']) {
+        const m = res.job[f];
+        if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`resources.job.${f}: max and mean/s required`);
+      }
+      break;
+    }
+    case 'jobsummary':
+      if (r.jobtotal !== true) errors.push('jobsummary: jobtotal must be true');
+      iosummary(r.iosummary, 'iosummary', errors, true);
+      break;
+    case 'mountpointsummary':
+      if (r.jobtotal !== true) errors.push('mountpointsummary: jobtotal must be true');
+      mountObject(r.mountpoint, 'mountpoint', errors, false);
+      iosummary(r.iosummary, 'iosummary', errors, false);
+      break;
+  }
+  return errors;
+}
+
+/** Parses a JSON-lines log and validates every record; throws with every problem found. */
+export function readValidLog(text: string): Obj[] {
+  const records: Obj[] = [];
+  const problems: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line === '') return;
+    let r: unknown;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      problems.push(`line ${i + 1}: not JSON`);
+      return;
+    }
+    for (const e of validateRecord(r)) problems.push(`line ${i + 1} (${String((r as Obj).type)}): ${e}`);
+    records.push(r as Obj);
+  });
+  if (problems.length > 0) throw new Error(`invalid Mistral records:\n${problems.join('\n')}`);
+  return records;
+}

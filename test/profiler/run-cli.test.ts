@@ -1,0 +1,121 @@
+// `jobio run` and `jobio preload-path` with a stand-in library (programs/fake-preload.c) that sends
+// one known snapshot per process at exit: exact record values, schema validity, exit statuses and
+// usage errors, independent of the real profiler's interception.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runJobio } from '../helpers/exporter.js';
+import { buildProgram, expected } from './frame-tool.js';
+import { readValidLog } from './mistral-schema.js';
+import { CALL_TYPES, CLASSES } from '../../exporter/src/parsers/profiler-wire.js';
+
+const fake = buildProgram('fake-preload', ['-shared', '-fPIC']);
+const env = { JOBIO_PRELOAD_LIBRARY: fake };
+const dir = mkdtempSync(join(tmpdir(), 'jobio-run-cli-'));
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const sumCalls = (pick: (c: number, k: number) => boolean): number => {
+  let n = 0;
+  CALL_TYPES.forEach((_, c) => CLASSES.forEach((_k, k) => (pick(c, k) ? (n += expected.calls(1, c, k)) : 0)));
+  return n;
+};
+
+test('records of two processes add up exactly, and every record is valid Mistral', async () => {
+  const out = join(dir, 'two.jsonl');
+  // Two /bin/true processes, each sending one scale-1 snapshot (bash does not _exit, so it sends a third).
+  const r = await runJobio(['run', '--output', out, '--env', 'HOME,JOBIO_NOT_SET', '--', '/bin/sh', '-c', '/bin/true; /bin/true'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  const total = records.filter((x) => x.type === 'mountpoint' && x.jobtotal === true);
+  const data = total.find((x) => (x.mountpoint as Obj).path === '/data') as Obj;
+  const star = total.find((x) => (x.mountpoint as Obj).path === '*') as Obj;
+  assert.ok(data && star, 'job-total records for /data and *');
+  assert.equal(star.cumulative, true);
+  assert.deepEqual(data.mountpoint, { path: '/data', fstype: 'lustre', fsname: '10.0.0.1@tcp:/scratch', fshost: '10.0.0.1@tcp' });
+  const n = records.find((x) => x.type === 'jobsummary')?.iosummary.total.accumulatedruntime / expected.runtimeNs(1) * 1000;
+  assert.ok(n === 2 || n === 3, `2 or 3 processes sent (${n})`);
+  const io = data.io as Obj;
+  assert.equal(io['write_all'].calls.total, n * (expected.calls(1, 1, 0) + expected.calls(1, 1, 1) + expected.calls(1, 1, 2)));
+  assert.equal(io['write_0-32KiB'].calls.total, n * expected.sizedCalls(1, 1, 0));
+  assert.equal(io['write_0-32KiB'].bytes.total, n * expected.sizedBytes(1, 1, 0));
+  assert.equal(io['read_128MiB+'].bytes.total, n * expected.sizedBytes(1, 0, 2));
+  assert.equal(io['seek'].calls.total, n * (expected.calls(1, 9, 0) + expected.calls(1, 9, 1) + expected.calls(1, 9, 2)));
+  assert.equal(io['metadata'].calls.total, n * sumCalls((c) => ![0, 1, 9].includes(c)));
+  // sampled(read) = 3 per process < 10: no duration; sampled(write) = 4 → also none; metadata ≥ 10 → duration.
+  assert.equal(io['read_all'].duration, undefined);
+  assert.equal(io['metadata'].duration.total, Math.round(n * CALL_TYPES.reduce((a, _, c) => ([0, 1, 9].includes(c) ? a : a + CLASSES.reduce((b, _k, k) => b + expected.timeNs(1, c, k), 0)), 0) / 1000 * 1000) / 1000);
+  assert.deepEqual(data.environment, { HOME: process.env['HOME'] ?? '', JOBIO_NOT_SET: '' });
+  const summary = records.find((x) => x.type === 'jobsummary') as Obj;
+  assert.equal(summary.iosummary.total.calls, n * sumCalls(() => true));
+  assert.equal(summary.iosummary.red.calls.iocount, n * sumCalls((_c, k) => k === 0));
+  assert.equal(summary.iosummary.green.calls.iocount, n * sumCalls((_c, k) => k === 2));
+  assert.equal(summary.iosummary.total.accumulatedruntime, n * expected.runtimeNs(1) / 1000);
+  assert.ok(summary.jobrealtime > 0 && summary.jobendtime >= summary.jobstarttime);
+  assert.equal(records.filter((x) => x.type === 'mountpointsummary').length, 1);
+  const resources = records.filter((x) => x.type === 'resources' && x.jobtotal === true);
+  assert.equal(resources.length, 1);
+  assert.ok(resources[0]?.resources.job.rssmem.max > 0, 'max RSS from getrusage');
+  assert.match(r.stderr, /^jobio run: \/bin\/sh -c .* \(exit status 0\)$/m);
+  assert.match(r.stderr, /^class\s+calls\s+calls %\s+time\s+time %$/m);
+  assert.match(r.stderr, /^\/data\s+lustre\s/m);
+});
+
+test('pow2 size bins and a YAML config', async () => {
+  const out = join(dir, 'pow2.jsonl');
+  const config = join(dir, 'run.yaml');
+  writeFileSync(config, `size-bins: pow2\ntimeframe: 5s\noutput: ${out}\nenv: [HOME]\n`);
+  const r = await runJobio(['run', '--config', config, '--', '/bin/true'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  const data = records.find((x) => x.type === 'mountpoint' && x.jobtotal === true && (x.mountpoint as Obj).path === '/data') as Obj;
+  // bin 0 of writes holds 64*1+0 = 64 calls of exactly 0 bytes; bin 13 = [4KiB, 8KiB): 64+13 = 77 calls.
+  assert.equal(data.io['write_0-1B'].calls.total, expected.pow2Calls(1, 1, 0));
+  assert.equal(data.io['write_4KiB-8KiB'].calls.total, expected.pow2Calls(1, 1, 13));
+  assert.equal(data.io['write_4KiB-8KiB'].bytes.total, expected.pow2Bytes(1, 1, 13));
+  assert.equal(data.io['read_0-1B'], undefined, 'empty bins are omitted');
+  assert.ok(records.some((x) => x.type === 'mountpoint' && x.jobtotal === false && x.timeframe === '5s'));
+});
+
+test('exit status passes through, signals give 128+n', async () => {
+  assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'exit 7'], { env })).code, 7);
+  assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'kill -TERM $$'], { env })).code, 143);
+  assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'kill -KILL $$'], { env })).code, 137);
+  const missing = await runJobio(['run', '--', '/nonexistent/program'], { env });
+  assert.equal(missing.code, 127);
+  assert.match(missing.stderr, /command not found/);
+});
+
+test('usage errors exit 2 with a clear message; a missing library says how to build it', async () => {
+  for (const [args, message] of [
+    [['run', '--size-bins', 'cubes', '--', '/bin/true'], /--size-bins: "cubes" must be small-medium-large or pow2/],
+    [['run', '--small-threshold', 'lots', '--', '/bin/true'], /--small-threshold: "lots" is not a positive size/],
+    [['run', '--timeframe', '1.5s', '--', '/bin/true'], /--timeframe: "1.5s" must be a whole number of seconds/],
+    [['run', '--sample-every', '0', '--', '/bin/true'], /--sample-every: "0" is not an integer >= 1/],
+    [['run', '--bogus', '--', '/bin/true'], /unknown option '--bogus'/],
+    [['run'], /missing required argument 'command'/],
+  ] as const) {
+    const r = await runJobio(args, { env });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  const config = join(dir, 'bad.yaml');
+  writeFileSync(config, 'timeframe: 10s\nsmal-threshold: 4KiB\n');
+  const bad = await runJobio(['run', '--config', config, '--', '/bin/true'], { env });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /unknown option "smal-threshold"/);
+  const nolib = await runJobio(['run', '--', '/bin/true'], { env: { JOBIO_PRELOAD_LIBRARY: '/nonexistent/libjobio.so' } });
+  assert.equal(nolib.code, 1);
+  assert.match(nolib.stderr, /profiler library is not built .* run `npm run build`/);
+});
+
+test('preload-path prints the library path, or fails with how to build it', async () => {
+  const ok = await runJobio(['preload-path'], { env });
+  assert.equal(ok.code, 0);
+  assert.equal(ok.stdout, `${fake}\n`);
+  const missing = await runJobio(['preload-path'], { env: { JOBIO_PRELOAD_LIBRARY: '/nonexistent/libjobio.so' } });
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stdout, '');
+  assert.match(missing.stderr, /npm run build/);
+});
