@@ -1,0 +1,396 @@
+/*
+ * POSIX wrappers. Every wrapper has the same shape:
+ *   forward at once unless this call is counted (jobio_begin: not initialised yet, re-entered,
+ *   vfork child, excluded program) -> maybe take the time -> call the real function ->
+ *   record (stops the clock, classifies, counts, restores errno) -> return the real result.
+ */
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+
+#include "record.h"
+
+/* ---------------- open family ---------------- */
+static inline int jobio_open_at(int sym, int dirfd, const char *path, int flags, mode_t mode) {
+  /* one body for every open-like entry point; sym picks the real function */
+  struct jobio_ctx c;
+  int counted = jobio_begin_notime(&c);
+  int creates = counted ? jobio_open_creates(dirfd, path, flags) : 0;
+  if (counted) jobio_start(&c);
+  int fd;
+  switch (sym) {
+    case JOBIO_SYM_open: fd = REAL(open)(path, flags, mode); break;
+    case JOBIO_SYM_open64: fd = REAL(open64)(path, flags, mode); break;
+    case JOBIO_SYM_openat: fd = REAL(openat)(dirfd, path, flags, mode); break;
+    case JOBIO_SYM_openat64: fd = REAL(openat64)(dirfd, path, flags, mode); break;
+    case JOBIO_SYM_creat: fd = REAL(creat)(path, mode); break;
+    case JOBIO_SYM_creat64: fd = REAL(creat64)(path, mode); break;
+    case JOBIO_SYM___open_2: fd = REAL(__open_2)(path, flags); break;
+    case JOBIO_SYM___open64_2: fd = REAL(__open64_2)(path, flags); break;
+    case JOBIO_SYM___openat_2: fd = REAL(__openat_2)(dirfd, path, flags); break;
+    default: fd = REAL(__openat64_2)(dirfd, path, flags); break;
+  }
+  if (counted) jobio_rec_open(&c, dirfd, path, flags, creates, fd, 0);
+  return fd;
+}
+
+#define JOBIO_MODE_ARG(flags)          \
+  mode_t mode = 0;                     \
+  if (jobio_needs_mode(flags)) {       \
+    va_list ap;                        \
+    va_start(ap, flags);               \
+    mode = (mode_t)va_arg(ap, int);    \
+    va_end(ap);                        \
+  }
+
+JOBIO_EXPORT int open(const char *path, int flags, ...) {
+  JOBIO_MODE_ARG(flags)
+  return jobio_open_at(JOBIO_SYM_open, AT_FDCWD, path, flags, mode);
+}
+JOBIO_EXPORT int open64(const char *path, int flags, ...) {
+  JOBIO_MODE_ARG(flags)
+  return jobio_open_at(JOBIO_SYM_open64, AT_FDCWD, path, flags, mode);
+}
+JOBIO_EXPORT int openat(int dirfd, const char *path, int flags, ...) {
+  JOBIO_MODE_ARG(flags)
+  return jobio_open_at(JOBIO_SYM_openat, dirfd, path, flags, mode);
+}
+JOBIO_EXPORT int openat64(int dirfd, const char *path, int flags, ...) {
+  JOBIO_MODE_ARG(flags)
+  return jobio_open_at(JOBIO_SYM_openat64, dirfd, path, flags, mode);
+}
+JOBIO_EXPORT int creat(const char *path, mode_t mode) {
+  return jobio_open_at(JOBIO_SYM_creat, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+JOBIO_EXPORT int creat64(const char *path, mode_t mode) {
+  return jobio_open_at(JOBIO_SYM_creat64, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+JOBIO_EXPORT int __open_2(const char *path, int flags) {
+  return jobio_open_at(JOBIO_SYM___open_2, AT_FDCWD, path, flags, 0);
+}
+JOBIO_EXPORT int __open64_2(const char *path, int flags) {
+  return jobio_open_at(JOBIO_SYM___open64_2, AT_FDCWD, path, flags, 0);
+}
+JOBIO_EXPORT int __openat_2(int dirfd, const char *path, int flags) {
+  return jobio_open_at(JOBIO_SYM___openat_2, dirfd, path, flags, 0);
+}
+JOBIO_EXPORT int __openat64_2(int dirfd, const char *path, int flags) {
+  return jobio_open_at(JOBIO_SYM___openat64_2, dirfd, path, flags, 0);
+}
+
+/* ---------------- close family ---------------- */
+JOBIO_EXPORT int close(int fd) {
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(close)(fd);
+  int slot = jobio_close_pre(fd);
+  jobio_start(&c);
+  int r = REAL(close)(fd);
+  jobio_rec_close(&c, fd, slot, r);
+  return r;
+}
+
+JOBIO_EXPORT int close_range(unsigned int lo, unsigned int hi, int flags) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(close_range)(lo, hi, flags);
+  int r = REAL(close_range)(lo, hi, flags);
+#ifdef CLOSE_RANGE_CLOEXEC
+  int cloexec_only = (flags & CLOSE_RANGE_CLOEXEC) != 0;
+#else
+  int cloexec_only = (flags & 4) != 0;
+#endif
+  jobio_rec_close_range(&c, lo, hi, r, cloexec_only);
+  return r;
+}
+
+JOBIO_EXPORT void closefrom(int lo) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c) || lo < 0) {
+    REAL(closefrom)(lo);
+    return;
+  }
+  REAL(closefrom)(lo); /* cannot fail (glibc aborts the process if it cannot close) */
+  jobio_rec_close_range(&c, (unsigned)lo, ~0u, 0, 0);
+}
+
+JOBIO_EXPORT int closedir(DIR *d) {
+  /* not counted (directory streams are not file I/O), but the descriptor number is freed */
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(closedir)(d);
+  int fd = dirfd(d);
+  int r = REAL(closedir)(d);
+  if (fd >= 0 && (unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind != JOBIO_FD_OWN) {
+    uint32_t ofd = jobio_fds[fd].ofd;
+    jobio_fd_clear(fd);
+    int saved = errno;
+    if (ofd) jobio_ofd_release(c.t->block, ofd);
+    errno = saved;
+  }
+  return r;
+}
+
+/* ---------------- reads ---------------- */
+#define JOBIO_XFER(dir, moves, call_expr)           \
+  struct jobio_ctx c;                              \
+  if (!jobio_begin(&c)) return call_expr;          \
+  ssize_t r = call_expr;                           \
+  jobio_rec_xfer(&c, fd, dir, r, moves);           \
+  return r;
+
+JOBIO_EXPORT ssize_t read(int fd, void *buf, size_t n) { JOBIO_XFER(JOBIO_DIR_READ, 1, REAL(read)(fd, buf, n)) }
+JOBIO_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) {
+  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(pread)(fd, buf, n, off))
+}
+JOBIO_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off) {
+  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(pread64)(fd, buf, n, off))
+}
+JOBIO_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt) {
+  JOBIO_XFER(JOBIO_DIR_READ, 1, REAL(readv)(fd, iov, cnt))
+}
+JOBIO_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off) {
+  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(preadv)(fd, iov, cnt, off))
+}
+JOBIO_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off) {
+  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(preadv64)(fd, iov, cnt, off))
+}
+JOBIO_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int fl) {
+  JOBIO_XFER(JOBIO_DIR_READ, off == -1, REAL(preadv2)(fd, iov, cnt, off, fl))
+}
+JOBIO_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int fl) {
+  JOBIO_XFER(JOBIO_DIR_READ, off == -1, REAL(preadv64v2)(fd, iov, cnt, off, fl))
+}
+JOBIO_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen) {
+  JOBIO_XFER(JOBIO_DIR_READ, 1, REAL(__read_chk)(fd, buf, n, buflen))
+}
+JOBIO_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen) {
+  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(__pread_chk)(fd, buf, n, off, buflen))
+}
+JOBIO_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen) {
+  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(__pread64_chk)(fd, buf, n, off, buflen))
+}
+
+/* ---------------- writes ---------------- */
+JOBIO_EXPORT ssize_t write(int fd, const void *buf, size_t n) {
+  JOBIO_XFER(JOBIO_DIR_WRITE, 1, REAL(write)(fd, buf, n))
+}
+JOBIO_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
+  JOBIO_XFER(JOBIO_DIR_WRITE, 0, REAL(pwrite)(fd, buf, n, off))
+}
+JOBIO_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off) {
+  JOBIO_XFER(JOBIO_DIR_WRITE, 0, REAL(pwrite64)(fd, buf, n, off))
+}
+JOBIO_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt) {
+  JOBIO_XFER(JOBIO_DIR_WRITE, 1, REAL(writev)(fd, iov, cnt))
+}
+JOBIO_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off) {
+  JOBIO_XFER(JOBIO_DIR_WRITE, 0, REAL(pwritev)(fd, iov, cnt, off))
+}
+JOBIO_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off) {
+  JOBIO_XFER(JOBIO_DIR_WRITE, 0, REAL(pwritev64)(fd, iov, cnt, off))
+}
+JOBIO_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int fl) {
+  JOBIO_XFER(JOBIO_DIR_WRITE, off == -1, REAL(pwritev2)(fd, iov, cnt, off, fl))
+}
+JOBIO_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int fl) {
+  JOBIO_XFER(JOBIO_DIR_WRITE, off == -1, REAL(pwritev64v2)(fd, iov, cnt, off, fl))
+}
+
+/* ---------------- bytes moved without read/write: a read on the source, a write on the target ---------------- */
+static inline void jobio_rec_copy(struct jobio_ctx *c, int in, int in_moves, int out, int out_moves, ssize_t r) {
+  uint64_t est;
+  uint64_t t1 = jobio_stop(c, &est);
+  if (r >= 0) jobio_rec_xfer_est(c, in, JOBIO_DIR_READ, r, 0, 0, in_moves);
+  jobio_rec_xfer_est(c, out, JOBIO_DIR_WRITE, r, est, 1, out_moves); /* the duration goes to the write */
+  jobio_after(t1);
+}
+
+JOBIO_EXPORT ssize_t copy_file_range(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned fl) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(copy_file_range)(in, off_in, out, off_out, len, fl);
+  ssize_t r = REAL(copy_file_range)(in, off_in, out, off_out, len, fl);
+  jobio_rec_copy(&c, in, off_in == NULL, out, off_out == NULL, r);
+  return r;
+}
+JOBIO_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(sendfile)(out, in, off, count);
+  ssize_t r = REAL(sendfile)(out, in, off, count);
+  jobio_rec_copy(&c, in, off == NULL, out, 1, r);
+  return r;
+}
+JOBIO_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(sendfile64)(out, in, off, count);
+  ssize_t r = REAL(sendfile64)(out, in, off, count);
+  jobio_rec_copy(&c, in, off == NULL, out, 1, r);
+  return r;
+}
+JOBIO_EXPORT ssize_t splice(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned fl) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(splice)(in, off_in, out, off_out, len, fl);
+  ssize_t r = REAL(splice)(in, off_in, out, off_out, len, fl);
+  jobio_rec_copy(&c, in, off_in == NULL, out, off_out == NULL, r);
+  return r;
+}
+
+/* ---------------- seek ---------------- */
+JOBIO_EXPORT off_t lseek(int fd, off_t off, int whence) {
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(lseek)(fd, off, whence);
+  int64_t before = jobio_seek_pre(fd, whence);
+  jobio_start(&c);
+  off_t r = REAL(lseek)(fd, off, whence);
+  jobio_rec_seek(&c, fd, off, whence, before, r);
+  return r;
+}
+JOBIO_EXPORT off64_t lseek64(int fd, off64_t off, int whence) {
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(lseek64)(fd, off, whence);
+  int64_t before = jobio_seek_pre(fd, whence);
+  jobio_start(&c);
+  off64_t r = REAL(lseek64)(fd, off, whence);
+  jobio_rec_seek(&c, fd, off, whence, before, r);
+  return r;
+}
+
+/* ---------------- delete and fschange (red on failure, yellow on success) ---------------- */
+#define JOBIO_PATHCALL(call, dirfd, path, call_expr)              \
+  struct jobio_ctx c;                                            \
+  if (!jobio_begin(&c)) return call_expr;                        \
+  int r = call_expr;                                             \
+  jobio_rec_path(&c, dirfd, path, call, jobio_fail_cls(r));      \
+  return r;
+#define JOBIO_FDCALL(call, fd, call_expr)                         \
+  struct jobio_ctx c;                                            \
+  if (!jobio_begin(&c)) return call_expr;                        \
+  int r = call_expr;                                             \
+  jobio_rec_fd(&c, fd, call, jobio_fail_cls(r));                 \
+  return r;
+
+JOBIO_EXPORT int unlink(const char *p) { JOBIO_PATHCALL(JOBIO_CALL_DELETE, AT_FDCWD, p, REAL(unlink)(p)) }
+JOBIO_EXPORT int unlinkat(int d, const char *p, int fl) {
+  JOBIO_PATHCALL((fl & AT_REMOVEDIR) ? JOBIO_CALL_FSCHANGE : JOBIO_CALL_DELETE, d, p, REAL(unlinkat)(d, p, fl))
+}
+JOBIO_EXPORT int remove(const char *p) { JOBIO_PATHCALL(JOBIO_CALL_DELETE, AT_FDCWD, p, REAL(remove)(p)) }
+JOBIO_EXPORT int rename(const char *a, const char *b) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, a, REAL(rename)(a, b))
+}
+JOBIO_EXPORT int renameat(int da, const char *a, int db, const char *b) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, da, a, REAL(renameat)(da, a, db, b))
+}
+JOBIO_EXPORT int renameat2(int da, const char *a, int db, const char *b, unsigned fl) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, da, a, REAL(renameat2)(da, a, db, b, fl))
+}
+JOBIO_EXPORT int mkdir(const char *p, mode_t m) { JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(mkdir)(p, m)) }
+JOBIO_EXPORT int mkdirat(int d, const char *p, mode_t m) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, d, p, REAL(mkdirat)(d, p, m))
+}
+JOBIO_EXPORT int rmdir(const char *p) { JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(rmdir)(p)) }
+JOBIO_EXPORT int chmod(const char *p, mode_t m) { JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(chmod)(p, m)) }
+JOBIO_EXPORT int fchmodat(int d, const char *p, mode_t m, int fl) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, d, p, REAL(fchmodat)(d, p, m, fl))
+}
+JOBIO_EXPORT int truncate(const char *p, off_t len) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(truncate)(p, len))
+}
+JOBIO_EXPORT int truncate64(const char *p, off64_t len) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(truncate64)(p, len))
+}
+JOBIO_EXPORT int fchmod(int fd, mode_t m) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(fchmod)(fd, m)) }
+JOBIO_EXPORT int ftruncate(int fd, off_t len) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(ftruncate)(fd, len)) }
+JOBIO_EXPORT int ftruncate64(int fd, off64_t len) {
+  JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(ftruncate64)(fd, len))
+}
+
+/* ---------------- sync family (red on failure, yellow on success) ---------------- */
+JOBIO_EXPORT int fsync(int fd) { JOBIO_FDCALL(JOBIO_CALL_SYNC, fd, REAL(fsync)(fd)) }
+JOBIO_EXPORT int fdatasync(int fd) { JOBIO_FDCALL(JOBIO_CALL_SYNC, fd, REAL(fdatasync)(fd)) }
+JOBIO_EXPORT int syncfs(int fd) { JOBIO_FDCALL(JOBIO_CALL_SYNC, fd, REAL(syncfs)(fd)) }
+JOBIO_EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned fl) {
+  JOBIO_FDCALL(JOBIO_CALL_SYNC, fd, REAL(sync_file_range)(fd, off, n, fl))
+}
+JOBIO_EXPORT void sync(void) {
+  /* sync() has no descriptor: attributed to the working directory's file system */
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) {
+    REAL(sync)();
+    return;
+  }
+  REAL(sync)();
+  jobio_rec_path(&c, AT_FDCWD, ".", JOBIO_CALL_SYNC, JOBIO_YELLOW);
+}
+
+/* ---------------- mmap of files (anonymous mappings are not I/O: not counted) ---------------- */
+JOBIO_EXPORT void *mmap(void *a, size_t len, int prot, int fl, int fd, off_t off) {
+  struct jobio_ctx c;
+  if (fd < 0 || (fl & MAP_ANONYMOUS) || !jobio_begin(&c)) return REAL(mmap)(a, len, prot, fl, fd, off);
+  void *r = REAL(mmap)(a, len, prot, fl, fd, off);
+  jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN);
+  return r;
+}
+JOBIO_EXPORT void *mmap64(void *a, size_t len, int prot, int fl, int fd, off64_t off) {
+  struct jobio_ctx c;
+  if (fd < 0 || (fl & MAP_ANONYMOUS) || !jobio_begin(&c)) return REAL(mmap64)(a, len, prot, fl, fd, off);
+  void *r = REAL(mmap64)(a, len, prot, fl, fd, off);
+  jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN);
+  return r;
+}
+
+/* ---------------- descriptor aliasing (not counted as calls) ---------------- */
+JOBIO_EXPORT int dup(int fd) {
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(dup)(fd);
+  int r = REAL(dup)(fd);
+  if (r >= 0) jobio_rec_alias(&c, fd, r);
+  return r;
+}
+JOBIO_EXPORT int dup2(int fd, int nfd) {
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(dup2)(fd, nfd);
+  int r = REAL(dup2)(fd, nfd);
+  if (r >= 0) jobio_rec_alias(&c, fd, r);
+  return r;
+}
+JOBIO_EXPORT int dup3(int fd, int nfd, int fl) {
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(dup3)(fd, nfd, fl);
+  int r = REAL(dup3)(fd, nfd, fl);
+  if (r >= 0) jobio_rec_alias(&c, fd, r);
+  return r;
+}
+JOBIO_EXPORT int fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *); /* as glibc does: the argument is an int or a pointer */
+  va_end(ap);
+  struct jobio_ctx c;
+  if ((cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) || !jobio_begin_notime(&c)) return REAL(fcntl)(fd, cmd, arg);
+  int r = REAL(fcntl)(fd, cmd, arg);
+  if (r >= 0) jobio_rec_alias(&c, fd, r);
+  return r;
+}
+JOBIO_EXPORT int fcntl64(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  struct jobio_ctx c;
+  if ((cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) || !jobio_begin_notime(&c)) return REAL(fcntl64)(fd, cmd, arg);
+  int r = REAL(fcntl64)(fd, cmd, arg);
+  if (r >= 0) jobio_rec_alias(&c, fd, r);
+  return r;
+}
+
+/* ---------------- working directory (tracked for relative paths) ---------------- */
+JOBIO_EXPORT int chdir(const char *p) {
+  int r = REAL(chdir)(p);
+  struct jobio_ctx c;
+  if (r == 0 && jobio_begin_notime(&c)) jobio_cwd_changed();
+  return r;
+}
+JOBIO_EXPORT int fchdir(int fd) {
+  int r = REAL(fchdir)(fd);
+  struct jobio_ctx c;
+  if (r == 0 && jobio_begin_notime(&c)) jobio_cwd_changed();
+  return r;
+}

@@ -1,0 +1,219 @@
+/*
+ * Process lifecycle: exec (flush first, JOBIO_FLAG_EXEC), _exit/_Exit (final flush), vfork (the
+ * child shares our memory: it must not touch any state), posix_spawn and the bypass environment.
+ * fork needs no wrapper: pthread_atfork handlers (core.c) reset the child.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "record.h"
+
+extern char **environ;
+
+/* Before an exec replaces the image: decide what is pending and send the last snapshot. */
+static void jobio_before_exec(void) {
+  struct jobio_ctx c;
+  if (jobio_begin_notime(&c)) jobio_flush_final(JOBIO_FLAG_EXEC);
+}
+
+/* ---------------- bypass: mark the environment of a bypassed program's children ---------------- */
+static char jobio_bypass_var[96];
+
+static int jobio_env_count(char *const envp[], int *has_mark) {
+  int n = 0;
+  *has_mark = 0;
+  if (!envp) return 0;
+  for (; envp[n]; n++)
+    if (strncmp(envp[n], "JOBIO_BYPASSED=", 15) == 0) *has_mark = 1;
+  return n;
+}
+
+/* Copy envp into out (n + 2 slots) with JOBIO_BYPASSED=<program> added. */
+static char *const *jobio_env_with_mark(char *const envp[], int n, char **out) {
+  if (!jobio_bypass_var[0]) {
+    const char *pre = "JOBIO_BYPASSED=";
+    size_t i = 0, j = 0;
+    for (; pre[i]; i++) jobio_bypass_var[i] = pre[i];
+    for (; jobio_g.bypass_name[j] && i + 1 < sizeof jobio_bypass_var; j++) jobio_bypass_var[i++] = jobio_g.bypass_name[j];
+    if (!j) jobio_bypass_var[i++] = '1';
+    jobio_bypass_var[i] = 0;
+  }
+  for (int i = 0; i < n; i++) out[i] = envp[i];
+  out[n] = jobio_bypass_var;
+  out[n + 1] = NULL;
+  return out;
+}
+
+#define JOBIO_MAX_ENV 8192
+/* Is the environment to be changed for this exec? n entries, or -1 for "leave it". */
+static int jobio_env_change(char *const envp[]) {
+  if (!jobio_cfg.add_bypass_env || __atomic_load_n(&jobio_g.init_state, __ATOMIC_ACQUIRE) != 2) return -1;
+  int has;
+  int n = jobio_env_count(envp, &has);
+  if (has || n > JOBIO_MAX_ENV) return -1;
+  return n;
+}
+
+/* ---------------- exec family ---------------- */
+JOBIO_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+  jobio_before_exec();
+  int n = jobio_env_change(envp);
+  if (n < 0) return REAL(execve)(path, argv, envp);
+  char *env[n + 2];
+  return REAL(execve)(path, argv, jobio_env_with_mark(envp, n, env));
+}
+
+JOBIO_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int fl) {
+  jobio_before_exec();
+  int n = jobio_env_change(envp);
+  if (n < 0) return REAL(execveat)(dirfd, path, argv, envp, fl);
+  char *env[n + 2];
+  return REAL(execveat)(dirfd, path, argv, jobio_env_with_mark(envp, n, env), fl);
+}
+
+JOBIO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+  jobio_before_exec();
+  int n = jobio_env_change(envp);
+  if (n < 0) return REAL(fexecve)(fd, argv, envp);
+  char *env[n + 2];
+  return REAL(fexecve)(fd, argv, jobio_env_with_mark(envp, n, env));
+}
+
+JOBIO_EXPORT int execv(const char *path, char *const argv[]) {
+  jobio_before_exec();
+  int n = jobio_env_change(environ);
+  if (n < 0) return REAL(execv)(path, argv);
+  char *env[n + 2];
+  return REAL(execve)(path, argv, jobio_env_with_mark(environ, n, env));
+}
+
+JOBIO_EXPORT int execvp(const char *file, char *const argv[]) {
+  jobio_before_exec();
+  int n = jobio_env_change(environ);
+  if (n < 0) return REAL(execvp)(file, argv);
+  char *env[n + 2];
+  return REAL(execvpe)(file, argv, jobio_env_with_mark(environ, n, env));
+}
+
+JOBIO_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
+  jobio_before_exec();
+  int n = jobio_env_change(envp);
+  if (n < 0) return REAL(execvpe)(file, argv, envp);
+  char *env[n + 2];
+  return REAL(execvpe)(file, argv, jobio_env_with_mark(envp, n, env));
+}
+
+/* execl*: gather the variadic arguments into an argv on the stack, as glibc does */
+static int jobio_count_args(const char *arg, va_list ap) {
+  int n = 1;
+  if (!arg) return 0;
+  while (va_arg(ap, const char *)) n++;
+  return n;
+}
+
+JOBIO_EXPORT int execl(const char *path, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  int n = jobio_count_args(arg, ap);
+  va_end(ap);
+  char *argv[n + 1];
+  va_start(ap, arg);
+  argv[0] = (char *)arg;
+  for (int i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);
+  va_end(ap);
+  argv[n] = NULL;
+  return execv(path, argv);
+}
+
+JOBIO_EXPORT int execlp(const char *file, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  int n = jobio_count_args(arg, ap);
+  va_end(ap);
+  char *argv[n + 1];
+  va_start(ap, arg);
+  argv[0] = (char *)arg;
+  for (int i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);
+  va_end(ap);
+  argv[n] = NULL;
+  return execvp(file, argv);
+}
+
+JOBIO_EXPORT int execle(const char *path, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  int n = jobio_count_args(arg, ap);
+  va_end(ap);
+  char *argv[n + 1];
+  va_start(ap, arg);
+  argv[0] = (char *)arg;
+  for (int i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);
+  char *const *envp = va_arg(ap, char *const *);
+  va_end(ap);
+  argv[n] = NULL;
+  return execve(path, argv, envp);
+}
+
+/* ---------------- posix_spawn: only the bypass environment (the parent's state is untouched) ---------------- */
+JOBIO_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                             const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
+  int n = jobio_env_change(envp);
+  if (n < 0) return REAL(posix_spawn)(pid, path, fa, at, argv, envp);
+  char *env[n + 2];
+  return REAL(posix_spawn)(pid, path, fa, at, argv, jobio_env_with_mark(envp, n, env));
+}
+
+JOBIO_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                              const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
+  int n = jobio_env_change(envp);
+  if (n < 0) return REAL(posix_spawnp)(pid, file, fa, at, argv, envp);
+  char *env[n + 2];
+  return REAL(posix_spawnp)(pid, file, fa, at, argv, jobio_env_with_mark(envp, n, env));
+}
+
+/* ---------------- _exit: destructors do not run, so flush here ---------------- */
+JOBIO_EXPORT void _exit(int status) {
+  struct jobio_ctx c;
+  if (jobio_begin_notime(&c)) jobio_flush_final(JOBIO_FLAG_FINAL);
+  REAL(_exit)(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+JOBIO_EXPORT void _Exit(int status) {
+  struct jobio_ctx c;
+  if (jobio_begin_notime(&c)) jobio_flush_final(JOBIO_FLAG_FINAL);
+  REAL(_Exit)(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+/* ---------------- vfork ---------------- */
+/*
+ * The child of vfork runs on our memory and stack until it execs or _exits, so the wrapper must not
+ * have a stack frame of its own when the real vfork returns (twice): it marks the thread
+ * (JOBIO_BUSY_VFORK: every wrapper then checks the pid and, in the child, only forwards) and
+ * tail-jumps to the real vfork. The parent clears the mark at its next call.
+ */
+void *jobio_vfork_prepare(void);
+__attribute__((used)) void *jobio_vfork_prepare(void) {
+  jobio_t.busy |= JOBIO_BUSY_VFORK;
+  return (void *)REAL(vfork);
+}
+
+#if defined(__x86_64__)
+__asm__(
+    ".text\n"
+    ".globl vfork\n"
+    ".type vfork, @function\n"
+    "vfork:\n"
+    "  subq $8, %rsp\n"
+    "  call jobio_vfork_prepare\n"
+    "  addq $8, %rsp\n"
+    "  jmp *%rax\n"
+    ".size vfork, .-vfork\n");
+#else
+/* Elsewhere: fork semantics are a valid vfork (POSIX), and safe for us. */
+JOBIO_EXPORT pid_t vfork(void) { return fork(); }
+#endif

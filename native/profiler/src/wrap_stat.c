@@ -1,0 +1,116 @@
+/*
+ * stat family and access: both glibc generations. glibc >= 2.33 exports stat/lstat/fstat/fstatat
+ * (and the 64 names) as real symbols; binaries linked against older glibc call __xstat & co.
+ * A stat of a path is pending until the path is opened (yellow) or the process ends (red); a
+ * failed one is red at once. A stat of an open descriptor (fstat, AT_EMPTY_PATH) concerns a file
+ * that is open, so it is yellow (red if it fails).
+ */
+#include <sys/sysmacros.h>
+
+#include "record.h"
+
+static inline void jobio_rec_stat(struct jobio_ctx *c, int dirfd, const char *path, int r, uint64_t dev, mode_t mode) {
+  if (r == 0)
+    jobio_rec_stat_ok(c, dirfd, path, 1, dev, mode);
+  else
+    jobio_rec_path(c, dirfd, path, JOBIO_CALL_ACCESS, JOBIO_RED);
+}
+
+static inline void jobio_rec_fstat(struct jobio_ctx *c, int fd, int r) {
+  jobio_rec_fd(c, fd, JOBIO_CALL_ACCESS, jobio_fail_cls(r));
+}
+
+/* fstatat/statx with AT_EMPTY_PATH and "" work on the descriptor itself */
+static inline int jobio_is_fd_stat(const char *path, int flags) {
+  return (flags & AT_EMPTY_PATH) && path && path[0] == 0;
+}
+
+#define JOBIO_STAT_PATH(call_expr, path, buf)                                 \
+  struct jobio_ctx c;                                                        \
+  if (!jobio_begin(&c)) return call_expr;                                    \
+  int r = call_expr;                                                         \
+  jobio_rec_stat(&c, AT_FDCWD, path, r, (buf)->st_dev, (buf)->st_mode);      \
+  return r;
+
+#define JOBIO_STAT_FD(call_expr, fd)    \
+  struct jobio_ctx c;                  \
+  if (!jobio_begin(&c)) return call_expr; \
+  int r = call_expr;                   \
+  jobio_rec_fstat(&c, fd, r);          \
+  return r;
+
+#define JOBIO_STAT_AT(call_expr, dirfd, path, flags, buf)                                        \
+  struct jobio_ctx c;                                                                            \
+  if (!jobio_begin(&c)) return call_expr;                                                        \
+  int r = call_expr;                                                                             \
+  if (jobio_is_fd_stat(path, flags))                                                             \
+    jobio_rec_fstat(&c, dirfd == AT_FDCWD ? -1 : dirfd, r);                                      \
+  else                                                                                           \
+    jobio_rec_stat(&c, dirfd, path, r, (buf)->st_dev, (buf)->st_mode);                           \
+  return r;
+
+JOBIO_EXPORT int stat(const char *p, struct stat *b) { JOBIO_STAT_PATH(REAL(stat)(p, b), p, b) }
+JOBIO_EXPORT int stat64(const char *p, struct stat64 *b) { JOBIO_STAT_PATH(REAL(stat64)(p, b), p, b) }
+JOBIO_EXPORT int lstat(const char *p, struct stat *b) { JOBIO_STAT_PATH(REAL(lstat)(p, b), p, b) }
+JOBIO_EXPORT int lstat64(const char *p, struct stat64 *b) { JOBIO_STAT_PATH(REAL(lstat64)(p, b), p, b) }
+JOBIO_EXPORT int fstat(int fd, struct stat *b) { JOBIO_STAT_FD(REAL(fstat)(fd, b), fd) }
+JOBIO_EXPORT int fstat64(int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(fstat64)(fd, b), fd) }
+JOBIO_EXPORT int fstatat(int d, const char *p, struct stat *b, int fl) {
+  JOBIO_STAT_AT(REAL(fstatat)(d, p, b, fl), d, p, fl, b)
+}
+JOBIO_EXPORT int fstatat64(int d, const char *p, struct stat64 *b, int fl) {
+  JOBIO_STAT_AT(REAL(fstatat64)(d, p, b, fl), d, p, fl, b)
+}
+
+JOBIO_EXPORT int statx(int d, const char *p, int fl, unsigned int mask, struct statx *b) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(statx)(d, p, fl, mask, b);
+  int r = REAL(statx)(d, p, fl, mask, b);
+  if (jobio_is_fd_stat(p, fl))
+    jobio_rec_fstat(&c, d == AT_FDCWD ? -1 : d, r);
+  else if (r == 0)
+    jobio_rec_stat_ok(&c, d, p, 1, makedev(b->stx_dev_major, b->stx_dev_minor), b->stx_mode);
+  else
+    jobio_rec_path(&c, d, p, JOBIO_CALL_ACCESS, JOBIO_RED);
+  return r;
+}
+
+/* legacy entry points (binaries linked against glibc < 2.33) */
+JOBIO_EXPORT int __xstat(int v, const char *p, struct stat *b) { JOBIO_STAT_PATH(REAL(__xstat)(v, p, b), p, b) }
+JOBIO_EXPORT int __xstat64(int v, const char *p, struct stat64 *b) {
+  JOBIO_STAT_PATH(REAL(__xstat64)(v, p, b), p, b)
+}
+JOBIO_EXPORT int __lxstat(int v, const char *p, struct stat *b) { JOBIO_STAT_PATH(REAL(__lxstat)(v, p, b), p, b) }
+JOBIO_EXPORT int __lxstat64(int v, const char *p, struct stat64 *b) {
+  JOBIO_STAT_PATH(REAL(__lxstat64)(v, p, b), p, b)
+}
+JOBIO_EXPORT int __fxstat(int v, int fd, struct stat *b) { JOBIO_STAT_FD(REAL(__fxstat)(v, fd, b), fd) }
+JOBIO_EXPORT int __fxstat64(int v, int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(__fxstat64)(v, fd, b), fd) }
+JOBIO_EXPORT int __fxstatat(int v, int d, const char *p, struct stat *b, int fl) {
+  JOBIO_STAT_AT(REAL(__fxstatat)(v, d, p, b, fl), d, p, fl, b)
+}
+JOBIO_EXPORT int __fxstatat64(int v, int d, const char *p, struct stat64 *b, int fl) {
+  JOBIO_STAT_AT(REAL(__fxstatat64)(v, d, p, b, fl), d, p, fl, b)
+}
+
+/* access: no device in the answer, attributed by path */
+JOBIO_EXPORT int access(const char *p, int mode) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(access)(p, mode);
+  int r = REAL(access)(p, mode);
+  if (r == 0)
+    jobio_rec_stat_ok(&c, AT_FDCWD, p, 0, 0, 0);
+  else
+    jobio_rec_path(&c, AT_FDCWD, p, JOBIO_CALL_ACCESS, JOBIO_RED);
+  return r;
+}
+JOBIO_EXPORT int faccessat(int d, const char *p, int mode, int fl) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(faccessat)(d, p, mode, fl);
+  int r = REAL(faccessat)(d, p, mode, fl);
+  if (r == 0)
+    jobio_rec_stat_ok(&c, d, p, 0, 0, 0);
+  else
+    jobio_rec_path(&c, d, p, JOBIO_CALL_ACCESS, JOBIO_RED);
+  return r;
+}
