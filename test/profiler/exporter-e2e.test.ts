@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startExporter, scrape } from '../helpers/exporter.js';
+import { repoRoot, startExporter, scrape } from '../helpers/exporter.js';
+import { assertGolden, normaliseExposition } from '../helpers/golden.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { expected, sendScenario } from './frame-tool.js';
 import { CALL_TYPES, CLASSES, SIZE_BINS } from '../../exporter/src/parsers/profiler-wire.js';
@@ -58,6 +59,8 @@ test('exporter: frames on the socket become exact jobio_profiler_* series; garba
       { bad_magic: 2, bad_version: 1, bad_kind: 1, short: 1, bad_length: 1, bad_string: 1, oversized: 1, job_mismatch: 4, no_process: 0, stale: 0, overloaded: 0 },
     );
     assert.equal(series.filter((s) => s.name === 'jobio_profiler_calls_total' && s.labels.jobid === '1').length, 0, 'nothing credited to the impostor');
+    // The whole exposition, as a golden file (also the catalogue test's evidence of every profiler metric).
+    assertGolden(normaliseExposition(text), join(repoRoot, 'test/golden/profiler/frame-tool-scenarios.prom'));
   } finally {
     await exporter.stop();
     rmSync(dir, { recursive: true, force: true });
