@@ -1,0 +1,29 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { iec, namedRanges, perSecond, pow2Range } from './mistral-io.js';
+import { fsHost, isoTimestamp } from './mistral-records.js';
+
+test('IEC size-range names', () => {
+  assert.equal(iec(32768), '32KiB');
+  assert.equal(iec(134217728), '128MiB');
+  assert.equal(iec(1000), '1000B');
+  assert.equal(iec(1536), '1536B');
+  assert.deepEqual(namedRanges(32768, 134217728), ['0-32KiB', '32KiB-128MiB', '128MiB+']);
+  assert.deepEqual([0, 1, 2, 11, 21].map(pow2Range), ['0-1B', '1B-2B', '2B-4B', '1KiB-2KiB', '1MiB-2MiB']);
+  assert.equal(pow2Range(63), '4EiB-8EiB');
+});
+
+test('per-second statistics count the quiet seconds as zeros', () => {
+  assert.deepEqual(perSecond([4, 2], 4), { total: 6, 'min/s': 0, 'mean/s': 1.5, 'median/s': 1, 'max/s': 4 });
+  assert.deepEqual(perSecond([5], 1), { total: 5, 'min/s': 5, 'mean/s': 5, 'median/s': 5, 'max/s': 5 });
+  assert.deepEqual(perSecond([], 3), { total: 0, 'min/s': 0, 'mean/s': 0, 'median/s': 0, 'max/s': 0 });
+  assert.deepEqual(perSecond([1, 9, 3], 3), { total: 13, 'min/s': 1, 'mean/s': 4.333, 'median/s': 3, 'max/s': 9 });
+});
+
+test('fshost and timestamps', () => {
+  assert.equal(fsHost('10.0.0.1@tcp:/scratch'), '10.0.0.1@tcp');
+  assert.equal(fsHost('nfs.example.com:/home'), 'nfs.example.com');
+  assert.equal(fsHost('/dev/sda1'), '');
+  assert.equal(fsHost('tmpfs'), '');
+  assert.match(isoTimestamp(Date.UTC(2023, 8, 19, 12, 38, 20)), /^2023-09-19T\d\d:38:20[+-]\d\d:\d\d$/);
+});
