@@ -21,19 +21,20 @@ export interface ExportField {
  */
 export class FieldTable {
   readonly fields: ExportField[] = [];
-  private readonly index = new Map<string, number>();
+  // One map per kind, keyed by the (interned) operation name: called for every counter line.
+  private readonly index: Record<FieldKind, Map<string, number>> = { operations: new Map(), operation_seconds: new Map(), read_bytes: new Map(), write_bytes: new Map() };
 
   constructor(private readonly limit = 256) {}
 
   /** The field's number, or -1 when the table is full. */
   id(kind: FieldKind, operation: string): number {
-    const key = `${kind}:${operation}`;
-    const known = this.index.get(key);
+    const byOperation = this.index[kind];
+    const known = byOperation.get(operation);
     if (known !== undefined) return known;
     if (this.fields.length >= this.limit) return -1;
     const id = this.fields.length;
     this.fields.push({ kind, operation });
-    this.index.set(key, id);
+    byOperation.set(operation, id);
     return id;
   }
 }

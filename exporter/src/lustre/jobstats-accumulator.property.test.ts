@@ -25,12 +25,11 @@ const step = fc.record({ changes: fc.array(change, { maxLength: 8 }), minutes: f
 const history = fc.record({ maxJobs: fc.integer({ min: 1, max: 4 }), format: fc.constantFrom<GeneratedFormat>('2.10', '2.14'), steps: fc.array(step, { minLength: 1, maxLength: 25 }) });
 
 function fileOf(model: Map<string, Values>, format: GeneratedFormat): string {
-  const jobs: GeneratedJob[] = [...model].map(([id, v]) => ({
-    id,
-    samples: format === '2.14' ? { write_bytes: v.writes, write: v.writes, punch: v.punch } : { write_bytes: v.writes, punch: v.punch },
-    sums: format === '2.14' ? { write_bytes: v.bytes, write: v.writes * 3, punch: v.punch * 2 } : { write_bytes: v.bytes },
-    startTime: v.start,
-  }));
+  const jobs = [...model].map(([id, v]): GeneratedJob => {
+    const samples: Record<string, number> = format === '2.14' ? { write_bytes: v.writes, write: v.writes, punch: v.punch } : { write_bytes: v.writes, punch: v.punch };
+    const sums: Record<string, number> = format === '2.14' ? { write_bytes: v.bytes, write: v.writes * 3, punch: v.punch * 2 } : { write_bytes: v.bytes };
+    return { id, samples, sums, startTime: v.start };
+  });
   return jobStatsText(jobs, format, format === '2.14' ? ['write_bytes', 'write', 'punch'] : ['write_bytes', 'punch']);
 }
 

@@ -99,8 +99,6 @@ class Scanner {
   /** Inside an `lctl get_param` value that is not a job_stats parameter: skip until the next header. */
   private skipping = false;
   private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, names: [], units: [], samples: [], sums: [] };
-  // Scratch results of readNumber(): -1 means no number there.
-  private num: U64 = 0;
 
   constructor(
     private readonly buf: Buffer,
@@ -228,70 +226,71 @@ class Scanner {
     return this.pos > start ? Number(buf.toString('latin1', start, this.pos)) : NaN;
   }
 
-  /** Reads an unsigned decimal at pos into this.num; false if there is none. */
-  private readNumber(convert: boolean): boolean {
-    const { buf } = this;
-    const start = this.pos;
-    let value = 0;
-    while (this.pos < this.lineEnd) {
-      const c = buf[this.pos]!;
-      if (c < ZERO || c > NINE) break;
-      if (convert) value = value * 10 + (c - ZERO);
-      this.pos += 1;
-    }
-    const digits = this.pos - start;
-    if (digits === 0) return false;
-    // Up to 15 digits the double above is exact; longer values go through BigInt.
-    if (convert) this.num = digits <= 15 ? value : normalizeU64(BigInt(buf.toString('latin1', start, this.pos)));
-    return true;
-  }
-
-  /** `{ samples: N, unit: U[, min: N, max: N, sum: N][, sumsq: N][, hist: { 4K: 1, … }] }` */
+  /**
+   * `{ samples: N, unit: U[, min: N, max: N, sum: N][, sumsq: N][, hist: { 4K: 1, … }] }`
+   * The hottest loop of the exporter (one call per counter line): positions live in locals, keys are
+   * told apart by length and first letters, and only samples and sum are turned into numbers.
+   */
   private counter(nameStart: number, nameEnd: number): void {
-    const { buf } = this;
-    this.pos += 1; // {
+    const buf = this.buf;
+    const end = this.lineEnd;
+    let p = this.pos + 1; // after {
     let samples: U64 = -1;
     let sum: U64 = -1;
     let unit = '';
     let closed = false;
-    while (this.pos < this.lineEnd) {
-      this.skipSpaces();
-      if (buf[this.pos] === RBRACE) {
-        this.pos += 1;
+    while (p < end) {
+      let c = buf[p]!;
+      while (c === SPACE && p < end) c = buf[++p]!;
+      if (c === RBRACE) {
+        p += 1;
         closed = true;
         break;
       }
-      const keyStart = this.pos;
-      while (this.pos < this.lineEnd && isNameByte(buf[this.pos]!)) this.pos += 1;
-      const keyLength = this.pos - keyStart;
-      if (keyLength === 0 || buf[this.pos] !== COLON) return this.bad();
-      this.pos += 1;
-      this.skipSpaces();
+      const keyStart = p;
+      while (p < end && isNameByte(buf[p]!)) p += 1;
+      const keyLength = p - keyStart;
+      if (keyLength === 0 || buf[p] !== COLON) return this.bad();
+      p += 1;
+      while (p < end && buf[p] === SPACE) p += 1;
       const k0 = buf[keyStart];
       if (keyLength === 4 && k0 === 117 /* unit */) {
-        const unitStart = this.pos;
-        while (this.pos < this.lineEnd && isNameByte(buf[this.pos]!)) this.pos += 1;
-        if (this.pos === unitStart) return this.bad();
-        unit = internBytes(buf, unitStart, this.pos);
+        const unitStart = p;
+        while (p < end && isNameByte(buf[p]!)) p += 1;
+        if (p === unitStart) return this.bad();
+        unit = internBytes(buf, unitStart, p);
       } else if (keyLength === 4 && k0 === 104 /* hist */) {
-        if (buf[this.pos] !== LBRACE) return this.bad();
+        if (buf[p] !== LBRACE) return this.bad();
         // The buckets (`4K: 3, 1M: 5`) are not exported: skip to the closing brace of this line.
-        while (this.pos < this.lineEnd && buf[this.pos] !== RBRACE) this.pos += 1;
-        if (this.pos >= this.lineEnd) return this.bad();
-        this.pos += 1;
+        while (p < end && buf[p] !== RBRACE) p += 1;
+        if (p >= end) return this.bad();
+        p += 1;
       } else {
         const isSamples = keyLength === 7 && k0 === 115 && buf[keyStart + 1] === 97; // samples
         const isSum = keyLength === 3 && k0 === 115 && buf[keyStart + 1] === 117; // sum
-        if (!this.readNumber(isSamples || isSum)) return this.bad();
-        if (isSamples) samples = this.num;
-        else if (isSum) sum = this.num;
+        const digitsStart = p;
+        let value = 0;
+        while (p < end) {
+          const d = buf[p]! - ZERO;
+          if (d < 0 || d > 9) break;
+          value = value * 10 + d;
+          p += 1;
+        }
+        const digits = p - digitsStart;
+        if (digits === 0) return this.bad();
+        if (isSamples || isSum) {
+          // Up to 15 digits the double above is exact; longer values go through BigInt.
+          const exact: U64 = digits <= 15 ? value : normalizeU64(BigInt(buf.toString('latin1', digitsStart, p)));
+          if (isSamples) samples = exact;
+          else sum = exact;
+        }
       }
-      this.skipSpaces();
-      if (buf[this.pos] === COMMA) this.pos += 1;
-      else if (buf[this.pos] !== RBRACE) return this.bad();
+      while (p < end && buf[p] === SPACE) p += 1;
+      if (buf[p] === COMMA) p += 1;
+      else if (buf[p] !== RBRACE) return this.bad();
     }
-    this.skipSpaces();
-    if (!closed || samples === -1 || this.pos !== this.lineEnd) return this.bad();
+    while (p < end && buf[p] === SPACE) p += 1;
+    if (!closed || samples === -1 || p !== end) return this.bad();
     const v = this.view;
     const i = v.count;
     v.names[i] = internBytes(buf, nameStart, nameEnd);

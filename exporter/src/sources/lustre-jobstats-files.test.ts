@@ -1,0 +1,44 @@
+// Discovery of job_stats across the layouts Lustre versions use, one read per target.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findJobStatsFiles, readJobStatsFiles } from './lustre-jobstats-files.js';
+
+function tree(): string {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-files-'));
+  const put = (path: string, text: string): void => {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  put('proc/fs/lustre/mdt/fs-MDT0000/job_stats', 'from proc');
+  put('sys/fs/lustre/mdt/fs-MDT0000/job_stats', 'duplicate in sys');
+  put('sys/fs/lustre/obdfilter/fs-OST0001/job_stats', '');
+  put('sys/kernel/debug/lustre/obdfilter/fs-OST0002/job_stats', 'from debugfs');
+  put('proc/fs/lustre/obdfilter/fs-OST0003/stats', 'a target without job_stats');
+  mkdirSync(join(root, 'proc/fs/lustre/obdfilter/fs-OST0004/job_stats'), { recursive: true }); // unreadable as a file
+  return root;
+}
+
+test('findJobStatsFiles: every layout, first root wins, targets without job_stats skipped', async () => {
+  const root = tree();
+  const files = await findJobStatsFiles({ procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root });
+  assert.deepEqual(
+    files.map((f) => [f.ref.kind, f.ref.name, f.path.slice(root.length)]),
+    [
+      ['mdt', 'fs-MDT0000', '/proc/fs/lustre/mdt/fs-MDT0000/job_stats'],
+      ['obdfilter', 'fs-OST0004', '/proc/fs/lustre/obdfilter/fs-OST0004/job_stats'],
+      ['obdfilter', 'fs-OST0001', '/sys/fs/lustre/obdfilter/fs-OST0001/job_stats'],
+      ['obdfilter', 'fs-OST0002', '/sys/kernel/debug/lustre/obdfilter/fs-OST0002/job_stats'],
+    ],
+  );
+  const reads = [];
+  for await (const r of readJobStatsFiles(files)) reads.push('data' in r ? [r.ref.name, r.data.toString()] : [r.ref.name, 'error']);
+  assert.deepEqual(reads, [['fs-MDT0000', 'from proc'], ['fs-OST0004', 'error'], ['fs-OST0001', ''], ['fs-OST0002', 'from debugfs']]);
+});
+
+test('findJobStatsFiles: no Lustre at all is an empty list, not an error', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-none-'));
+  assert.deepEqual(await findJobStatsFiles({ procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }), []);
+});
