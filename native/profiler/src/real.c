@@ -79,7 +79,9 @@ void *jobio_resolve_slow(int sym) {
   jobio_t.busy++;
   const char *name = jobio_symbols[sym].name;
   p = dlsym(RTLD_NEXT, name);
-  if (!p) p = dlvsym(RTLD_NEXT, name, JOBIO_GLIBC_BASE);
+  /* compat-only symbols (e.g. __xstat, __fxstatat on glibc >= 2.33) are found by version only */
+  static const char *const versions[] = {JOBIO_GLIBC_BASE, "GLIBC_2.4", "GLIBC_2.3", "GLIBC_2.33"};
+  for (size_t i = 0; !p && i < sizeof versions / sizeof versions[0]; i++) p = dlvsym(RTLD_NEXT, name, versions[i]);
   if (p && jobio_is_self(p)) p = NULL; /* never resolve a wrapper to itself (loaded twice) */
   jobio_t.busy--;
   jobio_resolving = 0;

@@ -1,7 +1,7 @@
 /*
  * jobio-dump: a minimal receiver for the profiler's frames (include/jobio_protocol.h).
  *
- *   jobio-dump SOCKET_PATH [--raw FILE]
+ *   jobio-dump SOCKET_PATH [--raw FILE] [--no-accept]
  *
  * Listens on a SOCK_SEQPACKET Unix socket, takes pid/uid/gid of every connection from SO_PEERCRED,
  * validates each frame (magic, version, kind, length) and keeps the latest frame per process
@@ -62,6 +62,7 @@ static uint64_t rejected[6];
 static const char *reject_names[6] = {"short", "oversized", "magic", "version", "kind", "length"};
 static uint64_t accepted_frames, connections;
 static FILE *raw;
+static int no_accept;
 
 static const char *call_names[JOBIO_CALL_COUNT] = {"read",   "write",  "open", "create", "close",   "access", "delete",
                                                    "fschange", "mmap", "seek", "sync",   "connect", "accept"};
@@ -337,8 +338,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *path = argv[1];
-  for (int i = 2; i + 1 < argc; i++)
-    if (strcmp(argv[i], "--raw") == 0) raw = fopen(argv[++i], "ab");
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--raw") == 0 && i + 1 < argc) raw = fopen(argv[++i], "ab");
+    if (strcmp(argv[i], "--no-accept") == 0) no_accept = 1; /* a stalled exporter: backlog fills */
+  }
   procs = calloc(MAX_PROC, sizeof *procs);
   if (!procs) return 1;
   struct sigaction sa;
@@ -358,7 +361,7 @@ int main(int argc, char **argv) {
   }
   strcpy(sun.sun_path, path);
   unlink(path);
-  if (lfd < 0 || bind(lfd, (struct sockaddr *)&sun, sizeof sun) != 0 || listen(lfd, 512) != 0) {
+  if (lfd < 0 || bind(lfd, (struct sockaddr *)&sun, sizeof sun) != 0 || listen(lfd, no_accept ? 0 : 512) != 0) {
     perror("jobio-dump: listen");
     return 1;
   }
@@ -367,7 +370,7 @@ int main(int argc, char **argv) {
 
   struct pollfd pfd[MAX_CONN + 1];
   while (!stop_flag) {
-    pfd[0].fd = lfd;
+    pfd[0].fd = no_accept ? -1 : lfd;
     pfd[0].events = POLLIN;
     for (int i = 0; i < nconns; i++) {
       pfd[i + 1].fd = conns[i].fd;
@@ -383,7 +386,7 @@ int main(int argc, char **argv) {
   }
   /* drain: pending connections and queued frames */
   for (int round = 0; round < 3; round++) {
-    accept_all(lfd);
+    if (!no_accept) accept_all(lfd);
     for (int i = 0; i < nconns; i++)
       if (conns[i].fd >= 0) drain_conn(&conns[i]);
     compact();

@@ -1,0 +1,290 @@
+// One C program per wrapped function family (native/profiler/tests/t_*.c), each with the exact
+// counts and classes (DESIGN 3.5) it must produce, read back through jobio-dump.
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, mkdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { buildTests, counted, proc, removeDir, runProfiled, run, cleanEnv, tempDir, testBin, lib, type DumpProcess } from './harness.ts';
+
+type Counts = Record<string, [number, number, number]>;
+
+async function profile(
+  prog: string,
+  setup: (dir: string) => void = () => {},
+  env: Record<string, string> = {},
+  extraArgs: string[] = [],
+): Promise<{ p: DumpProcess; stdout: string }> {
+  const dir = tempDir();
+  try {
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    setup(work);
+    const r = await runProfiled(testBin(prog), [work, ...extraArgs], { dir, env });
+    assert.equal(r.status, 0, `${prog} failed: ${r.stderr.toString()}`);
+    return { p: proc(r.dump, prog), stdout: r.stdout.toString() };
+  } finally {
+    removeDir(dir);
+  }
+}
+
+const bytes = (n: number): Buffer => Buffer.alloc(n, 'x');
+
+before(() => buildTests());
+
+describe('wrapped families: exact counts and classes', () => {
+  test('open family (open, open64, openat, openat64, creat, creat64, __open*_2)', async () => {
+    const { p } = await profile('t_open');
+    const expected: Counts = {
+      read: [3, 0, 1],
+      write: [1, 0, 1],
+      open: [7, 2, 1],
+      create: [2, 1, 1],
+      close: [0, 0, 11],
+    };
+    assert.deepEqual(counted(p.totals), expected);
+    assert.equal(p.ignored_calls, 0);
+  });
+
+  test('read/write family with size bins and failures', async () => {
+    const { p } = await profile('t_rw', () => {}, { JOBIO_LARGE_THRESHOLD: '45000' });
+    assert.deepEqual(counted(p.totals), {
+      read: [6, 0, 3],
+      write: [6, 0, 3],
+      open: [1, 0, 1],
+      create: [0, 0, 1],
+      close: [0, 0, 3],
+    });
+    assert.deepEqual(p.totals.sizes.write.small, { calls: 5, bytes: 172, time_ns: p.totals.sizes.write.small.time_ns });
+    assert.equal(p.totals.sizes.write.medium.calls, 2);
+    assert.equal(p.totals.sizes.write.medium.bytes, 72768);
+    assert.equal(p.totals.sizes.write.large.calls, 1);
+    assert.equal(p.totals.sizes.write.large.bytes, 50000);
+    assert.equal(p.totals.sizes.read.small.calls, 5);
+    assert.equal(p.totals.sizes.read.small.bytes, 1115);
+    assert.equal(p.totals.sizes.read.medium.calls, 3);
+    assert.equal(p.totals.sizes.read.medium.bytes, 112768);
+    assert.equal(p.totals.sizes.read.large.calls, 0);
+    assert.equal(p.large_threshold, 45000);
+    assert.equal(p.small_threshold, 32768);
+    // pow2 bins: [bin, calls, bytes]; 0 bytes in bin 0, 32768 = 2^15 in bin 16
+    const r = new Map(p.totals.pow2.read.map(([b, c, n]) => [b, [c, n]]));
+    assert.deepEqual(r.get(0), [1, 0]);
+    assert.equal(r.get(16)?.[0], 3); // 32768, 40000, 40000 are all in [2^15, 2^16)
+    assert.equal(r.get(16)?.[1], 112768);
+  });
+
+  test('_FORTIFY_SOURCE=2 -O2 build: __read_chk, __pread_chk, __fread_chk, __open_2, __openat_2 counted', async () => {
+    const imports = execFileSync('nm', ['-D', '--undefined-only', testBin('t_fortify_on')]).toString();
+    for (const sym of ['__read_chk', '__pread_chk', '__fread_chk', '__open_2', '__openat_2']) {
+      assert.match(imports, new RegExp(`\\b${sym}\\b`), `the fortified build should import ${sym}`);
+    }
+    const { p } = await profile('t_fortify_on');
+    assert.equal(p.exe, 't_fortify_on');
+    assert.deepEqual(counted(p.totals), {
+      read: [410, 0, 0],
+      write: [200, 0, 0],
+      open: [1, 0, 2],
+      create: [0, 0, 1],
+      close: [0, 0, 4],
+    });
+  });
+
+  test('stat family (glibc >= 2.33 symbols, statx, access): yellow only when the path is opened later', async () => {
+    const { p } = await profile('t_stat', (d) => {
+      writeFileSync(join(d, 'a'), bytes(100));
+      writeFileSync(join(d, 'b'), bytes(10));
+      writeFileSync(join(d, 'c'), bytes(10));
+    });
+    assert.deepEqual(counted(p.totals), {
+      access: [6, 11, 0],
+      open: [1, 1, 0],
+      read: [1, 0, 0],
+      close: [0, 0, 2],
+    });
+  });
+
+  test('legacy __xstat family of binaries linked against glibc < 2.33', async () => {
+    const { p } = await profile('t_xstat', (d) => {
+      writeFileSync(join(d, 'a'), bytes(100));
+      writeFileSync(join(d, 'b'), bytes(10));
+    });
+    assert.deepEqual(counted(p.totals), { access: [1, 8, 0], open: [2, 0, 0], close: [0, 0, 2] });
+  });
+
+  test('lseek/lseek64: backward and zero seeks red, forward yellow (offset tracked through reads and dup)', async () => {
+    const { p } = await profile('t_seek', (d) => writeFileSync(join(d, 'f'), bytes(1000)));
+    assert.deepEqual(counted(p.totals), { seek: [8, 4, 0], read: [3, 0, 0], open: [0, 1, 0] });
+  });
+
+  test('delete and fschange: unlink unlinkat remove rename* mkdir* rmdir chmod fchmod* truncate* ftruncate*', async () => {
+    const { p } = await profile('t_fsops', (d) => {
+      writeFileSync(join(d, 'f'), bytes(100));
+      writeFileSync(join(d, 'e'), bytes(1));
+      writeFileSync(join(d, 'e2'), bytes(1));
+    });
+    assert.deepEqual(counted(p.totals), {
+      fschange: [5, 14, 0],
+      delete: [2, 3, 0],
+      open: [1, 0, 0],
+      close: [0, 0, 1],
+    });
+  });
+
+  test('sync family: fsync fdatasync syncfs sync_file_range sync', async () => {
+    const { p } = await profile('t_sync', (d) => writeFileSync(join(d, 'f'), bytes(100)));
+    assert.deepEqual(counted(p.totals), { sync: [1, 5, 0], open: [1, 0, 0], close: [0, 0, 1] });
+  });
+
+  test('mmap/mmap64 of files (anonymous mappings not counted)', async () => {
+    const { p } = await profile('t_mmap', (d) => writeFileSync(join(d, 'f'), bytes(4096)));
+    assert.deepEqual(counted(p.totals), { mmap: [1, 0, 2], open: [1, 0, 0], close: [0, 0, 1] });
+  });
+
+  test('stdio: fopen fopen64 fdopen freopen fread* fwrite* fclose, no double counting of internal read/write', async () => {
+    const { p } = await profile('t_stdio');
+    assert.deepEqual(counted(p.totals), {
+      create: [0, 1, 1],
+      open: [1, 2, 1],
+      write: [2, 0, 1],
+      read: [4, 0, 1],
+      close: [0, 0, 5],
+    });
+    assert.equal(p.totals.sizes.write.medium.bytes, 40000);
+    assert.equal(p.totals.sizes.read.medium.bytes, 40100);
+  });
+
+  test('dup dup2 dup3 fcntl(F_DUPFD*): bytes through aliases count for the open', async () => {
+    const { p } = await profile('t_dup');
+    assert.deepEqual(counted(p.totals), {
+      create: [0, 0, 1],
+      open: [1, 3, 2],
+      read: [3, 0, 2],
+      write: [0, 0, 1],
+      close: [0, 0, 12],
+    });
+  });
+
+  test('copy_file_range, sendfile, sendfile64, splice count their bytes on both sides', async () => {
+    const { p } = await profile('t_copy', (d) => writeFileSync(join(d, 's'), bytes(100000)));
+    assert.deepEqual(counted(p.totals), {
+      read: [5, 0, 2],
+      write: [5, 0, 2],
+      open: [0, 0, 1],
+      create: [0, 0, 1],
+      close: [0, 0, 2],
+    });
+    const readBytes = Object.values(p.totals.sizes.read).reduce((s, b) => s + b.bytes, 0);
+    const writeBytes = Object.values(p.totals.sizes.write).reduce((s, b) => s + b.bytes, 0);
+    assert.equal(readBytes, 50000 + 10 + 40000 + 100 + 1000 + 9990);
+    assert.equal(writeBytes, 50000 + 10 + 40000 + 100 + 1000 + 9990);
+    assert.equal(p.ignored_calls, 4);
+  });
+
+  test('network calls only with JOBIO_NETWORK=1, on the [network] pseudo mount', async () => {
+    const on = await profile('t_net', () => {}, { JOBIO_NETWORK: '1' });
+    const net = on.p.mounts.find((m) => m.path === '[network]');
+    assert.ok(net, 'a [network] mount');
+    assert.equal(net.fstype, 'socket');
+    assert.deepEqual(counted(net), {
+      connect: [1, 0, 1],
+      accept: [1, 0, 1],
+      write: [0, 0, 4],
+      read: [1, 0, 4],
+    });
+    const off = await profile('t_net');
+    assert.equal(off.p.mounts.find((m) => m.path === '[network]'), undefined);
+    assert.deepEqual(counted(off.p.totals), {});
+    assert.equal(off.p.ignored_calls, 2); // the plain read/write on sockets
+  });
+
+  test('a known mix, classified by hand', async () => {
+    const { p } = await profile('t_mix', (d) => {
+      writeFileSync(join(d, 'input'), bytes(70000));
+      writeFileSync(join(d, 'settings'), bytes(10));
+    });
+    assert.deepEqual(counted(p.totals), {
+      access: [2, 1, 0],
+      read: [2, 0, 1],
+      seek: [1, 1, 0],
+      open: [3, 0, 1],
+      close: [0, 0, 5],
+      create: [0, 1, 1],
+      write: [11, 0, 1],
+      sync: [0, 1, 0],
+      fschange: [0, 1, 0],
+      delete: [1, 1, 0],
+      mmap: [0, 0, 1],
+    });
+    const sum = (i: 0 | 1 | 2): number => Object.values(counted(p.totals)).reduce((s, c) => s + c[i], 0);
+    assert.deepEqual([sum(0), sum(1), sum(2)], [20, 6, 10]);
+  });
+
+  test('return values and errno are unchanged (byte-identical output with and without the profiler)', async () => {
+    const dirA = tempDir();
+    const dirB = tempDir();
+    try {
+      const plain = await run(testBin('t_errno'), [dirA], { env: cleanEnv() });
+      const dirP = tempDir();
+      const prof = await runProfiled(testBin('t_errno'), [dirB], { dir: dirP });
+      removeDir(dirP);
+      assert.equal(plain.status, 0, plain.stderr.toString());
+      assert.equal(prof.status, plain.status);
+      const norm = (s: string, d: string): string => s.split(d).join('DIR');
+      assert.equal(norm(prof.stdout.toString(), dirB), norm(plain.stdout.toString(), dirA));
+      assert.ok(plain.stdout.toString().split('\n').length > 40);
+      // the same when the program is excluded, and with every call timed
+      const dirX = tempDir();
+      const timed = await runProfiled(testBin('t_errno'), [dirX], { env: { JOBIO_SAMPLE_EVERY: '1' } });
+      assert.equal(norm(timed.stdout.toString(), dirX), norm(plain.stdout.toString(), dirA));
+      removeDir(timed.dir);
+      removeDir(dirX);
+    } finally {
+      removeDir(dirA);
+      removeDir(dirB);
+    }
+  });
+
+  test('tmpfs is a counted mount of its own (not ignored); /dev/null and /proc are ignored', async () => {
+    let shm: string | undefined;
+    try {
+      if (statSync('/dev/shm').isDirectory()) shm = tempDir('/dev/shm');
+    } catch {
+      /* no /dev/shm */
+    }
+    assert.ok(shm, '/dev/shm (tmpfs) is needed for this test');
+    try {
+      const { p } = await profile('t_rw', () => {}, {}, []);
+      assert.ok(p.mounts.length >= 1);
+      const dir = tempDir();
+      const r = await runProfiled(testBin('t_rw'), [shm], { dir });
+      removeDir(dir);
+      assert.equal(r.status, 0);
+      const q = proc(r.dump, 't_rw');
+      assert.deepEqual(q.mounts.map((m) => m.fstype), ['tmpfs']);
+      const dir2 = tempDir();
+      const devnull = await runProfiled('/bin/dd', ['if=/proc/self/status', 'of=/dev/null', 'bs=4096'], { dir: dir2 });
+      removeDir(dir2);
+      const dd = proc(devnull.dump, 'dd');
+      assert.deepEqual(counted(dd.totals), {});
+      assert.ok(dd.ignored_calls >= 4, `ignored ${dd.ignored_calls}`);
+    } finally {
+      removeDir(shm);
+    }
+  });
+});
+
+describe('library surface', () => {
+  test('exports exactly the declaration table (version script), every entry resolvable', () => {
+    const table = execFileSync(join(testBin('..'), 'jobio-symbols')).toString().trim().split('\n').sort();
+    const exported = execFileSync('nm', ['-D', '--defined-only', lib])
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/).pop()!)
+      .sort();
+    assert.deepEqual(exported, table);
+    const check = execFileSync(join(testBin('..'), 'jobio-symbols'), ['--check', lib]).toString();
+    assert.match(check, /, 0 missing/);
+  });
+});
