@@ -1,6 +1,13 @@
 // jest for the plugin: swc transforms TypeScript/TSX and the ESM-only dependencies (d3-color ships .mjs).
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic' } }, target: 'es2022' }, module: { type: 'commonjs' } }];
 
+const ESM_PACKAGES = [
+  '@grafana/react-data-grid', '@wojtekmaj', '@tanstack', '@leeoniya', '@codemirror', '@lezer', '@uiw', '@marijn', '@swc/helpers',
+  'd3-[a-z-]+', 'internmap', 'ol', 'marked', 'marked-mangle', 'react-calendar', 'get-user-locale', 'memoize', 'mimic-function',
+  'react-loading-skeleton', 'compute-scroll-into-view', 'uwrap', 'rbush', 'quickselect', 'earcut', 'pbf', 'geotiff', 'zstddec',
+  'web-worker', 'date-fns', 'crelt', 'style-mod', 'w3c-keyname', 'stylis', 'web-vitals', 'quick-lru', 'zod', 'uuid',
+];
+
 module.exports = {
   testEnvironment: 'jsdom',
   roots: ['<rootDir>/src'],
@@ -10,7 +17,8 @@ module.exports = {
     '^.+\\.(t|j)sx?$': swc,
     '^.+\\.mjs$': swc,
   },
-  transformIgnorePatterns: ['node_modules/(?!(d3-[a-z-]+|internmap|ol|marked|@grafana/[a-z-]+)/)'],
+  // ESM-only packages reached from @grafana/ui's CJS build are compiled too; everything else is not.
+  transformIgnorePatterns: [`node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
   moduleNameMapper: {
     '\\.(css|scss)$': '<rootDir>/src/test-utils/style-mock.ts',
   },

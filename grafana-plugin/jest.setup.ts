@@ -1,4 +1,8 @@
 import '@testing-library/jest-dom';
+import { TextDecoder, TextEncoder } from 'util';
+
+// jsdom lacks the encoders @grafana/ui's dependencies use at import time.
+Object.assign(globalThis, { TextEncoder, TextDecoder });
 
 // jsdom has no ResizeObserver or matchMedia; @grafana/ui components touch both.
 class NoopResizeObserver {

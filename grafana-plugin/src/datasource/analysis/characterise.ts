@@ -67,10 +67,13 @@ export function meanRunLengths(flags: readonly number[]): { on: number; off: num
   return { on: mean(runs.on), off: mean(runs.off) };
 }
 
-/** ρ = 1 − tanh(l_io / l_noio) if l_noio > 0, else 0. */
+/**
+ * ρ = 1 − tanh(l_io / l_noio) if l_noio > 0, else 0. A job with no I/O interval at all has no bursts:
+ * 0 as well (the formula would give 1).
+ */
 export function burstiness(flags: readonly number[]): number {
   const { on, off } = meanRunLengths(flags);
-  return off > 0 ? 1 - Math.tanh(on / off) : 0;
+  return off > 0 && on > 0 ? 1 - Math.tanh(on / off) : 0;
 }
 
 /** Characterises one job, or returns undefined when no interval of its life has data. */

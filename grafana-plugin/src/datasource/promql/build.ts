@@ -3,7 +3,6 @@
 import type { LoadMetric, SummaryGroup, TalkerDimension } from '../types';
 import { type LabelFilter, renderMatchers, selector } from './matchers';
 import {
-  JOBSTATS_BYTES_REGEX,
   JOBSTATS_OPERATIONS,
   JOBSTATS_READ_BYTES,
   JOBSTATS_WRITE_BYTES,
@@ -22,20 +21,31 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], what: str
   return value as T;
 }
 
-/** Selector for a load metric; `bytes` selects read and write bytes together by name regex. */
-export function loadSelector(metric: LoadMetric, filters: LabelFilter[]): string {
+/** Selector of a single-metric load (`bytes` is two metrics: see loadExpr). */
+function loadMetricName(metric: Exclude<LoadMetric, 'bytes'>): string {
   switch (metric) {
-    case 'bytes':
-      return `{${renderMatchers(filters, [`__name__=~"${JOBSTATS_BYTES_REGEX}"`])}}`;
     case 'read_bytes':
-      return selector(JOBSTATS_READ_BYTES, filters);
+      return JOBSTATS_READ_BYTES;
     case 'write_bytes':
-      return selector(JOBSTATS_WRITE_BYTES, filters);
+      return JOBSTATS_WRITE_BYTES;
     case 'operations':
-      return selector(JOBSTATS_OPERATIONS, filters);
+      return JOBSTATS_OPERATIONS;
     default:
       throw new Error(`invalid metric: ${JSON.stringify(metric)}`);
   }
+}
+
+/**
+ * `fn(metric[window])` for a load metric. `bytes` is read plus write: both rates are tagged with a
+ * `direction` label and joined with `or`, because rate() over a name regex drops `__name__` and
+ * Prometheus rejects the resulting duplicate label sets.
+ */
+export function loadExpr(metric: LoadMetric, filters: LabelFilter[], fn: 'rate' | 'increase', window: string): string {
+  if (metric === 'bytes') {
+    const tagged = (name: string, direction: string) => `label_replace(${fn}(${selector(name, filters)}[${window}]), "direction", "${direction}", "", "")`;
+    return `${tagged(JOBSTATS_READ_BYTES, 'read')} or ${tagged(JOBSTATS_WRITE_BYTES, 'write')}`;
+  }
+  return `${fn}(${selector(loadMetricName(metric), filters)}[${window}])`;
 }
 
 /** RYG summary: increase of calls and of I/O seconds over the range, by group and class. */
@@ -63,7 +73,7 @@ export function topTalkersExpr(
   }
   const fn = opts.instant ? 'increase' : 'rate';
   const window = formatDuration(opts.instant ? opts.rangeSeconds : opts.windowSeconds);
-  return `topk(${limit}, sum by (${d}) (${fn}(${loadSelector(metric, filters)}[${window}])))`;
+  return `topk(${limit}, sum by (${d}) (${loadExpr(metric, filters, fn, window)}))`;
 }
 
 /** Per-job characterisation inputs: raw counters by job and target (deltas are taken client-side). */
@@ -74,7 +84,7 @@ export function characterisationExprs(filters: LabelFilter[]): { read: string; w
 
 /** Trend change input: per-target rate of a load metric (moving averages are taken client-side). */
 export function trendExpr(metric: LoadMetric, filters: LabelFilter[], windowSeconds: number): string {
-  return `sum by (target) (rate(${loadSelector(metric, filters)}[${formatDuration(windowSeconds)}]))`;
+  return `sum by (target) (${loadExpr(metric, filters, 'rate', formatDuration(windowSeconds))})`;
 }
 
 /** `match[]` selector for label-values lookups of variable queries. */

@@ -41,5 +41,6 @@ export function selector(metric: string, filters: LabelFilter[], extra: string[]
   if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(metric)) {
     throw new Error(`invalid metric name: ${JSON.stringify(metric)}`);
   }
-  return `${metric}{${renderMatchers(filters, extra)}}`;
+  const body = renderMatchers(filters, extra);
+  return body ? `${metric}{${body}}` : metric;
 }

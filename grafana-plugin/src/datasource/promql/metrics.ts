@@ -5,4 +5,3 @@ export const PROFILER_IO_SECONDS = 'jobio_profiler_io_seconds_total';
 export const JOBSTATS_READ_BYTES = 'jobio_lustre_jobstats_read_bytes_total';
 export const JOBSTATS_WRITE_BYTES = 'jobio_lustre_jobstats_write_bytes_total';
 export const JOBSTATS_OPERATIONS = 'jobio_lustre_jobstats_operations_total';
-export const JOBSTATS_BYTES_REGEX = 'jobio_lustre_jobstats_(read|write)_bytes_total';

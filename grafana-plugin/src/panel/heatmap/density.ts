@@ -28,12 +28,17 @@ export interface DensityOptions {
   maxExponent?: number;
 }
 
-/** ⌊log10 v⌋ for v > 0, exact at powers of ten. */
+/** Correctly rounded powers of ten (parsed literals; `10 ** e` is off by an ulp for some e < 0). */
+const POW10_MIN = -330;
+const POW10 = Float64Array.from({ length: 310 - POW10_MIN + 1 }, (_, i) => Number(`1e${i + POW10_MIN}`));
+const pow10 = (e: number) => (e < POW10_MIN ? 0 : e > 310 ? Infinity : (POW10[e - POW10_MIN] as number));
+
+/** ⌊log10 v⌋ for finite v > 0, exact at powers of ten. */
 export function exponentOf(v: number): number {
   let e = Math.floor(Math.log10(v));
-  if (10 ** (e + 1) <= v) {
+  if (pow10(e + 1) <= v) {
     e++;
-  } else if (10 ** e > v) {
+  } else if (pow10(e) > v) {
     e--;
   }
   return e;

@@ -74,11 +74,13 @@ function drawAxes(ctx: CanvasRenderingContext2D, index: DensityIndex, layout: He
   }
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
+  const span = ((index.times[index.times.length - 1] ?? 0) - (index.times[0] ?? 0)) / 1000;
+  const format = span < 600 ? 'HH:mm:ss' : span < 2 * 86400 ? 'HH:mm' : 'MM-DD HH:mm';
   const ticks = Math.max(1, Math.floor(layout.plotWidth / 110));
   const spacing = Math.max(1, Math.floor(layout.steps / ticks));
   for (let step = 0; step < layout.steps; step += spacing) {
     const x = layout.left + (step + 0.5) * layout.cellWidth;
     const t = index.times[step] as number;
-    ctx.fillText(dateTimeFormat(t, { format: 'HH:mm', timeZone: style.timeZone }), x, layout.top + layout.plotHeight + 6);
+    ctx.fillText(dateTimeFormat(t, { format, timeZone: style.timeZone }), x, layout.top + layout.plotHeight + 6);
   }
 }

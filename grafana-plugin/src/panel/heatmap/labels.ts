@@ -16,7 +16,7 @@ export function formatValue(value: number, unit: string): string {
   if (!Number.isFinite(value)) {
     return String(value);
   }
-  return formattedValueToString(getValueFormat(unit || 'none')(value, 2));
+  return formattedValueToString(getValueFormat(unit || 'none')(value));
 }
 
 /** "[1 K, 10 K) ops" style description of a row. */

@@ -1,0 +1,121 @@
+import { fireEvent, render, screen, within } from '@testing-library/react';
+import { locationService } from '@grafana/runtime';
+import React from 'react';
+import { seriesToFrames } from '../../datasource/prometheus/frames';
+import { toSeries } from '../../datasource/prometheus/parse';
+import { capture } from '../../test-utils/prom-fixtures';
+import { buildPanelProps } from '../../test-utils/panel-props';
+import { buildDensity } from '../heatmap/density';
+import { cellOrigin, computeLayout } from '../heatmap/layout';
+import { framesToSeries } from '../heatmap/series';
+import { TestIds } from '../testids';
+import { DEFAULT_HEATMAP, DEFAULT_SUMMARY } from '../types';
+import { JobioPanel } from './JobioPanel';
+
+const summaryFrames = () => [
+  ...seriesToFrames(toSeries(capture('prom-summary-calls-by-jobid-class').body.data), 'A'),
+  ...seriesToFrames(toSeries(capture('prom-summary-seconds-by-jobid-class').body.data), 'B'),
+];
+const heatFrames = () => seriesToFrames(toSeries(capture('heatmap-mdt-user-rates').body.data), 'A');
+
+describe('summary view', () => {
+  it('renders one row per job with roll-up status and bars whose shares add up to 100', () => {
+    render(<JobioPanel {...buildPanelProps(summaryFrames())} />);
+    const rows = screen.getAllByTestId(TestIds.summaryRow);
+    expect(rows.map((r) => r.dataset['group']).sort()).toEqual(['7001', '7002', '7003', '7004', '7005']);
+    for (const row of rows) {
+      const shares = within(row).getByTestId(TestIds.summaryTimeBar).querySelectorAll('[data-share]');
+      const sum = [...shares].reduce((a, el) => a + Number((el as HTMLElement).dataset['share']), 0);
+      expect(sum).toBeCloseTo(100, 0);
+    }
+  });
+  it('colours groups by the explicit roll-up rule: bob (tiny writes) is red, dave is green', () => {
+    render(<JobioPanel {...buildPanelProps(summaryFrames())} />);
+    const status = (g: string) => screen.getAllByTestId(TestIds.summaryRow).find((r) => r.dataset['group'] === g)?.dataset['status'];
+    expect(status('7002')).toBe('red');
+    expect(status('7004')).toBe('green');
+    expect(screen.getAllByTestId(TestIds.summaryRow)[0]?.dataset['group']).toBe('7002');
+  });
+  it('follows the options: calls basis and worst rule make any red job red', () => {
+    render(<JobioPanel {...buildPanelProps(summaryFrames(), { summary: { ...DEFAULT_SUMMARY, rollupRule: 'worst', rollupBasis: 'calls' } })} />);
+    const statuses = screen.getAllByTestId(TestIds.summaryRow).map((r) => r.dataset['status']);
+    expect(statuses.filter((s) => s === 'red').length).toBeGreaterThanOrEqual(4);
+    expect(screen.getByText(/worst class above 0% of calls/)).toBeInTheDocument();
+  });
+  it('limits rows and says how many are hidden', () => {
+    render(<JobioPanel {...buildPanelProps(summaryFrames(), { summary: { ...DEFAULT_SUMMARY, maxGroups: 2 } })} />);
+    expect(screen.getAllByTestId(TestIds.summaryRow)).toHaveLength(2);
+    expect(screen.getByText(/3 more not shown/)).toBeInTheDocument();
+  });
+  it('shows absolute figures in the tooltip', async () => {
+    render(<JobioPanel {...buildPanelProps(summaryFrames())} />);
+    const row = screen.getAllByTestId(TestIds.summaryRow).find((r) => r.dataset['group'] === '7002') as HTMLElement;
+    fireEvent.mouseEnter(row);
+    fireEvent.focus(row);
+    const tip = await screen.findByTestId(TestIds.summaryTooltip);
+    expect(tip).toHaveTextContent('7002');
+    expect(tip).toHaveTextContent(/red.*%/);
+    expect(tip).toHaveTextContent(/total/);
+  });
+  it('explains an empty result', () => {
+    render(<JobioPanel {...buildPanelProps([])} />);
+    expect(screen.getByTestId(TestIds.empty)).toHaveTextContent(/jobio_profiler_calls_total/);
+  });
+});
+
+describe('heatmap view', () => {
+  const options = { view: 'heatmap' as const, heatmap: { ...DEFAULT_HEATMAP } };
+  it('draws the density of the captured per-user rates', () => {
+    render(<JobioPanel {...buildPanelProps(heatFrames(), options)} />);
+    const heat = screen.getByTestId(TestIds.heatmap);
+    expect(Number(heat.dataset['steps'])).toBeGreaterThan(10);
+    expect(Number(heat.dataset['rows'])).toBeGreaterThan(4);
+    const canvas = screen.getByTestId(TestIds.heatmapCanvas) as HTMLCanvasElement;
+    const events = (canvas.getContext('2d') as unknown as { __getEvents(): Array<{ type: string }> }).__getEvents();
+    expect(events.filter((e) => e.type === 'fillRect').length).toBeGreaterThan(50);
+  });
+  it('lists the series of a clicked cell sorted by value and sets the drill-down variable', () => {
+    const partial = jest.spyOn(locationService, 'partial').mockImplementation(() => {});
+    const props = buildPanelProps(heatFrames(), options);
+    render(<JobioPanel {...props} />);
+    const series = framesToSeries(props.data.series);
+    const index = buildDensity(series);
+    // Pick the busiest non-zero cell.
+    let best = { step: 0, row: 1, count: -1 };
+    for (let step = 0; step < index.times.length; step++) {
+      for (let row = 1; row < index.rows; row++) {
+        const count = index.counts[step * index.rows + row] ?? 0;
+        if (count > best.count) {
+          best = { step, row, count };
+        }
+      }
+    }
+    const layout = computeLayout(props.width, props.height, index.times.length, index.rows, true);
+    const o = cellOrigin(layout, best);
+    fireEvent.click(screen.getByTestId(TestIds.heatmapCanvas), { clientX: o.x + 2, clientY: o.y + 2 });
+    const list = screen.getByTestId(TestIds.drilldown);
+    const rows = within(list).getAllByTestId(TestIds.drilldownRow);
+    expect(rows).toHaveLength(best.count);
+    expect(list).toHaveTextContent(`${best.count} series`);
+    expect(rows[0]).toHaveTextContent(/user=\S+ jobid=\d+/);
+    fireEvent.click(rows[0] as HTMLElement);
+    expect(partial).toHaveBeenCalledWith({ 'var-user': expect.any(String) }, true);
+    fireEvent.click(within(list).getByTestId(TestIds.drilldownSetAll));
+    const last = partial.mock.calls[partial.mock.calls.length - 1]?.[0] as Record<string, unknown>;
+    expect(best.count === 1 ? typeof last['var-user'] : (last['var-user'] as string[]).length).toBe(best.count === 1 ? 'string' : best.count);
+    partial.mockRestore();
+  });
+  it('shows a hover tooltip with the count', () => {
+    const props = buildPanelProps(heatFrames(), options);
+    render(<JobioPanel {...props} />);
+    const index = buildDensity(framesToSeries(props.data.series));
+    const layout = computeLayout(props.width, props.height, index.times.length, index.rows, true);
+    const o = cellOrigin(layout, { step: 0, row: -1 });
+    fireEvent.mouseMove(screen.getByTestId(TestIds.heatmapCanvas), { clientX: o.x + 1, clientY: o.y + 1 });
+    expect(screen.getByTestId(TestIds.heatmapHover)).toHaveTextContent(/series without data/);
+  });
+  it('explains an empty result', () => {
+    render(<JobioPanel {...buildPanelProps([], options)} />);
+    expect(screen.getByTestId(TestIds.empty)).toHaveTextContent(/heatmap needs/);
+  });
+});

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// Chromium test of the *built* plugin: dist/*.js loaded through an AMD host with shared libraries,
+// the built data source fed real Prometheus captures, both panel views in dark and light themes,
+// a heatmap cell clicked and its drill-down list and variable checked. Screenshots go to
+// test-output/*.png. Prints TAP-like lines and "N passed, N failed"; exits non-zero on any failure.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { launch, openHarness } from './browser.mjs';
+import { buildHarness, outDir, root } from './build.mjs';
+import { serveStatic } from './server.mjs';
+
+const shots = join(root, 'test-output');
+let passed = 0;
+let failed = 0;
+
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok - ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`not ok - ${name}\n  ${String(e?.stack ?? e).split('\n').join('\n  ')}`);
+  }
+}
+
+function assert(cond, message) {
+  if (!cond) {
+    throw new Error(message);
+  }
+}
+
+async function summary(browser, base, theme) {
+  const { page, problems } = await openHarness(browser, base, { view: 'summary', theme, width: 1000, height: 300 });
+  const rows = page.getByTestId('jobio-summary-row');
+  await rows.first().waitFor();
+  const groups = await rows.evaluateAll((els) => els.map((e) => [e.dataset.group, e.dataset.status]));
+  assert(groups.length === 5, `expected 5 jobs, got ${JSON.stringify(groups)}`);
+  const status = Object.fromEntries(groups);
+  assert(status['7002'] === 'red', `job 7002 (tiny writes) should be red: ${JSON.stringify(status)}`);
+  assert(status['7004'] === 'green', `job 7004 (large reads) should be green: ${JSON.stringify(status)}`);
+  assert(groups[0][0] === '7002', 'rows are sorted by red share');
+  assert(await page.evaluate(() => window.__harness.app), 'the app module exposes a root page');
+  await rows.filter({ has: page.locator('[data-group="7001"]') }).count();
+  await page.locator('[data-group="7001"]').hover();
+  const tip = page.getByTestId('jobio-summary-tooltip');
+  await tip.waitFor({ timeout: 5000 });
+  const text = await tip.innerText();
+  assert(/7001/.test(text) && /total/.test(text) && /calls/.test(text), `tooltip shows absolute figures: ${text}`);
+  await page.screenshot({ path: join(shots, `summary-${theme}.png`) });
+  assert(problems.length === 0, problems.join('\n'));
+  await page.close();
+}
+
+async function heatmap(browser, base, theme) {
+  const { page, problems } = await openHarness(browser, base, { view: 'heatmap', theme, width: 1000, height: 380 });
+  const canvas = page.getByTestId('jobio-heatmap-canvas');
+  await canvas.waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid="jobio-heatmap-canvas"]')?.dataset.drawn);
+  // The canvas really has coloured pixels.
+  const coloured = await page.evaluate(() => {
+    const c = document.querySelector('[data-testid="jobio-heatmap-canvas"]');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) n += d[i] > 0 ? 1 : 0;
+    return n;
+  });
+  assert(coloured > 10000, `canvas should be painted, ${coloured} pixels`);
+  const busiest = await page.evaluate(() => window.__harness.busiest);
+  const box = await canvas.boundingBox();
+  await page.mouse.move(box.x + busiest.x, box.y + busiest.y);
+  await page.getByTestId('jobio-heatmap-hover').waitFor();
+  await page.mouse.click(box.x + busiest.x, box.y + busiest.y);
+  const list = page.getByTestId('jobio-drilldown');
+  await list.waitFor();
+  const rows = list.getByTestId('jobio-drilldown-row');
+  const n = await rows.count();
+  assert(n === busiest.count, `drill-down lists ${n} series, the cell holds ${busiest.count}`);
+  const title = await list.innerText();
+  assert(title.includes(`${busiest.count} series`), `title names the count: ${title.slice(0, 120)}`);
+  const first = await rows.first().innerText();
+  assert(/user=\S+ jobid=\d+/.test(first), `rows show user and job: ${first}`);
+  await page.mouse.move(box.x + 5, box.y + 5);
+  await page.screenshot({ path: join(shots, `heatmap-${theme}.png`) });
+  const user = /user=(\S+)/.exec(first)[1];
+  await rows.first().click();
+  const location = await page.evaluate(() => window.__harness.location());
+  assert(location['var-user'] === user, `clicking a row sets $user=${user}: ${JSON.stringify(location)}`);
+  assert(problems.length === 0, problems.join('\n'));
+  await page.close();
+}
+
+async function main() {
+  if (!existsSync(join(root, 'dist', 'panel', 'module.js'))) {
+    throw new Error('dist/ is missing: run "npm run build" first');
+  }
+  await buildHarness();
+  const server = await serveStatic(root);
+  const browser = await launch();
+  try {
+    for (const theme of ['dark', 'light']) {
+      await check(`summary view (${theme}): built panel + built data source on captured responses`, () => summary(browser, server.url, theme));
+      await check(`heatmap view (${theme}): canvas drawn, cell click lists its series, row click sets $user`, () => heatmap(browser, server.url, theme));
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  console.log(`screenshots: ${shots}/{summary,heatmap}-{dark,light}.png (harness in ${outDir})`);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
