@@ -3,13 +3,13 @@
 // needs just to read the same file and split it into lines, measured in the same run; each case in its
 // own child process for its peak RSS. Goal: 20,000-entry 2.14 OST file in <= 4x the baseline, <= 250 MB.
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { entryLines, OST_OPS_210, OST_OPS_214, syntheticJobs, type GeneratedFormat } from '../../test/lustre/generate-jobstats.js';
 
-const worker = fileURLToPath(new URL('./worker.ts', import.meta.url));
+const worker = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Writes the file in slices so the generator never holds 200 MB of text. */
@@ -25,11 +25,13 @@ function writeJobStats(path: string, entries: number, format: GeneratedFormat, s
 }
 
 function child(args: string[]): Record<string, number> {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', worker, ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, [worker, ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, number>;
 }
 
 export async function run(): Promise<string> {
+  // The cases run the built exporter, as production does (see worker.mjs).
+  if (!existsSync(join(repo, 'dist/collectors/lustre_jobstats.js'))) execFileSync('npm', ['run', 'build:ts'], { cwd: repo, stdio: 'ignore' });
   const dir = mkdtempSync(join(tmpdir(), 'jobio-bench-lustre-'));
   mkdirSync(join(dir, 'proc/fs/lustre/obdfilter/bench-OST0000'), { recursive: true });
   const rows: string[] = [];
@@ -58,7 +60,7 @@ export async function run(): Promise<string> {
   return [
     '## Lustre jobstats',
     '',
-    'One OST job_stats file per case (generated, real layout), default flags (max-jobs 100). Baseline: `readFile(utf8)` + `split("\\n")`, best of 3, in its own process.',
+    'One OST job_stats file per case (generated, real layout), default flags (max-jobs 100), built exporter (dist/). Baseline: `readFile(utf8)` + `split("\\n")`, best of 3, in its own process.',
     'Collector: the real `update()` + registry render. "cold process": the very first scrape after start (code not yet compiled by V8).',
     'Then a new collector in the running process: first scrape (every entry new), second (every entry grown), third (no change). worst/baseline uses the first two.',
     '',

@@ -107,8 +107,13 @@ export class EntryTracker {
     this.entries.clear();
   }
 
+  private lastLayout: readonly number[] = [];
+
   private layoutOf(cur: FieldValues): readonly number[] {
-    return this.internLayout(cur.ids.slice(0, cur.count));
+    // Nearly every entry of a target has the layout of the one before: skip building a key for it.
+    if (this.sameLayout(this.lastLayout, cur)) return this.lastLayout;
+    this.lastLayout = this.internLayout(cur.ids.slice(0, cur.count));
+    return this.lastLayout;
   }
 
   private internLayout(ids: number[]): readonly number[] {
