@@ -5,6 +5,7 @@
  */
 #include <dlfcn.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,7 +28,6 @@ static pthread_key_t jobio_thread_key;
 static int jobio_key_ok;
 static struct jobio_block *jobio_blocks;
 static uint64_t jobio_thr_base = 1ull << 28; /* 2^32 / 16 */
-static double jobio_weight_base = 16.0;
 
 /* ---------------- raw system calls ---------------- */
 long jobio_sys_open(int dirfd, const char *path, int flags, int mode) {
@@ -156,6 +156,12 @@ void jobio_debug(const char *msg, const char *arg) {
   if (jobio_cfg.debug) jobio_log_line(msg, arg, 0, 0);
 }
 
+/* 1/p in 32.32 fixed point for a sampling threshold thr (p = thr / 2^32). */
+static uint64_t jobio_weight_for(uint64_t thr) {
+  if (thr == 0) thr = 1;
+  return (uint64_t)(((unsigned __int128)1 << 64) / thr);
+}
+
 /* ---------------- configuration ---------------- */
 static uint64_t jobio_env_u64(const char *name, uint64_t def, uint64_t min, uint64_t max) {
   const char *v = getenv(name);
@@ -220,7 +226,6 @@ static void jobio_read_config(void) {
   jobio_cfg.timeframe_ns = jobio_env_u64("JOBIO_TIMEFRAME", 10, 1, 86400 * 365) * 1000000000ull;
   jobio_cfg.network = jobio_env_flag("JOBIO_NETWORK");
   jobio_thr_base = (1ull << 32) / jobio_cfg.sample_every;
-  jobio_weight_base = (double)(1ull << 32) / (double)jobio_thr_base;
 }
 
 static void jobio_read_identity(void) {
@@ -324,13 +329,34 @@ static void jobio_thread_end(void *p) {
   if (b) __atomic_store_n(&b->in_use, 0, __ATOMIC_RELEASE);
 }
 
+/* Calls until the next timed one: 1 + Geometric(p), drawn by inversion (p = thr / 2^32). */
+uint64_t jobio_next_gap(struct jobio_tls *t) {
+  t->gap_weight = t->weight_fp;
+  if (t->thr >= (1ull << 32)) return 1;
+  uint64_t x = t->rng;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  t->rng = x;
+  double u = ((double)(x >> 11) + 1.0) * (1.0 / 9007199254740992.0); /* (0, 1] */
+  double g = floor(log(u) / t->log1mp);
+  if (!(g < 4e18)) g = 4e18;
+  return (uint64_t)g + 1;
+}
+
+static void jobio_set_rate(struct jobio_tls *t, uint64_t thr) {
+  t->thr = thr;
+  t->weight_fp = jobio_weight_for(thr);
+  t->log1mp = thr >= (1ull << 32) ? -INFINITY : log1p(-(double)thr / 4294967296.0);
+}
+
 static void jobio_thread_setup(struct jobio_tls *t) {
   uint64_t seed = jobio_now() ^ ((uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull) ^ (uint64_t)syscall(SYS_gettid) << 32;
   t->rng = seed ? seed : 0x2545f4914f6cdd1dull;
-  t->thr = jobio_thr_base;
-  t->weight = jobio_weight_base;
+  jobio_set_rate(t, jobio_thr_base);
+  t->countdown = jobio_next_gap(t);
   t->win_start = jobio_now();
-  t->win_calls = t->calls;
+  t->win_sampled = 0;
   t->dev_cache_gen = 0;
 }
 
@@ -365,10 +391,13 @@ int jobio_begin_slow(void) {
 
 /* ---------------- sampling cap and periodic flush ---------------- */
 void jobio_sample_window(struct jobio_tls *t, uint64_t now) {
+  t->win_sampled++;
   if (now - t->win_start < 1000000000ull) return;
-  uint64_t calls = t->calls - t->win_calls;
+  /* calls in the window, estimated without a per-call counter: timed calls / p */
+  double p_now = (double)t->thr / 4294967296.0;
+  double calls = (double)t->win_sampled / p_now;
   double secs = (double)(now - t->win_start) / 1e9;
-  double rate = (double)calls / secs; /* calls per second in the last window */
+  double rate = calls / secs; /* calls per second in the last window */
   uint64_t thr = jobio_thr_base;
   if (rate * (double)thr / 4294967296.0 > (double)jobio_cfg.max_per_sec) {
     /* the next window samples with probability cap / rate; decided before its calls, so the
@@ -377,15 +406,14 @@ void jobio_sample_window(struct jobio_tls *t, uint64_t now) {
     thr = (uint64_t)(p * 4294967296.0);
     if (thr < 1) thr = 1;
   }
-  t->thr = thr;
-  t->weight = 4294967296.0 / (double)thr;
+  jobio_set_rate(t, thr); /* for the gaps drawn from now on */
   t->win_start = now;
-  t->win_calls = t->calls;
+  t->win_sampled = 0;
 }
 
-void jobio_tick(uint64_t now) {
+void jobio_tick(uint64_t now, int timed) {
   struct jobio_tls *t = &jobio_t;
-  if (jobio_cfg.max_per_sec && t->block) jobio_sample_window(t, now);
+  if (jobio_cfg.max_per_sec && t->block && timed) jobio_sample_window(t, now);
   uint64_t due = __atomic_load_n(&jobio_g.next_flush_ns, __ATOMIC_RELAXED);
   if (now < due) return;
   if (!__atomic_compare_exchange_n(&jobio_g.next_flush_ns, &due, now + jobio_cfg.timeframe_ns, 0, __ATOMIC_RELAXED,

@@ -144,9 +144,18 @@ static void jobio_flush_locked(uint32_t flags) {
   uint64_t now_rt = jobio_realtime();
   uint64_t now_mono = jobio_now();
   uint64_t active = 0, ignored = 0;
+  const size_t nwords = sizeof(struct jobio_mstats) / sizeof(uint64_t);
   for (struct jobio_block *b = jobio_blocks_head(); b; b = b->next) {
-    active |= __atomic_load_n(&b->active, __ATOMIC_RELAXED);
     ignored += __atomic_load_n(&b->ignored, __ATOMIC_RELAXED);
+    for (int s = 0; s < JOBIO_MAX_SLOTS; s++) {
+      if (active >> s & 1) continue;
+      const uint64_t *w = (const uint64_t *)(const void *)&b->m[s];
+      for (size_t i = 0; i < nwords; i++)
+        if (__atomic_load_n(&w[i], __ATOMIC_RELAXED)) {
+          active |= 1ull << s;
+          break;
+        }
+    }
   }
   uint32_t mounts = 0;
   const char *mp, *mt, *ms;
@@ -182,7 +191,6 @@ static void jobio_flush_locked(uint32_t flags) {
     uint64_t *dst = (uint64_t *)(void *)mf->call;
     const size_t n = sizeof(struct jobio_mstats) / sizeof(uint64_t);
     for (struct jobio_block *b = jobio_blocks_head(); b; b = b->next) {
-      if (!(__atomic_load_n(&b->active, __ATOMIC_RELAXED) >> s & 1)) continue;
       const uint64_t *src = (const uint64_t *)(const void *)&b->m[s];
       for (size_t i = 0; i < n; i++) dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
     }

@@ -97,7 +97,7 @@ struct jobio_block {
   struct jobio_block *next;
   uint32_t in_use;
   uint32_t pad;
-  uint64_t active;  /* bit per slot touched */
+  uint64_t active;  /* unused (the flusher scans for slots with counts) */
   uint64_t ignored; /* calls on ignored file systems */
   char pad2[JOBIO_BLOCK_HEAD - 32];
   struct jobio_mstats m[JOBIO_MAX_SLOTS];
@@ -108,12 +108,13 @@ struct jobio_tls {
   struct jobio_block *block; /* NULL until the thread's first counted call */
   uint32_t busy;             /* low 16 bits: guard depth; JOBIO_BUSY_VFORK: inside vfork */
   uint32_t exiting;          /* thread is past its TLS destructor: forward uncounted */
-  uint64_t rng;              /* xorshift64 state for the sampling decision */
-  uint64_t thr;              /* sample when (rng >> 32) < thr; thr = 2^32 / sample_every */
-  double weight;             /* 2^32 / thr: the Horvitz-Thompson weight of a sampled call */
-  uint64_t calls;            /* calls seen by this thread (periodic checks) */
-  uint64_t win_start;        /* JOBIO_SAMPLE_MAX_PER_SEC window */
-  uint64_t win_calls;
+  uint64_t countdown;        /* calls until the next timed one (a geometric gap: Bernoulli(p) per call) */
+  uint64_t gap_weight;       /* 1/p (32.32 fixed point) of the gap being counted down */
+  uint64_t rng;              /* xorshift64 state for drawing gaps */
+  uint64_t thr;              /* p = thr / 2^32; thr = 2^32 / sample_every */
+  uint64_t weight_fp;        /* 1/p for the next gaps, 32.32 fixed point (Horvitz-Thompson weight) */
+  double log1mp;             /* log(1 - p), for drawing gaps */
+  uint64_t win_start;        /* JOBIO_SAMPLE_MAX_PER_SEC window: start and timed calls in it */
   uint64_t win_sampled;
   uint64_t dev_cache;        /* last st_dev looked up, its slot, and the mount generation */
   int32_t dev_cache_slot;
@@ -189,7 +190,7 @@ void jobio_init(int from_constructor);
 int jobio_begin_slow(void);
 uint64_t jobio_now_mono(void);
 uint64_t jobio_now_coarse(void);
-void jobio_tick(uint64_t now);
+void jobio_tick(uint64_t now, int timed);
 void jobio_sample_window(struct jobio_tls *t, uint64_t now);
 void jobio_log(const char *msg, long num);
 void jobio_debug(const char *msg, const char *arg);
@@ -261,6 +262,7 @@ char *const *jobio_child_env(char *const envp[], char **scratch, size_t scratch_
 struct jobio_ctx {
   struct jobio_tls *t;
   uint64_t t0; /* 0: not sampled */
+  uint64_t w;  /* its weight 1/p (32.32 fixed point) when sampled */
 };
 
 static inline uint64_t jobio_now(void) {
@@ -269,19 +271,19 @@ static inline uint64_t jobio_now(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Decide whether this call is timed (probability 1/sample_every); take the start time. */
+uint64_t jobio_next_gap(struct jobio_tls *t);
+
+/*
+ * Decide whether this call is timed: each call independently with probability p = 1/sample_every,
+ * implemented as a countdown over geometric gaps (the same distribution, one decrement per call).
+ */
 static inline void jobio_start(struct jobio_ctx *c) {
   struct jobio_tls *t = c->t;
-  uint64_t x = t->rng;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  t->rng = x;
-  t->calls++;
-  if ((x >> 32) < t->thr)
+  if (JOBIO_UNLIKELY(--t->countdown == 0)) {
+    c->w = t->gap_weight;
+    t->countdown = jobio_next_gap(t);
     c->t0 = jobio_now();
-  else if (JOBIO_UNLIKELY((t->calls & 4095) == 0))
-    jobio_tick(jobio_now_coarse());
+  }
 }
 
 /* Should this call be counted? (false: forward only.) Does not take the time. */
@@ -306,19 +308,18 @@ static inline uint64_t jobio_stop(struct jobio_ctx *c, uint64_t *est) {
     return 0;
   }
   uint64_t t1 = jobio_now();
-  *est = (uint64_t)((double)(t1 - c->t0) * c->t->weight);
+  *est = (uint64_t)(((unsigned __int128)(t1 - c->t0) * c->w) >> 32);
   return t1;
 }
 
+/* After a timed call: a flush due? (and the JOBIO_SAMPLE_MAX_PER_SEC window, when set) */
 static inline void jobio_after(uint64_t t1) {
-  if (JOBIO_UNLIKELY(t1 && t1 >= __atomic_load_n(&jobio_g.next_flush_ns, __ATOMIC_RELAXED)))
-    jobio_tick(t1);
+  if (t1 && JOBIO_UNLIKELY((t1 >= __atomic_load_n(&jobio_g.next_flush_ns, __ATOMIC_RELAXED)) | (jobio_cfg.max_per_sec != 0)))
+    jobio_tick(t1, 1);
 }
 
-static inline struct jobio_mstats *jobio_ms(struct jobio_block *b, unsigned slot) {
-  b->active |= 1ull << slot;
-  return &b->m[slot];
-}
+/* (the flusher finds the slots with counts by looking: no per-call bookkeeping) */
+static inline struct jobio_mstats *jobio_ms(struct jobio_block *b, unsigned slot) { return &b->m[slot]; }
 
 static inline void jobio_count(struct jobio_mstats *m, int call, int cls, uint64_t est, int sampled) {
   m->call[call].calls[cls]++;
@@ -340,7 +341,9 @@ static inline void jobio_count_slot(struct jobio_ctx *c, int slot, int call, int
 
 static inline unsigned jobio_pow2_bin(uint64_t n) { return n ? 64u - (unsigned)__builtin_clzll(n) : 0u; }
 
-/* A transfer of n bytes (n < 0: failed) on a file-system slot. */
+/* A transfer of n bytes (n < 0: failed) on a file-system slot. Word offsets into the mstats are
+ * computed once (dir is a constant in every caller), so the hot path is a handful of adds. */
+#define JOBIO_W(field) (offsetof(struct jobio_mstats, field) / sizeof(uint64_t))
 static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r,
                                     uint64_t est) {
   int sampled = c->t0 != 0;
@@ -349,21 +352,29 @@ static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m,
     return;
   }
   uint64_t n = (uint64_t)r;
-  uint64_t small = jobio_cfg.small;
-  int cls = n >= small ? JOBIO_GREEN : JOBIO_RED;
-  int bin = n < small ? JOBIO_SIZE_SMALL : (n < jobio_cfg.large ? JOBIO_SIZE_MEDIUM : JOBIO_SIZE_LARGE);
+  uint64_t *w = (uint64_t *)(void *)m;
+  int big = n >= jobio_cfg.small;
+  int bin = big + (n >= jobio_cfg.large);
   unsigned p = jobio_pow2_bin(n);
-  m->call[dir].calls[cls]++;
-  m->sized[dir][bin].calls++;
-  m->sized[dir][bin].bytes += n;
-  m->pow2_calls[dir][p]++;
-  m->pow2_bytes[dir][p] += n;
+  const size_t calls0 = JOBIO_W(call[0].calls[0]) + (size_t)dir * (sizeof(struct jobio_call_stats) / 8);
+  const size_t sized0 = JOBIO_W(sized[0][0]) + (size_t)dir * JOBIO_SIZE_COUNT * 3;
+  const size_t p2c = JOBIO_W(pow2_calls[0][0]) + (size_t)dir * JOBIO_POW2_BINS;
+  const size_t p2b = JOBIO_W(pow2_bytes[0][0]) + (size_t)dir * JOBIO_POW2_BINS;
+  w[calls0 + (size_t)big * 2]++; /* calls[RED] or calls[GREEN] */
+  uint64_t *sz = w + sized0 + (size_t)bin * 3;
+  sz[0]++;
+  sz[1] += n;
+  w[p2c + p]++;
+  w[p2b + p] += n;
   if (sampled) {
-    m->call[dir].time_ns[cls] += est;
-    m->call[dir].sampled++;
-    m->sized[dir][bin].time_ns += est;
+    w[calls0 + 3 + (size_t)big * 2] += est; /* time_ns[class] */
+    w[calls0 + 6]++;                        /* sampled */
+    sz[2] += est;
   }
 }
+_Static_assert(JOBIO_RED == 0 && JOBIO_GREEN == 2, "class index = 2 * big");
+_Static_assert(offsetof(struct jobio_call_stats, time_ns) == 24 && offsetof(struct jobio_call_stats, sampled) == 48,
+               "call stats layout");
 
 void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int moves_pos);
 

@@ -63,11 +63,10 @@ static void *jobio_fallback(int sym) {
 
 static __thread int jobio_resolving __attribute__((tls_model("initial-exec")));
 
-static int jobio_is_self(void *p) {
-  Dl_info a, b;
-  if (!dladdr(p, &a) || !dladdr((void *)jobio_resolve_slow, &b)) return 0;
-  return a.dli_fbase == b.dli_fbase;
-}
+/* Our own image: [__ehdr_start, _end) (hidden: these name this library's own symbols). */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char _end[] __attribute__((visibility("hidden")));
+static int jobio_is_self(void *p) { return (const char *)p >= __ehdr_start && (const char *)p < _end; }
 
 void *jobio_resolve_slow(int sym) {
   void *p = __atomic_load_n(&jobio_real[sym], __ATOMIC_ACQUIRE);

@@ -81,7 +81,7 @@ void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) {
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) slot = -1; /* not a network call type */
   jobio_count_slot(c, slot, call, cls, est);
   errno = saved;
-  jobio_after(t1 ? t1 : jobio_now_coarse());
+  jobio_after(t1);
 }
 
 /* A call on a path (delete, fschange, sync, failed stat/access). */
@@ -96,7 +96,7 @@ void jobio_rec_path(struct jobio_ctx *c, int dirfd, const char *path, int call, 
   if (slot == -3) slot = -1;
   jobio_count_slot(c, slot, call, cls, est);
   errno = saved;
-  jobio_after(t1 ? t1 : jobio_now_coarse());
+  jobio_after(t1);
 }
 
 /* A successful stat of a path: pending until the path is opened (yellow) or the process ends (red). */
@@ -116,7 +116,7 @@ void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int hav
     jobio_stat_pending(c->t->block, slot, jobio_path_hash(dirfd, path), est, c->t0 != 0);
   c->t->busy--;
   errno = saved;
-  jobio_after(t1 ? t1 : jobio_now_coarse());
+  jobio_after(t1);
 }
 
 /* Before an open with O_CREAT: will it create the file? (O_EXCL, O_TMPFILE: yes; else look.) */
@@ -178,7 +178,10 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
   }
   t->busy--;
   errno = saved;
-  jobio_after(t1 ? t1 : jobio_now_coarse());
+  if (t1)
+    jobio_after(t1);
+  else
+    jobio_tick(jobio_now_coarse(), 0);
 }
 
 /* Before close: what the descriptor is (learnt now if never seen: afterwards it is gone). */
@@ -212,7 +215,10 @@ void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r) {
     if (ofd) jobio_ofd_release(c->t->block, ofd);
   }
   errno = saved;
-  jobio_after(t1 ? t1 : jobio_now_coarse());
+  if (t1)
+    jobio_after(t1);
+  else
+    jobio_tick(jobio_now_coarse(), 0);
 }
 
 /* close_range / closefrom: every tracked descriptor in the range counts as one close. */
@@ -246,7 +252,10 @@ void jobio_rec_close_range(struct jobio_ctx *c, unsigned lo, unsigned hi, int r,
     }
   }
   errno = saved;
-  jobio_after(t1 ? t1 : jobio_now_coarse());
+  if (t1)
+    jobio_after(t1);
+  else
+    jobio_tick(jobio_now_coarse(), 0);
 }
 
 /* dup, dup2, dup3, fcntl(F_DUPFD*): newfd refers to oldfd's open file (counted as one open). */
