@@ -53,9 +53,11 @@ export function read(acc: JobStatsAccumulator): ScrapeOutput {
         const labels = [t.name, s.labels.jobid, s.labels.user, ...(s.labels.process !== undefined ? [`process=${s.labels.process}`] : [])];
         if (field.kind === 'operations' || field.kind === 'operation_seconds') labels.push(field.operation);
         const key = `${field.kind}{${labels.join(',')}}`;
-        exported.set(key, u64ToNumber(value));
+        // Two targets of one name (an MDT and an OST both called OST0001 in a test tree) share label
+        // sets: prom-client adds their inc()s, and so does this map.
+        exported.set(key, (exported.get(key) ?? 0) + u64ToNumber(value));
         const full = u64ToNumber(s.values[f]!);
-        if (full !== u64ToNumber(value)) held.set(key, full);
+        if (full !== u64ToNumber(value)) held.set(key, (held.get(key) ?? 0) + full);
       }
     }
   }

@@ -101,3 +101,30 @@ test('lustre_jobstats accumulator (property): monotonic counters, born at 0, not
     { numRuns: 400 },
   );
 });
+
+test('lustre_jobstats accumulator (property): cut or garbled real files never throw nor make a counter go down', async () => {
+  const { readFileSync } = await import('node:fs');
+  const texts = ['hp-2.10.1-ost/proc/fs/lustre/obdfilter/lustrefs-OST0000/job_stats', 'lctl/lctl_get_param.obdfilter.job_stats.txt', 'synthetic-2.15-2.17/proc/fs/lustre/mdt/fs-MDT0000/job_stats'].map((p) =>
+    readFileSync(new URL(`../../../test/fixtures/lustre/${p}`, import.meta.url), 'utf8'),
+  );
+  const damage = fc.record({ which: fc.nat(texts.length - 1), cut: fc.nat(), at: fc.nat(), noise: fc.string({ maxLength: 30 }) });
+  fc.assert(
+    fc.property(fc.array(damage, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 5 }), (scrapes, maxJobs) => {
+      const acc = newAccumulator({ maxJobs });
+      let previous: Map<string, number> | undefined;
+      scrapes.forEach((d, i) => {
+        const text = texts[d.which]!;
+        const end = d.cut % (text.length + 1);
+        const where = d.at % (end + 1);
+        const out = scrapeOnce(acc, { 'obdfilter/OST0': text.slice(0, where) + d.noise + text.slice(where, end) }, i * 60_000);
+        for (const [key, value] of out.exported) {
+          assert.ok(Number.isFinite(value) && value >= 0, key);
+          const before = previous?.get(key);
+          if (before !== undefined) assert.ok(value >= before, `${key} decreased`);
+        }
+        previous = out.exported;
+      });
+    }),
+    { numRuns: 300 },
+  );
+});

@@ -178,7 +178,7 @@ class Scanner {
       this.flush();
       const param = buf.toString('latin1', this.pos, p);
       const firstDot = param.indexOf('.');
-      if (firstDot > 0 && param.endsWith(JOB_STATS_SUFFIX) && param.length > firstDot + 1 + JOB_STATS_SUFFIX.length) {
+      if (firstDot > 0 && /^[a-z_]+$/.test(param.slice(0, firstDot)) && param.endsWith(JOB_STATS_SUFFIX) && param.length > firstDot + 1 + JOB_STATS_SUFFIX.length) {
         this.skipping = false;
         this.visitor.target?.(param.slice(0, firstDot), param.slice(firstDot + 1, param.length - JOB_STATS_SUFFIX.length));
       } else {
