@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { buildTests, counted, proc, removeDir, runProfiled, run, cleanEnv, tempDir, testBin, lib, type DumpProcess } from './harness.ts';
+import { buildTests, counted, proc, removeDir, runProfiled, run, cleanEnv, tempDir, testBin, lib, type DumpProcess } from './harness.js';
 
 type Counts = Record<string, [number, number, number]>;
 

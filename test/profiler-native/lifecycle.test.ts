@@ -17,7 +17,7 @@ import {
   tempDir,
   testBin,
   type ProfiledResult,
-} from './harness.ts';
+} from './harness.js';
 
 async function profiled(prog: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<ProfiledResult & { work: string }> {
   const dir = tempDir();

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { buildTests, cleanEnv, proc, removeDir, run, runProfiled, tempDir, type Dump, type MountBody } from './harness.ts';
-import { STRACE_CALLS, parseStrace, type Oracle } from './strace-oracle.ts';
+import { buildTests, cleanEnv, proc, removeDir, run, runProfiled, tempDir, type Dump, type MountBody } from './harness.js';
+import { STRACE_CALLS, parseStrace, type Oracle } from './strace-oracle.js';
 
 const SHM = '/dev/shm';
 

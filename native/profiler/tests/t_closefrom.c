@@ -2,7 +2,9 @@
  * JOBIO_TIMEFRAME=1 so that a periodic flush connects the socket first (after a 1.1 s pause).
  * argv[2]: "closefrom", "close_range" or "dup2". The final snapshot must still arrive (reconnect),
  * and in "dup2" mode the file put over our descriptor must not receive a byte from us.
- *   write red 5 + 3; create yellow 1 (f, 80 bytes); the dup2 mode also: create red 1 (o) */
+ *   write red 8; closefrom/close_range: close green 1 and create yellow 1 (f, 60 bytes) decided
+ *   there; f reopened O_APPEND: open yellow 1 (20 bytes, at exit). dup2 mode: f stays open (create
+ *   yellow at exit), o (dup2'd over our socket) create red 1. */
 #include <dirent.h>
 #include <sys/socket.h>
 #include <time.h>
