@@ -1,10 +1,10 @@
 // Deterministic synthetic load for the benchmark: N series × S steps of per-series rates spread over
-// nine decades, with zeros and gaps, as Prometheus range frames (one frame per series).
+// nine decades, with zeros, shaped like Prometheus range frames (one frame per series; a series absent
+// for a while has no points there; 20 % start late or end early).
 import { type DataFrame, FieldType, createDataFrame } from '@grafana/data';
 
 export function syntheticFrames(seriesCount: number, steps: number, stepMs = 60000, endMs = Date.UTC(2026, 10, 21, 12)): DataFrame[] {
   const start = endMs - (steps - 1) * stepMs;
-  const times = Array.from({ length: steps }, (_, i) => start + i * stepMs);
   const frames: DataFrame[] = [];
   let seed = 12345;
   const rand = () => {
@@ -13,10 +13,15 @@ export function syntheticFrames(seriesCount: number, steps: number, stepMs = 600
   };
   for (let s = 0; s < seriesCount; s++) {
     const level = -2 + 9 * rand();
-    const values: Array<number | null> = new Array(steps);
-    for (let t = 0; t < steps; t++) {
+    const partial = rand() < 0.2;
+    const first = partial ? Math.floor(rand() * steps * 0.5) : 0;
+    const last = partial ? first + Math.floor(rand() * (steps - first)) : steps - 1;
+    const times: number[] = [];
+    const values: number[] = [];
+    for (let t = first; t <= last; t++) {
       const r = rand();
-      values[t] = r < 0.03 ? null : r < 0.1 ? 0 : 10 ** (level + Math.sin((t + s) / 40) + 0.3 * r);
+      times.push(start + t * stepMs);
+      values.push(r < 0.07 ? 0 : 10 ** (level + Math.sin((t + s) / 40) + 0.3 * r));
     }
     frames.push(
       createDataFrame({

@@ -67,7 +67,12 @@ describe('buildDensity: hand-computed grid', () => {
   it('every point is counted exactly once', () => {
     const total = Array.from(d.counts).reduce((a, b) => a + b, 0) + Array.from(d.noData).reduce((a, b) => a + b, 0);
     expect(total).toBe(series.length * d.times.length);
-    expect(d.members.length).toBe(Array.from(d.counts).reduce((a, b) => a + b, 0));
+    // The membership index agrees with the counts in every cell.
+    for (let step = 0; step < d.times.length; step++) {
+      for (let row = 0; row < d.rows; row++) {
+        expect(cellMembers(d, series, step, row)).toHaveLength(d.counts[step * d.rows + row] ?? -1);
+      }
+    }
   });
 });
 
@@ -96,6 +101,12 @@ describe('buildDensity: options and shapes', () => {
     expect(Array.from(axis.times)).toEqual([0, 1000, 1500]);
     expect(axis.columnOf(1500)).toBe(2);
     expect(axis.columnOf(700)).toBe(-1);
+  });
+  it('counts irregular series on the union of their timestamps', () => {
+    const d = buildDensity([s('A', [5, 50], [0, 1000]), s('B', [500, 0], [0, 1500]), s('C', [1, 2], [0, 333])]);
+    expect(Array.from(d.times)).toEqual([0, 333, 1000, 1500]);
+    expect(Array.from(d.noData)).toEqual([0, 2, 2, 2]);
+    expect(cellMembers(d, [s('A', [5, 50], [0, 1000]), s('B', [500, 0], [0, 1500]), s('C', [1, 2], [0, 333])], 3, 0).map((m) => m.name)).toEqual(['B']);
   });
   it('handles no series and all-zero data', () => {
     expect(buildDensity([]).times.length).toBe(0);

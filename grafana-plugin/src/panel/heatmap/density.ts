@@ -1,12 +1,14 @@
 // Density of series over log10 buckets per time step (DESIGN 4, Tollander de Balsch 2023): at each
 // step, how many series have a rate r with 10^y ≤ r < 10^(y+1), y = ⌊log10 r⌋. Zero is its own bucket
 // (row 0); a series without a value at a step (null, NaN, negative, no point) is "no data", counted
-// apart and never as zero. A CSR index (offsets/members) lists the series in each cell.
+// apart and never as zero. A series × step table of bucket codes lists the series in each cell.
 import type { HeatSeries } from './series';
-import { buildTimeAxis } from './time-axis';
+import { type Grid, type TimeAxis, gridTimes, guessGrid, unionAxis } from './time-axis';
 
 const NO_DATA = -32768;
 const ZERO = -32767;
+export const NO_DATA_CODE = NO_DATA;
+export const ZERO_CODE = ZERO;
 
 export interface DensityIndex {
   times: Float64Array;
@@ -18,9 +20,13 @@ export interface DensityIndex {
   counts: Uint32Array;
   noData: Uint32Array;
   maxCount: number;
-  /** members[offsets[c] .. offsets[c+1]) are the series indices in cell c = step * rows + row. */
-  offsets: Uint32Array;
-  members: Uint32Array;
+  /**
+   * Membership index: codes[series * steps + step] is the series' bucket code at that step (an exponent,
+   * ZERO_CODE or NO_DATA_CODE); rowOfBin maps it to a row (see rowOfCode). A cell's members are one
+   * column scan: O(series), under a millisecond at 10,000 series.
+   */
+  codes: Int16Array;
+  rowOfBin: Int32Array;
 }
 
 export interface DensityOptions {
@@ -33,12 +39,23 @@ const POW10_MIN = -330;
 const POW10 = Float64Array.from({ length: 310 - POW10_MIN + 1 }, (_, i) => Number(`1e${i + POW10_MIN}`));
 const pow10 = (e: number) => (e < POW10_MIN ? 0 : e > 310 ? Infinity : (POW10[e - POW10_MIN] as number));
 
-/** ⌊log10 v⌋ for finite v > 0, exact at powers of ten. */
+const LOG10_2 = Math.log10(2);
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
+/**
+ * ⌊log10 v⌋ for finite v > 0, exact at powers of ten. The binary exponent read from the bits gives a
+ * guess within one of the answer; the table of powers settles it (no Math.log10 on the hot path).
+ */
 export function exponentOf(v: number): number {
-  let e = Math.floor(Math.log10(v));
-  if (pow10(e + 1) <= v) {
+  F64[0] = v;
+  const e2 = ((U32[HI] as number) >>> 20) - 1023;
+  let e = e2 === -1023 ? Math.floor(Math.log10(v)) : Math.floor(e2 * LOG10_2);
+  while (pow10(e + 1) <= v) {
     e++;
-  } else if (pow10(e) > v) {
+  }
+  while (pow10(e) > v) {
     e--;
   }
   return e;
@@ -56,80 +73,120 @@ export function rowOf(v: number | null | undefined, minExponent: number, rows: n
   return Math.min(Math.max(row, 1), rows - 1);
 }
 
-export function buildDensity(series: HeatSeries[], options: DensityOptions = {}): DensityIndex {
-  const axis = buildTimeAxis(series);
-  const steps = axis.times.length;
-  const n = series.length;
-  const codes = new Int16Array(n * steps).fill(NO_DATA);
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let s = 0; s < n; s++) {
+/**
+ * Histogram over every possible exponent, bin-major (hist[bin * steps + step]) so that a series that
+ * stays in one decade writes consecutive cells. Bin 0 = zero, bin k = exponent POW10_MIN + k − 1.
+ */
+const BINS = 310 - POW10_MIN + 2;
+const binOf = (code: number) => (code === ZERO ? 0 : code - POW10_MIN + 1);
+
+/** Row of a stored code in an index, or -1 for no data. */
+export function rowOfCode(index: Pick<DensityIndex, 'rowOfBin'>, code: number): number {
+  return code === NO_DATA ? -1 : (index.rowOfBin[binOf(code)] as number);
+}
+
+/**
+ * Pass 1: exponent codes per (series, column) and the full-range histogram per column. Returns false
+ * when a point is off the guessed grid (the caller then retries with the union axis).
+ */
+function fillCodes(series: HeatSeries[], steps: number, column: Grid | TimeAxis, codes: Int16Array, hist: Uint32Array, range: { lo: number; hi: number }): boolean {
+  const grid = 'step' in column ? column : undefined;
+  const axis = grid ? undefined : (column as TimeAxis);
+  let { lo, hi } = range;
+  for (let s = 0; s < series.length; s++) {
     const { times, values } = series[s] as HeatSeries;
     const base = s * steps;
-    for (let j = 0; j < values.length; j++) {
-      const v = values[j];
-      if (v === null || v === undefined || !(v >= 0) || v === Infinity) {
-        continue;
+    const n = values.length;
+    // A series on every step of the grid needs no time arithmetic at all.
+    const dense = grid !== undefined && n === steps && times[0] === grid.start && times[n - 1] === grid.start + (steps - 1) * grid.step;
+    // Successive rates of one series mostly stay in one decade: reuse the last exponent when it fits.
+    let e = 0;
+    let eLo = Infinity;
+    let eHi = -Infinity;
+    let h = 0;
+    for (let j = 0; j < n; j++) {
+      const v = values[j] as number;
+      let col = j;
+      if (!dense) {
+        const t = times[j] as number;
+        if (grid) {
+          col = (t - grid.start) / grid.step;
+          if (!Number.isInteger(col)) {
+            return false;
+          }
+        } else {
+          col = (axis as TimeAxis).columnOf(t);
+        }
+        if (col < 0 || col >= steps || codes[base + col] !== NO_DATA) {
+          continue; // off the axis, or a duplicate timestamp (the first point counts)
+        }
       }
-      const col = axis.columnOf(times[j] as number);
-      if (col < 0) {
-        continue;
-      }
-      if (v === 0) {
+      if (v >= eLo && v < eHi) {
+        codes[base + col] = e;
+        hist[h + col] = (hist[h + col] as number) + 1;
+      } else if (v > 0 && v < Infinity) {
+        e = exponentOf(v);
+        eLo = pow10(e);
+        eHi = pow10(e + 1);
+        h = (e - POW10_MIN + 1) * steps;
+        lo = Math.min(lo, e);
+        hi = Math.max(hi, e);
+        codes[base + col] = e;
+        hist[h + col] = (hist[h + col] as number) + 1;
+      } else if (v === 0) {
         codes[base + col] = ZERO;
-        continue;
+        hist[col] = (hist[col] as number) + 1;
       }
-      const e = exponentOf(v);
-      codes[base + col] = e;
-      if (e < lo) {
-        lo = e;
-      }
-      if (e > hi) {
-        hi = e;
-      }
+      // null, undefined, NaN, negative, +Inf: no data.
     }
   }
-  const minExponent = options.minExponent ?? (Number.isFinite(lo) ? lo : 0);
-  const maxExponent = Math.max(options.maxExponent ?? (Number.isFinite(hi) ? hi : minExponent), minExponent);
+  range.lo = lo;
+  range.hi = hi;
+  return true;
+}
+
+export function buildDensity(series: HeatSeries[], options: DensityOptions = {}): DensityIndex {
+  const grid = guessGrid(series);
+  let times = grid ? gridTimes(grid) : new Float64Array(0);
+  let steps = times.length;
+  const n = series.length;
+  let codes = new Int16Array(n * steps).fill(NO_DATA);
+  let hist = new Uint32Array(steps * BINS);
+  const range = { lo: Infinity, hi: -Infinity };
+  if (!grid || !fillCodes(series, steps, grid, codes, hist, range)) {
+    const axis = unionAxis(series);
+    times = axis.times;
+    steps = times.length;
+    codes = new Int16Array(n * steps).fill(NO_DATA);
+    hist = new Uint32Array(steps * BINS);
+    range.lo = Infinity;
+    range.hi = -Infinity;
+    fillCodes(series, steps, axis, codes, hist, range);
+  }
+  const minExponent = options.minExponent ?? (Number.isFinite(range.lo) ? range.lo : 0);
+  const maxExponent = Math.max(options.maxExponent ?? (Number.isFinite(range.hi) ? range.hi : minExponent), minExponent);
   const rows = 1 + (maxExponent - minExponent + 1);
+  // Histogram bin → row, clamping exponents outside a fixed range into the edge buckets.
+  const rowOfBin = new Int32Array(BINS);
+  for (let b = 1; b < BINS; b++) {
+    rowOfBin[b] = Math.min(Math.max(b - 1 + POW10_MIN - minExponent + 1, 1), rows - 1);
+  }
   const cells = steps * rows;
   const counts = new Uint32Array(cells);
-  const noData = new Uint32Array(steps);
-  // Row of a stored code; codes below/above a fixed range clamp to the edge buckets.
-  const rowOfCode = (code: number) => (code === ZERO ? 0 : Math.min(Math.max(code - minExponent + 1, 1), rows - 1));
-  for (let s = 0; s < n; s++) {
-    const base = s * steps;
+  const noData = new Uint32Array(steps).fill(n);
+  for (let b = 0; b < BINS; b++) {
+    const row = rowOfBin[b] as number;
     for (let t = 0; t < steps; t++) {
-      const code = codes[base + t] as number;
-      if (code === NO_DATA) {
-        noData[t] = (noData[t] as number) + 1;
-      } else {
-        const c = t * rows + rowOfCode(code);
-        counts[c] = (counts[c] as number) + 1;
+      const k = hist[b * steps + t] as number;
+      if (k > 0) {
+        counts[t * rows + row] = (counts[t * rows + row] as number) + k;
+        noData[t] = (noData[t] as number) - k;
       }
     }
   }
-  const offsets = new Uint32Array(cells + 1);
   let maxCount = 0;
   for (let c = 0; c < cells; c++) {
-    const k = counts[c] as number;
-    offsets[c + 1] = (offsets[c] as number) + k;
-    if (k > maxCount) {
-      maxCount = k;
-    }
+    maxCount = Math.max(maxCount, counts[c] as number);
   }
-  const members = new Uint32Array(offsets[cells] as number);
-  const fill = offsets.slice(0, cells);
-  for (let s = 0; s < n; s++) {
-    const base = s * steps;
-    for (let t = 0; t < steps; t++) {
-      const code = codes[base + t] as number;
-      if (code !== NO_DATA) {
-        const c = t * rows + rowOfCode(code);
-        members[fill[c] as number] = s;
-        fill[c] = (fill[c] as number) + 1;
-      }
-    }
-  }
-  return { times: axis.times, seriesCount: n, minExponent, rows, counts, noData, maxCount, offsets, members };
+  return { times, seriesCount: n, minExponent, rows, counts, noData, maxCount, codes, rowOfBin };
 }

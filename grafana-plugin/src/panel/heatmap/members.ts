@@ -1,6 +1,6 @@
 // The series in one heatmap cell, with their values at that step, largest first.
-import type { DensityIndex } from './density';
-import type { HeatSeries } from './series';
+import { type DensityIndex, rowOfCode } from './density';
+import { type HeatSeries, seriesName } from './series';
 
 export interface CellMember {
   index: number;
@@ -32,14 +32,16 @@ export function cellMembers(index: DensityIndex, series: HeatSeries[], step: num
   if (step < 0 || step >= index.times.length || row < 0 || row >= index.rows) {
     return [];
   }
-  const c = step * index.rows + row;
   const t = index.times[step] as number;
+  const steps = index.times.length;
   const out: CellMember[] = [];
-  for (let k = index.offsets[c] as number; k < (index.offsets[c + 1] as number); k++) {
-    const i = index.members[k] as number;
+  for (let i = 0; i < index.seriesCount; i++) {
+    if (rowOfCode(index, index.codes[i * steps + step] as number) !== row) {
+      continue;
+    }
     const s = series[i] as HeatSeries;
     const j = findTime(s.times, t);
-    out.push({ index: i, name: s.name, labels: s.labels, value: j >= 0 ? Number(s.values[j]) : NaN });
+    out.push({ index: i, name: seriesName(s), labels: s.labels, value: j >= 0 ? Number(s.values[j]) : NaN });
   }
   return out.sort((a, b) => b.value - a.value || a.name.localeCompare(b.name));
 }

@@ -1,12 +1,23 @@
 // Frames → the flat list of series the heatmap counts: every numeric field of every frame, with the
-// frame's time field. Values stay in the frames' own arrays (no copy).
-import { type DataFrame, FieldType, getFieldDisplayName } from '@grafana/data';
+// frame's time field. Values stay in the frames' own arrays (no copy); display names are computed
+// only for the series a drill-down shows.
+import { type DataFrame, type Field, FieldType, getFieldDisplayName } from '@grafana/data';
 
 export interface HeatSeries {
-  name: string;
   labels: Record<string, string>;
   times: ArrayLike<number>;
   values: ArrayLike<number | null | undefined>;
+  /** A fixed name, or the frame and field to derive Grafana's display name from. */
+  name?: string;
+  frame?: DataFrame;
+  field?: Field;
+}
+
+export function seriesName(s: HeatSeries): string {
+  if (s.name === undefined) {
+    s.name = s.field && s.frame ? getFieldDisplayName(s.field, s.frame) : '';
+  }
+  return s.name;
 }
 
 export function framesToSeries(frames: DataFrame[]): HeatSeries[] {
@@ -20,12 +31,7 @@ export function framesToSeries(frames: DataFrame[]): HeatSeries[] {
       if (field.type !== FieldType.number) {
         continue;
       }
-      out.push({
-        name: getFieldDisplayName(field, frame, frames),
-        labels: field.labels ?? {},
-        times: time.values as number[],
-        values: field.values as Array<number | null>,
-      });
+      out.push({ labels: field.labels ?? {}, times: time.values as number[], values: field.values as Array<number | null>, frame, field });
     }
   }
   return out;
