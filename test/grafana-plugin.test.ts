@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,4 +93,78 @@ test('grafana-plugin: headless Chromium renders the built panel (both views, dar
   assert.ok(existsSync(chromium), `Chromium not found at ${chromium}: install it with "apt-get install -y chromium" (CI installs it)`);
   const out = await step(['test-browser/run.mjs'], 300_000);
   assert.match(out, /4 passed, 0 failed/);
+});
+
+// Dashboards and provisioning need no install: plain files checked against the metric contract.
+const repo = fileURLToPath(new URL('../', import.meta.url));
+
+interface Panel {
+  type: string;
+  title: string;
+  targets?: Array<Record<string, unknown>>;
+  options?: Record<string, any>;
+  gridPos?: { h: number; w: number; x: number; y: number };
+}
+
+/** Metric names of DESIGN 3.13 as the stand-in exporter exposes them (its exposition is built from that list). */
+async function contractMetrics(): Promise<Set<string>> {
+  const mod = (await import(new URL('../grafana-plugin/scripts/fake-exporter.mjs', import.meta.url).href)) as { exposition: (t: number) => string };
+  return new Set([...mod.exposition(10).matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1] as string));
+}
+
+test('dashboards: valid JSON, known panel types and query types, only contract metric names', async () => {
+  const metrics = await contractMetrics();
+  const files = readdirSync(join(repo, 'dashboards')).filter((f) => f.endsWith('.json'));
+  assert.deepEqual(files.sort(), ['cluster-filesystem.json', 'host-gpu.json', 'job.json']);
+  const panelTypes = new Set(['timeseries', 'table', 'stat', 'bargauge', 'jobio-jobio-panel']);
+  const queryTypes = new Set(['summary', 'topTalkers', 'characterisation', 'trend', 'raw']);
+  const uids = new Set<string>();
+  for (const file of files) {
+    const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as { uid: string; panels: Panel[]; templating: { list: Array<{ name: string }> } };
+    assert.ok(d.uid && !uids.has(d.uid), `${file}: unique uid`);
+    uids.add(d.uid);
+    const vars = new Set(d.templating.list.map((v) => v.name));
+    for (const p of d.panels) {
+      assert.ok(panelTypes.has(p.type), `${file}: panel "${p.title}" has a known type (${p.type})`);
+      assert.ok(p.gridPos && p.gridPos.x + p.gridPos.w <= 24, `${file}: panel "${p.title}" fits the 24-column grid`);
+      if (p.type === 'jobio-jobio-panel') {
+        assert.ok(['summary', 'heatmap'].includes(p.options?.view), `${file}: "${p.title}" has a view`);
+      }
+      for (const t of p.targets ?? []) {
+        const ds = (t['datasource'] as { type: string }).type;
+        if (ds === 'jobio-jobio-datasource') {
+          assert.ok(queryTypes.has(String(t['queryType'])), `${file}: "${p.title}" jobio query type ${String(t['queryType'])}`);
+        }
+        const text = JSON.stringify(t);
+        for (const m of text.matchAll(/jobio_[a-z_]+/g)) {
+          assert.ok(metrics.has(m[0]), `${file}: "${p.title}" names ${m[0]}, which is not in the metric contract`);
+        }
+        for (const v of text.matchAll(/\$([a-z_]+)/g)) {
+          if (!v[1]?.startsWith('_')) {
+            assert.ok(vars.has(v[1] as string), `${file}: "${p.title}" uses $${v[1]}, which is not a dashboard variable`);
+          }
+        }
+      }
+    }
+  }
+  const heat = JSON.parse(readFileSync(join(repo, 'dashboards', 'cluster-filesystem.json'), 'utf8')).panels.find((p: Panel) => p.options?.view === 'heatmap');
+  assert.equal(heat.options.heatmap.drillVariable, 'user', 'the cluster heatmap drills down into $user');
+});
+
+test('provisioning/grafana: app, Prometheus and jobio data sources, dashboard provider', () => {
+  const dir = join(repo, 'provisioning', 'grafana');
+  const plugins = readFileSync(join(dir, 'plugins', 'jobio.yaml'), 'utf8');
+  assert.match(plugins, /^apps:\n {2}- type: jobio-jobio-app$/m);
+  const ds = readFileSync(join(dir, 'datasources', 'jobio.yaml'), 'utf8');
+  assert.match(ds, /type: prometheus\n {4}uid: prometheus/);
+  assert.match(ds, /type: jobio-jobio-datasource\n {4}uid: jobio/);
+  assert.equal((ds.match(/access: proxy/g) ?? []).length, 2, 'both through the data proxy');
+  const dash = readFileSync(join(dir, 'dashboards', 'jobio.yaml'), 'utf8');
+  assert.match(dash, /type: file/);
+  assert.match(dash, /path: \$JOBIO_DASHBOARDS/);
+  for (const f of ['cluster-filesystem.json', 'job.json', 'host-gpu.json']) {
+    const d = JSON.parse(readFileSync(join(repo, 'dashboards', f), 'utf8'));
+    const dsVars = d.templating.list.filter((v: { type: string }) => v.type === 'datasource').map((v: { query: string }) => v.query);
+    assert.deepEqual(dsVars, ['prometheus', 'jobio-jobio-datasource'], `${f}: data source variables match the provisioned types`);
+  }
 });
