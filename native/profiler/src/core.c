@@ -5,7 +5,6 @@
  */
 #include <dlfcn.h>
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,7 +12,7 @@
 
 #include "jobio.h"
 
-__thread struct jobio_tls jobio_t __attribute__((tls_model("initial-exec")));
+__thread struct jobio_tls jobio_t __attribute__((tls_model("initial-exec"))) = {.busy = JOBIO_BUSY_NOBLOCK};
 _Static_assert(offsetof(struct jobio_tls, busy) == 8, "the vfork wrapper (asm) sets busy at offset 8");
 
 struct jobio_config jobio_cfg = {
@@ -27,7 +26,7 @@ struct jobio_state jobio_g;
 static pthread_key_t jobio_thread_key;
 static int jobio_key_ok;
 static struct jobio_block *jobio_blocks;
-static uint64_t jobio_thr_base = 1ull << 28; /* 2^32 / 16 */
+static uint64_t jobio_period_base = 16; /* JOBIO_SAMPLE_EVERY */
 
 /* ---------------- raw system calls ---------------- */
 long jobio_sys_open(int dirfd, const char *path, int flags, int mode) {
@@ -156,10 +155,24 @@ void jobio_debug(const char *msg, const char *arg) {
   if (jobio_cfg.debug) jobio_log_line(msg, arg, 0, 0);
 }
 
-/* 1/p in 32.32 fixed point for a sampling threshold thr (p = thr / 2^32). */
-static uint64_t jobio_weight_for(uint64_t thr) {
-  if (thr == 0) thr = 1;
-  return (uint64_t)(((unsigned __int128)1 << 64) / thr);
+/* ---------------- the transfer bin table (see struct jobio_binoff) ---------------- */
+struct jobio_binoff jobio_binoff;
+
+void jobio_binoff_init(void) {
+  for (int dir = 0; dir < JOBIO_DIR_COUNT; dir++) {
+    for (unsigned q = 0; q < 64; q++) {
+      uint64_t lo = 1ull << q, hi = q == 63 ? UINT64_MAX : (1ull << (q + 1)) - 1; /* the bin is [lo, hi] */
+      int big_lo = lo >= jobio_cfg.small, big_hi = hi >= jobio_cfg.small;
+      int bin_lo = big_lo + (lo >= jobio_cfg.large), bin_hi = big_hi + (hi >= jobio_cfg.large);
+      if (big_lo != big_hi || bin_lo != bin_hi) {
+        jobio_binoff.sz[dir][q] = 0; /* a threshold inside the bin: compared per call */
+        jobio_binoff.cls[dir][q] = 0;
+        continue;
+      }
+      jobio_binoff.cls[dir][q] = (uint16_t)((JOBIO_W_CALLS(dir) + (size_t)big_lo * 2) * 8);
+      jobio_binoff.sz[dir][q] = (uint16_t)((JOBIO_W_SIZED(dir) + (size_t)bin_lo * 3) * 8);
+    }
+  }
 }
 
 /* ---------------- configuration ---------------- */
@@ -225,7 +238,8 @@ static void jobio_read_config(void) {
   jobio_cfg.max_per_sec = (uint32_t)jobio_env_u64("JOBIO_SAMPLE_MAX_PER_SEC", 0, 0, 1u << 30);
   jobio_cfg.timeframe_ns = jobio_env_u64("JOBIO_TIMEFRAME", 10, 1, 86400 * 365) * 1000000000ull;
   jobio_cfg.network = jobio_env_flag("JOBIO_NETWORK");
-  jobio_thr_base = (1ull << 32) / jobio_cfg.sample_every;
+  jobio_period_base = jobio_cfg.sample_every;
+  jobio_binoff_init();
 }
 
 static void jobio_read_identity(void) {
@@ -324,36 +338,21 @@ void jobio_blocks_reset_child(struct jobio_block *keep) {
 static void jobio_thread_end(void *p) {
   struct jobio_tls *t = &jobio_t;
   struct jobio_block *b = p;
-  if (t->block == b) t->block = NULL;
+  if (t->block == b) jobio_set_block(t, NULL);
   t->exiting = 1;
   if (b) __atomic_store_n(&b->in_use, 0, __ATOMIC_RELEASE);
 }
 
-/* Calls until the next timed one: 1 + Geometric(p), drawn by inversion (p = thr / 2^32). */
-uint64_t jobio_next_gap(struct jobio_tls *t) {
-  t->gap_weight = t->weight_fp;
-  if (t->thr >= (1ull << 32)) return 1;
-  uint64_t x = t->rng;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  t->rng = x;
-  double u = ((double)(x >> 11) + 1.0) * (1.0 / 9007199254740992.0); /* (0, 1] */
-  double g = floor(log(u) / t->log1mp);
-  if (!(g < 4e18)) g = 4e18;
-  return (uint64_t)g + 1;
-}
+/* Duration sampling: see jobio_next_gap_inline (jobio.h). */
+uint64_t jobio_next_gap(struct jobio_tls *t) { return jobio_next_gap_inline(t); }
 
-static void jobio_set_rate(struct jobio_tls *t, uint64_t thr) {
-  t->thr = thr;
-  t->weight_fp = jobio_weight_for(thr);
-  t->log1mp = thr >= (1ull << 32) ? -INFINITY : log1p(-(double)thr / 4294967296.0);
-}
+static void jobio_set_rate(struct jobio_tls *t, uint64_t period) { t->period = period ? period : 1; }
 
 static void jobio_thread_setup(struct jobio_tls *t) {
   uint64_t seed = jobio_now() ^ ((uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull) ^ (uint64_t)syscall(SYS_gettid) << 32;
   t->rng = seed ? seed : 0x2545f4914f6cdd1dull;
-  jobio_set_rate(t, jobio_thr_base);
+  jobio_set_rate(t, jobio_period_base);
+  t->stratum_rest = 0;
   t->countdown = jobio_next_gap(t);
   t->win_start = jobio_now();
   t->win_sampled = 0;
@@ -368,7 +367,7 @@ int jobio_begin_slow(void) {
     if (__atomic_load_n(&jobio_g.init_state, __ATOMIC_ACQUIRE) != 2 || jobio_sys_getpid() != jobio_g.pid) return 0;
     t->busy &= ~JOBIO_BUSY_VFORK;
   }
-  if (t->busy || t->exiting) return 0;
+  if ((t->busy & ~JOBIO_BUSY_NOBLOCK) || t->exiting) return 0;
   if (t->block) return 1;
   int st = __atomic_load_n(&jobio_g.init_state, __ATOMIC_ACQUIRE);
   if (st == 0) {
@@ -384,29 +383,35 @@ int jobio_begin_slow(void) {
     if (jobio_key_ok) pthread_setspecific(jobio_thread_key, b);
   }
   t->busy--;
-  t->block = b;
+  jobio_set_block(t, b);
   errno = saved;
   return b != NULL;
 }
 
 /* ---------------- sampling cap and periodic flush ---------------- */
+/* A timed call ticks when the flush is due, or every time with a sampling cap (its window). */
+static void jobio_set_next_tick(void) {
+  __atomic_store_n(&jobio_g.next_tick_ns, jobio_cfg.max_per_sec ? 0 : __atomic_load_n(&jobio_g.next_flush_ns, __ATOMIC_RELAXED),
+                   __ATOMIC_RELAXED);
+}
+
 void jobio_sample_window(struct jobio_tls *t, uint64_t now) {
   t->win_sampled++;
   if (now - t->win_start < 1000000000ull) return;
-  /* calls in the window, estimated without a per-call counter: timed calls / p */
-  double p_now = (double)t->thr / 4294967296.0;
-  double calls = (double)t->win_sampled / p_now;
+  /* calls in the window, estimated without a per-call counter: timed calls x period */
+  double calls = (double)t->win_sampled * (double)t->period;
   double secs = (double)(now - t->win_start) / 1e9;
   double rate = calls / secs; /* calls per second in the last window */
-  uint64_t thr = jobio_thr_base;
-  if (rate * (double)thr / 4294967296.0 > (double)jobio_cfg.max_per_sec) {
-    /* the next window samples with probability cap / rate; decided before its calls, so the
-     * weight 1/p keeps the estimate unbiased */
-    double p = (double)jobio_cfg.max_per_sec / rate;
-    thr = (uint64_t)(p * 4294967296.0);
-    if (thr < 1) thr = 1;
+  uint64_t period = jobio_period_base;
+  if (rate / (double)period > (double)jobio_cfg.max_per_sec) {
+    /* the next strata time one call in ceil(rate / cap); decided before their calls, so the
+     * weight (the stratum length) keeps the estimate unbiased */
+    double want = rate / (double)jobio_cfg.max_per_sec;
+    period = want >= 4e18 ? (uint64_t)4e18 : (uint64_t)want;
+    if ((double)period < want) period++;
+    if (period < jobio_period_base) period = jobio_period_base;
   }
-  jobio_set_rate(t, thr); /* for the gaps drawn from now on */
+  jobio_set_rate(t, period); /* for the strata started from now on */
   t->win_start = now;
   t->win_sampled = 0;
 }
@@ -419,6 +424,7 @@ void jobio_tick(uint64_t now, int timed) {
   if (!__atomic_compare_exchange_n(&jobio_g.next_flush_ns, &due, now + jobio_cfg.timeframe_ns, 0, __ATOMIC_RELAXED,
                                    __ATOMIC_RELAXED))
     return;
+  jobio_set_next_tick();
   int saved = errno;
   t->busy++;
   jobio_flush(0);
@@ -439,6 +445,7 @@ static void jobio_reset_child(void) {
   jobio_g.start_rt_ns = jobio_now_real();
   jobio_g.start_mono_ns = jobio_now();
   jobio_g.next_flush_ns = jobio_g.start_mono_ns + jobio_cfg.timeframe_ns;
+  jobio_set_next_tick();
   jobio_blocks_reset_child(t->block);
   jobio_fds_after_fork(1);
   jobio_stats_reset();
@@ -473,6 +480,7 @@ void jobio_init(int from_constructor) {
   jobio_g.start_rt_ns = jobio_now_real();
   jobio_g.start_mono_ns = jobio_now();
   jobio_g.next_flush_ns = jobio_g.start_mono_ns + jobio_cfg.timeframe_ns;
+  jobio_set_next_tick();
   jobio_g.from_constructor = from_constructor;
   if (jobio_cfg.active) {
     jobio_fdtab_init();

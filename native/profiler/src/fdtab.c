@@ -31,7 +31,7 @@ void jobio_fdtab_init(void) {
     jobio_log("cannot reserve the descriptor table, not tracing", (long)cap);
     return;
   }
-  for (uint32_t i = 0; i < 3; i++) fds[i].pos = -1;
+  for (uint32_t i = 0; i < 3; i++) fds[i].pos = JOBIO_POS_UNKNOWN;
   jobio_ofds = ofds;
   jobio_ofd_cap = (uint32_t)cap + 1;
   jobio_fd_cap = (uint32_t)cap;
@@ -52,8 +52,9 @@ void jobio_fd_set(int fd, uint8_t kind, uint16_t slot, uint32_t ofd, uint8_t fla
   e->ofd = ofd;
   e->slot = slot;
   e->flags = flags;
-  e->pos = pos;
+  e->pos = pos < 0 ? JOBIO_POS_UNKNOWN : pos;
   e->kind = kind;
+  jobio_fd_sync(e);
   jobio_fd_track_hwm(fd);
 }
 
@@ -64,7 +65,9 @@ void jobio_fd_clear(int fd) {
   e->ofd = 0;
   e->flags = 0;
   e->slot = 0;
-  e->pos = -1;
+  e->moff = 0;
+  e->xoff = 0;
+  e->pos = JOBIO_POS_UNKNOWN;
 }
 
 void jobio_own_fd(int fd) {
@@ -174,10 +177,14 @@ void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n) {
   uint32_t ofd = e->ofd;
   if (!ofd || ofd >= jobio_ofd_cap) {
     e->flags |= JOBIO_FDF_SAT; /* nothing to classify through this descriptor */
+    jobio_fd_sync(e);
     return;
   }
   uint64_t now = __atomic_add_fetch(&jobio_ofds[ofd].bytes, n, __ATOMIC_RELAXED);
-  if (now >= jobio_cfg.small) e->flags |= JOBIO_FDF_SAT;
+  if (now >= jobio_cfg.small) {
+    e->flags |= JOBIO_FDF_SAT; /* decided green: from now on counted inline */
+    jobio_fd_sync(e);
+  }
 }
 
 /* Exit or exec: every open still pending is decided with the bytes it moved so far. */
@@ -190,6 +197,7 @@ void jobio_fds_finalize(struct jobio_block *b) {
     if (ofd) {
       e->ofd = 0;
       e->flags |= JOBIO_FDF_SAT;
+      jobio_fd_sync(e);
       jobio_ofd_release(b, ofd);
     }
   }
@@ -203,10 +211,11 @@ void jobio_fds_after_fork(int child) {
   if (hwm > jobio_fd_cap) hwm = jobio_fd_cap;
   for (uint32_t fd = 0; fd < hwm; fd++) {
     struct jobio_fd *e = &jobio_fds[fd];
-    e->pos = -1;
+    e->pos = JOBIO_POS_UNKNOWN;
     if (child) {
       e->ofd = 0;
       e->flags |= JOBIO_FDF_SAT;
+      jobio_fd_sync(e);
     }
   }
   if (child) {

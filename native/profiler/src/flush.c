@@ -213,7 +213,7 @@ void jobio_flush_final(uint32_t flags) {
   t->busy++;
   jobio_check_pid();
   if (!t->block && !t->exiting) {
-    t->block = jobio_block_claim();
+    jobio_set_block(t, jobio_block_claim());
   }
   struct jobio_block *b = t->block;
   if (!b) {

@@ -34,9 +34,15 @@
 
 #include "../include/jobio_protocol.h"
 
+/* Everything declared from here on is internal: hidden declarations let the compiler address the
+ * library's own variables directly (one rip-relative operand) instead of through the GOT. */
+#pragma GCC visibility push(hidden)
+
 #define JOBIO_EXPORT __attribute__((visibility("default")))
 #define JOBIO_LIKELY(x) __builtin_expect(!!(x), 1)
 #define JOBIO_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* hot-path helpers: always inlined (the compiler would otherwise outline them past a few uses) */
+#define JOBIO_HOT static inline __attribute__((always_inline))
 
 /* ---- the declaration table (symbols.def) ---- */
 enum jobio_sym {
@@ -70,7 +76,8 @@ static inline void *jobio_resolve(int sym) {
 #define JOBIO_MAX_SLOTS 64     /* mounts with activity per process (stats slots) */
 #define JOBIO_MAX_MOUNTS 1024  /* mountinfo entries kept */
 #define JOBIO_FD_MAX (1u << 20) /* descriptors tracked in the flat table */
-#define JOBIO_STAT_TABLE 4096  /* pending successful stats (power of two) */
+#define JOBIO_STAT_BITS 12
+#define JOBIO_STAT_TABLE 4096  /* pending successful stats (2^JOBIO_STAT_BITS) */
 #define JOBIO_STAT_PROBE 8
 #define JOBIO_HIGH_FD 1000     /* the profiler's own descriptors are moved at or above this */
 
@@ -106,14 +113,14 @@ struct jobio_block {
 /* Per-thread state, initial-exec TLS (one %fs-relative access, no __tls_get_addr). */
 struct jobio_tls {
   struct jobio_block *block; /* NULL until the thread's first counted call */
-  uint32_t busy;             /* low 16 bits: guard depth; JOBIO_BUSY_VFORK: inside vfork */
+  uint32_t busy;             /* low 16 bits: guard depth; JOBIO_BUSY_VFORK: inside vfork; JOBIO_BUSY_NOBLOCK:
+                                no block yet (or any more), so "busy == 0" alone means "count this call" */
   uint32_t exiting;          /* thread is past its TLS destructor: forward uncounted */
-  uint64_t countdown;        /* calls until the next timed one (a geometric gap: Bernoulli(p) per call) */
-  uint64_t gap_weight;       /* 1/p (32.32 fixed point) of the gap being counted down */
-  uint64_t rng;              /* xorshift64 state for drawing gaps */
-  uint64_t thr;              /* p = thr / 2^32; thr = 2^32 / sample_every */
-  uint64_t weight_fp;        /* 1/p for the next gaps, 32.32 fixed point (Horvitz-Thompson weight) */
-  double log1mp;             /* log(1 - p), for drawing gaps */
+  uint64_t countdown;        /* calls until the next timed one, that one included */
+  uint64_t gap_weight;       /* weight (1/p = the stratum length) of the upcoming timed call */
+  uint64_t stratum_rest;     /* calls of the current stratum after its timed call */
+  uint64_t rng;              /* LCG state for the position of the timed call in a stratum */
+  uint64_t period;           /* stratum length for the strata started from now on (sample_every) */
   uint64_t win_start;        /* JOBIO_SAMPLE_MAX_PER_SEC window: start and timed calls in it */
   uint64_t win_sampled;
   uint64_t dev_cache;        /* last st_dev looked up, its slot, and the mount generation */
@@ -121,6 +128,14 @@ struct jobio_tls {
   uint32_t dev_cache_gen;
 };
 #define JOBIO_BUSY_VFORK 0x10000u
+#define JOBIO_BUSY_NOBLOCK 0x20000u /* set in the TLS image: every new thread starts with it */
+static inline void jobio_set_block(struct jobio_tls *t, struct jobio_block *b) {
+  t->block = b;
+  if (b)
+    t->busy &= ~JOBIO_BUSY_NOBLOCK;
+  else
+    t->busy |= JOBIO_BUSY_NOBLOCK;
+}
 extern __thread struct jobio_tls jobio_t __attribute__((tls_model("initial-exec")));
 
 /* ---- descriptors ---- */
@@ -138,8 +153,22 @@ struct jobio_fd {
   uint16_t slot;
   uint8_t kind;
   uint8_t flags;
-  int64_t pos; /* tracked file offset for seek classification, -1 unknown */
+  uint32_t moff; /* kind FILE: byte offset of the slot's counters in a thread block, else 0 */
+  uint32_t xoff; /* moff once the open is decided (JOBIO_FDF_SAT): transfers counted inline; else 0 */
+  int64_t pos;   /* tracked file offset for seek classification; negative: unknown */
 };
+/* An unknown offset. Transfers add to the offset without looking (one add on the hot path): an
+ * unknown one stays negative for the first 2^62 bytes moved. */
+#define JOBIO_POS_UNKNOWN (INT64_MIN / 2)
+#define JOBIO_MOFF(slot) \
+  ((uint32_t)(offsetof(struct jobio_block, m) + (size_t)(slot) * sizeof(struct jobio_mstats)))
+_Static_assert(sizeof(struct jobio_block) < (1ull << 32), "block offsets fit moff");
+/* Recompute the derived fields after kind, slot or flags changed. */
+static inline void jobio_fd_sync(struct jobio_fd *e) {
+  uint32_t mo = e->kind == JOBIO_FD_FILE ? JOBIO_MOFF(e->slot) : 0;
+  e->moff = mo;
+  e->xoff = (e->flags & JOBIO_FDF_SAT) ? mo : 0;
+}
 /* An open file description opened by this process: its open is classified when the last
  * descriptor referring to it is closed (dup aliases share it), or at exit/exec. */
 struct jobio_ofd {
@@ -177,6 +206,7 @@ struct jobio_state {
   uint64_t start_rt_ns;
   uint64_t start_mono_ns;
   uint64_t next_flush_ns;
+  uint64_t next_tick_ns; /* when a timed call must call jobio_tick: next_flush_ns, or 0 with a sampling cap */
   char exe[64];
   char jobid[64];
   char jobid_source[16];
@@ -238,7 +268,10 @@ int jobio_slot_mount(int slot, const char **path, const char **fstype, const cha
 void jobio_cwd_changed(void);
 void jobio_mounts_after_fork(void);
 
+extern uint32_t jobio_mount_gen;
+
 /* pending stats */
+int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled);
 void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled);
 void jobio_stat_opened(struct jobio_block *b, uint64_t hash);
 void jobio_stats_finalize(struct jobio_block *b);
@@ -262,60 +295,112 @@ char *const *jobio_child_env(char *const envp[], char **scratch, size_t scratch_
 struct jobio_ctx {
   struct jobio_tls *t;
   uint64_t t0; /* 0: not sampled */
-  uint64_t w;  /* its weight 1/p (32.32 fixed point) when sampled */
+  uint64_t w;  /* its weight 1/p when sampled */
 };
 
-static inline uint64_t jobio_now(void) {
+JOBIO_HOT uint64_t jobio_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Duration sampling, stratified: the calls of a thread are cut into strata of `period` consecutive
+ * calls and one call per stratum, at a position drawn uniformly in [0, period), is timed. Every
+ * call is therefore timed with probability exactly 1/period and its duration weighted by period
+ * (Horvitz-Thompson) is an unbiased estimate of the time of the calls it stands for; the number
+ * of timed calls among N consecutive calls is floor(N/period) or ceil(N/period). A period change
+ * (JOBIO_SAMPLE_MAX_PER_SEC) applies from the next stratum on, whose weight it is.
+ * Returns the calls until the next timed one: the rest of this stratum, then the position in the
+ * next. Runs once per timed call (an LCG step and a multiply; no floating point).
+ */
+JOBIO_HOT uint64_t jobio_next_gap_inline(struct jobio_tls *t) {
+  uint64_t len = t->period;
+  uint64_t pos = 0;
+  t->gap_weight = len;
+  if (len == 1 && t->stratum_rest == 0) return 1; /* every call timed */
+  if (len > 1) {
+    /* a 64-bit LCG step; its high bits (the ones a multiply-high keeps) are the good ones */
+    uint64_t x = t->rng * 6364136223846793005ull + 1442695040888963407ull;
+    t->rng = x;
+    pos = (uint64_t)(((unsigned __int128)x * len) >> 64); /* uniform in [0, len) */
+  }
+  uint64_t gap = t->stratum_rest + pos + 1;
+  t->stratum_rest = len - 1 - pos;
+  return gap;
+}
 uint64_t jobio_next_gap(struct jobio_tls *t);
 
 /*
- * Decide whether this call is timed: each call independently with probability p = 1/sample_every,
- * implemented as a countdown over geometric gaps (the same distribution, one decrement per call).
+ * Is this call counted? The common case is one TLS load and two tests; the rest (first call of a
+ * thread, lazy initialisation, re-entry, vfork child, untraced process) is jobio_begin_slow.
  */
-static inline void jobio_start(struct jobio_ctx *c) {
+JOBIO_HOT int jobio_enter(struct jobio_tls *t) {
+  if (JOBIO_LIKELY(t->busy == 0)) return 1; /* (busy has JOBIO_BUSY_NOBLOCK while block is NULL) */
+  return jobio_begin_slow();
+}
+
+/*
+ * Is this counted call timed? Calls are cut into strata of `period` consecutive calls (per thread)
+ * and exactly one call per stratum, at a uniformly drawn position, is timed: each call is timed
+ * with probability exactly 1/period, and its duration weighted by period is an unbiased estimate
+ * (jobio_next_gap). One decrement per call.
+ */
+JOBIO_HOT int jobio_timed_now(struct jobio_tls *t) { return JOBIO_UNLIKELY(--t->countdown == 0); }
+
+/* The timed call starts: its weight, the next gap, and the start time. */
+JOBIO_HOT void jobio_start_timed(struct jobio_ctx *c) {
   struct jobio_tls *t = c->t;
-  if (JOBIO_UNLIKELY(--t->countdown == 0)) {
-    c->w = t->gap_weight;
-    t->countdown = jobio_next_gap(t);
-    c->t0 = jobio_now();
-  }
+  c->w = t->gap_weight;
+  t->countdown = jobio_next_gap_inline(t);
+  c->t0 = jobio_now();
+}
+
+JOBIO_HOT void jobio_start(struct jobio_ctx *c) {
+  if (jobio_timed_now(c->t)) jobio_start_timed(c);
 }
 
 /* Should this call be counted? (false: forward only.) Does not take the time. */
-static inline int jobio_begin_notime(struct jobio_ctx *c) {
+JOBIO_HOT int jobio_begin_notime(struct jobio_ctx *c) {
   struct jobio_tls *t = &jobio_t;
   c->t = t;
   c->t0 = 0;
-  if (JOBIO_UNLIKELY(!t->block || t->busy)) return jobio_begin_slow();
-  return 1;
+  return jobio_enter(t);
 }
 
-static inline int jobio_begin(struct jobio_ctx *c) {
+JOBIO_HOT int jobio_begin(struct jobio_ctx *c) {
   if (!jobio_begin_notime(c)) return 0;
   jobio_start(c);
   return 1;
 }
 
+static inline uint64_t jobio_ts_ns(const struct timespec *ts) {
+  return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+static inline uint64_t jobio_ts_diff(const struct timespec *a, const struct timespec *b) {
+  return (uint64_t)(a->tv_sec - b->tv_sec) * 1000000000u + (uint64_t)(a->tv_nsec - b->tv_nsec);
+}
+
+/* duration x weight, saturated */
+JOBIO_HOT uint64_t jobio_scale(uint64_t dt, uint64_t w) {
+  unsigned __int128 p = (unsigned __int128)dt * w;
+  return p >> 64 ? UINT64_MAX : (uint64_t)p;
+}
+
 /* The duration estimate of a sampled call, and the end time (0 if not sampled). */
-static inline uint64_t jobio_stop(struct jobio_ctx *c, uint64_t *est) {
+JOBIO_HOT uint64_t jobio_stop(struct jobio_ctx *c, uint64_t *est) {
   if (!c->t0) {
     *est = 0;
     return 0;
   }
   uint64_t t1 = jobio_now();
-  *est = (uint64_t)(((unsigned __int128)(t1 - c->t0) * c->w) >> 32);
+  *est = jobio_scale(t1 - c->t0, c->w);
   return t1;
 }
 
 /* After a timed call: a flush due? (and the JOBIO_SAMPLE_MAX_PER_SEC window, when set) */
-static inline void jobio_after(uint64_t t1) {
-  if (t1 && JOBIO_UNLIKELY((t1 >= __atomic_load_n(&jobio_g.next_flush_ns, __ATOMIC_RELAXED)) | (jobio_cfg.max_per_sec != 0)))
-    jobio_tick(t1, 1);
+JOBIO_HOT void jobio_after(uint64_t t1) {
+  if (t1 && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) jobio_tick(t1, 1);
 }
 
 /* (the flusher finds the slots with counts by looking: no per-call bookkeeping) */
@@ -341,9 +426,62 @@ static inline void jobio_count_slot(struct jobio_ctx *c, int slot, int call, int
 
 static inline unsigned jobio_pow2_bin(uint64_t n) { return n ? 64u - (unsigned)__builtin_clzll(n) : 0u; }
 
-/* A transfer of n bytes (n < 0: failed) on a file-system slot. Word offsets into the mstats are
- * computed once (dir is a constant in every caller), so the hot path is a handful of adds. */
+/* Word offsets into the mstats (dir is a constant in every caller, so these fold). */
 #define JOBIO_W(field) (offsetof(struct jobio_mstats, field) / sizeof(uint64_t))
+#define JOBIO_W_CALLS(ct) (JOBIO_W(call[0].calls[0]) + (size_t)(ct) * (sizeof(struct jobio_call_stats) / 8))
+#define JOBIO_W_SIZED(dir) (JOBIO_W(sized[0][0]) + (size_t)(dir) * JOBIO_SIZE_COUNT * 3)
+#define JOBIO_W_P2C(dir) (JOBIO_W(pow2_calls[0][0]) + (size_t)(dir) * JOBIO_POW2_BINS)
+#define JOBIO_W_P2B(dir) (JOBIO_W(pow2_bytes[0][0]) + (size_t)(dir) * JOBIO_POW2_BINS)
+
+/*
+ * Where a transfer of n > 0 bytes is counted, by q = 63 - clz(n) (its power-of-two bin is q + 1)
+ * and direction: the byte offsets in the mstats of its calls[class] and of its named size bin. The
+ * class and size bin follow from q alone unless a threshold lies strictly inside [2^q, 2^(q+1))
+ * (a threshold that is not a power of two): then sz is 0 and the general path compares. Built once
+ * from the configuration (jobio_binoff_init).
+ */
+struct jobio_binoff {
+  uint16_t cls[JOBIO_DIR_COUNT][64];
+  uint16_t sz[JOBIO_DIR_COUNT][64];
+};
+_Static_assert(sizeof(struct jobio_mstats) < 65536, "byte offsets fit uint16_t");
+extern struct jobio_binoff jobio_binoff;
+void jobio_binoff_init(void);
+
+#define JOBIO_U64_AT(base, off) (*(uint64_t *)(void *)((char *)(base) + (off)))
+
+/* floor(log2(n)) for n > 0 */
+JOBIO_HOT size_t jobio_log2(uint64_t n) {
+#if defined(__x86_64__)
+  uint64_t q;
+  __asm__("bsrq %1, %0" : "=r"(q) : "rm"(n) : "cc");
+  return (size_t)q;
+#else
+  return (size_t)(unsigned)(63 ^ __builtin_clzll(n));
+#endif
+}
+
+/* Count a transfer of n > 0 bytes inline (m: the slot's counters). 0: not possible, nothing counted. */
+JOBIO_HOT int jobio_count_xfer_fast(char *m, int dir, uint64_t n, int timed, uint64_t est) {
+  size_t q = jobio_log2(n);
+  size_t sz = jobio_binoff.sz[dir][q];
+  if (JOBIO_UNLIKELY(sz == 0)) return 0;
+  size_t cls = jobio_binoff.cls[dir][q];
+  uint64_t *p2 = (uint64_t *)(void *)m + JOBIO_W_P2C(dir) + 1 + q;
+  JOBIO_U64_AT(m, cls)++;
+  JOBIO_U64_AT(m, sz)++;
+  JOBIO_U64_AT(m, sz + 8) += n;
+  p2[0]++;
+  p2[JOBIO_W_P2B(dir) - JOBIO_W_P2C(dir)] += n;
+  if (timed) {
+    JOBIO_U64_AT(m, cls + 24) += est;                  /* time_ns[class] */
+    ((uint64_t *)(void *)m)[JOBIO_W_CALLS(dir) + 6]++; /* sampled */
+    JOBIO_U64_AT(m, sz + 16) += est;                   /* the size bin's time */
+  }
+  return 1;
+}
+
+/* A transfer of n bytes (n < 0: failed) on a file-system slot, timed or not. */
 static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r,
                                     uint64_t est) {
   int sampled = c->t0 != 0;
@@ -356,19 +494,15 @@ static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m,
   int big = n >= jobio_cfg.small;
   int bin = big + (n >= jobio_cfg.large);
   unsigned p = jobio_pow2_bin(n);
-  const size_t calls0 = JOBIO_W(call[0].calls[0]) + (size_t)dir * (sizeof(struct jobio_call_stats) / 8);
-  const size_t sized0 = JOBIO_W(sized[0][0]) + (size_t)dir * JOBIO_SIZE_COUNT * 3;
-  const size_t p2c = JOBIO_W(pow2_calls[0][0]) + (size_t)dir * JOBIO_POW2_BINS;
-  const size_t p2b = JOBIO_W(pow2_bytes[0][0]) + (size_t)dir * JOBIO_POW2_BINS;
-  w[calls0 + (size_t)big * 2]++; /* calls[RED] or calls[GREEN] */
-  uint64_t *sz = w + sized0 + (size_t)bin * 3;
+  w[JOBIO_W_CALLS(dir) + (size_t)big * 2]++;
+  uint64_t *sz = w + JOBIO_W_SIZED(dir) + (size_t)bin * 3;
   sz[0]++;
   sz[1] += n;
-  w[p2c + p]++;
-  w[p2b + p] += n;
+  w[JOBIO_W_P2C(dir) + p]++;
+  w[JOBIO_W_P2B(dir) + p] += n;
   if (sampled) {
-    w[calls0 + 3 + (size_t)big * 2] += est; /* time_ns[class] */
-    w[calls0 + 6]++;                        /* sampled */
+    w[JOBIO_W_CALLS(dir) + 3 + (size_t)big * 2] += est; /* time_ns[class] */
+    w[JOBIO_W_CALLS(dir) + 6]++;                        /* sampled */
     sz[2] += est;
   }
 }
@@ -377,30 +511,61 @@ _Static_assert(offsetof(struct jobio_call_stats, time_ns) == 24 && offsetof(stru
                "call stats layout");
 
 void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int moves_pos);
+/* the general transfer record (failed, empty, an open not yet decided, another kind of descriptor)
+ * of an untimed call (t0 = 0) or of a timed one that ended at t1 with estimate est */
+void jobio_rec_xfer_slow(struct jobio_tls *t, uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos);
 
 /*
  * read/write family: dir is JOBIO_DIR_READ or JOBIO_DIR_WRITE (equal to JOBIO_CALL_READ/WRITE);
  * moves_pos: the call advances the file offset (read, write, readv, writev).
+ * The common case (bytes moved on a file whose open is already decided) is counted inline.
  */
-static inline void jobio_rec_xfer(struct jobio_ctx *c, int fd, int dir, int64_t r, int moves_pos) {
+JOBIO_HOT void jobio_rec_xfer_inline(struct jobio_tls *t, int timed, uint64_t t1, uint64_t est, int fd, int dir,
+                                      int64_t r, int moves_pos) {
+  struct jobio_fd *e;
+  uint32_t xoff;
+  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&
+      JOBIO_LIKELY((xoff = (e = &jobio_fds[fd])->xoff) != 0) &&
+      JOBIO_LIKELY(jobio_count_xfer_fast((char *)t->block + xoff, dir, (uint64_t)r, timed, est))) {
+    if (moves_pos) e->pos += r;
+    if (timed && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) jobio_tick(t1, 1);
+  } else {
+    jobio_rec_xfer_slow(t, timed ? t1 : 0, est, fd, dir, r, moves_pos);
+  }
+}
+
+/* The same for a wrapper that went through jobio_begin (a context, maybe timed). */
+JOBIO_HOT void jobio_rec_xfer(struct jobio_ctx *c, int fd, int dir, int64_t r, int moves_pos) {
   uint64_t est;
   uint64_t t1 = jobio_stop(c, &est);
-  struct jobio_fd *e;
-  if (JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((e = &jobio_fds[fd])->kind == JOBIO_FD_FILE)) {
-    jobio_count_xfer(c, jobio_ms(c->t->block, e->slot), dir, r, est);
-    if (r > 0) {
-      if (!(e->flags & JOBIO_FDF_SAT)) jobio_ofd_note_bytes(fd, e, (uint64_t)r);
-      if (moves_pos && e->pos >= 0) e->pos += r;
-    }
-  } else {
-    jobio_rec_xfer_other(c, fd, dir, r, est, moves_pos);
-  }
-  jobio_after(t1);
+  if (t1)
+    jobio_rec_xfer_inline(c->t, 1, t1, est, fd, dir, r, moves_pos);
+  else
+    jobio_rec_xfer_inline(c->t, 0, 0, 0, fd, dir, r, moves_pos);
+}
+
+/*
+ * The shape of the hottest wrappers (read/write family, lseek, stat): the ready test and the
+ * countdown inline, then the untimed count inline with a small register footprint; the timed call
+ * (jobio_timed_NAME) and everything else (jobio_slow_NAME: first call of a thread, re-entry,
+ * vfork child, not traced) are separate functions, so the common path saves few registers.
+ */
+/* The fast test without the countdown, also requiring the real function to be resolved already
+ * (so the fast half never calls the resolver). */
+#define JOBIO_READY(t, fn, sym)                                                                      \
+  (JOBIO_LIKELY((t)->busy == 0) &&                                                                   \
+   JOBIO_LIKELY(((fn) = (__typeof__(fn))__atomic_load_n(&jobio_real[JOBIO_SYM_##sym], __ATOMIC_RELAXED)) != NULL))
+/* In the slow half (the ready test failed): 0 forward uncounted, 1 counted untimed, 2 timed. */
+JOBIO_HOT int jobio_slow_enter(struct jobio_tls *t) {
+  if (!jobio_begin_slow()) return 0;
+  return jobio_timed_now(t) ? 2 : 1;
 }
 
 /* Slot of a descriptor for a non-transfer call: >= 0 slot, -1 ignored, -2 invisible. */
 int jobio_fd_slot(int fd);
 
 _Static_assert((int)JOBIO_DIR_READ == (int)JOBIO_CALL_READ && (int)JOBIO_DIR_WRITE == (int)JOBIO_CALL_WRITE, "dir = call");
+
+#pragma GCC visibility pop
 
 #endif /* JOBIO_H */

@@ -35,7 +35,7 @@ static const char *const jobio_ignored_fs[] = {
 
 static struct jobio_mount *jobio_mounts;
 static uint32_t jobio_mount_count;
-static uint32_t jobio_mount_gen = 1;
+uint32_t jobio_mount_gen = 1; /* bumped when the table changes: invalidates the per-thread device caches */
 static int16_t jobio_slot_mounts[JOBIO_MAX_SLOTS];
 static uint32_t jobio_slot_next;
 static pthread_mutex_t jobio_mount_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -52,6 +52,22 @@ void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint6
   }
 }
 
+/* The general transfer record: failed or empty, an open not yet decided, another kind of descriptor. */
+void jobio_rec_xfer_slow(struct jobio_tls *t, uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos) {
+  struct jobio_ctx c = {t, t1, 1}; /* only "timed or not" matters below */
+  struct jobio_fd *e;
+  if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE) {
+    jobio_count_xfer(&c, jobio_ms(t->block, e->slot), dir, r, est);
+    if (r > 0) {
+      if (!(e->flags & JOBIO_FDF_SAT)) jobio_ofd_note_bytes(fd, e, (uint64_t)r);
+      if (moves_pos) e->pos += r;
+    }
+  } else {
+    jobio_rec_xfer_other(&c, fd, dir, r, est, moves_pos);
+  }
+  jobio_after(t1);
+}
+
 /* A transfer with an explicit estimate (copy_file_range & co. count two sides, one timed). */
 void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos);
 void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos) {
@@ -277,7 +293,7 @@ void jobio_rec_alias(struct jobio_ctx *c, int oldfd, int newfd) {
     if (oe->kind == JOBIO_FD_UNKNOWN) jobio_fd_learn(oldfd);
     if (oe->kind != JOBIO_FD_UNKNOWN && oe->kind != JOBIO_FD_OWN) {
       jobio_ofd_ref(oe->ofd);
-      oe->pos = -1; /* the offset is shared from now on */
+      oe->pos = JOBIO_POS_UNKNOWN; /* the offset is shared from now on */
       jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)(oe->flags & JOBIO_FDF_SAT), -1);
     }
   }

@@ -21,15 +21,48 @@ struct jobio_stat_ent {
 
 static struct jobio_stat_ent *jobio_stat_tab;
 
-uint64_t jobio_path_hash(int dirfd, const char *path) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-    h ^= *p;
-    h *= 0x100000001b3ull;
+/*
+ * Hash of a path as written, eight bytes at a time: an unaligned 8-byte load (never one that could
+ * cross into the next page, so never a fault past the terminating NUL), the classic "has a zero
+ * byte" test, a multiply-rotate round per word, then the final partial word masked and multiplied
+ * in. The table index is taken from the top bits (multiplicative hashing: they depend on every
+ * byte); the whole 64-bit value identifies the path.
+ */
+#define JOBIO_ONES 0x0101010101010101ull
+#define JOBIO_HIGHS 0x8080808080808080ull
+#define JOBIO_HK 0x9e3779b97f4a7c15ull
+#define JOBIO_STAT_INDEX(h) ((uint32_t)((h) >> (64 - JOBIO_STAT_BITS)))
+_Static_assert((1u << JOBIO_STAT_BITS) == JOBIO_STAT_TABLE, "table size");
+static inline uint64_t jobio_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static inline __attribute__((always_inline)) uint64_t jobio_hash_inline(int dirfd, const char *path) {
+  const unsigned char *p = (const unsigned char *)path;
+  uint64_t h = 0x243f6a8885a308d3ull;
+  uint64_t w, z;
+  for (;;) {
+    if (JOBIO_LIKELY(((uintptr_t)p & 4095u) <= 4096u - 8u)) {
+      memcpy(&w, p, 8);
+    } else {
+      /* near the end of a page: this word byte by byte (stops at the NUL) */
+      w = 0;
+      for (unsigned i = 0; i < 8; i++) {
+        uint64_t c = p[i];
+        if (!c) break; /* the bytes from the NUL on stay 0 */
+        w |= c << (8 * i);
+      }
+    }
+    z = (w - JOBIO_ONES) & ~w & JOBIO_HIGHS;
+    if (z) break;
+    h = jobio_rotl((h ^ w) * JOBIO_HK, 29);
+    p += 8;
   }
-  if (path[0] != '/' && dirfd != AT_FDCWD) h ^= ((uint64_t)(unsigned)dirfd + 1) * 0x9e3779b97f4a7c15ull;
+  uint64_t keep = (z ^ (z - 1)) >> 8; /* the bytes before the first NUL */
+  h = (h ^ (w & keep)) * JOBIO_HK;
+  if (path[0] != '/' && dirfd != AT_FDCWD) h ^= ((uint64_t)(unsigned)dirfd + 1) * 0xc4ceb9fe1a85ec53ull;
   return h ? h : 1;
 }
+
+uint64_t jobio_path_hash(int dirfd, const char *path) { return jobio_hash_inline(dirfd, path); }
 
 void jobio_stats_reset(void) {
   if (!jobio_stat_tab) {
@@ -58,7 +91,7 @@ void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t
     jobio_count(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_RED, est, sampled);
     return;
   }
-  uint32_t base = (uint32_t)hash & (JOBIO_STAT_TABLE - 1);
+  uint32_t base = JOBIO_STAT_INDEX(hash);
   struct jobio_stat_ent *e = NULL;
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
     struct jobio_stat_ent *c = &jobio_stat_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
@@ -91,7 +124,7 @@ void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t
 
 void jobio_stat_opened(struct jobio_block *b, uint64_t hash) {
   if (!jobio_stat_tab) return;
-  uint32_t base = (uint32_t)hash & (JOBIO_STAT_TABLE - 1);
+  uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
     struct jobio_stat_ent *c = &jobio_stat_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
     uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
@@ -109,4 +142,30 @@ void jobio_stats_finalize(struct jobio_block *b) {
     struct jobio_stat_ent *c = &jobio_stat_tab[i];
     if (__atomic_load_n(&c->pending, __ATOMIC_ACQUIRE)) jobio_stat_drain(b, c, JOBIO_RED);
   }
+}
+
+/*
+ * The common successful stat: the device is the one this thread looked up last (same mount table
+ * generation), so the slot is known without the mount table; the path only needs its hash. Returns
+ * 0 (nothing counted) when the general path must decide. No system call, no lock.
+ */
+int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled) {
+  int slot = t->dev_cache_slot;
+  if (t->dev_cache != dev || t->dev_cache_gen != __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) || slot < 0 ||
+      !jobio_stat_tab || !path)
+    return 0;
+  uint64_t h = jobio_hash_inline(AT_FDCWD, path);
+  struct jobio_stat_ent *e = &jobio_stat_tab[JOBIO_STAT_INDEX(h)];
+  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h)) {
+    /* the path is already waiting at its first place: one more pending stat */
+    e->slot = slot;
+    if (sampled) {
+      __atomic_add_fetch(&e->time_est, est, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&e->psampled, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
+    return 1;
+  }
+  jobio_stat_pending(t->block, slot, h, est, sampled);
+  return 1;
 }

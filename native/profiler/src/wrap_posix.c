@@ -11,6 +11,8 @@
 
 #include "record.h"
 
+#define JOBIO_UNPAREN(...) __VA_ARGS__
+
 /* ---------------- open family ---------------- */
 static inline int jobio_open_at(int sym, int dirfd, const char *path, int flags, mode_t mode) {
   /* one body for every open-like entry point; sym picks the real function */
@@ -129,71 +131,64 @@ JOBIO_EXPORT int closedir(DIR *d) {
   return r;
 }
 
-/* ---------------- reads ---------------- */
-#define JOBIO_XFER(dir, moves, call_expr)           \
-  struct jobio_ctx c;                              \
-  if (!jobio_begin(&c)) return call_expr;          \
-  ssize_t r = call_expr;                           \
-  jobio_rec_xfer(&c, fd, dir, r, moves);           \
-  return r;
+/*
+ * The hot path. The exported wrapper only decides (ready? timed?) and jumps: to the untimed body
+ * (counted inline, jobio_rec_xfer_inline), to the timed one, or to the slow half (first call of
+ * a thread, lazy initialisation, re-entry, vfork child, not traced).
+ */
+#define JOBIO_XFER_WRAP(name, params, args, dir, moves)                                          \
+  static __attribute__((noinline)) ssize_t jobio_timed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
+    struct jobio_tls *t = &jobio_t;                                                             \
+    struct timespec ts0, ts1;                                                                   \
+    uint64_t w = t->gap_weight;                                                                 \
+    t->countdown = jobio_next_gap_inline(t);                                                    \
+    clock_gettime(CLOCK_MONOTONIC, &ts0);                                                       \
+    ssize_t r = fn args;                                                                        \
+    clock_gettime(CLOCK_MONOTONIC, &ts1);                                                       \
+    jobio_rec_xfer_inline(&jobio_t, 1, jobio_ts_ns(&ts1), jobio_scale(jobio_ts_diff(&ts1, &ts0), w), fd, dir, r, moves); \
+    return r;                                                                                   \
+  }                                                                                             \
+  static __attribute__((noinline)) ssize_t jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
+    ssize_t r = fn args;                                                                        \
+    jobio_rec_xfer_inline(&jobio_t, 0, 0, 0, fd, dir, r, moves);                                \
+    return r;                                                                                   \
+  }                                                                                             \
+  static __attribute__((noinline)) ssize_t jobio_slow_##name params {                            \
+    int how = jobio_slow_enter(&jobio_t);                                                       \
+    if (!how) return REAL(name) args;                                                           \
+    if (how == 2) return jobio_timed_##name(JOBIO_UNPAREN args, REAL(name));                    \
+    return jobio_untimed_##name(JOBIO_UNPAREN args, REAL(name));                                \
+  }                                                                                             \
+  JOBIO_EXPORT ssize_t name params {                                                            \
+    struct jobio_tls *t = &jobio_t;                                                             \
+    jobio_fn_##name fn;                                                                         \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name args;               \
+    if (jobio_timed_now(t)) return jobio_timed_##name(JOBIO_UNPAREN args, fn);                  \
+    return jobio_untimed_##name(JOBIO_UNPAREN args, fn);                                        \
+  }
 
-JOBIO_EXPORT ssize_t read(int fd, void *buf, size_t n) { JOBIO_XFER(JOBIO_DIR_READ, 1, REAL(read)(fd, buf, n)) }
-JOBIO_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) {
-  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(pread)(fd, buf, n, off))
-}
-JOBIO_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off) {
-  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(pread64)(fd, buf, n, off))
-}
-JOBIO_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt) {
-  JOBIO_XFER(JOBIO_DIR_READ, 1, REAL(readv)(fd, iov, cnt))
-}
-JOBIO_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off) {
-  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(preadv)(fd, iov, cnt, off))
-}
-JOBIO_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off) {
-  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(preadv64)(fd, iov, cnt, off))
-}
-JOBIO_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int fl) {
-  JOBIO_XFER(JOBIO_DIR_READ, off == -1, REAL(preadv2)(fd, iov, cnt, off, fl))
-}
-JOBIO_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int fl) {
-  JOBIO_XFER(JOBIO_DIR_READ, off == -1, REAL(preadv64v2)(fd, iov, cnt, off, fl))
-}
-JOBIO_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen) {
-  JOBIO_XFER(JOBIO_DIR_READ, 1, REAL(__read_chk)(fd, buf, n, buflen))
-}
-JOBIO_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen) {
-  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(__pread_chk)(fd, buf, n, off, buflen))
-}
-JOBIO_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen) {
-  JOBIO_XFER(JOBIO_DIR_READ, 0, REAL(__pread64_chk)(fd, buf, n, off, buflen))
-}
+/* ---------------- reads ---------------- */
+JOBIO_XFER_WRAP(read, (int fd, void *buf, size_t n), (fd, buf, n), JOBIO_DIR_READ, 1)
+JOBIO_XFER_WRAP(pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(pread64, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_READ, 1)
+JOBIO_XFER_WRAP(preadv, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1)
+JOBIO_XFER_WRAP(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1)
+JOBIO_XFER_WRAP(__read_chk, (int fd, void *buf, size_t n, size_t buflen), (fd, buf, n, buflen), JOBIO_DIR_READ, 1)
+JOBIO_XFER_WRAP(__pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0)
 
 /* ---------------- writes ---------------- */
-JOBIO_EXPORT ssize_t write(int fd, const void *buf, size_t n) {
-  JOBIO_XFER(JOBIO_DIR_WRITE, 1, REAL(write)(fd, buf, n))
-}
-JOBIO_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
-  JOBIO_XFER(JOBIO_DIR_WRITE, 0, REAL(pwrite)(fd, buf, n, off))
-}
-JOBIO_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off) {
-  JOBIO_XFER(JOBIO_DIR_WRITE, 0, REAL(pwrite64)(fd, buf, n, off))
-}
-JOBIO_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt) {
-  JOBIO_XFER(JOBIO_DIR_WRITE, 1, REAL(writev)(fd, iov, cnt))
-}
-JOBIO_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off) {
-  JOBIO_XFER(JOBIO_DIR_WRITE, 0, REAL(pwritev)(fd, iov, cnt, off))
-}
-JOBIO_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off) {
-  JOBIO_XFER(JOBIO_DIR_WRITE, 0, REAL(pwritev64)(fd, iov, cnt, off))
-}
-JOBIO_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int fl) {
-  JOBIO_XFER(JOBIO_DIR_WRITE, off == -1, REAL(pwritev2)(fd, iov, cnt, off, fl))
-}
-JOBIO_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int fl) {
-  JOBIO_XFER(JOBIO_DIR_WRITE, off == -1, REAL(pwritev64v2)(fd, iov, cnt, off, fl))
-}
+JOBIO_XFER_WRAP(write, (int fd, const void *buf, size_t n), (fd, buf, n), JOBIO_DIR_WRITE, 1)
+JOBIO_XFER_WRAP(pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off), JOBIO_DIR_WRITE, 0)
+JOBIO_XFER_WRAP(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off), JOBIO_DIR_WRITE, 0)
+JOBIO_XFER_WRAP(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_WRITE, 1)
+JOBIO_XFER_WRAP(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_WRITE, 0)
+JOBIO_XFER_WRAP(pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_WRITE, 0)
+JOBIO_XFER_WRAP(pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_WRITE, off == -1)
+JOBIO_XFER_WRAP(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_WRITE, off == -1)
 
 /* ---------------- bytes moved without read/write: a read on the source, a write on the target ---------------- */
 static inline void jobio_rec_copy(struct jobio_ctx *c, int in, int in_moves, int out, int out_moves, ssize_t r) {
@@ -234,25 +229,77 @@ JOBIO_EXPORT ssize_t splice(int in, off64_t *off_in, int out, off64_t *off_out, 
 }
 
 /* ---------------- seek ---------------- */
-JOBIO_EXPORT off_t lseek(int fd, off_t off, int whence) {
-  struct jobio_ctx c;
-  if (!jobio_begin_notime(&c)) return REAL(lseek)(fd, off, whence);
-  int64_t before = jobio_seek_pre(fd, whence);
-  jobio_start(&c);
-  off_t r = REAL(lseek)(fd, off, whence);
-  jobio_rec_seek(&c, fd, off, whence, before, r);
-  return r;
-}
-JOBIO_EXPORT off64_t lseek64(int fd, off64_t off, int whence) {
-  struct jobio_ctx c;
-  if (!jobio_begin_notime(&c)) return REAL(lseek64)(fd, off, whence);
-  int64_t before = jobio_seek_pre(fd, whence);
-  jobio_start(&c);
-  off64_t r = REAL(lseek64)(fd, off, whence);
-  jobio_rec_seek(&c, fd, off, whence, before, r);
-  return r;
+/* A seek on a file whose offset is tracked: classified and counted inline, no system call. */
+JOBIO_HOT void jobio_rec_seek_fast(struct jobio_tls *t, uint32_t moff, struct jobio_fd *e, int64_t off, int whence,
+                                   int64_t before, int64_t r, int timed, uint64_t t1, uint64_t est) {
+  int cls;
+  if (r < 0)
+    cls = JOBIO_RED;
+  else if (whence == SEEK_CUR)
+    cls = off > 0 ? JOBIO_YELLOW : JOBIO_RED;
+  else
+    cls = r > before ? JOBIO_YELLOW : JOBIO_RED;
+  uint64_t *w = (uint64_t *)(void *)((char *)t->block + moff) + JOBIO_W_CALLS(JOBIO_CALL_SEEK);
+  w[cls]++;
+  if (r >= 0) e->pos = r;
+  if (timed) {
+    w[3 + cls] += est; /* time_ns[class] */
+    w[6]++;            /* sampled */
+    if (JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) jobio_tick(t1, 1);
+  }
 }
 
+/* A known offset (>= 0) is never that of a stdio descriptor (those stay unknown). The slow half
+ * asks the kernel for an unknown offset (before the clock starts). */
+#define JOBIO_SEEK_WRAP(name, off_t_)                                                              \
+  static __attribute__((noinline)) off_t_ jobio_slow_##name(int fd, off_t_ off, int whence, int how) { \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    if (how < 0) how = jobio_slow_enter(t);                                                       \
+    if (!how) return REAL(name)(fd, off, whence);                                                 \
+    struct jobio_ctx c = {t, 0, 0};                                                               \
+    int64_t before = jobio_seek_pre(fd, whence);                                                  \
+    if (how == 2) jobio_start_timed(&c);                                                          \
+    off_t_ r = REAL(name)(fd, off, whence);                                                       \
+    jobio_rec_seek(&c, fd, off, whence, before, r);                                               \
+    return r;                                                                                     \
+  }                                                                                               \
+  static __attribute__((noinline)) off_t_ jobio_timed_##name(int fd, off_t_ off, int whence, jobio_fn_##name fn) { \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    struct jobio_fd *e;                                                                           \
+    uint32_t moff;                                                                                \
+    int64_t before;                                                                               \
+    if ((unsigned)fd < jobio_fd_cap && (moff = (e = &jobio_fds[fd])->moff) != 0 && (before = e->pos) >= 0) { \
+      struct timespec ts0, ts1;                                                                   \
+      uint64_t w = t->gap_weight;                                                                 \
+      t->countdown = jobio_next_gap_inline(t);                                                    \
+      clock_gettime(CLOCK_MONOTONIC, &ts0);                                                       \
+      off_t_ r = fn(fd, off, whence);                                                             \
+      clock_gettime(CLOCK_MONOTONIC, &ts1);                                                       \
+      jobio_rec_seek_fast(t, moff, e, off, whence, before, r, 1, jobio_ts_ns(&ts1),               \
+                          jobio_scale(jobio_ts_diff(&ts1, &ts0), w));                             \
+      return r;                                                                                   \
+    }                                                                                             \
+    return jobio_slow_##name(fd, off, whence, 2);                                                 \
+  }                                                                                               \
+  JOBIO_EXPORT off_t_ name(int fd, off_t_ off, int whence) {                                      \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    struct jobio_fd *e;                                                                           \
+    uint32_t moff;                                                                                \
+    int64_t before;                                                                               \
+    jobio_fn_##name fn;                                                                           \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(fd, off, whence, -1); \
+    if (jobio_timed_now(t)) return jobio_timed_##name(fd, off, whence, fn);                       \
+    if (JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((moff = (e = &jobio_fds[fd])->moff) != 0) && \
+        JOBIO_LIKELY((before = e->pos) >= 0)) {                                                   \
+      off_t_ r = fn(fd, off, whence);                                                             \
+      jobio_rec_seek_fast(t, moff, e, off, whence, before, r, 0, 0, 0);                           \
+      return r;                                                                                   \
+    }                                                                                             \
+    return jobio_slow_##name(fd, off, whence, 1);                                                 \
+  }
+
+JOBIO_SEEK_WRAP(lseek, off_t)
+JOBIO_SEEK_WRAP(lseek64, off64_t)
 /* ---------------- delete and fschange (red on failure, yellow on success) ---------------- */
 #define JOBIO_PATHCALL(call, dirfd, path, call_expr)              \
   struct jobio_ctx c;                                            \

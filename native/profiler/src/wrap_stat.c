@@ -9,6 +9,8 @@
 
 #include "record.h"
 
+#define JOBIO_UNPAREN(...) __VA_ARGS__
+
 static inline void jobio_rec_stat(struct jobio_ctx *c, int dirfd, const char *path, int r, uint64_t dev, mode_t mode) {
   if (r == 0)
     jobio_rec_stat_ok(c, dirfd, path, 1, dev, mode);
@@ -25,12 +27,38 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
   return (flags & AT_EMPTY_PATH) && path && path[0] == 0;
 }
 
-#define JOBIO_STAT_PATH(call_expr, path, buf)                                 \
-  struct jobio_ctx c;                                                        \
-  if (!jobio_begin(&c)) return call_expr;                                    \
-  int r = call_expr;                                                         \
-  jobio_rec_stat(&c, AT_FDCWD, path, r, (buf)->st_dev, (buf)->st_mode);      \
-  return r;
+/* The common case (untimed, succeeded, device of the last lookup) is jobio_stat_ok_fast; the slow
+ * half starts the thread or times the call. */
+#define JOBIO_STAT_PATH_WRAP(name, params, args, path, buf)                                         \
+  static __attribute__((noinline)) int jobio_slow_##name(int how, JOBIO_UNPAREN params) {          \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    if (how < 0) how = jobio_slow_enter(t);                                                       \
+    if (!how) return REAL(name) args;                                                             \
+    struct jobio_ctx c = {t, 0, 0};                                                               \
+    if (how == 2) jobio_start_timed(&c);                                                          \
+    int r = REAL(name) args;                                                                      \
+    if (r == 0) {                                                                                 \
+      uint64_t est;                                                                               \
+      uint64_t t1 = jobio_stop(&c, &est);                                                         \
+      if (jobio_stat_ok_fast(t, path, (buf)->st_dev, est, c.t0 != 0)) {                           \
+        jobio_after(t1);                                                                          \
+        return r;                                                                                 \
+      }                                                                                           \
+    }                                                                                             \
+    jobio_rec_stat(&c, AT_FDCWD, path, r, (buf)->st_dev, (buf)->st_mode);                         \
+    return r;                                                                                     \
+  }                                                                                               \
+  JOBIO_EXPORT int name params {                                                                  \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    jobio_fn_##name fn;                                                                           \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
+    if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                      \
+    int r = fn args;                                                                              \
+    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_stat_ok_fast(t, path, (buf)->st_dev, 0, 0))) return r; \
+    struct jobio_ctx c = {t, 0, 0};                                                               \
+    jobio_rec_stat(&c, AT_FDCWD, path, r, (buf)->st_dev, (buf)->st_mode);                         \
+    return r;                                                                                     \
+  }
 
 #define JOBIO_STAT_FD(call_expr, fd)    \
   struct jobio_ctx c;                  \
@@ -49,10 +77,10 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
     jobio_rec_stat(&c, dirfd, path, r, (buf)->st_dev, (buf)->st_mode);                           \
   return r;
 
-JOBIO_EXPORT int stat(const char *p, struct stat *b) { JOBIO_STAT_PATH(REAL(stat)(p, b), p, b) }
-JOBIO_EXPORT int stat64(const char *p, struct stat64 *b) { JOBIO_STAT_PATH(REAL(stat64)(p, b), p, b) }
-JOBIO_EXPORT int lstat(const char *p, struct stat *b) { JOBIO_STAT_PATH(REAL(lstat)(p, b), p, b) }
-JOBIO_EXPORT int lstat64(const char *p, struct stat64 *b) { JOBIO_STAT_PATH(REAL(lstat64)(p, b), p, b) }
+JOBIO_STAT_PATH_WRAP(stat, (const char *p, struct stat *b), (p, b), p, b)
+JOBIO_STAT_PATH_WRAP(stat64, (const char *p, struct stat64 *b), (p, b), p, b)
+JOBIO_STAT_PATH_WRAP(lstat, (const char *p, struct stat *b), (p, b), p, b)
+JOBIO_STAT_PATH_WRAP(lstat64, (const char *p, struct stat64 *b), (p, b), p, b)
 JOBIO_EXPORT int fstat(int fd, struct stat *b) { JOBIO_STAT_FD(REAL(fstat)(fd, b), fd) }
 JOBIO_EXPORT int fstat64(int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(fstat64)(fd, b), fd) }
 JOBIO_EXPORT int fstatat(int d, const char *p, struct stat *b, int fl) {
@@ -76,14 +104,10 @@ JOBIO_EXPORT int statx(int d, const char *p, int fl, unsigned int mask, struct s
 }
 
 /* legacy entry points (binaries linked against glibc < 2.33) */
-JOBIO_EXPORT int __xstat(int v, const char *p, struct stat *b) { JOBIO_STAT_PATH(REAL(__xstat)(v, p, b), p, b) }
-JOBIO_EXPORT int __xstat64(int v, const char *p, struct stat64 *b) {
-  JOBIO_STAT_PATH(REAL(__xstat64)(v, p, b), p, b)
-}
-JOBIO_EXPORT int __lxstat(int v, const char *p, struct stat *b) { JOBIO_STAT_PATH(REAL(__lxstat)(v, p, b), p, b) }
-JOBIO_EXPORT int __lxstat64(int v, const char *p, struct stat64 *b) {
-  JOBIO_STAT_PATH(REAL(__lxstat64)(v, p, b), p, b)
-}
+JOBIO_STAT_PATH_WRAP(__xstat, (int v, const char *p, struct stat *b), (v, p, b), p, b)
+JOBIO_STAT_PATH_WRAP(__xstat64, (int v, const char *p, struct stat64 *b), (v, p, b), p, b)
+JOBIO_STAT_PATH_WRAP(__lxstat, (int v, const char *p, struct stat *b), (v, p, b), p, b)
+JOBIO_STAT_PATH_WRAP(__lxstat64, (int v, const char *p, struct stat64 *b), (v, p, b), p, b)
 JOBIO_EXPORT int __fxstat(int v, int fd, struct stat *b) { JOBIO_STAT_FD(REAL(__fxstat)(v, fd, b), fd) }
 JOBIO_EXPORT int __fxstat64(int v, int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(__fxstat64)(v, fd, b), fd) }
 JOBIO_EXPORT int __fxstatat(int v, int d, const char *p, struct stat *b, int fl) {

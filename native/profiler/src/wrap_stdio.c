@@ -48,7 +48,7 @@ JOBIO_EXPORT FILE *fdopen(int fd, const char *mode) {
   struct jobio_ctx c;
   if (f && jobio_begin_notime(&c) && (unsigned)fd < jobio_fd_cap) {
     jobio_fds[fd].flags |= JOBIO_FDF_STDIO;
-    jobio_fds[fd].pos = -1;
+    jobio_fds[fd].pos = JOBIO_POS_UNKNOWN;
   }
   return f;
 }
