@@ -452,6 +452,7 @@ static void jobio_reset_child(void) {
   jobio_transport_after_fork();
   jobio_flush_after_fork();
   jobio_mounts_after_fork();
+  jobio_flush_hello(); /* the child is a process of its own: met while alive */
   t->busy--;
 }
 
@@ -493,6 +494,7 @@ void jobio_init(int from_constructor) {
   jobio_debug(from_constructor ? "initialised from the constructor" : "initialised lazily from a wrapper",
               jobio_g.exe);
   __atomic_store_n(&jobio_g.init_state, 2, __ATOMIC_RELEASE);
+  if (jobio_cfg.active) jobio_flush_hello(); /* met by the receiver while alive (job id verification) */
   jobio_t.busy--;
   errno = saved;
 }

@@ -138,11 +138,49 @@ static void jobio_strz(char *dst, size_t cap, const char *src) {
   memset(dst + i, 0, cap - i);
 }
 
+/* The PROCESS frame of a snapshot with `mounts` MOUNT frames to follow. */
+static void jobio_process_frame(struct jobio_frame_process *pf, uint32_t flags, uint64_t now_rt, uint64_t ignored,
+                                uint32_t mounts) {
+  memset(pf, 0, sizeof *pf);
+  jobio_header(&pf->header, JOBIO_FRAME_PROCESS, sizeof *pf, flags, now_rt);
+  jobio_strz(pf->jobid, sizeof pf->jobid, jobio_g.jobid);
+  jobio_strz(pf->jobid_source, sizeof pf->jobid_source, jobio_g.jobid_source);
+  jobio_strz(pf->exe, sizeof pf->exe, jobio_g.exe);
+  pf->runtime_ns = jobio_now() - jobio_g.start_mono_ns;
+  pf->dropped_frames = jobio_dropped();
+  pf->ignored_calls = ignored;
+  pf->mount_count = mounts;
+  pf->small_threshold = (uint32_t)(jobio_cfg.small > 0xffffffffu ? 0xffffffffu : jobio_cfg.small);
+  pf->large_threshold = jobio_cfg.large;
+  pf->sample_every = jobio_cfg.sample_every;
+}
+
+/*
+ * Start-up (and a fork child's start): one PROCESS frame without mounts, so the receiver meets the
+ * process while it is alive and can verify its claimed job id in /proc/<pid> (a short-lived
+ * process's first snapshot would otherwise come at exit, when /proc/<pid> may be gone). Connects
+ * non-blocking; nobody listening means the frame is dropped and counted. Never waits for the lock.
+ */
+void jobio_flush_hello(void) {
+  if (!jobio_cfg.socket_path[0]) return;
+  int saved = errno;
+  jobio_t.busy++;
+  if (pthread_mutex_trylock(&jobio_flush_lock) == 0) {
+    if (jobio_sock >= 0) jobio_sock_valid();
+    if (jobio_sock < 0) jobio_connect();
+    struct jobio_frame_process pf;
+    jobio_process_frame(&pf, 0, jobio_realtime(), 0, 0);
+    jobio_send(&pf, sizeof pf);
+    pthread_mutex_unlock(&jobio_flush_lock);
+  }
+  jobio_t.busy--;
+  errno = saved;
+}
+
 /* Caller holds the guard. Sends the cumulative snapshot (flags: 0, FINAL or EXEC). */
 static void jobio_flush_locked(uint32_t flags) {
   if (!jobio_cfg.socket_path[0]) return; /* count only */
   uint64_t now_rt = jobio_realtime();
-  uint64_t now_mono = jobio_now();
   uint64_t active = 0, ignored = 0;
   const size_t nwords = sizeof(struct jobio_mstats) / sizeof(uint64_t);
   for (struct jobio_block *b = jobio_blocks_head(); b; b = b->next) {
@@ -166,18 +204,7 @@ static void jobio_flush_locked(uint32_t flags) {
   if (jobio_sock < 0) jobio_connect();
 
   struct jobio_frame_process pf;
-  memset(&pf, 0, sizeof pf);
-  jobio_header(&pf.header, JOBIO_FRAME_PROCESS, sizeof pf, flags, now_rt);
-  jobio_strz(pf.jobid, sizeof pf.jobid, jobio_g.jobid);
-  jobio_strz(pf.jobid_source, sizeof pf.jobid_source, jobio_g.jobid_source);
-  jobio_strz(pf.exe, sizeof pf.exe, jobio_g.exe);
-  pf.runtime_ns = now_mono - jobio_g.start_mono_ns;
-  pf.dropped_frames = jobio_dropped();
-  pf.ignored_calls = ignored;
-  pf.mount_count = mounts;
-  pf.small_threshold = (uint32_t)(jobio_cfg.small > 0xffffffffu ? 0xffffffffu : jobio_cfg.small);
-  pf.large_threshold = jobio_cfg.large;
-  pf.sample_every = jobio_cfg.sample_every;
+  jobio_process_frame(&pf, flags, now_rt, ignored, mounts);
   jobio_send(&pf, sizeof pf);
 
   struct jobio_frame_mount *mf = &jobio_mframe;

@@ -285,6 +285,7 @@ void jobio_transport_forget(int fd);
 void jobio_transport_after_fork(void);
 uint64_t jobio_dropped(void);
 void jobio_flush_after_fork(void);
+void jobio_flush_hello(void);
 
 /* process */
 char *const *jobio_child_env(char *const envp[], char **scratch, size_t scratch_len);
