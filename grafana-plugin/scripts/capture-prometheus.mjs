@@ -1,33 +1,40 @@
 #!/usr/bin/env node
-// Captures real Prometheus API responses for the data-source tests.
+// Captures real Prometheus API responses for the data-source tests, from a real Prometheus scraping
+// the real jobio exporter.
 //
-//   node scripts/capture-prometheus.mjs [--duration 46] [--out src/__fixtures__/prometheus]
-//   node scripts/capture-prometheus.mjs --exporter --procfs <dir> [--exporter-arg=--flag=value …]
+//   npm run build                                   # at the repository root, first (this builds nothing)
+//   node grafana-plugin/scripts/capture-prometheus.mjs [--duration 90] [--out src/__fixtures__/prometheus-real]
 //
-// Starts Prometheus (Debian package, /usr/bin/prometheus) on 127.0.0.1 with a temporary data dir,
-// scraping every second either the stand-in exporter (scripts/fake-exporter.mjs, the default) or the
-// real one (`node bin/jobio.js exporter --path.procfs=<dir>` from the repository root, with --exporter).
-// After --duration seconds it sends the requests the data source makes (PromQL built by the plugin's
-// own src/datasource/promql/build.ts, bundled on the fly with esbuild) and saves each request with
-// its response as one JSON file, plus manifest.json with the time range and step used.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+// 1. Starts the built exporter (`node bin/jobio.js exporter`) on 127.0.0.1 (ephemeral port) with
+//    only the lustre_jobstats and profiler collectors, a temporary procfs root holding job_stats files
+//    of one MDT and four OSTs, a temporary rootfs whose /etc/passwd names the users, and the profiler
+//    socket in the temporary folder.
+// 2. Runs the workload of scripts/capture-scenario.mjs for --duration seconds: the job_stats files
+//    grow every second; dd, cp and python3 run again and again under libjobio.so as real users with
+//    SLURM_JOB_ID set.
+// 3. Debian's Prometheus (/usr/bin/prometheus) scrapes the exporter every second (temporary data dir).
+// 4. Sends the requests the data source makes (PromQL built by the plugin's own
+//    src/datasource/promql/build.ts, bundled on the fly with esbuild) and the panel's standard queries,
+//    and saves each request with its response as one JSON file, plus manifest.json (time range, step,
+//    versions, scenario).
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { startFakeExporter } from './fake-exporter.mjs';
+import { JobStatsScenario, loopJob, passwd, prepareJobs, readTemplate } from './capture-scenario.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const repo = resolve(root, '..');
 const { values: args } = parseArgs({
   options: {
-    duration: { type: 'string', default: '46' },
-    out: { type: 'string', default: join(root, 'src/__fixtures__/prometheus') },
-    exporter: { type: 'boolean', default: false },
-    procfs: { type: 'string' },
-    'exporter-arg': { type: 'string', multiple: true, default: [] },
+    duration: { type: 'string', default: '90' },
+    out: { type: 'string', default: join(root, 'src/__fixtures__/prometheus-real') },
+    // Accepted for compatibility: the real exporter is the only mode.
+    exporter: { type: 'boolean', default: true },
     prometheus: { type: 'string', default: '/usr/bin/prometheus' },
   },
 });
@@ -81,29 +88,58 @@ async function loadBuilders(tmp) {
   return import(pathToFileURL(out).href);
 }
 
-async function startTarget(port) {
-  if (!args.exporter) {
-    const fake = await startFakeExporter(port);
-    return { source: 'scripts/fake-exporter.mjs', stop: fake.close };
+/** The built repository: bin/jobio.js with dist/, and the profiler library. */
+function requireBuiltRepo() {
+  const bin = join(repo, 'bin/jobio.js');
+  if (!existsSync(join(repo, 'dist/cli')) || !existsSync(bin)) {
+    throw new Error(`the repository is not built: run "npm run build" in ${repo} first`);
   }
-  if (!args.procfs) {
-    throw new Error('--exporter needs --procfs <fixtures dir>');
+  const lib = execFileSync(process.execPath, [bin, 'preload-path'], { encoding: 'utf8' }).trim();
+  if (!existsSync(lib)) {
+    throw new Error(`the profiler library ${lib} is missing: run "npm run build" in ${repo} first`);
   }
-  const repo = resolve(root, '..');
-  const child = spawn(process.execPath, [join(repo, 'bin/jobio.js'), 'exporter', `--web.listen-address=127.0.0.1:${port}`, `--path.procfs=${resolve(args.procfs)}`, ...args['exporter-arg']], {
-    cwd: repo,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const version = execFileSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).trim();
+  return { bin, lib, version };
+}
+
+async function startExporter(bin, port, tmp) {
+  const flags = [
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--collector.disable-defaults',
+    '--collector.lustre_jobstats',
+    '--collector.profiler',
+    `--path.procfs=${join(tmp, 'proc')}`,
+    `--path.sysfs=${join(tmp, 'sys')}`,
+    `--path.rootfs=${join(tmp, 'rootfs')}`,
+    `--collector.profiler.socket=${join(tmp, 'profiler.sock')}`,
+  ];
+  const child = spawn(process.execPath, [bin, 'exporter', ...flags], { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] });
   await waitFor(`http://127.0.0.1:${port}/metrics`, 20000);
-  return { source: `bin/jobio.js exporter --path.procfs=${args.procfs}`, stop: async () => child.kill('SIGTERM') };
+  return { command: `node bin/jobio.js exporter ${flags.map((f) => f.replace(tmp, '$TMP')).join(' ')}`, stop: async () => child.kill('SIGTERM') };
 }
 
 async function main() {
+  const built = requireBuiltRepo();
+  const duration = Number(args.duration);
   const tmp = mkdtempSync(join(tmpdir(), 'jobio-capture-'));
+  // The profiled programs run as the scenario's users: they need to reach the socket.
+  chmodSync(tmp, 0o755);
+  const shm = mkdtempSync('/dev/shm/jobio-capture-');
+  chmodSync(shm, 0o755);
   const b = await loadBuilders(tmp);
+  mkdirSync(join(tmp, 'rootfs/etc'), { recursive: true });
+  mkdirSync(join(tmp, 'sys'), { recursive: true });
+  writeFileSync(join(tmp, 'rootfs/etc/passwd'), passwd(join(repo, 'test/fixtures/lustre/rootfs/etc/passwd')));
+  const templates = {
+    ost: readTemplate(join(repo, 'test/fixtures/lustre/lctl/lctl_get_param.obdfilter.job_stats.txt')),
+    mdt: readTemplate(join(repo, 'test/fixtures/lustre/lctl/lctl_get_param.mdt.job_stats.txt')),
+  };
+  const scenario = new JobStatsScenario(join(tmp, 'proc'), duration, templates);
+  scenario.step(0, 0);
+  const jobs = prepareJobs(join(tmp, 'work'), shm);
   const targetPort = await freePort();
   const promPort = await freePort();
-  const target = await startTarget(targetPort);
+  const target = await startExporter(built.bin, targetPort, tmp);
   writeFileSync(
     join(tmp, 'prometheus.yml'),
     `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: jobio\n    static_configs:\n      - targets: ['127.0.0.1:${targetPort}']\n`,
@@ -112,6 +148,16 @@ async function main() {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${promPort}`;
+  // The workload: job_stats rewritten every second, the profiled programs looping.
+  const t0 = Date.now();
+  let last = t0;
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    scenario.step((now - t0) / 1000, (now - last) / 1000);
+    last = now;
+  }, 1000);
+  const loops = jobs.map((job) => loopJob(job, { lib: built.lib, socket: join(tmp, 'profiler.sock'), gapMs: 1000, log: (m) => console.error(m) }));
+  let runs = [];
   try {
     await waitFor(`${base}/-/ready`, 30000);
     // The time range starts after the first scrape, so every series present from the start of the
@@ -119,20 +165,28 @@ async function main() {
     const deadline = Date.now() + 30000;
     while ((await (await fetch(`${base}/api/v1/query?query=up`)).json()).data?.result?.length !== 1) {
       if (Date.now() > deadline) {
-        throw new Error('Prometheus never scraped the target');
+        throw new Error('Prometheus never scraped the exporter');
       }
       await sleep(200);
     }
     const readyAt = Date.now();
-    console.log(`Prometheus ready on ${base}, scraping ${target.source} for ${args.duration} s`);
-    await sleep(Number(args.duration) * 1000);
+    console.log(`Prometheus ready on ${base}, scraping ${target.command} for ${duration} s`);
+    await sleep(Math.max(0, t0 + duration * 1000 - Date.now()));
+    runs = await Promise.all(loops.map((l) => l.stop()));
+    clearInterval(ticker);
+    // Two more scrapes, so the last frames of the programs are in.
+    await sleep(2500);
     const saved = await capture(base, b, readyAt);
     console.log(`saved ${saved} responses to ${args.out}`);
+    console.log(jobs.map((j, i) => `${j.jobid} ${j.user}: ${runs[i].runs} runs, ${runs[i].failures} failed`).join('\n'));
   } finally {
+    clearInterval(ticker);
+    await Promise.all(loops.map((l) => l.stop()));
     prom.kill('SIGTERM');
     await target.stop();
     await sleep(500);
     rmSync(tmp, { recursive: true, force: true });
+    rmSync(shm, { recursive: true, force: true });
   }
   async function capture(baseUrl, builders, readyAt) {
     mkdirSync(args.out, { recursive: true });
@@ -161,6 +215,8 @@ async function main() {
     const summaryMount = builders.summaryExprs('mount', job7001, rangeSeconds);
     const charAll = builders.characterisationExprs(none);
     const char7001 = builders.characterisationExprs(job7001);
+    const char7003 = builders.characterisationExprs([{ label: 'jobid', values: ['7003'] }]);
+    const mdt = [{ label: 'target', values: ['scratch-MDT0000'] }];
     const trendLongPoints = 8;
     const injectQuote = builders.summaryExprs('jobid', [{ label: 'jobid', values: ['x"} or vector(1) or {a="'] }], rangeSeconds);
     const injectRegex = builders.summaryExprs('jobid', [{ label: 'jobid', values: ['7001', '.*'] }], rangeSeconds);
@@ -182,11 +238,17 @@ async function main() {
       'char-7001-read': range(char7001.read),
       'char-7001-write': range(char7001.write),
       'char-7001-operations': range(char7001.operations),
+      'char-7003-read': range(char7003.read),
+      'char-7003-write': range(char7003.write),
+      'char-7003-operations': range(char7003.operations),
+      'top-jobs-operations-mdt-instant': instant(builders.topTalkersExpr('jobid', 'operations', 10, mdt, { instant: true, rangeSeconds, windowSeconds: window })),
+      'top-users-operations-mdt-range': range(builders.topTalkersExpr('user', 'operations', 5, mdt, { instant: false, rangeSeconds, windowSeconds: window })),
       'trend-bytes-by-target': range(builders.trendExpr('bytes', none, window), builders.alignedStart(fromMs - trendLongPoints * step * 1000, step)),
       'heatmap-mdt-user-rates': range(`sum by (user, jobid) (rate(jobio_lustre_jobstats_operations_total{target="scratch-MDT0000"}[${builders.formatDuration(window)}]))`),
       'labels-jobs': labels('jobs', none),
       'labels-users': labels('users', none),
       'labels-targets': labels('targets', none),
+      'labels-mounts': labels('mounts', job7001),
       'injection-labels-users-quote': labels('users', [{ label: 'user', values: ['a"}) or vector(1) #'] }]),
       'injection-summary-jobid-quote-calls': instant(injectQuote.calls),
       'injection-summary-jobid-quote-seconds': instant(injectQuote.seconds),
@@ -206,10 +268,22 @@ async function main() {
       count++;
     }
     const version = (await (await fetch(`${baseUrl}/api/v1/status/buildinfo`)).json()).data?.version;
-    writeFileSync(
-      join(args.out, 'manifest.json'),
-      `${JSON.stringify({ source: target.source, prometheus: version, capturedAt: new Date(toMs).toISOString(), fromMs, toMs, stepSeconds: step, scrapeSeconds: scrape, rateWindowSeconds: window }, null, 1)}\n`,
-    );
+    const manifest = {
+      source: 'real jobio exporter (lustre_jobstats + profiler) scraped by Debian Prometheus, workload of scripts/capture-scenario.mjs',
+      exporter: target.command,
+      jobio: built.version,
+      prometheus: version,
+      node: process.version,
+      capturedAt: new Date(toMs).toISOString(),
+      durationSeconds: duration,
+      fromMs,
+      toMs,
+      stepSeconds: step,
+      scrapeSeconds: scrape,
+      rateWindowSeconds: window,
+      profilerRuns: Object.fromEntries(jobs.map((j, i) => [j.jobid, { user: j.user, argv: j.argv.slice(0, 3).join(' ').slice(0, 120), runs: runs[i]?.runs, failures: runs[i]?.failures }])),
+    };
+    writeFileSync(join(args.out, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
     return count;
   }
 }
