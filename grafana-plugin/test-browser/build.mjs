@@ -25,7 +25,7 @@ export async function buildHarness() {
     minify: true,
     logLevel: 'error',
   });
-  const fixtures = join(root, 'src', '__fixtures__', 'prometheus');
+  const fixtures = join(root, 'src', '__fixtures__', 'prometheus-real');
   const captures = {};
   for (const f of readdirSync(fixtures)) {
     if (f.endsWith('.json') && f !== 'manifest.json') {

@@ -47,7 +47,37 @@ function request(targets: JobioQuery[]): DataQueryRequest<JobioQuery> {
 
 const valueField = (f: DataFrame) => f.fields.find((x) => x.type === FieldType.number);
 
-describe('query(): job I/O summary', () => {
+/** Shares of red, yellow and green per job, straight from a captured `sum by (jobid, class)` vector. */
+function classShares(name: string): Map<string, Record<string, number>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const r of capture(name).body.data.result) {
+    const by = out.get(r.metric.jobid) ?? { red: 0, yellow: 0, green: 0 };
+    by[r.metric.class] = Number(r.value[1]);
+    out.set(r.metric.jobid, by);
+  }
+  for (const by of out.values()) {
+    const total = (by['red'] ?? 0) + (by['yellow'] ?? 0) + (by['green'] ?? 0);
+    for (const k of Object.keys(by)) {
+      by[k] = (by[k] ?? 0) / total;
+    }
+  }
+  return out;
+}
+
+/** The same shares from the frames query() returned. */
+function frameShares(frames: DataFrame[], metric: 'calls' | 'seconds', jobid: string): Record<string, number> {
+  const by: Record<string, number> = { red: 0, yellow: 0, green: 0 };
+  for (const f of frames.filter((x) => x.meta?.custom?.['jobioMetric'] === metric)) {
+    const v = valueField(f);
+    if (v?.labels?.['jobid'] === jobid) {
+      by[v.labels['class'] as string] = Number(v.values[0]);
+    }
+  }
+  const total = (by['red'] ?? 0) + (by['yellow'] ?? 0) + (by['green'] ?? 0);
+  return Object.fromEntries(Object.entries(by).map(([k, x]) => [k, x / total]));
+}
+
+describe('query(): job I/O summary (real programs under the profiler)', () => {
   it('sends two instant queries through the data proxy and tags the frames', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }]));
     expect(fetch).toHaveBeenCalledTimes(2);
@@ -58,15 +88,39 @@ describe('query(): job I/O summary', () => {
     const seconds = res.data.filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === 'seconds');
     expect(calls).toHaveLength(capture('summary-jobid-calls').body.data.result.length);
     expect(seconds).toHaveLength(capture('summary-jobid-seconds').body.data.result.length);
+    expect(new Set(calls.map((f: DataFrame) => valueField(f)?.labels?.['jobid']))).toEqual(new Set(['7001', '7002', '7003', '7004', '7005']));
     const red7002 = calls.find((f: DataFrame) => valueField(f)?.labels?.['jobid'] === '7002' && valueField(f)?.labels?.['class'] === 'red');
     const raw = capture('summary-jobid-calls').body.data.result.find((r: any) => r.metric.jobid === '7002' && r.metric.class === 'red');
     expect(valueField(red7002)?.values[0]).toBeCloseTo(Number(raw.value[1]), 9);
     expect(red7002?.fields[0]?.values[0]).toBe(raw.value[0] * 1000);
   });
-  it('filters by a job variable', async () => {
+  it('shows what the programs really did: dd bs=512 red, dd bs=1M green, stats of unopened files red, stat+seek yellow', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }]));
+    const calls = (j: string) => frameShares(res.data, 'calls', j);
+    const time = (j: string) => frameShares(res.data, 'seconds', j);
+    // The frames carry exactly the captured figures.
+    for (const j of ['7001', '7002', '7003', '7004', '7005']) {
+      expect(calls(j)['red']).toBeCloseTo(classShares('summary-jobid-calls').get(j)?.['red'] ?? NaN, 9);
+      expect(time(j)['green']).toBeCloseTo(classShares('summary-jobid-seconds').get(j)?.['green'] ?? NaN, 9);
+    }
+    // 7002: dd bs=512, every write below the 32 KiB small threshold.
+    expect(calls('7002')['red']).toBeGreaterThan(0.99);
+    expect(time('7002')['red']).toBeGreaterThan(0.5);
+    // 7001: dd bs=1M; 7005: cp of a 16 MiB file.
+    expect(calls('7001')['green']).toBeGreaterThan(0.9);
+    expect(time('7001')['green']).toBeGreaterThan(0.9);
+    expect(time('7005')['green']).toBeGreaterThan(0.9);
+    // 7004: python3 stats files it never opens (and missing ones).
+    expect(calls('7004')['red']).toBeGreaterThan(0.9);
+    expect(time('7004')['red']).toBeGreaterThan(0.9);
+    // 7003: python3 stats, opens, seeks forward 200 times, reads 64 KiB: yellow calls and time.
+    expect(calls('7003')['yellow']).toBeGreaterThan(0.9);
+    expect(time('7003')['yellow']).toBeGreaterThan(0.5);
+  });
+  it('filters by a job variable: job 7001 read on /dev/shm and wrote on /', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'mount', filters: { jobid: '$job' } }]));
     const mounts = new Set(res.data.map((f: DataFrame) => valueField(f)?.labels?.['mount']));
-    expect(mounts).toEqual(new Set(['/scratch', '/home']));
+    expect(mounts).toEqual(new Set(['/', '/dev/shm']));
   });
   it('keeps a hostile variable value inert: the real Prometheus returned nothing for it', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'jobid', filters: { jobid: '$evil' } }]));
@@ -81,14 +135,19 @@ describe('query(): job I/O summary', () => {
   });
 });
 
-describe('query(): top talkers', () => {
+describe('query(): top talkers (real job_stats through the exporter)', () => {
   it('returns a ranked table for instant queries', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'topTalkers', dimension: 'user', metric: 'bytes', limit: 10, instant: true }]));
     const frame = res.data[0] as DataFrame;
     expect(frame.fields.map((f) => f.name)).toEqual(['user', 'bytes']);
     const values = frame.fields[1]?.values as number[];
+    expect(values).toHaveLength(10);
     expect(values).toEqual([...values].sort((a, b) => b - a));
-    expect(frame.fields[0]?.values[0]).toBe('alice');
+    const raw = capture('top-users-bytes-instant').body.data.result.map((r: any) => [r.metric.user, Number(r.value[1])]);
+    raw.sort((a: [string, number], b: [string, number]) => b[1] - a[1]);
+    expect(frame.fields[0]?.values).toEqual(raw.map((r: [string, number]) => r[0]));
+    // alice's job 7001 writes 200 MiB/s on four OSTs half of the time; carol reads 304 MiB/s.
+    expect(frame.fields[0]?.values.slice(0, 2)).toEqual(['alice', 'carol']);
   });
   it('returns per-step series for range queries with the aligned start and the step', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'topTalkers', dimension: 'jobid', metric: 'bytes', limit: 5, instant: false }]));
@@ -96,75 +155,210 @@ describe('query(): top talkers', () => {
     expect(fetch.mock.calls[0]?.[0].url).toBe(`${BASE}/api/v1/query_range`);
     expect(params['step']).toBe(manifest.stepSeconds);
     expect(Number(params['start']) % manifest.stepSeconds).toBe(0);
-    expect(res.data.map((f: DataFrame) => valueField(f)?.labels?.['jobid']).sort()).toEqual(['7001', '7002', '7003']);
+    const jobs = res.data.map((f: DataFrame) => valueField(f)?.labels?.['jobid']);
+    expect(jobs).toEqual(expect.arrayContaining(['7001', '7003', '7004']));
+    // topk per step: at every step at most 5 jobs have a value.
+    const perStep = new Map<number, number>();
+    for (const f of res.data as DataFrame[]) {
+      (f.fields[0]?.values as number[]).forEach((t, i) => {
+        if (valueField(f)?.values[i] != null) {
+          perStep.set(t, (perStep.get(t) ?? 0) + 1);
+        }
+      });
+    }
+    expect(Math.max(...perStep.values())).toBeLessThanOrEqual(5);
   });
-  it('ranks targets by operations', async () => {
+  it('ranks targets by operations: the MDT of the metadata storm first', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'topTalkers', dimension: 'target', metric: 'operations', limit: 5, instant: true }]));
-    expect((res.data[0] as DataFrame).fields[0]?.values[0]).toBe('scratch-MDT0000');
+    const frame = res.data[0] as DataFrame;
+    expect(frame.fields[0]?.values[0]).toBe('scratch-MDT0000');
+    expect(frame.fields[0]?.values).toHaveLength(5);
+  });
+  it('puts the storm job (7010, mallory) on top of the MDT talkers, far ahead', async () => {
+    const res = await makeDs().query(
+      request([{ refId: 'A', queryType: 'topTalkers', dimension: 'jobid', metric: 'operations', limit: 10, instant: true, filters: { target: 'scratch-MDT0000' } }]),
+    );
+    const frame = res.data[0] as DataFrame;
+    expect(frame.fields[0]?.values[0]).toBe('7010');
+    const ops = frame.fields[1]?.values as number[];
+    expect(ops[0]).toBeGreaterThan(5 * (ops[1] ?? Infinity));
   });
 });
 
+// An independent computation of the characterisation (DESIGN 4) from the raw captured matrices: per
+// target the counter growth in each grid interval, then the formulas, written out again here.
+interface Char {
+  servers: number;
+  total: number;
+  intensity: number;
+  burstiness: number;
+  parallel: number;
+  normalised: number;
+  peak: number;
+}
+function characteriseRaw(jobid: string, names: string[], c: number): Char {
+  const step = manifest.stepSeconds;
+  const start = Math.floor(manifest.fromMs / 1000 / step) * step;
+  const n = Math.floor((manifest.toMs / 1000 - start) / step) + 1;
+  const perTarget = new Map<string, number[]>();
+  const seen = new Array(n).fill(false);
+  let total = 0;
+  for (const name of names) {
+    for (const s of capture(name).body.data.result.filter((r: any) => r.metric.jobid === jobid)) {
+      const row = perTarget.get(s.metric.target) ?? new Array(n).fill(0);
+      let prev: number | undefined;
+      for (const [t, v] of s.values as Array<[number, string]>) {
+        const i = (t - start) / step;
+        const x = Number(v);
+        const d = prev === undefined ? (i > 0 ? x : undefined) : x >= prev ? x - prev : x;
+        if (d !== undefined) {
+          row[i] += d;
+          total += d;
+          seen[i] = true;
+        }
+        prev = x;
+      }
+      perTarget.set(s.metric.target, row);
+    }
+  }
+  const first = seen.indexOf(true);
+  const last = seen.lastIndexOf(true);
+  const rows = [...perTarget.values()];
+  const h: number[] = [];
+  let busy = 0;
+  let peak = 0;
+  for (let i = first; i <= last; i++) {
+    const over = rows.filter((r) => (r[i] ?? 0) > c).length;
+    busy += over;
+    h.push(over > 0 ? 1 : 0);
+    peak = Math.max(peak, rows.reduce((a, r) => a + (r[i] ?? 0), 0) / step);
+  }
+  const runs = (bit: number) => {
+    const lengths: number[] = [];
+    let len = 0;
+    for (const x of [...h, -1]) {
+      if (x === bit) {
+        len++;
+      } else if (len > 0) {
+        lengths.push(len);
+        len = 0;
+      }
+    }
+    return lengths.length ? lengths.reduce((a, b) => a + b, 0) / lengths.length : 0;
+  };
+  const io = h.filter((x) => x === 1).length;
+  const lio = runs(1);
+  const lnoio = runs(0);
+  const parallel = io > 0 ? busy / io : 0;
+  const servers = perTarget.size;
+  return {
+    servers,
+    total,
+    intensity: io / h.length,
+    burstiness: lnoio > 0 && lio > 0 ? 1 - Math.tanh(lio / lnoio) : 0,
+    parallel,
+    normalised: servers > 1 && io > 0 ? (parallel - 1) / (servers - 1) : 0,
+    peak,
+  };
+}
+
 describe('query(): per-job characterisation from real range results', () => {
-  it('characterises job 7001 (bursty writes on two OSTs)', async () => {
-    const res = await makeDs().query(
-      request([{ refId: 'A', queryType: 'characterisation', filters: { jobid: '$job' }, interval: `${manifest.stepSeconds}s`, thresholdBytes: 4 * 1048576 }]),
-    );
+  const MiB = 1048576;
+  const col = (frame: DataFrame, name: string, row = 0) => frame.fields.find((f) => f.name === name)?.values[row];
+  it('characterises job 7001 (16 MiB writes striped over three OSTs, 6 s on / 6 s off)', async () => {
+    const c = 64 * MiB;
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'characterisation', filters: { jobid: '$job' }, interval: `${manifest.stepSeconds}s`, thresholdBytes: c }]));
     const frame = res.data[0] as DataFrame;
-    const col = (name: string) => frame.fields.find((f) => f.name === name)?.values[0];
-    expect(col('jobid')).toBe('7001');
-    expect(col('servers')).toBe(2);
-    // Volume equals the counters' growth over the window, computed straight from the capture; a series
-    // whose first sample comes after the first grid point started inside the window (credited from 0).
-    const gridStart = Math.floor(manifest.fromMs / 1000 / manifest.stepSeconds) * manifest.stepSeconds;
-    const growth = (name: string) =>
-      capture(name).body.data.result.reduce((sum: number, s: any) => {
-        const first = s.values[0][0] > gridStart ? 0 : Number(s.values[0][1]);
-        return sum + Number(s.values[s.values.length - 1][1]) - first;
-      }, 0);
-    expect(col('total volume')).toBeCloseTo(growth('char-7001-read') + growth('char-7001-write'), 0);
-    // 64 MiB/s on each of two OSTs while on: peak ≈ 128 MiB/s; 4 s on / 4 s off → I ≈ 0.5, ρ > 0.
-    expect(col('peak bandwidth')).toBeGreaterThan(100 * 1048576);
-    expect(col('peak bandwidth')).toBeLessThan(140 * 1048576);
-    expect(col('I/O intensity')).toBeGreaterThan(0.3);
-    expect(col('I/O intensity')).toBeLessThan(0.8);
-    expect(col('burstiness')).toBeGreaterThan(0);
-    // c = 4 MiB per 2 s interval: the steady 1 MiB/s read on OST0000 (2 MiB) stays under it, the bursts
-    // do not, and both OSTs burst together, so every I/O interval has 2 servers over c: Π = 2, P = 1.
-    expect(col('parallel intensity')).toBe(2);
-    expect(col('parallel intensity (normalised)')).toBe(1);
+    const expected = characteriseRaw('7001', ['char-7001-read', 'char-7001-write'], c);
+    expect(col(frame, 'jobid')).toBe('7001');
+    expect(col(frame, 'servers')).toBe(3);
+    expect(col(frame, 'total volume')).toBeCloseTo(expected.total, 0);
+    expect(col(frame, 'peak bandwidth')).toBeCloseTo(expected.peak, 3);
+    expect(col(frame, 'I/O intensity')).toBeCloseTo(expected.intensity, 12);
+    expect(col(frame, 'burstiness')).toBeCloseTo(expected.burstiness, 12);
+    expect(col(frame, 'parallel intensity')).toBeCloseTo(expected.parallel, 12);
+    expect(col(frame, 'parallel intensity (normalised)')).toBeCloseTo(expected.normalised, 12);
+    // What the workload was: bursts of 3 × 200 MiB/s on three OSTs together, idle about half of the
+    // time (an interval that catches any part of a burst moves more than c, so "on" runs are longer).
+    expect(col(frame, 'peak bandwidth')).toBeGreaterThan(450 * MiB);
+    expect(col(frame, 'peak bandwidth')).toBeLessThan(750 * MiB);
+    expect(col(frame, 'I/O intensity')).toBeGreaterThan(0.35);
+    expect(col(frame, 'I/O intensity')).toBeLessThan(0.8);
+    expect(col(frame, 'burstiness')).toBeGreaterThan(0);
+    expect(col(frame, 'parallel intensity (normalised)')).toBeGreaterThan(0.9);
   });
-  it('gives one row per job for all jobs, with the unstriped job on one server', async () => {
-    const res = await makeDs().query(request([{ refId: 'A', queryType: 'characterisation', interval: `${manifest.stepSeconds}s`, thresholdBytes: 1048576 }]));
+  it('characterises job 7003, which reads almost only from OST0002: one server over c, P = 0', async () => {
+    const c = 64 * MiB;
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'characterisation', filters: { jobid: '7003' }, interval: `${manifest.stepSeconds}s`, thresholdBytes: c }]));
+    const frame = res.data[0] as DataFrame;
+    const expected = characteriseRaw('7003', ['char-7003-read', 'char-7003-write'], c);
+    const growth = (target: string) => {
+      const s = capture('char-7003-read').body.data.result.find((r: any) => r.metric.target === target);
+      return Number(s.values[s.values.length - 1][1]) - Number(s.values[0][1]);
+    };
+    expect(growth('scratch-OST0002') / (growth('scratch-OST0002') + growth('scratch-OST0000'))).toBeGreaterThan(0.95);
+    expect(col(frame, 'servers')).toBe(2);
+    expect(col(frame, 'total volume')).toBeCloseTo(expected.total, 0);
+    expect(col(frame, 'I/O intensity')).toBeCloseTo(1, 12);
+    expect(col(frame, 'burstiness')).toBe(0);
+    expect(col(frame, 'parallel intensity')).toBe(1);
+    expect(col(frame, 'parallel intensity (normalised)')).toBe(0);
+  });
+  it('gives one row per job for all jobs, each matching the independent computation', async () => {
+    const c = 1048576;
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'characterisation', interval: `${manifest.stepSeconds}s`, thresholdBytes: c }]));
     const frame = res.data[0] as DataFrame;
     const jobs = frame.fields[0]?.values as string[];
-    expect(jobs).toEqual(expect.arrayContaining(['7001', '7002', '7003', '4100']));
-    const row = jobs.indexOf('7002');
-    const servers = frame.fields.find((f) => f.name === 'servers')?.values[row];
-    const p = frame.fields.find((f) => f.name === 'parallel intensity (normalised)')?.values[row];
-    expect(servers).toBe(1);
-    expect(p).toBe(0);
-    expect(frame.fields.find((f) => f.name === 'I/O intensity')?.values[row]).toBeCloseTo(1, 5);
+    expect(jobs).toEqual(expect.arrayContaining(['7001', '7002', '7003', '7004', '7005', '7010', '6100']));
+    expect(jobs.length).toBeGreaterThanOrEqual(40);
+    jobs.forEach((jobid, row) => {
+      const expected = characteriseRaw(jobid, ['char-all-read', 'char-all-write'], c);
+      const bytesServers = Number(col(frame, 'servers', row));
+      expect([jobid, bytesServers]).toEqual([jobid, expected.servers]);
+      expect(col(frame, 'total volume', row)).toBeCloseTo(expected.total, 0);
+      expect(col(frame, 'I/O intensity', row)).toBeCloseTo(expected.intensity, 12);
+      expect(col(frame, 'burstiness', row)).toBeCloseTo(expected.burstiness, 12);
+      expect(col(frame, 'parallel intensity (normalised)', row)).toBeCloseTo(expected.normalised, 12);
+    });
+    // Job 7002 (4 KiB writes to OST0001 only): one server.
+    const bob = jobs.indexOf('7002');
+    expect(col(frame, 'servers', bob)).toBe(1);
+    expect(col(frame, 'parallel intensity (normalised)', bob)).toBe(0);
   });
 });
 
 describe('query(): trend change', () => {
-  it('flags the rise of OST0003 (×8) and not the steady OST0002', async () => {
-    const res = await makeDs().query(request([{ refId: 'A', queryType: 'trend', metric: 'bytes', shortWindow: '4s', longWindow: '16s', changeRatio: 2 }]));
+  it('flags the rise of job 7004 on OST0003 (×8 of its own writes, ×3 of the target) and nothing on the steady OST0002', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'trend', metric: 'bytes', shortWindow: '4s', longWindow: '16s', changeRatio: 1.5 }]));
     const byTarget = new Map(res.data.map((f: DataFrame) => [f.fields[1]?.labels?.['target'], f]));
-    const change = (t: string) => (byTarget.get(t)?.fields.find((f) => f.name === 'change')?.values ?? []) as number[];
-    expect(change('scratch-OST0003')).toContain(1);
-    expect(change('scratch-OST0002').every((c) => c === 0)).toBe(true);
-    const first = byTarget.get('scratch-OST0003')?.fields[0]?.values[0] as number;
-    expect(first).toBeGreaterThanOrEqual(manifest.fromMs);
+    expect([...byTarget.keys()].sort()).toEqual(['scratch-OST0000', 'scratch-OST0001', 'scratch-OST0002', 'scratch-OST0003']);
+    const field = (t: string, name: string) => (byTarget.get(t)?.fields.find((f) => f.name === name)?.values ?? []) as number[];
+    const times = (t: string) => (byTarget.get(t)?.fields[0]?.values ?? []) as number[];
+    // When the rise happened, from the raw captured rates: the first step above twice the first rate.
+    const raw = capture('trend-bytes-by-target').body.data.result.find((r: any) => r.metric.target === 'scratch-OST0003');
+    const rates = raw.values.map(([t, v]: [number, string]) => [t * 1000, Number(v)] as const);
+    const baseline = rates[Math.floor(rates.length / 4)][1];
+    const riseMs = rates.find(([, v]: readonly [number, number]) => v > 2 * baseline)?.[0] as number;
+    expect(riseMs).toBeGreaterThan(manifest.fromMs);
+    const flagged = times('scratch-OST0003').filter((_, i) => field('scratch-OST0003', 'change')[i] === 1);
+    expect(flagged.length).toBeGreaterThan(0);
+    expect(Math.min(...flagged)).toBeGreaterThanOrEqual(riseMs);
+    expect(Math.min(...flagged)).toBeLessThanOrEqual(riseMs + 8000);
+    expect(field('scratch-OST0002', 'change').every((c) => c === 0)).toBe(true);
+    expect(times('scratch-OST0003')[0]).toBeGreaterThanOrEqual(manifest.fromMs);
   });
 });
 
 describe('query(): raw PromQL and errors', () => {
-  it('runs a raw range query (the heatmap input)', async () => {
+  it('runs a raw range query (the heatmap input): one series per MDT user and job', async () => {
     const expr = capture('heatmap-mdt-user-rates').params['query'] as string;
     const res = await makeDs().query(request([{ refId: 'H', queryType: 'raw', expr }]));
-    expect(res.data).toHaveLength(48);
-    expect(valueField(res.data[0])?.labels?.['user']).toBeDefined();
+    expect(res.data).toHaveLength(capture('heatmap-mdt-user-rates').body.data.result.length);
+    expect(res.data.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(res.data.map((f: DataFrame) => valueField(f)?.labels?.['user']))).toContain('mallory');
+    // Jobs that start a quarter into the scenario have no sample at the first step.
+    const firstTimes = res.data.map((f: DataFrame) => f.fields[0]?.values[0] as number);
+    expect(Math.max(...firstTimes)).toBeGreaterThan(Math.min(...firstTimes));
   });
   it('surfaces the Prometheus error text of a bad expression', async () => {
     await expect(makeDs().query(request([{ refId: 'A', queryType: 'raw', expr: 'sum(jobio_profiler_calls_total' }]))).rejects.toThrow(
@@ -183,9 +377,11 @@ describe('metricFindQuery', () => {
   it('lists jobs, users and targets', async () => {
     const ds = makeDs();
     expect((await ds.metricFindQuery('targets', { range })).map((v) => v.text)).toEqual(capture('labels-targets').body.data);
-    expect((await ds.metricFindQuery({ kind: 'users' }, { range })).map((v) => v.text)).toContain('alice');
+    const users = (await ds.metricFindQuery({ kind: 'users' }, { range })).map((v) => v.text);
+    expect(users).toEqual(expect.arrayContaining(['alice', 'bob', 'mallory']));
+    expect(users.length).toBeGreaterThanOrEqual(40);
     const jobs = await ds.metricFindQuery('jobs', { range });
-    expect(jobs.map((v) => v.value)).toEqual(expect.arrayContaining(['7001', '4100']));
+    expect(jobs.map((v) => v.value)).toEqual(expect.arrayContaining(['7001', '7010', '6100']));
     expect(fetch.mock.calls[2]?.[0].params?.['match[]']).toEqual(['{__name__=~"jobio_(lustre_jobstats|profiler)_.+"}']);
   });
   it('escapes filter values (injection attempt returns nothing from the real Prometheus)', async () => {

@@ -21,7 +21,7 @@ export interface Manifest {
   rateWindowSeconds: number;
 }
 
-const DIR = join(__dirname, '..', '__fixtures__', 'prometheus');
+const DIR = join(__dirname, '..', '__fixtures__', 'prometheus-real');
 
 export const manifest: Manifest = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8'));
 

@@ -29,12 +29,16 @@ describe('summary view', () => {
       expect(sum).toBeCloseTo(100, 0);
     }
   });
-  it('colours groups by the explicit roll-up rule: bob (tiny writes) is red, dave is green', () => {
+  it('colours groups by the explicit roll-up rule: dd bs=512 and never-opened stats red, stat+seek yellow, dd bs=1M and cp green', () => {
     render(<JobioPanel {...buildPanelProps(summaryFrames())} />);
     const status = (g: string) => screen.getAllByTestId(TestIds.summaryRow).find((r) => r.dataset['group'] === g)?.dataset['status'];
     expect(status('7002')).toBe('red');
-    expect(status('7004')).toBe('green');
-    expect(screen.getAllByTestId(TestIds.summaryRow)[0]?.dataset['group']).toBe('7002');
+    expect(status('7004')).toBe('red');
+    expect(status('7003')).toBe('yellow');
+    expect(status('7001')).toBe('green');
+    expect(status('7005')).toBe('green');
+    const order = screen.getAllByTestId(TestIds.summaryRow).map((r) => r.dataset['group']);
+    expect(new Set(order.slice(0, 2))).toEqual(new Set(['7002', '7004']));
   });
   it('follows the options: calls basis and worst rule make any red job red', () => {
     render(<JobioPanel {...buildPanelProps(summaryFrames(), { summary: { ...DEFAULT_SUMMARY, rollupRule: 'worst', rollupBasis: 'calls' } })} />);
