@@ -1,0 +1,119 @@
+// Collector `cgroup`: per Slurm job CPU user/system seconds and current/peak memory from the job
+// cgroups (DESIGN 3.10, metric contract 3.13), v1 and v2 layouts. Quiet (`absent`) on hosts without
+// Slurm cgroups. The CPU counters are the kernel's own (monotonic for the job's life; the series
+// goes when the cgroup goes). Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
+import { positiveInteger } from '../cli/collector-flags.js';
+import { rootPath } from '../util/paths.js';
+import { findCgroupJobs } from '../sources/cgroup-jobs.js';
+import { readCgroupUsage } from '../sources/cgroup-usage.js';
+import { UserNames } from '../sources/user-names.js';
+import { CgroupJobFold, OTHER } from './cgroup_fold.js';
+
+export const DEFAULT_CGROUP_MAX_JOBS = 100;
+
+function uidLimit(text: string): number {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < -1) throw new Error(`"${text}" is not an integer >= -1`);
+  return value;
+}
+
+const labelNames = ['jobid', 'user'] as const;
+
+function makeMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
+    cpuUser: new Counter({ name: 'jobio_job_cpu_user_seconds_total', help: 'CPU time of the job in user mode in seconds, from its cgroup.', labelNames, registers }),
+    cpuSystem: new Counter({ name: 'jobio_job_cpu_system_seconds_total', help: 'CPU time of the job in kernel mode in seconds, from its cgroup.', labelNames, registers }),
+    memory: new Gauge({ name: 'jobio_job_memory_bytes', help: 'Memory charged to the job cgroup now in bytes (v1 usage_in_bytes includes page cache).', labelNames, registers }),
+    memoryPeak: new Gauge({ name: 'jobio_job_memory_peak_bytes', help: 'Highest memory charged to the job cgroup in bytes.', labelNames, registers }),
+    jobs: new Gauge({ name: 'jobio_cgroup_jobs', help: 'Slurm job cgroups found on this host in the last scrape.', registers }),
+    folded: new Gauge({ name: 'jobio_cgroup_folded_jobs', help: 'Running jobs without their own series (beyond max-jobs), summed into jobid="_other".', registers }),
+    malformed: new Counter({ name: 'jobio_cgroup_malformed_files_total', help: 'cgroup files that could not be read or parsed (the value is left out of that scrape).', registers }),
+  };
+}
+
+export const cgroupCollector: CollectorDescriptor = {
+  name: 'cgroup',
+  help: 'Per-job CPU and memory of the Slurm jobs on this host, from their cgroups (v1 and v2; quiet without Slurm).',
+  defaultEnabled: true,
+  flags: [
+    { name: 'max-jobs', help: 'Jobs with their own series; further jobs are summed into jobid="_other" for their whole life.', default: DEFAULT_CGROUP_MAX_JOBS, parse: positiveInteger },
+    { name: 'system-uid-max', help: 'uids up to this value are reported as user="_system" (-1: never).', default: 999, parse: uidLimit },
+    { name: 'user-hz', help: 'Clock ticks per second of v1 cpuacct.stat (USER_HZ), used where cpuacct.usage_user/usage_sys are missing.', default: 100, parse: positiveInteger },
+    { name: 'getent', help: 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).', default: true },
+  ],
+  create({ registry, paths, options, logger }) {
+    const settings = readSettings(options);
+    const users = new UserNames({ passwdPath: rootPath(paths, '/etc/passwd'), getent: settings.getent && paths.rootfs === '/' });
+    const userLabel = (uid: number): string => (uid <= settings.systemUidMax ? '_system' : (users.name(uid) ?? `uid:${uid}`));
+    const fold = new CgroupJobFold(settings.maxJobs);
+    let metrics: ReturnType<typeof makeMetrics> | undefined;
+
+    return {
+      async update(signal) {
+        const found = await findCgroupJobs(paths);
+        if (!found.slurm) {
+          // Exports nothing at all on a host without Slurm cgroups (metrics are created on first use).
+          if (metrics) registry.clear();
+          metrics = undefined;
+          return 'absent';
+        }
+        const samples = [];
+        let problems = 0;
+        for (const job of found.jobs) {
+          const usage = await readCgroupUsage(job, settings.userHz, signal);
+          for (const problem of usage.problems) logger.warn({ problem }, 'malformed cgroup file');
+          problems += usage.problems.length;
+          samples.push({ ...usage, jobid: job.jobid, uid: job.uid });
+        }
+        await users.resolve(new Set(samples.map((s) => s.uid)));
+        const view = fold.apply(samples);
+
+        // Snapshot complete: reset and refill synchronously (STYLE: no collect() hooks).
+        metrics ??= makeMetrics(registry);
+        const m = metrics;
+        for (const metric of [m.cpuUser, m.cpuSystem, m.memory, m.memoryPeak]) metric.reset();
+        for (const s of view.own) {
+          const labels = { jobid: s.jobid, user: userLabel(s.uid) };
+          if (s.cpu) {
+            m.cpuUser.inc(labels, s.cpu.user);
+            m.cpuSystem.inc(labels, s.cpu.system);
+          }
+          if (s.memoryBytes !== undefined) m.memory.set(labels, s.memoryBytes);
+          if (s.memoryPeakBytes !== undefined) m.memoryPeak.set(labels, s.memoryPeakBytes);
+        }
+        if (view.otherCpu) {
+          const other = { jobid: OTHER, user: OTHER };
+          m.cpuUser.inc(other, view.otherCpu.user);
+          m.cpuSystem.inc(other, view.otherCpu.system);
+          m.memory.set(other, view.otherMemoryBytes);
+          m.memoryPeak.set(other, view.otherMemoryPeakBytes);
+        }
+        m.jobs.set(found.jobs.length);
+        m.folded.set(view.foldedJobs);
+        m.malformed.inc(problems);
+        return 'ok';
+      },
+    };
+  },
+};
+
+interface Settings {
+  readonly maxJobs: number;
+  readonly systemUidMax: number;
+  readonly userHz: number;
+  readonly getent: boolean;
+}
+
+/** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
+function readSettings(options: CollectorOptions): Settings {
+  const num = (name: string, fallback: number): number => (typeof options[name] === 'number' ? (options[name] as number) : fallback);
+  return {
+    maxJobs: num('max-jobs', DEFAULT_CGROUP_MAX_JOBS),
+    systemUidMax: num('system-uid-max', 999),
+    userHz: num('user-hz', 100),
+    getent: typeof options['getent'] === 'boolean' ? options['getent'] : true,
+  };
+}
