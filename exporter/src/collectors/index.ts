@@ -3,6 +3,8 @@ import type { CollectorDescriptor } from '../scrape/collector.js';
 import { processCollector } from './process.js';
 import { lustreJobStatsCollector } from './lustre_jobstats.js';
 import { profilerCollector } from './profiler.js';
+import { lustreExportsCollector } from './lustre_exports.js';
+import { lustreStatsCollector } from './lustre_stats.js';
 import { cgroupCollector } from './cgroup.js';
 
-export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, profilerCollector, cgroupCollector];
+export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, lustreExportsCollector, lustreStatsCollector, profilerCollector, cgroupCollector];

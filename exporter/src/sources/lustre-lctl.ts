@@ -13,9 +13,10 @@ export interface LctlResult {
   readonly absent: boolean;
 }
 
-export function runLctl(command: string, timeoutMs: number, signal?: AbortSignal): Promise<LctlResult> {
+/** `args` defaults to the job_stats parameters; the stats collectors pass their own patterns. */
+export function runLctl(command: string, timeoutMs: number, signal?: AbortSignal, args: readonly string[] = LCTL_ARGS): Promise<LctlResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, LCTL_ARGS, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let stderr = '';
     let settled = false;

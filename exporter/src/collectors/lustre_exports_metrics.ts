@@ -1,0 +1,58 @@
+// The metrics of the lustre_exports collector (names fixed by DESIGN 3.13), refilled from a settled
+// StatsAccumulator: reset, then refill, synchronously.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { StatsAccumulator } from '../lustre/stats-accumulator.js';
+import { exportedValue } from '../lustre/series-book.js';
+import { u64ToNumber } from '../lustre/u64.js';
+
+export class LustreExportsMetrics {
+  private readonly readBytes: Counter<'target' | 'client'>;
+  private readonly writeBytes: Counter<'target' | 'client'>;
+  private readonly operations: Counter<'target' | 'client' | 'operation'>;
+  private readonly clients: Gauge<'target'>;
+  private readonly folded: Gauge<'target'>;
+  private readonly maxClients: Gauge<'target'>;
+  private readonly parseErrors: Counter<'target'>;
+
+  constructor(
+    registry: Registry,
+    private readonly maxClientsValue: number,
+  ) {
+    const registers = [registry];
+    this.readBytes = new Counter({ name: 'jobio_lustre_export_read_bytes_total', help: 'Bytes read by the client (NID) from the target (sum of the export stats read_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
+    this.writeBytes = new Counter({ name: 'jobio_lustre_export_write_bytes_total', help: 'Bytes written by the client (NID) to the target (sum of the export stats write_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
+    this.operations = new Counter({ name: 'jobio_lustre_export_operations_total', help: 'Requests of the client (NID) on the target per Lustre operation (export stats samples).', labelNames: ['target', 'client', 'operation'] as const, registers });
+    this.clients = new Gauge({ name: 'jobio_lustre_export_clients', help: 'Client exports (stats files) in the last read of the target.', labelNames: ['target'] as const, registers });
+    this.folded = new Gauge({ name: 'jobio_lustre_export_folded_clients', help: 'Clients whose increments went to client="_other" in the last scrape for want of a free slot.', labelNames: ['target'] as const, registers });
+    this.maxClients = new Gauge({ name: 'jobio_lustre_export_max_clients', help: 'The cap on clients with their own series per target (--collector.lustre_exports.max-clients).', labelNames: ['target'] as const, registers });
+    this.parseErrors = new Counter({ name: 'jobio_lustre_export_parse_errors_total', help: 'Export stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
+  }
+
+  clear(): void {
+    for (const m of [this.readBytes, this.writeBytes, this.operations, this.clients, this.folded, this.maxClients, this.parseErrors]) m.reset();
+  }
+
+  refill(acc: StatsAccumulator): void {
+    this.clear();
+    const fields = acc.fields.fields;
+    for (const t of acc.targetViews()) {
+      const target = t.name;
+      if (t.read) this.clients.set({ target }, t.clients);
+      this.folded.set({ target }, t.foldedClients);
+      this.maxClients.set({ target }, this.maxClientsValue);
+      this.parseErrors.inc({ target }, t.parseErrorsTotal);
+      for (const s of t.series) {
+        const client = s.labels.jobid;
+        for (let f = 0; f < fields.length; f += 1) {
+          const value = exportedValue(s, f, acc.scrapeEpoch);
+          if (value === undefined) continue;
+          const field = fields[f]!;
+          const v = u64ToNumber(value);
+          if (field.kind === 'read_bytes') this.readBytes.inc({ target, client }, v);
+          else if (field.kind === 'write_bytes') this.writeBytes.inc({ target, client }, v);
+          else if (field.kind === 'operations') this.operations.inc({ target, client, operation: field.operation }, v);
+        }
+      }
+    }
+  }
+}

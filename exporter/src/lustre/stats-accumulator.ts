@@ -1,0 +1,161 @@
+// Exporter-owned counters over plain stats files, for the lustre_exports collector (one series per
+// target and client NID) and the lustre_stats collector (one series per target, client ''). No I/O,
+// no prom-client: scenario tests drive it directly.
+//
+// Same semantics as job_stats (DESIGN 3.3, series-book.ts), reusing its SeriesBook:
+// - each file's last values are kept; the increment of a field is value − previous, or the whole new
+//   value when any field decreased or `start_time` changed (Lustre cleared the stats: a client
+//   reconnected, `lctl set_param …stats=clear`, a failover);
+// - a file seen for the first time after the first collection is new (a client that connected since):
+//   its whole value is an increment, and its series is exported at 0 in the scrape that creates it;
+// - at most `maxClients` clients per target have their own series (sticky; free slots go to the most
+//   active); the others' increments go to client="_other", so sums over clients stay true;
+// - a series lives while its file is present and for `expiryMs` after it went away.
+import type { StatsSection } from '../parsers/lustre-stats.js';
+import { FieldTable } from './export-fields.js';
+import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesState } from './series-book.js';
+import { statsFields } from './stats-fields.js';
+import { u64Add, u64Less, u64Sub, type U64 } from './u64.js';
+
+export interface StatsAccumulatorOptions {
+  readonly maxClients: number;
+  readonly expiryMs: number;
+}
+
+interface FileState {
+  values: Map<number, U64>;
+  startTime: string | undefined;
+  seen: number;
+}
+
+class TargetState {
+  readonly files = new Map<string, FileState>();
+  readonly book: SeriesBook;
+  groups = new Map<string, SeriesGroup>();
+  /** Clients whose file was read this scrape. */
+  present = new Set<string>();
+  readEpoch = -1;
+  parseErrorsTotal = 0;
+
+  constructor(options: StatsAccumulatorOptions) {
+    this.book = new SeriesBook(options.maxClients, options.expiryMs);
+  }
+}
+
+export interface StatsTargetView {
+  readonly name: string;
+  readonly read: boolean;
+  /** Clients (files) in the last read of the target. */
+  readonly clients: number;
+  readonly foldedClients: number;
+  readonly parseErrorsTotal: number;
+  /** labels.jobid holds the client NID (SeriesBook's label slot), `_other` for folded load. */
+  readonly series: Iterable<SeriesState>;
+}
+
+export class StatsAccumulator {
+  readonly fields = new FieldTable();
+  private readonly targets = new Map<string, TargetState>();
+  private epoch = 0;
+  private collected = false;
+
+  constructor(private readonly options: StatsAccumulatorOptions) {}
+
+  get scrapeEpoch(): number {
+    return this.epoch;
+  }
+
+  get targetCount(): number {
+    return this.targets.size;
+  }
+
+  begin(): void {
+    this.epoch += 1;
+    for (const t of this.targets.values()) {
+      t.groups = new Map();
+      t.present = new Set();
+    }
+  }
+
+  private target(name: string): TargetState {
+    let t = this.targets.get(name);
+    if (!t) {
+      t = new TargetState(this.options);
+      this.targets.set(name, t);
+    }
+    t.readEpoch = this.epoch;
+    return t;
+  }
+
+  /** One stats file of `target` (client '' for the target's own totals). */
+  ingest(target: string, client: string, section: StatsSection): void {
+    const t = this.target(target);
+    t.parseErrorsTotal += section.badLines;
+    const { values, dropped } = statsFields(section, this.fields);
+    t.parseErrorsTotal += dropped;
+    t.present.add(client);
+    let file = t.files.get(client);
+    const isNew = file === undefined;
+    if (!file) {
+      file = { values: new Map(), startTime: section.startTime, seen: this.epoch };
+      t.files.set(client, file);
+    } else if (file.seen === this.epoch) {
+      t.parseErrorsTotal += 1; // the same file twice in one read (a broken lctl dump): keep the first
+      return;
+    }
+    let reset = !isNew && section.startTime !== undefined && file.startTime !== undefined && section.startTime !== file.startTime;
+    for (const { id, value } of values) {
+      const before = file.values.get(id);
+      if (before !== undefined && u64Less(value, before)) reset = true;
+    }
+    const deltas: (U64 | undefined)[] = [];
+    let activity = 0;
+    for (const { id, value } of values) {
+      const before = file.values.get(id);
+      const delta = reset || before === undefined ? value : u64Sub(value, before);
+      if (delta === 0) continue;
+      const prior = deltas[id];
+      deltas[id] = prior === undefined ? delta : u64Add(prior, delta);
+      if (this.fields.fields[id]!.kind === 'operations') activity += Number(delta);
+    }
+    if (reset) file.values = new Map();
+    for (const { id, value } of values) file.values.set(id, value);
+    file.startTime = section.startTime;
+    file.seen = this.epoch;
+    const labels = { jobid: client, user: '' };
+    const key = seriesKey(labels);
+    // A present client with no increment still gets a group when it has a series: presence keeps it alive.
+    if (activity === 0 && !deltas.some((d) => d !== undefined && d !== 0) && !t.book.series.has(key)) return;
+    const g = t.groups.get(key);
+    if (g) {
+      mergeDeltas(g.deltas, deltas);
+      g.activity += activity;
+    } else t.groups.set(key, { key, labels, deltas, activity });
+  }
+
+  /** A file that exists but could not be read: keep its last values (no increment is lost later). */
+  markFailed(target: string, client: string): void {
+    const t = this.target(target);
+    const file = t.files.get(client);
+    if (file) file.seen = this.epoch;
+    t.present.add(client);
+  }
+
+  /** Settles the scrape. `complete` false (lctl cut short): files not seen are kept, not forgotten. */
+  finish(now: number, complete = true): void {
+    const baseline = !this.collected;
+    for (const [name, t] of this.targets) {
+      if (complete) for (const [client, file] of t.files) if (file.seen !== this.epoch) t.files.delete(client);
+      t.book.settle(t.groups, now, this.epoch, baseline);
+      t.groups = new Map();
+      if (t.readEpoch !== this.epoch && t.files.size === 0 && t.book.series.size === 0) this.targets.delete(name);
+    }
+    this.collected = true;
+  }
+
+  *targetViews(): Iterable<StatsTargetView> {
+    for (const [name, t] of this.targets) {
+      yield { name, read: t.readEpoch === this.epoch, clients: t.present.size, foldedClients: t.book.foldedJobs, parseErrorsTotal: t.parseErrorsTotal, series: t.book.series.values() };
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// Flags and settings shared by the lustre_exports and lustre_stats collectors (the lctl mode and the
+// series expiry work as for lustre_jobstats).
+import type { CollectorFlag, CollectorOptions } from '../scrape/collector.js';
+import { parseDuration } from '../util/duration.js';
+
+export function positiveDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
+  return ms;
+}
+
+export function statsFlags(collector: string, what: string): CollectorFlag[] {
+  return [
+    { name: 'expiry', help: `A series whose ${what} file is gone is removed after this long.`, default: '30m', parse: positiveDuration },
+    { name: 'lctl', help: `Read the ${what} files through \`lctl get_param\` instead of the files under --path.procfs/--path.sysfs.`, default: false },
+    { name: 'lctl-path', help: `The lctl program for --collector.${collector}.lctl.`, default: 'lctl' },
+    { name: 'lctl-timeout', help: 'Deadline of one lctl get_param run.', default: '10s', parse: positiveDuration },
+  ];
+}
+
+export interface StatsCommonSettings {
+  readonly expiryMs: number;
+  readonly lctl: boolean;
+  readonly lctlPath: string;
+  readonly lctlTimeoutMs: number;
+}
+
+/** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
+export function readStatsSettings(options: CollectorOptions): StatsCommonSettings {
+  const duration = (name: string, fallback: string): number => {
+    const value = options[name];
+    return typeof value === 'number' ? value : positiveDuration(typeof value === 'string' ? value : fallback);
+  };
+  return {
+    expiryMs: duration('expiry', '30m'),
+    lctl: options.lctl === true,
+    lctlPath: typeof options['lctl-path'] === 'string' ? options['lctl-path'] : 'lctl',
+    lctlTimeoutMs: duration('lctl-timeout', '10s'),
+  };
+}

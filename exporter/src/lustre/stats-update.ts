@@ -1,0 +1,59 @@
+// One scrape of plain stats files into a StatsAccumulator, shared by the lustre_exports and
+// lustre_stats collectors: from the pseudo-files, or from one `lctl get_param` run whose dump holds
+// many files (`param=` headers name the target and client of each).
+import type { Logger } from '../util/logger.js';
+import type { Paths } from '../util/paths.js';
+import { parseLustreStats, parseStatsParam, type StatsParam } from '../parsers/lustre-stats.js';
+import { readStatsFiles, type StatsFile } from '../sources/lustre-stats-files.js';
+import { runLctl } from '../sources/lustre-lctl.js';
+import type { StatsAccumulator } from './stats-accumulator.js';
+
+export interface StatsUpdateSettings {
+  readonly lctl: boolean;
+  readonly lctlPath: string;
+  readonly lctlTimeoutMs: number;
+  /** lctl patterns, e.g. `obdfilter.*.exports.*.stats`. */
+  readonly lctlArgs: readonly string[];
+  /** Finds the files when reading the pseudo-files. */
+  readonly find: (paths: Paths) => Promise<StatsFile[]>;
+  /** Which lctl sections belong to this collector; returns the client ('' for a target's totals). */
+  readonly pick: (param: StatsParam) => string | undefined;
+}
+
+/** Resolves to false when there is no source at all (absent, quiet). */
+export async function updateStats(acc: StatsAccumulator, settings: StatsUpdateSettings, paths: Paths, logger: Logger, signal: AbortSignal): Promise<boolean> {
+  acc.begin();
+  let found = false;
+  let failure: unknown;
+  try {
+    if (settings.lctl) {
+      const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal, ['get_param', ...settings.lctlArgs]);
+      for (const section of result.absent ? [] : parseLustreStats(result.stdout)) {
+        const param = section.param === undefined ? undefined : parseStatsParam(section.param);
+        const client = param === undefined ? undefined : settings.pick(param);
+        if (param === undefined || client === undefined) continue; // another parameter of the dump
+        found = true;
+        acc.ingest(param.target, client, section);
+      }
+    } else {
+      const files = await settings.find(paths);
+      found = files.length > 0;
+      for await (const read of readStatsFiles(files, signal)) {
+        if ('error' in read) {
+          acc.markFailed(read.target, read.client);
+          logger.warn({ path: read.path, err: read.error.message }, 'cannot read Lustre stats file');
+          continue;
+        }
+        const [section] = parseLustreStats(read.data);
+        // An empty file (every counter at zero is omitted) is a present file without counters.
+        acc.ingest(read.target, read.client, section ?? parseLustreStats('snapshot_time 0 secs.nsecs')[0]!);
+      }
+    }
+  } catch (err) {
+    failure = err;
+  }
+  // Settle what was read even on failure; an incomplete read keeps the files it did not reach.
+  acc.finish(Date.now(), failure === undefined);
+  if (failure !== undefined) throw failure;
+  return found || acc.targetCount > 0;
+}

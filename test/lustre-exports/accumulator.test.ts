@@ -1,0 +1,101 @@
+// Counter scenarios of the StatsAccumulator behind lustre_exports and lustre_stats: growth, reset
+// (a decrease, a new start_time), a client born at 0 after the first collection, a client that leaves
+// and comes back from zero, folding beyond max-clients into client="_other" with exact totals.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StatsAccumulator } from '../../exporter/src/lustre/stats-accumulator.js';
+import { exportedValue } from '../../exporter/src/lustre/series-book.js';
+import { u64ToNumber } from '../../exporter/src/lustre/u64.js';
+import { parseLustreStats } from '../../exporter/src/parsers/lustre-stats.js';
+
+interface Client {
+  readonly wr: number;
+  readonly rd?: number;
+  readonly ops?: number;
+  readonly start?: string;
+}
+
+function statsText(c: Client): string {
+  const lines = ['snapshot_time             1700000000.000000001 secs.nsecs'];
+  if (c.start) lines.push(`start_time                ${c.start} secs.nsecs`);
+  if (c.rd) lines.push(`read_bytes                ${c.rd / 4096} samples [bytes] 4096 4096 ${c.rd}`);
+  if (c.wr) lines.push(`write_bytes               ${c.wr / 4096} samples [bytes] 4096 4096 ${c.wr}`);
+  if (c.ops) lines.push(`ping                      ${c.ops} samples [reqs]`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** One scrape of target `t` with the given clients; returns `metric{client}` → exported value. */
+function scrape(acc: StatsAccumulator, clients: Record<string, Client>, now: number): Map<string, number> {
+  acc.begin();
+  for (const [nid, c] of Object.entries(clients)) acc.ingest('fs-OST0000', nid, parseLustreStats(statsText(c))[0]!);
+  acc.finish(now);
+  const out = new Map<string, number>();
+  for (const t of acc.targetViews()) {
+    for (const s of t.series) {
+      for (const [f, field] of acc.fields.fields.entries()) {
+        const v = exportedValue(s, f, acc.scrapeEpoch);
+        if (v !== undefined) out.set(`${field.kind === 'operations' ? `op_${field.operation}` : field.kind}{${s.labels.jobid}}`, u64ToNumber(v));
+      }
+    }
+  }
+  return out;
+}
+
+const W = (m: Map<string, number>, nid: string): number | undefined => m.get(`write_bytes{${nid}}`);
+
+test('growth, reset by decrease, reset by start_time, and exact totals', () => {
+  const acc = new StatsAccumulator({ maxClients: 10, expiryMs: 60_000 });
+  assert.equal(W(scrape(acc, { a: { wr: 8192 } }, 0), 'a'), 8192, 'the first collection starts at the file value');
+  assert.equal(W(scrape(acc, { a: { wr: 16384 } }, 1000), 'a'), 16384);
+  assert.equal(W(scrape(acc, { a: { wr: 4096 } }, 2000), 'a'), 20480, 'a decrease is a reset: the new value is the increment');
+  assert.equal(W(scrape(acc, { a: { wr: 8192, start: '5.0' } }, 3000), 'a'), 24576);
+  assert.equal(W(scrape(acc, { a: { wr: 8192, start: '6.0' } }, 4000), 'a'), 32768, 'a new start_time is a reset even without a decrease');
+});
+
+test('a client appearing after the first collection is born at 0 and then carries its whole value', () => {
+  const acc = new StatsAccumulator({ maxClients: 10, expiryMs: 60_000 });
+  scrape(acc, { a: { wr: 4096 } }, 0);
+  const second = scrape(acc, { a: { wr: 4096 }, b: { wr: 40960, ops: 3 } }, 1000);
+  assert.equal(W(second, 'b'), 0);
+  assert.equal(second.get('op_ping{b}'), 0);
+  const third = scrape(acc, { a: { wr: 4096 }, b: { wr: 40960, ops: 3 } }, 2000);
+  assert.equal(W(third, 'b'), 40960);
+  assert.equal(third.get('op_write{b}'), 10);
+  // b disconnects (its export is gone) and reconnects from zero: the series continues upward.
+  scrape(acc, { a: { wr: 4096 } }, 3000);
+  assert.equal(W(scrape(acc, { a: { wr: 4096 }, b: { wr: 4096 } }, 4000), 'b'), 45056);
+});
+
+test('clients beyond max-clients fold into _other; sums over clients stay exact; gone series expire', () => {
+  const acc = new StatsAccumulator({ maxClients: 2, expiryMs: 10_000 });
+  const first = scrape(acc, { a: { wr: 4096, ops: 1 }, b: { wr: 8192, ops: 5 }, c: { wr: 12288, ops: 9 } }, 0);
+  // Slots go to the most active clients (requests): c and b; a is folded.
+  assert.deepEqual([W(first, 'a'), W(first, 'b'), W(first, 'c'), W(first, '_other')], [undefined, 8192, 12288, 4096]);
+  assert.equal([...acc.targetViews()][0]!.foldedClients, 1);
+  const second = scrape(acc, { a: { wr: 8192, ops: 1 }, b: { wr: 8192, ops: 5 }, c: { wr: 12288, ops: 9 }, d: { wr: 4096 } }, 1000);
+  assert.equal(W(second, '_other'), 4096 + 4096 + 4096, 'a grew by 4096 and new client d brings its whole 4096');
+  const sum = (m: Map<string, number>): number => [...m].filter(([k]) => k.startsWith('write_bytes')).reduce((n, [, v]) => n + v, 0);
+  assert.equal(sum(second), 8192 + 8192 + 12288 + 4096);
+  // b goes away: its series stays until the expiry, then its slot goes to the most active waiting client.
+  const third = scrape(acc, { a: { wr: 12288, ops: 2 }, c: { wr: 12288, ops: 9 }, d: { wr: 4096 } }, 5000);
+  assert.equal(W(third, 'b'), 8192);
+  const fourth = scrape(acc, { a: { wr: 16384, ops: 3 }, c: { wr: 12288, ops: 9 }, d: { wr: 4096 } }, 12_000);
+  assert.equal(W(fourth, 'b'), undefined, 'expired');
+  assert.equal(W(fourth, 'a'), 0, 'a got the free slot, born at 0');
+  assert.equal(W(fourth, '_other'), 16384, '_other never decreases (it expires like any series only after the expiry without increments)');
+});
+
+test('a failed read keeps the last values; a duplicate file in one read counts as a parse error', () => {
+  const acc = new StatsAccumulator({ maxClients: 10, expiryMs: 60_000 });
+  scrape(acc, { a: { wr: 4096 } }, 0);
+  acc.begin();
+  acc.markFailed('fs-OST0000', 'a');
+  acc.finish(1000);
+  assert.equal(W(scrape(acc, { a: { wr: 8192 } }, 2000), 'a'), 8192, 'no increment lost or doubled across the failed read');
+  acc.begin();
+  const section = parseLustreStats(statsText({ wr: 12288 }))[0]!;
+  acc.ingest('fs-OST0000', 'a', section);
+  acc.ingest('fs-OST0000', 'a', section);
+  acc.finish(3000);
+  assert.equal([...acc.targetViews()][0]!.parseErrorsTotal, 1);
+});
