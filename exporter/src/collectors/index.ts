@@ -6,5 +6,6 @@ import { profilerCollector } from './profiler.js';
 import { lustreExportsCollector } from './lustre_exports.js';
 import { lustreStatsCollector } from './lustre_stats.js';
 import { cgroupCollector } from './cgroup.js';
+import { gpuCollector } from './gpu.js';
 
-export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, lustreExportsCollector, lustreStatsCollector, profilerCollector, cgroupCollector];
+export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, lustreExportsCollector, lustreStatsCollector, profilerCollector, cgroupCollector, gpuCollector];

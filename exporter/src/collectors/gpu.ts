@@ -1,0 +1,161 @@
+// Collector `gpu`: per-GPU energy, PCIe traffic, utilisation, memory, temperature and power from
+// NVML, and the jobs with processes on each GPU (DESIGN 3.9, metric contract 3.13). NVML is reached
+// through the native/nvml addon, which dlopens the library at run time: a host without it reports
+// `absent` quietly. Every NVML call runs off the event loop with a deadline; a call still wedged
+// from an earlier scrape is never stacked on (the collector fails fast until it returns).
+// Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
+import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
+import { positiveInteger } from '../cli/collector-flags.js';
+import { parseDuration } from '../util/duration.js';
+import { rootPath } from '../util/paths.js';
+import { loadNvmlAddon, type Nvml, type NvmlCallError, type NvmlSample } from '../gpu/nvml-addon.js';
+import { PcieIntegrator } from '../gpu/pcie-integrator.js';
+import { processJob } from '../sources/gpu-process-jobs.js';
+import { UserNames } from '../sources/user-names.js';
+import { makeGpuMetrics, type GpuMetrics } from './gpu_metrics.js';
+
+/** NVML answers that mean "this GPU has no such reading": skipped quietly. */
+const NOT_SUPPORTED = new Set([3, 13]);
+
+function positiveDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
+  return ms;
+}
+
+function describe(e: NvmlCallError, gpu?: number): string {
+  return `NVML ${e.call} failed${gpu === undefined ? '' : ` on GPU ${gpu}`}: ${e.message} (code ${e.code})`;
+}
+
+export const gpuCollector: CollectorDescriptor = {
+  name: 'gpu',
+  help: 'Per-GPU energy, PCIe bytes, utilisation, memory, temperature, power and jobs, from NVML (quiet without NVIDIA GPUs).',
+  defaultEnabled: true,
+  flags: [
+    { name: 'nvml-library', help: 'The NVML library to dlopen: a soname searched the usual way, or a path.', default: 'libnvidia-ml.so.1' },
+    { name: 'timeout', help: 'Deadline of the NVML calls of one scrape; a hung driver makes the collector fail, not the scrape.', default: '5s', parse: positiveDuration },
+    { name: 'pcie', help: 'Query PCIe throughput (about 40 ms per GPU inside the driver).', default: true },
+    { name: 'processes', help: 'Query the compute processes of each GPU to export jobio_gpu_job_info.', default: true },
+    { name: 'max-jobs', help: 'jobio_gpu_job_info series per scrape at most; further jobs are dropped from it (and counted in the log).', default: 100, parse: positiveInteger },
+    { name: 'getent', help: 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).', default: true },
+  ],
+  create({ registry, paths, options, logger }) {
+    const s = readSettings(options);
+    const users = new UserNames({ passwdPath: rootPath(paths, '/etc/passwd'), getent: s.getent && paths.rootfs === '/' });
+    const userLabel = (uid: number): string => (uid < 1000 ? '_system' : (users.name(uid) ?? `uid:${uid}`));
+    const pcie = new PcieIntegrator();
+    let nvml: Nvml | undefined;
+    let ready = false;
+    let inFlight: Promise<unknown> | undefined;
+    let metrics: GpuMetrics | undefined;
+
+    /** Runs one addon call with the deadline, refusing to start while an earlier one is wedged. */
+    const call = async <T>(what: string, start: () => Promise<T>): Promise<T> => {
+      if (inFlight) throw new Error(`an NVML call from an earlier scrape has not returned (hung driver?); not calling ${what}`);
+      const p = start();
+      inFlight = p;
+      void p.then(() => undefined, () => undefined).finally(() => { if (inFlight === p) inFlight = undefined; });
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`NVML ${what} did not return within ${s.timeoutMs} ms (hung driver?)`)), s.timeoutMs);
+      });
+      try {
+        return await Promise.race([p, deadline]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+
+    const clear = (): void => {
+      if (metrics) registry.clear();
+      metrics = undefined;
+    };
+
+    return {
+      async update() {
+        if (!ready) {
+          nvml ??= new (loadNvmlAddon().Nvml)(s.library);
+          const init = await call('nvmlInit_v2', () => nvml!.init());
+          if (init.status === 'no-library') {
+            clear();
+            logger.debug({ library: s.library, err: init.error.message }, 'no NVML library: no NVIDIA GPU on this host');
+            return 'absent';
+          }
+          if (init.status === 'error') throw new Error(describe(init.error));
+          ready = true;
+        }
+        const sample: NvmlSample = await call('device queries', () => nvml!.sample({ pcie: s.pcie, processes: s.processes }));
+        if (sample.errors[0]) throw new Error(describe(sample.errors[0]));
+        const failures = sample.devices.flatMap((d) => d.errors.filter((e) => !NOT_SUPPORTED.has(e.code)).map((e) => describe(e, d.index)));
+        if (failures.length > 0) throw new Error(failures.join('; '));
+
+        // Process → job attribution (reads under --path.procfs).
+        const jobs: { gpu: string; jobid: string; uid: number }[] = [];
+        for (const d of sample.devices) {
+          const seen = new Set<string>();
+          for (const pid of d.pids ?? []) {
+            const job = await processJob(paths.procfs, pid);
+            if (!job || seen.has(job.jobid)) continue;
+            seen.add(job.jobid);
+            jobs.push({ gpu: String(d.index), ...job });
+          }
+        }
+        if (jobs.length > s.maxJobs) logger.warn({ jobs: jobs.length, max: s.maxJobs }, 'more GPU jobs than --collector.gpu.max-jobs; the rest are not exported');
+        await users.resolve(new Set(jobs.map((j) => j.uid)));
+
+        // Snapshot complete: reset and refill synchronously (STYLE: no collect() hooks).
+        const now = Date.now();
+        metrics ??= makeGpuMetrics(registry);
+        const m = metrics;
+        for (const metric of Object.values(m)) metric.reset();
+        const present = new Set<string>();
+        for (const d of sample.devices) {
+          const gpu = String(d.index);
+          const key = d.uuid ?? `index:${gpu}`;
+          present.add(key);
+          m.info.set({ gpu, uuid: d.uuid ?? '', name: d.name ?? '' }, 1);
+          if (d.energyMillijoules !== undefined) m.energy.inc({ gpu }, d.energyMillijoules / 1000);
+          if (s.pcie && (d.pcieRxKilobytesPerSecond !== undefined || d.pcieTxKilobytesPerSecond !== undefined)) {
+            const bytes = pcie.add(key, now, d.pcieRxKilobytesPerSecond, d.pcieTxKilobytesPerSecond);
+            m.pcieRx.inc({ gpu }, bytes.rx);
+            m.pcieTx.inc({ gpu }, bytes.tx);
+          }
+          if (d.utilizationPercent !== undefined) m.utilization.set({ gpu }, d.utilizationPercent / 100);
+          if (d.memoryUsedBytes !== undefined) m.memoryUsed.set({ gpu }, d.memoryUsedBytes);
+          if (d.memoryTotalBytes !== undefined) m.memoryTotal.set({ gpu }, d.memoryTotalBytes);
+          if (d.temperatureCelsius !== undefined) m.temperature.set({ gpu }, d.temperatureCelsius);
+          if (d.powerMilliwatts !== undefined) m.power.set({ gpu }, d.powerMilliwatts / 1000);
+        }
+        pcie.retain(present);
+        for (const j of jobs.slice(0, s.maxJobs)) m.jobInfo.set({ gpu: j.gpu, jobid: j.jobid, user: userLabel(j.uid) }, 1);
+        return 'ok';
+      },
+      async close() {
+        if (!ready || inFlight || !nvml) return; // never wait on a wedged driver at shutdown
+        await call('nvmlShutdown', () => nvml!.shutdown()).catch(() => undefined);
+      },
+    };
+  },
+};
+
+interface Settings {
+  readonly library: string;
+  readonly timeoutMs: number;
+  readonly pcie: boolean;
+  readonly processes: boolean;
+  readonly maxJobs: number;
+  readonly getent: boolean;
+}
+
+function readSettings(options: CollectorOptions): Settings {
+  const bool = (name: string): boolean => (typeof options[name] === 'boolean' ? (options[name] as boolean) : true);
+  const timeout = options['timeout'];
+  return {
+    library: typeof options['nvml-library'] === 'string' && options['nvml-library'] !== '' ? options['nvml-library'] : 'libnvidia-ml.so.1',
+    timeoutMs: typeof timeout === 'number' ? timeout : positiveDuration(typeof timeout === 'string' ? timeout : '5s'),
+    pcie: bool('pcie'),
+    processes: bool('processes'),
+    maxJobs: typeof options['max-jobs'] === 'number' ? options['max-jobs'] : 100,
+    getent: bool('getent'),
+  };
+}

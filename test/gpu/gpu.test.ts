@@ -1,0 +1,130 @@
+// The built exporter with the gpu collector on the fake libnvidia-ml: golden exposition for 2 GPUs
+// with a real job process, PCIe integration over time, absent without a library, NVML error codes,
+// and a hanging NVML call (the scrape is still served, other collectors too, the loop stays free).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
+import { assertGolden, normaliseExposition } from '../helpers/golden.js';
+import { promtoolCheckMetrics } from '../helpers/promtool.js';
+import { fakeConfig, rootfs, startGpuExporter } from './harness.js';
+
+const success = (text: string, collector: string): string | undefined => new RegExp(`^jobio_scrape_collector_success\\{collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
+const value = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+
+/** A real process of job 4242 (as uid 1000 = alice in the fixture passwd when we may switch uid). */
+async function jobProcess(): Promise<ChildProcess> {
+  const asAlice = process.getuid?.() === 0 ? { uid: 1000, gid: 1000 } : {};
+  const child = spawn('sleep', ['60'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SLURM_JOB_ID: '4242' }, stdio: 'ignore', ...asAlice });
+  await once(child, 'spawn');
+  return child;
+}
+
+test('gpu: 2 fake GPUs, a job process on GPU 0 → golden exposition, promtool-clean; PCIe bytes integrate over time', async () => {
+  const child = await jobProcess();
+  // GPU 1 runs this test's own process, which is in no job: no jobio_gpu_job_info for it.
+  const config = fakeConfig(['gpus=2', `gpu0.pids=${child.pid}`, `gpu1.pids=${process.pid}`, 'gpu0.name=NVIDIA A100-SXM4-80GB', 'gpu1.name=NVIDIA A100-SXM4-80GB', 'gpu0.energy_mj=123456789']);
+  const exporter = await startGpuExporter(config);
+  try {
+    const text = await scrape(`${exporter.url}/metrics`);
+    const lint = promtoolCheckMetrics(text);
+    assert.ok(lint.ok, `promtool check metrics:\n${lint.output}`);
+    assert.equal(success(text, 'gpu'), '1');
+    const user = process.getuid?.() === 0 ? 'alice' : '_system';
+    assert.match(text, new RegExp(`^jobio_gpu_job_info\\{gpu="0",jobid="4242",user="${user}"\\} 1$`, 'm'));
+    assert.doesNotMatch(text, /^jobio_gpu_job_info\{gpu="1"/m);
+    if (user === 'alice') assertGolden(normaliseExposition(text), join(repoRoot, 'test/golden/gpu/two-gpus.prom'));
+    // The first sample only starts the clock; the next one integrates 2048 KB/s (rx) and 1024 KB/s (tx).
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 300));
+    const later = await scrape(`${exporter.url}/metrics`);
+    const elapsed = (performance.now() - t0) / 1000;
+    const rx = value(later, 'jobio_gpu_pcie_receive_bytes_total{gpu="0"}');
+    const tx = value(later, 'jobio_gpu_pcie_transmit_bytes_total{gpu="0"}');
+    assert.ok(rx > 2048 * 1024 * 0.2 && rx < 2048 * 1024 * (elapsed + 0.5), `rx ${rx} after ${elapsed}s`);
+    assert.ok(Math.abs(tx * 2 - rx) < 1e-6 * rx, 'tx integrates half the rate of rx');
+  } finally {
+    child.kill();
+    await exporter.stop();
+  }
+});
+
+test('gpu: no NVML library → absent quietly (success 0, no gpu series, no warning)', async () => {
+  const exporter = await startExporter(['--collector.disable-defaults', '--collector.gpu', '--collector.gpu.nvml-library=/nonexistent/libnvidia-ml.so.1']);
+  try {
+    const text = await scrape(`${exporter.url}/metrics`);
+    assert.ok(promtoolCheckMetrics(text).ok);
+    assert.equal(success(text, 'gpu'), '0');
+    assert.doesNotMatch(text, /^jobio_gpu_/m);
+    assert.doesNotMatch(exporter.log(), /"level":(40|50)/);
+    assertGolden(normaliseExposition(text), join(repoRoot, 'test/golden/gpu/no-library.prom'));
+  } finally {
+    await exporter.stop();
+  }
+});
+
+const errorCases: ReadonlyArray<{ name: string; lines: string[]; log: RegExp }> = [
+  { name: 'nvmlInit_v2 DRIVER_NOT_LOADED', lines: ['gpus=1', 'init_error=9'], log: /NVML nvmlInit_v2 failed: Driver Not Loaded \(code 9\)/ },
+  { name: 'GetPowerUsage UNKNOWN', lines: ['gpus=2', 'error=nvmlDeviceGetPowerUsage:999'], log: /NVML nvmlDeviceGetPowerUsage failed on GPU 0: Unknown Error \(code 999\)/ },
+  { name: 'GPU_IS_LOST', lines: ['gpus=1', 'error=nvmlDeviceGetHandleByIndex_v2:15'], log: /NVML nvmlDeviceGetHandleByIndex_v2 failed on GPU 0: GPU is lost \(code 15\)/ },
+];
+for (const c of errorCases) {
+  test(`gpu: NVML error ${c.name} → success 0 with a clear log`, async () => {
+    const exporter = await startGpuExporter(fakeConfig(c.lines));
+    try {
+      const text = await scrape(`${exporter.url}/metrics`);
+      assert.ok(promtoolCheckMetrics(text).ok);
+      assert.equal(success(text, 'gpu'), '0');
+      assert.doesNotMatch(text, /^jobio_gpu_/m);
+      assert.match(exporter.log(), c.log);
+    } finally {
+      await exporter.stop();
+    }
+  });
+}
+
+test('gpu: NOT_SUPPORTED (energy on a pre-Volta GPU) leaves that metric out, quietly', async () => {
+  const exporter = await startGpuExporter(fakeConfig(['gpus=1', 'error=nvmlDeviceGetTotalEnergyConsumption:3']));
+  try {
+    const text = await scrape(`${exporter.url}/metrics`);
+    assert.equal(success(text, 'gpu'), '1');
+    assert.doesNotMatch(text, /^jobio_gpu_energy_joules_total\{/m);
+    assert.match(text, /^jobio_gpu_power_watts\{gpu="0"\} 100$/m);
+    assert.doesNotMatch(exporter.log(), /"level":(40|50)/);
+  } finally {
+    await exporter.stop();
+  }
+});
+
+test('gpu: a hanging NVML call times out; the scrape, the other collectors and the event loop are unaffected', async () => {
+  const config = fakeConfig(['gpus=1', 'hang=nvmlDeviceGetTemperature', 'hang_ms=4000']);
+  const cgroupTree = join(repoRoot, 'test/fixtures/cgroup/v1/sys');
+  const exporter = await startGpuExporter(config, ['--collector.gpu.timeout=500ms', '--collector.cgroup', `--path.sysfs=${cgroupTree}`, `--path.rootfs=${rootfs}`]);
+  try {
+    const started = performance.now();
+    const scraping = scrape(`${exporter.url}/metrics`);
+    // While the NVML call is wedged on a pool thread, the exporter still answers at once.
+    await new Promise((r) => setTimeout(r, 100));
+    const healthStart = performance.now();
+    assert.equal(await scrape(`${exporter.url}/healthz`), 'ok\n');
+    assert.ok(performance.now() - healthStart < 300, 'healthz answered while NVML hangs');
+    const text = await scraping;
+    assert.ok(performance.now() - started < 3000, 'the scrape did not wait for the hung call');
+    assert.equal(success(text, 'gpu'), '0');
+    assert.equal(success(text, 'cgroup'), '1');
+    assert.match(text, /^jobio_job_cpu_user_seconds_total\{jobid="123",user="alice"\} /m);
+    assert.match(exporter.log(), /NVML device queries did not return within 500 ms/);
+    // The call is still wedged: the next scrape fails fast instead of stacking a second call.
+    const again = performance.now();
+    const second = await scrape(`${exporter.url}/metrics`);
+    assert.ok(performance.now() - again < 400, 'second scrape fails fast');
+    assert.equal(success(second, 'gpu'), '0');
+    assert.equal(success(second, 'cgroup'), '1');
+    assert.match(exporter.log(), /earlier scrape has not returned/);
+  } finally {
+    await exporter.stop();
+  }
+});
