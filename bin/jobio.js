@@ -10,4 +10,9 @@ if (!existsSync(entry)) {
   process.exit(1);
 }
 const { main } = await import(entry);
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+process.exitCode = code;
+// The work is done. Normally the event loop is empty now and Node exits at once, after flushing
+// stdout. A native call that never returns (a hung NVML driver in a worker thread) would keep the
+// process alive forever, so leave a grace period for output to drain, then exit regardless.
+setTimeout(() => process.exit(code), 5000).unref();
