@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import { exporterCommand, type ExporterCommandOptions } from './exporter-command.js';
 import { runCommand } from './run-command.js';
 import { preloadPathCommand } from './preload-path-command.js';
+import { topCommand } from './top-command.js';
 
 export interface MainOptions {
   readonly exporter?: ExporterCommandOptions;
@@ -17,7 +18,7 @@ export function buildProgram(run: (action: () => Promise<number>) => void, optio
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions();
   program.addCommand(exporterCommand(run, options.exporter));
-  program.addCommand(runCommand(run)).addCommand(preloadPathCommand(run));
+  program.addCommand(runCommand(run)).addCommand(preloadPathCommand(run)).addCommand(topCommand(run));
   return program;
 }
 

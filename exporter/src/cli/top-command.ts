@@ -1,0 +1,106 @@
+// `jobio top`: lltop's table (`JOB WR_MB RD_MB REQS OWNER …`) of the Lustre load over an interval,
+// from a Prometheus server (increase() of the exporter counters) or straight from exporters (two
+// scrapes an interval apart). `--by job` uses lustre_jobstats; `--by client` uses lustre_exports and
+// maps NID → host → job (DESIGN 3.4). Refreshes like top until SIGINT, or prints once with --once.
+// Exit codes: 0 done, 1 the source failed (unreachable Prometheus, …), 2 usage error.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseDuration } from '../util/duration.js';
+import { ClientMapper, DEFAULT_JOB_MAP_COMMAND } from '../top/client-map.js';
+import { runTop, type TopSettings } from '../top/top-loop.js';
+import { SORT_KEYS, type SortKey } from '../top/table.js';
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+function duration(text: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+  if (ms < 1000) throw new InvalidArgumentError(`"${text}" is shorter than 1s`);
+  return ms;
+}
+
+function limit(text: string): number {
+  if (!/^\d+$/.test(text)) throw new InvalidArgumentError(`"${text}" is not a whole number (0 = no limit)`);
+  return Number(text);
+}
+
+function sortKey(text: string): SortKey {
+  if (!(SORT_KEYS as readonly string[]).includes(text)) throw new InvalidArgumentError(`"${text}" is not one of ${SORT_KEYS.join(', ')}`);
+  return text as SortKey;
+}
+
+/** Unix seconds or an RFC 3339 date, as Prometheus accepts for `time`. */
+function evalTime(text: string): number {
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Date.parse(text) / 1000;
+  if (!Number.isFinite(value)) throw new InvalidArgumentError(`"${text}" is neither Unix seconds nor an RFC 3339 date`);
+  return value;
+}
+
+function metricsUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InvalidArgumentError(`"${text}" is not a URL`);
+  }
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/metrics';
+  return url.toString();
+}
+
+export function topCommand(run: (action: () => Promise<number>) => void): Command {
+  const command = new Command('top')
+    .description('lltop-style table of the Lustre load per job over an interval, from Prometheus or from exporters.')
+    .addOption(new Option('--prometheus <url>', 'Query this Prometheus server (increase() over the interval).'))
+    .addOption(new Option('--exporter <url>', 'Scrape this exporter directly (repeatable; /metrics is added to a bare host:port URL).').argParser((v, prev: string[] | undefined) => collect(metricsUrl(v), prev)))
+    .addOption(new Option('--by <what>', 'job: from lustre_jobstats; client: from lustre_exports, NID → host → job.').choices(['job', 'client']).default('job'))
+    .addOption(new Option('--interval <duration>', 'The interval the table covers, and the refresh period.').default(10_000, '10s').argParser(duration))
+    .addOption(new Option('--once', 'Print one table and exit.'))
+    .addOption(new Option('--sort <key>', `Sort by ${SORT_KEYS.join(', ')} (numbers descending).`).default('wr').argParser(sortKey))
+    .addOption(new Option('--limit <n>', 'Rows to print (0 = all).').default(20).argParser(limit))
+    .addOption(new Option('--jobid <id>', 'Only this job id (--by job).'))
+    .addOption(new Option('--target <name>', 'Only this Lustre target (fs-OST0000).'))
+    .addOption(new Option('--time <t>', 'With --prometheus: evaluate at this time (Unix seconds or RFC 3339) instead of now.').argParser(evalTime))
+    .addOption(new Option('--timeout <duration>', 'Deadline of one query or scrape.').default(10_000, '10s').argParser(duration))
+    .addOption(new Option('--nid-map <file>', 'With --by client: a table of `NID HOST` lines.'))
+    .addOption(new Option('--nid-command <cmd>', 'With --by client: run `CMD NID` (no shell) to get the host of a NID; cached.'))
+    .addOption(new Option('--job-map <file>', 'With --by client: squeue-style lines `JOBID [USER] NODELIST` from a file.'))
+    .addOption(new Option('--job-map-command <cmd>', `With --by client: a command printing those lines at each refresh (default: ${DEFAULT_JOB_MAP_COMMAND}).`));
+  command.action(() =>
+    run(async () => {
+      const o = command.opts<Record<string, unknown>>();
+      const exporters = (o['exporter'] as string[] | undefined) ?? [];
+      const prometheus = o['prometheus'] as string | undefined;
+      if ((prometheus === undefined) === (exporters.length === 0)) {
+        process.stderr.write('jobio top: give either --prometheus URL or one or more --exporter URL\n(run `jobio top --help` for usage)\n');
+        return 2;
+      }
+      if (prometheus !== undefined) {
+        try {
+          new URL(prometheus);
+        } catch {
+          process.stderr.write(`jobio top: --prometheus "${prometheus}" is not a URL\n`);
+          return 2;
+        }
+      }
+      const mode = o['by'] === 'client' ? 'client' : 'job';
+      const settings: TopSettings = {
+        mode,
+        prometheus,
+        exporters,
+        intervalMs: o['interval'] as number,
+        timeoutMs: o['timeout'] as number,
+        once: o['once'] === true,
+        sort: o['sort'] as SortKey,
+        limit: o['limit'] as number,
+        time: o['time'] as number | undefined,
+        filters: mode === 'job' ? { jobid: o['jobid'] as string | undefined, target: o['target'] as string | undefined } : { target: o['target'] as string | undefined },
+        mapper: mode === 'client' ? new ClientMapper({ nidMapFile: o['nidMap'] as string | undefined, nidCommand: o['nidCommand'] as string | undefined, jobMapFile: o['jobMap'] as string | undefined, jobMapCommand: o['jobMapCommand'] as string | undefined }) : undefined,
+      };
+      return runTop(settings, process.stdout);
+    }),
+  );
+  return command;
+}

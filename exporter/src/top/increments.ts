@@ -1,0 +1,25 @@
+// What `jobio top` tabulates: the increase of each counter series over the interval, whatever the
+// source (Prometheus increase() or two exporter scrapes), tagged by what it measures.
+export type Measure = 'write' | 'read' | 'reqs';
+
+export interface Increment {
+  readonly measure: Measure;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** The counter families of each mode, by measure. */
+export const FAMILIES = {
+  job: { write: 'jobio_lustre_jobstats_write_bytes_total', read: 'jobio_lustre_jobstats_read_bytes_total', reqs: 'jobio_lustre_jobstats_operations_total' },
+  client: { write: 'jobio_lustre_export_write_bytes_total', read: 'jobio_lustre_export_read_bytes_total', reqs: 'jobio_lustre_export_operations_total' },
+} as const;
+
+export type TopMode = keyof typeof FAMILIES;
+
+/** The labels a mode groups by (the rest, e.g. operation, instance, are summed). */
+export const GROUP_LABELS: Record<TopMode, readonly string[]> = { job: ['jobid', 'user', 'target'], client: ['client', 'target'] };
+
+export function measureOf(mode: TopMode, name: string): Measure | undefined {
+  const f = FAMILIES[mode];
+  return name === f.write ? 'write' : name === f.read ? 'read' : name === f.reqs ? 'reqs' : undefined;
+}

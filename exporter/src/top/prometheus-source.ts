@@ -1,0 +1,56 @@
+// Increments from a Prometheus server: one instant query per measure,
+//   sum by (<group labels>) (increase(<family>{<filters>}[<interval>]))
+// evaluated now or at `--time`. Label values from the command line go through promString().
+import { FAMILIES, GROUP_LABELS, type Increment, type Measure, type TopMode } from './increments.js';
+import { promDuration, selector } from './promql.js';
+
+export class TopSourceError extends Error {}
+
+export interface PrometheusQueryOptions {
+  readonly url: string;
+  readonly mode: TopMode;
+  readonly intervalMs: number;
+  readonly filters: Readonly<Record<string, string | undefined>>;
+  /** Evaluation time in seconds since the epoch (undefined: now). */
+  readonly time?: number;
+  readonly timeoutMs: number;
+}
+
+export function buildQuery(mode: TopMode, measure: Measure, intervalMs: number, filters: Readonly<Record<string, string | undefined>>): string {
+  return `sum by (${GROUP_LABELS[mode].join(', ')}) (increase(${FAMILIES[mode][measure]}${selector(filters)}[${promDuration(intervalMs)}]))`;
+}
+
+async function instantQuery(options: PrometheusQueryOptions, query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
+  const params = new URLSearchParams({ query });
+  if (options.time !== undefined) params.set('time', String(options.time));
+  const url = `${options.url.replace(/\/+$/, '')}/api/v1/query`;
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', body: params, signal: AbortSignal.timeout(options.timeoutMs) });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new TopSourceError(`cannot reach Prometheus at ${options.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+  }
+  let body: { status?: string; error?: string; data?: { resultType?: string; result?: unknown } };
+  try {
+    body = (await res.json()) as typeof body;
+  } catch {
+    throw new TopSourceError(`Prometheus at ${options.url} answered HTTP ${res.status} without a JSON body (is it a Prometheus server?)`);
+  }
+  if (body.status !== 'success') throw new TopSourceError(`Prometheus rejected the query ${query}: ${body.error ?? `HTTP ${res.status}`}`);
+  if (body.data?.resultType !== 'vector' || !Array.isArray(body.data.result)) throw new TopSourceError(`unexpected answer from Prometheus for ${query}`);
+  return body.data.result as Array<{ metric: Record<string, string>; value: [number, string] }>;
+}
+
+export async function queryIncrements(options: PrometheusQueryOptions): Promise<Increment[]> {
+  const measures: Measure[] = ['write', 'read', 'reqs'];
+  const results = await Promise.all(measures.map((m) => instantQuery(options, buildQuery(options.mode, m, options.intervalMs, options.filters))));
+  const out: Increment[] = [];
+  results.forEach((result, i) => {
+    for (const r of result) {
+      const value = Number(r.value[1]);
+      if (Number.isFinite(value)) out.push({ measure: measures[i]!, labels: r.metric, value });
+    }
+  });
+  return out;
+}

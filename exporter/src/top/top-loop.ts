@@ -1,0 +1,85 @@
+// The refresh loop of `jobio top`: get the interval's increments, build and print the table, wait,
+// again, until SIGINT (or once). The screen is cleared only when stdout is a terminal, so piping the
+// output gives plain successive tables.
+import type { ClientMapper } from './client-map.js';
+import { ExporterSource } from './exporter-source.js';
+import type { Increment, TopMode } from './increments.js';
+import { queryIncrements, TopSourceError } from './prometheus-source.js';
+import { clientRows, formatTable, jobRows, sortRows, type SortKey } from './table.js';
+
+export interface TopSettings {
+  readonly mode: TopMode;
+  readonly prometheus?: string;
+  readonly exporters: readonly string[];
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly once: boolean;
+  readonly sort: SortKey;
+  readonly limit: number;
+  readonly time?: number;
+  readonly filters: Readonly<Record<string, string | undefined>>;
+  readonly mapper?: ClientMapper;
+}
+
+interface Output {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+}
+
+const CLEAR = '\x1b[H\x1b[2J';
+
+export async function runTop(settings: TopSettings, out: Output): Promise<number> {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const onSigint = (): void => {
+    stopped = true;
+    wake?.();
+  };
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  process.on('SIGINT', onSigint);
+  try {
+    const exporters = settings.prometheus === undefined ? new ExporterSource(settings.exporters, settings.mode, settings.filters, settings.timeoutMs) : undefined;
+    const next = async (): Promise<Increment[]> => {
+      if (!exporters) return queryIncrements({ url: settings.prometheus!, mode: settings.mode, intervalMs: settings.intervalMs, filters: settings.filters, time: settings.time, timeoutMs: settings.timeoutMs });
+      let increments = await exporters.next();
+      // The first scrape only gives the starting values: the table covers the next interval.
+      while (increments === undefined && !stopped) {
+        await sleep(settings.intervalMs);
+        if (!stopped) increments = await exporters.next();
+      }
+      return increments ?? [];
+    };
+    for (;;) {
+      const increments = await next();
+      if (stopped) return 0;
+      if (settings.mapper) await settings.mapper.refresh();
+      const rows = settings.mapper ? await clientRows(increments, settings.mapper) : jobRows(increments);
+      const table = formatTable(sortRows(rows, settings.sort), settings.mode, settings.limit);
+      if (settings.once) {
+        out.write(table);
+        if (settings.mapper?.warning) process.stderr.write(`jobio top: ${settings.mapper.warning}\n`);
+        return 0;
+      }
+      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${settings.prometheus ?? settings.exporters.join(' ')} — ${new Date().toISOString()}\n`;
+      const warning = settings.mapper?.warning ? `(${settings.mapper.warning})\n` : '';
+      out.write(`${out.isTTY ? CLEAR : '\n'}${title}${table}${warning}`);
+      await sleep(settings.intervalMs);
+      if (stopped) return 0;
+    }
+  } catch (err) {
+    if (err instanceof TopSourceError) {
+      process.stderr.write(`jobio top: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,101 @@
+// `jobio top --exporter`: deltas between two scrapes of the built exporters, computed locally. The
+// ExporterSource is driven step by step (exact, no timing); the CLI runs once end to end.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jobioBin, repoRoot, runJobio, startExporter } from '../helpers/exporter.js';
+import { freePort } from '../helpers/prometheus.js';
+import { ExporterSource } from '../../exporter/src/top/exporter-source.js';
+import { ClientMapper } from '../../exporter/src/top/client-map.js';
+import { clientRows, formatTable, jobRows, sortRows } from '../../exporter/src/top/table.js';
+import { writeSnapshot } from './tree.js';
+
+async function withExporters<T>(count: number, fn: (roots: string[], urls: string[]) => Promise<T>): Promise<T> {
+  const roots = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), 'jobio-top-exp-')));
+  for (const root of roots) writeSnapshot(root, { jobs: {}, clients: {} });
+  const exporters = await Promise.all(
+    roots.map((root) =>
+      startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', '--collector.lustre_exports', `--path.procfs=${join(root, 'proc')}`, `--path.sysfs=${join(root, 'sys')}`, `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`]),
+    ),
+  );
+  try {
+    return await fn(roots, exporters.map((e) => `${e.url}/metrics`));
+  } finally {
+    await Promise.all(exporters.map((e) => e.stop()));
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+test('exporter mode: per-job deltas summed over two OSS exporters, new jobs credited whole', async () => {
+  await withExporters(2, async ([a, b], urls) => {
+    writeSnapshot(a!, { jobs: { '101:5000:n1': { wrMiB: 4 } }, clients: {} });
+    writeSnapshot(b!, { jobs: { '101:5000:n1': { wrMiB: 1 } }, clients: {} });
+    const source = new ExporterSource(urls, 'job', {}, 5000);
+    assert.equal(await source.next(), undefined, 'the first scrape only gives starting values');
+    writeSnapshot(a!, { jobs: { '101:5000:n1': { wrMiB: 6 }, '303:5001:n4': { rdMiB: 3 } }, clients: {} });
+    writeSnapshot(b!, { jobs: { '101:5000:n1': { wrMiB: 2 } }, clients: {} });
+    // 303 is born at 0 in this scrape (its first increment shows in the next one).
+    const first = formatTable(sortRows(jobRows((await source.next())!), 'wr'), 'job', 0);
+    assert.equal(first, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '101    3.0    0.0     3  alice        1', ''].join('\n'));
+    const second = formatTable(sortRows(jobRows((await source.next())!), 'wr'), 'job', 0);
+    assert.equal(second, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '303    0.0    3.0     3  bob          1', ''].join('\n'));
+  });
+});
+
+test('exporter mode --by client: NID map and job map files', async () => {
+  await withExporters(1, async ([a], urls) => {
+    const maps = mkdtempSync(join(tmpdir(), 'jobio-top-maps-'));
+    try {
+      writeFileSync(join(maps, 'nids'), '10.0.0.1@tcp n1\n10.0.0.2@tcp n2\n');
+      writeFileSync(join(maps, 'jobs'), '77 n[1-2]\n');
+      writeSnapshot(a!, { jobs: {}, clients: { '10.0.0.1@tcp': { wrMiB: 1 }, '10.0.0.2@tcp': { rdMiB: 1 } } });
+      const source = new ExporterSource(urls, 'client', {}, 5000);
+      await source.next(); // baseline; both clients born at 0 here
+      await source.next();
+      writeSnapshot(a!, { jobs: {}, clients: { '10.0.0.1@tcp': { wrMiB: 3 }, '10.0.0.2@tcp': { rdMiB: 2 }, '10.0.0.5@tcp': { wrMiB: 9 } } });
+      const mapper = new ClientMapper({ nidMapFile: join(maps, 'nids'), jobMapFile: join(maps, 'jobs') });
+      await mapper.refresh();
+      const table = formatTable(sortRows(await clientRows((await source.next())!, mapper), 'job'), 'client', 0);
+      // 10.0.0.5 connected in this interval: born at 0, it shows as an unmapped NID with nothing yet.
+      assert.equal(table, ['JOB  WR_MB  RD_MB  REQS  OWNER  HOSTS  TARGETS', '77     2.0    1.0     3  -          2        1', ''].join('\n'));
+    } finally {
+      rmSync(maps, { recursive: true, force: true });
+    }
+  });
+});
+
+test('jobio top --exporter --once: the CLI end to end', async () => {
+  await withExporters(1, async ([a], urls) => {
+    writeSnapshot(a!, { jobs: { '101:5000:n1': { wrMiB: 1 } }, clients: {} });
+    const base = urls[0]!.replace(/\/metrics$/, '');
+    const run = runJobio(['top', '--exporter', base, '--once', '--interval', '3s']);
+    await new Promise((r) => setTimeout(r, 1500)); // inside the interval, after the first scrape
+    writeSnapshot(a!, { jobs: { '101:5000:n1': { wrMiB: 5 } }, clients: {} });
+    const result = await run;
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '101    4.0    0.0     4  alice        1', ''].join('\n'));
+  });
+  const port = await freePort();
+  const down = await runJobio(['top', '--exporter', `http://127.0.0.1:${port}/metrics`, '--once', '--interval', '1s']);
+  assert.equal(down.code, 1);
+  assert.equal(down.stderr, `jobio top: cannot scrape exporter http://127.0.0.1:${port}/metrics: ECONNREFUSED\n`);
+});
+
+test('jobio top without --once refreshes until SIGINT; no screen clearing when stdout is not a terminal', async () => {
+  await withExporters(1, async (_roots, urls) => {
+    const child = spawn(process.execPath, [jobioBin, 'top', '--exporter', urls[0]!, '--interval', '1s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    const deadline = Date.now() + 15_000;
+    while ((stdout.match(/^JOB /gm) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0);
+    assert.ok((stdout.match(/^jobio top — by job, 1s interval, /gm) ?? []).length >= 2, stdout);
+    assert.doesNotMatch(stdout, /\x1b\[/);
+  });
+});

@@ -1,0 +1,54 @@
+// Pure pieces of `jobio top`: the exposition parser, PromQL escaping, Slurm host lists, the maps.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseExposition } from '../../exporter/src/top/exposition.js';
+import { promString, selector } from '../../exporter/src/top/promql.js';
+import { buildQuery } from '../../exporter/src/top/prometheus-source.js';
+import { expandHostList } from '../../exporter/src/top/hostlist.js';
+import { parseJobMap, parseNidMap } from '../../exporter/src/top/client-map.js';
+
+test('exposition parser: escapes, comments, special values, bad lines', () => {
+  const text = [
+    '# HELP x y',
+    '# TYPE m counter',
+    'm{jobid="a\\"b\\\\c\\nd",user="u"} 12',
+    'm 3 1700000000000',
+    'm{a="1",} +Inf',
+    'n{a="1"} NaN',
+    'm{a="unterminated} 1',
+    'm{a="1"}',
+    '{bad} 1',
+    '',
+  ].join('\n');
+  const parsed = parseExposition(text, (name) => name === 'm');
+  assert.deepEqual(parsed.samples, [
+    { name: 'm', labels: { jobid: 'a"b\\c\nd', user: 'u' }, value: 12 },
+    { name: 'm', labels: {}, value: 3 },
+    { name: 'm', labels: { a: '1' }, value: Number.POSITIVE_INFINITY },
+  ]);
+  assert.equal(parsed.badLines, 3);
+});
+
+test('PromQL escaping keeps any label value one string literal', () => {
+  assert.equal(promString('x"}) or vector(1) #'), '"x\\"}) or vector(1) #"');
+  assert.equal(promString('a\\"b\n'), '"a\\\\\\"b\\n"');
+  assert.equal(selector({ jobid: '1"2', target: undefined }), '{jobid="1\\"2"}');
+  assert.equal(selector({}), '');
+  assert.equal(buildQuery('job', 'write', 10_000, { jobid: 'j"' }), 'sum by (jobid, user, target) (increase(jobio_lustre_jobstats_write_bytes_total{jobid="j\\""}[10s]))');
+  assert.equal(buildQuery('client', 'reqs', 1500, {}), 'sum by (client, target) (increase(jobio_lustre_export_operations_total[1500ms]))');
+});
+
+test('Slurm host lists', () => {
+  assert.deepEqual(expandHostList('n[01-03,07],gpu[1-2]-ib,login1'), ['n01', 'n02', 'n03', 'n07', 'gpu1-ib', 'gpu2-ib', 'login1']);
+  assert.deepEqual(expandHostList('r[1-2]n[1-2]'), ['r1n1', 'r1n2', 'r2n1', 'r2n2']);
+  assert.deepEqual(expandHostList('bad[3-1],odd[x]'), ['bad[3-1]', 'odd[x]']);
+  assert.deepEqual(expandHostList(''), []);
+});
+
+test('NID and job maps', () => {
+  assert.deepEqual([...parseNidMap('# c\n10.0.0.1@o2ib n1 # comment\n\nbroken\n')], [['10.0.0.1@o2ib', 'n1']]);
+  const jobs = parseJobMap('12 alice n[1-2]\n13 n2\n\n14\n');
+  assert.deepEqual(jobs.get('n1'), [{ job: '12', owner: 'alice' }]);
+  assert.deepEqual(jobs.get('n2'), [{ job: '12', owner: 'alice' }, { job: '13', owner: '-' }]);
+  assert.equal(jobs.size, 2);
+});
