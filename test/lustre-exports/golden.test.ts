@@ -79,3 +79,15 @@ test('lustre_exports: a bad max-clients is refused at start with the flag named'
   assert.equal(result.code, 2);
   assert.match(result.stderr, /max-clients.*not a positive integer/);
 });
+
+test('lustre_stats: a hanging lctl fails the collector by its deadline, not the scrape', async () => {
+  const args = [...argsFor({ collector: 'lustre_stats', name: 'hang', lctlFile: 'x' }), '--collector.lustre_stats.lctl-timeout=300ms'];
+  const exporter = await startExporter(args, { env: { JOBIO_FAKE_LCTL_SLEEP: '5', JOBIO_FAKE_LCTL_FILE: '/dev/null' } });
+  try {
+    const text = await scrape(`${exporter.url}/metrics`);
+    assert.match(text, /^jobio_scrape_collector_success\{collector="lustre_stats"\} 0$/m);
+    assert.match(exporter.log(), /did not finish within 300 ms/);
+  } finally {
+    await exporter.stop();
+  }
+});

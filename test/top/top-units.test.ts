@@ -5,7 +5,10 @@ import { parseExposition } from '../../exporter/src/top/exposition.js';
 import { promString, selector } from '../../exporter/src/top/promql.js';
 import { buildQuery } from '../../exporter/src/top/prometheus-source.js';
 import { expandHostList } from '../../exporter/src/top/hostlist.js';
-import { parseJobMap, parseNidMap } from '../../exporter/src/top/client-map.js';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClientMapper, parseJobMap, parseNidMap } from '../../exporter/src/top/client-map.js';
 
 test('exposition parser: escapes, comments, special values, bad lines', () => {
   const text = [
@@ -51,4 +54,25 @@ test('NID and job maps', () => {
   assert.deepEqual(jobs.get('n1'), [{ job: '12', owner: 'alice' }]);
   assert.deepEqual(jobs.get('n2'), [{ job: '12', owner: 'alice' }, { job: '13', owner: '-' }]);
   assert.equal(jobs.size, 2);
+});
+
+test('--nid-command runs once per NID (cached); a failing lookup leaves the NID as its own host', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-nidcmd-'));
+  try {
+    const script = join(dir, 'nid2host');
+    writeFileSync(script, `#!/bin/sh\necho "$1" >> ${join(dir, 'calls')}\ncase "$1" in 10.0.0.1@tcp) echo n1.example.org;; *) exit 3;; esac\n`);
+    chmodSync(script, 0o755);
+    writeFileSync(join(dir, 'jobs'), '55 carol n1\n');
+    const mapper = new ClientMapper({ nidCommand: script, jobMapFile: join(dir, 'jobs') });
+    await mapper.refresh();
+    assert.equal(await mapper.host('10.0.0.1@tcp'), 'n1.example.org');
+    assert.equal(await mapper.host('10.0.0.1@tcp'), 'n1.example.org');
+    assert.equal(await mapper.host('10.0.0.7@tcp'), '10.0.0.7@tcp');
+    assert.equal(await mapper.host('10.0.0.7@tcp'), '10.0.0.7@tcp');
+    assert.equal(readFileSync(join(dir, 'calls'), 'utf8'), '10.0.0.1@tcp\n10.0.0.7@tcp\n');
+    assert.deepEqual(mapper.job('n1.example.org'), { job: '55', owner: 'carol' }, 'the FQDN matches the short name squeue prints');
+    assert.deepEqual(mapper.job('10.0.0.7@tcp'), { job: '10.0.0.7@tcp', owner: '-' }, 'a host with no job is its own job');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
