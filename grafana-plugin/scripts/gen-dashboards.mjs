@@ -128,7 +128,7 @@ function hostGpu() {
     'jobio / Host and GPU',
     'Was the GPU job waiting on I/O? GPU metrics beside the profiler’s I/O time on the same host.',
     [
-      { name: 'instance', label: 'Host', type: 'query', datasource: PROM, query: { query: 'label_values(jobio_gpu_info, instance)', refId: 'v' }, definition: 'label_values(jobio_gpu_info, instance)', refresh: 2, multi: false, includeAll: false, current: {}, hide: 0 },
+      { name: 'instance', label: 'Host', type: 'query', datasource: PROM, query: { query: 'label_values(jobio_build_info, instance)', refId: 'v' }, definition: 'label_values(jobio_build_info, instance)', refresh: 2, multi: false, includeAll: false, current: {}, hide: 0 },
       jobioVar('job', 'Job', 'jobs', undefined, true),
     ],
     [
