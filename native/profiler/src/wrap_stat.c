@@ -22,6 +22,11 @@ static inline void jobio_rec_fstat(struct jobio_ctx *c, int fd, int r) {
   jobio_rec_fd(c, fd, JOBIO_CALL_ACCESS, jobio_fail_cls(r));
 }
 
+/* The device and mode of a stat's answer: only read when the call succeeded (a failed stat may
+ * have been given an invalid buffer, e.g. NULL -> EFAULT: reading it would crash the program). */
+#define JOBIO_ST_DEV(r, buf) ((r) == 0 ? (uint64_t)(buf)->st_dev : 0)
+#define JOBIO_ST_MODE(r, buf) ((r) == 0 ? (mode_t)(buf)->st_mode : 0)
+
 /* fstatat/statx with AT_EMPTY_PATH and "" work on the descriptor itself */
 static inline int jobio_is_fd_stat(const char *path, int flags) {
   return (flags & AT_EMPTY_PATH) && path && path[0] == 0;
@@ -45,7 +50,7 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
         return r;                                                                                 \
       }                                                                                           \
     }                                                                                             \
-    jobio_rec_stat(&c, AT_FDCWD, path, r, (buf)->st_dev, (buf)->st_mode);                         \
+    jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                         \
     return r;                                                                                     \
   }                                                                                               \
   JOBIO_EXPORT int name params {                                                                  \
@@ -56,7 +61,7 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
     int r = fn args;                                                                              \
     if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_stat_ok_fast(t, path, (buf)->st_dev, 0, 0))) return r; \
     struct jobio_ctx c = {t, 0, 0};                                                               \
-    jobio_rec_stat(&c, AT_FDCWD, path, r, (buf)->st_dev, (buf)->st_mode);                         \
+    jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                         \
     return r;                                                                                     \
   }
 
@@ -74,7 +79,7 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
   if (jobio_is_fd_stat(path, flags))                                                             \
     jobio_rec_fstat(&c, dirfd == AT_FDCWD ? -1 : dirfd, r);                                      \
   else                                                                                           \
-    jobio_rec_stat(&c, dirfd, path, r, (buf)->st_dev, (buf)->st_mode);                           \
+    jobio_rec_stat(&c, dirfd, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                           \
   return r;
 
 JOBIO_STAT_PATH_WRAP(stat, (const char *p, struct stat *b), (p, b), p, b)
