@@ -22,4 +22,19 @@ describe('profiler review cases', () => {
     assert.deepEqual(counted(proc(r.dump, 't_review_badbuf').totals).access, [8, 0, 0]);
     removeDir(dir);
   });
+  test('exit() from a signal handler that interrupted a periodic flush does not deadlock on the flush lock', async () => {
+    const dir = tempDir();
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    // the program raises SIGUSR1 from inside the flush's sendto; its handler calls exit(0)
+    const r = await runProfiled(testBin('t_review_sigexit'), [work], {
+      dir,
+      env: { JOBIO_TIMEFRAME: '1', JOBIO_SAMPLE_EVERY: '1' },
+      timeoutMs: 20000,
+    });
+    assert.equal(r.signal, null, 'hung (killed at the timeout)');
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.equal(r.stdout.toString(), 'exit from the handler\n');
+    removeDir(dir);
+  });
 });

@@ -237,6 +237,10 @@ void jobio_flush(uint32_t flags) {
 void jobio_flush_final(uint32_t flags) {
   struct jobio_tls *t = &jobio_t;
   int saved = errno;
+  /* Already inside the profiler on this thread: a signal handler interrupted it (e.g. exit() from
+   * a handler during a periodic flush, which holds jobio_flush_lock). Waiting for the lock would
+   * wait for ourselves: only send if nobody holds it. */
+  int nested = (t->busy & 0xffffu) != 0;
   t->busy++;
   jobio_check_pid();
   if (!t->block && !t->exiting) {
@@ -249,8 +253,8 @@ void jobio_flush_final(uint32_t flags) {
   }
   jobio_fds_finalize(b);
   jobio_stats_finalize(b);
-  if (jobio_cfg.socket_path[0]) {
-    pthread_mutex_lock(&jobio_flush_lock);
+  if (jobio_cfg.socket_path[0] &&
+      (nested ? pthread_mutex_trylock(&jobio_flush_lock) == 0 : pthread_mutex_lock(&jobio_flush_lock) == 0)) {
     jobio_flush_locked(flags);
     pthread_mutex_unlock(&jobio_flush_lock);
   }
