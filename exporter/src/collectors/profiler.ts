@@ -10,7 +10,7 @@ import { positiveInteger } from '../cli/collector-flags.js';
 import { parseDuration } from '../util/duration.js';
 import { rootPath } from '../util/paths.js';
 import { JobSlots } from '../profiler/job-slots.js';
-import { ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
+import { MountLabels, ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { UserNames } from '../profiler/user-names.js';
 
@@ -31,6 +31,7 @@ const flags: readonly CollectorFlag[] = [
   { name: 'socket', help: 'Unix socket the profiler library sends to (JOBIO_SOCKET of the jobs). Its directory must exist.', default: DEFAULT_PROFILER_SOCKET },
   { name: 'socket-mode', help: 'Permissions of the socket file (octal); 0666 lets every user\'s job connect.', default: '0666', parse: socketMode },
   { name: 'max-jobs', help: 'Jobs with their own series; the load of further jobs is summed into jobid="_other".', default: 100, parse: positiveInteger },
+  { name: 'max-mounts', help: 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".', default: 16, parse: positiveInteger },
   { name: 'expiry', help: 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.', default: '10m', parse: positiveDuration },
 ];
 
@@ -44,7 +45,12 @@ export const profilerCollector: CollectorDescriptor = {
     const mode = Number(options['socket-mode'] ?? 0o666);
     const expiryMs = Number(options['expiry'] ?? 600_000);
     const users = new UserNames(rootPath(paths, '/etc/passwd'));
-    const store = new ProfilerMetricStore(new JobSlots(Number(options['max-jobs'] ?? 100)), users);
+    const store = new ProfilerMetricStore(
+      new JobSlots(Number(options['max-jobs'] ?? 100)),
+      users,
+      Date.now,
+      new MountLabels(Number(options['max-mounts'] ?? 16)),
+    );
     let receiver: ProfilerReceiver | undefined;
     let lastError = '';
 
@@ -74,6 +80,7 @@ export const profilerCollector: CollectorDescriptor = {
       rejected: new Counter({ name: 'jobio_profiler_records_rejected_total', help: 'Profiler messages rejected by the receiver, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
       dropped: new Counter({ name: 'jobio_profiler_records_dropped_total', help: 'Frames the profiled processes could not send (no receiver or socket full), as they reported.', registers: [registry] }),
       processes: new Gauge({ name: 'jobio_profiler_processes', help: 'Profiled processes currently tracked by the receiver.', registers: [registry] }),
+      foldedMounts: new Counter({ name: 'jobio_profiler_mounts_folded_total', help: 'Mount frames whose mount was beyond its job\'s max-mounts distinct mounts and went to mount="_other".', registers: [registry] }),
       foldedJobs: new Gauge({ name: 'jobio_profiler_folded_jobs', help: 'Jobs without their own series (beyond max-jobs) whose load goes to jobid="_other".', registers: [registry] }),
     });
     let metrics: ReturnType<typeof makeMetrics> | undefined;
@@ -108,6 +115,8 @@ export const profilerCollector: CollectorDescriptor = {
         metrics.dropped.inc(store.droppedFrames);
         metrics.processes.set(receiver.processes);
         metrics.foldedJobs.set(store.foldedJobs);
+        metrics.foldedMounts.reset();
+        metrics.foldedMounts.inc(store.foldedMounts);
         return 'ok';
       },
       async close() {

@@ -25,6 +25,43 @@ export class LabelledSums {
 }
 
 export const NO_JOB = '_none';
+/** Distinct mount labels per job by default (the profiler itself tracks at most 64 per process). */
+export const DEFAULT_MAX_MOUNTS = 16;
+/** The mount label of load on mounts beyond a job's allowance (see MountLabels). */
+export const OTHER_MOUNT = '_other';
+
+/**
+ * Bounded cardinality for the mount label (DESIGN 3.2). The mount path comes from the process's own
+ * frame, so a process could name any number of made-up mounts: each job (and `_other`) keeps at most
+ * `max` distinct mount values; the load on further ones goes to mount="_other" (totals stay true)
+ * and is counted. A job's allowance goes with its series when it expires.
+ */
+export class MountLabels {
+  private readonly perJob = new Map<string, Set<string>>();
+  /** Mount frames whose mount was folded into mount="_other". */
+  folded = 0;
+
+  constructor(private readonly max: number) {}
+
+  label(job: string, path: string): string {
+    let mounts = this.perJob.get(job);
+    if (!mounts) {
+      mounts = new Set();
+      this.perJob.set(job, mounts);
+    }
+    if (mounts.has(path)) return path;
+    if (mounts.size < this.max && path !== OTHER_MOUNT) {
+      mounts.add(path);
+      return path;
+    }
+    this.folded++;
+    return OTHER_MOUNT;
+  }
+
+  dropJob(job: string): void {
+    this.perJob.delete(job);
+  }
+}
 
 export class ProfilerMetricStore implements AggregatorSink {
   readonly calls = new LabelledSums(); // jobid, user, mount, call, class
@@ -38,6 +75,7 @@ export class ProfilerMetricStore implements AggregatorSink {
     private readonly slots: JobSlots,
     private readonly users: UserNames,
     private readonly now: () => number = Date.now,
+    private readonly mounts: MountLabels = new MountLabels(DEFAULT_MAX_MOUNTS),
   ) {}
 
   private labels(id: ProcessIdentity, weight: number): [string, string] {
@@ -49,15 +87,16 @@ export class ProfilerMetricStore implements AggregatorSink {
     let weight = 0;
     for (let c = 0; c < CALL_TYPES.length; c++) for (let k = 0; k < CLASSES.length; k++) weight += inc[slot.calls(c, k)] ?? 0;
     const [job, user] = this.labels(id, weight);
+    const path = this.mounts.label(job, mount.path);
     CALL_TYPES.forEach((call, c) =>
       CLASSES.forEach((cls, k) => {
-        this.calls.add([job, user, mount.path, call, cls], inc[slot.calls(c, k)] ?? 0);
-        this.ioSeconds.add([job, user, mount.path, call, cls], (inc[slot.timeNs(c, k)] ?? 0) / 1e9);
+        this.calls.add([job, user, path, call, cls], inc[slot.calls(c, k)] ?? 0);
+        this.ioSeconds.add([job, user, path, call, cls], (inc[slot.timeNs(c, k)] ?? 0) / 1e9);
       }),
     );
     DIRECTIONS.forEach((dir, d) => {
       const sums = dir === 'read' ? this.readBytes : this.writeBytes;
-      SIZE_BINS.forEach((size, b) => sums.add([job, user, mount.path, size], inc[slot.sizedBytes(d, b)] ?? 0));
+      SIZE_BINS.forEach((size, b) => sums.add([job, user, path, size], inc[slot.sizedBytes(d, b)] ?? 0));
     });
   }
 
@@ -71,10 +110,16 @@ export class ProfilerMetricStore implements AggregatorSink {
     return this.slots.waitingCount;
   }
 
+  /** Mount frames whose made-up or surplus mount went to mount="_other". */
+  get foldedMounts(): number {
+    return this.mounts.folded;
+  }
+
   /** Scrape-time housekeeping: series of jobs idle past the expiry go, free slots are handed out. */
   maintain(expiryMs: number): void {
     for (const job of this.slots.maintain(this.now(), expiryMs)) {
       for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) sums.dropJob(job);
+      this.mounts.dropJob(job);
     }
   }
 }
