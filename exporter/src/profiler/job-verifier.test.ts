@@ -46,3 +46,20 @@ test('claims are checked against environ, then cgroup, then the owner of the job
   v.retainOnly(new Set());
   assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '100', source: 'SLURM_JOB_ID' }), 'unverifiable', 'owner forgotten');
 });
+
+test('a job cgroup outranks the environment: SLURM_JOB_ID set by hand cannot enter another user\'s job', () => {
+  const procfs = fakeProc({
+    20: { environ: 'SLURM_JOB_ID=400\0', cgroup: '4:memory:/slurm_vm/uid_1000/job_400/step_batch/task_0\n' },
+    21: { environ: 'SLURM_JOB_ID=400\0', cgroup: '0::/user.slice\n' }, // another user, outside any job
+    22: { environ: 'SLURM_JOB_ID=400\0', cgroup: '4:memory:/slurm_vm/uid_1000/job_401/step_batch/task_0\n' }, // inside job 401
+    23: { environ: 'SLURM_JOB_ID=500\0' }, // no job cgroups on this host
+    24: { environ: 'SLURM_JOB_ID=500\0' },
+  });
+  const v = new JobVerifier(procfs);
+  assert.equal(v.verify({ pid: 21, uid: 1001, jobid: '400', source: 'SLURM_JOB_ID' }), 'verified', 'environ alone, nobody owns 400 yet');
+  assert.equal(v.verify({ pid: 20, uid: 1000, jobid: '400', source: 'SLURM_JOB_ID' }), 'verified', 'the cgroup makes uid 1000 the owner');
+  assert.equal(v.verify({ pid: 21, uid: 1001, jobid: '400', source: 'SLURM_JOB_ID' }), 'mismatch', 'environ cannot outvote the owner');
+  assert.equal(v.verify({ pid: 22, uid: 1000, jobid: '400', source: 'SLURM_JOB_ID' }), 'mismatch', 'the cgroup names job 401, whatever the environment says');
+  assert.equal(v.verify({ pid: 23, uid: 1000, jobid: '500', source: 'SLURM_JOB_ID' }), 'verified');
+  assert.equal(v.verify({ pid: 24, uid: 1001, jobid: '500', source: 'SLURM_JOB_ID' }), 'mismatch', 'first uid proven by environ owns the job');
+});

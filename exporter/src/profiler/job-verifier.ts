@@ -1,11 +1,14 @@
 // Checks the job id a process claims against what the kernel says about that process, so one user
 // cannot write counts into another user's job (DESIGN 3.7). The pid and uid come from the socket
-// credentials; the claim comes from the frame. Evidence, in order:
-//   1. /proc/<pid>/environ (the environment the process was started with): the claimed variable
-//      must be set to the claimed id;
-//   2. /proc/<pid>/cgroup: a Slurm job cgroup (`.../job_<id>/...`) must name the claimed id;
+// credentials; the claim comes from the frame. Evidence, strongest first:
+//   1. /proc/<pid>/cgroup: a Slurm job cgroup (`.../job_<id>/...`, placed there by slurmd, not by the
+//      process) must name the claimed id; it also makes that uid the job's owner;
+//   2. /proc/<pid>/environ (the environment the process was started with): the claimed variable
+//      must be set to the claimed id. Weak: any process can set SLURM_JOB_ID itself, so this only
+//      stands when no other uid owns the job (the first uid seen becomes the owner until a cgroup
+//      says otherwise);
 //   3. neither readable (the process already exited, or the exporter may not read it): the claim is
-//      accepted only if no other uid has been seen owning that job id with verified evidence.
+//      accepted only if no other uid has been seen owning that job id.
 // Reads are synchronous on purpose: they happen once per process and job claim, take microseconds on
 // procfs, and keep the frames of one process in order without a queue per process.
 import { readFileSync } from 'node:fs';
@@ -52,23 +55,27 @@ export class JobVerifier {
   verify(claim: JobClaim): Verdict {
     if (claim.jobid === '') return 'verified'; // claims no job: nothing to protect
     if (!(JOBID_VARIABLES as readonly string[]).includes(claim.source)) return 'mismatch';
-    const verdict = this.evidence(claim);
-    if (verdict === 'verified') this.owners.set(claim.jobid, claim.uid);
-    if (verdict === 'unverifiable') {
-      const owner = this.owners.get(claim.jobid);
-      if (owner !== undefined && owner !== claim.uid) return 'mismatch';
+    const evidence = this.evidence(claim);
+    if (evidence === 'mismatch') return 'mismatch';
+    if (evidence === 'cgroup') {
+      this.owners.set(claim.jobid, claim.uid);
+      return 'verified';
     }
-    return verdict;
+    const owner = this.owners.get(claim.jobid);
+    if (owner !== undefined && owner !== claim.uid) return 'mismatch';
+    if (evidence === 'none') return 'unverifiable';
+    if (owner === undefined) this.owners.set(claim.jobid, claim.uid);
+    return 'verified';
   }
 
-  private evidence(claim: JobClaim): Verdict {
-    const environ = readOrUndefined(join(this.procfs, String(claim.pid), 'environ'));
-    // An empty environ means a zombie or kernel thread: no evidence either way.
-    if (environ !== undefined && environ.length > 0) return environValue(environ, claim.source) === claim.jobid ? 'verified' : 'mismatch';
+  private evidence(claim: JobClaim): 'cgroup' | 'environ' | 'none' | 'mismatch' {
     const cgroup = readOrUndefined(join(this.procfs, String(claim.pid), 'cgroup'));
     const ids = cgroup ? cgroupJobIds(cgroup.toString('utf8')) : [];
-    if (ids.length > 0) return ids.includes(claim.jobid) ? 'verified' : 'mismatch';
-    return 'unverifiable';
+    if (ids.length > 0) return ids.includes(claim.jobid) ? 'cgroup' : 'mismatch';
+    const environ = readOrUndefined(join(this.procfs, String(claim.pid), 'environ'));
+    // An empty environ means a zombie or kernel thread: no evidence either way.
+    if (environ !== undefined && environ.length > 0) return environValue(environ, claim.source) === claim.jobid ? 'environ' : 'mismatch';
+    return 'none';
   }
 
   /** Forget owners of jobs that ended (called with the ids still alive), so the map stays bounded. */
