@@ -1,16 +1,25 @@
 // HTTP basic authentication against bcrypt hashes, as the exporter-toolkit does it. bcrypt is
 // deliberately slow (tens of ms), so successful checks are cached by a SHA-256 of user and password;
-// failures are never cached. Hash comparison is bcrypt's, and the user lookup does a dummy compare for
-// unknown users so response time does not reveal which user names exist.
+// failures are never cached. Hash comparison is bcrypt's, and an unknown user is compared against a
+// dummy hash of the same cost as the configured ones, so response time does not reveal which user
+// names exist.
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { RequestHandler } from 'express';
 
-const DUMMY_HASH = '$2b$10$C6UzMDM.H6dfI/f/IKcEeO7X3kr8vhYvZ9HgGfiwqKf7Pq9QnLmO6';
 const CACHE_LIMIT = 1024;
+
+/** The bcrypt cost ("$2y$10$…" → 10) of the most expensive configured hash. */
+export function highestCost(users: ReadonlyMap<string, string>): number {
+  let cost = 4;
+  for (const hash of users.values()) cost = Math.max(cost, Number(hash.slice(4, 6)) || 4);
+  return cost;
+}
 
 export function basicAuth(users: ReadonlyMap<string, string>): RequestHandler {
   const verified = new Set<string>();
+  // Made once at start-up (tens of ms at cost 10): a password nobody knows, at the users' cost.
+  const dummyHash = bcrypt.hashSync(createHash('sha256').update(String(Math.random())).digest('hex'), highestCost(users));
   return (req, res, next) => {
     const deny = (): void => {
       res.set('WWW-Authenticate', 'Basic realm="jobio", charset="UTF-8"').status(401).type('text/plain').send('Unauthorized\n');
@@ -27,7 +36,7 @@ export function basicAuth(users: ReadonlyMap<string, string>): RequestHandler {
     if (verified.has(cacheKey)) return next();
     const hash = users.get(user);
     bcrypt
-      .compare(password, hash ?? DUMMY_HASH)
+      .compare(password, hash ?? dummyHash)
       .then((ok) => {
         if (!ok || hash === undefined) return deny();
         if (verified.size >= CACHE_LIMIT) verified.clear();
