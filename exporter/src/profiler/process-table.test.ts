@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameHeader, MountRecord, ProcessRecord } from '../parsers/profiler-record.js';
@@ -130,6 +130,20 @@ test('a process whose environment names another job has every frame rejected', (
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
   assert.equal(h.writes('2|1002|/data'), 0);
   assert.equal(h.writes('1|1002|/data'), 6);
+});
+
+test('a refused claim stays refused after the process is gone from /proc (its final frames are not credited)', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
+  mkdirSync(join(procfs, '60'));
+  writeFileSync(join(procfs, '60', 'cgroup'), '4:memory:/slurm_vm/uid_1000/job_8/step_batch/task_0\n');
+  const h = harness(procfs);
+  h.table.handle(proc(1, 10, { jobid: '7' }), cred(60, 1000)); // inside job 8, claims job 7
+  rmSync(join(procfs, '60'), { recursive: true });
+  h.table.handle(proc(2, 10, { jobid: '7', flags: FLAG_FINAL }), cred(60, 1000));
+  h.table.handle(mount(3, 9, { flags: FLAG_FINAL }), cred(60, 1000));
+  assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch', 'job_mismatch']);
+  assert.equal(h.writes('7|1000|/data'), 0);
+  assert.equal(h.table.size, 0);
 });
 
 test('idle processes expire', () => {

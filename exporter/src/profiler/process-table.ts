@@ -86,7 +86,9 @@ export class ProcessTable {
 
   private handleProcess(key: string, existing: Entry | undefined, record: ProcessRecord, cred: Credentials): void {
     let entry = existing;
-    if (!entry || entry.identity.jobid !== record.jobid || !entry.accepted) {
+    // A claim is judged once per process and job id: a refused claim stays refused (once the process
+    // has exited its /proc entry is gone, and a second look would find no evidence against it).
+    if (!entry || entry.identity.jobid !== record.jobid) {
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource });
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
       if (!entry) {
