@@ -1,0 +1,253 @@
+// Job-id attribution against a real single-node Slurm (test/helpers/slurm.ts; DESIGN §5): the
+// profiler's SO_PEERCRED + job verification with jobs submitted by real users, `jobio run` inside a
+// job, the cgroup collector on the real job cgroups (variant A), and `jobio top`'s squeue job map.
+// One Slurm instance and one exporter serve every test of this file; each test ends its own jobs.
+import { after, before, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jobioBin, repoRoot, runJobio, scrape, startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { ensureUser, startSlurm, type SlurmCluster, type TestUser } from '../helpers/slurm.js';
+import { parseExposition, type Sample } from '../profiler/exposition.js';
+import { mountOf, requireProfilerLibrary } from '../profiler/real-library.js';
+import { writeSnapshot } from '../top/tree.js';
+import { ClientMapper } from '../../exporter/src/top/client-map.js';
+
+let slurm: SlurmCluster | undefined;
+let skipReason = '';
+let exporter: RunningExporter | undefined;
+let socketDir = '';
+let socket = '';
+let alice: TestUser;
+let bob: TestUser;
+
+before(async () => {
+  requireProfilerLibrary();
+  const started = await startSlurm();
+  if (started.skip !== undefined) {
+    skipReason = started.skip;
+    console.log(`# Slurm tests skipped: ${skipReason}`);
+    return;
+  }
+  slurm = started.cluster;
+  console.log(`# ${slurm.describe()}`);
+  alice = ensureUser('jobiotest');
+  bob = ensureUser('jobiotest2');
+  // The profiler socket: a directory every job user can enter, the socket itself 0666 (the default).
+  socketDir = mkdtempSync(join(tmpdir(), 'jobio-slurm-sock-'));
+  chmodSync(socketDir, 0o755);
+  socket = join(socketDir, 'profiler.sock');
+  exporter = await startExporter(['--collector.disable-defaults', '--collector.profiler', `--collector.profiler.socket=${socket}`, '--collector.cgroup', '--path.sysfs=/sys']);
+});
+
+after(async () => {
+  await exporter?.stop();
+  await slurm?.stop();
+  if (socketDir) rmSync(socketDir, { recursive: true, force: true });
+});
+
+function cluster(t: TestContext): SlurmCluster | undefined {
+  if (!slurm) t.skip(skipReason);
+  return slurm;
+}
+
+/** Submits a job that is cancelled when the test ends, whatever its outcome. */
+function submit(t: TestContext, s: SlurmCluster, opts: Parameters<SlurmCluster['submit']>[0]): string {
+  const job = s.submit(opts);
+  t.after(async () => {
+    s.cancel(job);
+    await s.waitEnded(job);
+  });
+  return job;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function metrics(): Promise<Sample[]> {
+  return parseExposition(await scrape(`${exporter!.url}/metrics`));
+}
+
+/** Polls /metrics until `done` holds; fails with the last exposition after timeoutMs. */
+async function pollMetrics(what: string, done: (s: Sample[]) => boolean, timeoutMs = 20_000): Promise<Sample[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await metrics();
+    if (done(s)) return s;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; /metrics:\n${s.filter((x) => x.name.startsWith('jobio_profiler') || x.name.startsWith('jobio_job')).map((x) => `${x.name}${JSON.stringify(x.labels)} ${x.value}`).join('\n')}`);
+    await sleep(100);
+  }
+}
+
+const sum = (s: readonly Sample[], name: string, labels: Record<string, string>): number =>
+  s.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((a, x) => a + x.value, 0);
+const rejected = (s: readonly Sample[]): number => sum(s, 'jobio_profiler_records_rejected_total', { reason: 'job_mismatch' });
+
+/** The lines of a job script that preload the profiler, as docs/slurm.md tells users to write them. */
+function preloadLines(): string {
+  return [`export LD_PRELOAD="$(${process.execPath} ${jobioBin} preload-path)"`, `export JOBIO_SOCKET=${socket}`].join('\n');
+}
+
+test('profiler in a Slurm job: exact counts under the job id and the submitting user; a process lying about its job is rejected and counted', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  const mount = mountOf(s.work);
+  // Job A (alice): 250 writes of 4 KiB under the profiler, then a profiled sleep keeps the job alive.
+  const a = submit(t, s, {
+    user: alice,
+    script: ['#!/bin/sh', 'set -e', preloadLines(), 'dd if=/dev/zero of="$PWD/a-$SLURM_JOB_ID.bin" bs=4k count=250 status=none', 'exec sleep 300', ''].join('\n'),
+  });
+  await s.waitState(a, ['RUNNING']);
+  const writes = (m: Sample[], labels: Record<string, string> = {}): number => sum(m, 'jobio_profiler_calls_total', { call: 'write', mount, ...labels });
+  let m = await pollMetrics(`job ${a}'s 250 writes and its live sleep`, (x) => writes(x, { jobid: a }) >= 250 && sum(x, 'jobio_profiler_processes', {}) >= 1);
+  assert.equal(writes(m, { jobid: a, user: 'jobiotest', class: 'red' }), 250, '4 KiB writes are small: all red, under the Slurm job id and the submitting user');
+  assert.equal(writes(m), 250, 'nothing else was written to that mount');
+  assert.equal(sum(m, 'jobio_profiler_write_bytes_total', { jobid: a, user: 'jobiotest', mount, size: 'small' }), 250 * 4096);
+  assert.equal(rejected(m), 0);
+  t.diagnostic(`job ${a}: jobio_profiler_calls_total{jobid="${a}",user="jobiotest",call="write",class="red"} = ${writes(m, { jobid: a, class: 'red' })}`);
+
+  // Liar 1: bob, outside any job, sets SLURM_JOB_ID to alice's running job.
+  const before1 = rejected(m);
+  const liar = spawnSync('dd', ['if=/dev/zero', `of=${join(s.work, 'liar1.bin')}`, 'bs=4k', 'count=100', 'status=none'], {
+    uid: bob.uid,
+    gid: bob.gid,
+    env: { PATH: process.env.PATH, LD_PRELOAD: requireProfilerLibrary(), JOBIO_SOCKET: socket, SLURM_JOB_ID: a },
+    encoding: 'utf8',
+  });
+  assert.equal(liar.status, 0, liar.stderr);
+  // Its start-up PROCESS frame, final PROCESS frame and MOUNT frame.
+  m = await pollMetrics('the outside liar\'s frames rejected', (x) => rejected(x) >= before1 + 3);
+  const liar1Rejected = rejected(m) - before1;
+
+  // Liar 2: a process inside another job claims job A. With job cgroups the kernel's cgroup names
+  // the other job, so even alice's own second job is refused; without cgroups the job is bob's, and
+  // the uid is what gives him away. dd is held in open() on a FIFO until its claim has been judged,
+  // so the verdict is made while the process (and its /proc entry) is alive.
+  const liarUser = s.cgroups === 'v1' ? alice : bob;
+  const fifo = join(s.work, 'gate');
+  assert.equal(spawnSync('mkfifo', ['-m', '0666', fifo]).status, 0);
+  chmodSync(fifo, 0o666);
+  const b = submit(t, s, {
+    user: liarUser,
+    script: ['#!/bin/sh', preloadLines(), `SLURM_JOB_ID=${a} dd if=${fifo} of="$PWD/liar2.bin" bs=4k count=10 iflag=fullblock status=none`, 'echo "dd exit $?"', ''].join('\n'),
+  });
+  await s.waitState(b, ['RUNNING', 'COMPLETED', 'FAILED']);
+  const before2 = rejected(m);
+  m = await pollMetrics(`job ${b}'s liar's start-up frame rejected`, (x) => rejected(x) >= before2 + 1);
+  // Release dd: 40 KiB fit in the pipe, so one non-blocking write is whole.
+  const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  writeSync(fd, Buffer.alloc(10 * 4096));
+  closeSync(fd);
+  assert.equal(await s.waitEnded(b), 'COMPLETED');
+  assert.match(readFileSync(s.output(b), 'utf8'), /dd exit 0/);
+  m = await pollMetrics('the inside liar\'s final frames rejected', (x) => rejected(x) >= before2 + 3);
+  const liar2Rejected = rejected(m) - before2;
+
+  assert.equal(writes(m), 250, 'neither liar\'s writes (100 outside, 10 in the other job) were counted anywhere');
+  assert.equal(writes(m, { jobid: a, user: 'jobiotest' }), 250);
+  assert.deepEqual([...new Set(m.filter((x) => x.name === 'jobio_profiler_calls_total' && x.labels.jobid === a).map((x) => x.labels.user))], ['jobiotest'], 'only alice appears in her job');
+  assert.equal(m.filter((x) => x.name.startsWith('jobio_profiler_') && x.labels.user === 'jobiotest2' && x.labels.jobid === a).length, 0);
+  t.diagnostic(`rejected job_mismatch frames: outside liar (bob) ${liar1Rejected}, liar in job ${b} (${liarUser.name}, ${s.cgroups === 'v1' ? 'caught by the job cgroup' : 'caught by the owner uid'}) ${liar2Rejected}; total ${rejected(m)}`);
+});
+
+test('jobio run inside a Slurm job: the Mistral records carry the Slurm job id', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  const job = submit(t, s, {
+    user: alice,
+    args: ['--mem=1G'],
+    script: ['#!/bin/sh', `${process.execPath} ${jobioBin} run -o "$PWD/run-$SLURM_JOB_ID.jsonl" -- dd if=/dev/zero of="$PWD/run-$SLURM_JOB_ID.bin" bs=4k count=100 status=none`, 'echo "jobio run exit $?"', ''].join('\n'),
+  });
+  assert.equal(await s.waitEnded(job, 60_000), 'COMPLETED', readFileSync(s.output(job), 'utf8'));
+  const out = readFileSync(s.output(job), 'utf8');
+  assert.match(out, /jobio run exit 0/, out);
+  const records = readFileSync(join(s.work, `run-${job}.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { jobid: string; hostname: string; type: string; jobtotal: boolean; cumulative?: boolean; io?: Record<string, { calls?: { total: number } }> });
+  assert.ok(records.length > 0);
+  assert.deepEqual([...new Set(records.map((r) => r.jobid))], [job], 'every record names the Slurm job');
+  const total = records.find((r) => r.type === 'mountpoint' && r.jobtotal && r.cumulative);
+  assert.equal(total?.io?.write_all?.calls?.total, 100, JSON.stringify(total));
+  t.diagnostic(`job ${job}: ${records.length} records, jobid "${records[0]!.jobid}", job-total write_all.calls.total ${total?.io?.write_all?.calls?.total}`);
+});
+
+test('cgroup collector on the real Slurm job cgroup (v1): CPU seconds and memory of a running job', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  if (s.cgroups !== 'v1') {
+    const reason = `no Slurm job cgroups here: ${s.variantReason}`;
+    console.log(`# cgroup test skipped: ${reason}`);
+    t.skip(reason);
+    return;
+  }
+  const job = submit(t, s, {
+    user: alice,
+    args: ['--mem=200M'],
+    script: ['#!/bin/sh', 'while [ ! -e "$PWD/release-$SLURM_JOB_ID" ]; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; done', ''].join('\n'),
+  });
+  await s.waitState(job, ['RUNNING']);
+  const labels = { jobid: job, user: 'jobiotest' };
+  const m = await pollMetrics(`job ${job}'s cgroup CPU and memory`, (x) => sum(x, 'jobio_job_cpu_user_seconds_total', labels) > 0 && sum(x, 'jobio_job_memory_bytes', labels) > 0);
+  const cpu = sum(m, 'jobio_job_cpu_user_seconds_total', labels);
+  const memory = sum(m, 'jobio_job_memory_bytes', labels);
+  assert.ok(cpu > 0 && memory > 0);
+  assert.ok(memory <= 200 * 1048576, `memory ${memory} within the job's 200M limit`);
+  assert.ok(sum(m, 'jobio_job_memory_peak_bytes', labels) >= memory);
+  t.diagnostic(`job ${job}: jobio_job_cpu_user_seconds_total ${cpu}, jobio_job_cpu_system_seconds_total ${sum(m, 'jobio_job_cpu_system_seconds_total', labels)}, jobio_job_memory_bytes ${memory}, jobio_cgroup_jobs ${sum(m, 'jobio_cgroup_jobs', {})}`);
+  writeFileSync(join(s.work, `release-${job}`), '');
+  assert.equal(await s.waitEnded(job), 'COMPLETED');
+  await pollMetrics(`job ${job}'s series gone with its cgroup`, (x) => !x.some((y) => y.name.startsWith('jobio_job_') && y.labels.jobid === job));
+});
+
+test('jobio top --by client: the job map from the real squeue names the running job and its owner', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  const job = submit(t, s, { user: alice, script: '#!/bin/sh\nexec sleep 300\n' });
+  await s.waitState(job, ['RUNNING']);
+  const root = mkdtempSync(join(tmpdir(), 'jobio-slurm-top-'));
+  const nid = '127.0.0.1@tcp';
+  writeFileSync(join(root, 'nids'), `${nid} ${s.node}\n`);
+  writeSnapshot(root, { jobs: {}, clients: { [nid]: { wrMiB: 1 } } });
+  const lustre = await startExporter(['--collector.disable-defaults', '--collector.lustre_exports', `--path.procfs=${join(root, 'proc')}`, `--path.sysfs=${join(root, 'sys')}`, `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`]);
+  const savedConf = process.env.SLURM_CONF;
+  try {
+    // The module: the default job-map command is the real squeue.
+    process.env.SLURM_CONF = s.conf;
+    const mapper = new ClientMapper({ nidMapFile: join(root, 'nids') });
+    await mapper.refresh();
+    assert.equal(mapper.warning, undefined);
+    assert.deepEqual(mapper.job(s.node), { job, owner: 'jobiotest' });
+    assert.deepEqual(mapper.job(`${s.node}.cluster.example`), { job, owner: 'jobiotest' }, 'a FQDN matches squeue\'s short name');
+
+    // The CLI end to end: the client keeps writing while `jobio top` takes its two scrapes.
+    let wr = 1;
+    let running = true;
+    const writer = (async () => {
+      while (running) {
+        wr += 1;
+        writeSnapshot(root, { jobs: {}, clients: { [nid]: { wrMiB: wr } } });
+        await sleep(100);
+      }
+    })();
+    const result = await runJobio(['top', '--by', 'client', '--exporter', lustre.url, '--once', '--interval', '1s', '--nid-map', join(root, 'nids')], { env: { SLURM_CONF: s.conf } });
+    running = false;
+    await writer;
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, '', 'no job-map warning');
+    const lines = result.stdout.trim().split('\n');
+    assert.deepEqual(lines[0]!.split(/\s+/), ['JOB', 'WR_MB', 'RD_MB', 'REQS', 'OWNER', 'HOSTS', 'TARGETS']);
+    const row = lines[1]!.split(/\s+/);
+    assert.equal(row[0], job);
+    assert.ok(Number(row[1]) > 0, result.stdout);
+    assert.deepEqual([row[4], row[5], row[6]], ['jobiotest', '1', '1'], result.stdout);
+    assert.equal(lines.length, 2, result.stdout);
+    t.diagnostic(`jobio top --by client:\n${result.stdout}`);
+  } finally {
+    if (savedConf === undefined) delete process.env.SLURM_CONF;
+    else process.env.SLURM_CONF = savedConf;
+    await lustre.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
