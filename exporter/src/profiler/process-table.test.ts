@@ -11,7 +11,7 @@ import { ProcessTable, type AggregatorSink, type ProcessIdentity } from './proce
 
 const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
 
-function proc(sequence: number, runtimeNs: number, opts: { jobid?: string; flags?: number; start?: bigint; dropped?: number } = {}): ProcessRecord {
+function proc(sequence: number, runtimeNs: number, opts: { jobid?: string; flags?: number; start?: bigint; dropped?: number; mounts?: number } = {}): ProcessRecord {
   return {
     kind: 'process',
     header: header(sequence, opts.flags, opts.start),
@@ -21,7 +21,7 @@ function proc(sequence: number, runtimeNs: number, opts: { jobid?: string; flags
     runtimeNs,
     droppedFrames: opts.dropped ?? 0,
     ignoredCalls: 0,
-    mountCount: 1,
+    mountCount: opts.mounts ?? 1,
     smallThreshold: 32768,
     largeThreshold: 1 << 27,
     sampleEvery: 1,
@@ -71,12 +71,12 @@ const cred = (pid: number, uid = 1000) => ({ pid, uid, gid: 1000 });
 
 test('cumulative snapshots become increments; repeats and reorders add nothing', () => {
   const h = harness();
-  h.table.handle(proc(1, 100), cred(5));
-  h.table.handle(mount(2, 10), cred(5));
-  h.table.handle(proc(3, 250), cred(5));
-  h.table.handle(mount(4, 25), cred(5));
-  h.table.handle(mount(4, 25), cred(5)); // repeated
-  h.table.handle(mount(2, 10), cred(5)); // old
+  h.table.handle(proc(0, 100), cred(5));
+  h.table.handle(mount(1, 10), cred(5));
+  h.table.handle(proc(2, 250), cred(5));
+  h.table.handle(mount(3, 25), cred(5));
+  h.table.handle(mount(3, 25), cred(5)); // repeated
+  h.table.handle(mount(1, 10), cred(5)); // old
   assert.equal(h.writes('|1000|/data'), 25);
   assert.equal(h.totals.get('|1000|/data')?.[slot.sizedBytes(1, 1)], 25 * 65536);
   assert.equal(h.runtime.get(''), 250);
@@ -85,25 +85,25 @@ test('cumulative snapshots become increments; repeats and reorders add nothing',
 
 test('a counter that goes down restarts from its new value; other processes are separate', () => {
   const h = harness();
-  h.table.handle(proc(1, 10), cred(5));
-  h.table.handle(mount(2, 40), cred(5));
-  h.table.handle(proc(3, 20), cred(5));
-  h.table.handle(mount(4, 7), cred(5)); // reset: +7
-  h.table.handle(proc(1, 10), cred(6)); // another pid: its own entry
-  h.table.handle(mount(2, 3), cred(6));
-  h.table.handle(proc(1, 10, { start: 2000n }), cred(5)); // same pid, new start (pid reuse / exec)
-  h.table.handle(mount(2, 5, { start: 2000n }), cred(5));
+  h.table.handle(proc(0, 10), cred(5));
+  h.table.handle(mount(1, 40), cred(5));
+  h.table.handle(proc(2, 20), cred(5));
+  h.table.handle(mount(3, 7), cred(5)); // reset: +7
+  h.table.handle(proc(0, 10), cred(6)); // another pid: its own entry
+  h.table.handle(mount(1, 3), cred(6));
+  h.table.handle(proc(0, 10, { start: 2000n }), cred(5)); // same pid, new start (pid reuse / exec)
+  h.table.handle(mount(1, 5, { start: 2000n }), cred(5));
   assert.equal(h.writes('|1000|/data'), 40 + 7 + 3 + 5);
   assert.equal(h.table.size, 3);
 });
 
 test('final snapshots end the process; a mount frame without its process is rejected', () => {
   const h = harness();
-  h.table.handle(mount(1, 10), cred(7));
+  h.table.handle(mount(1, 10), cred(8));
   assert.deepEqual(h.rejected, ['no_process']);
-  h.table.handle(proc(2, 10, { flags: FLAG_FINAL }), cred(7));
+  h.table.handle(proc(0, 10, { flags: FLAG_FINAL }), cred(7));
   assert.equal(h.table.size, 1, 'waits for its mount frames');
-  h.table.handle(mount(3, 10, { flags: FLAG_FINAL }), cred(7));
+  h.table.handle(mount(1, 10, { flags: FLAG_FINAL }), cred(7));
   assert.equal(h.table.size, 0);
   assert.equal(h.ended.length, 1);
   assert.equal(h.writes('|1000|/data'), 10);
@@ -112,8 +112,8 @@ test('final snapshots end the process; a mount frame without its process is reje
 test('a job claim contradicted by the process is rejected with all its frames; uid comes from the credentials', () => {
   const h = harness();
   // pid 99 does not exist in the fake procfs: unverifiable, accepted, and binds nothing.
-  h.table.handle(proc(1, 10, { jobid: '42' }), cred(99, 1001));
-  h.table.handle(mount(2, 4), cred(99, 1001));
+  h.table.handle(proc(0, 10, { jobid: '42' }), cred(99, 1001));
+  h.table.handle(mount(1, 4), cred(99, 1001));
   assert.equal(h.writes('42|1001|/data'), 4);
   assert.deepEqual(h.rejected, []);
 });
@@ -123,10 +123,10 @@ test('a process whose environment names another job has every frame rejected', (
   mkdirSync(join(procfs, '50'));
   writeFileSync(join(procfs, '50', 'environ'), 'SLURM_JOB_ID=1\0');
   const h = harness(procfs);
-  h.table.handle(proc(1, 10, { jobid: '2' }), cred(50, 1002));
-  h.table.handle(mount(2, 4), cred(50, 1002));
-  h.table.handle(proc(3, 10, { jobid: '1' }), cred(50, 1002)); // the truthful claim is accepted
-  h.table.handle(mount(4, 6), cred(50, 1002));
+  h.table.handle(proc(0, 10, { jobid: '2' }), cred(50, 1002));
+  h.table.handle(mount(1, 4), cred(50, 1002));
+  h.table.handle(proc(2, 10, { jobid: '1' }), cred(50, 1002)); // the truthful claim is accepted
+  h.table.handle(mount(3, 6), cred(50, 1002));
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
   assert.equal(h.writes('2|1002|/data'), 0);
   assert.equal(h.writes('1|1002|/data'), 6);
@@ -137,10 +137,10 @@ test('a refused claim stays refused after the process is gone from /proc (its fi
   mkdirSync(join(procfs, '60'));
   writeFileSync(join(procfs, '60', 'cgroup'), '4:memory:/slurm_vm/uid_1000/job_8/step_batch/task_0\n');
   const h = harness(procfs);
-  h.table.handle(proc(1, 10, { jobid: '7' }), cred(60, 1000)); // inside job 8, claims job 7
+  h.table.handle(proc(0, 10, { jobid: '7' }), cred(60, 1000)); // inside job 8, claims job 7
   rmSync(join(procfs, '60'), { recursive: true });
-  h.table.handle(proc(2, 10, { jobid: '7', flags: FLAG_FINAL }), cred(60, 1000));
-  h.table.handle(mount(3, 9, { flags: FLAG_FINAL }), cred(60, 1000));
+  h.table.handle(proc(1, 10, { jobid: '7', flags: FLAG_FINAL }), cred(60, 1000));
+  h.table.handle(mount(2, 9, { flags: FLAG_FINAL }), cred(60, 1000));
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch', 'job_mismatch']);
   assert.equal(h.writes('7|1000|/data'), 0);
   assert.equal(h.table.size, 0);
@@ -148,9 +148,89 @@ test('a refused claim stays refused after the process is gone from /proc (its fi
 
 test('idle processes expire', () => {
   const h = harness();
-  h.table.handle(proc(1, 10), cred(5));
+  h.table.handle(proc(0, 10), cred(5));
   h.tick(5000);
-  h.table.handle(proc(1, 10), cred(6));
+  h.table.handle(proc(0, 10), cred(6));
   assert.equal(h.table.expire(3000), 1);
+  assert.equal(h.table.size, 1);
+});
+
+// Sequence numbering as the C profiler does it (flush.c): the first frame is 0, every frame sent or
+// dropped takes the next number, and a process frame's dropped_frames counts the drops before it.
+
+test('a process forgotten after an idle gap resumes from a baseline: no jump', () => {
+  const h = harness();
+  h.table.handle(proc(0, 100, { mounts: 0 }), cred(5)); // start-up frame
+  h.table.handle(proc(1, 1000), cred(5));
+  h.table.handle(mount(2, 10), cred(5));
+  assert.equal(h.writes('|1000|/data'), 10);
+  h.tick(700_000);
+  assert.equal(h.table.expire(600_000), 1);
+  // Silent for a while, then writes again: cumulative 30 writes, 2 frames dropped meanwhile.
+  h.table.handle(proc(5, 5000, { dropped: 2 }), cred(5));
+  h.table.handle(mount(6, 30), cred(5));
+  assert.equal(h.writes('|1000|/data'), 10, 'the resumed snapshot is a baseline, not 30 more');
+  assert.equal(h.runtime.get(''), 1000);
+  h.table.handle(proc(7, 6000, { dropped: 2 }), cred(5));
+  h.table.handle(mount(8, 34), cred(5));
+  assert.equal(h.writes('|1000|/data'), 14, 'then the differences count');
+  assert.equal(h.runtime.get(''), 2000);
+  assert.deepEqual(h.rejected, []);
+});
+
+test('a receiver started while a process is running credits nothing of its history', () => {
+  const before = harness();
+  before.table.handle(proc(0, 100, { mounts: 0 }), cred(5));
+  before.table.handle(proc(1, 1000), cred(5));
+  before.table.handle(mount(2, 10), cred(5));
+  assert.equal(before.writes('|1000|/data'), 10);
+  // Exporter restart: a new table meets the process mid-life; it also has a new mount in between.
+  const after = harness();
+  after.table.handle(proc(3, 2000, { mounts: 2 }), cred(5));
+  after.table.handle(mount(4, 25), cred(5));
+  after.table.handle(mount(5, 7, { path: '/scratch' }), cred(5));
+  assert.equal(after.writes('|1000|/data'), 0);
+  assert.equal(after.writes('|1000|/scratch'), 0);
+  assert.equal(after.runtime.get(''), 0);
+  after.table.handle(proc(6, 3000, { mounts: 3 }), cred(5));
+  after.table.handle(mount(7, 26), cred(5));
+  after.table.handle(mount(8, 9, { path: '/scratch' }), cred(5));
+  after.table.handle(mount(9, 4, { path: '/home' }), cred(5)); // first activity there: all of it is new
+  assert.equal(after.writes('|1000|/data'), 1);
+  assert.equal(after.writes('|1000|/scratch'), 2);
+  assert.equal(after.writes('|1000|/home'), 4);
+  assert.equal(after.runtime.get(''), 1000);
+});
+
+test('while the baseline snapshot is incomplete, a mount first seen later is a baseline too', () => {
+  const h = harness();
+  h.table.handle(proc(3, 2000, { mounts: 2 }), cred(5));
+  h.table.handle(mount(4, 25), cred(5));
+  // mount frame 5 (/scratch, 7 writes) lost
+  h.table.handle(proc(6, 3000, { mounts: 2, dropped: 1 }), cred(5));
+  h.table.handle(mount(7, 26), cred(5));
+  h.table.handle(mount(8, 9, { path: '/scratch' }), cred(5));
+  assert.equal(h.writes('|1000|/data'), 1);
+  assert.equal(h.writes('|1000|/scratch'), 0, 'its 9 may have been counted before the restart');
+  h.table.handle(proc(9, 4000, { mounts: 2, dropped: 1 }), cred(5));
+  h.table.handle(mount(10, 26), cred(5));
+  h.table.handle(mount(11, 12, { path: '/scratch' }), cred(5));
+  assert.equal(h.writes('|1000|/scratch'), 3);
+});
+
+test('a process whose earlier frames were all dropped is credited in full', () => {
+  const h = harness();
+  // No receiver at start-up: frames 0..3 dropped (dropped_frames 4 at frame 4).
+  h.table.handle(proc(4, 5000, { dropped: 4 }), cred(5));
+  h.table.handle(mount(5, 30), cred(5));
+  assert.equal(h.writes('|1000|/data'), 30);
+  assert.equal(h.runtime.get(''), 5000);
+  h.table.handle(proc(6, 6000, { dropped: 4 }), cred(5));
+  h.table.handle(mount(7, 31), cred(5));
+  assert.equal(h.writes('|1000|/data'), 31);
+  // A short process seen first at its final snapshot, start-up frame dropped.
+  h.table.handle(proc(1, 700, { dropped: 1, flags: FLAG_FINAL }), cred(9));
+  h.table.handle(mount(2, 5, { flags: FLAG_FINAL }), cred(9));
+  assert.equal(h.writes('|1000|/data'), 36);
   assert.equal(h.table.size, 1);
 });

@@ -3,6 +3,15 @@
 // its own start). Each entry keeps the latest accepted snapshot per mount; a new snapshot yields the
 // difference, so a lost frame only delays counts and a repeated one adds nothing.
 //
+// First sight of a process (DESIGN 3.2: counters never jump): the profiler numbers every frame it
+// sends or drops (`sequence` 0, 1, 2, ... taken before the send) and counts the drops
+// (`dropped_frames` of a process frame: drops before that frame). So sequence - dropped_frames is the
+// number of earlier frames that left the process. Zero: nothing of it can have been counted anywhere,
+// the snapshot is credited in full. More: earlier frames were delivered — to this receiver before the
+// entry expired, or to a receiver that has since restarted — so the snapshot is only a baseline:
+// recorded, credited as zero, and only the differences from it count. The price is an undercount,
+// never a double count: the I/O between the last delivered frame and the baseline is not counted.
+//
 // Identity rules (DESIGN 3.7): pid/uid/gid come from the socket credentials, never from the frame;
 // the job id claimed by the frame is checked by the JobVerifier, and a process whose claim fails has
 // all its frames rejected as `job_mismatch`.
@@ -58,6 +67,11 @@ interface Entry {
   mounts: Map<string, Counters>;
   /** Mount frames still expected for the current snapshot. */
   mountsPending: number;
+  /**
+   * Baseline mode: a mount not yet in `mounts` is recorded and credited as zero (its earlier totals
+   * may already have been counted). Ends with the first complete snapshot (every mount frame seen).
+   */
+  baseline: boolean;
   ending: boolean;
   lastSeenMs: number;
 }
@@ -92,7 +106,8 @@ export class ProcessTable {
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource });
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
       if (!entry) {
-        entry = { identity, accepted: false, lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, ending: false, lastSeenMs: 0 };
+        const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
+        entry = { identity, accepted: false, lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, baseline: deliveredBefore > 0n, ending: false, lastSeenMs: 0 };
         this.entries.set(key, entry);
       } else if (entry.identity.jobid !== record.jobid) {
         // A new claim: the figures already credited stay with the old job; start afresh for the new one.
@@ -102,6 +117,8 @@ export class ProcessTable {
       }
       entry.accepted = verdict !== 'mismatch';
     }
+    // The previous snapshot arrived whole: every mount with earlier activity is known, baseline over.
+    if (entry.baseline && existing && entry.mountsPending === 0) entry.baseline = false;
     entry.lastSequence = record.header.sequence;
     entry.lastSeenMs = this.now();
     entry.mountsPending = record.mountCount;
@@ -109,7 +126,7 @@ export class ProcessTable {
     if (!entry.accepted) {
       this.onReject('job_mismatch');
     } else {
-      const prev = entry.lastProcess;
+      const prev = entry.lastProcess ?? (entry.baseline ? record : undefined);
       this.sink.processDelta(
         entry.identity,
         {
@@ -133,7 +150,7 @@ export class ProcessTable {
       this.onReject('job_mismatch');
     } else {
       const current = countersOf(record);
-      const increment = delta(current, entry.mounts.get(record.path));
+      const increment = delta(current, entry.mounts.get(record.path) ?? (entry.baseline ? current : undefined));
       entry.mounts.set(record.path, current);
       this.sink.mountDelta(entry.identity, { path: record.path, fstype: record.fstype, fsname: record.fsname }, increment, record);
     }
@@ -149,7 +166,8 @@ export class ProcessTable {
 
   /**
    * Forgets processes not heard from for `idleMs` (killed without a final frame). Keep this well above
-   * the profiler's flush interval: a forgotten process that speaks again is credited from zero.
+   * the profiler's flush interval: a forgotten process that speaks again starts from a baseline (see
+   * the top of this file), so its counts do not jump; its I/O while forgotten is not counted.
    */
   expire(idleMs: number): number {
     const cutoff = this.now() - idleMs;

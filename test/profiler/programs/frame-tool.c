@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
       perror("frame-tool: connect");
       return 1;
     }
-    uint64_t seq = 1;
+    uint64_t seq = 0; /* numbered like the profiler (flush.c): the first frame is 0 */
     if (strcmp(argv[3], "valid") == 0) {
       snapshot(1, &seq, 0, jobid, source);
       snapshot(3, &seq, JOBIO_FLAG_FINAL, jobid, source);
