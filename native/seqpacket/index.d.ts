@@ -14,6 +14,13 @@ export interface SeqpacketEvent {
   readonly size: number;
   /** The message bytes, for `frame` only. */
   readonly data?: Buffer;
+  /**
+   * With the first frame of each sender on a connection, when `procfs` is set: what <procfs>/<pid>
+   * said as the frame was read (a short-lived process may be gone by the time JavaScript looks).
+   * `cgroup`: the cgroup file, absent if unreadable; `environ`: only the scheduler job id variables
+   * (NUL-separated; a single NUL when the environment has none of them), absent if unreadable or empty.
+   */
+  readonly evidence?: { readonly cgroup?: string; readonly environ?: Buffer };
 }
 
 export interface SeqpacketServerOptions {
@@ -21,6 +28,8 @@ export interface SeqpacketServerOptions {
   readonly maxFrame: number;
   /** Permission bits of the socket file (default 0o666 so every user's job can connect). */
   readonly mode?: number;
+  /** Where to read senders' cgroup and environ for `evidence` (e.g. /proc); none captured without it. */
+  readonly procfs?: string;
   /** Connections beyond this are accepted and closed at once, and counted as refused (default 4096). */
   readonly maxConnections?: number;
   /** Events waiting for JavaScript before new ones are dropped and counted (default 16384, 0 = unbounded). */

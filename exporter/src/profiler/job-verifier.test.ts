@@ -38,13 +38,15 @@ test('claims are checked against environ, then cgroup, then the owner of the job
   assert.equal(v.verify({ pid: 10, uid: 1000, jobid: '100', source: 'HOME' }), 'mismatch', 'not a scheduler variable');
   assert.equal(v.verify({ pid: 12, uid: 1002, jobid: '300', source: 'SLURM_JOB_ID' }), 'verified', 'cgroup');
   assert.equal(v.verify({ pid: 13, uid: 1002, jobid: '301', source: 'SLURM_JOB_ID' }), 'mismatch', 'cgroup names another job');
-  // Gone processes: accepted unless a different uid proved it owns the job.
-  assert.equal(v.verify({ pid: 99, uid: 1000, jobid: '100', source: 'SLURM_JOB_ID' }), 'unverifiable');
+  // Gone processes: accepted only if the same uid proved it belongs to the job.
+  assert.equal(v.verify({ pid: 99, uid: 1000, jobid: '100', source: 'SLURM_JOB_ID' }), 'vouched');
   assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '100', source: 'SLURM_JOB_ID' }), 'mismatch');
-  assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '555', source: 'SLURM_JOB_ID' }), 'unverifiable');
+  assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '555', source: 'SLURM_JOB_ID' }), 'unverified', 'nobody vouches for job 555');
   assert.equal(v.verify({ pid: 11, uid: 1001, jobid: '', source: '' }), 'verified', 'no claim');
-  v.retainOnly(new Set());
-  assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '100', source: 'SLURM_JOB_ID' }), 'unverifiable', 'owner forgotten');
+  v.retainOnly(new Set(['300']));
+  assert.equal(v.ownedJobs, 1);
+  assert.equal(v.verify({ pid: 99, uid: 1000, jobid: '100', source: 'SLURM_JOB_ID' }), 'unverified', 'owner forgotten: must prove itself again');
+  assert.equal(v.verify({ pid: 99, uid: 1002, jobid: '300', source: 'SLURM_JOB_ID' }), 'vouched', 'kept');
 });
 
 test('a job cgroup outranks the environment: SLURM_JOB_ID set by hand cannot enter another user\'s job', () => {
@@ -62,4 +64,20 @@ test('a job cgroup outranks the environment: SLURM_JOB_ID set by hand cannot ent
   assert.equal(v.verify({ pid: 22, uid: 1000, jobid: '400', source: 'SLURM_JOB_ID' }), 'mismatch', 'the cgroup names job 401, whatever the environment says');
   assert.equal(v.verify({ pid: 23, uid: 1000, jobid: '500', source: 'SLURM_JOB_ID' }), 'verified');
   assert.equal(v.verify({ pid: 24, uid: 1001, jobid: '500', source: 'SLURM_JOB_ID' }), 'mismatch', 'first uid proven by environ owns the job');
+});
+
+test('a claim that cannot be checked is refused unless the same uid has a verified claim on the job', () => {
+  const procfs = fakeProc({
+    30: { environ: 'SLURM_JOB_ID=700\0', cgroup: '0::/system.slice/slurmstepd.scope/job_700/step_batch\n' }, // B's batch shell
+  });
+  const v = new JobVerifier(procfs);
+  // User A (1001) claims B's job 700 from a process already gone, before any of B's processes is seen.
+  assert.equal(v.verify({ pid: 98, uid: 1001, jobid: '700', source: 'SLURM_JOB_ID' }), 'unverified');
+  assert.equal(v.ownedJobs, 0, 'an unverified claim owns nothing');
+  // B's batch shell is verified through its start-up frame; B's short process (gone) is then vouched for.
+  assert.equal(v.verify({ pid: 30, uid: 1000, jobid: '700', source: 'SLURM_JOB_ID' }), 'verified');
+  assert.equal(v.verify({ pid: 97, uid: 1000, jobid: '700', source: 'SLURM_JOB_ID' }), 'vouched');
+  assert.equal(v.verify({ pid: 98, uid: 1001, jobid: '700', source: 'SLURM_JOB_ID' }), 'mismatch');
+  // jobio run's private receiver trusts its own children.
+  assert.equal(new JobVerifier(procfs, { trustClaims: true }).verify({ pid: 96, uid: 1000, jobid: '701', source: 'SLURM_JOB_ID' }), 'verified');
 });

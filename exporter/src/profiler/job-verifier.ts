@@ -8,7 +8,15 @@
 //      stands when no other uid owns the job (the first uid seen becomes the owner until a cgroup
 //      says otherwise);
 //   3. neither readable (the process already exited, or the exporter may not read it): the claim is
-//      accepted only if no other uid has been seen owning that job id.
+//      accepted ('vouched') only if the same uid already proved membership of that job id (typically
+//      the job's long-lived batch shell, verified through its start-up frame). Otherwise it is
+//      refused ('unverified'): accepting it would let user A write into job B simply because B's own
+//      processes had not been seen yet.
+// The owners map is pruned to the jobs still in the process table (ProcessTable.expire), so it stays
+// bounded; a job none of whose processes is known any more must prove itself again.
+// The receiver thread of the addon reads cgroup and environ as a process's first frame arrives and
+// hands them over with it (ProcEvidence), so a short-lived process is judged on what it was while
+// alive even if JavaScript gets to its frame after it exited. Without that evidence, /proc is read now.
 // Reads are synchronous on purpose: they happen once per process and job claim, take microseconds on
 // procfs, and keep the frames of one process in order without a queue per process.
 import { readFileSync } from 'node:fs';
@@ -17,13 +25,38 @@ import { join } from 'node:path';
 /** The scheduler variables the profiler reads the job id from (DESIGN 3.5), first found wins. */
 export const JOBID_VARIABLES = ['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_ID', 'FLUX_JOB_ID'] as const;
 
-export type Verdict = 'verified' | 'unverifiable' | 'mismatch';
+/**
+ * - verified: the process's cgroup or environment backs the claim (or it claims no job);
+ * - vouched: no evidence readable, but the same uid has a verified claim on the job: accepted;
+ * - unverified: no evidence and no such claim: refused;
+ * - mismatch: the evidence contradicts the claim: refused.
+ */
+export type Verdict = 'verified' | 'vouched' | 'unverified' | 'mismatch';
+
+export interface JobVerifierOptions {
+  /**
+   * Accept every claim without looking (`jobio run`: its private socket, mode 0600 in a 0700
+   * directory, is reachable only by the user's own processes, whose counts go only to that user's
+   * own report; nobody else's job can be written into).
+   */
+  readonly trustClaims?: boolean;
+}
+
+/**
+ * What <procfs>/<pid> said when the receiver thread read the process's first frame (the addon's
+ * `evidence`): used instead of reading /proc now, when the process may be gone.
+ */
+export interface ProcEvidence {
+  readonly cgroup?: string;
+  readonly environ?: Buffer;
+}
 
 export interface JobClaim {
   readonly pid: number;
   readonly uid: number;
   readonly jobid: string;
   readonly source: string;
+  readonly evidence?: ProcEvidence;
 }
 
 /** The value of `name` in a NUL-separated environ block, or undefined. */
@@ -50,10 +83,19 @@ export class JobVerifier {
   /** Job id → uid whose processes proved membership (environ or cgroup). */
   private readonly owners = new Map<string, number>();
 
-  constructor(private readonly procfs: string) {}
+  constructor(
+    private readonly procfs: string,
+    private readonly options: JobVerifierOptions = {},
+  ) {}
+
+  /** Jobs with a known owner (bounded by retainOnly). */
+  get ownedJobs(): number {
+    return this.owners.size;
+  }
 
   verify(claim: JobClaim): Verdict {
     if (claim.jobid === '') return 'verified'; // claims no job: nothing to protect
+    if (this.options.trustClaims) return 'verified';
     if (!(JOBID_VARIABLES as readonly string[]).includes(claim.source)) return 'mismatch';
     const evidence = this.evidence(claim);
     if (evidence === 'mismatch') return 'mismatch';
@@ -63,16 +105,18 @@ export class JobVerifier {
     }
     const owner = this.owners.get(claim.jobid);
     if (owner !== undefined && owner !== claim.uid) return 'mismatch';
-    if (evidence === 'none') return 'unverifiable';
+    if (evidence === 'none') return owner === claim.uid ? 'vouched' : 'unverified';
     if (owner === undefined) this.owners.set(claim.jobid, claim.uid);
     return 'verified';
   }
 
   private evidence(claim: JobClaim): 'cgroup' | 'environ' | 'none' | 'mismatch' {
-    const cgroup = readOrUndefined(join(this.procfs, String(claim.pid), 'cgroup'));
-    const ids = cgroup ? cgroupJobIds(cgroup.toString('utf8')) : [];
+    const early = claim.evidence;
+    const cgroup = early ? early.cgroup : readOrUndefined(join(this.procfs, String(claim.pid), 'cgroup'))?.toString('utf8');
+    const ids = cgroup ? cgroupJobIds(cgroup) : [];
     if (ids.length > 0) return ids.includes(claim.jobid) ? 'cgroup' : 'mismatch';
-    const environ = readOrUndefined(join(this.procfs, String(claim.pid), 'environ'));
+    // Early evidence is taken as given even if the process is still there: it is what it was at start.
+    const environ = early ? early.environ : readOrUndefined(join(this.procfs, String(claim.pid), 'environ'));
     // An empty environ means a zombie or kernel thread: no evidence either way.
     if (environ !== undefined && environ.length > 0) return environValue(environ, claim.source) === claim.jobid ? 'environ' : 'mismatch';
     return 'none';

@@ -111,11 +111,49 @@ test('final snapshots end the process; a mount frame without its process is reje
 
 test('a job claim contradicted by the process is rejected with all its frames; uid comes from the credentials', () => {
   const h = harness();
-  // pid 99 does not exist in the fake procfs: unverifiable, accepted, and binds nothing.
+  // pid 99 does not exist in the fake procfs and nobody of uid 1001 proved membership of job 42.
   h.table.handle(proc(0, 10, { jobid: '42' }), cred(99, 1001));
   h.table.handle(mount(1, 4), cred(99, 1001));
-  assert.equal(h.writes('42|1001|/data'), 4);
-  assert.deepEqual(h.rejected, []);
+  assert.equal(h.writes('42|1001|/data'), 0);
+  assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
+});
+
+test('user A cannot write into job B with a process gone before B is seen; B\'s own short processes can', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
+  mkdirSync(join(procfs, '70'));
+  writeFileSync(join(procfs, '70', 'environ'), 'SLURM_JOB_ID=9\0');
+  const h = harness(procfs);
+  h.table.handle(proc(0, 10, { jobid: '9', flags: FLAG_FINAL }), cred(80, 1001)); // A: pid 80 already exited
+  h.table.handle(mount(1, 50, { flags: FLAG_FINAL }), cred(80, 1001));
+  assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
+  h.table.handle(proc(0, 10, { jobid: '9', mounts: 0 }), cred(70, 1000)); // B's batch shell, alive: verified
+  h.table.handle(proc(1, 20, { jobid: '9', mounts: 0 }), cred(71, 1000)); // B's short process, already gone
+  h.table.handle(proc(0, 20, { jobid: '9', flags: FLAG_FINAL }), cred(72, 1000));
+  h.table.handle(mount(1, 6, { flags: FLAG_FINAL }), cred(72, 1000));
+  assert.equal(h.writes('9|1000|/data'), 6);
+  assert.equal(h.writes('9|1001|/data'), 0);
+  assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
+});
+
+test('expiry prunes the verifier\'s job owners to the jobs still known', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
+  mkdirSync(join(procfs, '70'));
+  writeFileSync(join(procfs, '70', 'environ'), 'SLURM_JOB_ID=9\0');
+  const verifier = new JobVerifier(procfs);
+  const rejected: string[] = [];
+  let now = 0;
+  const sink: AggregatorSink = { mountDelta() {}, processDelta() {} };
+  const table = new ProcessTable(verifier, sink, (r) => rejected.push(r), () => now);
+  table.handle(proc(0, 10, { jobid: '9', mounts: 0 }), cred(70, 1000));
+  assert.equal(verifier.ownedJobs, 1);
+  now += 1000;
+  table.expire(5000);
+  assert.equal(verifier.ownedJobs, 1, 'the shell is still known');
+  now += 10_000;
+  table.expire(5000);
+  assert.equal(verifier.ownedJobs, 0);
+  table.handle(proc(0, 10, { jobid: '9', mounts: 0 }), cred(71, 1000)); // gone, and the job forgotten
+  assert.deepEqual(rejected, ['unverified_job']);
 });
 
 test('a process whose environment names another job has every frame rejected', () => {

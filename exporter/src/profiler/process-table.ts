@@ -14,16 +14,19 @@
 //
 // Identity rules (DESIGN 3.7): pid/uid/gid come from the socket credentials, never from the frame;
 // the job id claimed by the frame is checked by the JobVerifier, and a process whose claim fails has
-// all its frames rejected as `job_mismatch`.
+// all its frames rejected as `job_mismatch` (contradicted) or `unverified_job` (no evidence either
+// way and no verified claim of the same uid on that job).
 import { FLAG_EXEC, FLAG_FINAL } from '../parsers/profiler-wire.js';
 import type { MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/profiler-record.js';
 import { countersOf, delta, scalarDelta, type Counters } from './counters.js';
-import type { JobVerifier } from './job-verifier.js';
+import type { JobVerifier, ProcEvidence } from './job-verifier.js';
 
 export interface Credentials {
   readonly pid: number;
   readonly uid: number;
   readonly gid: number;
+  /** /proc evidence captured by the receiver thread with the frame (first frame of a connection). */
+  readonly evidence?: ProcEvidence;
 }
 
 export interface ProcessIdentity {
@@ -31,7 +34,7 @@ export interface ProcessIdentity {
   readonly pid: number;
   readonly uid: number;
   readonly gid: number;
-  /** Verified (or unverifiable but unopposed) job id; '' when the process claims none. */
+  /** Verified (or vouched for by the same uid's verified claim) job id; '' when the process claims none. */
   readonly jobid: string;
   readonly exe: string;
 }
@@ -56,12 +59,14 @@ export interface AggregatorSink {
   processEnded?(id: ProcessIdentity): void;
 }
 
-export type TableRejectReason = 'job_mismatch' | 'no_process' | 'stale';
-export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'no_process', 'stale'];
+export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale';
+export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale'];
 
 interface Entry {
   identity: ProcessIdentity;
   accepted: boolean;
+  /** Why frames are rejected when not accepted. */
+  refusal: 'job_mismatch' | 'unverified_job';
   lastProcess: ProcessRecord | undefined;
   lastSequence: bigint;
   mounts: Map<string, Counters>;
@@ -103,11 +108,11 @@ export class ProcessTable {
     // A claim is judged once per process and job id: a refused claim stays refused (once the process
     // has exited its /proc entry is gone, and a second look would find no evidence against it).
     if (!entry || entry.identity.jobid !== record.jobid) {
-      const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource });
+      const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource, evidence: cred.evidence });
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
-        entry = { identity, accepted: false, lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, baseline: deliveredBefore > 0n, ending: false, lastSeenMs: 0 };
+        entry = { identity, accepted: false, refusal: 'job_mismatch', lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, baseline: deliveredBefore > 0n, ending: false, lastSeenMs: 0 };
         this.entries.set(key, entry);
       } else if (entry.identity.jobid !== record.jobid) {
         // A new claim: the figures already credited stay with the old job; start afresh for the new one.
@@ -115,7 +120,8 @@ export class ProcessTable {
         entry.lastProcess = undefined;
         entry.mounts.clear();
       }
-      entry.accepted = verdict !== 'mismatch';
+      entry.accepted = verdict === 'verified' || verdict === 'vouched';
+      entry.refusal = verdict === 'unverified' ? 'unverified_job' : 'job_mismatch';
     }
     // The previous snapshot arrived whole: every mount with earlier activity is known, baseline over.
     if (entry.baseline && existing && entry.mountsPending === 0) entry.baseline = false;
@@ -124,7 +130,7 @@ export class ProcessTable {
     entry.mountsPending = record.mountCount;
     entry.ending = (record.header.flags & (FLAG_FINAL | FLAG_EXEC)) !== 0;
     if (!entry.accepted) {
-      this.onReject('job_mismatch');
+      this.onReject(entry.refusal);
     } else {
       const prev = entry.lastProcess ?? (entry.baseline ? record : undefined);
       this.sink.processDelta(
@@ -147,7 +153,7 @@ export class ProcessTable {
     entry.lastSeenMs = this.now();
     if (entry.mountsPending > 0) entry.mountsPending--;
     if (!entry.accepted) {
-      this.onReject('job_mismatch');
+      this.onReject(entry.refusal);
     } else {
       const current = countersOf(record);
       const increment = delta(current, entry.mounts.get(record.path) ?? (entry.baseline ? current : undefined));
@@ -178,6 +184,8 @@ export class ProcessTable {
         removed++;
       }
     }
+    // Keep the verifier's job owners bounded: only jobs with a process still known.
+    this.verifier.retainOnly(this.liveJobIds());
     return removed;
   }
 

@@ -12,6 +12,8 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
  * - decoder reasons (short, bad_magic, bad_version, bad_kind, bad_length, bad_string);
  * - `oversized`: larger than JOBIO_WIRE_MAX_FRAME;
  * - `job_mismatch`: the claimed job id is contradicted by the process's environment or cgroup;
+ * - `unverified_job`: the claim could not be checked (the process was gone) and the same uid has no
+ *   verified claim on that job;
  * - `no_process`: a mount frame without its process frame; `stale`: an old or repeated sequence;
  * - `overloaded`: the receiver's queue to JavaScript was full.
  */
@@ -24,6 +26,11 @@ export interface ReceiverOptions {
   readonly mode?: number;
   readonly procfs: string;
   readonly sink: AggregatorSink;
+  /**
+   * Check claimed job ids against /proc (default true). `jobio run` turns it off: its private socket
+   * only reaches the user's own processes (see JobVerifierOptions.trustClaims).
+   */
+  readonly verifyJobs?: boolean;
 }
 
 export class ProfilerReceiver {
@@ -36,8 +43,8 @@ export class ProfilerReceiver {
   /** Binds the socket; throws the addon's error (with `code`, e.g. ENOENT) when it cannot. */
   constructor(options: ReceiverOptions) {
     const addon = loadSeqpacketAddon();
-    this.table = new ProcessTable(new JobVerifier(options.procfs), options.sink, (reason) => this.reject(reason));
-    this.server = new addon.SeqpacketServer(options.socketPath, { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666 }, (event) => this.onEvent(event));
+    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason) => this.reject(reason));
+    this.server = new addon.SeqpacketServer(options.socketPath, { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs }, (event) => this.onEvent(event));
   }
 
   private reject(reason: RejectReason): void {

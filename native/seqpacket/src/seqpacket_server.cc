@@ -50,6 +50,7 @@ struct SeqpacketServer::Connection {
   pid_t pid;
   uid_t uid;
   gid_t gid;
+  pid_t evidence_pid = 0;  // sender whose /proc evidence was captured last on this connection
 };
 
 struct SeqpacketServer::Event {
@@ -60,7 +61,61 @@ struct SeqpacketServer::Event {
   gid_t gid;
   size_t size;
   std::vector<uint8_t> data;
+  bool has_evidence = false;
+  bool has_cgroup = false;
+  bool has_environ = false;
+  std::string cgroup;
+  std::string job_vars;  // only the scheduler variables, NUL-separated; "\0" if none (non-empty environ)
 };
+
+namespace {
+
+// Reads up to `cap` bytes of a /proc file; false if it cannot be opened.
+bool ReadSmallFile(const std::string& path, size_t cap, std::string& out) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out.clear();
+  char chunk[4096];
+  for (;;) {
+    ssize_t got = read(fd, chunk, sizeof(chunk));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    out.append(chunk, static_cast<size_t>(got));
+    if (out.size() >= cap) break;
+  }
+  close(fd);
+  return true;
+}
+
+// The variables the profiler takes the job id from (exporter/src/profiler/job-verifier.ts).
+const char* const kJobVariables[] = {"SLURM_JOB_ID=", "PBS_JOBID=", "LSB_JOBID=", "JOB_ID=", "FLUX_JOB_ID="};
+
+}  // namespace
+
+void SeqpacketServer::CaptureEvidence(Event* event) const {
+  if (procfs_.empty()) return;
+  const std::string dir = procfs_ + "/" + std::to_string(event->pid) + "/";
+  event->has_evidence = true;
+  event->has_cgroup = ReadSmallFile(dir + "cgroup", 64 << 10, event->cgroup);
+  std::string block;
+  // environ is bounded by the kernel's argument limits; 4 MiB covers any real one.
+  if (ReadSmallFile(dir + "environ", 4u << 20, block) && !block.empty()) {
+    event->has_environ = true;
+    for (size_t at = 0; at < block.size();) {
+      size_t end = block.find('\0', at);
+      if (end == std::string::npos) end = block.size();
+      for (const char* name : kJobVariables) {
+        size_t n = std::strlen(name);
+        if (end - at >= n && block.compare(at, n, name) == 0) {
+          event->job_vars.append(block, at, end - at);
+          event->job_vars.push_back('\0');
+        }
+      }
+      at = end + 1;
+    }
+    if (event->job_vars.empty()) event->job_vars.push_back('\0');
+  }
+}
 
 void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(env, "SeqpacketServer",
@@ -92,6 +147,11 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
   max_frame_ = OptionalUint(options, "maxFrame", 0, 1, 16u << 20);
   if (options.Get("maxFrame").IsUndefined()) throw Napi::TypeError::New(env, "options.maxFrame is required");
   max_connections_ = OptionalUint(options, "maxConnections", 4096, 1, 1u << 20);
+  Napi::Value procfs = options.Get("procfs");
+  if (!procfs.IsUndefined()) {
+    if (!procfs.IsString()) throw Napi::TypeError::New(env, "options.procfs must be a string");
+    procfs_ = procfs.As<Napi::String>().Utf8Value();
+  }
   uint32_t queue_size = OptionalUint(options, "queueSize", 16384, 0, 1u << 24);
 
   Listen(env);
@@ -276,13 +336,17 @@ bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buff
         }
       }
     }
-    auto* event = new Event{Event::kFrame, connection.id, pid, uid, gid, static_cast<size_t>(got), {}};
+    auto* event = new Event{Event::kFrame, connection.id, pid, uid, gid, static_cast<size_t>(got), {}, false, false, false, {}, {}};
     if (static_cast<size_t>(got) > max_frame_ || (msg.msg_flags & MSG_TRUNC)) {
       event->kind = Event::kOversized;
       counters_->oversized++;
     } else {
       event->data.assign(buffer.begin(), buffer.begin() + got);
       counters_->frames++;
+      if (pid != connection.evidence_pid) {
+        connection.evidence_pid = pid;
+        CaptureEvidence(event);
+      }
     }
     Deliver(event);
   }
@@ -296,7 +360,7 @@ void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& 
   close(c.fd);
   connections.erase(it);
   counters_->closed++;
-  Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}});
+  Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, false, false, false, {}, {}});
 }
 
 void SeqpacketServer::Deliver(Event* event) {
@@ -325,6 +389,12 @@ void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* con
   out.Set("gid", Napi::Number::New(env, event->gid));
   out.Set("size", Napi::Number::New(env, static_cast<double>(event->size)));
   if (event->kind == Event::kFrame) out.Set("data", Napi::Buffer<uint8_t>::Copy(env, event->data.data(), event->data.size()));
+  if (event->has_evidence) {
+    Napi::Object evidence = Napi::Object::New(env);
+    if (event->has_cgroup) evidence.Set("cgroup", Napi::String::New(env, event->cgroup));
+    if (event->has_environ) evidence.Set("environ", Napi::Buffer<char>::Copy(env, event->job_vars.data(), event->job_vars.size()));
+    out.Set("evidence", evidence);
+  }
   delete event;
   try {
     callback.Call({out});

@@ -63,7 +63,15 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   void Stop();
   static void OnEnvCleanup(SeqpacketServer* self);
 
+  /**
+   * Job id evidence of a sender, read from <procfs>/<pid> by the epoll thread as its first frame on a
+   * connection arrives (so a short-lived process is still there; JavaScript may look much later):
+   * the cgroup file, and the scheduler variables of its environ.
+   */
+  void CaptureEvidence(Event* event) const;
+
   std::string path_;
+  std::string procfs_;
   unsigned mode_ = 0666;
   uint32_t max_frame_ = 0;
   uint32_t max_connections_ = 0;

@@ -1,0 +1,57 @@
+// The receiver (ProfilerReceiver: addon + decoder + process table) against real sockets and frames
+// written by the C frame tool: job claims of processes gone before JavaScript reads their frames.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProfilerReceiver } from '../../exporter/src/profiler/receiver.js';
+import type { AggregatorSink } from '../../exporter/src/profiler/process-table.js';
+import { frameTool } from './frame-tool.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'jobio-guards-'));
+
+function receiver(name: string, procfs = '/proc') {
+  const jobs = new Map<string, number>();
+  const sink: AggregatorSink = {
+    mountDelta(id) {
+      jobs.set(id.jobid, (jobs.get(id.jobid) ?? 0) + 1);
+    },
+    processDelta() {},
+  };
+  const r = new ProfilerReceiver({ socketPath: join(dir, name), procfs, sink });
+  return { r, jobs, path: join(dir, name) };
+}
+
+async function drained(r: ProfilerReceiver): Promise<void> {
+  const end = Date.now() + 5000;
+  while (Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (r.drained()) return;
+  }
+  throw new Error('receiver did not drain');
+}
+
+test('a process that exits before JavaScript reads its frames is judged on what /proc said when they arrived', async () => {
+  const { r, jobs, path } = receiver('evidence.sock');
+  try {
+    // spawnSync blocks this thread: the tool sends, exits and is reaped before any frame is handled.
+    const honest = spawnSync(frameTool(), ['send', path, 'valid', '4242', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
+    assert.equal(honest.status, 0);
+    const liar = spawnSync(frameTool(), ['send', path, 'valid', '4343', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
+    assert.equal(liar.status, 0);
+    const { SLURM_JOB_ID: _drop, ...clean } = process.env;
+    const nothing = spawnSync(frameTool(), ['send', path, 'valid', '4444', 'SLURM_JOB_ID'], { env: clean });
+    assert.equal(nothing.status, 0);
+    await drained(r);
+    assert.equal(jobs.get('4242'), 2, 'two snapshots credited to the job its environment names');
+    assert.equal(jobs.get('4343'), undefined);
+    assert.equal(jobs.get('4444'), undefined);
+    const rejected = r.rejectedCounts();
+    assert.equal(rejected.get('job_mismatch'), 8, 'the liar (environment says 4242) and the tool without SLURM_JOB_ID: 4 frames each');
+    assert.equal(rejected.get('unverified_job'), 0);
+  } finally {
+    r.close();
+  }
+});
