@@ -18,13 +18,13 @@
 // One instance per host at a time: a lock file (with the owner's PID) serialises concurrent users,
 // since every instance uses the same node name and so the same cgroup directories.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, chmodSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from './prometheus.js';
 
 const APT = 'apt-get install -y slurm-wlm munge';
-const LOCK = join(tmpdir(), 'jobio-slurm-test.lock');
+const LOCK = '/tmp/jobio-slurm-test.lock'; // fixed, whatever TMPDIR says: one instance per host
 
 export interface TestUser {
   readonly name: string;
@@ -272,6 +272,66 @@ function processesOf(marker: string): number[] {
   return pids;
 }
 
+/** rmdir, deepest first; a cgroup that still has processes refuses (EBUSY) and is left alone. */
+function removeEmptyCgroups(dir: string): void {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch {
+    return;
+  }
+  for (const name of entries) removeEmptyCgroups(join(dir, name));
+  try {
+    rmdirSync(dir);
+  } catch {
+    // busy or gone
+  }
+}
+
+/**
+ * Leftovers of an instance whose test process was killed before its exit handler ran: its daemons
+ * and jobs (they carry JOBIO_SLURM_INSTANCE; we hold the lock, so none is live) and, when no other
+ * slurmd runs here, the job cgroups they left (a fresh state directory restarts job ids at 1).
+ */
+async function cleanLeftovers(node: string): Promise<void> {
+  const stale = processesOf('JOBIO_SLURM_INSTANCE=');
+  for (const pid of stale) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  const dead = (pid: number | string): boolean => {
+    try {
+      return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return true;
+    }
+  };
+  const until = Date.now() + 5000;
+  while (stale.some((pid) => !dead(pid)) && Date.now() < until) await sleep(50);
+  const otherSlurmd = readdirSync('/proc').some((p) => {
+    try {
+      return /^\d+$/.test(p) && readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'slurmd' && !dead(p);
+    } catch {
+      return false;
+    }
+  });
+  if (otherSlurmd) return;
+  for (const controller of ['cpuacct', 'memory', 'cpuset', 'freezer', 'devices']) {
+    for (const uidDir of (() => {
+      try {
+        return readdirSync(`/sys/fs/cgroup/${controller}/slurm_${node}`).filter((n) => n.startsWith('uid_'));
+      } catch {
+        return [];
+      }
+    })()) {
+      removeEmptyCgroups(`/sys/fs/cgroup/${controller}/slurm_${node}/${uidDir}`);
+    }
+  }
+}
+
 export async function startSlurm(opts: { lockTimeoutMs?: number } = {}): Promise<SlurmStart> {
   const bin = {
     slurmctld: findProgram('slurmctld'),
@@ -295,6 +355,7 @@ export async function startSlurm(opts: { lockTimeoutMs?: number } = {}): Promise
   munge = m;
 
   const node = hostname().split('.')[0] ?? 'localhost';
+  await cleanLeftovers(node);
   // JOBIO_SLURM_CGROUPS=none forces the baseline (to exercise it on a host that has cgroup v1).
   const support = process.env.JOBIO_SLURM_CGROUPS === 'none' ? { ok: false, reason: 'JOBIO_SLURM_CGROUPS=none' } : cgroupV1Support();
   const attempts: Array<{ cgroups: boolean; reason: string }> = support.ok ? [{ cgroups: true, reason: support.reason }] : [];

@@ -5,7 +5,7 @@
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobioBin, repoRoot, runJobio, scrape, startExporter, type RunningExporter } from '../helpers/exporter.js';
@@ -84,6 +84,21 @@ const sum = (s: readonly Sample[], name: string, labels: Record<string, string>)
   s.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((a, x) => a + x.value, 0);
 const rejected = (s: readonly Sample[]): number => sum(s, 'jobio_profiler_records_rejected_total', { reason: 'job_mismatch' });
 
+/** A FIFO in the shared work directory that any job user can read. */
+function makeFifo(s: SlurmCluster, name: string): string {
+  const path = join(s.work, name);
+  const r = spawnSync('mkfifo', ['-m', '0666', path], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  chmodSync(path, 0o666); // whatever the umask
+  return path;
+}
+
+/** Writes `bytes` zero bytes into a FIFO whose reader is waiting (bounded: never hangs the test). */
+function feedFifo(path: string, bytes: number): void {
+  const r = spawnSync('sh', ['-c', `head -c ${bytes} /dev/zero > "$1"`, 'sh', path], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(r.status, 0, `feeding ${path}: ${r.stderr}${r.error ? String(r.error) : ''}`);
+}
+
 /** The lines of a job script that preload the profiler, as docs/slurm.md tells users to write them. */
 function preloadLines(): string {
   return [`export LD_PRELOAD="$(${process.execPath} ${jobioBin} preload-path)"`, `export JOBIO_SOCKET=${socket}`].join('\n');
@@ -94,11 +109,16 @@ test('profiler in a Slurm job: exact counts under the job id and the submitting 
   if (!s) return;
   const mount = mountOf(s.work);
   // Job A (alice): 250 writes of 4 KiB under the profiler, then a profiled sleep keeps the job alive.
+  // dd reads its data from a FIFO: it waits in open() until the test has seen its start-up frame, so
+  // its claim is judged while it runs in the job (cgroup and environ readable), whatever the load.
+  const gateA = makeFifo(s, 'gate-a');
   const a = submit(t, s, {
     user: alice,
-    script: ['#!/bin/sh', 'set -e', preloadLines(), 'dd if=/dev/zero of="$PWD/a-$SLURM_JOB_ID.bin" bs=4k count=250 status=none', 'exec sleep 300', ''].join('\n'),
+    script: ['#!/bin/sh', 'set -e', preloadLines(), `dd if=${gateA} of="$PWD/a-$SLURM_JOB_ID.bin" bs=4k count=250 iflag=fullblock status=none`, 'exec sleep 300', ''].join('\n'),
   });
   await s.waitState(a, ['RUNNING']);
+  await pollMetrics(`job ${a}'s dd connected`, (x) => sum(x, 'jobio_profiler_processes', {}) >= 1);
+  feedFifo(gateA, 250 * 4096);
   const writes = (m: Sample[], labels: Record<string, string> = {}): number => sum(m, 'jobio_profiler_calls_total', { call: 'write', mount, ...labels });
   let m = await pollMetrics(`job ${a}'s 250 writes and its live sleep`, (x) => writes(x, { jobid: a }) >= 250 && sum(x, 'jobio_profiler_processes', {}) >= 1);
   assert.equal(writes(m, { jobid: a, user: 'jobiotest', class: 'red' }), 250, '4 KiB writes are small: all red, under the Slurm job id and the submitting user');
@@ -125,20 +145,15 @@ test('profiler in a Slurm job: exact counts under the job id and the submitting 
   // the uid is what gives him away. dd is held in open() on a FIFO until its claim has been judged,
   // so the verdict is made while the process (and its /proc entry) is alive.
   const liarUser = s.cgroups === 'v1' ? alice : bob;
-  const fifo = join(s.work, 'gate');
-  assert.equal(spawnSync('mkfifo', ['-m', '0666', fifo]).status, 0);
-  chmodSync(fifo, 0o666);
+  const gateB = makeFifo(s, 'gate-b');
   const b = submit(t, s, {
     user: liarUser,
-    script: ['#!/bin/sh', preloadLines(), `SLURM_JOB_ID=${a} dd if=${fifo} of="$PWD/liar2.bin" bs=4k count=10 iflag=fullblock status=none`, 'echo "dd exit $?"', ''].join('\n'),
+    script: ['#!/bin/sh', preloadLines(), `SLURM_JOB_ID=${a} dd if=${gateB} of="$PWD/liar2.bin" bs=4k count=10 iflag=fullblock status=none`, 'echo "dd exit $?"', ''].join('\n'),
   });
   await s.waitState(b, ['RUNNING', 'COMPLETED', 'FAILED']);
   const before2 = rejected(m);
   m = await pollMetrics(`job ${b}'s liar's start-up frame rejected`, (x) => rejected(x) >= before2 + 1);
-  // Release dd: 40 KiB fit in the pipe, so one non-blocking write is whole.
-  const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-  writeSync(fd, Buffer.alloc(10 * 4096));
-  closeSync(fd);
+  feedFifo(gateB, 10 * 4096);
   assert.equal(await s.waitEnded(b), 'COMPLETED');
   assert.match(readFileSync(s.output(b), 'utf8'), /dd exit 0/);
   m = await pollMetrics('the inside liar\'s final frames rejected', (x) => rejected(x) >= before2 + 3);
