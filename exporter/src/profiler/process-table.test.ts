@@ -272,3 +272,21 @@ test('a process whose earlier frames were all dropped is credited in full', () =
   assert.equal(h.writes('|1000|/data'), 36);
   assert.equal(h.table.size, 1);
 });
+
+test('one uid holds at most maxPerUser entries: a process inventing start times cannot grow the table', () => {
+  const rejected: string[] = [];
+  let credited = 0;
+  const sink: AggregatorSink = { mountDelta: () => void (credited += 1), processDelta() {} };
+  const table = new ProcessTable(new JobVerifier(mkdtempSync(join(tmpdir(), 'jobio-noproc-'))), sink, (r) => rejected.push(r), () => 0, 3);
+  for (let s = 0; s < 5; s++) table.handle(proc(0, 10, { start: BigInt(5000 + s), mounts: 0 }), cred(5, 1000));
+  assert.equal(table.size, 3);
+  assert.deepEqual(rejected, ['too_many_processes', 'too_many_processes']);
+  table.handle(proc(0, 10, { mounts: 0 }), cred(6, 1001)); // another uid is not affected
+  assert.equal(table.size, 4);
+  table.handle(proc(1, 10, { start: 5000n, flags: FLAG_FINAL, mounts: 0 }), cred(5, 1000)); // one ends: room again
+  table.handle(proc(0, 10, { start: 6000n }), cred(5, 1000));
+  table.handle(mount(1, 4, { start: 6000n }), cred(5, 1000));
+  assert.equal(table.size, 4);
+  assert.equal(credited, 1);
+  assert.equal(rejected.length, 2);
+});

@@ -59,8 +59,11 @@ export interface AggregatorSink {
   processEnded?(id: ProcessIdentity): void;
 }
 
-export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale';
-export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale'];
+export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes';
+export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes'];
+
+/** Entries one uid may hold (the key's start time comes from the frame, so one process could make any number). */
+export const DEFAULT_MAX_PROCESSES_PER_USER = 4096;
 
 interface Entry {
   identity: ProcessIdentity;
@@ -83,13 +86,23 @@ interface Entry {
 
 export class ProcessTable {
   private readonly entries = new Map<string, Entry>();
+  /** Entries per uid, for the per-user cap. */
+  private readonly perUid = new Map<number, number>();
 
   constructor(
     private readonly verifier: JobVerifier,
     private readonly sink: AggregatorSink,
     private readonly onReject: (reason: TableRejectReason) => void,
     private readonly now: () => number = Date.now,
+    private readonly maxPerUser: number = DEFAULT_MAX_PROCESSES_PER_USER,
   ) {}
+
+  private remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    const n = (this.perUid.get(entry.identity.uid) ?? 1) - 1;
+    if (n > 0) this.perUid.set(entry.identity.uid, n);
+    else this.perUid.delete(entry.identity.uid);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -107,6 +120,7 @@ export class ProcessTable {
     let entry = existing;
     // A claim is judged once per process and job id: a refused claim stays refused (once the process
     // has exited its /proc entry is gone, and a second look would find no evidence against it).
+    if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes');
     if (!entry || entry.identity.jobid !== record.jobid) {
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource, evidence: cred.evidence });
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
@@ -114,6 +128,7 @@ export class ProcessTable {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
         entry = { identity, accepted: false, refusal: 'job_mismatch', lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, baseline: deliveredBefore > 0n, ending: false, lastSeenMs: 0 };
         this.entries.set(key, entry);
+        this.perUid.set(cred.uid, (this.perUid.get(cred.uid) ?? 0) + 1);
       } else if (entry.identity.jobid !== record.jobid) {
         // A new claim: the figures already credited stay with the old job; start afresh for the new one.
         entry.identity = identity;
@@ -166,7 +181,7 @@ export class ProcessTable {
   /** After the last snapshot of an exiting or exec'ing process, its entry goes (exec starts counting anew). */
   private maybeEnd(key: string, entry: Entry): void {
     if (!entry.ending || entry.mountsPending > 0) return;
-    this.entries.delete(key);
+    this.remove(key, entry);
     if (entry.accepted) this.sink.processEnded?.(entry.identity);
   }
 
@@ -180,7 +195,7 @@ export class ProcessTable {
     let removed = 0;
     for (const [key, entry] of this.entries) {
       if (entry.lastSeenMs < cutoff) {
-        this.entries.delete(key);
+        this.remove(key, entry);
         removed++;
       }
     }
