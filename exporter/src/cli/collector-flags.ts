@@ -4,6 +4,7 @@
 import { Option, type Command } from 'commander';
 import type { CollectorDescriptor, CollectorFlag, CollectorOptions, FlagValue } from '../scrape/collector.js';
 import type { CollectorSelection } from '../scrape/enabled.js';
+import { parseDuration } from '../util/duration.js';
 
 export class FlagError extends Error {}
 
@@ -72,5 +73,19 @@ function parseNumber(text: string): number {
 export function positiveInteger(text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) throw new Error(`"${text}" is not a positive integer`);
+  return value;
+}
+
+/** A flag parser for durations that must be positive (expiry, deadlines); returns milliseconds. */
+export function positiveDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
+  return ms;
+}
+
+/** A flag parser for the highest uid folded into user="_system"; -1 turns the folding off. */
+export function uidLimit(text: string): number {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < -1) throw new Error(`"${text}" is not an integer >= -1`);
   return value;
 }

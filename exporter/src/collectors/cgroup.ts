@@ -4,7 +4,7 @@
 // goes when the cgroup goes). Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveInteger } from '../cli/collector-flags.js';
+import { positiveInteger, uidLimit } from '../cli/collector-flags.js';
 import { rootPath } from '../util/paths.js';
 import { findCgroupJobs } from '../sources/cgroup-jobs.js';
 import { readCgroupUsage } from '../sources/cgroup-usage.js';
@@ -13,11 +13,6 @@ import { CgroupJobFold, OTHER } from './cgroup_fold.js';
 
 export const DEFAULT_CGROUP_MAX_JOBS = 100;
 
-function uidLimit(text: string): number {
-  const value = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < -1) throw new Error(`"${text}" is not an integer >= -1`);
-  return value;
-}
 
 const labelNames = ['jobid', 'user'] as const;
 

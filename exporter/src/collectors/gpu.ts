@@ -5,8 +5,7 @@
 // from an earlier scrape is never stacked on (the collector fails fast until it returns).
 // Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveInteger } from '../cli/collector-flags.js';
-import { parseDuration } from '../util/duration.js';
+import { positiveDuration, positiveInteger } from '../cli/collector-flags.js';
 import { rootPath } from '../util/paths.js';
 import { loadNvmlAddon, type Nvml, type NvmlCallError, type NvmlSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
@@ -17,11 +16,6 @@ import { makeGpuMetrics, type GpuMetrics } from './gpu_metrics.js';
 /** NVML answers that mean "this GPU has no such reading": skipped quietly. */
 const NOT_SUPPORTED = new Set([3, 13]);
 
-function positiveDuration(text: string): number {
-  const ms = parseDuration(text);
-  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
-  return ms;
-}
 
 function describe(e: NvmlCallError, gpu?: number): string {
   return `NVML ${e.call} failed${gpu === undefined ? '' : ` on GPU ${gpu}`}: ${e.message} (code ${e.code})`;

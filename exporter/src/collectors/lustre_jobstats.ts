@@ -2,8 +2,7 @@
 // OSTs), from job_stats, as exact exporter-owned counters with bounded cardinality (DESIGN 3.2, 3.3).
 // Admin guide: docs/lustre.md. Metrics: docs/metrics.md.
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveInteger } from '../cli/collector-flags.js';
-import { parseDuration } from '../util/duration.js';
+import { positiveDuration, positiveInteger, uidLimit } from '../cli/collector-flags.js';
 import { rootPath } from '../util/paths.js';
 import { compileJobIdFormats } from '../lustre/jobid-format.js';
 import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
@@ -16,18 +15,7 @@ export const DEFAULT_JOBID_FORMAT = '%j:%u:%H,%e.%u';
 export const DEFAULT_MAX_JOBS = 100;
 export const DEFAULT_EXPIRY = '30m';
 
-function positiveDuration(text: string): number {
-  const ms = parseDuration(text);
-  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
-  return ms;
-}
 
-/** uids up to this value fold into user="_system"; -1 turns the folding off. */
-function uidLimit(text: string): number {
-  const value = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < -1) throw new Error(`"${text}" is not an integer >= -1`);
-  return value;
-}
 
 function validFormats(text: string): string {
   compileJobIdFormats(text);

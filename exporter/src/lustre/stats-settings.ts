@@ -1,13 +1,7 @@
 // Flags and settings shared by the lustre_exports and lustre_stats collectors (the lctl mode and the
 // series expiry work as for lustre_jobstats).
 import type { CollectorFlag, CollectorOptions } from '../scrape/collector.js';
-import { parseDuration } from '../util/duration.js';
-
-export function positiveDuration(text: string): number {
-  const ms = parseDuration(text);
-  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
-  return ms;
-}
+import { positiveDuration } from '../cli/collector-flags.js';
 
 export function statsFlags(collector: string, what: string): CollectorFlag[] {
   return [
