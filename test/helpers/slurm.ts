@@ -18,7 +18,7 @@
 // One instance per host at a time: a lock file (with the owner's PID) serialises concurrent users,
 // since every instance uses the same node name and so the same cgroup directories.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, chmodSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from './prometheus.js';
@@ -318,6 +318,10 @@ async function cleanLeftovers(node: string): Promise<void> {
       return false;
     }
   });
+  // Instance directories of killed runs (each holds a slurm.conf; ours does not exist yet).
+  for (const name of readdirSync(tmpdir())) {
+    if (name.startsWith('jobio-slurm-') && existsSync(join(tmpdir(), name, 'slurm.conf'))) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
   if (otherSlurmd) return;
   for (const controller of ['cpuacct', 'memory', 'cpuset', 'freezer', 'devices']) {
     for (const uidDir of (() => {
