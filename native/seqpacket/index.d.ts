@@ -32,8 +32,12 @@ export interface SeqpacketServerOptions {
   readonly procfs?: string;
   /** Connections beyond this are accepted and closed at once, and counted as refused (default 4096). */
   readonly maxConnections?: number;
+  /** Open connections of one uid (SO_PEERCRED) beyond this are accepted and closed at once, counted as refusedPerUser (default 256). */
+  readonly maxConnectionsPerUser?: number;
   /** Events waiting for JavaScript before new ones are dropped and counted (default 16384, 0 = unbounded). */
   readonly queueSize?: number;
+  /** Bytes held by events waiting for JavaScript before new ones are dropped and counted (default 16 MiB, 0 = unbounded). */
+  readonly queueBytes?: number;
 }
 
 export interface SeqpacketServerStats {
@@ -42,13 +46,23 @@ export interface SeqpacketServerStats {
   readonly pendingConnections: boolean;
   readonly accepted: number;
   readonly closed: number;
+  /** Connections closed at once: beyond maxConnections, or their credentials unreadable. */
   readonly refused: number;
+  /** Connections closed at once because their uid already had maxConnectionsPerUser open. */
+  readonly refusedPerUser: number;
+  /**
+   * accept4() failures for lack of descriptors or memory (EMFILE, ENFILE, ENOMEM, ENOBUFS); after each
+   * the listening socket is left alone for 100 ms (the peer waits in the backlog) instead of spinning.
+   */
+  readonly acceptErrors: number;
   readonly frames: number;
   readonly oversized: number;
   /** Events dropped because JavaScript fell behind (queue full). */
   readonly queueDropped: number;
   readonly enqueued: number;
   readonly delivered: number;
+  /** Bytes held by events waiting for JavaScript now (at most queueBytes). */
+  readonly queuedBytes: number;
 }
 
 /** Error thrown by the constructor; `code` is ENOENT, EACCES, EADDRINUSE, ENAMETOOLONG, ENOTDIR, EPERM, EEXIST or EIO. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace jobio {
@@ -20,6 +21,9 @@ namespace {
 constexpr uint64_t kListenTag = 0;
 constexpr uint64_t kWakeTag = 1;
 constexpr uint64_t kFirstConnectionId = 2;
+// How long the listening socket is left alone after accept4 ran out of descriptors or memory: the
+// pending peer stays in the backlog and would make a level-triggered epoll spin at 100 % CPU.
+constexpr int kAcceptPauseMs = 100;
 
 Napi::Error ErrnoError(Napi::Env env, const std::string& what, int err) {
   Napi::Error error = Napi::Error::New(env, what + ": " + std::strerror(err));
@@ -66,6 +70,7 @@ struct SeqpacketServer::Event {
   bool has_environ = false;
   std::string cgroup;
   std::string job_vars;  // only the scheduler variables, NUL-separated; "\0" if none (non-empty environ)
+  uint64_t cost = 0;     // what it adds to Counters::queued_bytes while queued (set by Deliver)
 };
 
 namespace {
@@ -129,7 +134,7 @@ void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("SeqpacketServer", ctor);
 }
 
-// new SeqpacketServer(path, { mode, maxFrame, maxConnections, queueSize }, onEvent)
+// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, queueSize, queueBytes }, onEvent)
 SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SeqpacketServer>(info) {
   Napi::Env env = info.Env();
   if (info.Length() != 3) throw Napi::TypeError::New(env, "new SeqpacketServer(path, options, onEvent) takes 3 arguments");
@@ -147,12 +152,14 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
   max_frame_ = OptionalUint(options, "maxFrame", 0, 1, 16u << 20);
   if (options.Get("maxFrame").IsUndefined()) throw Napi::TypeError::New(env, "options.maxFrame is required");
   max_connections_ = OptionalUint(options, "maxConnections", 4096, 1, 1u << 20);
+  max_per_user_ = OptionalUint(options, "maxConnectionsPerUser", 256, 1, 1u << 20);
   Napi::Value procfs = options.Get("procfs");
   if (!procfs.IsUndefined()) {
     if (!procfs.IsString()) throw Napi::TypeError::New(env, "options.procfs must be a string");
     procfs_ = procfs.As<Napi::String>().Utf8Value();
   }
   uint32_t queue_size = OptionalUint(options, "queueSize", 16384, 0, 1u << 24);
+  max_queue_bytes_ = OptionalUint(options, "queueBytes", 16u << 20, 0, 1u << 30);
 
   Listen(env);
   tsfn_ = Tsfn::New(env, info[2].As<Napi::Function>(), "jobio-seqpacket", queue_size, 1, new Shared(counters_),
@@ -235,29 +242,53 @@ void SeqpacketServer::Listen(Napi::Env env) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
 }
 
+void SeqpacketServer::ArmListen(bool on) {
+  epoll_event ev{};
+  ev.events = on ? static_cast<uint32_t>(EPOLLIN) : 0u;
+  ev.data.u64 = kListenTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, listen_fd_, &ev);
+}
+
 void SeqpacketServer::Run() {
+  using Clock = std::chrono::steady_clock;
   std::unordered_map<uint64_t, Connection> connections;
+  std::unordered_map<uid_t, uint32_t> per_user;  // open connections by peer uid
   uint64_t next_id = kFirstConnectionId;
   std::vector<uint8_t> buffer(static_cast<size_t>(max_frame_) + 1);
   epoll_event events[64];
   bool stopping = false;
+  bool paused = false;
+  Clock::time_point resume_at{};
   while (!stopping) {
-    int n = epoll_wait(epoll_fd_, events, 64, -1);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
+    int timeout = -1;
+    if (paused) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(resume_at - Clock::now()).count();
+      timeout = left > 0 ? static_cast<int>(left) + 1 : 0;
+    }
+    int n = epoll_wait(epoll_fd_, events, 64, timeout);
+    if (n < 0 && errno != EINTR) break;
+    if (paused && Clock::now() >= resume_at) {
+      paused = false;
+      ArmListen(true);  // level-triggered: a peer still waiting in the backlog wakes the next epoll_wait
     }
     for (int i = 0; i < n; i++) {
       uint64_t tag = events[i].data.u64;
       if (tag == kWakeTag) {
         stopping = true;
       } else if (tag == kListenTag) {
-        AcceptAll(connections, next_id);
+        if (paused) continue;
+        if (!AcceptAll(connections, per_user, next_id)) {
+          // Out of descriptors or memory: closing connections is what frees them, so stop polling the
+          // listening socket for a while instead of retrying accept4 in a busy loop.
+          ArmListen(false);
+          paused = true;
+          resume_at = Clock::now() + std::chrono::milliseconds(kAcceptPauseMs);
+        }
       } else {
         auto it = connections.find(tag);
         if (it == connections.end()) continue;
         bool alive = ReadAll(it->second, buffer);
-        if (!alive || (events[i].events & (EPOLLHUP | EPOLLERR))) CloseConnection(connections, tag);
+        if (!alive || (events[i].events & (EPOLLHUP | EPOLLERR))) CloseConnection(connections, per_user, tag);
       }
     }
   }
@@ -266,12 +297,17 @@ void SeqpacketServer::Run() {
   tsfn_.Release();
 }
 
-void SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connections, uint64_t& next_id) {
+bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t& next_id) {
   for (;;) {
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;  // EAGAIN, or EMFILE: the pending peer stays in the backlog and its sends fail fast.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS) {
+        // The pending peer stays in the backlog (its sends fail fast once the backlog is full).
+        counters_->accept_errors++;
+        return false;
+      }
+      return true;  // EAGAIN: nothing more to accept
     }
     if (connections.size() >= max_connections_) {
       close(fd);
@@ -285,6 +321,13 @@ void SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
       counters_->refused++;
       continue;
     }
+    // One local user must not take every connection (and descriptor) the receiver is willing to hold.
+    uint32_t& open_by_user = per_user[cred.uid];
+    if (open_by_user >= max_per_user_) {
+      close(fd);
+      counters_->refused_per_user++;
+      continue;
+    }
     uint64_t id = next_id++;
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;
@@ -292,9 +335,11 @@ void SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
       close(fd);
       counters_->refused++;
+      if (open_by_user == 0) per_user.erase(cred.uid);
       continue;
     }
     connections.emplace(id, Connection{fd, id, cred.pid, cred.uid, cred.gid});
+    open_by_user++;
     counters_->accepted++;
   }
 }
@@ -352,30 +397,46 @@ bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buff
   }
 }
 
-void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& connections, uint64_t id) {
+void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t id) {
   auto it = connections.find(id);
   if (it == connections.end()) return;
   Connection c = it->second;
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
   close(c.fd);
   connections.erase(it);
+  auto user = per_user.find(c.uid);
+  if (user != per_user.end() && --user->second == 0) per_user.erase(user);
   counters_->closed++;
   Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, false, false, false, {}, {}});
 }
 
 void SeqpacketServer::Deliver(Event* event) {
-  // Never block the receiving thread on a slow JavaScript side: a full queue drops and counts.
+  // Never block the receiving thread on a slow JavaScript side: a full queue drops and counts. The
+  // queue is bounded in bytes (what the events hold), not only in events, so memory stays bounded
+  // whatever the senders' frame sizes. Only this thread adds, so check-then-add cannot overshoot.
+  event->cost = sizeof(Event) + event->data.capacity() + event->cgroup.capacity() + event->job_vars.capacity();
+  Counters& c = *counters_;
+  if (max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_) {
+    c.queue_dropped++;
+    delete event;
+    return;
+  }
+  c.queued_bytes += event->cost;
   napi_status status = tsfn_.NonBlockingCall(event);
   if (status == napi_ok) {
-    counters_->enqueued++;
+    c.enqueued++;
   } else {
-    counters_->queue_dropped++;
+    c.queued_bytes -= event->cost;
+    c.queue_dropped++;
     delete event;
   }
 }
 
 void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event) {
-  if (context != nullptr) (*context)->delivered++;
+  if (context != nullptr) {
+    (*context)->delivered++;
+    (*context)->queued_bytes -= event->cost;
+  }
   if (env == nullptr || callback == nullptr) {
     delete event;
     return;
@@ -446,11 +507,14 @@ Napi::Value SeqpacketServer::Stats(const Napi::CallbackInfo& info) {
   out.Set("accepted", Napi::Number::New(env, static_cast<double>(c.accepted.load())));
   out.Set("closed", Napi::Number::New(env, static_cast<double>(c.closed.load())));
   out.Set("refused", Napi::Number::New(env, static_cast<double>(c.refused.load())));
+  out.Set("refusedPerUser", Napi::Number::New(env, static_cast<double>(c.refused_per_user.load())));
+  out.Set("acceptErrors", Napi::Number::New(env, static_cast<double>(c.accept_errors.load())));
   out.Set("frames", Napi::Number::New(env, static_cast<double>(c.frames.load())));
   out.Set("oversized", Napi::Number::New(env, static_cast<double>(c.oversized.load())));
   out.Set("queueDropped", Napi::Number::New(env, static_cast<double>(c.queue_dropped.load())));
   out.Set("enqueued", Napi::Number::New(env, static_cast<double>(c.enqueued.load())));
   out.Set("delivered", Napi::Number::New(env, static_cast<double>(c.delivered.load())));
+  out.Set("queuedBytes", Napi::Number::New(env, static_cast<double>(c.queued_bytes.load())));
   return out;
 }
 

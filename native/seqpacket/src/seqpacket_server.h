@@ -36,11 +36,17 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
     std::atomic<uint64_t> accepted{0};
     std::atomic<uint64_t> closed{0};
     std::atomic<uint64_t> refused{0};
+    /** Connections closed at once because their uid already had max_per_user_ open. */
+    std::atomic<uint64_t> refused_per_user{0};
+    /** accept4() failures for lack of descriptors or memory (each pauses accepting, see Run()). */
+    std::atomic<uint64_t> accept_errors{0};
     std::atomic<uint64_t> frames{0};
     std::atomic<uint64_t> oversized{0};
     std::atomic<uint64_t> queue_dropped{0};
     std::atomic<uint64_t> enqueued{0};
     std::atomic<uint64_t> delivered{0};
+    /** Bytes held by events waiting for JavaScript (payload, evidence and per-event overhead). */
+    std::atomic<uint64_t> queued_bytes{0};
   };
   using Shared = std::shared_ptr<Counters>;
   static void CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event);
@@ -55,10 +61,13 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
 
   void Listen(Napi::Env env);
   void Run();
-  void AcceptAll(std::unordered_map<uint64_t, Connection>& connections, uint64_t& next_id);
+  /** Accepts until EAGAIN; returns false when accept4 ran out of descriptors or memory. */
+  bool AcceptAll(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t& next_id);
+  /** Stops (false) or resumes (true) polling the listening socket. */
+  void ArmListen(bool on);
   /** Reads until EAGAIN; returns false when the peer is gone and the connection must be dropped. */
   bool ReadAll(Connection& connection, std::vector<uint8_t>& buffer);
-  void CloseConnection(std::unordered_map<uint64_t, Connection>& connections, uint64_t id);
+  void CloseConnection(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t id);
   void Deliver(Event* event);
   void Stop();
   static void OnEnvCleanup(SeqpacketServer* self);
@@ -75,6 +84,8 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   unsigned mode_ = 0666;
   uint32_t max_frame_ = 0;
   uint32_t max_connections_ = 0;
+  uint32_t max_per_user_ = 0;
+  uint64_t max_queue_bytes_ = 0;
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;

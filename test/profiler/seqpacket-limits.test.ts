@@ -1,0 +1,200 @@
+// The receiver addon (native/seqpacket) against local users who try to deny it service, with real
+// sockets: a receiver out of file descriptors pauses accepting instead of spinning, one uid cannot
+// hold more than its share of connections, and the queue to JavaScript is bounded in bytes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { requireBinary } from '../helpers/binaries.js';
+import { loadSeqpacketAddon, type SeqpacketEvent, type SeqpacketServerStats } from '../../exporter/src/profiler/native.js';
+
+const addon = loadSeqpacketAddon();
+const dir = mkdtempSync(join(tmpdir(), 'jobio-limits-'));
+const ADDON_FILE = fileURLToPath(new URL('../../native/seqpacket/build/Release/jobio_seqpacket.node', import.meta.url));
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+async function until(what: string, predicate: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** utime + stime of a process, in seconds (/proc/<pid>/stat fields 14 and 15). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Lines of a child's stdout, as they come. */
+function lines(child: ChildProcess): string[] {
+  const seen: string[] = [];
+  if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => seen.push(line));
+  return seen;
+}
+
+test('out of file descriptors, the receiver pauses accepting instead of spinning, and accepts again once they are freed', async () => {
+  const path = join(dir, 'fd.sock');
+  // A tiny receiver in its own process, so that its open-file limit and its CPU time are its own.
+  const script = join(dir, 'receiver.mjs');
+  writeFileSync(
+    script,
+    [
+      "import { createRequire } from 'node:module';",
+      `const addon = createRequire(import.meta.url)(${JSON.stringify(ADDON_FILE)});`,
+      `const server = new addon.SeqpacketServer(${JSON.stringify(path)}, { maxFrame: 100 }, () => {});`,
+      'setInterval(() => process.stdout.write(JSON.stringify(server.stats()) + "\\n"), 50);',
+    ].join('\n'),
+  );
+  const receiver = spawn('sh', ['-c', 'ulimit -n 64 && exec "$0" "$@"', process.execPath, script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const reports = lines(receiver);
+  const stats = (): SeqpacketServerStats | undefined => {
+    const last = reports.at(-1);
+    return last ? (JSON.parse(last) as SeqpacketServerStats) : undefined;
+  };
+  // 150 connections held open (more than the 64 descriptors the receiver may have), then on a line on
+  // stdin all closed and one new connection sends a frame.
+  const opener = spawn(
+    requireBinary('python3'),
+    [
+      '-c',
+      [
+        'import socket, sys',
+        'held = []',
+        'for i in range(150):',
+        '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
+        `    c.connect(${JSON.stringify(path)})`,
+        '    held.append(c)',
+        "print('open', flush=True)",
+        'sys.stdin.readline()',
+        'for c in held: c.close()',
+        'c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
+        `c.connect(${JSON.stringify(path)})`,
+        "c.send(b'after')",
+        "print('done', flush=True)",
+        'sys.stdin.readline()',
+      ].join('\n'),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const said = lines(opener);
+  try {
+    await until('the receiver to start', () => stats()?.listening === true);
+    await until('the connections to be made', () => said.includes('open'));
+    await until('accept4 to run out of descriptors', () => (stats()?.acceptErrors ?? 0) > 0);
+    const held = stats();
+    assert.ok(held && held.accepted < 64, `only what the descriptor limit allows is accepted (${held?.accepted})`);
+    assert.equal(held.pendingConnections, true, 'the rest wait in the backlog');
+
+    const pid = receiver.pid ?? 0;
+    const before = cpuSeconds(pid);
+    const started = Date.now();
+    await new Promise((r) => setTimeout(r, 1000));
+    const used = cpuSeconds(pid) - before;
+    const wall = (Date.now() - started) / 1000;
+    assert.ok(used < 0.5, `the receiver used ${used.toFixed(2)} s of CPU in ${wall.toFixed(2)} s while out of descriptors`);
+    const errors = stats()?.acceptErrors ?? 0;
+    assert.ok(errors >= 2 && errors <= 40, `accept4 was retried about every 100 ms, not in a loop (${errors} failures)`);
+
+    opener.stdin?.write('\n');
+    await until('the new connection', () => said.includes('done'));
+    await until('the frame sent after the connections were closed', () => (stats()?.frames ?? 0) === 1);
+    const after = stats();
+    assert.ok(after && after.accepted === 151, `every connection was eventually accepted (${after?.accepted})`);
+  } finally {
+    opener.kill();
+    receiver.kill();
+  }
+});
+
+test('one uid cannot hold more than maxConnectionsPerUser connections; the others are still served', async () => {
+  const path = join(dir, 'user.sock');
+  const events: SeqpacketEvent[] = [];
+  const server = new addon.SeqpacketServer(path, { maxFrame: 100, maxConnectionsPerUser: 3 }, (e) => events.push(e));
+  const root = process.getuid?.() === 0;
+  // As root, a connection of another uid is made while this uid is at its cap: it must be accepted.
+  if (root) chmodSync(dir, 0o755);
+  try {
+    const script = [
+      'import socket, os, time',
+      'def connect():',
+      '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
+      `    c.connect(${JSON.stringify(path)})`,
+      '    return c',
+      'c = [connect() for i in range(4)]',
+      'for i, s in enumerate(c):',
+      '    try: s.send(b"c%d" % i)',
+      '    except OSError: pass',
+      'c[3].settimeout(5)',
+      // Closed by the receiver: end of file, or a reset since the frame sent on it was never read.
+      'try: assert c[3].recv(10) == b"", "the connection beyond the cap is closed by the receiver"',
+      'except ConnectionResetError: pass',
+      ...(root
+        ? ['pid = os.fork()', 'if pid == 0:', '    os.setuid(65534); o = connect(); o.send(b"other"); o.close(); os._exit(0)', 'assert os.waitpid(pid, 0)[1] == 0']
+        : []),
+      'c[0].close()',
+      'time.sleep(0.3)',
+      'n = connect(); n.send(b"c4"); n.close()',
+      'c[1].close(); c[2].close()',
+    ].join('\n');
+    const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
+    assert.equal(py.status, 0, py.stderr);
+    const expected = root ? 5 : 4;
+    await until('every connection to close', () => server.stats().closed === expected);
+    await until('every event to reach JavaScript', () => events.length === server.stats().enqueued);
+    const stats = server.stats();
+    assert.equal(stats.refusedPerUser, 1);
+    assert.equal(stats.refused, 0);
+    assert.equal(stats.accepted, expected);
+    const frames = events.filter((e) => e.type === 'frame').map((e) => e.data?.toString());
+    assert.deepEqual(frames.filter((f) => f !== 'other').sort(), ['c0', 'c1', 'c2', 'c4'], 'the accepted connections, and one made after a slot was freed, are served');
+    if (root) assert.ok(frames.includes('other'), 'another uid is not affected by this uid being at its cap');
+  } finally {
+    server.close();
+  }
+});
+
+test('the queue to JavaScript is bounded in bytes: frames beyond queueBytes are dropped and counted', async () => {
+  const path = join(dir, 'queue.sock');
+  const limit = 64 * 1024;
+  const events: SeqpacketEvent[] = [];
+  const server = new addon.SeqpacketServer(path, { maxFrame: 8192, queueBytes: limit }, (e) => events.push(e));
+  try {
+    const script = [
+      'import socket',
+      'c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
+      `c.connect(${JSON.stringify(path)})`,
+      'for i in range(100): c.send(bytes([i]) * 4000)',
+      'c.close()',
+    ].join('\n');
+    // spawnSync blocks this thread, and so does the loop below: nothing is consumed meanwhile.
+    const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
+    assert.equal(py.status, 0, py.stderr);
+    const end = Date.now() + 5000;
+    let busy = server.stats();
+    while (busy.closed < 1 && Date.now() < end) busy = server.stats();
+    assert.equal(busy.frames, 100);
+    assert.ok(busy.queuedBytes <= limit, `queued ${busy.queuedBytes} bytes, limit ${limit}`);
+    assert.ok(busy.queuedBytes > limit / 2, `the queue filled up to its limit (${busy.queuedBytes} bytes)`);
+    assert.equal(busy.enqueued + busy.queueDropped, 101, 'every frame and the close event were either queued or dropped');
+    assert.ok(busy.queueDropped >= 80, `about 16 frames of 4000 bytes fit in 64 KiB (${busy.queueDropped} dropped)`);
+
+    await until('the queue to drain', () => server.stats().delivered === busy.enqueued);
+    assert.equal(server.stats().queuedBytes, 0);
+    const frames = events.filter((e) => e.type === 'frame');
+    assert.ok(frames.length >= 10);
+    assert.deepEqual(
+      frames.map((e) => e.data?.[0]),
+      frames.map((_, i) => i),
+      'the first frames were kept, in order',
+    );
+  } finally {
+    server.close();
+  }
+});
