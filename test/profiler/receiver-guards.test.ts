@@ -2,7 +2,8 @@
 // written by the C frame tool: job claims of processes gone before JavaScript reads their frames.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { requireBinary } from '../helpers/binaries.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,32 @@ test('a process that exits before JavaScript reads its frames is judged on what 
     const rejected = r.rejectedCounts();
     assert.equal(rejected.get('job_mismatch'), 8, 'the liar (environment says 4242) and the tool without SLURM_JOB_ID: 4 frames each');
     assert.equal(rejected.get('unverified_job'), 0);
+  } finally {
+    r.close();
+  }
+});
+
+test('connections beyond maxConnectionsPerUser are refused and counted by reason; the accepted one is served', async () => {
+  const path = join(dir, 'per-user.sock');
+  const jobs = new Map<string, number>();
+  const sink: AggregatorSink = { mountDelta: (id) => void jobs.set(id.jobid, (jobs.get(id.jobid) ?? 0) + 1), processDelta() {} };
+  // Claims not verified: this test is about connections, not about the frame tool outliving its frames.
+  const r = new ProfilerReceiver({ socketPath: path, procfs: '/proc', sink, maxConnectionsPerUser: 1, verifyJobs: false });
+  try {
+    // One connection held open by a Python child while the frame tool (same uid) sends on a second one.
+    const holder = spawn(requireBinary('python3'), ['-c', `import socket, sys\nc = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\nc.connect(${JSON.stringify(path)})\nprint('open', flush=True)\nsys.stdin.readline()`], { stdio: ['pipe', 'pipe', 'inherit'] });
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const end = Date.now() + 5000;
+    while (r.stats().accepted < 1 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+    spawnSync(frameTool(), ['send', path, 'valid', '4242', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
+    holder.stdin.end();
+    await new Promise((resolve) => holder.once('exit', resolve));
+    await drained(r);
+    assert.deepEqual([...r.refusedConnections()], [['per_user_limit', 1], ['max_connections', 0]]);
+    assert.equal(jobs.get('4242'), undefined, 'the refused connection\'s frames were not read');
+    spawnSync(frameTool(), ['send', path, 'valid', '4242', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
+    await drained(r);
+    assert.equal(jobs.get('4242'), 2, 'once the slot is free the same uid is served again');
   } finally {
     r.close();
   }

@@ -32,6 +32,7 @@ const flags: readonly CollectorFlag[] = [
   { name: 'socket-mode', help: 'Permissions of the socket file (octal); 0666 lets every user\'s job connect.', default: '0666', parse: socketMode },
   { name: 'max-jobs', help: 'Jobs with their own series; the load of further jobs is summed into jobid="_other".', default: 100, parse: positiveInteger },
   { name: 'max-mounts', help: 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".', default: 16, parse: positiveInteger },
+  { name: 'max-connections-per-user', help: 'Open socket connections one uid may hold; further ones are closed at once and counted.', default: 256, parse: positiveInteger },
   { name: 'expiry', help: 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.', default: '10m', parse: positiveDuration },
 ];
 
@@ -44,6 +45,7 @@ export const profilerCollector: CollectorDescriptor = {
     const socketPath = String(options['socket'] ?? DEFAULT_PROFILER_SOCKET);
     const mode = Number(options['socket-mode'] ?? 0o666);
     const expiryMs = Number(options['expiry'] ?? 600_000);
+    const maxConnectionsPerUser = Number(options['max-connections-per-user'] ?? 256);
     const users = new UserNames(rootPath(paths, '/etc/passwd'));
     const store = new ProfilerMetricStore(
       new JobSlots(Number(options['max-jobs'] ?? 100)),
@@ -56,7 +58,7 @@ export const profilerCollector: CollectorDescriptor = {
 
     const tryStart = (): void => {
       try {
-        receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store });
+        receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store, maxConnectionsPerUser });
         logger.info({ socket: socketPath }, 'profiler socket listening');
       } catch (err) {
         const message = (err as Error).message;
@@ -78,6 +80,8 @@ export const profilerCollector: CollectorDescriptor = {
       ioSeconds: new Counter({ name: 'jobio_profiler_io_seconds_total', help: 'Seconds spent in I/O calls, estimated from sampled durations.', labelNames: callLabels, registers: [registry] }),
       runtime: new Counter({ name: 'jobio_profiler_runtime_seconds_total', help: 'Accumulated wall-clock run time of profiled processes in seconds.', labelNames: jobLabels, registers: [registry] }),
       rejected: new Counter({ name: 'jobio_profiler_records_rejected_total', help: 'Profiler messages rejected by the receiver, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
+      refusedConnections: new Counter({ name: 'jobio_profiler_connections_refused_total', help: 'Socket connections closed as soon as they were accepted, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
+      acceptErrors: new Counter({ name: 'jobio_profiler_accept_errors_total', help: 'Times accepting a socket connection failed for lack of file descriptors or memory (accepting then pauses for 100 ms).', registers: [registry] }),
       dropped: new Counter({ name: 'jobio_profiler_records_dropped_total', help: 'Frames the profiled processes could not send (no receiver or socket full), as they reported.', registers: [registry] }),
       processes: new Gauge({ name: 'jobio_profiler_processes', help: 'Profiled processes currently tracked by the receiver.', registers: [registry] }),
       foldedMounts: new Counter({ name: 'jobio_profiler_mounts_folded_total', help: 'Mount frames whose mount was beyond its job\'s max-mounts distinct mounts and went to mount="_other".', registers: [registry] }),
@@ -102,6 +106,8 @@ export const profilerCollector: CollectorDescriptor = {
         receiver.expire(expiryMs);
         store.maintain(expiryMs);
         const rejected = receiver.rejectedCounts();
+        const refused = receiver.refusedConnections();
+        const acceptErrors = receiver.stats().acceptErrors;
         metrics ??= makeMetrics();
         // Snapshot built; now reset and refill synchronously (STYLE: no collect() hooks).
         fill(metrics.calls, store.calls, callLabels);
@@ -111,6 +117,10 @@ export const profilerCollector: CollectorDescriptor = {
         fill(metrics.runtime, store.runtimeSeconds, jobLabels);
         metrics.rejected.reset();
         for (const [reason, count] of rejected) metrics.rejected.inc({ reason }, count);
+        metrics.refusedConnections.reset();
+        for (const [reason, count] of refused) metrics.refusedConnections.inc({ reason }, count);
+        metrics.acceptErrors.reset();
+        metrics.acceptErrors.inc(acceptErrors);
         metrics.dropped.reset();
         metrics.dropped.inc(store.droppedFrames);
         metrics.processes.set(receiver.processes);

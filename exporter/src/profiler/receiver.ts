@@ -31,7 +31,16 @@ export interface ReceiverOptions {
    * only reaches the user's own processes (see JobVerifierOptions.trustClaims).
    */
   readonly verifyJobs?: boolean;
+  /** Open connections of one uid beyond this are closed at once and counted (default 256). */
+  readonly maxConnectionsPerUser?: number;
 }
+
+/**
+ * Why a connection was closed as soon as it was accepted:
+ * - `per_user_limit`: its uid already had maxConnectionsPerUser connections open;
+ * - `max_connections`: the receiver already held its 4096 connections (or the peer's credentials were unreadable).
+ */
+export type RefuseReason = 'per_user_limit' | 'max_connections';
 
 export class ProfilerReceiver {
   private readonly server: SeqpacketServer;
@@ -44,7 +53,11 @@ export class ProfilerReceiver {
   constructor(options: ReceiverOptions) {
     const addon = loadSeqpacketAddon();
     this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason) => this.reject(reason));
-    this.server = new addon.SeqpacketServer(options.socketPath, { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs }, (event) => this.onEvent(event));
+    this.server = new addon.SeqpacketServer(
+      options.socketPath,
+      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnectionsPerUser: options.maxConnectionsPerUser ?? 256 },
+      (event) => this.onEvent(event),
+    );
   }
 
   private reject(reason: RejectReason): void {
@@ -66,6 +79,15 @@ export class ProfilerReceiver {
     if (!this.closed) this.lastStats = this.server.stats();
     counts.set('overloaded', this.lastStats?.queueDropped ?? 0);
     return counts;
+  }
+
+  /** Connections refused by reason since start (every reason present). */
+  refusedConnections(): ReadonlyMap<RefuseReason, number> {
+    const s = this.stats();
+    return new Map<RefuseReason, number>([
+      ['per_user_limit', s.refusedPerUser],
+      ['max_connections', s.refused],
+    ]);
   }
 
   stats(): SeqpacketServerStats {
