@@ -37,13 +37,17 @@ async function drained(r: ProfilerReceiver): Promise<void> {
 test('a process that exits before JavaScript reads its frames is judged on what /proc said when they arrived', async () => {
   const { r, jobs, path } = receiver('evidence.sock');
   try {
-    // spawnSync blocks this thread: the tool sends, exits and is reaped before any frame is handled.
-    const honest = spawnSync(frameTool(), ['send', path, 'valid', '4242', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
+    // spawnSync blocks this thread: the tool sends, exits and is reaped before JavaScript handles any
+    // frame. It lingers 500 ms after sending so the addon's receiving thread (which reads /proc when a
+    // connection's first frame arrives) finds it alive even on a loaded machine: without the linger
+    // this raced, and failed 3 runs in 8 under load.
+    const linger = { FRAME_TOOL_HOLD_MS: '500' };
+    const honest = spawnSync(frameTool(), ['send', path, 'valid', '4242', 'SLURM_JOB_ID'], { env: { ...process.env, ...linger, SLURM_JOB_ID: '4242' } });
     assert.equal(honest.status, 0);
-    const liar = spawnSync(frameTool(), ['send', path, 'valid', '4343', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
+    const liar = spawnSync(frameTool(), ['send', path, 'valid', '4343', 'SLURM_JOB_ID'], { env: { ...process.env, ...linger, SLURM_JOB_ID: '4242' } });
     assert.equal(liar.status, 0);
     const { SLURM_JOB_ID: _drop, ...clean } = process.env;
-    const nothing = spawnSync(frameTool(), ['send', path, 'valid', '4444', 'SLURM_JOB_ID'], { env: clean });
+    const nothing = spawnSync(frameTool(), ['send', path, 'valid', '4444', 'SLURM_JOB_ID'], { env: { ...clean, ...linger } });
     assert.equal(nothing.status, 0);
     await drained(r);
     assert.equal(jobs.get('4242'), 2, 'two snapshots credited to the job its environment names');
