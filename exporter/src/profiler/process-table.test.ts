@@ -7,7 +7,7 @@ import type { FrameHeader, MountRecord, ProcessRecord } from '../parsers/profile
 import { CALL_TYPES, CLASSES, DIRECTIONS, FLAG_FINAL, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { addInto, emptyCounters, slot, type Counters } from './counters.js';
 import { JobVerifier } from './job-verifier.js';
-import { ProcessTable, type AggregatorSink, type ProcessIdentity } from './process-table.js';
+import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type ProcessIdentity } from './process-table.js';
 
 const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
 
@@ -289,4 +289,14 @@ test('one uid holds at most maxPerUser entries: a process inventing start times 
   assert.equal(table.size, 4);
   assert.equal(credited, 1);
   assert.equal(rejected.length, 2);
+});
+
+test('a process naming more mount paths than the profiler has slots is capped: extra paths rejected, known ones still counted', () => {
+  const h = harness();
+  h.table.handle(proc(0, 10, { mounts: MAX_MOUNTS_PER_PROCESS + 2 }), cred(5));
+  for (let m = 0; m < MAX_MOUNTS_PER_PROCESS + 2; m++) h.table.handle(mount(1 + m, 1, { path: `/m${m}` }), cred(5));
+  assert.equal(h.totals.size, MAX_MOUNTS_PER_PROCESS, 'one counter set per accepted path, no more');
+  assert.deepEqual(h.rejected, ['too_many_mounts', 'too_many_mounts']);
+  h.table.handle(mount(MAX_MOUNTS_PER_PROCESS + 3, 5, { path: '/m0' }), cred(5)); // a known path keeps counting
+  assert.equal(h.writes('|1000|/m0'), 5);
 });

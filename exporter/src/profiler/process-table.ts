@@ -59,8 +59,15 @@ export interface AggregatorSink {
   processEnded?(id: ProcessIdentity): void;
 }
 
-export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes';
-export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes'];
+export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts';
+export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'too_many_mounts'];
+
+/**
+ * Distinct mount paths kept per process: the profiler has 64 mount slots (JOBIO_MAX_SLOTS), so an honest
+ * process never sends more. A forged sender naming endless paths would otherwise grow an entry without
+ * bound (the metric store caps the mount *labels* per job separately).
+ */
+export const MAX_MOUNTS_PER_PROCESS = 64;
 
 /** Entries one uid may hold (the key's start time comes from the frame, so one process could make any number). */
 export const DEFAULT_MAX_PROCESSES_PER_USER = 4096;
@@ -170,6 +177,11 @@ export class ProcessTable {
     if (!entry.accepted) {
       this.onReject(entry.refusal);
     } else {
+      if (!entry.mounts.has(record.path) && entry.mounts.size >= MAX_MOUNTS_PER_PROCESS) {
+        this.onReject('too_many_mounts');
+        this.maybeEnd(key, entry);
+        return;
+      }
       const current = countersOf(record);
       const increment = delta(current, entry.mounts.get(record.path) ?? (entry.baseline ? current : undefined));
       entry.mounts.set(record.path, current);
