@@ -67,10 +67,34 @@ function synthetic(seriesCount, steps) {
   });
 }
 
+/**
+ * The same-run baseline: the least any density computation must do, one pass over every point with a
+ * Math.log10 and a count per (step, decade), no time-axis alignment and no membership index.
+ */
+function naiveCounts(series, steps) {
+  const counts = new Uint32Array(steps * 16);
+  const start = 1_700_000_000_000;
+  for (const s of series) {
+    for (let i = 0; i < s.values.length; i++) {
+      const v = s.values[i];
+      const row = v > 0 ? Math.min(15, Math.max(1, Math.floor(Math.log10(v)) + 4)) : 0;
+      counts[((s.times[i] - start) / 60000) * 16 + row]++;
+    }
+  }
+  return counts;
+}
+
 async function computeBench() {
   const { buildDensity, cellMembers } = await loadDensity();
   const series = synthetic(SERIES, STEPS);
   buildDensity(series);
+  naiveCounts(series, STEPS);
+  const baseline = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    naiveCounts(series, STEPS);
+    baseline.push(performance.now() - t0);
+  }
   const times = [];
   let index;
   for (let i = 0; i < RUNS; i++) {
@@ -85,7 +109,7 @@ async function computeBench() {
   const t0 = performance.now();
   const members = cellMembers(index, series, Math.floor(busiest / index.rows), busiest % index.rows);
   const membersMs = performance.now() - t0;
-  return { computeMedianMs: median(times), computeMinMs: Math.min(...times), rows: index.rows, busiestCell: members.length, membersMs };
+  return { computeMedianMs: median(times), computeMinMs: Math.min(...times), baselineMedianMs: median(baseline), rows: index.rows, busiestCell: members.length, membersMs };
 }
 
 async function browserBench() {
@@ -154,7 +178,8 @@ Density heatmap, ${SERIES.toLocaleString('en')} series × ${STEPS} steps (up to 
 
 | measure | value |
 | --- | --- |
-| bucketing (buildDensity: time axis, log10 buckets, membership index), median of ${RUNS} | ${f(compute.computeMedianMs)} ms (min ${f(compute.computeMinMs)} ms) |
+| baseline, same run: one Math.log10 and a count per point (no time axis, no index), median of ${RUNS} | ${f(compute.baselineMedianMs)} ms |
+| bucketing (buildDensity: time axis, log10 buckets, membership index), median of ${RUNS} | ${f(compute.computeMedianMs)} ms (min ${f(compute.computeMinMs)} ms; ${(compute.computeMedianMs / compute.baselineMedianMs).toFixed(2)}× the baseline) |
 | drill-down list of the busiest cell (${compute.busiestCell} series, sorted) | ${f(compute.membersMs)} ms |
 | Chromium: first paint (render start → canvas drawn → next frame), median of 3 | ${f(browser.firstPaintMs)} ms |
 | Chromium: hover → tooltip on screen | ${f(browser.hoverMs)} ms |
