@@ -352,7 +352,7 @@ static void jobio_thread_setup(struct jobio_tls *t) {
   uint64_t seed = jobio_now() ^ ((uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull) ^ (uint64_t)syscall(SYS_gettid) << 32;
   t->rng = seed ? seed : 0x2545f4914f6cdd1dull;
   jobio_set_rate(t, jobio_period_base);
-  t->stratum_rest = 0;
+  t->stratum_left = 1; /* (no stratum before the first: its first call is position 0) */
   t->countdown = jobio_next_gap(t);
   t->win_start = jobio_now();
   t->win_sampled = 0;
@@ -430,6 +430,11 @@ void jobio_tick(uint64_t now, int timed) {
   jobio_flush(0);
   t->busy--;
   errno = saved;
+}
+
+int64_t jobio_tick_ret(uint64_t now, int64_t r) {
+  jobio_tick(now, 1);
+  return r;
 }
 
 /* ---------------- fork ---------------- */

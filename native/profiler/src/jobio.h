@@ -118,7 +118,7 @@ struct jobio_tls {
   uint32_t exiting;          /* thread is past its TLS destructor: forward uncounted */
   uint64_t countdown;        /* calls until the next timed one, that one included */
   uint64_t gap_weight;       /* weight (1/p = the stratum length) of the upcoming timed call */
-  uint64_t stratum_rest;     /* calls of the current stratum after its timed call */
+  uint64_t stratum_left;     /* calls of the current stratum from its timed call on, that call included (>= 1) */
   uint64_t rng;              /* LCG state for the position of the timed call in a stratum */
   uint64_t period;           /* stratum length for the strata started from now on (sample_every) */
   uint64_t win_start;        /* JOBIO_SAMPLE_MAX_PER_SEC window: start and timed calls in it */
@@ -221,6 +221,7 @@ int jobio_begin_slow(void);
 uint64_t jobio_now_mono(void);
 uint64_t jobio_now_coarse(void);
 void jobio_tick(uint64_t now, int timed);
+int64_t jobio_tick_ret(uint64_t now, int64_t r); /* jobio_tick(now, 1), then r (for tail calls) */
 void jobio_sample_window(struct jobio_tls *t, uint64_t now);
 void jobio_log(const char *msg, long num);
 void jobio_debug(const char *msg, const char *arg);
@@ -312,23 +313,25 @@ JOBIO_HOT uint64_t jobio_now(void) {
  * (Horvitz-Thompson) is an unbiased estimate of the time of the calls it stands for; the number
  * of timed calls among N consecutive calls is floor(N/period) or ceil(N/period). A period change
  * (JOBIO_SAMPLE_MAX_PER_SEC) applies from the next stratum on, whose weight it is.
- * Returns the calls until the next timed one: the rest of this stratum, then the position in the
- * next. Runs once per timed call (an LCG step and a multiply; no floating point).
+ * Returns the calls until the next timed one: the rest of this stratum (stratum_left: its length
+ * less the position of its timed call), then the position in the next. Runs once per timed call:
+ * with period 1 a load and two stores; otherwise an LCG step and a multiply (no floating point).
  */
 JOBIO_HOT uint64_t jobio_next_gap_inline(struct jobio_tls *t) {
   uint64_t len = t->period;
-  uint64_t pos = 0;
+  uint64_t gap = t->stratum_left;
   t->gap_weight = len;
-  if (len == 1 && t->stratum_rest == 0) return 1; /* every call timed */
-  if (len > 1) {
-    /* a 64-bit LCG step; its high bits (the ones a multiply-high keeps) are the good ones */
-    uint64_t x = t->rng * 6364136223846793005ull + 1442695040888963407ull;
-    t->rng = x;
-    pos = (uint64_t)(((unsigned __int128)x * len) >> 64); /* uniform in [0, len) */
+  if (len == 1) { /* every call timed: position 0 */
+    t->stratum_left = 1;
+    return gap;
   }
-  uint64_t gap = t->stratum_rest + pos + 1;
-  t->stratum_rest = len - 1 - pos;
-  return gap;
+  /* a 64-bit LCG step (increment 1: odd, so the full period 2^64 is kept); its high bits, the
+   * ones a multiply-high keeps, are the good ones */
+  uint64_t x = t->rng * 6364136223846793005ull + 1;
+  t->rng = x;
+  uint64_t pos = (uint64_t)(((unsigned __int128)x * len) >> 64); /* uniform in [0, len) */
+  t->stratum_left = len - pos;
+  return gap + pos;
 }
 uint64_t jobio_next_gap(struct jobio_tls *t);
 
@@ -513,26 +516,27 @@ _Static_assert(offsetof(struct jobio_call_stats, time_ns) == 24 && offsetof(stru
 
 void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int moves_pos);
 /* the general transfer record (failed, empty, an open not yet decided, another kind of descriptor)
- * of an untimed call (t0 = 0) or of a timed one that ended at t1 with estimate est */
-void jobio_rec_xfer_slow(struct jobio_tls *t, uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos);
+ * of an untimed call (t1 = 0) or of a timed one that ended at t1 with estimate est, on this
+ * thread; returns r (so the wrappers end in a tail call and keep nothing across it) */
+int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos);
 
 /*
  * read/write family: dir is JOBIO_DIR_READ or JOBIO_DIR_WRITE (equal to JOBIO_CALL_READ/WRITE);
  * moves_pos: the call advances the file offset (read, write, readv, writev).
  * The common case (bytes moved on a file whose open is already decided) is counted inline.
  */
-JOBIO_HOT void jobio_rec_xfer_inline(struct jobio_tls *t, int timed, uint64_t t1, uint64_t est, int fd, int dir,
-                                      int64_t r, int moves_pos) {
+JOBIO_HOT int64_t jobio_rec_xfer_inline(struct jobio_tls *t, int timed, uint64_t t1, uint64_t est, int fd, int dir,
+                                         int64_t r, int moves_pos) {
   struct jobio_fd *e;
   uint32_t xoff;
   if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&
       JOBIO_LIKELY((xoff = (e = &jobio_fds[fd])->xoff) != 0) &&
       JOBIO_LIKELY(jobio_count_xfer_fast((char *)t->block + xoff, dir, (uint64_t)r, timed, est))) {
     if (moves_pos) e->pos += r;
-    if (timed && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) jobio_tick(t1, 1);
-  } else {
-    jobio_rec_xfer_slow(t, timed ? t1 : 0, est, fd, dir, r, moves_pos);
+    if (timed && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, r);
+    return r;
   }
+  return jobio_rec_xfer_slow(timed ? t1 : 0, est, fd, dir, r, moves_pos);
 }
 
 /* The same for a wrapper that went through jobio_begin (a context, maybe timed). */
@@ -561,6 +565,22 @@ JOBIO_HOT int jobio_slow_enter(struct jobio_tls *t) {
   if (!jobio_begin_slow()) return 0;
   return jobio_timed_now(t) ? 2 : 1;
 }
+
+/*
+ * Values that must survive a call (the clock reads, the real function) wait in the stack frame:
+ * JOBIO_SPILL("+m"(a), ...) before and after the call makes the compiler store them once and
+ * load them once where they are used, instead of keeping them in callee-saved registers (each
+ * of which costs a push, a pop and two moves). An empty asm: no instruction of its own.
+ */
+#define JOBIO_SPILL(...) __asm__ volatile("" : __VA_ARGS__)
+/* "+m" operands for a parenthesised argument list: JOBIO_MEM (fd, buf, n) */
+#define JOBIO_MEM(...) JOBIO_MEM_N(__VA_ARGS__, JOBIO_MEM5, JOBIO_MEM4, JOBIO_MEM3, JOBIO_MEM2, JOBIO_MEM1, )(__VA_ARGS__)
+#define JOBIO_MEM_N(_1, _2, _3, _4, _5, m, ...) m
+#define JOBIO_MEM1(a) "+m"(a)
+#define JOBIO_MEM2(a, b) "+m"(a), "+m"(b)
+#define JOBIO_MEM3(a, b, c) "+m"(a), "+m"(b), "+m"(c)
+#define JOBIO_MEM4(a, b, c, d) "+m"(a), "+m"(b), "+m"(c), "+m"(d)
+#define JOBIO_MEM5(a, b, c, d, e) "+m"(a), "+m"(b), "+m"(c), "+m"(d), "+m"(e)
 
 /* Slot of a descriptor for a non-transfer call: >= 0 slot, -1 ignored, -2 invisible. */
 int jobio_fd_slot(int fd);

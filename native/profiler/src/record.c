@@ -53,7 +53,8 @@ void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint6
 }
 
 /* The general transfer record: failed or empty, an open not yet decided, another kind of descriptor. */
-void jobio_rec_xfer_slow(struct jobio_tls *t, uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos) {
+int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos) {
+  struct jobio_tls *t = &jobio_t;
   struct jobio_ctx c = {t, t1, 1}; /* only "timed or not" matters below */
   struct jobio_fd *e;
   if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE) {
@@ -66,6 +67,7 @@ void jobio_rec_xfer_slow(struct jobio_tls *t, uint64_t t1, uint64_t est, int fd,
     jobio_rec_xfer_other(&c, fd, dir, r, est, moves_pos);
   }
   jobio_after(t1);
+  return r;
 }
 
 /* A transfer with an explicit estimate (copy_file_range & co. count two sides, one timed). */

@@ -142,16 +142,20 @@ JOBIO_EXPORT int closedir(DIR *d) {
     struct timespec ts0, ts1;                                                                   \
     uint64_t w = t->gap_weight;                                                                 \
     t->countdown = jobio_next_gap_inline(t);                                                    \
+    JOBIO_SPILL(JOBIO_MEM args, "+m"(fn), "+m"(w));                                             \
     clock_gettime(CLOCK_MONOTONIC, &ts0);                                                       \
+    JOBIO_SPILL(JOBIO_MEM args, "+m"(fn), "+m"(w));                                             \
     ssize_t r = fn args;                                                                        \
+    JOBIO_SPILL("+m"(r));                                                                       \
     clock_gettime(CLOCK_MONOTONIC, &ts1);                                                       \
-    jobio_rec_xfer_inline(&jobio_t, 1, jobio_ts_ns(&ts1), jobio_scale(jobio_ts_diff(&ts1, &ts0), w), fd, dir, r, moves); \
-    return r;                                                                                   \
+    JOBIO_SPILL("+m"(r));                                                                       \
+    const ssize_t rv = r; /* (a copy: the frame slot may alias the counters for the compiler) */ \
+    uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
+    return jobio_rec_xfer_inline(t, 1, t1, jobio_scale(t1 - jobio_ts_ns(&ts0), w), fd, dir, rv, moves); \
   }                                                                                             \
   static __attribute__((noinline)) ssize_t jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
     ssize_t r = fn args;                                                                        \
-    jobio_rec_xfer_inline(&jobio_t, 0, 0, 0, fd, dir, r, moves);                                \
-    return r;                                                                                   \
+    return jobio_rec_xfer_inline(&jobio_t, 0, 0, 0, fd, dir, r, moves);                         \
   }                                                                                             \
   static __attribute__((noinline)) ssize_t jobio_slow_##name params {                            \
     int how = jobio_slow_enter(&jobio_t);                                                       \
@@ -229,28 +233,24 @@ JOBIO_EXPORT ssize_t splice(int in, off64_t *off_in, int out, off64_t *off_out, 
 }
 
 /* ---------------- seek ---------------- */
-/* A seek on a file whose offset is tracked: classified and counted inline, no system call. */
-JOBIO_HOT void jobio_rec_seek_fast(struct jobio_tls *t, uint32_t moff, struct jobio_fd *e, int64_t off, int whence,
-                                   int64_t before, int64_t r, int timed, uint64_t t1, uint64_t est) {
-  int cls;
-  if (r < 0)
-    cls = JOBIO_RED;
-  else if (whence == SEEK_CUR)
-    cls = off > 0 ? JOBIO_YELLOW : JOBIO_RED;
-  else
-    cls = r > before ? JOBIO_YELLOW : JOBIO_RED;
-  uint64_t *w = (uint64_t *)(void *)((char *)t->block + moff) + JOBIO_W_CALLS(JOBIO_CALL_SEEK);
-  w[cls]++;
-  if (r >= 0) e->pos = r;
-  if (timed) {
-    w[3 + cls] += est; /* time_ns[class] */
-    w[6]++;            /* sampled */
-    if (JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) jobio_tick(t1, 1);
-  }
+/*
+ * A seek on a file whose offset is tracked is classified and counted inline, no system call:
+ * backward or to the same offset red, forward yellow, failed red (as jobio_rec_seek). Decided
+ * before the call as one comparison, so only the threshold waits across it: yellow iff r > thr.
+ * SEEK_CUR: yellow iff it succeeded (r >= 0) and off > 0, so thr = -1 or INT64_MAX; otherwise
+ * yellow iff r > before (the tracked offset, >= 0, so a failure, r < 0, stays red).
+ */
+JOBIO_HOT int64_t jobio_seek_thr(int64_t off, int whence, int64_t before) {
+  if (whence == SEEK_CUR) return off > 0 ? -1 : INT64_MAX;
+  return before;
 }
+_Static_assert(JOBIO_RED == 0 && JOBIO_YELLOW == 1, "seek class = (r > thr)");
 
 /* A known offset (>= 0) is never that of a stdio descriptor (those stay unknown). The slow half
- * asks the kernel for an unknown offset (before the clock starts). */
+ * asks the kernel for an unknown offset (before the clock starts). The exported wrapper only
+ * decides and jumps (so neither body pays for the other's saved registers); the timed body keeps
+ * what it needs after the call in its frame (JOBIO_SPILL): the threshold, the counters and the
+ * descriptor entry, all found before the clock starts. */
 #define JOBIO_SEEK_WRAP(name, off_t_)                                                              \
   static __attribute__((noinline)) off_t_ jobio_slow_##name(int fd, off_t_ off, int whence, int how) { \
     struct jobio_tls *t = &jobio_t;                                                               \
@@ -270,32 +270,56 @@ JOBIO_HOT void jobio_rec_seek_fast(struct jobio_tls *t, uint32_t moff, struct jo
     int64_t before;                                                                               \
     if ((unsigned)fd < jobio_fd_cap && (moff = (e = &jobio_fds[fd])->moff) != 0 && (before = e->pos) >= 0) { \
       struct timespec ts0, ts1;                                                                   \
+      int64_t thr = jobio_seek_thr(off, whence, before);                                          \
+      uint64_t *cnt = (uint64_t *)(void *)((char *)t->block + moff) + JOBIO_W_CALLS(JOBIO_CALL_SEEK); \
       uint64_t w = t->gap_weight;                                                                 \
       t->countdown = jobio_next_gap_inline(t);                                                    \
+      JOBIO_SPILL("+m"(fd), "+m"(off), "+m"(whence), "+m"(fn), "+m"(w), "+m"(thr), "+m"(cnt), "+m"(e)); \
       clock_gettime(CLOCK_MONOTONIC, &ts0);                                                       \
+      JOBIO_SPILL("+m"(fd), "+m"(off), "+m"(whence), "+m"(fn), "+m"(w), "+m"(thr), "+m"(cnt), "+m"(e)); \
       off_t_ r = fn(fd, off, whence);                                                             \
+      JOBIO_SPILL("+m"(r));                                                                       \
       clock_gettime(CLOCK_MONOTONIC, &ts1);                                                       \
-      jobio_rec_seek_fast(t, moff, e, off, whence, before, r, 1, jobio_ts_ns(&ts1),               \
-                          jobio_scale(jobio_ts_diff(&ts1, &ts0), w));                             \
-      return r;                                                                                   \
+      JOBIO_SPILL("+m"(r));                                                                       \
+      /* (copies: the frame slots may alias the counters for the compiler, these do not) */     \
+      const int64_t rv = r;                                                                       \
+      uint64_t *const cv = cnt;                                                                   \
+      uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
+      uint64_t est = jobio_scale(t1 - jobio_ts_ns(&ts0), w);                                      \
+      if (rv > thr) { /* calls[class]++, time_ns[class] += est */                                 \
+        cv[JOBIO_YELLOW]++;                                                                       \
+        cv[3 + JOBIO_YELLOW] += est;                                                              \
+      } else {                                                                                    \
+        cv[JOBIO_RED]++;                                                                          \
+        cv[3 + JOBIO_RED] += est;                                                                 \
+      }                                                                                           \
+      cv[6]++; /* sampled */                                                                      \
+      if (rv >= 0) e->pos = rv;                                                                   \
+      if (JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, rv); \
+      return rv;                                                                                  \
     }                                                                                             \
     return jobio_slow_##name(fd, off, whence, 2);                                                 \
   }                                                                                               \
-  JOBIO_EXPORT off_t_ name(int fd, off_t_ off, int whence) {                                      \
-    struct jobio_tls *t = &jobio_t;                                                               \
+  static __attribute__((noinline)) off_t_ jobio_untimed_##name(int fd, off_t_ off, int whence, jobio_fn_##name fn) { \
     struct jobio_fd *e;                                                                           \
     uint32_t moff;                                                                                \
     int64_t before;                                                                               \
-    jobio_fn_##name fn;                                                                           \
-    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(fd, off, whence, -1); \
-    if (jobio_timed_now(t)) return jobio_timed_##name(fd, off, whence, fn);                       \
     if (JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((moff = (e = &jobio_fds[fd])->moff) != 0) && \
         JOBIO_LIKELY((before = e->pos) >= 0)) {                                                   \
+      int64_t thr = jobio_seek_thr(off, whence, before);                                          \
       off_t_ r = fn(fd, off, whence);                                                             \
-      jobio_rec_seek_fast(t, moff, e, off, whence, before, r, 0, 0, 0);                           \
+      ((uint64_t *)(void *)((char *)jobio_t.block + moff))[JOBIO_W_CALLS(JOBIO_CALL_SEEK) + (r > thr)]++; \
+      if (r >= 0) e->pos = r;                                                                     \
       return r;                                                                                   \
     }                                                                                             \
     return jobio_slow_##name(fd, off, whence, 1);                                                 \
+  }                                                                                               \
+  JOBIO_EXPORT off_t_ name(int fd, off_t_ off, int whence) {                                      \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    jobio_fn_##name fn;                                                                           \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(fd, off, whence, -1); \
+    if (jobio_timed_now(t)) return jobio_timed_##name(fd, off, whence, fn);                       \
+    return jobio_untimed_##name(fd, off, whence, fn);                                             \
   }
 
 JOBIO_SEEK_WRAP(lseek, off_t)
