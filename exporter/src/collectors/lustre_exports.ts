@@ -9,7 +9,7 @@ import type { CollectorDescriptor } from '../scrape/collector.js';
 import { positiveInteger } from '../cli/collector-flags.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
-import { updateStats } from '../lustre/stats-update.js';
+import { statsUpdater } from '../lustre/stats-update.js';
 import { findExportStatsFiles } from '../sources/lustre-stats-files.js';
 import { LustreExportsMetrics } from './lustre_exports_metrics.js';
 
@@ -34,16 +34,6 @@ export const lustreExportsCollector: CollectorDescriptor = {
       find: findExportStatsFiles,
       pick: (p: { nid?: string }) => p.nid,
     };
-    return {
-      async update(signal) {
-        const found = await updateStats(acc, settings, paths, logger, signal);
-        if (!found) {
-          metrics.clear();
-          return 'absent';
-        }
-        metrics.refill(acc);
-        return 'ok';
-      },
-    };
+    return statsUpdater(acc, settings, metrics, paths, logger);
   },
 };

@@ -4,7 +4,7 @@
 import type { CollectorDescriptor } from '../scrape/collector.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
-import { updateStats } from '../lustre/stats-update.js';
+import { statsUpdater } from '../lustre/stats-update.js';
 import { findTargetStatsFiles } from '../sources/lustre-stats-files.js';
 import { LustreStatsMetrics } from './lustre_stats_metrics.js';
 
@@ -24,16 +24,6 @@ export const lustreStatsCollector: CollectorDescriptor = {
       find: findTargetStatsFiles,
       pick: (p: { kind: string; nid?: string; file: string }) => (p.nid === undefined && ((p.kind === 'obdfilter' && p.file === 'stats') || (p.kind === 'mdt' && p.file === 'md_stats')) ? '' : undefined),
     };
-    return {
-      async update(signal) {
-        const found = await updateStats(acc, settings, paths, logger, signal);
-        if (!found) {
-          metrics.clear();
-          return 'absent';
-        }
-        metrics.refill(acc);
-        return 'ok';
-      },
-    };
+    return statsUpdater(acc, settings, metrics, paths, logger);
   },
 };

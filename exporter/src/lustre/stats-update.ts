@@ -1,6 +1,7 @@
 // One scrape of plain stats files into a StatsAccumulator, shared by the lustre_exports and
 // lustre_stats collectors: from the pseudo-files, or from one `lctl get_param` run whose dump holds
 // many files (`param=` headers name the target and client of each).
+import type { Collector } from '../scrape/collector.js';
 import type { Logger } from '../util/logger.js';
 import type { Paths } from '../util/paths.js';
 import { parseLustreStats, parseStatsParam, type StatsParam } from '../parsers/lustre-stats.js';
@@ -56,4 +57,25 @@ export async function updateStats(acc: StatsAccumulator, settings: StatsUpdateSe
   acc.finish(Date.now(), failure === undefined);
   if (failure !== undefined) throw failure;
   return found || acc.targetCount > 0;
+}
+
+/** What both stats collectors export from the accumulator. */
+export interface StatsMetrics {
+  clear(): void;
+  refill(acc: StatsAccumulator): void;
+}
+
+/** The update() of a stats collector: one scrape into the accumulator, then the metrics refilled. */
+export function statsUpdater(acc: StatsAccumulator, settings: StatsUpdateSettings, metrics: StatsMetrics, paths: Paths, logger: Logger): Collector {
+  return {
+    async update(signal) {
+      const found = await updateStats(acc, settings, paths, logger, signal);
+      if (!found) {
+        metrics.clear();
+        return 'absent';
+      }
+      metrics.refill(acc);
+      return 'ok';
+    },
+  };
 }
