@@ -32,6 +32,17 @@ test('exposition parser: escapes, comments, special values, bad lines', () => {
   assert.equal(parsed.badLines, 3);
 });
 
+test('exposition parser: CRLF and padded lines, escapes at the ends of values, a value cut at the line end', () => {
+  const text = '  m{a="x\\\\",b="\\"q\\""} 1.5e3 \r\nm{a="tail\\\nm 7\n\tm{ a = "no" } 2\nm{a="1"}9';
+  const parsed = parseExposition(text);
+  assert.deepEqual(parsed.samples, [
+    { name: 'm', labels: { a: 'x\\', b: '"q"' }, value: 1500 },
+    { name: 'm', labels: {}, value: 7 },
+    { name: 'm', labels: { a: '1' }, value: 9 },
+  ]);
+  assert.equal(parsed.badLines, 2, 'the value cut by a backslash at the line end, and `a = "no"` (no space allowed before =" here)');
+});
+
 test('PromQL escaping keeps any label value one string literal', () => {
   assert.equal(promString('x"}) or vector(1) #'), '"x\\"}) or vector(1) #"');
   assert.equal(promString('a\\"b\n'), '"a\\\\\\"b\\n"');
