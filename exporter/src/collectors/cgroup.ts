@@ -5,6 +5,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
 import { positiveInteger, uidLimit } from '../cli/collector-flags.js';
+import { optionReader } from '../scrape/option-reader.js';
 import { rootPath } from '../util/paths.js';
 import { findCgroupJobs } from '../sources/cgroup-jobs.js';
 import { readCgroupUsage } from '../sources/cgroup-usage.js';
@@ -104,11 +105,11 @@ interface Settings {
 
 /** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
 function readSettings(options: CollectorOptions): Settings {
-  const num = (name: string, fallback: number): number => (typeof options[name] === 'number' ? (options[name] as number) : fallback);
+  const { num, bool } = optionReader(options);
   return {
     maxJobs: num('max-jobs', DEFAULT_CGROUP_MAX_JOBS),
     systemUidMax: num('system-uid-max', 999),
     userHz: num('user-hz', 100),
-    getent: typeof options['getent'] === 'boolean' ? options['getent'] : true,
+    getent: bool('getent', true),
   };
 }

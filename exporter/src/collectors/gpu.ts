@@ -6,6 +6,7 @@
 // Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
 import { positiveDuration, positiveInteger } from '../cli/collector-flags.js';
+import { optionReader } from '../scrape/option-reader.js';
 import { rootPath } from '../util/paths.js';
 import { loadNvmlAddon, type Nvml, type NvmlCallError, type NvmlSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
@@ -142,14 +143,13 @@ interface Settings {
 }
 
 function readSettings(options: CollectorOptions): Settings {
-  const bool = (name: string): boolean => (typeof options[name] === 'boolean' ? (options[name] as boolean) : true);
-  const timeout = options['timeout'];
+  const { text, num, bool, duration } = optionReader(options);
   return {
-    library: typeof options['nvml-library'] === 'string' && options['nvml-library'] !== '' ? options['nvml-library'] : 'libnvidia-ml.so.1',
-    timeoutMs: typeof timeout === 'number' ? timeout : positiveDuration(typeof timeout === 'string' ? timeout : '5s'),
-    pcie: bool('pcie'),
-    processes: bool('processes'),
-    maxJobs: typeof options['max-jobs'] === 'number' ? options['max-jobs'] : 100,
-    getent: bool('getent'),
+    library: text('nvml-library', '') || 'libnvidia-ml.so.1',
+    timeoutMs: duration('timeout', '5s'),
+    pcie: bool('pcie', true),
+    processes: bool('processes', true),
+    maxJobs: num('max-jobs', 100),
+    getent: bool('getent', true),
   };
 }

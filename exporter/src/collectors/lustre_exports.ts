@@ -5,6 +5,7 @@
 // Off by default: a big OSS has one export per client per target, thousands of files to open and read
 // on every scrape, and thousands of series per target; sites enable it where they want it.
 // Metrics: docs/metrics.md; guide: docs/lustre.md.
+import { optionReader } from '../scrape/option-reader.js';
 import type { CollectorDescriptor } from '../scrape/collector.js';
 import { positiveInteger } from '../cli/collector-flags.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
@@ -25,7 +26,7 @@ export const lustreExportsCollector: CollectorDescriptor = {
   ],
   create({ paths, options, logger, registry }) {
     const common = readStatsSettings(options);
-    const maxClients = typeof options['max-clients'] === 'number' ? options['max-clients'] : DEFAULT_MAX_CLIENTS;
+    const maxClients = optionReader(options).num('max-clients', DEFAULT_MAX_CLIENTS);
     const acc = new StatsAccumulator({ maxClients, expiryMs: common.expiryMs });
     const metrics = new LustreExportsMetrics(registry, maxClients);
     const settings = {

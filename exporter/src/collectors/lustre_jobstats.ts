@@ -1,6 +1,7 @@
 // Collector `lustre_jobstats`: per-job I/O of the Lustre server targets on this host (MDTs and
 // OSTs), from job_stats, as exact exporter-owned counters with bounded cardinality (DESIGN 3.2, 3.3).
 // Admin guide: docs/lustre.md. Metrics: docs/metrics.md.
+import { optionReader } from '../scrape/option-reader.js';
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
 import { positiveDuration, positiveInteger, uidLimit } from '../cli/collector-flags.js';
 import { rootPath } from '../util/paths.js';
@@ -96,13 +97,7 @@ interface Settings {
 
 /** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
 function readSettings(options: CollectorOptions): Settings {
-  const text = (name: string, fallback: string): string => (typeof options[name] === 'string' ? (options[name] as string) : fallback);
-  const num = (name: string, fallback: number): number => (typeof options[name] === 'number' ? (options[name] as number) : fallback);
-  const bool = (name: string, fallback: boolean): boolean => (typeof options[name] === 'boolean' ? (options[name] as boolean) : fallback);
-  const duration = (name: string, fallback: string): number => {
-    const value = options[name];
-    return typeof value === 'number' ? value : positiveDuration(typeof value === 'string' ? value : fallback);
-  };
+  const { text, num, bool, duration } = optionReader(options);
   return {
     jobidFormat: text('jobid-format', DEFAULT_JOBID_FORMAT),
     maxJobs: num('max-jobs', DEFAULT_MAX_JOBS),

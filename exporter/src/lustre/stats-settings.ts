@@ -2,6 +2,7 @@
 // series expiry work as for lustre_jobstats).
 import type { CollectorFlag, CollectorOptions } from '../scrape/collector.js';
 import { positiveDuration } from '../cli/collector-flags.js';
+import { optionReader } from '../scrape/option-reader.js';
 
 export function statsFlags(collector: string, what: string): CollectorFlag[] {
   return [
@@ -21,14 +22,11 @@ export interface StatsCommonSettings {
 
 /** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
 export function readStatsSettings(options: CollectorOptions): StatsCommonSettings {
-  const duration = (name: string, fallback: string): number => {
-    const value = options[name];
-    return typeof value === 'number' ? value : positiveDuration(typeof value === 'string' ? value : fallback);
-  };
+  const { text, bool, duration } = optionReader(options);
   return {
     expiryMs: duration('expiry', '30m'),
-    lctl: options.lctl === true,
-    lctlPath: typeof options['lctl-path'] === 'string' ? options['lctl-path'] : 'lctl',
+    lctl: bool('lctl', false),
+    lctlPath: text('lctl-path', 'lctl'),
     lctlTimeoutMs: duration('lctl-timeout', '10s'),
   };
 }
