@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes the provisioned dashboards (../dashboards/*.json at the repository root): cluster file
-// system, job, host/GPU. Classic dashboard JSON; every metric named is in DESIGN 3.13.
+// system, job, host/GPU. Classic dashboard JSON; every metric named is in docs/metrics.md.
 //   node scripts/gen-dashboards.mjs
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -1,5 +1,5 @@
 // A private single-node Slurm (Debian slurm-wlm 22.05 + munge) for tests, after
-// shared/notes/slurm-single-node.md, variant C: slurm.conf and cgroup.conf in a temporary directory,
+// docs/slurm.md: slurm.conf and cgroup.conf in a temporary directory,
 // state, spool, logs and PID files inside it, ports chosen free on 127.0.0.1, `SLURM_CONF` handed to
 // every client (and so to the jobs). Variant A (cgroup v1 job cgroups: proctrack/task/jobacct
 // cgroup) where the host has writable v1 cpuacct and memory controllers, else the baseline without

@@ -1,5 +1,5 @@
 // One C program per wrapped function family (native/profiler/tests/t_*.c), each with the exact
-// counts and classes (DESIGN 3.5) it must produce, read back through jobio-dump.
+// counts and classes (docs/profiler.md "Classification") it must produce, read back through jobio-dump.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, statSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Real programs under the profiler (DESIGN 5): dd, cp, cat, tar, python3, git. Outputs and exit
+// Real programs under the profiler (docs/architecture.md "How it is proven"): dd, cp, cat, tar, python3, git. Outputs and exit
 // codes must be identical with and without the profiler, and the profiler's file-backed counts and
 // bytes must equal strace's on the same command where both count the same thing (docs/profiler.md
 // "Comparing with strace" lists where they cannot). All the work happens in a directory on the

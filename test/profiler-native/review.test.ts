@@ -1,4 +1,4 @@
-// Rules of conduct found wanting in review (DESIGN 3.6): each case runs the same C program with and
+// Rules of conduct found wanting in review (docs/architecture.md "Rules of conduct"): each case runs the same C program with and
 // without the profiler and expects the same outcome.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

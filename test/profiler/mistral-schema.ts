@@ -1,4 +1,4 @@
-// A validator of Mistral-compatible log records (../shared/notes/mistral-log-schema.md): required
+// A validator of Mistral-compatible log records (docs/jobio-run.md): required
 // fields, types and key shapes. Returns the list of problems (empty = valid).
 type Obj = Record<string, unknown>;
 

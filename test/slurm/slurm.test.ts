@@ -1,4 +1,4 @@
-// Job-id attribution against a real single-node Slurm (test/helpers/slurm.ts; DESIGN §5): the
+// Job-id attribution against a real single-node Slurm (test/helpers/slurm.ts): the
 // profiler's SO_PEERCRED + job verification with jobs submitted by real users, `jobio run` inside a
 // job, the cgroup collector on the real job cgroups (variant A), and `jobio top`'s squeue job map.
 // One Slurm instance and one exporter serve every test of this file; each test ends its own jobs.

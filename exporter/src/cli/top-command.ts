@@ -1,7 +1,7 @@
 // `jobio top`: lltop's table (`JOB WR_MB RD_MB REQS OWNER …`) of the Lustre load over an interval,
 // from a Prometheus server (increase() of the exporter counters) or straight from exporters (two
 // scrapes an interval apart). `--by job` uses lustre_jobstats; `--by client` uses lustre_exports and
-// maps NID → host → job (DESIGN 3.4). Refreshes like top until SIGINT, or prints once with --once.
+// maps NID → host → job (docs/architecture.md "Per-client export stats"). Refreshes like top until SIGINT, or prints once with --once.
 // Exit codes: 0 done, 1 the source failed (unreachable Prometheus, …), 2 usage error.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../util/duration.js';

@@ -1,5 +1,5 @@
 // Collector `cgroup`: per Slurm job CPU user/system seconds and current/peak memory from the job
-// cgroups (DESIGN 3.10, metric contract 3.13), v1 and v2 layouts. Quiet (`absent`) on hosts without
+// cgroups (docs/gpu-and-cgroups.md, docs/metrics.md), v1 and v2 layouts. Quiet (`absent`) on hosts without
 // Slurm cgroups. The CPU counters are the kernel's own (monotonic for the job's life; the series
 // goes when the cgroup goes). Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -67,7 +67,7 @@ export const cgroupCollector: CollectorDescriptor = {
         await users.resolve(new Set(samples.map((s) => s.uid)));
         const view = fold.apply(samples);
 
-        // Snapshot complete: reset and refill synchronously (STYLE: no collect() hooks).
+        // Snapshot complete: reset and refill synchronously (no collect() hooks: the registry is never read half-filled).
         metrics ??= makeMetrics(registry);
         const m = metrics;
         for (const metric of [m.cpuUser, m.cpuSystem, m.memory, m.memoryPeak]) metric.reset();

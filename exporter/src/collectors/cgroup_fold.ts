@@ -1,4 +1,4 @@
-// Bounded cardinality for the cgroup collector (DESIGN 3.2): at most max-jobs jobs get their own
+// Bounded cardinality for the cgroup collector (docs/architecture.md "Bounded cardinality"): at most max-jobs jobs get their own
 // series. Membership is sticky for the job's whole life in both directions: a job with a slot keeps
 // it until its cgroup vanishes (the job ended), and a job that found no free slot stays folded into
 // jobid="_other" until it ends. So a job's own counters are the kernel's counters from the job's

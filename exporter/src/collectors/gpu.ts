@@ -1,5 +1,5 @@
 // Collector `gpu`: per-GPU energy, PCIe traffic, utilisation, memory, temperature and power from
-// NVML, and the jobs with processes on each GPU (DESIGN 3.9, metric contract 3.13). NVML is reached
+// NVML, and the jobs with processes on each GPU (docs/gpu-and-cgroups.md, docs/metrics.md). NVML is reached
 // through the native/nvml addon, which dlopens the library at run time: a host without it reports
 // `absent` quietly. Every NVML call runs off the event loop with a deadline; a call still wedged
 // from an earlier scrape is never stacked on (the collector fails fast until it returns).
@@ -98,7 +98,7 @@ export const gpuCollector: CollectorDescriptor = {
         if (jobs.length > s.maxJobs) logger.warn({ jobs: jobs.length, max: s.maxJobs }, 'more GPU jobs than --collector.gpu.max-jobs; the rest are not exported');
         await users.resolve(new Set(jobs.map((j) => j.uid)));
 
-        // Snapshot complete: reset and refill synchronously (STYLE: no collect() hooks).
+        // Snapshot complete: reset and refill synchronously (no collect() hooks: the registry is never read half-filled).
         const now = Date.now();
         metrics ??= makeGpuMetrics(registry);
         const m = metrics;

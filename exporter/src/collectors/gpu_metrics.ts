@@ -1,4 +1,4 @@
-// The gpu collector's metric families (DESIGN 3.13), created on first use so a host without NVIDIA
+// The gpu collector's metric families (docs/metrics.md), created on first use so a host without NVIDIA
 // GPUs exports no gpu series at all.
 import { Counter, Gauge, type Registry } from 'prom-client';
 

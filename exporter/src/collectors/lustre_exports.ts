@@ -1,5 +1,5 @@
 // Collector `lustre_exports`: per-client load of the Lustre targets on this host, from the export
-// stats `{obdfilter,mdt}/<target>/exports/<nid>/stats` (DESIGN 3.4, lltop's source). It works without
+// stats `{obdfilter,mdt}/<target>/exports/<nid>/stats` (docs/architecture.md "Per-client export stats", lltop's source). It works without
 // jobstats; `jobio top --by client` maps the NIDs to hosts and jobs.
 //
 // Off by default: a big OSS has one export per client per target, thousands of files to open and read

@@ -1,5 +1,5 @@
 // Collector `lustre_jobstats`: per-job I/O of the Lustre server targets on this host (MDTs and
-// OSTs), from job_stats, as exact exporter-owned counters with bounded cardinality (DESIGN 3.2, 3.3).
+// OSTs), from job_stats, as exact exporter-owned counters with bounded cardinality (docs/architecture.md "Bounded cardinality" and "Lustre: counters the exporter owns").
 // Admin guide: docs/lustre.md. Metrics: docs/metrics.md.
 import { optionReader } from '../scrape/option-reader.js';
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';

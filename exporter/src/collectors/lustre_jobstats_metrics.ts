@@ -1,4 +1,4 @@
-// The metrics of the lustre_jobstats collector (names fixed by DESIGN 3.13) and how a settled
+// The metrics of the lustre_jobstats collector (names fixed in docs/metrics.md) and how a settled
 // accumulator is written into them: reset, then refill, synchronously (no collect() hook).
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';

@@ -1,4 +1,4 @@
-// The metrics of the lustre_stats collector (names fixed by DESIGN 3.13), refilled from a settled
+// The metrics of the lustre_stats collector (names fixed in docs/metrics.md), refilled from a settled
 // StatsAccumulator whose only series per target has client ''.
 import { Counter, type Registry } from 'prom-client';
 import type { StatsAccumulator } from '../lustre/stats-accumulator.js';

@@ -1,5 +1,5 @@
 // Collector `profiler`: I/O counts sent by the LD_PRELOAD profiler (libjobio) of the jobs on this host
-// over a Unix SOCK_SEQPACKET socket (DESIGN 3.7, metric contract 3.13).
+// over a Unix SOCK_SEQPACKET socket (docs/architecture.md "Wire format and trust", docs/metrics.md).
 //
 // The socket is bound when the collector is created and re-tried at each scrape while it cannot be
 // (socket directory missing, no permission, another receiver on the path): meanwhile the collector
@@ -109,7 +109,7 @@ export const profilerCollector: CollectorDescriptor = {
         const refused = receiver.refusedConnections();
         const acceptErrors = receiver.stats().acceptErrors;
         metrics ??= makeMetrics();
-        // Snapshot built; now reset and refill synchronously (STYLE: no collect() hooks).
+        // Snapshot built; now reset and refill synchronously (no collect() hooks: the registry is never read half-filled).
         fill(metrics.calls, store.calls, callLabels);
         fill(metrics.ioSeconds, store.ioSeconds, callLabels);
         fill(metrics.readBytes, store.readBytes, sizeLabels);

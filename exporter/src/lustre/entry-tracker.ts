@@ -1,5 +1,5 @@
 // Per-entry memory of one target: the last values Lustre printed for each job_stats entry, so each
-// scrape yields exact increments (DESIGN 3.3).
+// scrape yields exact increments (docs/architecture.md "Lustre: counters the exporter owns").
 //
 // - A value below the previous one, or a new `start_time` (2.15+), means Lustre dropped the entry
 //   (job_cleanup_interval) or it was cleared, and started again from zero: the increment is the whole

@@ -1,6 +1,6 @@
 // What the exporter keeps of a job_stats entry, as a short list of numbered fields.
 //
-// DESIGN 3.13: `samples` of every operation (operations_total), `sum` of read_bytes/write_bytes
+// docs/metrics.md: `samples` of every operation (operations_total), `sum` of read_bytes/write_bytes
 // (read/write_bytes_total) and the latency `sum` of `unit: usecs` lines (operation_seconds_total).
 // From 2.14 the `read`/`write` lines count the requests and the `*_bytes` samples are not repeated;
 // before 2.14 the `*_bytes` samples are the `read`/`write` operations. min/max/sumsq/hist are dropped.

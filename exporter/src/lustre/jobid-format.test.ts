@@ -1,5 +1,5 @@
 // Identifier classification by the site's jobid_name formats, with the production shapes from the
-// Puhti study (DESIGN 3.3), and the decoding of quoted/escaped ids.
+// Puhti study (docs/architecture.md "Lustre: counters the exporter owns"), and the decoding of quoted/escaped ids.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyJobId, compileJobIdFormats, type JobIdentity } from './jobid-format.js';

@@ -1,4 +1,4 @@
-// Property tests of the counter invariants (DESIGN 3.2/3.3) over random histories of a target: jobs
+// Property tests of the counter invariants (docs/architecture.md "Bounded cardinality", "Lustre: counters the exporter owns") over random histories of a target: jobs
 // appear, grow, are dropped by Lustre, restart from zero; reads fail; scrapes are minutes or hours
 // apart; max-jobs is tiny. At every scrape:
 //   - every exported counter is >= its previous value (never negative, never decreasing);
@@ -33,7 +33,7 @@ function fileOf(model: Map<string, Values>, format: GeneratedFormat): string {
   return jobStatsText(jobs, format, format === '2.14' ? ['write_bytes', 'write', 'punch'] : ['write_bytes', 'punch']);
 }
 
-/** The truth: increments of every entry between the snapshots the exporter read (DESIGN 4, reset rule). */
+/** The truth: increments of every entry between the snapshots the exporter read (docs/architecture.md "Formulas", reset rule). */
 function increments(prev: ReadonlyMap<string, Values> | undefined, cur: ReadonlyMap<string, Values>, format: GeneratedFormat): { bytes: number; ops: number; usecs: number } {
   let bytes = 0;
   let ops = 0;

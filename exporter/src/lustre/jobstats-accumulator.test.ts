@@ -1,4 +1,4 @@
-// Multi-snapshot scenarios of the counter semantics (DESIGN 3.3) and bounded cardinality (3.2), with
+// Multi-snapshot scenarios of the counter semantics (docs/architecture.md "Lustre: counters the exporter owns") and bounded cardinality ("Bounded cardinality"), with
 // exact expected values: growth, Lustre cleanup, reset, a new job between scrapes, several hosts of one
 // job, folding with a small max-jobs, sticky slots, expiry, targets that vanish or fail.
 import { test } from 'node:test';

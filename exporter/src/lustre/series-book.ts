@@ -1,4 +1,4 @@
-// The exported series of one target and who may have one (DESIGN 3.2, 3.3).
+// The exported series of one target and who may have one (docs/architecture.md "Bounded cardinality" and "Lustre: counters the exporter owns").
 //
 // - At most `maxJobs` jobs have their own series; membership is sticky: a job keeps its series until
 //   it has had no increment for `expiryMs`. Free slots go to the most active waiting jobs (requests in

@@ -2,7 +2,7 @@
 // target and client NID) and the lustre_stats collector (one series per target, client ''). No I/O,
 // no prom-client: scenario tests drive it directly.
 //
-// Same semantics as job_stats (DESIGN 3.3, series-book.ts), reusing its SeriesBook:
+// Same semantics as job_stats (docs/architecture.md "Lustre: counters the exporter owns", series-book.ts), reusing its SeriesBook:
 // - each file's last values are kept; the increment of a field is value − previous, or the whole new
 //   value when any field decreased or `start_time` changed (Lustre cleared the stats: a client
 //   reconnected, `lctl set_param …stats=clear`, a failover);

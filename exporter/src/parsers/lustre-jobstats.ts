@@ -2,7 +2,7 @@
 // file under /sys/fs/lustre or /sys/kernel/debug/lustre), or `lctl get_param *.*.job_stats` output
 // with its `<type>.<target>.job_stats=` framing and several targets in one dump.
 //
-// Every shape from Lustre 2.4 to 2.17 (see shared/notes/lustre-formats.md):
+// Every shape from Lustre 2.4 to 2.17 (see docs/lustre.md):
 //   job_stats:                                   (absent in an empty 2.17 file)
 //   - job_id:          1234:5000:node1           (2.15.2+: "quoted\x3Aescaped")
 //     snapshot_time:   1510782606                (2.15.0/1: `snapshot_time   : 1896533.4 secs.nsecs`)

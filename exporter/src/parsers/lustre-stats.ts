@@ -3,7 +3,7 @@
 //   …/{obdfilter,mdt}/<target>/exports/<nid>/stats (also under /sys/kernel/debug/lustre on 2.15+),
 // raw, or as `lctl get_param` output (`<param>=` header lines, several files in one dump).
 //
-// Shapes (Lustre 2.4 to 2.17, shared/notes/lustre-formats.md "Plain stats files"):
+// Shapes (Lustre 2.4 to 2.17, docs/lustre.md):
 //   snapshot_time             1510782606.789671326 secs.nsecs      (old versions: secs.usecs)
 //   start_time                1709305846.699318001 secs.nsecs      (2.15+)
 //   elapsed_time              1234.5 secs.nsecs                     (2.15+)

@@ -63,7 +63,7 @@ export function countersOf(record: MountRecord): Counters {
 
 /**
  * What happened between two cumulative snapshots. A figure that went down means the sender started
- * counting again (DESIGN 3.3's reset rule): its delta is the new value.
+ * counting again (the reset rule of docs/architecture.md "Formulas"): its delta is the new value.
  */
 export function delta(current: Counters, previous: Counters | undefined): Counters {
   const out = emptyCounters();

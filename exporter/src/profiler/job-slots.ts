@@ -1,4 +1,4 @@
-// Bounded cardinality for the job label (DESIGN 3.2): at most `max` jobs have their own series.
+// Bounded cardinality for the job label (docs/architecture.md "Bounded cardinality"): at most `max` jobs have their own series.
 // Membership is sticky: a job keeps its slot until it has been idle for the expiry, so its exported
 // counters never jump or fall. Increments of jobs without a slot go to `_other` (sum over jobs stays
 // true); when slots free up, the most active waiting jobs get them, starting from zero.

@@ -1,5 +1,5 @@
 // Checks the job id a process claims against what the kernel says about that process, so one user
-// cannot write counts into another user's job (DESIGN 3.7). The pid and uid come from the socket
+// cannot write counts into another user's job (docs/architecture.md "Wire format and trust"). The pid and uid come from the socket
 // credentials; the claim comes from the frame. Evidence, strongest first:
 //   1. /proc/<pid>/cgroup: a Slurm job cgroup (`.../job_<id>/...`, placed there by slurmd, not by the
 //      process) must name the claimed id; it also makes that uid the job's owner;
@@ -22,7 +22,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The scheduler variables the profiler reads the job id from (DESIGN 3.5), first found wins. */
+/** The scheduler variables the profiler reads the job id from (docs/profiler.md "Classification"), first found wins. */
 export const JOBID_VARIABLES = ['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_ID', 'FLUX_JOB_ID'] as const;
 
 /**

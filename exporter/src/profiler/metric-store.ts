@@ -1,6 +1,6 @@
 // The exporter-side counters of the profiler collector. Increments from the process table are routed
 // through the job slots (own series or `_other`) at arrival and summed into label-keyed maps; a scrape
-// copies the maps into prom-client counters (reset + inc, as STYLE says for mirrored counters).
+// copies the maps into prom-client counters (reset + inc, the way to mirror counters someone else owns).
 import { CALL_TYPES, CLASSES, DIRECTIONS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
 import { JobSlots, OTHER } from './job-slots.js';
@@ -31,7 +31,7 @@ export const DEFAULT_MAX_MOUNTS = 16;
 export const OTHER_MOUNT = '_other';
 
 /**
- * Bounded cardinality for the mount label (DESIGN 3.2). The mount path comes from the process's own
+ * Bounded cardinality for the mount label (docs/architecture.md "Bounded cardinality"). The mount path comes from the process's own
  * frame, so a process could name any number of made-up mounts: each job (and `_other`) keeps at most
  * `max` distinct mount values; the load on further ones goes to mount="_other" (totals stay true)
  * and is counted. A job's allowance goes with its series when it expires.

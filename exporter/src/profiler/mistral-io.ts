@@ -1,4 +1,4 @@
-// The `io` object of Mistral `mountpoint`/`network` records (notes/mistral-log-schema.md): keys
+// The `io` object of Mistral `mountpoint`/`network` records (docs/jobio-run.md): keys
 // `<calltype>_<sizerange>` for read/write (`read_0-32KiB`, `read_all`, …), the bare call type for the
 // others (`open`, `seek`, …) and `metadata` (every call type but read, write, seek); each with
 // `bytes`, `calls`, `duration` (µs) measures as totals and per-second statistics over a window.

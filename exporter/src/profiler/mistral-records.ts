@@ -1,4 +1,4 @@
-// Builders of Mistral-compatible log records (notes/mistral-log-schema.md) for `jobio run --output`.
+// Builders of Mistral-compatible log records (docs/jobio-run.md) for `jobio run --output`.
 // Pure: figures in, plain JSON objects out, one per line of the log.
 import { CALL_TYPES, CLASSES } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';

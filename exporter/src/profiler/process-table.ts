@@ -3,7 +3,7 @@
 // its own start). Each entry keeps the latest accepted snapshot per mount; a new snapshot yields the
 // difference, so a lost frame only delays counts and a repeated one adds nothing.
 //
-// First sight of a process (DESIGN 3.2: counters never jump): the profiler numbers every frame it
+// First sight of a process (docs/architecture.md "Bounded cardinality": counters never jump): the profiler numbers every frame it
 // sends or drops (`sequence` 0, 1, 2, ... taken before the send) and counts the drops
 // (`dropped_frames` of a process frame: drops before that frame). So sequence - dropped_frames is the
 // number of earlier frames that left the process. Zero: nothing of it can have been counted anywhere,
@@ -12,7 +12,7 @@
 // recorded, credited as zero, and only the differences from it count. The price is an undercount,
 // never a double count: the I/O between the last delivered frame and the baseline is not counted.
 //
-// Identity rules (DESIGN 3.7): pid/uid/gid come from the socket credentials, never from the frame;
+// Identity rules (docs/architecture.md "Wire format and trust"): pid/uid/gid come from the socket credentials, never from the frame;
 // the job id claimed by the frame is checked by the JobVerifier, and a process whose claim fails has
 // all its frames rejected as `job_mismatch` (contradicted) or `unverified_job` (no evidence either
 // way and no verified claim of the same uid on that job).

@@ -1,5 +1,5 @@
 // uid → `user` label value: the name from <rootfs>/etc/passwd where it resolves, else `uid:<n>`;
-// system accounts (uid below the threshold, default 1000) fold into `_system` (DESIGN 3.1, 3.2).
+// system accounts (uid below the threshold, default 1000) fold into `_system` (docs/architecture.md "Metric naming", "Bounded cardinality").
 import { readFileSync, statSync } from 'node:fs';
 
 export const SYSTEM_USER = '_system';

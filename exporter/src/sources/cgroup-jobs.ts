@@ -1,4 +1,4 @@
-// Finds the Slurm job cgroups on this host under --path.sysfs (DESIGN 3.10). Layouts, as Slurm's
+// Finds the Slurm job cgroups on this host under --path.sysfs (docs/gpu-and-cgroups.md). Layouts, as Slurm's
 // cgroup plugins create them:
 //   v2: fs/cgroup/system.slice/[<node>_]slurmstepd.scope/job_<id>/           (owner: see jobOwner)
 //   v1: fs/cgroup/<controller>/slurm[_<node>]/uid_<uid>/job_<id>/           (cpuacct and memory trees)

@@ -1,4 +1,4 @@
-// NID → host → job for `jobio top --by client` (DESIGN 3.4, as lltop does): a NID with no host is its
+// NID → host → job for `jobio top --by client` (docs/architecture.md "Per-client export stats", as lltop does): a NID with no host is its
 // own host; a host with no job is its own job.
 //   NID → host: `--nid-map FILE` (lines `NID HOST`, `#` comments) or `--nid-command CMD` (run as
 //   `CMD NID`, without a shell; the first word it prints is the host), cached for the whole run.

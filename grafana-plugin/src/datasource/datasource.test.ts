@@ -185,7 +185,7 @@ describe('query(): top talkers (real job_stats through the exporter)', () => {
   });
 });
 
-// An independent computation of the characterisation (DESIGN 4) from the raw captured matrices: per
+// An independent computation of the characterisation (docs/architecture.md "Formulas") from the raw captured matrices: per
 // target the counter growth in each grid interval, then the formulas, written out again here.
 interface Char {
   servers: number;

@@ -30,7 +30,7 @@ enum jobio_frame_kind {
   JOBIO_FRAME_MOUNT = 2,   /* struct jobio_frame_mount: totals of one process on one mount point */
 };
 
-/* Call types (DESIGN 3.5). `metadata` is derived: every type but read, write, seek. */
+/* Call types (docs/profiler.md "Classification"). `metadata` is derived: every type but read, write, seek. */
 enum jobio_call {
   JOBIO_CALL_READ = 0,
   JOBIO_CALL_WRITE = 1,

@@ -155,7 +155,7 @@ void jobio_ofd_ref(uint32_t ofd) {
   if (ofd) __atomic_fetch_add(&jobio_ofds[ofd].refs, 1, __ATOMIC_RELAXED);
 }
 
-/* Drop one reference; the last one classifies the open (DESIGN 3.5) into block b. */
+/* Drop one reference; the last one classifies the open (docs/profiler.md "Classification") into block b. */
 void jobio_ofd_release(struct jobio_block *b, uint32_t ofd) {
   if (!ofd || ofd >= jobio_ofd_cap) return;
   struct jobio_ofd *o = &jobio_ofds[ofd];

@@ -3,7 +3,7 @@
  * functions (static inline). Nothing here is exported: the library is built with
  * -fvisibility=hidden and a version script that exports only the symbols of symbols.def.
  *
- * Rules for code in this library (DESIGN 3.6):
+ * Rules for code in this library (docs/architecture.md "Rules of conduct"):
  *   - never call a libc I/O function by name (it would bind to our own wrapper): use REAL(name) or
  *     the raw jobio_sys_* helpers (syscall(2));
  *   - the wrapper path takes no lock, calls no malloc and no stdio, and leaves errno untouched;

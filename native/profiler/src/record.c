@@ -1,6 +1,6 @@
 /*
  * Record functions used by the wrappers (the slower, out-of-line ones; the read/write fast path is
- * static inline in jobio.h). Each one: stop the clock, classify (DESIGN 3.5), count into the
+ * static inline in jobio.h). Each one: stop the clock, classify (docs/profiler.md "Classification"), count into the
  * thread's block, restore errno, maybe flush.
  */
 #include <string.h>
@@ -320,7 +320,7 @@ int64_t jobio_seek_pre(int fd, int whence) {
   return p;
 }
 
-/* Seek: backward or to the same offset red, forward yellow (DESIGN 3.5); failed red. */
+/* Seek: backward or to the same offset red, forward yellow (docs/profiler.md "Classification"); failed red. */
 void jobio_rec_seek(struct jobio_ctx *c, int fd, int64_t off, int whence, int64_t before, int64_t r);
 void jobio_rec_seek(struct jobio_ctx *c, int fd, int64_t off, int whence, int64_t before, int64_t r) {
   uint64_t est;

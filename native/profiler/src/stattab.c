@@ -1,5 +1,5 @@
 /*
- * Pending successful stats (DESIGN 3.5: a stat/access is yellow if the process opens the path
+ * Pending successful stats (docs/profiler.md "Classification": a stat/access is yellow if the process opens the path
  * later, red if it never does, decided at exit). A fixed table of recent stat'ed path hashes, lock
  * free (atomics only, so a signal handler may use it): each entry counts the stats waiting for an
  * open of that path. An open moves them to yellow; exit (or exec) turns what is left red; an entry

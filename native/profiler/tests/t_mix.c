@@ -1,5 +1,5 @@
 /*
- * A known mix, classified by hand from DESIGN 3.5 (small threshold 32768):
+ * A known mix, classified by hand from the table in docs/profiler.md (small threshold 32768):
  *   1  stat("input")            ok, input opened later            -> access yellow
  *   2  stat("settings")         ok, never opened                  -> access red (at exit)
  *   3  access("missing")        fails                             -> access red

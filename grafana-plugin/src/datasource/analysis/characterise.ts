@@ -1,4 +1,4 @@
-// Per-job I/O characterisation over the job's life (DESIGN 4; El Sayed, Bolten, Pleiter, Frings,
+// Per-job I/O characterisation over the job's life (docs/architecture.md "Formulas"; El Sayed, Bolten, Pleiter, Frings,
 // PDSW-DISCS 2016): volume, peak bandwidth, IOPS, I/O intensity, burstiness and parallel I/O intensity.
 import type { Series } from '../prometheus/types';
 import { intervalDeltas } from './deltas';

@@ -2,7 +2,7 @@ import { counterDelta, intervalDeltas, rangeGrid } from './deltas';
 
 const series = (times: number[], values: number[]) => ({ labels: {}, times, values });
 
-describe('counterDelta (reset rule of DESIGN 4)', () => {
+describe('counterDelta (reset rule of docs/architecture.md "Formulas")', () => {
   it('subtracts when the counter grew or stayed', () => {
     expect(counterDelta(100, 150)).toBe(50);
     expect(counterDelta(7, 7)).toBe(0);

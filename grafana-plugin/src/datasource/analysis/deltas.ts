@@ -1,4 +1,4 @@
-// Counter increments per grid interval, with the reset rule of DESIGN 4 (Tollander de Balsch 2023):
+// Counter increments per grid interval, with the reset rule of docs/architecture.md "Formulas" (Tollander de Balsch 2023):
 // delta = v(t) − v(t′) if v(t) ≥ v(t′) else v(t).
 import type { Series } from '../prometheus/types';
 

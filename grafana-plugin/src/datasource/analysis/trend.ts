@@ -1,4 +1,4 @@
-// Trend change (DESIGN 4): a short trailing moving average against a long one; a ratio at or above
+// Trend change (docs/architecture.md "Formulas"): a short trailing moving average against a long one; a ratio at or above
 // `changeRatio` marks a rise (+1), at or below 1/changeRatio a fall (−1).
 
 /** Trailing moving average over `k` points, ignoring non-finite values (NaN when none in the window). */

@@ -1,4 +1,4 @@
-// Metric names from the jobio metric contract (DESIGN 3.13). The plugin names no other metric.
+// Metric names from the jobio metric contract (docs/metrics.md). The plugin names no other metric.
 
 export const PROFILER_CALLS = 'jobio_profiler_calls_total';
 export const PROFILER_IO_SECONDS = 'jobio_profiler_io_seconds_total';

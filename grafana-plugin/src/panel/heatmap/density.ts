@@ -1,4 +1,4 @@
-// Density of series over log10 buckets per time step (DESIGN 4, Tollander de Balsch 2023): at each
+// Density of series over log10 buckets per time step (docs/architecture.md "Formulas", Tollander de Balsch 2023): at each
 // step, how many series have a rate r with 10^y ≤ r < 10^(y+1), y = ⌊log10 r⌋. Zero is its own bucket
 // (row 0); a series without a value at a step (null, NaN, negative, no point) is "no data", counted
 // apart and never as zero. A series × step table of bucket codes lists the series in each cell.
