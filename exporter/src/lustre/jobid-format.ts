@@ -4,8 +4,10 @@
 // %H short host name, %j job id (from jobid_var, e.g. SLURM_JOB_ID), %p pid, %u uid. Production
 // file systems hold a mix (a 2023 study of CSC's Puhti saw `11317854:17627127:r01c01`,
 // `:17627127:r01c01`, `11317854:17627127:r01c01.bullx`, `wget.`), so each entry is classified:
-//   correct        a format with %j matched and the job id is not empty
-//   missing_jobid  a format matched but gave no job id (empty %j, or a format without %j, `%e.%u`)
+//   correct        a format matched and, if it has %j, the job id is not empty. A format without %j
+//                  (`%e.%u`, typical of login and utility nodes) is correct: such an entry has no job
+//                  by nature (it is exported as jobid="_none" with its executable in `process`)
+//   missing_jobid  a format with %j matched with an empty job id (`:17627127:r01c01`)
 //   malformed      no format matched: the load is still counted, in jobid="_other"
 // An FQDN where %H (short host) is expected does not match: the two are never silently merged.
 
@@ -14,7 +16,7 @@ export const JOB_ID_QUALITIES: readonly JobIdQuality[] = ['correct', 'missing_jo
 
 export interface JobIdentity {
   readonly quality: JobIdQuality;
-  /** The %j value; undefined unless quality is `correct`. */
+  /** The %j value; set only when quality is `correct` and the matching format has %j. */
   readonly jobid?: string;
   /** The %u value, when the matching format has one. */
   readonly uid?: number;
@@ -106,7 +108,8 @@ export function classifyJobId(id: string, formats: JobIdFormats): JobIdentity {
     }
     if (uid !== undefined && !Number.isSafeInteger(uid)) continue;
     if (hasJob && jobid !== undefined) return { quality: 'correct', jobid, ...(uid !== undefined ? { uid } : {}) };
-    return { quality: 'missing_jobid', ...(uid !== undefined ? { uid } : {}), ...(process !== undefined ? { process } : {}) };
+    const quality: JobIdQuality = hasJob ? 'missing_jobid' : 'correct';
+    return { quality, ...(uid !== undefined ? { uid } : {}), ...(process !== undefined ? { process } : {}) };
   }
   return MALFORMED;
 }

@@ -99,14 +99,14 @@ test('entries of one job from several hosts add up into one series; FQDN entries
   assert.deepEqual(out.targets.get('OST0')?.quality, { correct: 2, missing_jobid: 0, malformed: 1 });
 });
 
-test('identity: missing job id → _none (with the executable as process), system uids → _system', () => {
+test('identity: missing job id and login-node entries (%e.%u, correct) → _none (with the executable as process), system uids → _system', () => {
   const acc = newAccumulator();
   const out = scrapeOnce(acc, { 'obdfilter/OST0': ost([':5000:n1', 1, 10], ['cp.0', 2, 20], ['dd.5000', 3, 30], ['8:12:n1', 4, 40]) }, 0);
   assert.equal(out.exported.get(W('_none')), 10);
   assert.equal(out.exported.get('write_bytes{OST0,_none,_system,process=cp}'), 20);
   assert.equal(out.exported.get('write_bytes{OST0,_none,uid:5000,process=dd}'), 30);
   assert.equal(out.exported.get(W('8', '_system')), 40);
-  assert.deepEqual(out.targets.get('OST0')?.quality, { correct: 1, missing_jobid: 3, malformed: 0 });
+  assert.deepEqual(out.targets.get('OST0')?.quality, { correct: 3, missing_jobid: 1, malformed: 0 });
 });
 
 test('folding with max-jobs=2: the two most active get series, the rest and malformed load go to _other', () => {

@@ -60,7 +60,7 @@ class TargetState {
 function labelsOf(credit: Credit, userLabel: UserLabel): SeriesLabels {
   const { identity } = credit;
   const user = identity.uid === undefined ? '_unknown' : userLabel(identity.uid);
-  if (identity.quality === 'correct') return { jobid: identity.jobid ?? '_none', user };
+  if (identity.jobid !== undefined) return { jobid: identity.jobid, user };
   return identity.process === undefined ? { jobid: '_none', user } : { jobid: '_none', user, process: identity.process };
 }
 
