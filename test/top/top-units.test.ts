@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseExposition } from '../../exporter/src/top/exposition.js';
 import { promString, selector } from '../../exporter/src/top/promql.js';
+import { measureOf } from '../../exporter/src/top/increments.js';
 import { buildQuery } from '../../exporter/src/top/prometheus-source.js';
 import { expandHostList } from '../../exporter/src/top/hostlist.js';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,7 +50,13 @@ test('PromQL escaping keeps any label value one string literal', () => {
   assert.equal(selector({ jobid: '1"2', target: undefined }), '{jobid="1\\"2"}');
   assert.equal(selector({}), '');
   assert.equal(buildQuery('job', 'write', 10_000, { jobid: 'j"' }), 'sum by (jobid, user, target) (increase(jobio_lustre_jobstats_write_bytes_total{jobid="j\\""}[10s]))');
-  assert.equal(buildQuery('client', 'reqs', 1500, {}), 'sum by (client, target) (increase(jobio_lustre_export_operations_total[1500ms]))');
+  // Per client, REQS leaves out the keep-alive pings, as lltop does.
+  assert.equal(buildQuery('client', 'reqs', 1500, {}), 'sum by (client, target) (increase(jobio_lustre_export_operations_total{operation!="ping"}[1500ms]))');
+  assert.equal(
+    buildQuery('client', 'reqs', 10_000, { target: 'OST"0' }),
+    'sum by (client, target) (increase(jobio_lustre_export_operations_total{target="OST\\"0",operation!="ping"}[10s]))',
+  );
+  assert.equal(buildQuery('job', 'reqs', 10_000, {}), 'sum by (jobid, user, target) (increase(jobio_lustre_jobstats_operations_total[10s]))');
 });
 
 test('Slurm host lists', () => {
@@ -86,4 +93,12 @@ test('--nid-command runs once per NID (cached); a failing lookup leaves the NID 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('REQS per client leaves out pings (lltop); per job every operation counts', () => {
+  const client = 'jobio_lustre_export_operations_total';
+  assert.equal(measureOf('client', client, { operation: 'ping' }), undefined);
+  assert.equal(measureOf('client', client, { operation: 'write' }), 'reqs');
+  assert.equal(measureOf('client', 'jobio_lustre_export_write_bytes_total', {}), 'write');
+  assert.equal(measureOf('job', 'jobio_lustre_jobstats_operations_total', { operation: 'ping' }), 'reqs');
 });

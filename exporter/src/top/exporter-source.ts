@@ -60,7 +60,7 @@ export class ExporterSource {
     if (!before) return undefined;
     const out: Increment[] = [];
     for (const [key, s] of current) {
-      const measure = measureOf(this.mode, s.name);
+      const measure = measureOf(this.mode, s.name, s.labels);
       if (!measure) continue;
       const prev = before.get(key)?.value;
       const delta = prev === undefined || s.value < prev ? s.value : s.value - prev;

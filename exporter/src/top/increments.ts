@@ -19,7 +19,16 @@ export type TopMode = keyof typeof FAMILIES;
 /** The labels a mode groups by (the rest, e.g. operation, instance, are summed). */
 export const GROUP_LABELS: Record<TopMode, readonly string[]> = { job: ['jobid', 'user', 'target'], client: ['client', 'target'] };
 
-export function measureOf(mode: TopMode, name: string): Measure | undefined {
+/**
+ * Operations that are not requests of the workload and stay out of REQS. Per client, as lltop does:
+ * `ping` is the client's keep-alive, sent whether or not anything runs, so an idle node would
+ * otherwise look busy. Job stats have no pings.
+ */
+export const NOT_REQUESTS: Record<TopMode, readonly string[]> = { job: [], client: ['ping'] };
+
+/** What a series of `name` with `labels` measures in `mode`, or undefined when it is not tabulated. */
+export function measureOf(mode: TopMode, name: string, labels: Readonly<Record<string, string>> = {}): Measure | undefined {
   const f = FAMILIES[mode];
-  return name === f.write ? 'write' : name === f.read ? 'read' : name === f.reqs ? 'reqs' : undefined;
+  if (name === f.reqs) return NOT_REQUESTS[mode].includes(labels.operation ?? '') ? undefined : 'reqs';
+  return name === f.write ? 'write' : name === f.read ? 'read' : undefined;
 }

@@ -1,8 +1,8 @@
 // Increments from a Prometheus server: one instant query per measure,
 //   sum by (<group labels>) (increase(<family>{<filters>}[<interval>]))
 // evaluated now or at `--time`. Label values from the command line go through promString().
-import { FAMILIES, GROUP_LABELS, type Increment, type Measure, type TopMode } from './increments.js';
-import { promDuration, selector } from './promql.js';
+import { FAMILIES, GROUP_LABELS, NOT_REQUESTS, type Increment, type Measure, type TopMode } from './increments.js';
+import { promDuration, promString, selector } from './promql.js';
 
 export class TopSourceError extends Error {}
 
@@ -17,7 +17,13 @@ export interface PrometheusQueryOptions {
 }
 
 export function buildQuery(mode: TopMode, measure: Measure, intervalMs: number, filters: Readonly<Record<string, string | undefined>>): string {
-  return `sum by (${GROUP_LABELS[mode].join(', ')}) (increase(${FAMILIES[mode][measure]}${selector(filters)}[${promDuration(intervalMs)}]))`;
+  let series = `${FAMILIES[mode][measure]}${selector(filters)}`;
+  const excluded = measure === 'reqs' ? NOT_REQUESTS[mode] : [];
+  if (excluded.length > 0) {
+    const notRequests = excluded.map((op) => `operation!=${promString(op)}`).join(',');
+    series = series.endsWith('}') ? `${series.slice(0, -1)},${notRequests}}` : `${series}{${notRequests}}`;
+  }
+  return `sum by (${GROUP_LABELS[mode].join(', ')}) (increase(${series}[${promDuration(intervalMs)}]))`;
 }
 
 async function instantQuery(options: PrometheusQueryOptions, query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
