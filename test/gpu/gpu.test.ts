@@ -66,8 +66,24 @@ test('gpu: no NVML library → absent quietly (success 0, no gpu series, no warn
   }
 });
 
+// A CPU-only node with the NVIDIA library but no driver (nvmlInit_v2 → DRIVER_NOT_LOADED) has no GPU:
+// as quiet as a node without the library, and it does not fail the collector at every scrape.
+test('gpu: library without a driver (nvmlInit_v2 DRIVER_NOT_LOADED) → absent quietly, retried', async () => {
+  const exporter = await startGpuExporter(fakeConfig(['gpus=1', 'init_error=9']));
+  try {
+    for (let i = 0; i < 2; i += 1) {
+      const text = await scrape(`${exporter.url}/metrics`);
+      assert.equal(success(text, 'gpu'), '0');
+      assert.doesNotMatch(text, /^jobio_gpu_/m);
+    }
+    assert.doesNotMatch(exporter.log(), /"level":(40|50)/);
+  } finally {
+    await exporter.stop();
+  }
+});
+
 const errorCases: ReadonlyArray<{ name: string; lines: string[]; log: RegExp }> = [
-  { name: 'nvmlInit_v2 DRIVER_NOT_LOADED', lines: ['gpus=1', 'init_error=9'], log: /NVML nvmlInit_v2 failed: Driver Not Loaded \(code 9\)/ },
+  { name: 'nvmlInit_v2 NO_PERMISSION', lines: ['gpus=1', 'init_error=4'], log: /NVML nvmlInit_v2 failed: .*\(code 4\)/ },
   { name: 'GetPowerUsage UNKNOWN', lines: ['gpus=2', 'error=nvmlDeviceGetPowerUsage:999'], log: /NVML nvmlDeviceGetPowerUsage failed on GPU 0: Unknown Error \(code 999\)/ },
   { name: 'GPU_IS_LOST', lines: ['gpus=1', 'error=nvmlDeviceGetHandleByIndex_v2:15'], log: /NVML nvmlDeviceGetHandleByIndex_v2 failed on GPU 0: GPU is lost \(code 15\)/ },
 ];

@@ -17,6 +17,13 @@ import { makeGpuMetrics, type GpuMetrics } from './gpu_metrics.js';
 /** NVML answers that mean "this GPU has no such reading": skipped quietly. */
 const NOT_SUPPORTED = new Set([3, 13]);
 
+/**
+ * nvmlInit answers that mean "no NVIDIA GPU here", not "the GPU is broken": a CPU-only node that has
+ * the NVIDIA user-space library installed (common in shared images) but no kernel driver gets
+ * NVML_ERROR_DRIVER_NOT_LOADED (9). Treated like a missing library: absent, quietly, retried each scrape.
+ */
+const NO_GPU_HERE = new Set([9]);
+
 
 function describe(e: NvmlCallError, gpu?: number): string {
   return `NVML ${e.call} failed${gpu === undefined ? '' : ` on GPU ${gpu}`}: ${e.message} (code ${e.code})`;
@@ -74,6 +81,11 @@ export const gpuCollector: CollectorDescriptor = {
           if (init.status === 'no-library') {
             clear();
             logger.debug({ library: s.library, err: init.error.message }, 'no NVML library: no NVIDIA GPU on this host');
+            return 'absent';
+          }
+          if (init.status === 'error' && NO_GPU_HERE.has(init.error.code)) {
+            clear();
+            logger.debug({ library: s.library, err: describe(init.error) }, 'NVIDIA library without a driver: no NVIDIA GPU on this host');
             return 'absent';
           }
           if (init.status === 'error') throw new Error(describe(init.error));
