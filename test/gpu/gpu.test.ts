@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
@@ -49,6 +51,27 @@ test('gpu: 2 fake GPUs, a job process on GPU 0 → golden exposition, promtool-c
   } finally {
     child.kill();
     await exporter.stop();
+  }
+});
+
+// The kernel outranks the environment: a process that Slurm put in job 888's cgroup but that set
+// SLURM_JOB_ID=999 itself is job 888's (the same resolver as the profiler's claim checks).
+test('gpu: process → job follows the cgroup, not a contradicting SLURM_JOB_ID; the owner is its real uid', async () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-gpu-proc-'));
+  const pid = 888001;
+  mkdirSync(join(procfs, String(pid)));
+  writeFileSync(join(procfs, String(pid), 'status'), 'Name:\tsim\nUid:\t1001\t1001\t1001\t1001\n');
+  writeFileSync(join(procfs, String(pid), 'cgroup'), '0::/system.slice/slurmstepd.scope/job_888/step_0/user/task_0\n');
+  writeFileSync(join(procfs, String(pid), 'environ'), 'PATH=/bin\0SLURM_JOB_ID=999\0');
+  const exporter = await startGpuExporter(fakeConfig(['gpus=1', `gpu0.pids=${pid}`]), [`--path.procfs=${procfs}`]);
+  try {
+    const text = await scrape(`${exporter.url}/metrics`);
+    assert.equal(success(text, 'gpu'), '1');
+    assert.match(text, /^jobio_gpu_job_info\{gpu="0",jobid="888",user="bob"\} 1$/m);
+    assert.doesNotMatch(text, /jobid="999"/);
+  } finally {
+    await exporter.stop();
+    rmSync(procfs, { recursive: true, force: true });
   }
 });
 

@@ -7,7 +7,7 @@ import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.
 import { positiveInteger, uidLimit } from '../cli/collector-flags.js';
 import { optionReader } from '../scrape/option-reader.js';
 import { rootPath } from '../util/paths.js';
-import { findCgroupJobs } from '../sources/cgroup-jobs.js';
+import { findCgroupJobs, type OwnerCache } from '../sources/cgroup-jobs.js';
 import { readCgroupUsage } from '../sources/cgroup-usage.js';
 import { UserNames } from '../sources/user-names.js';
 import { CgroupJobFold, OTHER } from './cgroup_fold.js';
@@ -45,11 +45,12 @@ export const cgroupCollector: CollectorDescriptor = {
     const users = new UserNames({ passwdPath: rootPath(paths, '/etc/passwd'), getent: settings.getent && paths.rootfs === '/' });
     const userLabel = (uid: number): string => (uid <= settings.systemUidMax ? '_system' : (users.name(uid) ?? `uid:${uid}`));
     const fold = new CgroupJobFold(settings.maxJobs);
+    const owners: OwnerCache = new Map();
     let metrics: ReturnType<typeof makeMetrics> | undefined;
 
     return {
       async update(signal) {
-        const found = await findCgroupJobs(paths);
+        const found = await findCgroupJobs(paths, owners);
         if (!found.slurm) {
           // Exports nothing at all on a host without Slurm cgroups (metrics are created on first use).
           if (metrics) registry.clear();

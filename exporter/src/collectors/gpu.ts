@@ -10,7 +10,7 @@ import { optionReader } from '../scrape/option-reader.js';
 import { rootPath } from '../util/paths.js';
 import { loadNvmlAddon, type Nvml, type NvmlCallError, type NvmlSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
-import { processJob } from '../sources/gpu-process-jobs.js';
+import { readProcessJob } from '../labels/process-job.js';
 import { UserNames } from '../sources/user-names.js';
 import { makeGpuMetrics, type GpuMetrics } from './gpu_metrics.js';
 
@@ -101,10 +101,10 @@ export const gpuCollector: CollectorDescriptor = {
         for (const d of sample.devices) {
           const seen = new Set<string>();
           for (const pid of d.pids ?? []) {
-            const job = await processJob(paths.procfs, pid);
+            const job = await readProcessJob(paths.procfs, pid);
             if (!job || seen.has(job.jobid)) continue;
             seen.add(job.jobid);
-            jobs.push({ gpu: String(d.index), ...job });
+            jobs.push({ gpu: String(d.index), jobid: job.jobid, uid: job.uid });
           }
         }
         if (jobs.length > s.maxJobs) logger.warn({ jobs: jobs.length, max: s.maxJobs }, 'more GPU jobs than --collector.gpu.max-jobs; the rest are not exported');

@@ -21,9 +21,12 @@
 // procfs, and keep the frames of one process in order without a queue per process.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { JOBID_VARIABLES, cgroupJobIds, environValue } from '../labels/process-job.js';
 
-/** The scheduler variables the profiler reads the job id from (docs/profiler.md "Classification"), first found wins. */
-export const JOBID_VARIABLES = ['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_ID', 'FLUX_JOB_ID'] as const;
+// The evidence rules are the one pid → job resolver's (labels/process-job.ts); re-exported for the
+// profiler's own modules.
+export { JOBID_VARIABLES, cgroupJobIds, environValue };
+
 
 /**
  * - verified: the process's cgroup or environment backs the claim (or it claims no job);
@@ -59,17 +62,6 @@ export interface JobClaim {
   readonly evidence?: ProcEvidence;
 }
 
-/** The value of `name` in a NUL-separated environ block, or undefined. */
-export function environValue(environ: Buffer, name: string): string | undefined {
-  const prefix = `${name}=`;
-  for (const entry of environ.toString('utf8').split('\0')) if (entry.startsWith(prefix)) return entry.slice(prefix.length);
-  return undefined;
-}
-
-/** Job ids named by Slurm cgroup paths (`/system.slice/slurmstepd.scope/job_123/step_0`, `/slurm/uid_1000/job_123/...`). */
-export function cgroupJobIds(cgroup: string): string[] {
-  return [...cgroup.matchAll(/\/job_([^/\s]+)/g)].map((m) => m[1] ?? '');
-}
 
 function readOrUndefined(path: string): Buffer | undefined {
   try {

@@ -1,11 +1,13 @@
 // Finds the Slurm job cgroups on this host under --path.sysfs (docs/gpu-and-cgroups.md). Layouts, as Slurm's
 // cgroup plugins create them:
-//   v2: fs/cgroup/system.slice/[<node>_]slurmstepd.scope/job_<id>/           (owner: see jobOwner)
+//   v2: fs/cgroup/system.slice/[<node>_]slurmstepd.scope/job_<id>/           (owner: see jobOwner;
+//       the job's processes are looked up under --path.procfs)
 //   v1: fs/cgroup/<controller>/slurm[_<node>]/uid_<uid>/job_<id>/           (cpuacct and memory trees)
 // The v1 cpu accounting controller is mounted as `cpuacct`, `cpu,cpuacct` or `cpuacct,cpu`.
 // Slurm 26.05's SLUID directory names (`s<13 chars>`) are not job ids and are not read yet.
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processUid, SLURM_JOB_DIR } from '../labels/process-job.js';
 import { sysPath, type Paths } from '../util/paths.js';
 
 export interface CgroupJob {
@@ -26,7 +28,6 @@ export interface CgroupDiscovery {
 
 const SLURM_V1 = /^slurm(_.+)?$/;
 const SCOPE_V2 = /^(.+_)?slurmstepd\.scope$/;
-const JOB_DIR = /^job_(\d{1,20})$/;
 const UID_DIR = /^uid_(\d{1,10})$/;
 const CPU_CONTROLLERS = ['cpuacct', 'cpu,cpuacct', 'cpuacct,cpu'];
 
@@ -38,40 +39,58 @@ async function subdirs(dir: string): Promise<string[]> {
   }
 }
 
+/** At most this many cgroups of one job are searched for its processes (steps × tasks on a big node). */
+const MAX_OWNER_CGROUPS = 256;
+
 /**
- * The uid of a v2 job: the owner of the job directory; Slurm creates it as root on many versions and
- * hands the step's `user` sub-tree to the job's user, so a root-owned job dir falls back to the owner
- * of the first step_*\/user directory.
+ * The uid of a v2 job: the real uid of a process in one of its `user` sub-trees
+ * (`job_<id>/step_<s>/user[/task_<t>]`, where Slurm puts the job's own tasks; `step_<s>/slurm` holds
+ * the root-owned slurmstepd). Slurm's cgroup/v2 plugin creates every directory as root, so directory
+ * owners say nothing. Undefined while no task runs yet (between the job's start and its first step).
  */
-async function jobOwner(jobDir: string): Promise<number> {
-  const own = (await stat(jobDir)).uid;
-  if (own !== 0) return own;
-  for (const step of await subdirs(jobDir)) {
-    if (!step.startsWith('step_')) continue;
-    try {
-      const uid = (await stat(join(jobDir, step, 'user'))).uid;
-      if (uid !== 0) return uid;
-    } catch {
-      // no user sub-tree in this step (extern, batch on some versions)
+async function jobOwner(jobDir: string, procfs: string): Promise<number | undefined> {
+  let searched = 0;
+  const visit = async (dir: string, inUser: boolean): Promise<number | undefined> => {
+    if (++searched > MAX_OWNER_CGROUPS) return undefined;
+    if (inUser) {
+      for (const pid of await cgroupPids(dir)) {
+        const uid = await processUid(procfs, pid);
+        if (uid !== undefined) return uid;
+      }
     }
-  }
-  return own;
+    for (const name of await subdirs(dir)) {
+      const uid = await visit(join(dir, name), inUser || name === 'user');
+      if (uid !== undefined) return uid;
+    }
+    return undefined;
+  };
+  return visit(jobDir, false);
 }
 
-async function findV2(root: string, jobs: Map<string, CgroupJob>): Promise<boolean> {
+/** The pids in a cgroup's `cgroup.procs` (empty when there is none or it cannot be read). */
+async function cgroupPids(dir: string): Promise<number[]> {
+  try {
+    const text = await readFile(join(dir, 'cgroup.procs'), 'latin1');
+    return text.split('\n').filter((l) => /^\d{1,10}$/.test(l)).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function findV2(root: string, procfs: string, jobs: Map<string, CgroupJob>, owners: OwnerCache): Promise<boolean> {
   let slurm = false;
   const slice = join(root, 'system.slice');
   for (const scope of (await subdirs(slice)).filter((n) => SCOPE_V2.test(n))) {
     slurm = true;
     for (const name of await subdirs(join(slice, scope))) {
-      const id = JOB_DIR.exec(name)?.[1];
+      const id = SLURM_JOB_DIR.exec(name)?.[1];
       if (!id || jobs.has(id)) continue;
       const dir = join(slice, scope, name);
-      try {
-        jobs.set(id, { jobid: id, layout: 'v2', uid: await jobOwner(dir), cpuDir: dir, memoryDir: dir });
-      } catch {
-        // the job ended between readdir and stat
-      }
+      // A job's owner never changes: found once, kept while the job's cgroup exists.
+      const uid = owners.get(id) ?? (await jobOwner(dir, procfs));
+      if (uid === undefined) continue; // no task yet: the job is exported once its owner is known
+      owners.set(id, uid);
+      jobs.set(id, { jobid: id, layout: 'v2', uid, cpuDir: dir, memoryDir: dir });
     }
   }
   return slurm;
@@ -87,7 +106,7 @@ async function findV1Controller(controllerRoot: string): Promise<{ slurm: boolea
       const uid = UID_DIR.exec(uidName)?.[1];
       if (!uid) continue;
       for (const name of await subdirs(join(controllerRoot, top, uidName))) {
-        const id = JOB_DIR.exec(name)?.[1];
+        const id = SLURM_JOB_DIR.exec(name)?.[1];
         if (id && !jobs.has(id)) jobs.set(id, { uid: Number(uid), dir: join(controllerRoot, top, uidName, name) });
       }
     }
@@ -112,11 +131,18 @@ async function findV1(root: string, jobs: Map<string, CgroupJob>): Promise<boole
   return cpu.slurm || memory.slurm;
 }
 
-/** Every Slurm job cgroup on the host (v2 first; a hybrid host reports each job once). */
-export async function findCgroupJobs(paths: Paths): Promise<CgroupDiscovery> {
+/** Owners of v2 jobs already found (job id → uid); pruned to the jobs still present. */
+export type OwnerCache = Map<string, number>;
+
+/**
+ * Every Slurm job cgroup on the host (v2 first; a hybrid host reports each job once). `owners`
+ * remembers v2 owners between calls, so a job's processes are looked up once, not every scrape.
+ */
+export async function findCgroupJobs(paths: Paths, owners: OwnerCache = new Map()): Promise<CgroupDiscovery> {
   const root = sysPath(paths, 'fs', 'cgroup');
   const jobs = new Map<string, CgroupJob>();
-  const v2 = await findV2(root, jobs);
+  const v2 = await findV2(root, paths.procfs, jobs, owners);
+  for (const id of owners.keys()) if (!jobs.has(id)) owners.delete(id);
   const v1 = await findV1(root, jobs);
   const sorted = [...jobs.values()].sort((a, b) => Number(BigInt(a.jobid) - BigInt(b.jobid)) || 0);
   return { slurm: v1 || v2, jobs: sorted };
