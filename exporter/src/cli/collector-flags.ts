@@ -4,7 +4,6 @@
 import { Option, type Command } from 'commander';
 import type { CollectorDescriptor, CollectorFlag, CollectorOptions, FlagValue } from '../scrape/collector.js';
 import type { CollectorSelection } from '../scrape/enabled.js';
-import { parseDuration } from '../util/duration.js';
 
 export class FlagError extends Error {}
 
@@ -69,23 +68,5 @@ function parseNumber(text: string): number {
   return value;
 }
 
-/** A flag parser for positive integers (max-jobs, limits). */
-export function positiveInteger(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) throw new Error(`"${text}" is not a positive integer`);
-  return value;
-}
-
-/** A flag parser for durations that must be positive (expiry, deadlines); returns milliseconds. */
-export function positiveDuration(text: string): number {
-  const ms = parseDuration(text);
-  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
-  return ms;
-}
-
-/** A flag parser for the highest uid folded into user="_system"; -1 turns the folding off. */
-export function uidLimit(text: string): number {
-  const value = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < -1) throw new Error(`"${text}" is not an integer >= -1`);
-  return value;
-}
+// The value parsers live with the collectors (scrape/flag-values.ts); re-exported for the CLI's own use.
+export { positiveDuration, positiveInteger, uidLimit } from '../scrape/flag-values.js';

@@ -4,12 +4,11 @@
 // goes when the cgroup goes). Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveInteger, uidLimit } from '../cli/collector-flags.js';
+import { positiveInteger } from '../scrape/flag-values.js';
 import { optionReader } from '../scrape/option-reader.js';
-import { rootPath } from '../util/paths.js';
 import { findCgroupJobs, type OwnerCache } from '../sources/cgroup-jobs.js';
 import { readCgroupUsage } from '../sources/cgroup-usage.js';
-import { UserNames } from '../sources/user-names.js';
+import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { CgroupJobFold, OTHER } from './cgroup_fold.js';
 
 export const DEFAULT_CGROUP_MAX_JOBS = 100;
@@ -36,14 +35,12 @@ export const cgroupCollector: CollectorDescriptor = {
   defaultEnabled: true,
   flags: [
     { name: 'max-jobs', help: 'Jobs with their own series; further jobs are summed into jobid="_other" for their whole life.', default: DEFAULT_CGROUP_MAX_JOBS, parse: positiveInteger },
-    { name: 'system-uid-max', help: 'uids up to this value are reported as user="_system" (-1: never).', default: 999, parse: uidLimit },
     { name: 'user-hz', help: 'Clock ticks per second of v1 cpuacct.stat (USER_HZ), used where cpuacct.usage_user/usage_sys are missing.', default: 100, parse: positiveInteger },
-    { name: 'getent', help: 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).', default: true },
+    ...USER_FLAGS,
   ],
   create({ registry, paths, options, logger }) {
     const settings = readSettings(options);
-    const users = new UserNames({ passwdPath: rootPath(paths, '/etc/passwd'), getent: settings.getent && paths.rootfs === '/' });
-    const userLabel = (uid: number): string => (uid <= settings.systemUidMax ? '_system' : (users.name(uid) ?? `uid:${uid}`));
+    const users = userResolverFor(paths, options);
     const fold = new CgroupJobFold(settings.maxJobs);
     const owners: OwnerCache = new Map();
     let metrics: ReturnType<typeof makeMetrics> | undefined;
@@ -73,7 +70,7 @@ export const cgroupCollector: CollectorDescriptor = {
         const m = metrics;
         for (const metric of [m.cpuUser, m.cpuSystem, m.memory, m.memoryPeak]) metric.reset();
         for (const s of view.own) {
-          const labels = { jobid: s.jobid, user: userLabel(s.uid) };
+          const labels = { jobid: s.jobid, user: users.label(s.uid) };
           if (s.cpu) {
             m.cpuUser.inc(labels, s.cpu.user);
             m.cpuSystem.inc(labels, s.cpu.system);
@@ -99,18 +96,14 @@ export const cgroupCollector: CollectorDescriptor = {
 
 interface Settings {
   readonly maxJobs: number;
-  readonly systemUidMax: number;
   readonly userHz: number;
-  readonly getent: boolean;
 }
 
 /** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
 function readSettings(options: CollectorOptions): Settings {
-  const { num, bool } = optionReader(options);
+  const { num } = optionReader(options);
   return {
     maxJobs: num('max-jobs', DEFAULT_CGROUP_MAX_JOBS),
-    systemUidMax: num('system-uid-max', 999),
     userHz: num('user-hz', 100),
-    getent: bool('getent', true),
   };
 }

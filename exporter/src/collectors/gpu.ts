@@ -5,13 +5,12 @@
 // from an earlier scrape is never stacked on (the collector fails fast until it returns).
 // Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveDuration, positiveInteger } from '../cli/collector-flags.js';
+import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
 import { optionReader } from '../scrape/option-reader.js';
-import { rootPath } from '../util/paths.js';
 import { loadNvmlAddon, type Nvml, type NvmlCallError, type NvmlSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
 import { readProcessJob } from '../labels/process-job.js';
-import { UserNames } from '../sources/user-names.js';
+import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { makeGpuMetrics, type GpuMetrics } from './gpu_metrics.js';
 
 /** NVML answers that mean "this GPU has no such reading": skipped quietly. */
@@ -39,12 +38,11 @@ export const gpuCollector: CollectorDescriptor = {
     { name: 'pcie', help: 'Query PCIe throughput (about 40 ms per GPU inside the driver).', default: true },
     { name: 'processes', help: 'Query the compute processes of each GPU to export jobio_gpu_job_info.', default: true },
     { name: 'max-jobs', help: 'jobio_gpu_job_info series per scrape at most; further jobs are dropped from it (and counted in the log).', default: 100, parse: positiveInteger },
-    { name: 'getent', help: 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).', default: true },
+    ...USER_FLAGS,
   ],
   create({ registry, paths, options, logger }) {
     const s = readSettings(options);
-    const users = new UserNames({ passwdPath: rootPath(paths, '/etc/passwd'), getent: s.getent && paths.rootfs === '/' });
-    const userLabel = (uid: number): string => (uid < 1000 ? '_system' : (users.name(uid) ?? `uid:${uid}`));
+    const users = userResolverFor(paths, options);
     const pcie = new PcieIntegrator();
     let nvml: Nvml | undefined;
     let ready = false;
@@ -134,7 +132,7 @@ export const gpuCollector: CollectorDescriptor = {
           if (d.powerMilliwatts !== undefined) m.power.set({ gpu }, d.powerMilliwatts / 1000);
         }
         pcie.retain(present);
-        for (const j of jobs.slice(0, s.maxJobs)) m.jobInfo.set({ gpu: j.gpu, jobid: j.jobid, user: userLabel(j.uid) }, 1);
+        for (const j of jobs.slice(0, s.maxJobs)) m.jobInfo.set({ gpu: j.gpu, jobid: j.jobid, user: users.label(j.uid) }, 1);
         return 'ok';
       },
       async close() {
@@ -151,7 +149,6 @@ interface Settings {
   readonly pcie: boolean;
   readonly processes: boolean;
   readonly maxJobs: number;
-  readonly getent: boolean;
 }
 
 function readSettings(options: CollectorOptions): Settings {
@@ -162,6 +159,5 @@ function readSettings(options: CollectorOptions): Settings {
     pcie: bool('pcie', true),
     processes: bool('processes', true),
     maxJobs: num('max-jobs', 100),
-    getent: bool('getent', true),
   };
 }

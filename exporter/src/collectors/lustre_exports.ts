@@ -7,7 +7,7 @@
 // Metrics: docs/metrics.md; guide: docs/lustre.md.
 import { optionReader } from '../scrape/option-reader.js';
 import type { CollectorDescriptor } from '../scrape/collector.js';
-import { positiveInteger } from '../cli/collector-flags.js';
+import { positiveInteger } from '../scrape/flag-values.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
 import { statsUpdater } from '../lustre/stats-update.js';

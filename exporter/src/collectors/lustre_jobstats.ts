@@ -3,13 +3,12 @@
 // Admin guide: docs/lustre.md. Metrics: docs/metrics.md.
 import { optionReader } from '../scrape/option-reader.js';
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveDuration, positiveInteger, uidLimit } from '../cli/collector-flags.js';
-import { rootPath } from '../util/paths.js';
+import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
 import { compileJobIdFormats } from '../lustre/jobid-format.js';
 import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { findJobStatsFiles, readJobStatsFiles } from '../sources/lustre-jobstats-files.js';
 import { runLctl } from '../sources/lustre-lctl.js';
-import { UserNames } from '../sources/user-names.js';
+import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { LustreJobStatsMetrics } from './lustre_jobstats_metrics.js';
 
 export const DEFAULT_JOBID_FORMAT = '%j:%u:%H,%e.%u';
@@ -31,18 +30,16 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
     { name: 'jobid-format', help: 'Lustre jobid_name formats of the entry ids, comma-separated, tried in order (%j job, %u uid, %g gid, %e executable, %h FQDN, %H short host, %p pid).', default: DEFAULT_JOBID_FORMAT, parse: validFormats },
     { name: 'max-jobs', help: 'Jobs with their own series per target; the increments of the others go to jobid="_other".', default: DEFAULT_MAX_JOBS, parse: positiveInteger },
     { name: 'expiry', help: 'A job series without any increment for this long is removed (longer than the servers\' job_cleanup_interval).', default: DEFAULT_EXPIRY, parse: positiveDuration },
-    { name: 'system-uid-max', help: 'uids up to this value are reported as user="_system" (-1: never).', default: 999, parse: uidLimit },
     { name: 'lctl', help: 'Read job_stats through `lctl get_param` instead of the files under --path.procfs/--path.sysfs.', default: false },
     { name: 'lctl-path', help: 'The lctl program for --collector.lustre_jobstats.lctl.', default: 'lctl' },
     { name: 'lctl-timeout', help: 'Deadline of one lctl get_param run.', default: '10s', parse: positiveDuration },
-    { name: 'getent', help: 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).', default: true },
+    ...USER_FLAGS,
   ],
   create({ registry, paths, options, logger }) {
     const settings = readSettings(options);
     const acc = new JobStatsAccumulator({ maxJobs: settings.maxJobs, expiryMs: settings.expiryMs, formats: compileJobIdFormats(settings.jobidFormat) });
     const metrics = new LustreJobStatsMetrics(registry, settings.maxJobs);
-    const users = new UserNames({ passwdPath: rootPath(paths, '/etc/passwd'), getent: settings.getent && paths.rootfs === '/' });
-    const userLabel = (uid: number): string => (uid <= settings.systemUidMax ? '_system' : (users.name(uid) ?? `uid:${uid}`));
+    const users = userResolverFor(paths, options);
 
     return {
       async update(signal) {
@@ -71,7 +68,7 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
         }
         // Settle whatever was read even on failure: entries already advanced must not lose increments.
         await users.resolve(acc.uids());
-        acc.finish(Date.now(), userLabel, failure === undefined);
+        acc.finish(Date.now(), (uid) => users.label(uid), failure === undefined);
         if (failure !== undefined) throw failure;
         if (!found && acc.targetCount === 0) {
           metrics.clear();
@@ -88,11 +85,9 @@ interface Settings {
   readonly jobidFormat: string;
   readonly maxJobs: number;
   readonly expiryMs: number;
-  readonly systemUidMax: number;
   readonly lctl: boolean;
   readonly lctlPath: string;
   readonly lctlTimeoutMs: number;
-  readonly getent: boolean;
 }
 
 /** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
@@ -102,10 +97,8 @@ function readSettings(options: CollectorOptions): Settings {
     jobidFormat: text('jobid-format', DEFAULT_JOBID_FORMAT),
     maxJobs: num('max-jobs', DEFAULT_MAX_JOBS),
     expiryMs: duration('expiry', DEFAULT_EXPIRY),
-    systemUidMax: num('system-uid-max', 999),
     lctl: bool('lctl', false),
     lctlPath: text('lctl-path', 'lctl'),
     lctlTimeoutMs: duration('lctl-timeout', '10s'),
-    getent: bool('getent', true),
   };
 }

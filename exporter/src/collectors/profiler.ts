@@ -6,25 +6,19 @@
 // reports `absent` quietly, like any collector whose source is not on this host.
 import { Counter, Gauge } from 'prom-client';
 import type { CollectorDescriptor, CollectorFlag } from '../scrape/collector.js';
-import { positiveInteger } from '../cli/collector-flags.js';
-import { parseDuration } from '../util/duration.js';
-import { rootPath } from '../util/paths.js';
+import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
+import { optionReader } from '../scrape/option-reader.js';
+import { OTHER } from '../labels/reserved.js';
+import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { JobSlots } from '../profiler/job-slots.js';
 import { MountLabels, ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
-import { UserNames } from '../profiler/user-names.js';
 
 export const DEFAULT_PROFILER_SOCKET = '/run/jobio/profiler.sock';
 
 function socketMode(text: string): number {
   if (!/^0?[0-7]{3}$/.test(text.trim())) throw new Error(`"${text}" is not an octal file mode such as 0666`);
   return parseInt(text.trim(), 8);
-}
-
-function positiveDuration(text: string): number {
-  const ms = parseDuration(text);
-  if (ms <= 0) throw new Error(`"${text}" must be a positive duration`);
-  return ms;
 }
 
 const flags: readonly CollectorFlag[] = [
@@ -34,6 +28,7 @@ const flags: readonly CollectorFlag[] = [
   { name: 'max-mounts', help: 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".', default: 16, parse: positiveInteger },
   { name: 'max-connections-per-user', help: 'Open socket connections one uid may hold; further ones are closed at once and counted.', default: 256, parse: positiveInteger },
   { name: 'expiry', help: 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.', default: '10m', parse: positiveDuration },
+  ...USER_FLAGS,
 ];
 
 export const profilerCollector: CollectorDescriptor = {
@@ -42,17 +37,13 @@ export const profilerCollector: CollectorDescriptor = {
   defaultEnabled: true,
   flags,
   create({ registry, options, paths, logger }) {
-    const socketPath = String(options['socket'] ?? DEFAULT_PROFILER_SOCKET);
-    const mode = Number(options['socket-mode'] ?? 0o666);
-    const expiryMs = Number(options['expiry'] ?? 600_000);
-    const maxConnectionsPerUser = Number(options['max-connections-per-user'] ?? 256);
-    const users = new UserNames(rootPath(paths, '/etc/passwd'));
-    const store = new ProfilerMetricStore(
-      new JobSlots(Number(options['max-jobs'] ?? 100)),
-      users,
-      Date.now,
-      new MountLabels(Number(options['max-mounts'] ?? 16)),
-    );
+    const o = optionReader(options);
+    const socketPath = o.text('socket', DEFAULT_PROFILER_SOCKET);
+    const mode = o.num('socket-mode', 0o666);
+    const expiryMs = o.duration('expiry', '10m');
+    const maxConnectionsPerUser = o.num('max-connections-per-user', 256);
+    const users = userResolverFor(paths, options);
+    const store = new ProfilerMetricStore(new JobSlots(o.num('max-jobs', 100)), Date.now, new MountLabels(o.num('max-mounts', 16)));
     let receiver: ProfilerReceiver | undefined;
     let lastError = '';
 
@@ -93,7 +84,11 @@ export const profilerCollector: CollectorDescriptor = {
       counter.reset();
       for (const { labels, value } of sums.values.values()) {
         const set = {} as Record<L, string>;
-        names.forEach((n, i) => (set[n] = labels[i] ?? ''));
+        names.forEach((n, i) => {
+          const value = labels[i] ?? '';
+          // The store keys users by uid; the label is the resolver's, as in every collector.
+          set[n] = n === 'user' && value !== OTHER ? users.label(Number(value)) : value;
+        });
         counter.inc(set, value);
       }
     };
@@ -102,9 +97,9 @@ export const profilerCollector: CollectorDescriptor = {
       async update() {
         if (!receiver) tryStart();
         if (!receiver) return 'absent';
-        users.refresh();
         receiver.expire(expiryMs);
         store.maintain(expiryMs);
+        await users.resolve(store.uids());
         const rejected = receiver.rejectedCounts();
         const refused = receiver.refusedConnections();
         const acceptErrors = receiver.stats().acceptErrors;

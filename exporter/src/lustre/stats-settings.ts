@@ -1,7 +1,7 @@
 // Flags and settings shared by the lustre_exports and lustre_stats collectors (the lctl mode and the
 // series expiry work as for lustre_jobstats).
 import type { CollectorFlag, CollectorOptions } from '../scrape/collector.js';
-import { positiveDuration } from '../cli/collector-flags.js';
+import { positiveDuration } from '../scrape/flag-values.js';
 import { optionReader } from '../scrape/option-reader.js';
 
 export function statsFlags(collector: string, what: string): CollectorFlag[] {

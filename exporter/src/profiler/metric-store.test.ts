@@ -4,7 +4,6 @@ import { emptyCounters, slot } from './counters.js';
 import { JobSlots } from './job-slots.js';
 import { MountLabels, OTHER_MOUNT, ProfilerMetricStore } from './metric-store.js';
 import type { ProcessIdentity } from './process-table.js';
-import { UserNames } from './user-names.js';
 
 const id: ProcessIdentity = { key: '1/1', pid: 1, uid: 1000, gid: 1000, jobid: '42', exe: 'x' };
 
@@ -15,7 +14,7 @@ function oneRead(): Float64Array {
 }
 
 test('a process naming 10,000 made-up mounts gets at most max-mounts mount labels; the rest is folded into mount="_other" and counted', () => {
-  const store = new ProfilerMetricStore(new JobSlots(10), new UserNames('/nonexistent/passwd'), () => 0, new MountLabels(4));
+  const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new MountLabels(4));
   for (let i = 0; i < 10_000; i++) store.mountDelta(id, { path: `/fake/${i}`, fstype: 'x', fsname: 'y' }, oneRead());
   const mounts = new Set([...store.calls.values.values()].map((e) => e.labels[2]));
   assert.equal(mounts.size, 5);
@@ -31,7 +30,7 @@ test('a process naming 10,000 made-up mounts gets at most max-mounts mount label
 
 test('the mount allowance is per job and goes with the job when it expires', () => {
   let now = 0;
-  const store = new ProfilerMetricStore(new JobSlots(10), new UserNames('/nonexistent/passwd'), () => now, new MountLabels(1));
+  const store = new ProfilerMetricStore(new JobSlots(10), () => now, new MountLabels(1));
   store.mountDelta(id, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
   store.mountDelta({ ...id, jobid: '43' }, { path: '/b', fstype: 'x', fsname: 'y' }, oneRead());
   assert.equal(store.foldedMounts, 0);

@@ -1,11 +1,13 @@
 // The exporter-side counters of the profiler collector. Increments from the process table are routed
 // through the job slots (own series or `_other`) at arrival and summed into label-keyed maps; a scrape
 // copies the maps into prom-client counters (reset + inc, the way to mirror counters someone else owns).
+// The user element of a key is the uid (decimal) or `_other`: names are resolved at scrape time by the
+// same resolver as every other collector's (labels/users.ts), so an LDAP user is the same `user` here
+// as in the jobstats series.
 import { CALL_TYPES, CLASSES, DIRECTIONS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
 import { JobSlots, OTHER } from './job-slots.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
-import type { UserNames } from './user-names.js';
 
 /** A sum per label tuple; the job label is always the first element. */
 export class LabelledSums {
@@ -73,14 +75,22 @@ export class ProfilerMetricStore implements AggregatorSink {
 
   constructor(
     private readonly slots: JobSlots,
-    private readonly users: UserNames,
     private readonly now: () => number = Date.now,
     private readonly mounts: MountLabels = new MountLabels(DEFAULT_MAX_MOUNTS),
   ) {}
 
   private labels(id: ProcessIdentity, weight: number): [string, string] {
     const job = this.slots.route(id.jobid === '' ? NO_JOB : id.jobid, weight, this.now());
-    return job === OTHER ? [OTHER, OTHER] : [job, this.users.label(id.uid)];
+    return job === OTHER ? [OTHER, OTHER] : [job, String(id.uid)];
+  }
+
+  /** The uids in the user element of every key (for the resolver, before a scrape labels them). */
+  uids(): Set<number> {
+    const uids = new Set<number>();
+    for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) {
+      for (const { labels } of sums.values.values()) if (labels[1] !== undefined && labels[1] !== OTHER) uids.add(Number(labels[1]));
+    }
+    return uids;
   }
 
   mountDelta(id: ProcessIdentity, mount: MountInfo, inc: Counters): void {

@@ -2,7 +2,7 @@
 // defaulted by their flags; tests that create a collector directly may pass only some. So each read
 // names its fallback, and a duration may arrive parsed (ms) or as text.
 import type { CollectorOptions } from './collector.js';
-import { positiveDuration } from '../cli/collector-flags.js';
+import { positiveDuration } from './flag-values.js';
 
 export interface OptionReader {
   text(name: string, fallback: string): string;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parsePasswd, UserNames } from './user-names.js';
+import { parsePasswd, UserResolver } from './users.js';
 
 function fakeGetent(dir: string, body: string): string {
   const path = join(dir, 'getent');
@@ -19,11 +19,11 @@ test('parsePasswd: first entry wins, comments and junk skipped', () => {
   assert.deepEqual([...names], [[0, 'root'], [5000, 'alice']]);
 });
 
-test('UserNames: passwd first, then one getent call for the rest, unknown uids cached', async () => {
+test('UserResolver: passwd first, then one getent call for the rest, unknown uids cached', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-users-'));
   writeFileSync(join(dir, 'passwd'), 'alice:x:5000:5000::/h:/bin/sh\n');
   const getent = fakeGetent(dir, 'for u in "$@"; do [ "$u" = 7000 ] && echo "carol:*:7000:7000::/h:/bin/sh"; done; exit 2');
-  const users = new UserNames({ passwdPath: join(dir, 'passwd'), getent: true, getentCommand: getent });
+  const users = new UserResolver({ passwdPath: join(dir, 'passwd'), getent: true, getentCommand: getent });
   await users.resolve([5000, 7000, 7001], 0);
   assert.equal(users.name(5000), 'alice');
   assert.equal(users.name(7000), 'carol');
@@ -34,19 +34,19 @@ test('UserNames: passwd first, then one getent call for the rest, unknown uids c
   assert.equal(readFileSync(join(dir, 'calls'), 'utf8'), 'passwd 7000 7001\npasswd 7001\n', 'an unknown uid is asked again after the TTL');
 });
 
-test('UserNames: a hanging getent is cut off by the deadline', async () => {
+test('UserResolver: a hanging getent is cut off by the deadline', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-users-'));
-  const users = new UserNames({ passwdPath: join(dir, 'missing'), getent: true, getentCommand: fakeGetent(dir, 'sleep 10'), timeoutMs: 200 });
+  const users = new UserResolver({ passwdPath: join(dir, 'missing'), getent: true, getentCommand: fakeGetent(dir, 'sleep 10'), timeoutMs: 200 });
   const started = Date.now();
   await users.resolve([9000]);
   assert.ok(Date.now() - started < 3000);
   assert.equal(users.name(9000), undefined);
 });
 
-test('UserNames: getent off (another root than /): passwd only', async () => {
+test('UserResolver: getent off (another root than /): passwd only', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-users-'));
   writeFileSync(join(dir, 'passwd'), 'bob:x:5001:5001::/h:/bin/sh\n');
-  const users = new UserNames({ passwdPath: join(dir, 'passwd'), getent: false, getentCommand: '/nonexistent' });
+  const users = new UserResolver({ passwdPath: join(dir, 'passwd'), getent: false, getentCommand: '/nonexistent' });
   await users.resolve([5001, 5002]);
   assert.equal(users.name(5001), 'bob');
   assert.equal(users.name(5002), undefined);

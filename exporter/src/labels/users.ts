@@ -1,10 +1,39 @@
-// uid → user name, cached, without native code: `<rootfs>/etc/passwd`, then `getent passwd` for the
-// uids it lacks (LDAP/SSSD users on Lustre servers), each call with a deadline. A uid that resolves to
-// nothing is remembered for a while, so an unknown uid costs at most one lookup per `negativeTtlMs`.
+// uid → `user` label value, the one rule for every collector (so joins on (jobid, user) hold across
+// jobstats, profiler, GPU and cgroup series):
+//   - a system account (uid ≤ system-uid-max, default 999) is `_system` (one series for all daemons);
+//   - else its name: `<rootfs>/etc/passwd`, then `getent passwd` for the uids it lacks (LDAP/SSSD
+//     users), each call with a deadline; a uid that resolves to nothing is remembered for a while, so
+//     an unknown uid costs at most one lookup per `negativeTtlMs`;
+//   - else `uid:<n>`.
+// Names are resolved asynchronously (resolve()) before a scrape labels its series (label()).
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
+import type { CollectorFlag, CollectorOptions } from '../scrape/collector.js';
+import { uidLimit } from '../scrape/flag-values.js';
+import { optionReader } from '../scrape/option-reader.js';
+import { rootPath, type Paths } from '../util/paths.js';
+import { SYSTEM } from './reserved.js';
 
-export interface UserNamesOptions {
+/** Highest uid of a system account by default (Debian's and Red Hat's SYS_UID_MAX). */
+export const DEFAULT_SYSTEM_UID_MAX = 999;
+
+/** The flags every collector with a `user` label has, declared once. */
+export const USER_FLAGS: readonly CollectorFlag[] = [
+  { name: 'system-uid-max', help: 'uids up to this value are reported as user="_system" (-1: never).', default: DEFAULT_SYSTEM_UID_MAX, parse: uidLimit },
+  { name: 'getent', help: 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).', default: true },
+];
+
+/** The resolver of a collector, configured by its USER_FLAGS. */
+export function userResolverFor(paths: Paths, options: CollectorOptions): UserResolver {
+  const o = optionReader(options);
+  return new UserResolver({
+    passwdPath: rootPath(paths, '/etc/passwd'),
+    getent: o.bool('getent', true) && paths.rootfs === '/',
+    systemUidMax: o.num('system-uid-max', DEFAULT_SYSTEM_UID_MAX),
+  });
+}
+
+export interface UserResolverOptions {
   /** Usually rootPath(paths, '/etc/passwd'). */
   readonly passwdPath: string;
   /** Ask NSS through `getent passwd` for uids not in the file (only meaningful when rootfs is '/'). */
@@ -12,6 +41,8 @@ export interface UserNamesOptions {
   readonly getentCommand?: string;
   readonly timeoutMs?: number;
   readonly negativeTtlMs?: number;
+  /** uids up to this are `_system`; -1: none (default DEFAULT_SYSTEM_UID_MAX). */
+  readonly systemUidMax?: number;
 }
 
 /** Parses /etc/passwd text: `name:x:uid:gid:gecos:home:shell`. */
@@ -30,17 +61,23 @@ export function parsePasswd(text: string): Map<number, string> {
 const GETENT_BATCH = 200;
 const PASSWD_CHECK_MS = 10_000;
 
-export class UserNames {
+export class UserResolver {
   private passwd = new Map<number, string>();
   private passwdMtime = -1;
   private passwdCheckedAt = -Infinity;
   private readonly nss = new Map<number, { name: string | undefined; until: number }>();
 
-  constructor(private readonly options: UserNamesOptions) {}
+  constructor(private readonly options: UserResolverOptions) {}
 
   /** The cached name of `uid`, or undefined (call resolve() first). */
   name(uid: number): string | undefined {
     return this.passwd.get(uid) ?? this.nss.get(uid)?.name;
+  }
+
+  /** The `user` label of `uid` from what resolve() found: `_system`, the name, or `uid:<n>`. */
+  label(uid: number): string {
+    if (uid <= (this.options.systemUidMax ?? DEFAULT_SYSTEM_UID_MAX)) return SYSTEM;
+    return this.name(uid) ?? `uid:${uid}`;
   }
 
   /** Makes the names of `uids` available through name(), within bounded time; never throws. */
