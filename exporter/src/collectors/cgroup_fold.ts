@@ -7,7 +7,9 @@
 // jobs stays true and no exported counter ever decreases.
 import type { CpuSeconds } from '../parsers/cgroup-stat.js';
 
-export const OTHER = '_other';
+import { OTHER } from '../labels/reserved.js';
+
+export { OTHER };
 
 export interface JobSample {
   readonly jobid: string;

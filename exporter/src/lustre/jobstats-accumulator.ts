@@ -7,7 +7,8 @@ import { CreditBook, type Credit } from './credits.js';
 import { EntryTracker, type QualityCounts } from './entry-tracker.js';
 import { FieldTable } from './export-fields.js';
 import type { JobIdFormats } from './jobid-format.js';
-import { mergeDeltas, OTHER_KEY, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels, type SeriesState } from './series-book.js';
+import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels, type SeriesState } from './series-book.js';
+import { NONE, UNKNOWN } from '../labels/reserved.js';
 
 export interface AccumulatorOptions {
   readonly maxJobs: number;
@@ -59,9 +60,9 @@ class TargetState {
 
 function labelsOf(credit: Credit, userLabel: UserLabel): SeriesLabels {
   const { identity } = credit;
-  const user = identity.uid === undefined ? '_unknown' : userLabel(identity.uid);
+  const user = identity.uid === undefined ? UNKNOWN : userLabel(identity.uid);
   if (identity.jobid !== undefined) return { jobid: identity.jobid, user };
-  return identity.process === undefined ? { jobid: '_none', user } : { jobid: '_none', user, process: identity.process };
+  return identity.process === undefined ? { jobid: NONE, user } : { jobid: NONE, user, process: identity.process };
 }
 
 export class JobStatsAccumulator {
@@ -162,7 +163,7 @@ export class JobStatsAccumulator {
     const groups = new Map<string, SeriesGroup>();
     for (const credit of t.credits.byClass.values()) {
       const malformed = credit.identity.quality === 'malformed';
-      const labels = malformed ? { jobid: '_other', user: '_other' } : labelsOf(credit, userLabel);
+      const labels = malformed ? OTHER_LABELS : labelsOf(credit, userLabel);
       const key = malformed ? OTHER_KEY : seriesKey(labels);
       const g = groups.get(key);
       if (g) {

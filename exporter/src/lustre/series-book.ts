@@ -10,6 +10,7 @@
 //   start at 0, so `increase()` over the job's life includes the first increment (a series born at
 //   its value would hide it). At the first collection, counters start at the file's values.
 import { u64Add, type U64 } from './u64.js';
+import { OTHER } from '../labels/reserved.js';
 
 export interface SeriesLabels {
   readonly jobid: string;
@@ -39,7 +40,7 @@ export interface SeriesGroup {
 }
 
 export const OTHER_KEY = '\u0001other';
-export const OTHER_LABELS: SeriesLabels = { jobid: '_other', user: '_other' };
+export const OTHER_LABELS: SeriesLabels = { jobid: OTHER, user: OTHER };
 
 export function seriesKey(labels: SeriesLabels): string {
   return `${labels.jobid}\u0000${labels.user}\u0000${labels.process ?? ''}`;

@@ -2,7 +2,9 @@
 // Membership is sticky: a job keeps its slot until it has been idle for the expiry, so its exported
 // counters never jump or fall. Increments of jobs without a slot go to `_other` (sum over jobs stays
 // true); when slots free up, the most active waiting jobs get them, starting from zero.
-export const OTHER = '_other';
+import { OTHER } from '../labels/reserved.js';
+
+export { OTHER };
 
 interface Waiting {
   activity: number;

@@ -6,7 +6,8 @@
 // as in the jobstats series.
 import { CALL_TYPES, CLASSES, DIRECTIONS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
-import { JobSlots, OTHER } from './job-slots.js';
+import { JobSlots } from './job-slots.js';
+import { NONE, OTHER } from '../labels/reserved.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
 
 /** A sum per label tuple; the job label is always the first element. */
@@ -26,11 +27,11 @@ export class LabelledSums {
   }
 }
 
-export const NO_JOB = '_none';
+export const NO_JOB = NONE;
 /** Distinct mount labels per job by default (the profiler itself tracks at most 64 per process). */
 export const DEFAULT_MAX_MOUNTS = 16;
 /** The mount label of load on mounts beyond a job's allowance (see MountLabels). */
-export const OTHER_MOUNT = '_other';
+export const OTHER_MOUNT = OTHER;
 
 /**
  * Bounded cardinality for the mount label (docs/architecture.md "Bounded cardinality"). The mount path comes from the process's own

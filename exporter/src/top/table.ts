@@ -2,6 +2,7 @@
 // targets (and, per client, hosts) the job touched. MB are MiB (2^20 bytes), as lltop prints them.
 import type { ClientMapper } from './client-map.js';
 import type { Increment, TopMode } from './increments.js';
+import { NONE, OTHER } from '../labels/reserved.js';
 
 export interface TopRow {
   readonly job: string;
@@ -36,7 +37,7 @@ function add(row: TopRow, inc: Increment): void {
 export function jobRows(increments: readonly Increment[]): TopRow[] {
   const rows = new Map<string, TopRow>();
   for (const inc of increments) {
-    const row = rowFor(rows, inc.labels.jobid ?? '_none');
+    const row = rowFor(rows, inc.labels.jobid ?? NONE);
     add(row, inc);
     if (inc.labels.user !== undefined) row.owners.add(inc.labels.user);
   }
@@ -47,9 +48,9 @@ export function jobRows(increments: readonly Increment[]): TopRow[] {
 export async function clientRows(increments: readonly Increment[], mapper: ClientMapper): Promise<TopRow[]> {
   const rows = new Map<string, TopRow>();
   for (const inc of increments) {
-    const nid = inc.labels.client ?? '_other';
-    const host = nid === '_other' ? '_other' : await mapper.host(nid);
-    const { job, owner } = nid === '_other' ? { job: '_other', owner: '-' } : mapper.job(host);
+    const nid = inc.labels.client ?? OTHER;
+    const host = nid === OTHER ? OTHER : await mapper.host(nid);
+    const { job, owner } = nid === OTHER ? { job: OTHER, owner: '-' } : mapper.job(host);
     const row = rowFor(rows, job);
     add(row, inc);
     row.owners.add(owner);
