@@ -27,8 +27,29 @@ export function instanceFs(instance: string): string {
   return m?.[1] ?? instance;
 }
 
+/** Mount points per file system name. */
+export function mountsByFs(mounts: readonly LustreMount[]): Map<string, string[]> {
+  const byFs = new Map<string, string[]>();
+  for (const m of mounts) byFs.set(m.fs, [...(byFs.get(m.fs) ?? []), m.mount]);
+  return byFs;
+}
+
+/**
+ * Where an llite instance is mounted. The instance names only the file system (its suffix is a kernel
+ * address), so the mount point is known when the file system is mounted once on the node, the usual
+ * case. `key` identifies the place across remounts; places that cannot be told apart by mount point
+ * stay apart by instance.
+ */
+export function clientPlace(instance: string, byFs: ReadonlyMap<string, readonly string[]>): ClientPlace & { readonly key: string } {
+  const fs = instanceFs(instance);
+  const mounts = byFs.get(fs) ?? [];
+  const mount = mounts.length === 1 ? mounts[0]! : mounts.length === 0 ? UNKNOWN_MOUNT : SEVERAL_MOUNTS;
+  const key = mounts.length === 1 ? `${fs}\u0000${mount}` : `${fs}\u0000${mount}\u0000${instance}`;
+  return { fs, mount, instance, key };
+}
+
 export class ClientStatsBook implements StatsSink {
-  private mountsByFs = new Map<string, string[]>();
+  private mountsByFs: ReadonlyMap<string, readonly string[]> = new Map();
   private jobLabel = NO_JOB;
   /** Accumulator target key → labels. */
   readonly places = new Map<string, ClientPlace>();
@@ -41,19 +62,14 @@ export class ClientStatsBook implements StatsSink {
 
   /** The node's state for this scrape: where each file system is mounted, whose job the I/O is. */
   prepare(mounts: readonly LustreMount[], jobLabel: string): void {
-    this.mountsByFs = new Map();
-    for (const m of mounts) this.mountsByFs.set(m.fs, [...(this.mountsByFs.get(m.fs) ?? []), m.mount]);
+    this.mountsByFs = mountsByFs(mounts);
     this.jobLabel = jobLabel;
   }
 
   private place(instance: string): string {
-    const fs = instanceFs(instance);
-    const mounts = this.mountsByFs.get(fs) ?? [];
-    const mount = mounts.length === 1 ? mounts[0]! : mounts.length === 0 ? UNKNOWN_MOUNT : SEVERAL_MOUNTS;
-    // Places that cannot be told apart by mount point stay apart by instance (their own reset tracking).
-    const key = mounts.length === 1 ? `${fs}\u0000${mount}` : `${fs}\u0000${mount}\u0000${instance}`;
-    this.places.set(key, { fs, mount, instance });
-    return key;
+    const place = clientPlace(instance, this.mountsByFs);
+    this.places.set(place.key, place);
+    return place.key;
   }
 
   begin(): void {
