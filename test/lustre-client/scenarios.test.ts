@@ -124,3 +124,30 @@ test('lustre_client: a node with neither llite stats nor Lustre mounts is absent
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('lustre_client: bad lines are counted and skipped, an unreadable file keeps its counters (nothing lost when it comes back)', async () => {
+  const node = new Node();
+  try {
+    node.jobs('7');
+    node.stats('scratch-ffff0001', 4096 * 10, 3);
+    await node.scrape();
+    const statsFile = join(node.root, 'proc/fs/lustre/llite/scratch-ffff0001/stats');
+    writeFileSync(statsFile, 'snapshot_time 1700000000.000000001 secs.nsecs\nwrite_bytes 11 samples [bytes] 4096 4096 45056\nthis is not a counter\nopen 3 samples [usecs] 10 20 45\n');
+    let s = await node.scrape();
+    const text = await node.registry.metrics();
+    assert.equal(s['write_bytes{7}'], 45056);
+    assert.match(text, /^jobio_lustre_client_parse_errors_total\{fs="scratch",mount="\/scratch"\} 1$/m);
+    // The file cannot be read (here: a directory in its place); the counters stay, the mount stays listed.
+    rmSync(statsFile);
+    mkdirSync(statsFile);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{7}'], 45056);
+    rmSync(statsFile, { recursive: true });
+    node.stats('scratch-ffff0001', 4096 * 20, 4);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{7}'], 81920, 'the increment over the unreadable scrape is not lost');
+    assert.equal(s['operations{7}'], 4);
+  } finally {
+    node.close();
+  }
+});
