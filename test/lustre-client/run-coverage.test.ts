@@ -6,7 +6,7 @@
 // mount holding the data directory, so the profiler attributes the writes to the same mount point.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,8 @@ function buildStatic(): string {
   const out = join(mkdtempSync(join(tmpdir(), 'jobio-static-')), 'write-static');
   execFileSync(requireBinary('cc', 'gcc'), ['-static', '-O1', '-Wall', '-Werror', join(repoRoot, 'test/lustre-client/programs/write-static.c'), '-o', out], { stdio: 'inherit' });
   // The oracle that it is static: no program interpreter, so LD_PRELOAD cannot apply.
-  assert.match(execFileSync('file', [out], { encoding: 'utf8' }), /statically linked/);
+  const ldd = spawnSync('ldd', [out], { encoding: 'utf8' });
+  assert.match(`${ldd.stdout}${ldd.stderr}`, /not a dynamic executable/);
   return out;
 }
 
