@@ -153,8 +153,43 @@ function hostGpu() {
   );
 }
 
+// --- Lustre client view and profiler coverage (collector lustre_client, rules jobio-client-coverage.yml) ---
+// Self-contained additions: each appends its panels (and variable) below a dashboard's existing ones.
+const bottom = (d) => Math.max(0, ...d.panels.map((p) => p.gridPos.y + p.gridPos.h));
+const clientBytes = (sel) => `rate(jobio_lustre_client_read_bytes_total{${sel}}[$__rate_interval]) + rate(jobio_lustre_client_write_bytes_total{${sel}}[$__rate_interval])`;
+
+/** Cluster: density of per-node client bandwidth and metadata rates; a cell → its nodes → $client_node → its jobs → job dashboard. */
+function withClientDensity(d) {
+  const y = bottom(d);
+  const heat = (unitName) => ({ view: 'heatmap', heatmap: { unit: unitName, listLabels: 'instance,jobid', drillVariable: 'client_node', drillLabel: 'instance', showNoData: true, colorScheme: 'viridis' } });
+  d.templating.list.push({ name: 'client_node', label: 'Client node', type: 'query', datasource: PROM, query: { query: 'label_values(jobio_lustre_client_mount_info, instance)', refId: 'v' }, definition: 'label_values(jobio_lustre_client_mount_info, instance)', refresh: 2, multi: true, includeAll: true, current: {}, hide: 0 });
+  d.panels.push(
+    panel('Density of per-node Lustre client bandwidth (click a cell: its nodes; click a node: $client_node)', 'jobio-jobio-panel', { h: 10, w: 12, x: 0, y }, [prom('A', `sum by (instance, jobid) (${clientBytes('')})`, { legendFormat: '{{instance}} {{jobid}}' })], { options: heat('Bps') }),
+    panel('Density of per-node Lustre client metadata rates (click a cell: its nodes; click a node: $client_node)', 'jobio-jobio-panel', { h: 10, w: 12, x: 12, y }, [prom('A', 'sum by (instance, jobid) (rate(jobio_lustre_client_operations_total{operation!~"read|write"}[$__rate_interval]))', { legendFormat: '{{instance}} {{jobid}}' })], { options: heat('ops') }),
+    panel('Lustre client bandwidth of $client_node by job (click a series: the job dashboard)', 'timeseries', { h: 8, w: 24, x: 0, y: y + 10 }, [prom('A', `sum by (instance, jobid) (${clientBytes('instance=~"$client_node"')})`, { legendFormat: '{{instance}} {{jobid}}' })], {
+      fieldConfig: { defaults: { unit: 'Bps', links: [{ title: 'Job ${__field.labels.jobid}', url: '/d/jobio-job/jobio-job?var-job=${__field.labels.jobid}&${__url_time_range}' }] }, overrides: [] },
+    }),
+  );
+  return d;
+}
+
+/** Job: the share of the job's Lustre client bytes the profiler saw, per mount (the coverage rule's formula). */
+function withCoverage(d) {
+  const y = bottom(d);
+  const j = 'jobid="$job"';
+  const prof = (dir) => `sum by (mount) (rate(jobio_profiler_${dir}_bytes_total{${j}}[$__rate_interval]))`;
+  const client = `sum by (mount) (${clientBytes(j)})`;
+  d.panels.push(
+    panel('Profiler coverage: share of the job’s Lustre client bytes the profiler saw (below 50 %: see docs/lustre.md)', 'timeseries', { h: 8, w: 16, x: 0, y }, [
+      prom('A', `(${prof('read')} + ${prof('write')} or ${prof('read')} or ${prof('write')} or ${client} * 0) / (${client} > 0)`, { legendFormat: '{{mount}}' }),
+    ], { fieldConfig: { defaults: { unit: 'percentunit', min: 0, thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'green', value: 0.5 }] }, custom: { thresholdsStyle: { mode: 'line' } } }, overrides: [] } }),
+    panel('Lustre client bytes of the job’s nodes (client view)', 'timeseries', { h: 8, w: 8, x: 16, y }, [prom('A', `sum by (mount) (${clientBytes(j)})`, { legendFormat: '{{mount}}' })], unit('Bps')),
+  );
+  return d;
+}
+
 mkdirSync(out, { recursive: true });
-for (const [file, d] of [['cluster-filesystem.json', cluster()], ['job.json', job()], ['host-gpu.json', hostGpu()]]) {
+for (const [file, d] of [['cluster-filesystem.json', withClientDensity(cluster())], ['job.json', withCoverage(job())], ['host-gpu.json', hostGpu()]]) {
   writeFileSync(join(out, file), `${JSON.stringify(d, null, 2)}\n`);
   console.log(`wrote dashboards/${file} (${d.panels.length} panels)`);
 }

@@ -17,6 +17,9 @@ import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type
 import { isNetwork, RunOutput } from './run-output.js';
 import { ResourceSampler } from './run-resources.js';
 import { formatSummary } from './run-summary.js';
+import { formatCoverage } from './run-coverage.js';
+import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
+import { keyedValues } from '../profiler/mistral-io.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -43,6 +46,8 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--network', 'Count socket I/O (connect, accept, send, recv) and write network records.'))
     .addOption(new Option('--error-log <file>', "The profiler library's own messages go to FILE (never to CMD's output)."))
     .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
+    .addOption(new Option('--path.procfs <path>', 'Where the Lustre client stats (fs/lustre/llite) and the mount table are read, for the profiler coverage line.').default('/proc'))
+    .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default('/sys'))
     .passThroughOptions();
   command.action((argv: string[]) => run(() => runProfiled(argv, command.opts<Record<string, unknown>>())));
   return command;
@@ -139,6 +144,8 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     // No job id verification: only this user's processes can reach the private socket, and what they
     // claim goes to this user's own report; a short child could otherwise exit before /proc is read.
     receiver = new ProfilerReceiver({ socketPath, mode: 0o600, procfs: '/proc', sink: totals, verifyJobs: false });
+    const lustrePaths = { procfs: String(flags['path.procfs'] ?? '/proc'), sysfs: String(flags['path.sysfs'] ?? '/sys'), rootfs: '/' };
+    const clientBefore = await readClientBytes(lustrePaths);
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
     const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...libraryEnvironment(options, socketPath), LD_PRELOAD: preload } });
@@ -178,6 +185,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     }
     const status = exitStatus(result.code, result.signal);
     const complete = await drain(receiver);
+    const clientAfter = await readClientBytes(lustrePaths);
     const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
     receiver.close();
     const after = addon.childrenUsage();
@@ -202,6 +210,11 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
         rejected,
       }),
     );
+    const profilerBytes = new Map(files.map((m) => {
+      const kv = keyedValues(m.total, { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled });
+      return [m.info.path, (kv.get('read_all')?.bytes ?? 0) + (kv.get('write_all')?.bytes ?? 0)] as const;
+    }));
+    process.stderr.write(formatCoverage(clientDeltas(clientBefore, clientAfter), profilerBytes));
     if (!complete) process.stderr.write('jobio run: some processes of the command were still connected after it ended; their last figures may be missing\n');
     return status;
   } finally {

@@ -5,7 +5,8 @@ import { lustreJobStatsCollector } from './lustre_jobstats.js';
 import { profilerCollector } from './profiler.js';
 import { lustreExportsCollector } from './lustre_exports.js';
 import { lustreStatsCollector } from './lustre_stats.js';
+import { lustreClientCollector } from './lustre_client.js';
 import { cgroupCollector } from './cgroup.js';
 import { gpuCollector } from './gpu.js';
 
-export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, lustreExportsCollector, lustreStatsCollector, profilerCollector, cgroupCollector, gpuCollector];
+export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, lustreExportsCollector, lustreStatsCollector, lustreClientCollector, profilerCollector, cgroupCollector, gpuCollector];

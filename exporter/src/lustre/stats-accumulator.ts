@@ -87,8 +87,12 @@ export class StatsAccumulator {
     return t;
   }
 
-  /** One stats file of `target` (client '' for the target's own totals). */
-  ingest(target: string, client: string, section: StatsSection): void {
+  /**
+   * One stats file of `target` (client '' for the target's own totals). `label` is the series the
+   * increments go to (the client itself unless given: lustre_client keys its one file per mount by ''
+   * and credits the node's current job).
+   */
+  ingest(target: string, client: string, section: StatsSection, label: string = client): void {
     const t = this.target(target);
     t.parseErrorsTotal += section.badLines;
     const { values, dropped } = statsFields(section, this.fields);
@@ -122,7 +126,7 @@ export class StatsAccumulator {
     for (const { id, value } of values) file.values.set(id, value);
     file.startTime = section.startTime;
     file.seen = this.epoch;
-    const labels = { jobid: client, user: '' };
+    const labels = { jobid: label, user: '' };
     const key = seriesKey(labels);
     // A present client with no increment still gets a group when it has a series: presence keeps it alive.
     if (activity === 0 && !deltas.some((d) => d !== undefined && d !== 0) && !t.book.series.has(key)) return;

@@ -1,8 +1,9 @@
 // What the exporter keeps of a plain stats section (exports/*/stats, obdfilter stats, md_stats), as
 // numbered fields of the shared FieldTable: `samples` of every counter as an operation, the `sum` of
-// read_bytes/write_bytes as bytes. As with job_stats (export-fields.ts): from 2.14 the `read`/`write`
-// lines count the requests, before that the `*_bytes` samples are the `read`/`write` operations.
-// min/max/sumsq are dropped.
+// read_bytes/write_bytes as bytes, the latency `sum` of `[usecs]` counters as operation seconds (only
+// the lustre_client collector exports those). As with job_stats (export-fields.ts): from 2.14 the
+// `read`/`write` lines count the requests, before that the `*_bytes` samples are the `read`/`write`
+// operations. min/max/sumsq are dropped.
 import type { StatsSection } from '../parsers/lustre-stats.js';
 import type { FieldTable } from './export-fields.js';
 import { normalizeU64, type U64 } from './u64.js';
@@ -30,6 +31,7 @@ export function statsFields(section: StatsSection, table: FieldTable): { values:
       continue;
     }
     push(table.id('operations', c.name), c.samples);
+    if (c.unit === 'usecs' && c.sum !== undefined && c.sum >= 0n) push(table.id('operation_seconds', c.name), normalizeU64(c.sum));
   }
   return { values, dropped };
 }

@@ -9,6 +9,9 @@ import { readStatsFiles, type StatsFile } from '../sources/lustre-stats-files.js
 import { runLctl } from '../sources/lustre-lctl.js';
 import type { StatsAccumulator } from './stats-accumulator.js';
 
+/** What updateStats() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
+export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount'>;
+
 export interface StatsUpdateSettings {
   readonly lctl: boolean;
   readonly lctlPath: string;
@@ -22,7 +25,7 @@ export interface StatsUpdateSettings {
 }
 
 /** Resolves to false when there is no source at all (absent, quiet). */
-export async function updateStats(acc: StatsAccumulator, settings: StatsUpdateSettings, paths: Paths, logger: Logger, signal: AbortSignal): Promise<boolean> {
+export async function updateStats(acc: StatsSink, settings: StatsUpdateSettings, paths: Paths, logger: Logger, signal: AbortSignal): Promise<boolean> {
   acc.begin();
   let found = false;
   let failure: unknown;

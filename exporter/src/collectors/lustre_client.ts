@@ -1,0 +1,60 @@
+// Collector `lustre_client`: the Lustre client's own counters on a compute node, from
+// `llite/<instance>/stats` (one file per mounted file system), with the file system and mount point
+// from the mount table and the increments credited to the node's job (node-job.ts). The same
+// exporter-owned counters as the server collectors (stats-accumulator.ts); a remount resets them.
+// Cheap (one small file per mount), so on by default; quiet on hosts without a Lustre client.
+// When the mount table has Lustre mounts but no llite stats file is visible (debugfs not mounted or
+// not readable), the collector asks `lctl get_param llite.*.stats` instead. Metrics: docs/metrics.md.
+import type { CollectorDescriptor } from '../scrape/collector.js';
+import { positiveInteger } from '../cli/collector-flags.js';
+import { optionReader } from '../scrape/option-reader.js';
+import { ClientStatsBook } from '../lustre/client-book.js';
+import { nodeJobLabel } from '../lustre/node-job.js';
+import { StatsAccumulator } from '../lustre/stats-accumulator.js';
+import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
+import { updateStats } from '../lustre/stats-update.js';
+import { findCgroupJobs } from '../sources/cgroup-jobs.js';
+import { findLliteStatsFiles, readLustreMounts } from '../sources/lustre-client-files.js';
+import { LustreClientMetrics } from './lustre_client_metrics.js';
+
+/** Job series per mount within the expiry (jobs follow each other on a node); more go to `_other`. */
+export const DEFAULT_CLIENT_MAX_JOBS = 16;
+
+export const lustreClientCollector: CollectorDescriptor = {
+  name: 'lustre_client',
+  help: "Bytes and operations of this node's Lustre client per mount, from llite.*.stats, credited to the node's job (quiet where there is no Lustre client).",
+  defaultEnabled: true,
+  flags: [
+    { name: 'max-jobs', help: 'Jobs with their own series per mount; the increments of further jobs go to jobid="_other".', default: DEFAULT_CLIENT_MAX_JOBS, parse: positiveInteger },
+    ...statsFlags('lustre_client', 'llite stats'),
+  ],
+  create({ paths, options, logger, registry }) {
+    const common = readStatsSettings(options);
+    const maxJobs = optionReader(options).num('max-jobs', DEFAULT_CLIENT_MAX_JOBS);
+    const book = new ClientStatsBook(new StatsAccumulator({ maxClients: maxJobs, expiryMs: common.expiryMs }));
+    const metrics = new LustreClientMetrics(registry);
+    let previousJobs: Set<string> | undefined;
+    return {
+      async update(signal) {
+        const [mounts, files, jobs] = await Promise.all([readLustreMounts(paths), common.lctl ? Promise.resolve([]) : findLliteStatsFiles(paths), findCgroupJobs(paths)]);
+        const currentJobs = new Set(jobs.jobs.map((j) => j.jobid));
+        book.prepare(mounts, nodeJobLabel(previousJobs, currentJobs));
+        previousJobs = currentJobs;
+        const settings = {
+          ...common,
+          lctl: common.lctl || (files.length === 0 && mounts.length > 0),
+          lctlArgs: ['llite.*.stats'],
+          find: () => Promise.resolve(files),
+          pick: (p: { kind: string; file: string }) => (p.kind === 'llite' && p.file === 'stats' ? '' : undefined),
+        };
+        const found = await updateStats(book, settings, paths, logger, signal);
+        if (!found) {
+          metrics.clear();
+          return 'absent';
+        }
+        metrics.refill(book);
+        return 'ok';
+      },
+    };
+  },
+};

@@ -1,0 +1,94 @@
+// The lustre_client collector's view of the StatsAccumulator: llite stats files arrive named by their
+// instance (`lustrefs-ffff88105db50000`), which changes at every mount, and are kept under the file
+// system and mount point instead, so that a remount is a reset of the same counters (the new instance's
+// counters started at zero: their whole value is the increment) and not a new series born at its value.
+// Increments go to the series of the node's current job (node-job.ts).
+import type { StatsSection } from '../parsers/lustre-stats.js';
+import type { LustreMount } from '../sources/lustre-client-files.js';
+import type { StatsAccumulator } from './stats-accumulator.js';
+import type { StatsSink } from './stats-update.js';
+import { NO_JOB } from './node-job.js';
+
+/** Mount label of an instance whose file system is not in the mount table (being unmounted, or no table). */
+export const UNKNOWN_MOUNT = '_unknown';
+/** Mount label when the file system is mounted more than once: the instance cannot be told apart by name. */
+export const SEVERAL_MOUNTS = '_several';
+
+export interface ClientPlace {
+  readonly fs: string;
+  readonly mount: string;
+  /** The llite instance last read for this place. */
+  readonly instance: string;
+}
+
+/** `lustrefs-ffff88105db50000` → `lustrefs` (file system names may hold `-`; the suffix is hex). */
+export function instanceFs(instance: string): string {
+  const m = /^(.+)-[0-9a-fA-F]+$/.exec(instance);
+  return m?.[1] ?? instance;
+}
+
+/** Mount points per file system name. */
+export function mountsByFs(mounts: readonly LustreMount[]): Map<string, string[]> {
+  const byFs = new Map<string, string[]>();
+  for (const m of mounts) byFs.set(m.fs, [...(byFs.get(m.fs) ?? []), m.mount]);
+  return byFs;
+}
+
+/**
+ * Where an llite instance is mounted. The instance names only the file system (its suffix is a kernel
+ * address), so the mount point is known when the file system is mounted once on the node, the usual
+ * case. `key` identifies the place across remounts; places that cannot be told apart by mount point
+ * stay apart by instance.
+ */
+export function clientPlace(instance: string, byFs: ReadonlyMap<string, readonly string[]>): ClientPlace & { readonly key: string } {
+  const fs = instanceFs(instance);
+  const mounts = byFs.get(fs) ?? [];
+  const mount = mounts.length === 1 ? mounts[0]! : mounts.length === 0 ? UNKNOWN_MOUNT : SEVERAL_MOUNTS;
+  const key = mounts.length === 1 ? `${fs}\u0000${mount}` : `${fs}\u0000${mount}\u0000${instance}`;
+  return { fs, mount, instance, key };
+}
+
+export class ClientStatsBook implements StatsSink {
+  private mountsByFs: ReadonlyMap<string, readonly string[]> = new Map();
+  private jobLabel = NO_JOB;
+  /** Accumulator target key → labels. */
+  readonly places = new Map<string, ClientPlace>();
+
+  constructor(readonly acc: StatsAccumulator) {}
+
+  get targetCount(): number {
+    return this.acc.targetCount;
+  }
+
+  /** The node's state for this scrape: where each file system is mounted, whose job the I/O is. */
+  prepare(mounts: readonly LustreMount[], jobLabel: string): void {
+    this.mountsByFs = mountsByFs(mounts);
+    this.jobLabel = jobLabel;
+  }
+
+  private place(instance: string): string {
+    const place = clientPlace(instance, this.mountsByFs);
+    this.places.set(place.key, place);
+    return place.key;
+  }
+
+  begin(): void {
+    this.acc.begin();
+  }
+
+  ingest(instance: string, _client: string, section: StatsSection): void {
+    const key = this.place(instance);
+    // A new instance under the same mount point is a remount: make the accumulator see a reset.
+    this.acc.ingest(key, '', { ...section, startTime: `${instance} ${section.startTime ?? ''}` }, this.jobLabel);
+  }
+
+  markFailed(instance: string): void {
+    this.acc.markFailed(this.place(instance), '');
+  }
+
+  finish(now: number, complete?: boolean): void {
+    this.acc.finish(now, complete);
+    const live = new Set([...this.acc.targetViews()].map((t) => t.name));
+    for (const key of this.places.keys()) if (!live.has(key)) this.places.delete(key);
+  }
+}

@@ -1,0 +1,17 @@
+// Which job the Lustre client I/O of a node belongs to. The client counters are per mount, not per
+// process, so they can be credited to a job only when the node runs one job: exclusive allocation,
+// the usual case for parallel jobs. The increments of one scrape interval happened between the
+// previous read and this one, so every job seen at either end may have caused them:
+// - no job at either end: `_none` (I/O of the node itself: health checks, admins, prologs);
+// - one job (also one that started or ended within the interval on an otherwise idle node): its id;
+// - several (jobs sharing the node, or one job ending and the next starting between two reads):
+//   `_shared`, which no single job can claim.
+export const NO_JOB = '_none';
+export const SHARED_JOB = '_shared';
+
+export function nodeJobLabel(previous: ReadonlySet<string> | undefined, current: ReadonlySet<string>): string {
+  const jobs = new Set([...(previous ?? []), ...current]);
+  if (jobs.size === 0) return NO_JOB;
+  if (jobs.size > 1) return SHARED_JOB;
+  return [...jobs][0]!;
+}

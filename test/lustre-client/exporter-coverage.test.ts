@@ -1,0 +1,110 @@
+// Profiler coverage end to end on one exporter: the profiler collector receives real frames (the frame
+// tool, claiming Slurm job 4242 on /data) while the lustre_client collector reads llite stats of a fake
+// node root whose mount table has the Lustre file system on /data and whose cgroups hold job 4242. The
+// client counters move by what the profiled process read and wrote plus what a static program wrote
+// unseen, so the true coverage is known: 0.4. The two series join on (jobid, mount); the exposition of
+// two scrapes, fed to promtool with the real coverage rules, must record exactly that ratio.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
+import { requireBinary } from '../helpers/binaries.js';
+import { expected, frameTool } from '../profiler/frame-tool.js';
+import { parseExposition, sample, type Sample } from '../profiler/exposition.js';
+
+const KiB4 = 4096;
+// What one frame-tool run reports for /data (scale 3): the formulas of frame-tool.c.
+const profiledRead = [0, 1, 2].reduce((a, b) => a + expected.sizedBytes(3, 0, b), 0);
+const profiledWrite = [0, 1, 2].reduce((a, b) => a + expected.sizedBytes(3, 1, b), 0);
+const TRUE_COVERAGE = 0.4;
+const unseenWrite = (profiledRead + profiledWrite) / TRUE_COVERAGE - (profiledRead + profiledWrite);
+
+function llite(read: number, write: number): string {
+  return `snapshot_time 1700000000.000000001 secs.nsecs\nread_bytes ${read / KiB4} samples [bytes] 4096 4096 ${read}\nwrite_bytes ${write / KiB4} samples [bytes] 4096 4096 ${write}\nopen 9 samples [usecs] 1 9 40\n`;
+}
+
+/**
+ * Runs the frame tool as job 4242 with its /proc entry visible in the fake procfs: a shell waits for a
+ * go file, the test links <procfs>/<pid> to the real one, and the shell execs the frame tool (same pid),
+ * so the receiver checks the job claim against the real environment.
+ */
+async function sendAsJob(procfs: string, socket: string, dir: string): Promise<void> {
+  const go = join(dir, `go-${Date.now()}`);
+  const child = spawn('/bin/sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.02; done; exec ${frameTool()} send ${socket} valid 4242 SLURM_JOB_ID`], { env: { ...process.env, SLURM_JOB_ID: '4242', FRAME_TOOL_HOLD_MS: '300' }, stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  symlinkSync(`/proc/${child.pid}`, join(procfs, String(child.pid)));
+  writeFileSync(go, '');
+  assert.equal(await exited, 0);
+}
+
+async function scrapeUntil(url: string, ok: (s: Sample[]) => boolean): Promise<Sample[]> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const s = parseExposition(await scrape(url));
+    if (ok(s) || Date.now() > until) return s;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const bytes = (s: Sample[], prefix: string): number => s.filter((x) => (x.name === `${prefix}_read_bytes_total` || x.name === `${prefix}_write_bytes_total`) && x.labels.jobid === '4242' && x.labels.mount === '/data').reduce((a, x) => a + x.value, 0);
+
+test('coverage: profiler frames and llite counters of one job on one exporter give the true ratio, and the rules record it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-coverage-'));
+  const procfs = join(dir, 'proc');
+  const sysfs = join(dir, 'sys');
+  const llitePath = join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001/stats');
+  mkdirSync(join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001'), { recursive: true });
+  mkdirSync(join(sysfs, 'fs/cgroup/system.slice/slurmstepd.scope/job_4242'), { recursive: true });
+  mkdirSync(procfs);
+  writeFileSync(join(procfs, 'mounts'), '10.0.0.1@tcp:/scratch /data lustre rw,flock 0 0\n');
+  let read = 1_000 * KiB4;
+  let write = 50_000 * KiB4;
+  writeFileSync(llitePath, llite(read, write));
+  const socket = join(dir, 'profiler.sock');
+  const exporter = await startExporter(['--collector.disable-defaults', '--collector.profiler', '--collector.lustre_client', `--collector.profiler.socket=${socket}`, `--path.procfs=${procfs}`, `--path.sysfs=${sysfs}`]);
+  try {
+    const url = `${exporter.url}/metrics`;
+    // The job's first process; the client moves what it did plus a static program's unseen writes.
+    await sendAsJob(procfs, socket, dir);
+    read += profiledRead;
+    write += profiledWrite + unseenWrite;
+    writeFileSync(llitePath, llite(read, write));
+    const first = await scrapeUntil(url, (s) => bytes(s, 'jobio_profiler') === profiledRead + profiledWrite);
+    assert.equal(bytes(first, 'jobio_profiler'), profiledRead + profiledWrite, 'the profiler counted its frames');
+    assert.equal(sample(first, 'jobio_scrape_collector_success', { collector: 'lustre_client' }), 1);
+    // A second process of the job, the same pattern.
+    await sendAsJob(procfs, socket, dir);
+    read += profiledRead;
+    write += profiledWrite + unseenWrite;
+    writeFileSync(llitePath, llite(read, write));
+    const second = await scrapeUntil(url, (s) => bytes(s, 'jobio_profiler') === 2 * (profiledRead + profiledWrite));
+    const profiler = bytes(second, 'jobio_profiler') - bytes(first, 'jobio_profiler');
+    const client = bytes(second, 'jobio_lustre_client') - bytes(first, 'jobio_lustre_client');
+    assert.equal(client, (profiledRead + profiledWrite) / TRUE_COVERAGE, 'the client saw everything');
+    assert.equal(profiler / client, TRUE_COVERAGE);
+
+    // The same two scrapes through the real rules: one minute apart, the second held for five.
+    const series = new Map<string, number[]>();
+    for (const [i, s] of [first, second].entries()) {
+      for (const x of s) {
+        if (!/^jobio_(profiler|lustre_client)_(read|write)_bytes_total$/.test(x.name)) continue;
+        const labels = Object.entries({ ...x.labels, instance: 'node1' }).map(([k, v]) => `${k}="${v}"`).join(',');
+        const key = `${x.name}{${labels}}`;
+        const values = series.get(key) ?? [Number.NaN, Number.NaN];
+        values[i] = x.value;
+        series.set(key, values);
+      }
+    }
+    const input = [...series].map(([key, [a, b]]) => `      - series: '${key}'\n        values: '${Number.isNaN(a) ? '_' : a} ${b}x5'`).join('\n');
+    const testFile = join(dir, 'coverage.test.yml');
+    writeFileSync(testFile, `rule_files:\n  - ${join(repoRoot, 'provisioning/prometheus/rules/jobio-client-coverage.yml')}\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:\n${input}\n    promql_expr_test:\n      - expr: round(instance_fs_mount_jobid:jobio_profiler_coverage:ratio, 0.0001)\n        eval_time: 3m\n        exp_samples:\n          - labels: '{instance="node1",fs="scratch",mount="/data",jobid="4242"}'\n            value: ${TRUE_COVERAGE}\n`);
+    const r = spawnSync(requireBinary('promtool', 'prometheus'), ['test', 'rules', testFile], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  } finally {
+    await exporter.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,153 @@
+// Counter scenarios of the lustre_client collector on a node tree written by the test: growth, the
+// job the increments are credited to as jobs come and go (node-job.ts), a remount (a new llite
+// instance under the same mount point) with a smaller and with a larger value, and a shared node.
+// Each step is one update() of the real collector; the figures are exact.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { lustreClientCollector } from '../../exporter/src/collectors/lustre_client.js';
+import { silentLogger } from '../../exporter/src/util/logger.js';
+
+class Node {
+  readonly root = mkdtempSync(join(tmpdir(), 'jobio-client-'));
+  readonly registry = new Registry();
+  readonly collector = lustreClientCollector.create({ registry: this.registry, paths: { procfs: join(this.root, 'proc'), sysfs: join(this.root, 'sys'), rootfs: this.root }, options: {}, logger: silentLogger() });
+  private instance = '';
+
+  constructor() {
+    mkdirSync(join(this.root, 'proc'), { recursive: true });
+    writeFileSync(join(this.root, 'proc/mounts'), 'mgs@tcp:/scratch /scratch lustre rw 0 0\n');
+  }
+
+  /** The client's llite stats: a new `instance` name is a remount. */
+  stats(instance: string, writeBytes: number, opens: number): void {
+    if (instance !== this.instance && this.instance !== '') rmSync(join(this.root, 'proc/fs/lustre/llite', this.instance), { recursive: true });
+    this.instance = instance;
+    const dir = join(this.root, 'proc/fs/lustre/llite', instance);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'stats'), `snapshot_time 1700000000.000000001 secs.nsecs\nwrite_bytes ${writeBytes / 4096} samples [bytes] 4096 4096 ${writeBytes}\nopen ${opens} samples [usecs] 10 20 ${opens * 15}\n`);
+  }
+
+  jobs(...ids: string[]): void {
+    const scope = join(this.root, 'sys/fs/cgroup/system.slice/slurmstepd.scope');
+    rmSync(scope, { recursive: true, force: true });
+    for (const id of ids) mkdirSync(join(scope, `job_${id}`), { recursive: true });
+  }
+
+  /** One scrape: `metric{jobid}` → value for the write bytes and opens of /scratch, plus the llite instance. */
+  async scrape(): Promise<Record<string, number | string>> {
+    assert.equal(await this.collector.update(new AbortController().signal), 'ok');
+    const out: Record<string, number | string> = {};
+    for (const line of (await this.registry.metrics()).split('\n')) {
+      const m = /^jobio_lustre_client_(write_bytes_total|operations_total|operation_seconds_total|mount_info)\{fs="scratch",mount="\/scratch"(?:,jobid="([^"]*)")?(?:,operation="open")?(?:,llite="([^"]*)")?\} (\S+)$/.exec(line);
+      if (!m) continue;
+      if (m[1] === 'mount_info') out['llite'] = m[3] ?? '';
+      else out[`${m[1]!.replace('_total', '')}{${m[2]}}`] = Number(m[4]);
+    }
+    return out;
+  }
+
+  close(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+test('lustre_client: growth, jobs coming and going, remounts and a shared node, with exact values', async () => {
+  const node = new Node();
+  try {
+    node.jobs('7');
+    node.stats('scratch-ffff0001', 4096 * 10, 3);
+    assert.deepEqual(await node.scrape(), { 'write_bytes{7}': 40960, 'operations{7}': 3, 'operation_seconds{7}': 45e-6, llite: 'scratch-ffff0001' }, 'the first collection starts at the file values, credited to the running job');
+
+    node.stats('scratch-ffff0001', 4096 * 25, 5);
+    assert.deepEqual(await node.scrape(), { 'write_bytes{7}': 102400, 'operations{7}': 5, 'operation_seconds{7}': 75e-6, llite: 'scratch-ffff0001' }, 'growth');
+
+    // Job 7 ends before the next read: its last writes (between the reads) are still its own.
+    node.jobs();
+    node.stats('scratch-ffff0001', 4096 * 30, 5);
+    assert.deepEqual(await node.scrape(), { 'write_bytes{7}': 122880, 'operations{7}': 5, 'operation_seconds{7}': 75e-6, llite: 'scratch-ffff0001' });
+
+    // The idle node's own I/O goes to _none, born at 0 and carrying its increment from the next scrape.
+    node.stats('scratch-ffff0001', 4096 * 32, 6);
+    let s = await node.scrape();
+    assert.equal(s['write_bytes{_none}'], 0);
+    assert.equal(s['operations{_none}'], 0);
+    assert.equal(s['write_bytes{7}'], 122880, 'the ended job keeps its figures until its series expires');
+    node.stats('scratch-ffff0001', 4096 * 32, 6);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{_none}'], 8192);
+    assert.equal(s['operations{_none}'], 1);
+
+    // Remount while job 8 starts: the new instance's counters began at zero, so its whole value is the increment.
+    node.jobs('8');
+    node.stats('scratch-ffff0002', 4096 * 2, 1);
+    s = await node.scrape();
+    assert.equal(s['llite'], 'scratch-ffff0002');
+    assert.equal(s['write_bytes{8}'], 0, 'born at 0');
+    node.stats('scratch-ffff0002', 4096 * 3, 1);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{8}'], 12288, '8192 from the remount scrape + 4096');
+    assert.equal(s['write_bytes{_none}'], 8192, 'the other series do not move');
+    assert.equal(s['write_bytes{7}'], 122880);
+
+    // A remount whose new counters are already above the old ones is still a reset (the instance changed).
+    node.stats('scratch-ffff0003', 4096 * 1000, 2);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{8}'], 12288 + 4096000, 'the whole new value, not 4096000 − 12288');
+    assert.equal(s['operations{8}'], 1 + 2);
+
+    // Two jobs share the node: no single job can claim the increment.
+    node.jobs('8', '9');
+    node.stats('scratch-ffff0003', 4096 * 1001, 2);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{_shared}'], 0, 'born at 0');
+    node.stats('scratch-ffff0003', 4096 * 1003, 2);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{_shared}'], 4096 * 3);
+    assert.equal(s['write_bytes{8}'], 12288 + 4096000, 'job 8 alone is credited nothing while it shares the node');
+  } finally {
+    node.close();
+  }
+});
+
+test('lustre_client: a node with neither llite stats nor Lustre mounts is absent (quiet), and an unreadable mount table is not an error', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-client-'));
+  try {
+    const registry = new Registry();
+    const c = lustreClientCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: {}, logger: silentLogger() });
+    assert.equal(await c.update(new AbortController().signal), 'absent');
+    assert.doesNotMatch(await registry.metrics(), /^jobio_lustre_client_\w+\{/m);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('lustre_client: bad lines are counted and skipped, an unreadable file keeps its counters (nothing lost when it comes back)', async () => {
+  const node = new Node();
+  try {
+    node.jobs('7');
+    node.stats('scratch-ffff0001', 4096 * 10, 3);
+    await node.scrape();
+    const statsFile = join(node.root, 'proc/fs/lustre/llite/scratch-ffff0001/stats');
+    writeFileSync(statsFile, 'snapshot_time 1700000000.000000001 secs.nsecs\nwrite_bytes 11 samples [bytes] 4096 4096 45056\nthis is not a counter\nopen 3 samples [usecs] 10 20 45\n');
+    let s = await node.scrape();
+    const text = await node.registry.metrics();
+    assert.equal(s['write_bytes{7}'], 45056);
+    assert.match(text, /^jobio_lustre_client_parse_errors_total\{fs="scratch",mount="\/scratch"\} 1$/m);
+    // The file cannot be read (here: a directory in its place); the counters stay, the mount stays listed.
+    rmSync(statsFile);
+    mkdirSync(statsFile);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{7}'], 45056);
+    rmSync(statsFile, { recursive: true });
+    node.stats('scratch-ffff0001', 4096 * 20, 4);
+    s = await node.scrape();
+    assert.equal(s['write_bytes{7}'], 81920, 'the increment over the unreadable scrape is not lost');
+    assert.equal(s['operations{7}'], 4);
+  } finally {
+    node.close();
+  }
+});
