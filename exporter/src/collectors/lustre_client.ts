@@ -6,7 +6,7 @@
 // When the mount table has Lustre mounts but no llite stats file is visible (debugfs not mounted or
 // not readable), the collector asks `lctl get_param llite.*.stats` instead. Metrics: docs/metrics.md.
 import type { CollectorDescriptor } from '../scrape/collector.js';
-import { positiveInteger } from '../cli/collector-flags.js';
+import { positiveInteger } from '../scrape/flag-values.js';
 import { optionReader } from '../scrape/option-reader.js';
 import { ClientStatsBook } from '../lustre/client-book.js';
 import { nodeJobLabel } from '../lustre/node-job.js';

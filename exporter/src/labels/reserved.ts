@@ -9,3 +9,5 @@ export const SYSTEM = '_system';
 export const NONE = '_none';
 /** A user that the entry does not name (a jobid_name format without %u). */
 export const UNKNOWN = '_unknown';
+/** Node-wide I/O of a node that several jobs shared in the interval: no single job can claim it. */
+export const SHARED = '_shared';

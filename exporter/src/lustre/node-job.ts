@@ -6,8 +6,10 @@
 // - one job (also one that started or ended within the interval on an otherwise idle node): its id;
 // - several (jobs sharing the node, or one job ending and the next starting between two reads):
 //   `_shared`, which no single job can claim.
-export const NO_JOB = '_none';
-export const SHARED_JOB = '_shared';
+import { NONE, SHARED } from '../labels/reserved.js';
+
+export const NO_JOB = NONE;
+export const SHARED_JOB = SHARED;
 
 export function nodeJobLabel(previous: ReadonlySet<string> | undefined, current: ReadonlySet<string>): string {
   const jobs = new Set([...(previous ?? []), ...current]);
