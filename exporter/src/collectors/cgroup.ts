@@ -57,6 +57,8 @@ export const cgroupCollector: CollectorDescriptor = {
         const samples = [];
         let problems = 0;
         for (const job of found.jobs) {
+          // A v2 job none of whose tasks has been seen yet has no owner: exported from the first scrape that finds one.
+          if (job.uid === undefined) continue;
           const usage = await readCgroupUsage(job, settings.userHz, signal);
           for (const problem of usage.problems) logger.warn({ problem }, 'malformed cgroup file');
           problems += usage.problems.length;

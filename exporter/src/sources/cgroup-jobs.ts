@@ -13,7 +13,8 @@ import { sysPath, type Paths } from '../util/paths.js';
 export interface CgroupJob {
   readonly jobid: string;
   readonly layout: 'v1' | 'v2';
-  readonly uid: number;
+  /** The job's owner; undefined for a v2 job none of whose tasks has been seen yet. */
+  readonly uid?: number;
   /** Directory holding cpu.stat (v2) or cpuacct.* (v1), when that controller has the job. */
   readonly cpuDir?: string;
   /** Directory holding memory.* files, when that controller has the job. */
@@ -88,9 +89,8 @@ async function findV2(root: string, procfs: string, jobs: Map<string, CgroupJob>
       const dir = join(slice, scope, name);
       // A job's owner never changes: found once, kept while the job's cgroup exists.
       const uid = owners.get(id) ?? (await jobOwner(dir, procfs));
-      if (uid === undefined) continue; // no task yet: the job is exported once its owner is known
-      owners.set(id, uid);
-      jobs.set(id, { jobid: id, layout: 'v2', uid, cpuDir: dir, memoryDir: dir });
+      if (uid !== undefined) owners.set(id, uid);
+      jobs.set(id, { jobid: id, layout: 'v2', ...(uid !== undefined ? { uid } : {}), cpuDir: dir, memoryDir: dir });
     }
   }
   return slurm;
