@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,14 +70,34 @@ test('exporter mode --by client: NID map and job map files', async () => {
   });
 });
 
+/** An HTTP proxy to `target` (a /metrics URL) whose `firstScrape` resolves once one scrape was answered. */
+async function scrapeProxy(target: string): Promise<{ base: string; firstScrape: Promise<void>; server: Server }> {
+  let answered!: () => void;
+  const firstScrape = new Promise<void>((resolve) => (answered = resolve));
+  const server = createServer((req, res) => {
+    void fetch(target).then(async (upstream) => {
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' });
+      res.end(await upstream.text());
+      answered();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { base: `http://127.0.0.1:${port}`, firstScrape, server };
+}
+
 test('jobio top --exporter --once: the CLI end to end', async () => {
   await withExporters(1, async ([a], urls) => {
     writeSnapshot(a!, { jobs: { '101:5000:n1': { wrMiB: 1 } }, clients: {} });
-    const base = urls[0]!.replace(/\/metrics$/, '');
-    const run = runJobio(['top', '--exporter', base, '--once', '--interval', '3s']);
-    await new Promise((r) => setTimeout(r, 1500)); // inside the interval, after the first scrape
+    // jobio top scrapes through a pass-through proxy that says when its first scrape is answered, so
+    // the change lands inside the interval however slow the machine is (no fixed sleep).
+    const proxy = await scrapeProxy(urls[0]!);
+    const run = runJobio(['top', '--exporter', proxy.base, '--once', '--interval', '10s']);
+    await proxy.firstScrape;
     writeSnapshot(a!, { jobs: { '101:5000:n1': { wrMiB: 5 } }, clients: {} });
     const result = await run;
+    proxy.server.close();
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '101    4.0    0.0     4  alice        1', ''].join('\n'));
   });
