@@ -31,7 +31,7 @@ function startDemo(args: readonly string[]): Demo {
       stdout += c.toString('utf8');
       const exporter = /^ {2}exporter +(http:\/\/127\.0\.0\.1:\d+)\/metrics/m.exec(stdout)?.[1];
       const prometheusLine = /^ {2}prometheus +(.*)$/m.exec(stdout)?.[1];
-      const dir = /stopping removes every process it started and (\S+)$/m.exec(stdout)?.[1];
+      const dir = /^jobio demo: running .*, in (\S+) \(removed on exit\)$/m.exec(stdout)?.[1];
       if (exporter && prometheusLine !== undefined && dir) resolve({ exporter, prometheus: /^(http:\/\/127\.0\.0\.1:\d+)/.exec(prometheusLine)?.[1], dir });
     });
     child.once('exit', (code) => reject(new Error(`jobio demo exited (${code}) before printing its addresses:\n${stdout}\n${stderr}`)));

@@ -99,7 +99,7 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
       }
     } else prometheusNote = 'not started (--no-prometheus)';
 
-    const banner = bannerText({ settings, dir, exporterUrl: exporter.url, flags, library, prometheusUrl, prometheusNote });
+    const banner = bannerText({ settings, dir, exporterUrl: exporter.url, flags, prometheusUrl, prometheusNote });
     out.write(banner);
     if (existsSync('/proc/fs/lustre')) err.write('jobio demo: this host has /proc/fs/lustre: the exporter also shows its real Lustre targets\n');
 
@@ -137,26 +137,36 @@ interface BannerFacts {
   readonly dir: string;
   readonly exporterUrl: string;
   readonly flags: readonly string[];
-  readonly library: string;
   readonly prometheusUrl?: string;
   readonly prometheusNote: string;
 }
 
-function bannerText(f: BannerFacts): string {
-  const repo = findRepoFile('provisioning/grafana') ?? 'provisioning/grafana';
-  const dashboards = findRepoFile('dashboards') ?? 'dashboards';
-  const until = f.settings.durationMs !== undefined ? `for ${f.settings.durationMs / 1000} s, or until Ctrl-C` : 'until Ctrl-C';
-  const lines = [
-    `jobio demo: running ${until}; stopping removes every process it started and ${f.dir}`,
-    `  lustre      replayed job_stats of 2 MDTs and 4 OSTs (captures of a Lustre 2.14 server) under ${join(f.dir, 'sys/fs/lustre')}`,
-    ...DEMO_JOBS.map((j) => `              job ${j.jobid} ${j.user.name.padEnd(6)} ${j.what}`),
-    `  profiler    real programs under LD_PRELOAD=${f.library}:`,
-    ...PROFILED_JOBS.map((j) => `              job ${j.jobid} ${userInfo().username.padEnd(6)} ${j.what}`),
-    `  exporter    ${f.exporterUrl}/metrics   (jobio exporter ${f.flags.join(' ')})`,
-    f.prometheusUrl ? `  prometheus  ${f.prometheusUrl}   (jobio's rules; alerts: ${f.prometheusUrl}/alerts)` : `  prometheus  ${f.prometheusNote}`,
-  ];
-  if (f.prometheusUrl) {
-    lines.push(`  grafana     provisioning ${repo} with JOBIO_PROMETHEUS_URL=${f.prometheusUrl} JOBIO_DASHBOARDS=${dashboards} (docs/grafana.md)`);
+/** Words joined into lines of at most `width` characters (a longer word gets a line of its own). */
+function wrapWords(words: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  for (const word of words) {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(lines.length === 0 ? word : `  ${word}`);
   }
+  return lines;
+}
+
+function bannerText(f: BannerFacts): string {
+  const grafana = findRepoFile('provisioning/grafana') ?? 'provisioning/grafana';
+  const dashboards = findRepoFile('dashboards') ?? 'dashboards';
+  const until = f.settings.durationMs !== undefined ? `for ${f.settings.durationMs / 1000} s or until Ctrl-C` : 'until Ctrl-C';
+  const me = userInfo().username;
+  const lines = [
+    `jobio demo: running ${until}, in ${f.dir} (removed on exit)`,
+    '  lustre      job_stats of 2 MDTs and 4 OSTs, replayed from captures of a Lustre 2.14 server, with:',
+    ...DEMO_JOBS.map((j) => `              job ${j.jobid} ${j.user.name.padEnd(6)} ${j.what}`),
+    '  profiler    real programs under libjobio.so (LD_PRELOAD), sending to the exporter:',
+    ...PROFILED_JOBS.map((j) => `              job ${j.jobid} ${me.padEnd(6)} ${j.what}`),
+    `  exporter    ${f.exporterUrl}/metrics`,
+    ...wrapWords(['jobio', 'exporter', ...f.flags], 100).map((line) => `              ${line}`),
+    f.prometheusUrl ? `  prometheus  ${f.prometheusUrl} with jobio's rules; alerts at ${f.prometheusUrl}/alerts` : `  prometheus  ${f.prometheusNote}`,
+  ];
+  if (f.prometheusUrl) lines.push(`  grafana     provisioning ${grafana}/ with JOBIO_PROMETHEUS_URL=${f.prometheusUrl}`, `              and JOBIO_DASHBOARDS=${dashboards} (docs/grafana.md)`);
   return lines.join('\n') + '\n';
 }
