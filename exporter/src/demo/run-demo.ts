@@ -17,7 +17,8 @@ import { loadCapturedTargets } from './captured-targets.js';
 import { JobStatsReplay, replayTargets } from './jobstats-replay.js';
 import { PROFILED_JOBS, startProfiledJobs } from './profiled-jobs.js';
 import { DEMO_JOBS, DEMO_USERS, OSTS } from './scenario.js';
-import { exporterFlags, findProgram, startExporter, startPrometheus } from './services.js';
+import { exporterFlags, startExporter } from './exporter-child.js';
+import { findProgram, startPrometheus } from './private-prometheus.js';
 
 export interface DemoSettings {
   /** Stop by itself after this long; undefined: until Ctrl-C / SIGTERM. */
