@@ -35,6 +35,14 @@ export class ChildGroup {
     return this.children.map((c) => c.child.pid).filter((p): p is number => p !== undefined);
   }
 
+  /**
+   * Last resort when the demo's process ends without stopAll() (an uncaught error): SIGKILL, at once
+   * and synchronously (a process 'exit' handler cannot wait), to every group whose leader still runs.
+   */
+  killNow(): void {
+    for (const c of this.children) if (c.child.pid !== undefined && c.child.exitCode === null && c.child.signalCode === null) signalGroup(c.child.pid, 'SIGKILL');
+  }
+
   /** SIGTERM to each group, newest first; SIGKILL to what is left after `graceMs`. */
   async stopAll(graceMs = 5000): Promise<void> {
     const running = [...this.children].reverse().filter((c) => c.child.pid !== undefined);

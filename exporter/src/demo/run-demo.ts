@@ -65,6 +65,15 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
   const dir = mkdtempSync(join(tmpdir(), 'jobio-demo-'));
   const group = new ChildGroup();
+  // If the demo dies of an error it did not catch, it still takes what it started with it.
+  const onExit = (): void => {
+    group.killNow();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', onExit);
+  // A closed stdout (`jobio demo | head`) ends the demo like Ctrl-C instead of crashing it.
+  const onOutputError = (): void => stop.abort();
+  process.stdout.on('error', onOutputError);
   let replayTimer: NodeJS.Timeout | undefined;
   let failure: string | undefined;
   try {
@@ -124,6 +133,8 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
     await group.stopAll();
     rmSync(dir, { recursive: true, force: true });
     for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
+    process.off('exit', onExit);
+    // The stdout 'error' listener stays: the last line below may meet the same closed pipe.
   }
   if (failure !== undefined) {
     err.write(`jobio demo: ${failure.trim()}\n`);
