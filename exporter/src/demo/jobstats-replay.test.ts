@@ -7,21 +7,26 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseJobStats, type JobStatsEntry } from '../parsers/lustre-jobstats.js';
+import { parseLustreStats } from '../parsers/lustre-stats.js';
 import { loadCapturedTargets } from './captured-targets.js';
 import { JobStatsReplay, replayTargets } from './jobstats-replay.js';
 import { DEMO_JOBS, MDT, OSTS, STORM_RATES } from './scenario.js';
 
 const START = 1_795_000_000_000;
 
-function withReplay(fn: (replay: JobStatsReplay, read: (kind: string, target: string) => JobStatsEntry[]) => void): void {
+function withReplay(fn: (replay: JobStatsReplay, read: (kind: string, target: string) => JobStatsEntry[], dir: string) => void): void {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-replay-'));
   try {
     const replay = new JobStatsReplay(dir, replayTargets(loadCapturedTargets(), OSTS), DEMO_JOBS, START);
-    fn(replay, (kind, target) => {
-      const { entries, malformedLines } = parseJobStats(readFileSync(join(dir, 'fs', 'lustre', kind, target, 'job_stats')));
-      assert.equal(malformedLines, 0, `${target}: every line written is a job_stats line`);
-      return entries;
-    });
+    fn(
+      replay,
+      (kind, target) => {
+        const { entries, malformedLines } = parseJobStats(readFileSync(join(dir, 'fs', 'lustre', kind, target, 'job_stats')));
+        assert.equal(malformedLines, 0, `${target}: every line written is a job_stats line`);
+        return entries;
+      },
+      dir,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -74,5 +79,19 @@ test('jobs grow at their rates from their start: the storm, the tiny writes, a j
     const background = read('mdt', MDT).find((e) => e.rawId === '"node_exporter:989:es-2-virt3-co"');
     // Captured: 326 statfs in 2420 s; one more minute at that pace.
     assert.equal(counter(background, 'statfs').samples, 326 + Math.floor((326 * 60) / 2420.120267092));
+  });
+});
+
+test("each target's stats file (md_stats, stats) holds the sum of its job_stats entries", () => {
+  withReplay((replay, read, dir) => {
+    replay.write(START + 30_000);
+    for (const [kind, target, file] of [['mdt', MDT, 'md_stats'], ['obdfilter', 'es01a-OST0001', 'stats']] as const) {
+      const [section] = parseLustreStats(readFileSync(join(dir, 'fs', 'lustre', kind, target, file)));
+      assert.equal(section?.badLines, 0);
+      const sums = new Map<string, number>();
+      for (const entry of read(kind, target)) for (const c of entry.counters) sums.set(c.name, (sums.get(c.name) ?? 0) + Number(c.samples));
+      const expected = [...sums].filter(([, n]) => n > 0);
+      assert.deepEqual(section?.counters.map((c) => [c.name, Number(c.samples)]), expected, target);
+    }
   });
 });

@@ -1,6 +1,6 @@
 // The growing job_stats tree of the demo: one file per target under
 // <sysfs>/fs/lustre/{mdt,obdfilter}/<target>/job_stats (the /sys/fs/lustre layout the exporter reads
-// below --path.sysfs), rewritten every second:
+// below --path.sysfs), with the target's totals beside it (md_stats or stats), rewritten every second:
 //   - the captured entries keep going at their recorded average pace (counters / elapsed_time);
 //   - each demo job's entries appear on its targets when it starts and grow at its rates until it ends.
 // Counters are a function of the time since the start (never accumulated), so they are exact and never
@@ -9,6 +9,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapturedTarget } from './captured-targets.js';
 import { jobStatsText, printedJobId, type ReplayCounter, type ReplayEntry } from './jobstats-text.js';
+import { targetStatsText } from './target-stats-text.js';
 import { LATENCY_US, type DemoJob } from './scenario.js';
 
 export interface ReplayTarget {
@@ -60,8 +61,13 @@ function jobEntry(job: DemoJob, target: ReplayTarget, startSec: number, elapsedS
   return { printedId: printedJobId(`${job.jobid}:${job.user.uid}:${job.host}`), startTime: startSec + job.startSec, counters };
 }
 
+function replaceFile(path: string, text: string): void {
+  writeFileSync(`${path}.new`, text);
+  renameSync(`${path}.new`, path);
+}
+
 export class JobStatsReplay {
-  private readonly files: ReadonlyArray<{ readonly target: ReplayTarget; readonly path: string }>;
+  private readonly files: ReadonlyArray<{ readonly target: ReplayTarget; readonly path: string; readonly statsPath: string }>;
 
   constructor(
     sysfs: string,
@@ -72,7 +78,7 @@ export class JobStatsReplay {
     this.files = targets.map((target) => {
       const dir = join(sysfs, 'fs', 'lustre', target.kind, target.name);
       mkdirSync(dir, { recursive: true });
-      return { target, path: join(dir, 'job_stats') };
+      return { target, path: join(dir, 'job_stats'), statsPath: join(dir, target.kind === 'mdt' ? 'md_stats' : 'stats') };
     });
   }
 
@@ -90,10 +96,10 @@ export class JobStatsReplay {
 
   /** Rewrites every target's file for `nowMs`. */
   write(nowMs: number): void {
-    for (const { target, path } of this.files) {
-      const tmp = `${path}.new`;
-      writeFileSync(tmp, jobStatsText(this.entries(target, nowMs), nowMs / 1000));
-      renameSync(tmp, path);
+    for (const { target, path, statsPath } of this.files) {
+      const entries = this.entries(target, nowMs);
+      replaceFile(path, jobStatsText(entries, nowMs / 1000));
+      replaceFile(statsPath, targetStatsText(entries, nowMs / 1000));
     }
   }
 

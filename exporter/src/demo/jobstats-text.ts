@@ -28,7 +28,7 @@ export function printedJobId(id: string): string {
 }
 
 const pad = (value: bigint | number, width: number): string => String(value).padStart(width, ' ');
-const seconds = (value: number): string => `${value.toFixed(9)} secs.nsecs`;
+export const seconds = (value: number): string => `${value.toFixed(9)} secs.nsecs`;
 
 /** Lustre's hist label of a power-of-two bucket: 512, 4K, 1M, 16M. */
 function histLabel(bytes: bigint): string {
@@ -40,13 +40,16 @@ function histLabel(bytes: bigint): string {
   return String(bucket);
 }
 
+/** min, max and sumsq of a counter from its mean: transfers of one job have one size here, latencies spread around their mean. */
+export function derivedFields(c: ReplayCounter): { readonly mean: bigint; readonly min: bigint; readonly max: bigint; readonly sumsq: bigint } {
+  const mean = c.samples === 0n ? 0n : c.sum / c.samples;
+  const bytes = c.unit === 'bytes';
+  return { mean, min: bytes ? mean : mean / 2n, max: bytes ? mean : mean * 4n, sumsq: c.samples * mean * mean };
+}
+
 function counterLine(c: ReplayCounter): string {
   const bytes = c.unit === 'bytes';
-  const mean = c.samples === 0n ? 0n : c.sum / c.samples;
-  // Transfers of one job have one size here; latencies spread around their mean.
-  const min = bytes ? mean : mean / 2n;
-  const max = bytes ? mean : mean * 4n;
-  const sumsq = c.samples * mean * mean;
+  const { mean, min, max, sumsq } = derivedFields(c);
   const hist = bytes ? (c.samples === 0n ? ', hist: {  }' : `, hist: { ${histLabel(mean)}: ${c.samples} }`) : '';
   const name = `${c.name}:`.padEnd(16, ' ');
   return `  ${name} { samples: ${pad(c.samples, 11)}, unit: ${c.unit}, min: ${pad(min, 8)}, max: ${pad(max, 8)}, sum: ${pad(c.sum, 16)}, sumsq: ${pad(sumsq, 18)}${hist} }`;
