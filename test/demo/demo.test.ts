@@ -100,6 +100,7 @@ test('jobio demo --duration 60s --no-top: jobstats, profiler, rules and the meta
       demo,
     );
     assert.equal(sample(metrics, 'jobio_scrape_collector_success', { collector: 'lustre_jobstats' }), 1);
+    assert.equal(sample(metrics, 'jobio_scrape_collector_success', { collector: 'lustre_stats' }), 1);
     assert.equal(sample(metrics, 'jobio_scrape_collector_success', { collector: 'profiler' }), 1);
     assert.equal(total(metrics, 'jobio_profiler_records_rejected_total', {}), 0, 'every profiler frame is accepted (process checks read the real /proc)');
     // Exact relations of the replay: the storm's opens and closes have one rate; bob's writes are 4 KiB RPCs.

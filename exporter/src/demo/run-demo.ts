@@ -123,7 +123,9 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
     if (settings.top) {
       // Each refresh clears the terminal: put the banner back above the table.
       const screen: Output = { isTTY: out.isTTY, write: (text: string) => out.write(text.startsWith(CLEAR) ? CLEAR + banner + '\n' + text.slice(CLEAR.length) : text) };
-      await runTop({ mode: 'job', exporters: [`${exporter.url}/metrics`], intervalMs: settings.intervalMs, timeoutMs: 10_000, once: false, sort: 'reqs', limit: 20, filters: {}, stop: stop.signal }, screen);
+      const code = await runTop({ mode: 'job', exporters: [`${exporter.url}/metrics`], intervalMs: settings.intervalMs, timeoutMs: 10_000, once: false, sort: 'reqs', limit: 20, filters: {}, stop: stop.signal }, screen);
+      // jobio top has said why on stderr; the rest of the demo keeps running.
+      if (code !== 0 && !stop.signal.aborted) err.write('jobio demo: the table stopped; everything else runs on until Ctrl-C\n');
     }
     if (!stop.signal.aborted) await new Promise((resolve) => stop.signal.addEventListener('abort', resolve));
   } catch (e) {
