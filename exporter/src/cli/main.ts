@@ -6,6 +6,7 @@ import { exporterCommand, type ExporterCommandOptions } from './exporter-command
 import { runCommand } from './run-command.js';
 import { preloadPathCommand } from './preload-path-command.js';
 import { topCommand } from './top-command.js';
+import { demoCommand } from './demo-command.js';
 
 export interface MainOptions {
   readonly exporter?: ExporterCommandOptions;
@@ -19,6 +20,7 @@ export function buildProgram(run: (action: () => Promise<number>) => void, optio
     .enablePositionalOptions();
   program.addCommand(exporterCommand(run, options.exporter));
   program.addCommand(runCommand(run)).addCommand(preloadPathCommand(run)).addCommand(topCommand(run));
+  program.addCommand(demoCommand(run));
   return program;
 }
 

@@ -11,7 +11,8 @@ import { SORT_KEYS, type SortKey } from '../top/table.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
-function duration(text: string): number {
+/** A commander argument parser: a duration of at least 1 s (also used by `jobio demo`). */
+export function duration(text: string): number {
   let ms: number;
   try {
     ms = parseDuration(text);

@@ -19,6 +19,8 @@ export interface TopSettings {
   readonly time?: number;
   readonly filters: Readonly<Record<string, string | undefined>>;
   readonly mapper?: ClientMapper;
+  /** Stops the loop like SIGINT does (`jobio demo` ends its table this way). */
+  readonly stop?: AbortSignal;
 }
 
 interface Output {
@@ -44,6 +46,8 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
       };
     });
   process.on('SIGINT', onSigint);
+  settings.stop?.addEventListener('abort', onSigint);
+  if (settings.stop?.aborted) stopped = true;
   try {
     const exporters = settings.prometheus === undefined ? new ExporterSource(settings.exporters, settings.mode, settings.filters, settings.timeoutMs) : undefined;
     const next = async (): Promise<Increment[]> => {
@@ -81,5 +85,6 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
     throw err;
   } finally {
     process.off('SIGINT', onSigint);
+    settings.stop?.removeEventListener('abort', onSigint);
   }
 }
