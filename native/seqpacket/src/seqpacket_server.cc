@@ -134,7 +134,7 @@ void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("SeqpacketServer", ctor);
 }
 
-// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, queueSize, queueBytes }, onEvent)
+// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, queueSize, queueBytes, queueBytesPerUser }, onEvent)
 SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SeqpacketServer>(info) {
   Napi::Env env = info.Env();
   if (info.Length() != 3) throw Napi::TypeError::New(env, "new SeqpacketServer(path, options, onEvent) takes 3 arguments");
@@ -160,6 +160,8 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
   }
   uint32_t queue_size = OptionalUint(options, "queueSize", 16384, 0, 1u << 24);
   max_queue_bytes_ = OptionalUint(options, "queueBytes", 16u << 20, 0, 1u << 30);
+  // Default share: a quarter of the queue, so it takes four flooding uids to fill it.
+  max_queue_bytes_per_user_ = OptionalUint(options, "queueBytesPerUser", static_cast<uint32_t>(max_queue_bytes_ / 4), 0, 1u << 30);
 
   Listen(env);
   tsfn_ = Tsfn::New(env, info[2].As<Napi::Function>(), "jobio-seqpacket", queue_size, 1, new Shared(counters_),
@@ -413,29 +415,46 @@ void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& 
 void SeqpacketServer::Deliver(Event* event) {
   // Never block the receiving thread on a slow JavaScript side: a full queue drops and counts. The
   // queue is bounded in bytes (what the events hold), not only in events, so memory stays bounded
-  // whatever the senders' frame sizes. Only this thread adds, so check-then-add cannot overshoot.
+  // whatever the senders' frame sizes; and each sender uid may hold only its share of it, so one
+  // local user's flood costs the others nothing. Only this thread adds, so check-then-add cannot
+  // overshoot (delivery only ever lowers the figures).
   event->cost = sizeof(Event) + event->data.capacity() + event->cgroup.capacity() + event->job_vars.capacity();
   Counters& c = *counters_;
-  if (max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_) {
+  std::unique_lock<std::mutex> lock(c.per_uid_mutex);
+  Counters::PerUid& user = c.per_uid[event->uid];
+  bool over_share = max_queue_bytes_per_user_ != 0 && user.bytes + event->cost > max_queue_bytes_per_user_;
+  bool over_total = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_;
+  if (over_share || over_total) {
+    user.dropped++;
     c.queue_dropped++;
+    lock.unlock();
     delete event;
     return;
   }
+  user.bytes += event->cost;
   c.queued_bytes += event->cost;
+  lock.unlock();
   napi_status status = tsfn_.NonBlockingCall(event);
   if (status == napi_ok) {
     c.enqueued++;
   } else {
+    lock.lock();
+    user.bytes -= event->cost;
+    user.dropped++;
     c.queued_bytes -= event->cost;
     c.queue_dropped++;
+    lock.unlock();
     delete event;
   }
 }
 
 void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event) {
   if (context != nullptr) {
-    (*context)->delivered++;
-    (*context)->queued_bytes -= event->cost;
+    Counters& c = **context;
+    std::lock_guard<std::mutex> lock(c.per_uid_mutex);
+    c.delivered++;
+    c.queued_bytes -= event->cost;
+    c.per_uid[event->uid].bytes -= event->cost;
   }
   if (env == nullptr || callback == nullptr) {
     delete event;
@@ -515,6 +534,14 @@ Napi::Value SeqpacketServer::Stats(const Napi::CallbackInfo& info) {
   out.Set("enqueued", Napi::Number::New(env, static_cast<double>(c.enqueued.load())));
   out.Set("delivered", Napi::Number::New(env, static_cast<double>(c.delivered.load())));
   out.Set("queuedBytes", Napi::Number::New(env, static_cast<double>(c.queued_bytes.load())));
+  Napi::Object by_uid = Napi::Object::New(env);
+  {
+    std::lock_guard<std::mutex> lock(c.per_uid_mutex);
+    for (const auto& entry : c.per_uid) {
+      if (entry.second.dropped != 0) by_uid.Set(std::to_string(entry.first), Napi::Number::New(env, static_cast<double>(entry.second.dropped)));
+    }
+  }
+  out.Set("queueDroppedByUid", by_uid);
   return out;
 }
 
