@@ -300,3 +300,30 @@ test('a process naming more mount paths than the profiler has slots is capped: e
   h.table.handle(mount(MAX_MOUNTS_PER_PROCESS + 3, 5, { path: '/m0' }), cred(5)); // a known path keeps counting
   assert.equal(h.writes('|1000|/m0'), 5);
 });
+
+test('global bounds: processes and mount entries across all uids, and each uid\'s share of the mount entries; rejections carry the uid', () => {
+  const rejected: string[] = [];
+  let credited = 0;
+  const sink: AggregatorSink = { mountDelta: () => void (credited += 1), processDelta() {} };
+  const limits = { maxProcesses: 5, maxMountEntries: 6, maxMountEntriesPerUser: 4 };
+  const table = new ProcessTable(new JobVerifier(mkdtempSync(join(tmpdir(), 'jobio-noproc-'))), sink, (r, uid) => rejected.push(`${r}:${uid}`), () => 0, 3, limits);
+  // uid 2001 (below its own cap of 3 processes) and uid 2002: 6 processes asked, 5 fit in the table.
+  for (let p = 0; p < 3; p++) table.handle(proc(0, 10, { mounts: 5 }), cred(100 + p, 2001));
+  for (let p = 0; p < 3; p++) table.handle(proc(0, 10, { mounts: 3 }), cred(200 + p, 2002));
+  assert.equal(table.size, 5);
+  assert.deepEqual(rejected, ['process_limit:2002']);
+  // 2001 names 5 mounts on one process: its share is 4 mount entries.
+  for (let m = 0; m < 5; m++) table.handle(mount(1 + m, 1, { path: `/a${m}` }), cred(100, 2001));
+  assert.deepEqual(rejected.slice(1), ['user_mount_limit:2001']);
+  // 2002: 2 more entries reach the total of 6; the third is over the global bound.
+  for (let m = 0; m < 3; m++) table.handle(mount(1 + m, 1, { path: `/b${m}` }), cred(200, 2002));
+  assert.deepEqual(rejected.slice(2), ['mount_limit:2002']);
+  assert.equal(table.mountEntries, 6);
+  assert.equal(credited, 6);
+  // The end of 2001's process frees its entries: 2002 can count its third mount now.
+  table.handle(proc(6, 10, { flags: FLAG_FINAL, mounts: 0 }), cred(100, 2001));
+  assert.equal(table.mountEntries, 2);
+  table.handle(mount(4, 1, { path: '/b2' }), cred(200, 2002));
+  assert.equal(credited, 7);
+  assert.equal(table.mountEntries, 3);
+});

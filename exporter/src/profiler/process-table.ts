@@ -59,8 +59,8 @@ export interface AggregatorSink {
   processEnded?(id: ProcessIdentity): void;
 }
 
-export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts';
-export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'too_many_mounts'];
+export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit';
+export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'too_many_mounts', 'process_limit', 'mount_limit', 'user_mount_limit'];
 
 /**
  * Distinct mount paths kept per process: the profiler has 64 mount slots (JOBIO_MAX_SLOTS), so an honest
@@ -71,6 +71,22 @@ export const MAX_MOUNTS_PER_PROCESS = 64;
 
 /** Entries one uid may hold (the key's start time comes from the frame, so one process could make any number). */
 export const DEFAULT_MAX_PROCESSES_PER_USER = 4096;
+
+/**
+ * Bounds across all uids (per-uid caps alone let each local user cost as much again). A mount entry
+ * holds one snapshot (~3 KB), so the default total of 65,536 bounds them near 200 MB; one uid may
+ * hold at most a quarter of it, so it takes four hostile users to fill it.
+ */
+export interface TableLimits {
+  /** Process entries of all uids together ('process_limit' beyond). */
+  readonly maxProcesses: number;
+  /** Mount entries (one per process and mount path) of all uids together ('mount_limit' beyond). */
+  readonly maxMountEntries: number;
+  /** Mount entries of one uid ('user_mount_limit' beyond). */
+  readonly maxMountEntriesPerUser: number;
+}
+
+export const DEFAULT_TABLE_LIMITS: TableLimits = { maxProcesses: 16384, maxMountEntries: 65536, maxMountEntriesPerUser: 16384 };
 
 interface Entry {
   identity: ProcessIdentity;
@@ -95,39 +111,71 @@ export class ProcessTable {
   private readonly entries = new Map<string, Entry>();
   /** Entries per uid, for the per-user cap. */
   private readonly perUid = new Map<number, number>();
+  /** Mount entries per uid and in all, for the mount bounds. */
+  private readonly mountsPerUid = new Map<number, number>();
+  private mountTotal = 0;
+  private readonly limits: TableLimits;
 
   constructor(
     private readonly verifier: JobVerifier,
     private readonly sink: AggregatorSink,
-    private readonly onReject: (reason: TableRejectReason) => void,
+    /** Called for every rejected frame, with the sender's uid (from the socket credentials). */
+    private readonly onReject: (reason: TableRejectReason, uid: number) => void,
     private readonly now: () => number = Date.now,
     private readonly maxPerUser: number = DEFAULT_MAX_PROCESSES_PER_USER,
-  ) {}
+    limits: Partial<TableLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_TABLE_LIMITS, ...limits };
+  }
 
   private remove(key: string, entry: Entry): void {
     this.entries.delete(key);
+    this.forgetMounts(entry);
     const n = (this.perUid.get(entry.identity.uid) ?? 1) - 1;
     if (n > 0) this.perUid.set(entry.identity.uid, n);
     else this.perUid.delete(entry.identity.uid);
+  }
+
+  /** Drops an entry's mount snapshots and their share of the mount bounds. */
+  private forgetMounts(entry: Entry): void {
+    const uid = entry.identity.uid;
+    const n = (this.mountsPerUid.get(uid) ?? 0) - entry.mounts.size;
+    if (n > 0) this.mountsPerUid.set(uid, n);
+    else this.mountsPerUid.delete(uid);
+    this.mountTotal -= entry.mounts.size;
+    entry.mounts.clear();
+  }
+
+  /** Why a new mount entry of `uid` would be over a bound, or undefined if it fits. */
+  private mountRefusal(uid: number): TableRejectReason | undefined {
+    if ((this.mountsPerUid.get(uid) ?? 0) >= this.limits.maxMountEntriesPerUser) return 'user_mount_limit';
+    if (this.mountTotal >= this.limits.maxMountEntries) return 'mount_limit';
+    return undefined;
   }
 
   get size(): number {
     return this.entries.size;
   }
 
+  /** Mount snapshots held, over all processes. */
+  get mountEntries(): number {
+    return this.mountTotal;
+  }
+
   handle(record: ProfilerRecord, cred: Credentials): void {
     const key = `${cred.pid}/${record.header.startNs}`;
     const entry = this.entries.get(key);
-    if (entry && record.header.sequence <= entry.lastSequence) return this.onReject('stale');
+    if (entry && record.header.sequence <= entry.lastSequence) return this.onReject('stale', cred.uid);
     if (record.kind === 'process') this.handleProcess(key, entry, record, cred);
-    else this.handleMount(key, entry, record);
+    else this.handleMount(key, entry, record, cred.uid);
   }
 
   private handleProcess(key: string, existing: Entry | undefined, record: ProcessRecord, cred: Credentials): void {
     let entry = existing;
     // A claim is judged once per process and job id: a refused claim stays refused (once the process
     // has exited its /proc entry is gone, and a second look would find no evidence against it).
-    if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes');
+    if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes', cred.uid);
+    if (!entry && this.entries.size >= this.limits.maxProcesses) return this.onReject('process_limit', cred.uid);
     if (!entry || entry.identity.jobid !== record.jobid) {
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource, evidence: cred.evidence });
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
@@ -138,9 +186,9 @@ export class ProcessTable {
         this.perUid.set(cred.uid, (this.perUid.get(cred.uid) ?? 0) + 1);
       } else if (entry.identity.jobid !== record.jobid) {
         // A new claim: the figures already credited stay with the old job; start afresh for the new one.
+        this.forgetMounts(entry);
         entry.identity = identity;
         entry.lastProcess = undefined;
-        entry.mounts.clear();
       }
       entry.accepted = verdict === 'verified' || verdict === 'vouched';
       entry.refusal = verdict === 'unverified' ? 'unverified_job' : 'job_mismatch';
@@ -152,7 +200,7 @@ export class ProcessTable {
     entry.mountsPending = record.mountCount;
     entry.ending = (record.header.flags & (FLAG_FINAL | FLAG_EXEC)) !== 0;
     if (!entry.accepted) {
-      this.onReject(entry.refusal);
+      this.onReject(entry.refusal, cred.uid);
     } else {
       const prev = entry.lastProcess ?? (entry.baseline ? record : undefined);
       this.sink.processDelta(
@@ -169,18 +217,23 @@ export class ProcessTable {
     this.maybeEnd(key, entry);
   }
 
-  private handleMount(key: string, entry: Entry | undefined, record: MountRecord): void {
-    if (!entry) return this.onReject('no_process');
+  private handleMount(key: string, entry: Entry | undefined, record: MountRecord, uid: number): void {
+    if (!entry) return this.onReject('no_process', uid);
     entry.lastSequence = record.header.sequence;
     entry.lastSeenMs = this.now();
     if (entry.mountsPending > 0) entry.mountsPending--;
     if (!entry.accepted) {
-      this.onReject(entry.refusal);
+      this.onReject(entry.refusal, uid);
     } else {
-      if (!entry.mounts.has(record.path) && entry.mounts.size >= MAX_MOUNTS_PER_PROCESS) {
-        this.onReject('too_many_mounts');
-        this.maybeEnd(key, entry);
-        return;
+      if (!entry.mounts.has(record.path)) {
+        const refusal = entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRefusal(entry.identity.uid);
+        if (refusal) {
+          this.onReject(refusal, uid);
+          this.maybeEnd(key, entry);
+          return;
+        }
+        this.mountsPerUid.set(entry.identity.uid, (this.mountsPerUid.get(entry.identity.uid) ?? 0) + 1);
+        this.mountTotal++;
       }
       const current = countersOf(record);
       const increment = delta(current, entry.mounts.get(record.path) ?? (entry.baseline ? current : undefined));
