@@ -7,7 +7,7 @@ import type { FrameHeader, MountRecord, ProcessRecord } from '../parsers/profile
 import { CALL_TYPES, CLASSES, DIRECTIONS, FLAG_FINAL, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { addInto, emptyCounters, slot, type Counters } from './counters.js';
 import { JobVerifier } from './job-verifier.js';
-import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type ProcessIdentity } from './process-table.js';
+import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type ProcessIdentity, type TableOptions } from './process-table.js';
 
 const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
 
@@ -42,7 +42,7 @@ function mount(sequence: number, writes: number, opts: { flags?: number; start?:
   };
 }
 
-function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-'))) {
+function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-')), limits: Partial<TableOptions> = {}) {
   const totals = new Map<string, Counters>();
   const runtime = new Map<string, number>();
   const ended: ProcessIdentity[] = [];
@@ -62,7 +62,7 @@ function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-'))) {
     },
   };
   let now = 0;
-  const table = new ProcessTable(new JobVerifier(procfs), sink, (r) => rejected.push(r), () => now);
+  const table = new ProcessTable(new JobVerifier(procfs), sink, (r) => rejected.push(r), () => now, undefined, { procfs, ...limits });
   const writes = (key: string): number => totals.get(key)?.[slot.calls(1, 2)] ?? 0;
   return { table, totals, runtime, ended, rejected, writes, tick: (ms: number) => (now += ms) };
 }
@@ -83,18 +83,71 @@ test('cumulative snapshots become increments; repeats and reorders add nothing',
   assert.deepEqual(h.rejected, ['stale', 'stale']);
 });
 
-test('a counter that goes down restarts from its new value; other processes are separate', () => {
+test('a counter that goes down within a process is not a reset: rejected, and counting resumes above the highest value; other processes are separate', () => {
   const h = harness();
   h.table.handle(proc(0, 10), cred(5));
   h.table.handle(mount(1, 40), cred(5));
   h.table.handle(proc(2, 20), cred(5));
-  h.table.handle(mount(3, 7), cred(5)); // reset: +7
+  h.table.handle(mount(3, 7), cred(5)); // went down: no evidence of a new process, nothing added
+  h.table.handle(proc(4, 30), cred(5));
+  h.table.handle(mount(5, 45), cred(5)); // +5 over the highest value seen, not +38 over the drop
   h.table.handle(proc(0, 10), cred(6)); // another pid: its own entry
   h.table.handle(mount(1, 3), cred(6));
   h.table.handle(proc(0, 10, { start: 2000n }), cred(5)); // same pid, new start (pid reuse / exec)
   h.table.handle(mount(1, 5, { start: 2000n }), cred(5));
-  assert.equal(h.writes('|1000|/data'), 40 + 7 + 3 + 5);
+  assert.equal(h.writes('|1000|/data'), 40 + 5 + 3 + 5);
+  assert.deepEqual(h.rejected, ['counter_decrease']);
   assert.equal(h.table.size, 3);
+});
+
+test('a sequence of frames going up and down adds only the highest value, however often it drops', () => {
+  const h = harness();
+  h.table.handle(proc(0, 10, { mounts: 0 }), cred(5));
+  for (let i = 1; i <= 20; i++) h.table.handle(mount(i, i % 2 === 1 ? 1000 : 0), cred(5));
+  assert.equal(h.writes('|1000|/data'), 1000, 'before: 10 drops counted as 10 resets, 10,000');
+  assert.equal(h.rejected.filter((r) => r === 'counter_decrease').length, 10);
+});
+
+test('per-frame increments are bounded by what is physically possible in the elapsed time: a forged 1.8e19 adds nothing', () => {
+  const h = harness();
+  h.table.handle(proc(0, 10, { mounts: 0 }), cred(5));
+  h.table.handle(mount(1, 100), cred(5));
+  h.tick(1000);
+  h.table.handle(mount(2, 1.8e19), cred(5)); // 1.8e19 writes (and 1.2e24 bytes) in one second
+  assert.equal(h.writes('|1000|/data'), 100);
+  assert.deepEqual(h.rejected, ['implausible']);
+  h.tick(1000);
+  h.table.handle(mount(3, 200), cred(5)); // honest again: the difference from the last accepted snapshot
+  assert.equal(h.writes('|1000|/data'), 200);
+  // Runtime: wall-clock time cannot grow faster than the clock (a forged 1e18 ns is clamped).
+  h.table.handle(proc(4, 1e18, { mounts: 0 }), cred(5));
+  // Its budget: an age of 60 s assumed (no /proc here), 2 s elapsed since, 10 s slack.
+  assert.equal(h.runtime.get(''), 72e9, 'runtime clamped to the process\'s life');
+  assert.deepEqual(h.rejected, ['implausible', 'implausible']);
+});
+
+test('a process restarting its counters under a new start time gets no fresh allowance unless /proc shows a new process', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
+  writeFileSync(join(procfs, 'uptime'), '1000.00 1900.00\n');
+  mkdirSync(join(procfs, '7'));
+  const stat = (ticks: number) => `7 (app) S 1 7 7 0 -1 4194304 100 0 0 0 5 3 0 0 20 0 1 0 ${ticks} 10000000 500 18446744073709551615\n`;
+  writeFileSync(join(procfs, '7', 'stat'), stat(99_000)); // started at 990 s of uptime: 10 s old
+  const h = harness(procfs, { bytesPerSecond: 65536 * 1000 });
+  const w = 1000; // 1,000 writes of 64 KiB: at most 1,000 per second under this ceiling
+  h.table.handle(proc(0, 10, { mounts: 0 }), cred(7));
+  h.table.handle(mount(1, 15 * w), cred(7)); // 15 s worth, in a process 10 s old (10 s slack): accepted
+  assert.equal(h.writes('|1000|/data'), 15 * w);
+  // The same process (same kernel start) claims a new start time: a "restart" without evidence.
+  h.table.handle(proc(0, 10, { start: 9000n, mounts: 0 }), cred(7));
+  h.table.handle(mount(1, 15 * w, { start: 9000n }), cred(7));
+  assert.equal(h.writes('|1000|/data'), 15 * w, 'no fresh budget: 15 s worth more in no time is implausible (before: counted again)');
+  assert.deepEqual(h.rejected, ['implausible']);
+  // A new process with the same pid (the kernel's start time changed): a real restart from zero.
+  writeFileSync(join(procfs, '7', 'stat'), stat(99_900));
+  writeFileSync(join(procfs, 'uptime'), '1009.00 1900.00\n');
+  h.table.handle(proc(0, 10, { start: 9500n, mounts: 0 }), cred(7));
+  h.table.handle(mount(1, 0.5 * w, { start: 9500n }), cred(7));
+  assert.equal(h.writes('|1000|/data'), 15.5 * w);
 });
 
 test('final snapshots end the process; a mount frame without its process is rejected', () => {

@@ -12,6 +12,14 @@
 // recorded, credited as zero, and only the differences from it count. The price is an undercount,
 // never a double count: the I/O between the last delivered frame and the baseline is not counted.
 //
+// Counters are the sender's word, so they are held to what is physically possible (plausibility.ts):
+// an increment the process's time budget cannot cover is rejected as `implausible`, a figure that
+// went down as `counter_decrease` (no reset without a new process), and the snapshot stays at the last
+// accepted one (an honest burst is credited with a later frame). The budget is per pid: a new entry
+// for a pid the table knows (a new start time in the frame, i.e. a claimed restart) gets a fresh one
+// only if the kernel's start time of that pid changed (pid reused); otherwise it goes on using the
+// same budget, so restarting cannot add the same counts twice.
+//
 // Identity rules (DESIGN 3.7): pid/uid/gid come from the socket credentials, never from the frame;
 // the job id claimed by the frame is checked by the JobVerifier, and a process whose claim fails has
 // all its frames rejected as `job_mismatch` (contradicted) or `unverified_job` (no evidence either
@@ -20,6 +28,7 @@ import { FLAG_EXEC, FLAG_FINAL } from '../parsers/profiler-wire.js';
 import type { MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/profiler-record.js';
 import { countersOf, delta, scalarDelta, type Counters } from './counters.js';
 import type { JobVerifier, ProcEvidence } from './job-verifier.js';
+import { DEFAULT_CEILINGS, kernelStart, neededMs, SLACK_MS, type Ceilings } from './plausibility.js';
 
 export interface Credentials {
   readonly pid: number;
@@ -59,8 +68,8 @@ export interface AggregatorSink {
   processEnded?(id: ProcessIdentity): void;
 }
 
-export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit';
-export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'too_many_mounts', 'process_limit', 'mount_limit', 'user_mount_limit'];
+export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit' | 'implausible' | 'counter_decrease';
+export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'too_many_mounts', 'process_limit', 'mount_limit', 'user_mount_limit', 'implausible', 'counter_decrease'];
 
 /**
  * Distinct mount paths kept per process: the profiler has 64 mount slots (JOBIO_MAX_SLOTS), so an honest
@@ -88,6 +97,24 @@ export interface TableLimits {
 
 export const DEFAULT_TABLE_LIMITS: TableLimits = { maxProcesses: 16384, maxMountEntries: 65536, maxMountEntriesPerUser: 16384 };
 
+export interface TableOptions extends TableLimits, Ceilings {
+  /** Where to read a process's kernel start time (<procfs>/<pid>/stat); none read without it. */
+  readonly procfs?: string;
+}
+
+/** Assumed age of a new process whose start time cannot be read (it already exited). */
+const UNKNOWN_AGE_MS = 60_000;
+
+/**
+ * Per pid: the kernel's start time seen, and how far (receiver time) the accepted increments of its
+ * processes have used up its life: I/O at the ceilings, and run time at one second per second.
+ */
+interface PidClock {
+  ticks: string | undefined;
+  ioUntilMs: number;
+  runtimeUntilMs: number;
+}
+
 interface Entry {
   identity: ProcessIdentity;
   accepted: boolean;
@@ -114,7 +141,8 @@ export class ProcessTable {
   /** Mount entries per uid and in all, for the mount bounds. */
   private readonly mountsPerUid = new Map<number, number>();
   private mountTotal = 0;
-  private readonly limits: TableLimits;
+  private readonly pidClocks = new Map<number, PidClock>();
+  private readonly limits: TableOptions;
 
   constructor(
     private readonly verifier: JobVerifier,
@@ -123,9 +151,34 @@ export class ProcessTable {
     private readonly onReject: (reason: TableRejectReason, uid: number) => void,
     private readonly now: () => number = Date.now,
     private readonly maxPerUser: number = DEFAULT_MAX_PROCESSES_PER_USER,
-    limits: Partial<TableLimits> = {},
+    limits: Partial<TableOptions> = {},
   ) {
-    this.limits = { ...DEFAULT_TABLE_LIMITS, ...limits };
+    this.limits = { ...DEFAULT_TABLE_LIMITS, ...DEFAULT_CEILINGS, ...limits };
+  }
+
+  /**
+   * The budget of a new entry's pid: a pid already seen with the same kernel start time (or with none
+   * readable either time) is the same process and keeps its budget; a new process starts one at its
+   * start by the kernel's clock.
+   */
+  private clockFor(pid: number): PidClock {
+    const start = this.limits.procfs ? kernelStart(this.limits.procfs, pid) : undefined;
+    const clock = this.pidClocks.get(pid);
+    if (clock && clock.ticks === start?.ticks) return clock;
+    const from = this.now() - (start ? start.ageMs : UNKNOWN_AGE_MS);
+    const fresh = { ticks: start?.ticks, ioUntilMs: from, runtimeUntilMs: from };
+    this.pidClocks.set(pid, fresh);
+    return fresh;
+  }
+
+  /** The budget of a pid with an entry (made at the entry's creation; /proc is read only then). */
+  private clockOf(pid: number): PidClock {
+    return this.pidClocks.get(pid) ?? this.clockFor(pid);
+  }
+
+  /** What is left of a budget now (ms). */
+  private leftMs(until: number): number {
+    return this.now() + SLACK_MS - until;
   }
 
   private remove(key: string, entry: Entry): void {
@@ -182,6 +235,7 @@ export class ProcessTable {
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
         entry = { identity, accepted: false, refusal: 'job_mismatch', lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, baseline: deliveredBefore > 0n, ending: false, lastSeenMs: 0 };
+        this.clockFor(cred.pid);
         this.entries.set(key, entry);
         this.perUid.set(cred.uid, (this.perUid.get(cred.uid) ?? 0) + 1);
       } else if (entry.identity.jobid !== record.jobid) {
@@ -203,16 +257,22 @@ export class ProcessTable {
       this.onReject(entry.refusal, cred.uid);
     } else {
       const prev = entry.lastProcess ?? (entry.baseline ? record : undefined);
-      this.sink.processDelta(
-        entry.identity,
-        {
-          runtimeNs: scalarDelta(record.runtimeNs, prev?.runtimeNs),
-          droppedFrames: scalarDelta(record.droppedFrames, prev?.droppedFrames),
-          ignoredCalls: scalarDelta(record.ignoredCalls, prev?.ignoredCalls),
-        },
-        record,
-      );
-      entry.lastProcess = record;
+      // Run time grows at most one second per second of the process's life; dropped frames and ignored
+      // calls at most at the calls ceiling over that time. Beyond: clamped, and counted.
+      const clock = this.clockOf(cred.pid);
+      const leftMs = Math.max(0, this.leftMs(clock.runtimeUntilMs));
+      const perLife = (leftMs / 1000) * this.limits.callsPerSecond;
+      const runtimeNs = scalarDelta(record.runtimeNs, prev?.runtimeNs);
+      const droppedFrames = scalarDelta(record.droppedFrames, prev?.droppedFrames);
+      const ignoredCalls = scalarDelta(record.ignoredCalls, prev?.ignoredCalls);
+      const bounded = { runtimeNs: Math.min(runtimeNs, leftMs * 1e6), droppedFrames: Math.min(droppedFrames, perLife), ignoredCalls: Math.min(ignoredCalls, perLife) };
+      if (bounded.runtimeNs !== runtimeNs || bounded.droppedFrames !== droppedFrames || bounded.ignoredCalls !== ignoredCalls) this.onReject('implausible', cred.uid);
+      clock.runtimeUntilMs += bounded.runtimeNs / 1e6;
+      this.sink.processDelta(entry.identity, bounded, record);
+      // The highest figures stay the reference, so a drop and a rise again add nothing twice.
+      entry.lastProcess = prev
+        ? { ...record, runtimeNs: Math.max(record.runtimeNs, prev.runtimeNs), droppedFrames: Math.max(record.droppedFrames, prev.droppedFrames), ignoredCalls: Math.max(record.ignoredCalls, prev.ignoredCalls) }
+        : record;
     }
     this.maybeEnd(key, entry);
   }
@@ -225,20 +285,25 @@ export class ProcessTable {
     if (!entry.accepted) {
       this.onReject(entry.refusal, uid);
     } else {
-      if (!entry.mounts.has(record.path)) {
-        const refusal = entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRefusal(entry.identity.uid);
-        if (refusal) {
-          this.onReject(refusal, uid);
-          this.maybeEnd(key, entry);
-          return;
-        }
-        this.mountsPerUid.set(entry.identity.uid, (this.mountsPerUid.get(entry.identity.uid) ?? 0) + 1);
-        this.mountTotal++;
-      }
+      const known = entry.mounts.get(record.path);
+      const refusal = known ? undefined : entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRefusal(entry.identity.uid);
       const current = countersOf(record);
-      const increment = delta(current, entry.mounts.get(record.path) ?? (entry.baseline ? current : undefined));
-      entry.mounts.set(record.path, current);
-      this.sink.mountDelta(entry.identity, { path: record.path, fstype: record.fstype, fsname: record.fsname }, increment, record);
+      const increment = refusal ? undefined : delta(current, known ?? (entry.baseline ? current : undefined));
+      const clock = this.clockOf(entry.identity.pid);
+      const needMs = increment ? neededMs(increment, this.limits) : 0;
+      const reason = refusal ?? (!increment ? 'counter_decrease' : !(needMs <= this.leftMs(clock.ioUntilMs)) ? 'implausible' : undefined);
+      if (reason || !increment) {
+        // The snapshot stays the last accepted one: an honest burst is credited with a later frame.
+        this.onReject(reason ?? 'implausible', uid);
+      } else {
+        if (!known) {
+          this.mountsPerUid.set(entry.identity.uid, (this.mountsPerUid.get(entry.identity.uid) ?? 0) + 1);
+          this.mountTotal++;
+        }
+        entry.mounts.set(record.path, current);
+        clock.ioUntilMs += needMs;
+        this.sink.mountDelta(entry.identity, { path: record.path, fstype: record.fstype, fsname: record.fsname }, increment, record);
+      }
     }
     this.maybeEnd(key, entry);
   }
@@ -264,8 +329,10 @@ export class ProcessTable {
         removed++;
       }
     }
-    // Keep the verifier's job owners bounded: only jobs with a process still known.
+    // Keep the verifier's job owners and the pid clocks bounded: only jobs and pids still known.
     this.verifier.retainOnly(this.liveJobIds());
+    const pids = new Set([...this.entries.values()].map((e) => e.identity.pid));
+    for (const pid of this.pidClocks.keys()) if (!pids.has(pid)) this.pidClocks.delete(pid);
     return removed;
   }
 

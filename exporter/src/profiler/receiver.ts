@@ -17,6 +17,8 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
  * - `no_process`: a mount frame without its process frame; `stale`: an old or repeated sequence;
  * - `too_many_processes`, `too_many_mounts`, `process_limit`, `mount_limit`, `user_mount_limit`: over
  *   a bound of the process table (per uid, per process, or over all uids; see TableLimits);
+ * - `implausible`: figures beyond what a process can do in the time elapsed (plausibility.ts);
+ *   `counter_decrease`: a figure lower than the process's last one (no reset without a new process);
  * - `overloaded`: the receiver's queue to JavaScript was full, or the sender uid's share of it.
  */
 export type RejectReason = DecodeRejectReason | TableRejectReason | 'oversized' | 'overloaded';
@@ -56,7 +58,7 @@ export class ProfilerReceiver {
   /** Binds the socket; throws the addon's error (with `code`, e.g. ENOENT) when it cannot. */
   constructor(options: ReceiverOptions) {
     const addon = loadSeqpacketAddon();
-    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid));
+    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid), Date.now, undefined, { procfs: options.procfs });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
       { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnectionsPerUser: options.maxConnectionsPerUser ?? 256 },
