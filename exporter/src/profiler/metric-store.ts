@@ -22,6 +22,11 @@ export class LabelledSums {
   dropJob(jobid: string): void {
     for (const [key, entry] of this.values) if (entry.labels[0] === jobid) this.values.delete(key);
   }
+
+  /** Drops one user's series of a job (the user label is always the second element). */
+  dropJobUser(jobid: string, user: string): void {
+    for (const [key, entry] of this.values) if (entry.labels[0] === jobid && entry.labels[1] === user) this.values.delete(key);
+  }
 }
 
 export const NO_JOB = '_none';
@@ -79,7 +84,8 @@ export class ProfilerMetricStore implements AggregatorSink {
   ) {}
 
   private labels(id: ProcessIdentity, weight: number): [string, string] {
-    const job = this.slots.route(id.jobid === '' ? NO_JOB : id.jobid, weight, this.now());
+    const claim = id.jobid === '' ? undefined : { uid: id.uid, verified: id.jobVerified === true };
+    const job = this.slots.route(id.jobid === '' ? NO_JOB : id.jobid, weight, this.now(), claim);
     return job === OTHER ? [OTHER, OTHER] : [job, this.users.label(id.uid)];
   }
 
@@ -104,6 +110,15 @@ export class ProfilerMetricStore implements AggregatorSink {
     this.droppedFrames += inc.droppedFrames;
     const [job, user] = this.labels(id, 0);
     this.runtimeSeconds.add([job, user], inc.runtimeNs / 1e9);
+  }
+
+  /**
+   * A squatter's claim on the job was revoked (kernel evidence names another owner): what it credited
+   * there was invented, so its series of that job go (its later frames are refused).
+   */
+  claimRevoked(id: ProcessIdentity): void {
+    const user = this.users.label(id.uid);
+    for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) sums.dropJobUser(id.jobid, user);
   }
 
   get foldedJobs(): number {

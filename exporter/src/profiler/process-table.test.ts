@@ -64,7 +64,7 @@ function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-')), limits: 
   let now = 0;
   const table = new ProcessTable(new JobVerifier(procfs), sink, (r) => rejected.push(r), () => now, undefined, { procfs, ...limits });
   const writes = (key: string): number => totals.get(key)?.[slot.calls(1, 2)] ?? 0;
-  return { table, totals, runtime, ended, rejected, writes, tick: (ms: number) => (now += ms) };
+  return { table, sink, totals, runtime, ended, rejected, writes, tick: (ms: number) => (now += ms) };
 }
 
 const cred = (pid: number, uid = 1000) => ({ pid, uid, gid: 1000 });
@@ -192,6 +192,7 @@ test('expiry prunes the verifier\'s job owners to the jobs still known', () => {
   const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
   mkdirSync(join(procfs, '70'));
   writeFileSync(join(procfs, '70', 'environ'), 'SLURM_JOB_ID=9\0');
+  writeFileSync(join(procfs, '70', 'cgroup'), '0::/system.slice/slurmstepd.scope/job_9/step_batch\n');
   const verifier = new JobVerifier(procfs);
   const rejected: string[] = [];
   let now = 0;
@@ -379,4 +380,32 @@ test('global bounds: processes and mount entries across all uids, and each uid\'
   table.handle(mount(4, 1, { path: '/b2' }), cred(200, 2002));
   assert.equal(credited, 7);
   assert.equal(table.mountEntries, 3);
+});
+
+test('job squatting: a squatter accepted on its environment alone is revoked once kernel evidence names the job\'s owner', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
+  for (const [pid, files] of Object.entries({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } })) {
+    mkdirSync(join(procfs, pid));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(procfs, pid, name), text);
+  }
+  const h = harness(procfs);
+  const revoked: string[] = [];
+  h.sink.claimRevoked = (id) => void revoked.push(`${id.jobid}/${id.uid}`);
+  // The squatter (uid 1001) claims job 900 first, from its own environment.
+  h.table.handle(proc(0, 10, { jobid: '900' }), cred(60, 1001));
+  h.table.handle(mount(1, 7), cred(60, 1001));
+  // The job's user (uid 1000): a process with only its environment, then the batch step in the job cgroup.
+  h.table.handle(proc(0, 10, { jobid: '900' }), cred(61, 1000));
+  h.table.handle(mount(1, 20), cred(61, 1000));
+  assert.equal(h.writes('900|1000|/data'), 20, 'before: refused as a mismatch, the squatter owning the job');
+  h.table.handle(proc(0, 10, { jobid: '900' }), cred(62, 1000));
+  h.table.handle(mount(1, 30), cred(62, 1000));
+  assert.equal(h.writes('900|1000|/data'), 50);
+  assert.deepEqual(h.rejected, []);
+  // The squatter's next snapshot: its claim is revoked, its frames refused, its series to be dropped.
+  h.table.handle(proc(2, 20, { jobid: '900' }), cred(60, 1001));
+  h.table.handle(mount(3, 1000), cred(60, 1001));
+  assert.equal(h.writes('900|1001|/data'), 7);
+  assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+  assert.deepEqual(revoked, ['900/1001']);
 });

@@ -45,6 +45,8 @@ export interface ProcessIdentity {
   readonly gid: number;
   /** Verified (or vouched for by the same uid's verified claim) job id; '' when the process claims none. */
   readonly jobid: string;
+  /** Kernel evidence (job cgroup, step daemon) names this uid as the job's owner (else: environment only). */
+  readonly jobVerified?: boolean;
   readonly exe: string;
 }
 
@@ -66,6 +68,11 @@ export interface AggregatorSink {
   processDelta(id: ProcessIdentity, increment: ProcessIncrement, record: ProcessRecord): void;
   /** The process sent its last snapshot (exit, or exec replacing the image). */
   processEnded?(id: ProcessIdentity): void;
+  /**
+   * The process's claim on its job, accepted on its environment alone, was revoked: kernel evidence
+   * names another uid as the job's owner. What it had credited to that job was invented.
+   */
+  claimRevoked?(id: ProcessIdentity): void;
 }
 
 export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit' | 'implausible' | 'counter_decrease';
@@ -247,6 +254,7 @@ export class ProcessTable {
       entry.accepted = verdict === 'verified' || verdict === 'vouched';
       entry.refusal = verdict === 'unverified' ? 'unverified_job' : 'job_mismatch';
     }
+    this.recheckOwner(entry);
     // The previous snapshot arrived whole: every mount with earlier activity is known, baseline over.
     if (entry.baseline && existing && entry.mountsPending === 0) entry.baseline = false;
     entry.lastSequence = record.header.sequence;
@@ -282,6 +290,7 @@ export class ProcessTable {
     entry.lastSequence = record.header.sequence;
     entry.lastSeenMs = this.now();
     if (entry.mountsPending > 0) entry.mountsPending--;
+    this.recheckOwner(entry);
     if (!entry.accepted) {
       this.onReject(entry.refusal, uid);
     } else {
@@ -306,6 +315,23 @@ export class ProcessTable {
       }
     }
     this.maybeEnd(key, entry);
+  }
+
+  /**
+   * An accepted claim stands only while no other uid is proven (by kernel evidence) to own the job;
+   * once this uid is, the identity says so (the job may then take a slot of its own, see JobSlots).
+   */
+  private recheckOwner(entry: Entry): void {
+    if (!entry.accepted || entry.identity.jobid === '') return;
+    const owner = this.verifier.ownerOf(entry.identity.jobid);
+    if (owner === undefined) return;
+    if (owner === entry.identity.uid) {
+      if (!entry.identity.jobVerified) entry.identity = { ...entry.identity, jobVerified: true };
+      return;
+    }
+    entry.accepted = false;
+    entry.refusal = 'job_mismatch';
+    this.sink.claimRevoked?.(entry.identity);
   }
 
   /** After the last snapshot of an exiting or exec'ing process, its entry goes (exec starts counting anew). */
