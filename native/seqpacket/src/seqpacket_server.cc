@@ -24,6 +24,10 @@ constexpr uint64_t kFirstConnectionId = 2;
 // How long the listening socket is left alone after accept4 ran out of descriptors or memory: the
 // pending peer stays in the backlog and would make a level-triggered epoll spin at 100 % CPU.
 constexpr int kAcceptPauseMs = 100;
+// Messages read from one connection before the thread turns to the others (epoll is level-triggered,
+// so the rest is read on the next round): a sender that writes as fast as it is read must not keep
+// the thread on its connection while the others' socket buffers fill and their frames are dropped.
+constexpr int kReadsPerTurn = 64;
 
 Napi::Error ErrnoError(Napi::Env env, const std::string& what, int err) {
   Napi::Error error = Napi::Error::New(env, what + ": " + std::strerror(err));
@@ -289,8 +293,9 @@ void SeqpacketServer::Run() {
       } else {
         auto it = connections.find(tag);
         if (it == connections.end()) continue;
-        bool alive = ReadAll(it->second, buffer);
-        if (!alive || (events[i].events & (EPOLLHUP | EPOLLERR))) CloseConnection(connections, per_user, tag);
+        ReadResult read = ReadAll(it->second, buffer);
+        // A hung-up peer's last messages are read before its connection is closed (kMore: next round).
+        if (read == ReadResult::kGone || (read == ReadResult::kDrained && (events[i].events & (EPOLLHUP | EPOLLERR)))) CloseConnection(connections, per_user, tag);
       }
     }
   }
@@ -346,9 +351,9 @@ bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
   }
 }
 
-bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buffer) {
+SeqpacketServer::ReadResult SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buffer) {
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(int) * 8)];
-  for (;;) {
+  for (int turn = 0; turn < kReadsPerTurn; turn++) {
     iovec iov{buffer.data(), buffer.size()};
     msghdr msg{};
     msg.msg_iov = &iov;
@@ -359,9 +364,9 @@ bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buff
     ssize_t got = recvmsg(connection.fd, &msg, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
     if (got < 0) {
       if (errno == EINTR) continue;
-      return errno == EAGAIN || errno == EWOULDBLOCK;
+      return errno == EAGAIN || errno == EWOULDBLOCK ? ReadResult::kDrained : ReadResult::kGone;
     }
-    if (got == 0) return false;  // orderly shutdown (a zero-length frame is garbage anyway)
+    if (got == 0) return ReadResult::kGone;  // orderly shutdown (a zero-length frame is garbage anyway)
     pid_t pid = connection.pid;
     uid_t uid = connection.uid;
     gid_t gid = connection.gid;
@@ -397,6 +402,7 @@ bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buff
     }
     Deliver(event);
   }
+  return ReadResult::kMore;  // epoll (level-triggered) reports the connection again
 }
 
 void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t id) {

@@ -79,8 +79,10 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   bool AcceptAll(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t& next_id);
   /** Stops (false) or resumes (true) polling the listening socket. */
   void ArmListen(bool on);
-  /** Reads until EAGAIN; returns false when the peer is gone and the connection must be dropped. */
-  bool ReadAll(Connection& connection, std::vector<uint8_t>& buffer);
+  /** What ReadAll left behind: nothing to read now, more messages waiting, or a peer that is gone. */
+  enum class ReadResult { kDrained, kMore, kGone };
+  /** Reads until EAGAIN, end of file or kReadsPerTurn messages. */
+  ReadResult ReadAll(Connection& connection, std::vector<uint8_t>& buffer);
   void CloseConnection(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t id);
   void Deliver(Event* event);
   void Stop();
