@@ -166,6 +166,40 @@ test('profiler in a Slurm job: exact counts under the job id and the submitting 
   t.diagnostic(`rejected job_mismatch frames: outside liar (bob) ${liar1Rejected}, liar in job ${b} (${liarUser.name}, ${s.cgroups === 'v1' ? 'caught by the job cgroup' : 'caught by the owner uid'}) ${liar2Rejected}; total ${rejected(m)}`);
 });
 
+test('job squatting: a user who claims a running job before its processes are seen takes nothing; the job\'s own counts are exact and the invented ones go', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  const mount = mountOf(s.work);
+  const writes = (m: Sample[], labels: Record<string, string>): number => sum(m, 'jobio_profiler_calls_total', { call: 'write', mount, ...labels });
+  // Alice's job waits (not profiled) until told, so none of its processes is seen before the squatter.
+  const gate0 = makeFifo(s, 'squat-gate-0');
+  const gate1 = makeFifo(s, 'squat-gate-1');
+  const job = submit(t, s, {
+    user: alice,
+    script: ['#!/bin/sh', 'set -e', `cat ${gate0} > /dev/null`, preloadLines(), `dd if=${gate1} of="$PWD/squat-$SLURM_JOB_ID.bin" bs=4k count=20 iflag=fullblock status=none`, ''].join('\n'),
+  });
+  await s.waitState(job, ['RUNNING']);
+  // Bob, outside any job, claims it first: 100 writes from his own environment's SLURM_JOB_ID.
+  const squatter = spawnSync('dd', ['if=/dev/zero', `of=${join(s.work, 'squat-bob.bin')}`, 'bs=4k', 'count=100', 'status=none'], {
+    uid: bob.uid,
+    gid: bob.gid,
+    env: { PATH: process.env.PATH, LD_PRELOAD: requireProfilerLibrary(), JOBIO_SOCKET: socket, SLURM_JOB_ID: job },
+    encoding: 'utf8',
+  });
+  assert.equal(squatter.status, 0, squatter.stderr);
+  await pollMetrics('the squatter\'s claim accepted on its environment (nobody owns the job yet)', (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 100);
+  // Alice's dd starts (held in open() on gate1 until its start-up frame is judged): the kernel names
+  // her as the job's owner, and bob's series of the job go (before: bob owned the job, and without
+  // job cgroups alice's frames were refused).
+  feedFifo(gate0, 1);
+  await pollMetrics('the squatter\'s invented series dropped once the owner is known', (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 0);
+  feedFifo(gate1, 20 * 4096);
+  assert.equal(await s.waitEnded(job), 'COMPLETED');
+  const m = await pollMetrics('alice\'s 20 writes', (x) => writes(x, { jobid: job, user: 'jobiotest' }) >= 20);
+  assert.equal(writes(m, { jobid: job }), 20, 'the job shows exactly its own writes');
+  assert.deepEqual([...new Set(m.filter((x) => x.name.startsWith('jobio_profiler_') && x.labels.jobid === job).map((x) => x.labels.user))], ['jobiotest']);
+});
+
 test('jobio run inside a Slurm job: the Mistral records carry the Slurm job id', async (t) => {
   const s = cluster(t);
   if (!s) return;

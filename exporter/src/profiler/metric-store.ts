@@ -23,9 +23,9 @@ export class LabelledSums {
     for (const [key, entry] of this.values) if (entry.labels[0] === jobid) this.values.delete(key);
   }
 
-  /** Drops one user's series of a job (the user label is always the second element). */
-  dropJobUser(jobid: string, user: string): void {
-    for (const [key, entry] of this.values) if (entry.labels[0] === jobid && entry.labels[1] === user) this.values.delete(key);
+  /** Drops the series of a job of every user but one (the user label is always the second element). */
+  dropJobExceptUser(jobid: string, user: string): void {
+    for (const [key, entry] of this.values) if (entry.labels[0] === jobid && entry.labels[1] !== user) this.values.delete(key);
   }
 }
 
@@ -113,12 +113,13 @@ export class ProfilerMetricStore implements AggregatorSink {
   }
 
   /**
-   * A squatter's claim on the job was revoked (kernel evidence names another owner): what it credited
-   * there was invented, so its series of that job go (its later frames are refused).
+   * Kernel evidence names the job's owner: what other users credited to it on their environment alone
+   * (squatters who claimed it first) was invented, so their series of that job go, even those of
+   * processes long gone (their later frames are refused).
    */
-  claimRevoked(id: ProcessIdentity): void {
-    const user = this.users.label(id.uid);
-    for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) sums.dropJobUser(id.jobid, user);
+  jobOwnerKnown(jobid: string, uid: number): void {
+    const user = this.users.label(uid);
+    for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) sums.dropJobExceptUser(jobid, user);
   }
 
   get foldedJobs(): number {

@@ -389,8 +389,8 @@ test('job squatting: a squatter accepted on its environment alone is revoked onc
     for (const [name, text] of Object.entries(files)) writeFileSync(join(procfs, pid, name), text);
   }
   const h = harness(procfs);
-  const revoked: string[] = [];
-  h.sink.claimRevoked = (id) => void revoked.push(`${id.jobid}/${id.uid}`);
+  const owners: string[] = [];
+  h.sink.jobOwnerKnown = (jobid, uid) => void owners.push(`${jobid}/${uid}`);
   // The squatter (uid 1001) claims job 900 first, from its own environment.
   h.table.handle(proc(0, 10, { jobid: '900' }), cred(60, 1001));
   h.table.handle(mount(1, 7), cred(60, 1001));
@@ -402,10 +402,10 @@ test('job squatting: a squatter accepted on its environment alone is revoked onc
   h.table.handle(mount(1, 30), cred(62, 1000));
   assert.equal(h.writes('900|1000|/data'), 50);
   assert.deepEqual(h.rejected, []);
+  assert.deepEqual(owners, ['900/1000'], 'the sink is told at once (it drops the squatter\'s series of job 900)');
   // The squatter's next snapshot: its claim is revoked, its frames refused, its series to be dropped.
   h.table.handle(proc(2, 20, { jobid: '900' }), cred(60, 1001));
   h.table.handle(mount(3, 1000), cred(60, 1001));
   assert.equal(h.writes('900|1001|/data'), 7);
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
-  assert.deepEqual(revoked, ['900/1001']);
 });

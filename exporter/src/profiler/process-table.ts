@@ -69,10 +69,10 @@ export interface AggregatorSink {
   /** The process sent its last snapshot (exit, or exec replacing the image). */
   processEnded?(id: ProcessIdentity): void;
   /**
-   * The process's claim on its job, accepted on its environment alone, was revoked: kernel evidence
-   * names another uid as the job's owner. What it had credited to that job was invented.
+   * Kernel evidence names `uid` as the owner of `jobid` (first time, or a new owner): what other uids
+   * credited to that job on their environment alone was invented (their claims are revoked).
    */
-  claimRevoked?(id: ProcessIdentity): void;
+  jobOwnerKnown?(jobid: string, uid: number): void;
 }
 
 export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit' | 'implausible' | 'counter_decrease';
@@ -237,7 +237,10 @@ export class ProcessTable {
     if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes', cred.uid);
     if (!entry && this.entries.size >= this.limits.maxProcesses) return this.onReject('process_limit', cred.uid);
     if (!entry || entry.identity.jobid !== record.jobid) {
+      const ownerBefore = this.verifier.ownerOf(record.jobid);
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource, evidence: cred.evidence });
+      const owner = this.verifier.ownerOf(record.jobid);
+      if (owner !== undefined && owner !== ownerBefore) this.ownerKnown(record.jobid, owner);
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
@@ -331,7 +334,12 @@ export class ProcessTable {
     }
     entry.accepted = false;
     entry.refusal = 'job_mismatch';
-    this.sink.claimRevoked?.(entry.identity);
+  }
+
+  /** Kernel evidence named a job's owner: other uids' accepted claims on it are revoked, now. */
+  private ownerKnown(jobid: string, owner: number): void {
+    for (const entry of this.entries.values()) if (entry.identity.jobid === jobid) this.recheckOwner(entry);
+    this.sink.jobOwnerKnown?.(jobid, owner);
   }
 
   /** After the last snapshot of an exiting or exec'ing process, its entry goes (exec starts counting anew). */
