@@ -4,7 +4,7 @@
 // One Slurm instance and one exporter serve every test of this file; each test ends its own jobs.
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,14 +179,19 @@ test('job squatting: a user who claims a running job before its processes are se
     script: ['#!/bin/sh', 'set -e', `cat ${gate0} > /dev/null`, preloadLines(), `dd if=${gate1} of="$PWD/squat-$SLURM_JOB_ID.bin" bs=4k count=20 iflag=fullblock status=none`, ''].join('\n'),
   });
   await s.waitState(job, ['RUNNING']);
-  // Bob, outside any job, claims it first: 100 writes from his own environment's SLURM_JOB_ID.
-  const squatter = spawnSync('dd', ['if=/dev/zero', `of=${join(s.work, 'squat-bob.bin')}`, 'bs=4k', 'count=100', 'status=none'], {
+  // Bob, outside any job, claims it first: 100 writes from his own environment's SLURM_JOB_ID. His dd
+  // is held in open() on a FIFO until its start-up frame has been judged (alive, environ readable).
+  const gateBob = makeFifo(s, 'squat-gate-bob');
+  const squatter = spawn('dd', [`if=${gateBob}`, `of=${join(s.work, 'squat-bob.bin')}`, 'bs=4k', 'count=100', 'iflag=fullblock', 'status=none'], {
     uid: bob.uid,
     gid: bob.gid,
     env: { PATH: process.env.PATH, LD_PRELOAD: requireProfilerLibrary(), JOBIO_SOCKET: socket, SLURM_JOB_ID: job },
-    encoding: 'utf8',
+    stdio: 'ignore',
   });
-  assert.equal(squatter.status, 0, squatter.stderr);
+  const squatterExit = new Promise((resolve) => squatter.once('exit', resolve));
+  await pollMetrics('the squatter\'s start-up frame accepted', (x) => x.some((y) => y.name === 'jobio_profiler_runtime_seconds_total' && y.labels.jobid === job && y.labels.user === 'jobiotest2'));
+  feedFifo(gateBob, 100 * 4096);
+  assert.equal(await squatterExit, 0);
   await pollMetrics('the squatter\'s claim accepted on its environment (nobody owns the job yet)', (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 100);
   // Alice's dd starts (held in open() on gate1 until its start-up frame is judged): the kernel names
   // her as the job's owner, and bob's series of the job go (before: bob owned the job, and without
