@@ -36,8 +36,11 @@ export interface HonestCount {
 export interface SoakResult {
   readonly durationMs: number;
   readonly scrapes: number;
-  /** Exporter RSS in MB: before traffic, after the first quarter (warm), at the end, highest sample. */
-  readonly rssMb: { readonly start: number; readonly warm: number; readonly end: number; readonly max: number };
+  /**
+   * Exporter RSS in MB: before traffic, at a third of the run (warm: the hostile user has reached its
+   * bounds), at the end, the highest sample, and the lowest and highest from a third to the end.
+   */
+  readonly rssMb: { readonly start: number; readonly warm: number; readonly end: number; readonly max: number; readonly lateMin: number; readonly lateMax: number };
   readonly honest: readonly HonestCount[];
   /** `series: before -> after` for every counter seen going down (must be empty). */
   readonly decreases: readonly string[];
@@ -162,6 +165,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     let scrapes = 0;
     let rssMax = rssStart;
     let rssWarm = 0;
+    const late: number[] = [];
     let processesMax = 0;
     let profilerSeriesMax = 0;
     const check = (samples: Sample[]): void => {
@@ -187,7 +191,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       check(samples);
       const rss = rssMb(pid);
       rssMax = Math.max(rssMax, rss);
-      if (!rssWarm && Date.now() - started >= options.durationMs / 4) rssWarm = rss;
+      if (!rssWarm && Date.now() - started >= options.durationMs / 3) rssWarm = rss;
+      if (rssWarm) late.push(rss);
       log(`${Math.round((Date.now() - started) / 1000)} s: RSS ${rss.toFixed(0)} MB, processes ${sum(samples, 'jobio_profiler_processes', {})}, honest runs ${honest.map((h) => h.runs()).join('/')}, fake jobs ${fakeJobsStarted}, rejected ${sum(samples, 'jobio_profiler_records_rejected_total', {})}`);
     }
 
@@ -210,6 +215,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     check(samples);
     const rssEnd = rssMb(pid);
     rssMax = Math.max(rssMax, rssEnd);
+    late.push(rssEnd);
     const rejected: Record<string, number> = {};
     for (const s of samples) if (s.name === 'jobio_profiler_records_rejected_total' && s.value > 0) rejected[s.labels.reason ?? ''] = s.value;
     const rejectedByUser: Record<string, number> = {};
@@ -217,7 +223,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     return {
       durationMs: Date.now() - started,
       scrapes,
-      rssMb: { start: rssStart, warm: rssWarm || rssEnd, end: rssEnd, max: rssMax },
+      rssMb: { start: rssStart, warm: rssWarm || rssEnd, end: rssEnd, max: rssMax, lateMin: Math.min(...late), lateMax: Math.max(...late) },
       honest: honest.map((h) => ({ user: h.user.name, jobid: h.jobid, runs: h.runs(), expected: h.runs() * BLOCKS, counted: counted(samples, h) })),
       decreases,
       rejected,
