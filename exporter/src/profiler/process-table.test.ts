@@ -409,3 +409,18 @@ test('job squatting: a squatter accepted on its environment alone is revoked onc
   assert.equal(h.writes('900|1001|/data'), 7);
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
 });
+
+test('a process switching its job claim credits the new job only with what it did after the switch (its history is not counted twice)', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
+  mkdirSync(join(procfs, '60'));
+  writeFileSync(join(procfs, '60', 'environ'), 'SLURM_JOB_ID=900\0');
+  const h = harness(procfs);
+  h.table.handle(proc(0, 10), cred(60));
+  h.table.handle(mount(1, 10), cred(60));
+  h.table.handle(proc(2, 20, { jobid: '900' }), cred(60));
+  h.table.handle(mount(3, 15), cred(60));
+  h.table.handle(proc(4, 30), cred(60));
+  h.table.handle(mount(5, 18), cred(60));
+  assert.equal(h.writes('|1000|/data'), 13, '10 before the switch, 3 after switching back');
+  assert.equal(h.writes('900|1000|/data'), 5, 'before: 15, the whole history again');
+});

@@ -249,10 +249,9 @@ export class ProcessTable {
         this.entries.set(key, entry);
         this.perUid.set(cred.uid, (this.perUid.get(cred.uid) ?? 0) + 1);
       } else if (entry.identity.jobid !== record.jobid) {
-        // A new claim: the figures already credited stay with the old job; start afresh for the new one.
-        this.forgetMounts(entry);
+        // A new claim: the figures already credited stay with the old job; the new one gets what the
+        // process does from now on (the snapshots stay the reference: its history is not counted twice).
         entry.identity = identity;
-        entry.lastProcess = undefined;
       }
       entry.accepted = verdict === 'verified' || verdict === 'vouched';
       entry.refusal = verdict === 'unverified' ? 'unverified_job' : 'job_mismatch';
