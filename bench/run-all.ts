@@ -1,11 +1,13 @@
 // `npm run bench`: every component's benchmark, each printing a markdown section with its figures
 // and its same-run baseline. Copy the output into docs/BENCHMARKS.md with the date and machine.
-// `npm run bench -- exporter lustre` runs only the named ones.
+// `npm run bench -- exporter lustre` runs only the named ones; `npm run bench -- soak --soak-minutes=15`
+// is the 15-minute soak of the profiler socket under a hostile local user (part of the full run).
 import { cpus } from 'node:os';
 import { existsSync } from 'node:fs';
 
-const all = ['exporter', 'lustre', 'collectors', 'profiler', 'grafana'] as const;
-const wanted = process.argv.slice(2);
+const all = ['exporter', 'lustre', 'collectors', 'profiler', 'grafana', 'soak'] as const;
+// Flags (--name=value) belong to the benchmarks themselves (e.g. --soak-minutes=N).
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const names = wanted.length > 0 ? all.filter((n) => wanted.includes(n)) : all;
 
 console.log(`# jobio benchmarks, ${new Date().toISOString()}`);

@@ -38,6 +38,11 @@ export interface SeqpacketServerOptions {
   readonly queueSize?: number;
   /** Bytes held by events waiting for JavaScript before new ones are dropped and counted (default 16 MiB, 0 = unbounded). */
   readonly queueBytes?: number;
+  /**
+   * Bytes one sender uid may hold in that queue (default queueBytes / 4, 0 = no per-uid bound): a
+   * flooding user loses its own frames, not the others'. Losses are counted per uid (queueDroppedByUid).
+   */
+  readonly queueBytesPerUser?: number;
 }
 
 export interface SeqpacketServerStats {
@@ -57,12 +62,14 @@ export interface SeqpacketServerStats {
   readonly acceptErrors: number;
   readonly frames: number;
   readonly oversized: number;
-  /** Events dropped because JavaScript fell behind (queue full). */
+  /** Events dropped because JavaScript fell behind (queue full, or the sender uid's share of it). */
   readonly queueDropped: number;
   readonly enqueued: number;
   readonly delivered: number;
   /** Bytes held by events waiting for JavaScript now (at most queueBytes). */
   readonly queuedBytes: number;
+  /** queueDropped by sender uid (decimal uid → events dropped), uids without drops left out. */
+  readonly queueDroppedByUid: Readonly<Record<string, number>>;
 }
 
 /** Error thrown by the constructor; `code` is ENOENT, EACCES, EADDRINUSE, ENAMETOOLONG, ENOTDIR, EPERM, EEXIST or EIO. */

@@ -4,7 +4,7 @@
 // One Slurm instance and one exporter serve every test of this file; each test ends its own jobs.
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +164,45 @@ test('profiler in a Slurm job: exact counts under the job id and the submitting 
   assert.deepEqual([...new Set(m.filter((x) => x.name === 'jobio_profiler_calls_total' && x.labels.jobid === a).map((x) => x.labels.user))], ['jobiotest'], 'only alice appears in her job');
   assert.equal(m.filter((x) => x.name.startsWith('jobio_profiler_') && x.labels.user === 'jobiotest2' && x.labels.jobid === a).length, 0);
   t.diagnostic(`rejected job_mismatch frames: outside liar (bob) ${liar1Rejected}, liar in job ${b} (${liarUser.name}, ${s.cgroups === 'v1' ? 'caught by the job cgroup' : 'caught by the owner uid'}) ${liar2Rejected}; total ${rejected(m)}`);
+});
+
+test('job squatting: a user who claims a running job before its processes are seen takes nothing; the job\'s own counts are exact and the invented ones go', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  const mount = mountOf(s.work);
+  const writes = (m: Sample[], labels: Record<string, string>): number => sum(m, 'jobio_profiler_calls_total', { call: 'write', mount, ...labels });
+  // Alice's job waits (not profiled) until told, so none of its processes is seen before the squatter.
+  const gate0 = makeFifo(s, 'squat-gate-0');
+  const gate1 = makeFifo(s, 'squat-gate-1');
+  const job = submit(t, s, {
+    user: alice,
+    script: ['#!/bin/sh', 'set -e', `cat ${gate0} > /dev/null`, preloadLines(), `dd if=${gate1} of="$PWD/squat-$SLURM_JOB_ID.bin" bs=4k count=20 iflag=fullblock status=none`, ''].join('\n'),
+  });
+  await s.waitState(job, ['RUNNING']);
+  // Bob, outside any job, claims it first: 100 writes from his own environment's SLURM_JOB_ID. His dd
+  // is held in open() on a FIFO until its start-up frame has been judged (alive, environ readable).
+  const gateBob = makeFifo(s, 'squat-gate-bob');
+  const squatter = spawn('dd', [`if=${gateBob}`, `of=${join(s.work, 'squat-bob.bin')}`, 'bs=4k', 'count=100', 'iflag=fullblock', 'status=none'], {
+    uid: bob.uid,
+    gid: bob.gid,
+    env: { PATH: process.env.PATH, LD_PRELOAD: requireProfilerLibrary(), JOBIO_SOCKET: socket, SLURM_JOB_ID: job },
+    stdio: 'ignore',
+  });
+  const squatterExit = new Promise((resolve) => squatter.once('exit', resolve));
+  await pollMetrics('the squatter\'s start-up frame accepted', (x) => x.some((y) => y.name === 'jobio_profiler_runtime_seconds_total' && y.labels.jobid === job && y.labels.user === 'jobiotest2'));
+  feedFifo(gateBob, 100 * 4096);
+  assert.equal(await squatterExit, 0);
+  await pollMetrics('the squatter\'s claim accepted on its environment (nobody owns the job yet)', (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 100);
+  // Alice's dd starts (held in open() on gate1 until its start-up frame is judged): the kernel names
+  // her as the job's owner, and bob's series of the job go (before: bob owned the job, and without
+  // job cgroups alice's frames were refused).
+  feedFifo(gate0, 1);
+  await pollMetrics('the squatter\'s invented series dropped once the owner is known', (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 0);
+  feedFifo(gate1, 20 * 4096);
+  assert.equal(await s.waitEnded(job), 'COMPLETED');
+  const m = await pollMetrics('alice\'s 20 writes', (x) => writes(x, { jobid: job, user: 'jobiotest' }) >= 20);
+  assert.equal(writes(m, { jobid: job }), 20, 'the job shows exactly its own writes');
+  assert.deepEqual([...new Set(m.filter((x) => x.name.startsWith('jobio_profiler_') && x.labels.jobid === job).map((x) => x.labels.user))], ['jobiotest']);
 });
 
 test('jobio run inside a Slurm job: the Mistral records carry the Slurm job id', async (t) => {

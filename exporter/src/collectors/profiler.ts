@@ -71,6 +71,7 @@ export const profilerCollector: CollectorDescriptor = {
       ioSeconds: new Counter({ name: 'jobio_profiler_io_seconds_total', help: 'Seconds spent in I/O calls, estimated from sampled durations.', labelNames: callLabels, registers: [registry] }),
       runtime: new Counter({ name: 'jobio_profiler_runtime_seconds_total', help: 'Accumulated wall-clock run time of profiled processes in seconds.', labelNames: jobLabels, registers: [registry] }),
       rejected: new Counter({ name: 'jobio_profiler_records_rejected_total', help: 'Profiler messages rejected by the receiver, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
+      userRejected: new Counter({ name: 'jobio_profiler_user_records_rejected_total', help: 'Profiler messages rejected or dropped, by sending user (system uids as _system) and reason.', labelNames: ['user', 'reason'] as const, registers: [registry] }),
       refusedConnections: new Counter({ name: 'jobio_profiler_connections_refused_total', help: 'Socket connections closed as soon as they were accepted, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
       acceptErrors: new Counter({ name: 'jobio_profiler_accept_errors_total', help: 'Times accepting a socket connection failed for lack of file descriptors or memory (accepting then pauses for 100 ms).', registers: [registry] }),
       dropped: new Counter({ name: 'jobio_profiler_records_dropped_total', help: 'Frames the profiled processes could not send (no receiver or socket full), as they reported.', registers: [registry] }),
@@ -99,7 +100,7 @@ export const profilerCollector: CollectorDescriptor = {
         if (!receiver) return 'absent';
         receiver.expire(expiryMs);
         store.maintain(expiryMs);
-        await users.resolve(store.uids());
+        await users.resolve([...store.uids(), ...receiver.rejectedByUser().keys()]);
         const rejected = receiver.rejectedCounts();
         const refused = receiver.refusedConnections();
         const acceptErrors = receiver.stats().acceptErrors;
@@ -112,6 +113,9 @@ export const profilerCollector: CollectorDescriptor = {
         fill(metrics.runtime, store.runtimeSeconds, jobLabels);
         metrics.rejected.reset();
         for (const [reason, count] of rejected) metrics.rejected.inc({ reason }, count);
+        // Per user: the uid's name (system uids folded into one label), so the label stays bounded.
+        metrics.userRejected.reset();
+        for (const [uid, counts] of receiver.rejectedByUser()) for (const [reason, count] of counts) metrics.userRejected.inc({ user: users.label(uid), reason }, count);
         metrics.refusedConnections.reset();
         for (const [reason, count] of refused) metrics.refusedConnections.inc({ reason }, count);
         metrics.acceptErrors.reset();

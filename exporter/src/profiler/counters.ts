@@ -62,15 +62,18 @@ export function countersOf(record: MountRecord): Counters {
 }
 
 /**
- * What happened between two cumulative snapshots. A figure that went down means the sender started
- * counting again (the reset rule of docs/architecture.md "Formulas"): its delta is the new value.
+ * What happened between two cumulative snapshots of the same process, or undefined if a figure went
+ * down: a process's counters only grow, and a new process is a new entry (its own pid and kernel
+ * start time), so a drop is no evidence of a restart and must not be counted as one (a sender going
+ * up and down would otherwise add its total again at every rise).
  */
-export function delta(current: Counters, previous: Counters | undefined): Counters {
+export function delta(current: Counters, previous: Counters | undefined): Counters | undefined {
   const out = emptyCounters();
   for (let i = 0; i < COUNTER_SLOTS; i++) {
     const cur = current[i] ?? 0;
     const prev = previous?.[i] ?? 0;
-    out[i] = cur >= prev ? cur - prev : cur;
+    if (!(cur >= prev)) return undefined;
+    out[i] = cur - prev;
   }
   return out;
 }
@@ -84,8 +87,8 @@ export function isZero(v: Counters): boolean {
   return true;
 }
 
-/** One scalar of a delta of two scalars, same reset rule as delta(). */
+/** One scalar of a delta of two scalars: a figure that went down adds nothing (see delta()). */
 export function scalarDelta(current: number, previous: number | undefined): number {
   const prev = previous ?? 0;
-  return current >= prev ? current - prev : current;
+  return current >= prev ? current - prev : 0;
 }

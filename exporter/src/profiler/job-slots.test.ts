@@ -15,3 +15,38 @@ test('at most max jobs own series; others fold into _other; slots are sticky and
   assert.equal(slots.ownCount, 2);
   assert.equal(slots.waitingCount, 1);
 });
+
+test('fake job ids of one user cannot take the slots: a uid holds at most its share, jobs without kernel evidence at most their pool', () => {
+  const slots = new JobSlots(8, { maxPerUser: 2, maxUnverified: 4 });
+  // The flood: uid 2001 claims 100 job ids from its own environment (no cgroup or step daemon behind them).
+  for (let i = 0; i < 100; i++) slots.route(`fake${i}`, 1000, 0, { uid: 2001, verified: false });
+  assert.equal(slots.ownCount, 2, 'before: all 8 slots went to the flood');
+  // Two more users with unverified claims fill the pool of unverified jobs (4), not more.
+  for (const uid of [2002, 2003]) for (let i = 0; i < 5; i++) slots.route(`u${uid}-${i}`, 1000, 0, { uid, verified: false });
+  assert.equal(slots.ownCount, 4);
+  // Real jobs (kernel evidence) of other users get their own series at once.
+  assert.equal(slots.route('real1', 1, 0, { uid: 1000, verified: true }), 'real1');
+  assert.equal(slots.route('real2', 1, 0, { uid: 1000, verified: true }), 'real2');
+  assert.equal(slots.route('real3', 1, 0, { uid: 1000, verified: true }), OTHER, 'uid 1000 is at its share too');
+  assert.equal(slots.route('real4', 1, 0, { uid: 1001, verified: true }), 'real4');
+  assert.equal(slots.route('_none', 1, 0), '_none', 'jobs without a uid (processes outside any job) are not charged to anyone');
+  assert.equal(slots.ownCount, 8);
+  // Freed slots go to the busiest waiting job that fits the rules: not to the flood.
+  assert.deepEqual(slots.maintain(700, 600).sort(), ['_none', 'fake0', 'fake1', 'real1', 'real2', 'real4', 'u2002-0', 'u2002-1'].sort());
+  slots.route('real3', 1, 700, { uid: 1000, verified: true });
+  slots.route('real5', 1, 700, { uid: 1001, verified: true });
+  for (let i = 2; i < 100; i++) slots.route(`fake${i}`, 1000, 700, { uid: 2001, verified: false });
+  slots.maintain(800, 600);
+  assert.equal(slots.route('real3', 1, 800, { uid: 1000, verified: true }), 'real3');
+  assert.equal(slots.route('real5', 1, 800, { uid: 1001, verified: true }), 'real5');
+  assert.equal([...Array(100).keys()].filter((i) => slots.route(`fake${i}`, 1, 800, { uid: 2001, verified: false }) !== OTHER).length, 2);
+});
+
+test('a job first seen on an unverified claim is charged to its owner once kernel evidence shows up', () => {
+  const slots = new JobSlots(4, { maxPerUser: 1, maxUnverified: 1 });
+  assert.equal(slots.route('9', 1, 0, { uid: 2001, verified: false }), '9');
+  assert.equal(slots.route('9', 1, 0, { uid: 1000, verified: true }), '9', 'the real owner\'s traffic');
+  // The squatter's pool and share are free again; the owner's share is used.
+  assert.equal(slots.route('10', 1, 0, { uid: 2001, verified: false }), '10');
+  assert.equal(slots.route('11', 1, 0, { uid: 1000, verified: true }), OTHER);
+});

@@ -1,18 +1,24 @@
 // Checks the job id a process claims against what the kernel says about that process, so one user
 // cannot write counts into another user's job (docs/architecture.md "Wire format and trust"). The pid and uid come from the socket
 // credentials; the claim comes from the frame. Evidence, strongest first:
-//   1. /proc/<pid>/cgroup: a Slurm job cgroup (`.../job_<id>/...`, placed there by slurmd, not by the
-//      process) must name the claimed id; it also makes that uid the job's owner;
+//   1. kernel evidence, which alone makes a uid the job's owner:
+//      a. /proc/<pid>/cgroup: a Slurm job cgroup (`.../job_<id>/...`, placed there by slurmd, not by
+//         the process) must name the claimed id;
+//      b. without job cgroups (proctrack/linuxproc): the process descends from the job's step daemon,
+//         a root-owned process titled `slurmstepd: [<id>.<step>]` (a user can title a process so, but
+//         not make it root's, and cannot adopt another user's processes);
 //   2. /proc/<pid>/environ (the environment the process was started with): the claimed variable
-//      must be set to the claimed id. Weak: any process can set SLURM_JOB_ID itself, so this only
-//      stands when no other uid owns the job (the first uid seen becomes the owner until a cgroup
-//      says otherwise);
+//      must be set to the claimed id. Weak: any process can set SLURM_JOB_ID itself, so it never makes
+//      an owner (else whoever claims a job first, a squatter, would own it and the real user's data
+//      would be refused). It stands for the claiming uid alone, while no other uid owns the job;
 //   3. neither readable (the process already exited, or the exporter may not read it): the claim is
 //      accepted ('vouched') only if the same uid already proved membership of that job id (typically
 //      the job's long-lived batch shell, verified through its start-up frame). Otherwise it is
 //      refused ('unverified'): accepting it would let user A write into job B simply because B's own
 //      processes had not been seen yet.
-// The owners map is pruned to the jobs still in the process table (ProcessTable.expire), so it stays
+// Once kernel evidence names a job's owner, other uids' claims on it are refused; the process table
+// re-checks its accepted processes against ownerOf(), so a squatter's earlier claim is revoked too.
+// The maps are pruned to the jobs still in the process table (ProcessTable.expire), so they stay
 // bounded; a job none of whose processes is known any more must prove itself again.
 // The receiver thread of the addon reads cgroup and environ as a process's first frame arrives and
 // hands them over with it (ProcEvidence), so a short-lived process is judged on what it was while
@@ -71,9 +77,20 @@ function readOrUndefined(path: string): Buffer | undefined {
   }
 }
 
+/** Ancestors looked at for a step daemon (process trees of jobs are shallow; a loop cannot hang). */
+const MAX_ANCESTRY = 64;
+
+/** The parent pid in a /proc/<pid>/stat line (fields after the command name, which may hold spaces). */
+function parentPid(stat: string): number | undefined {
+  const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
+}
+
 export class JobVerifier {
-  /** Job id → uid whose processes proved membership (environ or cgroup). */
+  /** Job id → uid proven by kernel evidence (cgroup or step daemon ancestry) to run it. */
   private readonly owners = new Map<string, number>();
+  /** Job id → uids with a claim backed by their environment (vouches for their own later claims only). */
+  private readonly claimants = new Map<string, Set<number>>();
 
   constructor(
     private readonly procfs: string,
@@ -85,28 +102,37 @@ export class JobVerifier {
     return this.owners.size;
   }
 
+  /** The uid kernel evidence names as the job's, if any. */
+  ownerOf(jobid: string): number | undefined {
+    return this.owners.get(jobid);
+  }
+
   verify(claim: JobClaim): Verdict {
     if (claim.jobid === '') return 'verified'; // claims no job: nothing to protect
     if (this.options.trustClaims) return 'verified';
     if (!(JOBID_VARIABLES as readonly string[]).includes(claim.source)) return 'mismatch';
     const evidence = this.evidence(claim);
     if (evidence === 'mismatch') return 'mismatch';
-    if (evidence === 'cgroup') {
+    if (evidence === 'kernel') {
       this.owners.set(claim.jobid, claim.uid);
       return 'verified';
     }
     const owner = this.owners.get(claim.jobid);
     if (owner !== undefined && owner !== claim.uid) return 'mismatch';
-    if (evidence === 'none') return owner === claim.uid ? 'vouched' : 'unverified';
-    if (owner === undefined) this.owners.set(claim.jobid, claim.uid);
+    const claimants = this.claimants.get(claim.jobid);
+    if (evidence === 'none') return owner === claim.uid || claimants?.has(claim.uid) ? 'vouched' : 'unverified';
+    if (claimants) claimants.add(claim.uid);
+    else this.claimants.set(claim.jobid, new Set([claim.uid]));
     return 'verified';
   }
 
-  private evidence(claim: JobClaim): 'cgroup' | 'environ' | 'none' | 'mismatch' {
+  private evidence(claim: JobClaim): 'kernel' | 'environ' | 'none' | 'mismatch' {
     const early = claim.evidence;
     const cgroup = early ? early.cgroup : readOrUndefined(join(this.procfs, String(claim.pid), 'cgroup'))?.toString('utf8');
     const ids = cgroup ? cgroupJobIds(cgroup) : [];
-    if (ids.length > 0) return ids.includes(claim.jobid) ? 'cgroup' : 'mismatch';
+    if (ids.length > 0) return ids.includes(claim.jobid) ? 'kernel' : 'mismatch';
+    const step = this.stepDaemonJob(claim.pid);
+    if (step !== undefined) return step === claim.jobid ? 'kernel' : 'mismatch';
     // Early evidence is taken as given even if the process is still there: it is what it was at start.
     const environ = early ? early.environ : readOrUndefined(join(this.procfs, String(claim.pid), 'environ'));
     // An empty environ means a zombie or kernel thread: no evidence either way.
@@ -114,8 +140,27 @@ export class JobVerifier {
     return 'none';
   }
 
-  /** Forget owners of jobs that ended (called with the ids still alive), so the map stays bounded. */
+  /** The job of the nearest root-owned `slurmstepd: [<id>.<step>]` ancestor of a live process, if any. */
+  private stepDaemonJob(pid: number): string | undefined {
+    let current = pid;
+    for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
+      const stat = readOrUndefined(join(this.procfs, String(current), 'stat'))?.toString('utf8');
+      const parent = stat ? parentPid(stat) : undefined;
+      if (parent === undefined || parent === current) return undefined;
+      const title = readOrUndefined(join(this.procfs, String(parent), 'cmdline'))?.toString('utf8');
+      const match = title ? /^slurmstepd: \[([^.\]\s]+)\.[^\]]*\]/.exec(title) : null;
+      if (match?.[1]) {
+        const status = readOrUndefined(join(this.procfs, String(parent), 'status'))?.toString('utf8') ?? '';
+        if (/^Uid:\s+0\s/m.test(status)) return match[1];
+      }
+      current = parent;
+    }
+    return undefined;
+  }
+
+  /** Forget owners and claimants of jobs that ended (called with the ids still alive), so the maps stay bounded. */
   retainOnly(alive: ReadonlySet<string>): void {
     for (const id of this.owners.keys()) if (!alive.has(id)) this.owners.delete(id);
+    for (const id of this.claimants.keys()) if (!alive.has(id)) this.claimants.delete(id);
   }
 }

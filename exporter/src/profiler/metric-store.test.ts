@@ -39,3 +39,15 @@ test('the mount allowance is per job and goes with the job when it expires', () 
   store.mountDelta(id, { path: '/c', fstype: 'x', fsname: 'y' }, oneRead());
   assert.equal(store.foldedMounts, 0, 'job 42 expired: it starts with a fresh allowance');
 });
+
+test('once the kernel names a job\'s owner, the other users\' series of that job go, and only those', () => {
+  const store = new ProfilerMetricStore(new JobSlots(10), () => 0);
+  const squatter: ProcessIdentity = { ...id, uid: 2001 };
+  store.mountDelta(squatter, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
+  store.mountDelta(id, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
+  store.mountDelta({ ...squatter, jobid: '43' }, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
+  store.processDelta(squatter, { runtimeNs: 1e9, droppedFrames: 0, ignoredCalls: 0 });
+  store.jobOwnerKnown('42', 1000);
+  assert.deepEqual([...store.calls.values.values()].map((e) => `${e.labels[0]}/${e.labels[1]}`).sort(), ['42/1000', '43/2001']);
+  assert.equal(store.runtimeSeconds.values.size, 0);
+});

@@ -25,6 +25,11 @@ export class LabelledSums {
   dropJob(jobid: string): void {
     for (const [key, entry] of this.values) if (entry.labels[0] === jobid) this.values.delete(key);
   }
+
+  /** Drops the series of a job of every user but one (the user label is always the second element). */
+  dropJobExceptUser(jobid: string, user: string): void {
+    for (const [key, entry] of this.values) if (entry.labels[0] === jobid && entry.labels[1] !== user) this.values.delete(key);
+  }
 }
 
 export const NO_JOB = NONE;
@@ -81,7 +86,8 @@ export class ProfilerMetricStore implements AggregatorSink {
   ) {}
 
   private labels(id: ProcessIdentity, weight: number): [string, string] {
-    const job = this.slots.route(id.jobid === '' ? NO_JOB : id.jobid, weight, this.now());
+    const claim = id.jobid === '' ? undefined : { uid: id.uid, verified: id.jobVerified === true };
+    const job = this.slots.route(id.jobid === '' ? NO_JOB : id.jobid, weight, this.now(), claim);
     return job === OTHER ? [OTHER, OTHER] : [job, String(id.uid)];
   }
 
@@ -115,6 +121,16 @@ export class ProfilerMetricStore implements AggregatorSink {
     this.droppedFrames += inc.droppedFrames;
     const [job, user] = this.labels(id, 0);
     this.runtimeSeconds.add([job, user], inc.runtimeNs / 1e9);
+  }
+
+  /**
+   * Kernel evidence names the job's owner: what other users credited to it on their environment alone
+   * (squatters who claimed it first) was invented, so their series of that job go, even those of
+   * processes long gone (their later frames are refused).
+   */
+  jobOwnerKnown(jobid: string, uid: number): void {
+    const user = String(uid); // the user element of a key is the uid
+    for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) sums.dropJobExceptUser(jobid, user);
   }
 
   get foldedJobs(): number {

@@ -7,7 +7,7 @@ import type { FrameHeader, MountRecord, ProcessRecord } from '../parsers/profile
 import { CALL_TYPES, CLASSES, DIRECTIONS, FLAG_FINAL, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { addInto, emptyCounters, slot, type Counters } from './counters.js';
 import { JobVerifier } from './job-verifier.js';
-import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type ProcessIdentity } from './process-table.js';
+import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type ProcessIdentity, type TableOptions } from './process-table.js';
 
 const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
 
@@ -42,7 +42,7 @@ function mount(sequence: number, writes: number, opts: { flags?: number; start?:
   };
 }
 
-function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-'))) {
+function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-')), limits: Partial<TableOptions> = {}) {
   const totals = new Map<string, Counters>();
   const runtime = new Map<string, number>();
   const ended: ProcessIdentity[] = [];
@@ -62,9 +62,9 @@ function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-'))) {
     },
   };
   let now = 0;
-  const table = new ProcessTable(new JobVerifier(procfs), sink, (r) => rejected.push(r), () => now);
+  const table = new ProcessTable(new JobVerifier(procfs), sink, (r) => rejected.push(r), () => now, undefined, { procfs, ...limits });
   const writes = (key: string): number => totals.get(key)?.[slot.calls(1, 2)] ?? 0;
-  return { table, totals, runtime, ended, rejected, writes, tick: (ms: number) => (now += ms) };
+  return { table, sink, totals, runtime, ended, rejected, writes, tick: (ms: number) => (now += ms) };
 }
 
 const cred = (pid: number, uid = 1000) => ({ pid, uid, gid: 1000 });
@@ -83,18 +83,71 @@ test('cumulative snapshots become increments; repeats and reorders add nothing',
   assert.deepEqual(h.rejected, ['stale', 'stale']);
 });
 
-test('a counter that goes down restarts from its new value; other processes are separate', () => {
+test('a counter that goes down within a process is not a reset: rejected, and counting resumes above the highest value; other processes are separate', () => {
   const h = harness();
   h.table.handle(proc(0, 10), cred(5));
   h.table.handle(mount(1, 40), cred(5));
   h.table.handle(proc(2, 20), cred(5));
-  h.table.handle(mount(3, 7), cred(5)); // reset: +7
+  h.table.handle(mount(3, 7), cred(5)); // went down: no evidence of a new process, nothing added
+  h.table.handle(proc(4, 30), cred(5));
+  h.table.handle(mount(5, 45), cred(5)); // +5 over the highest value seen, not +38 over the drop
   h.table.handle(proc(0, 10), cred(6)); // another pid: its own entry
   h.table.handle(mount(1, 3), cred(6));
   h.table.handle(proc(0, 10, { start: 2000n }), cred(5)); // same pid, new start (pid reuse / exec)
   h.table.handle(mount(1, 5, { start: 2000n }), cred(5));
-  assert.equal(h.writes('|1000|/data'), 40 + 7 + 3 + 5);
+  assert.equal(h.writes('|1000|/data'), 40 + 5 + 3 + 5);
+  assert.deepEqual(h.rejected, ['counter_decrease']);
   assert.equal(h.table.size, 3);
+});
+
+test('a sequence of frames going up and down adds only the highest value, however often it drops', () => {
+  const h = harness();
+  h.table.handle(proc(0, 10, { mounts: 0 }), cred(5));
+  for (let i = 1; i <= 20; i++) h.table.handle(mount(i, i % 2 === 1 ? 1000 : 0), cred(5));
+  assert.equal(h.writes('|1000|/data'), 1000, 'before: 10 drops counted as 10 resets, 10,000');
+  assert.equal(h.rejected.filter((r) => r === 'counter_decrease').length, 10);
+});
+
+test('per-frame increments are bounded by what is physically possible in the elapsed time: a forged 1.8e19 adds nothing', () => {
+  const h = harness();
+  h.table.handle(proc(0, 10, { mounts: 0 }), cred(5));
+  h.table.handle(mount(1, 100), cred(5));
+  h.tick(1000);
+  h.table.handle(mount(2, 1.8e19), cred(5)); // 1.8e19 writes (and 1.2e24 bytes) in one second
+  assert.equal(h.writes('|1000|/data'), 100);
+  assert.deepEqual(h.rejected, ['implausible']);
+  h.tick(1000);
+  h.table.handle(mount(3, 200), cred(5)); // honest again: the difference from the last accepted snapshot
+  assert.equal(h.writes('|1000|/data'), 200);
+  // Runtime: wall-clock time cannot grow faster than the clock (a forged 1e18 ns is clamped).
+  h.table.handle(proc(4, 1e18, { mounts: 0 }), cred(5));
+  // Its budget: an age of 60 s assumed (no /proc here), 2 s elapsed since, 10 s slack.
+  assert.equal(h.runtime.get(''), 72e9, 'runtime clamped to the process\'s life');
+  assert.deepEqual(h.rejected, ['implausible', 'implausible']);
+});
+
+test('a process restarting its counters under a new start time gets no fresh allowance unless /proc shows a new process', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
+  writeFileSync(join(procfs, 'uptime'), '1000.00 1900.00\n');
+  mkdirSync(join(procfs, '7'));
+  const stat = (ticks: number) => `7 (app) S 1 7 7 0 -1 4194304 100 0 0 0 5 3 0 0 20 0 1 0 ${ticks} 10000000 500 18446744073709551615\n`;
+  writeFileSync(join(procfs, '7', 'stat'), stat(99_000)); // started at 990 s of uptime: 10 s old
+  const h = harness(procfs, { bytesPerSecond: 65536 * 1000 });
+  const w = 1000; // 1,000 writes of 64 KiB: at most 1,000 per second under this ceiling
+  h.table.handle(proc(0, 10, { mounts: 0 }), cred(7));
+  h.table.handle(mount(1, 15 * w), cred(7)); // 15 s worth, in a process 10 s old (10 s slack): accepted
+  assert.equal(h.writes('|1000|/data'), 15 * w);
+  // The same process (same kernel start) claims a new start time: a "restart" without evidence.
+  h.table.handle(proc(0, 10, { start: 9000n, mounts: 0 }), cred(7));
+  h.table.handle(mount(1, 15 * w, { start: 9000n }), cred(7));
+  assert.equal(h.writes('|1000|/data'), 15 * w, 'no fresh budget: 15 s worth more in no time is implausible (before: counted again)');
+  assert.deepEqual(h.rejected, ['implausible']);
+  // A new process with the same pid (the kernel's start time changed): a real restart from zero.
+  writeFileSync(join(procfs, '7', 'stat'), stat(99_900));
+  writeFileSync(join(procfs, 'uptime'), '1009.00 1900.00\n');
+  h.table.handle(proc(0, 10, { start: 9500n, mounts: 0 }), cred(7));
+  h.table.handle(mount(1, 0.5 * w, { start: 9500n }), cred(7));
+  assert.equal(h.writes('|1000|/data'), 15.5 * w);
 });
 
 test('final snapshots end the process; a mount frame without its process is rejected', () => {
@@ -139,6 +192,7 @@ test('expiry prunes the verifier\'s job owners to the jobs still known', () => {
   const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
   mkdirSync(join(procfs, '70'));
   writeFileSync(join(procfs, '70', 'environ'), 'SLURM_JOB_ID=9\0');
+  writeFileSync(join(procfs, '70', 'cgroup'), '0::/system.slice/slurmstepd.scope/job_9/step_batch\n');
   const verifier = new JobVerifier(procfs);
   const rejected: string[] = [];
   let now = 0;
@@ -299,4 +353,74 @@ test('a process naming more mount paths than the profiler has slots is capped: e
   assert.deepEqual(h.rejected, ['too_many_mounts', 'too_many_mounts']);
   h.table.handle(mount(MAX_MOUNTS_PER_PROCESS + 3, 5, { path: '/m0' }), cred(5)); // a known path keeps counting
   assert.equal(h.writes('|1000|/m0'), 5);
+});
+
+test('global bounds: processes and mount entries across all uids, and each uid\'s share of the mount entries; rejections carry the uid', () => {
+  const rejected: string[] = [];
+  let credited = 0;
+  const sink: AggregatorSink = { mountDelta: () => void (credited += 1), processDelta() {} };
+  const limits = { maxProcesses: 5, maxMountEntries: 6, maxMountEntriesPerUser: 4 };
+  const table = new ProcessTable(new JobVerifier(mkdtempSync(join(tmpdir(), 'jobio-noproc-'))), sink, (r, uid) => rejected.push(`${r}:${uid}`), () => 0, 3, limits);
+  // uid 2001 (below its own cap of 3 processes) and uid 2002: 6 processes asked, 5 fit in the table.
+  for (let p = 0; p < 3; p++) table.handle(proc(0, 10, { mounts: 5 }), cred(100 + p, 2001));
+  for (let p = 0; p < 3; p++) table.handle(proc(0, 10, { mounts: 3 }), cred(200 + p, 2002));
+  assert.equal(table.size, 5);
+  assert.deepEqual(rejected, ['process_limit:2002']);
+  // 2001 names 5 mounts on one process: its share is 4 mount entries.
+  for (let m = 0; m < 5; m++) table.handle(mount(1 + m, 1, { path: `/a${m}` }), cred(100, 2001));
+  assert.deepEqual(rejected.slice(1), ['user_mount_limit:2001']);
+  // 2002: 2 more entries reach the total of 6; the third is over the global bound.
+  for (let m = 0; m < 3; m++) table.handle(mount(1 + m, 1, { path: `/b${m}` }), cred(200, 2002));
+  assert.deepEqual(rejected.slice(2), ['mount_limit:2002']);
+  assert.equal(table.mountEntries, 6);
+  assert.equal(credited, 6);
+  // The end of 2001's process frees its entries: 2002 can count its third mount now.
+  table.handle(proc(6, 10, { flags: FLAG_FINAL, mounts: 0 }), cred(100, 2001));
+  assert.equal(table.mountEntries, 2);
+  table.handle(mount(4, 1, { path: '/b2' }), cred(200, 2002));
+  assert.equal(credited, 7);
+  assert.equal(table.mountEntries, 3);
+});
+
+test('job squatting: a squatter accepted on its environment alone is revoked once kernel evidence names the job\'s owner', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
+  for (const [pid, files] of Object.entries({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } })) {
+    mkdirSync(join(procfs, pid));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(procfs, pid, name), text);
+  }
+  const h = harness(procfs);
+  const owners: string[] = [];
+  h.sink.jobOwnerKnown = (jobid, uid) => void owners.push(`${jobid}/${uid}`);
+  // The squatter (uid 1001) claims job 900 first, from its own environment.
+  h.table.handle(proc(0, 10, { jobid: '900' }), cred(60, 1001));
+  h.table.handle(mount(1, 7), cred(60, 1001));
+  // The job's user (uid 1000): a process with only its environment, then the batch step in the job cgroup.
+  h.table.handle(proc(0, 10, { jobid: '900' }), cred(61, 1000));
+  h.table.handle(mount(1, 20), cred(61, 1000));
+  assert.equal(h.writes('900|1000|/data'), 20, 'before: refused as a mismatch, the squatter owning the job');
+  h.table.handle(proc(0, 10, { jobid: '900' }), cred(62, 1000));
+  h.table.handle(mount(1, 30), cred(62, 1000));
+  assert.equal(h.writes('900|1000|/data'), 50);
+  assert.deepEqual(h.rejected, []);
+  assert.deepEqual(owners, ['900/1000'], 'the sink is told at once (it drops the squatter\'s series of job 900)');
+  // The squatter's next snapshot: its claim is revoked, its frames refused, its series to be dropped.
+  h.table.handle(proc(2, 20, { jobid: '900' }), cred(60, 1001));
+  h.table.handle(mount(3, 1000), cred(60, 1001));
+  assert.equal(h.writes('900|1001|/data'), 7);
+  assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+});
+
+test('a process switching its job claim credits the new job only with what it did after the switch (its history is not counted twice)', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
+  mkdirSync(join(procfs, '60'));
+  writeFileSync(join(procfs, '60', 'environ'), 'SLURM_JOB_ID=900\0');
+  const h = harness(procfs);
+  h.table.handle(proc(0, 10), cred(60));
+  h.table.handle(mount(1, 10), cred(60));
+  h.table.handle(proc(2, 20, { jobid: '900' }), cred(60));
+  h.table.handle(mount(3, 15), cred(60));
+  h.table.handle(proc(4, 30), cred(60));
+  h.table.handle(mount(5, 18), cred(60));
+  assert.equal(h.writes('|1000|/data'), 13, '10 before the switch, 3 after switching back');
+  assert.equal(h.writes('900|1000|/data'), 5, 'before: 15, the whole history again');
 });

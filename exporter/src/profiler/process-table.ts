@@ -12,6 +12,14 @@
 // recorded, credited as zero, and only the differences from it count. The price is an undercount,
 // never a double count: the I/O between the last delivered frame and the baseline is not counted.
 //
+// Counters are the sender's word, so they are held to what is physically possible (plausibility.ts):
+// an increment the process's time budget cannot cover is rejected as `implausible`, a figure that
+// went down as `counter_decrease` (no reset without a new process), and the snapshot stays at the last
+// accepted one (an honest burst is credited with a later frame). The budget is per pid: a new entry
+// for a pid the table knows (a new start time in the frame, i.e. a claimed restart) gets a fresh one
+// only if the kernel's start time of that pid changed (pid reused); otherwise it goes on using the
+// same budget, so restarting cannot add the same counts twice.
+//
 // Identity rules (docs/architecture.md "Wire format and trust"): pid/uid/gid come from the socket credentials, never from the frame;
 // the job id claimed by the frame is checked by the JobVerifier, and a process whose claim fails has
 // all its frames rejected as `job_mismatch` (contradicted) or `unverified_job` (no evidence either
@@ -20,6 +28,7 @@ import { FLAG_EXEC, FLAG_FINAL } from '../parsers/profiler-wire.js';
 import type { MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/profiler-record.js';
 import { countersOf, delta, scalarDelta, type Counters } from './counters.js';
 import type { JobVerifier, ProcEvidence } from './job-verifier.js';
+import { DEFAULT_CEILINGS, kernelStart, neededMs, SLACK_MS, type Ceilings } from './plausibility.js';
 
 export interface Credentials {
   readonly pid: number;
@@ -36,6 +45,8 @@ export interface ProcessIdentity {
   readonly gid: number;
   /** Verified (or vouched for by the same uid's verified claim) job id; '' when the process claims none. */
   readonly jobid: string;
+  /** Kernel evidence (job cgroup, step daemon) names this uid as the job's owner (else: environment only). */
+  readonly jobVerified?: boolean;
   readonly exe: string;
 }
 
@@ -57,10 +68,15 @@ export interface AggregatorSink {
   processDelta(id: ProcessIdentity, increment: ProcessIncrement, record: ProcessRecord): void;
   /** The process sent its last snapshot (exit, or exec replacing the image). */
   processEnded?(id: ProcessIdentity): void;
+  /**
+   * Kernel evidence names `uid` as the owner of `jobid` (first time, or a new owner): what other uids
+   * credited to that job on their environment alone was invented (their claims are revoked).
+   */
+  jobOwnerKnown?(jobid: string, uid: number): void;
 }
 
-export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts';
-export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'too_many_mounts'];
+export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit' | 'implausible' | 'counter_decrease';
+export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'too_many_mounts', 'process_limit', 'mount_limit', 'user_mount_limit', 'implausible', 'counter_decrease'];
 
 /**
  * Distinct mount paths kept per process: the profiler has 64 mount slots (JOBIO_MAX_SLOTS), so an honest
@@ -71,6 +87,40 @@ export const MAX_MOUNTS_PER_PROCESS = 64;
 
 /** Entries one uid may hold (the key's start time comes from the frame, so one process could make any number). */
 export const DEFAULT_MAX_PROCESSES_PER_USER = 4096;
+
+/**
+ * Bounds across all uids (per-uid caps alone let each local user cost as much again). A mount entry
+ * holds one snapshot (~3 KB), so the default total of 65,536 bounds them near 200 MB; one uid may
+ * hold at most a quarter of it, so it takes four hostile users to fill it.
+ */
+export interface TableLimits {
+  /** Process entries of all uids together ('process_limit' beyond). */
+  readonly maxProcesses: number;
+  /** Mount entries (one per process and mount path) of all uids together ('mount_limit' beyond). */
+  readonly maxMountEntries: number;
+  /** Mount entries of one uid ('user_mount_limit' beyond). */
+  readonly maxMountEntriesPerUser: number;
+}
+
+export const DEFAULT_TABLE_LIMITS: TableLimits = { maxProcesses: 16384, maxMountEntries: 65536, maxMountEntriesPerUser: 16384 };
+
+export interface TableOptions extends TableLimits, Ceilings {
+  /** Where to read a process's kernel start time (<procfs>/<pid>/stat); none read without it. */
+  readonly procfs?: string;
+}
+
+/** Assumed age of a new process whose start time cannot be read (it already exited). */
+const UNKNOWN_AGE_MS = 60_000;
+
+/**
+ * Per pid: the kernel's start time seen, and how far (receiver time) the accepted increments of its
+ * processes have used up its life: I/O at the ceilings, and run time at one second per second.
+ */
+interface PidClock {
+  ticks: string | undefined;
+  ioUntilMs: number;
+  runtimeUntilMs: number;
+}
 
 interface Entry {
   identity: ProcessIdentity;
@@ -95,56 +145,118 @@ export class ProcessTable {
   private readonly entries = new Map<string, Entry>();
   /** Entries per uid, for the per-user cap. */
   private readonly perUid = new Map<number, number>();
+  /** Mount entries per uid and in all, for the mount bounds. */
+  private readonly mountsPerUid = new Map<number, number>();
+  private mountTotal = 0;
+  private readonly pidClocks = new Map<number, PidClock>();
+  private readonly limits: TableOptions;
 
   constructor(
     private readonly verifier: JobVerifier,
     private readonly sink: AggregatorSink,
-    private readonly onReject: (reason: TableRejectReason) => void,
+    /** Called for every rejected frame, with the sender's uid (from the socket credentials). */
+    private readonly onReject: (reason: TableRejectReason, uid: number) => void,
     private readonly now: () => number = Date.now,
     private readonly maxPerUser: number = DEFAULT_MAX_PROCESSES_PER_USER,
-  ) {}
+    limits: Partial<TableOptions> = {},
+  ) {
+    this.limits = { ...DEFAULT_TABLE_LIMITS, ...DEFAULT_CEILINGS, ...limits };
+  }
+
+  /**
+   * The budget of a new entry's pid: a pid already seen with the same kernel start time (or with none
+   * readable either time) is the same process and keeps its budget; a new process starts one at its
+   * start by the kernel's clock.
+   */
+  private clockFor(pid: number): PidClock {
+    const start = this.limits.procfs ? kernelStart(this.limits.procfs, pid) : undefined;
+    const clock = this.pidClocks.get(pid);
+    if (clock && clock.ticks === start?.ticks) return clock;
+    const from = this.now() - (start ? start.ageMs : UNKNOWN_AGE_MS);
+    const fresh = { ticks: start?.ticks, ioUntilMs: from, runtimeUntilMs: from };
+    this.pidClocks.set(pid, fresh);
+    return fresh;
+  }
+
+  /** The budget of a pid with an entry (made at the entry's creation; /proc is read only then). */
+  private clockOf(pid: number): PidClock {
+    return this.pidClocks.get(pid) ?? this.clockFor(pid);
+  }
+
+  /** What is left of a budget now (ms). */
+  private leftMs(until: number): number {
+    return this.now() + SLACK_MS - until;
+  }
 
   private remove(key: string, entry: Entry): void {
     this.entries.delete(key);
+    this.forgetMounts(entry);
     const n = (this.perUid.get(entry.identity.uid) ?? 1) - 1;
     if (n > 0) this.perUid.set(entry.identity.uid, n);
     else this.perUid.delete(entry.identity.uid);
+  }
+
+  /** Drops an entry's mount snapshots and their share of the mount bounds. */
+  private forgetMounts(entry: Entry): void {
+    const uid = entry.identity.uid;
+    const n = (this.mountsPerUid.get(uid) ?? 0) - entry.mounts.size;
+    if (n > 0) this.mountsPerUid.set(uid, n);
+    else this.mountsPerUid.delete(uid);
+    this.mountTotal -= entry.mounts.size;
+    entry.mounts.clear();
+  }
+
+  /** Why a new mount entry of `uid` would be over a bound, or undefined if it fits. */
+  private mountRefusal(uid: number): TableRejectReason | undefined {
+    if ((this.mountsPerUid.get(uid) ?? 0) >= this.limits.maxMountEntriesPerUser) return 'user_mount_limit';
+    if (this.mountTotal >= this.limits.maxMountEntries) return 'mount_limit';
+    return undefined;
   }
 
   get size(): number {
     return this.entries.size;
   }
 
+  /** Mount snapshots held, over all processes. */
+  get mountEntries(): number {
+    return this.mountTotal;
+  }
+
   handle(record: ProfilerRecord, cred: Credentials): void {
     const key = `${cred.pid}/${record.header.startNs}`;
     const entry = this.entries.get(key);
-    if (entry && record.header.sequence <= entry.lastSequence) return this.onReject('stale');
+    if (entry && record.header.sequence <= entry.lastSequence) return this.onReject('stale', cred.uid);
     if (record.kind === 'process') this.handleProcess(key, entry, record, cred);
-    else this.handleMount(key, entry, record);
+    else this.handleMount(key, entry, record, cred.uid);
   }
 
   private handleProcess(key: string, existing: Entry | undefined, record: ProcessRecord, cred: Credentials): void {
     let entry = existing;
     // A claim is judged once per process and job id: a refused claim stays refused (once the process
     // has exited its /proc entry is gone, and a second look would find no evidence against it).
-    if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes');
+    if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes', cred.uid);
+    if (!entry && this.entries.size >= this.limits.maxProcesses) return this.onReject('process_limit', cred.uid);
     if (!entry || entry.identity.jobid !== record.jobid) {
+      const ownerBefore = this.verifier.ownerOf(record.jobid);
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource, evidence: cred.evidence });
+      const owner = this.verifier.ownerOf(record.jobid);
+      if (owner !== undefined && owner !== ownerBefore) this.ownerKnown(record.jobid, owner);
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
         entry = { identity, accepted: false, refusal: 'job_mismatch', lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, baseline: deliveredBefore > 0n, ending: false, lastSeenMs: 0 };
+        this.clockFor(cred.pid);
         this.entries.set(key, entry);
         this.perUid.set(cred.uid, (this.perUid.get(cred.uid) ?? 0) + 1);
       } else if (entry.identity.jobid !== record.jobid) {
-        // A new claim: the figures already credited stay with the old job; start afresh for the new one.
+        // A new claim: the figures already credited stay with the old job; the new one gets what the
+        // process does from now on (the snapshots stay the reference: its history is not counted twice).
         entry.identity = identity;
-        entry.lastProcess = undefined;
-        entry.mounts.clear();
       }
       entry.accepted = verdict === 'verified' || verdict === 'vouched';
       entry.refusal = verdict === 'unverified' ? 'unverified_job' : 'job_mismatch';
     }
+    this.recheckOwner(entry);
     // The previous snapshot arrived whole: every mount with earlier activity is known, baseline over.
     if (entry.baseline && existing && entry.mountsPending === 0) entry.baseline = false;
     entry.lastSequence = record.header.sequence;
@@ -152,42 +264,81 @@ export class ProcessTable {
     entry.mountsPending = record.mountCount;
     entry.ending = (record.header.flags & (FLAG_FINAL | FLAG_EXEC)) !== 0;
     if (!entry.accepted) {
-      this.onReject(entry.refusal);
+      this.onReject(entry.refusal, cred.uid);
     } else {
       const prev = entry.lastProcess ?? (entry.baseline ? record : undefined);
-      this.sink.processDelta(
-        entry.identity,
-        {
-          runtimeNs: scalarDelta(record.runtimeNs, prev?.runtimeNs),
-          droppedFrames: scalarDelta(record.droppedFrames, prev?.droppedFrames),
-          ignoredCalls: scalarDelta(record.ignoredCalls, prev?.ignoredCalls),
-        },
-        record,
-      );
-      entry.lastProcess = record;
+      // Run time grows at most one second per second of the process's life; dropped frames and ignored
+      // calls at most at the calls ceiling over that time. Beyond: clamped, and counted.
+      const clock = this.clockOf(cred.pid);
+      const leftMs = Math.max(0, this.leftMs(clock.runtimeUntilMs));
+      const perLife = (leftMs / 1000) * this.limits.callsPerSecond;
+      const runtimeNs = scalarDelta(record.runtimeNs, prev?.runtimeNs);
+      const droppedFrames = scalarDelta(record.droppedFrames, prev?.droppedFrames);
+      const ignoredCalls = scalarDelta(record.ignoredCalls, prev?.ignoredCalls);
+      const bounded = { runtimeNs: Math.min(runtimeNs, leftMs * 1e6), droppedFrames: Math.min(droppedFrames, perLife), ignoredCalls: Math.min(ignoredCalls, perLife) };
+      if (bounded.runtimeNs !== runtimeNs || bounded.droppedFrames !== droppedFrames || bounded.ignoredCalls !== ignoredCalls) this.onReject('implausible', cred.uid);
+      clock.runtimeUntilMs += bounded.runtimeNs / 1e6;
+      this.sink.processDelta(entry.identity, bounded, record);
+      // The highest figures stay the reference, so a drop and a rise again add nothing twice.
+      entry.lastProcess = prev
+        ? { ...record, runtimeNs: Math.max(record.runtimeNs, prev.runtimeNs), droppedFrames: Math.max(record.droppedFrames, prev.droppedFrames), ignoredCalls: Math.max(record.ignoredCalls, prev.ignoredCalls) }
+        : record;
     }
     this.maybeEnd(key, entry);
   }
 
-  private handleMount(key: string, entry: Entry | undefined, record: MountRecord): void {
-    if (!entry) return this.onReject('no_process');
+  private handleMount(key: string, entry: Entry | undefined, record: MountRecord, uid: number): void {
+    if (!entry) return this.onReject('no_process', uid);
     entry.lastSequence = record.header.sequence;
     entry.lastSeenMs = this.now();
     if (entry.mountsPending > 0) entry.mountsPending--;
+    this.recheckOwner(entry);
     if (!entry.accepted) {
-      this.onReject(entry.refusal);
+      this.onReject(entry.refusal, uid);
     } else {
-      if (!entry.mounts.has(record.path) && entry.mounts.size >= MAX_MOUNTS_PER_PROCESS) {
-        this.onReject('too_many_mounts');
-        this.maybeEnd(key, entry);
-        return;
-      }
+      const known = entry.mounts.get(record.path);
+      const refusal = known ? undefined : entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRefusal(entry.identity.uid);
       const current = countersOf(record);
-      const increment = delta(current, entry.mounts.get(record.path) ?? (entry.baseline ? current : undefined));
-      entry.mounts.set(record.path, current);
-      this.sink.mountDelta(entry.identity, { path: record.path, fstype: record.fstype, fsname: record.fsname }, increment, record);
+      const increment = refusal ? undefined : delta(current, known ?? (entry.baseline ? current : undefined));
+      const clock = this.clockOf(entry.identity.pid);
+      const needMs = increment ? neededMs(increment, this.limits) : 0;
+      const reason = refusal ?? (!increment ? 'counter_decrease' : !(needMs <= this.leftMs(clock.ioUntilMs)) ? 'implausible' : undefined);
+      if (reason || !increment) {
+        // The snapshot stays the last accepted one: an honest burst is credited with a later frame.
+        this.onReject(reason ?? 'implausible', uid);
+      } else {
+        if (!known) {
+          this.mountsPerUid.set(entry.identity.uid, (this.mountsPerUid.get(entry.identity.uid) ?? 0) + 1);
+          this.mountTotal++;
+        }
+        entry.mounts.set(record.path, current);
+        clock.ioUntilMs += needMs;
+        this.sink.mountDelta(entry.identity, { path: record.path, fstype: record.fstype, fsname: record.fsname }, increment, record);
+      }
     }
     this.maybeEnd(key, entry);
+  }
+
+  /**
+   * An accepted claim stands only while no other uid is proven (by kernel evidence) to own the job;
+   * once this uid is, the identity says so (the job may then take a slot of its own, see JobSlots).
+   */
+  private recheckOwner(entry: Entry): void {
+    if (!entry.accepted || entry.identity.jobid === '') return;
+    const owner = this.verifier.ownerOf(entry.identity.jobid);
+    if (owner === undefined) return;
+    if (owner === entry.identity.uid) {
+      if (!entry.identity.jobVerified) entry.identity = { ...entry.identity, jobVerified: true };
+      return;
+    }
+    entry.accepted = false;
+    entry.refusal = 'job_mismatch';
+  }
+
+  /** Kernel evidence named a job's owner: other uids' accepted claims on it are revoked, now. */
+  private ownerKnown(jobid: string, owner: number): void {
+    for (const entry of this.entries.values()) if (entry.identity.jobid === jobid) this.recheckOwner(entry);
+    this.sink.jobOwnerKnown?.(jobid, owner);
   }
 
   /** After the last snapshot of an exiting or exec'ing process, its entry goes (exec starts counting anew). */
@@ -211,8 +362,10 @@ export class ProcessTable {
         removed++;
       }
     }
-    // Keep the verifier's job owners bounded: only jobs with a process still known.
+    // Keep the verifier's job owners and the pid clocks bounded: only jobs and pids still known.
     this.verifier.retainOnly(this.liveJobIds());
+    const pids = new Set([...this.entries.values()].map((e) => e.identity.pid));
+    for (const pid of this.pidClocks.keys()) if (!pids.has(pid)) this.pidClocks.delete(pid);
     return removed;
   }
 

@@ -15,7 +15,11 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
  * - `unverified_job`: the claim could not be checked (the process was gone) and the same uid has no
  *   verified claim on that job;
  * - `no_process`: a mount frame without its process frame; `stale`: an old or repeated sequence;
- * - `overloaded`: the receiver's queue to JavaScript was full.
+ * - `too_many_processes`, `too_many_mounts`, `process_limit`, `mount_limit`, `user_mount_limit`: over
+ *   a bound of the process table (per uid, per process, or over all uids; see TableLimits);
+ * - `implausible`: figures beyond what a process can do in the time elapsed (plausibility.ts);
+ *   `counter_decrease`: a figure lower than the process's last one (no reset without a new process);
+ * - `overloaded`: the receiver's queue to JavaScript was full, or the sender uid's share of it.
  */
 export type RejectReason = DecodeRejectReason | TableRejectReason | 'oversized' | 'overloaded';
 export const REJECT_REASONS: readonly RejectReason[] = [...DECODE_REJECT_REASONS, 'oversized', ...TABLE_REJECT_REASONS, 'overloaded'];
@@ -46,13 +50,15 @@ export class ProfilerReceiver {
   private readonly server: SeqpacketServer;
   private readonly table: ProcessTable;
   private readonly rejected = new Map<RejectReason, number>(REJECT_REASONS.map((r) => [r, 0]));
+  /** Rejections by sender uid and reason (bounded by the accounts on the host times the reasons). */
+  private readonly rejectedByUid = new Map<number, Map<RejectReason, number>>();
   private closed = false;
   private lastStats: SeqpacketServerStats | undefined;
 
   /** Binds the socket; throws the addon's error (with `code`, e.g. ENOENT) when it cannot. */
   constructor(options: ReceiverOptions) {
     const addon = loadSeqpacketAddon();
-    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason) => this.reject(reason));
+    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid), Date.now, undefined, { procfs: options.procfs });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
       { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnectionsPerUser: options.maxConnectionsPerUser ?? 256 },
@@ -60,16 +66,19 @@ export class ProfilerReceiver {
     );
   }
 
-  private reject(reason: RejectReason): void {
+  private reject(reason: RejectReason, uid: number): void {
     this.rejected.set(reason, (this.rejected.get(reason) ?? 0) + 1);
+    let mine = this.rejectedByUid.get(uid);
+    if (!mine) this.rejectedByUid.set(uid, (mine = new Map()));
+    mine.set(reason, (mine.get(reason) ?? 0) + 1);
   }
 
   private onEvent(event: SeqpacketEvent): void {
     if (this.closed) return;
     if (event.type === 'close') return;
-    if (event.type === 'oversized' || !event.data) return this.reject('oversized');
+    if (event.type === 'oversized' || !event.data) return this.reject('oversized', event.uid);
     const result = decodeFrame(event.data);
-    if (!result.ok) return this.reject(result.reason);
+    if (!result.ok) return this.reject(result.reason, event.uid);
     this.table.handle(result.record, event);
   }
 
@@ -79,6 +88,23 @@ export class ProfilerReceiver {
     if (!this.closed) this.lastStats = this.server.stats();
     counts.set('overloaded', this.lastStats?.queueDropped ?? 0);
     return counts;
+  }
+
+  /**
+   * Rejected and dropped messages by sender uid and reason since start (only what happened): so one
+   * user's losses, and what one user's flood or forgeries cost, can be told apart from the others'.
+   * `overloaded` comes from the addon's per-uid queue accounting.
+   */
+  rejectedByUser(): ReadonlyMap<number, ReadonlyMap<RejectReason, number>> {
+    const out = new Map<number, Map<RejectReason, number>>();
+    for (const [uid, counts] of this.rejectedByUid) out.set(uid, new Map(counts));
+    if (!this.closed) this.lastStats = this.server.stats();
+    for (const [uid, dropped] of Object.entries(this.lastStats?.queueDroppedByUid ?? {})) {
+      const counts = out.get(Number(uid)) ?? new Map<RejectReason, number>();
+      counts.set('overloaded', dropped);
+      out.set(Number(uid), counts);
+    }
+    return out;
   }
 
   /** Connections refused by reason since start (every reason present). */

@@ -24,6 +24,10 @@ constexpr uint64_t kFirstConnectionId = 2;
 // How long the listening socket is left alone after accept4 ran out of descriptors or memory: the
 // pending peer stays in the backlog and would make a level-triggered epoll spin at 100 % CPU.
 constexpr int kAcceptPauseMs = 100;
+// Messages read from one connection before the thread turns to the others (epoll is level-triggered,
+// so the rest is read on the next round): a sender that writes as fast as it is read must not keep
+// the thread on its connection while the others' socket buffers fill and their frames are dropped.
+constexpr int kReadsPerTurn = 64;
 
 Napi::Error ErrnoError(Napi::Env env, const std::string& what, int err) {
   Napi::Error error = Napi::Error::New(env, what + ": " + std::strerror(err));
@@ -134,7 +138,7 @@ void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("SeqpacketServer", ctor);
 }
 
-// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, queueSize, queueBytes }, onEvent)
+// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, queueSize, queueBytes, queueBytesPerUser }, onEvent)
 SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SeqpacketServer>(info) {
   Napi::Env env = info.Env();
   if (info.Length() != 3) throw Napi::TypeError::New(env, "new SeqpacketServer(path, options, onEvent) takes 3 arguments");
@@ -160,6 +164,8 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
   }
   uint32_t queue_size = OptionalUint(options, "queueSize", 16384, 0, 1u << 24);
   max_queue_bytes_ = OptionalUint(options, "queueBytes", 16u << 20, 0, 1u << 30);
+  // Default share: a quarter of the queue, so it takes four flooding uids to fill it.
+  max_queue_bytes_per_user_ = OptionalUint(options, "queueBytesPerUser", static_cast<uint32_t>(max_queue_bytes_ / 4), 0, 1u << 30);
 
   Listen(env);
   tsfn_ = Tsfn::New(env, info[2].As<Napi::Function>(), "jobio-seqpacket", queue_size, 1, new Shared(counters_),
@@ -287,8 +293,9 @@ void SeqpacketServer::Run() {
       } else {
         auto it = connections.find(tag);
         if (it == connections.end()) continue;
-        bool alive = ReadAll(it->second, buffer);
-        if (!alive || (events[i].events & (EPOLLHUP | EPOLLERR))) CloseConnection(connections, per_user, tag);
+        ReadResult read = ReadAll(it->second, buffer);
+        // A hung-up peer's last messages are read before its connection is closed (kMore: next round).
+        if (read == ReadResult::kGone || (read == ReadResult::kDrained && (events[i].events & (EPOLLHUP | EPOLLERR)))) CloseConnection(connections, per_user, tag);
       }
     }
   }
@@ -344,9 +351,9 @@ bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
   }
 }
 
-bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buffer) {
+SeqpacketServer::ReadResult SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buffer) {
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(int) * 8)];
-  for (;;) {
+  for (int turn = 0; turn < kReadsPerTurn; turn++) {
     iovec iov{buffer.data(), buffer.size()};
     msghdr msg{};
     msg.msg_iov = &iov;
@@ -357,9 +364,9 @@ bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buff
     ssize_t got = recvmsg(connection.fd, &msg, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
     if (got < 0) {
       if (errno == EINTR) continue;
-      return errno == EAGAIN || errno == EWOULDBLOCK;
+      return errno == EAGAIN || errno == EWOULDBLOCK ? ReadResult::kDrained : ReadResult::kGone;
     }
-    if (got == 0) return false;  // orderly shutdown (a zero-length frame is garbage anyway)
+    if (got == 0) return ReadResult::kGone;  // orderly shutdown (a zero-length frame is garbage anyway)
     pid_t pid = connection.pid;
     uid_t uid = connection.uid;
     gid_t gid = connection.gid;
@@ -395,6 +402,7 @@ bool SeqpacketServer::ReadAll(Connection& connection, std::vector<uint8_t>& buff
     }
     Deliver(event);
   }
+  return ReadResult::kMore;  // epoll (level-triggered) reports the connection again
 }
 
 void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t id) {
@@ -413,29 +421,46 @@ void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& 
 void SeqpacketServer::Deliver(Event* event) {
   // Never block the receiving thread on a slow JavaScript side: a full queue drops and counts. The
   // queue is bounded in bytes (what the events hold), not only in events, so memory stays bounded
-  // whatever the senders' frame sizes. Only this thread adds, so check-then-add cannot overshoot.
+  // whatever the senders' frame sizes; and each sender uid may hold only its share of it, so one
+  // local user's flood costs the others nothing. Only this thread adds, so check-then-add cannot
+  // overshoot (delivery only ever lowers the figures).
   event->cost = sizeof(Event) + event->data.capacity() + event->cgroup.capacity() + event->job_vars.capacity();
   Counters& c = *counters_;
-  if (max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_) {
+  std::unique_lock<std::mutex> lock(c.per_uid_mutex);
+  Counters::PerUid& user = c.per_uid[event->uid];
+  bool over_share = max_queue_bytes_per_user_ != 0 && user.bytes + event->cost > max_queue_bytes_per_user_;
+  bool over_total = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_;
+  if (over_share || over_total) {
+    user.dropped++;
     c.queue_dropped++;
+    lock.unlock();
     delete event;
     return;
   }
+  user.bytes += event->cost;
   c.queued_bytes += event->cost;
+  lock.unlock();
   napi_status status = tsfn_.NonBlockingCall(event);
   if (status == napi_ok) {
     c.enqueued++;
   } else {
+    lock.lock();
+    user.bytes -= event->cost;
+    user.dropped++;
     c.queued_bytes -= event->cost;
     c.queue_dropped++;
+    lock.unlock();
     delete event;
   }
 }
 
 void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event) {
   if (context != nullptr) {
-    (*context)->delivered++;
-    (*context)->queued_bytes -= event->cost;
+    Counters& c = **context;
+    std::lock_guard<std::mutex> lock(c.per_uid_mutex);
+    c.delivered++;
+    c.queued_bytes -= event->cost;
+    c.per_uid[event->uid].bytes -= event->cost;
   }
   if (env == nullptr || callback == nullptr) {
     delete event;
@@ -515,6 +540,14 @@ Napi::Value SeqpacketServer::Stats(const Napi::CallbackInfo& info) {
   out.Set("enqueued", Napi::Number::New(env, static_cast<double>(c.enqueued.load())));
   out.Set("delivered", Napi::Number::New(env, static_cast<double>(c.delivered.load())));
   out.Set("queuedBytes", Napi::Number::New(env, static_cast<double>(c.queued_bytes.load())));
+  Napi::Object by_uid = Napi::Object::New(env);
+  {
+    std::lock_guard<std::mutex> lock(c.per_uid_mutex);
+    for (const auto& entry : c.per_uid) {
+      if (entry.second.dropped != 0) by_uid.Set(std::to_string(entry.first), Napi::Number::New(env, static_cast<double>(entry.second.dropped)));
+    }
+  }
+  out.Set("queueDroppedByUid", by_uid);
   return out;
 }
 

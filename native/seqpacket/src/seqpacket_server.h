@@ -13,7 +13,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -47,6 +49,18 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
     std::atomic<uint64_t> delivered{0};
     /** Bytes held by events waiting for JavaScript (payload, evidence and per-event overhead). */
     std::atomic<uint64_t> queued_bytes{0};
+    /**
+     * Per sender uid: bytes it holds in the queue and events of it dropped. One user's flood must not
+     * take the queue from the others, so each uid may hold at most max_queue_bytes_per_user_. Written
+     * by the epoll thread (enqueue) and the JavaScript thread (delivery), hence the mutex; a map entry
+     * per uid that ever sent (bounded by the accounts on the host).
+     */
+    struct PerUid {
+      uint64_t bytes = 0;
+      uint64_t dropped = 0;
+    };
+    std::mutex per_uid_mutex;
+    std::map<uid_t, PerUid> per_uid;
   };
   using Shared = std::shared_ptr<Counters>;
   static void CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event);
@@ -65,8 +79,10 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   bool AcceptAll(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t& next_id);
   /** Stops (false) or resumes (true) polling the listening socket. */
   void ArmListen(bool on);
-  /** Reads until EAGAIN; returns false when the peer is gone and the connection must be dropped. */
-  bool ReadAll(Connection& connection, std::vector<uint8_t>& buffer);
+  /** What ReadAll left behind: nothing to read now, more messages waiting, or a peer that is gone. */
+  enum class ReadResult { kDrained, kMore, kGone };
+  /** Reads until EAGAIN, end of file or kReadsPerTurn messages. */
+  ReadResult ReadAll(Connection& connection, std::vector<uint8_t>& buffer);
   void CloseConnection(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t id);
   void Deliver(Event* event);
   void Stop();
@@ -86,6 +102,7 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   uint32_t max_connections_ = 0;
   uint32_t max_per_user_ = 0;
   uint64_t max_queue_bytes_ = 0;
+  uint64_t max_queue_bytes_per_user_ = 0;
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;

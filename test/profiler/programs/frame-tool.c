@@ -9,10 +9,16 @@
  *     valid      two cumulative snapshots (scale 1, then scale 3 with FINAL) of one process on /data
  *     garbage    random bytes, wrong magic, bad version, unknown kind, short, truncated, oversized
  *                frames, then one valid snapshot (scale 1)
+ *     hostile    a forger: FRAME_TOOL_ROUNDS (default 10) rounds, each for FRAME_TOOL_PROCESSES
+ *                (default 64) invented processes (made-up start times) a process frame and
+ *                FRAME_TOOL_MOUNTS (default 64) mount frames with made-up paths, counters alternating
+ *                between ~1e18 and 1 (huge deltas, figures going up and down), a repeated old frame and
+ *                the garbage frames; sends until the receiver hangs up, rounds 0 = endless
  *
  * With FRAME_TOOL_HOLD_MS=n, `send` waits n ms before closing (so the sender is alive when checked).
  * Field values follow fixed formulas of a scale s (see fill_mount) that the TypeScript tests repeat.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "jobio_protocol.h"
@@ -72,7 +79,10 @@ static int dump(void) {
 static int sock;
 
 static void sendit(const void *data, size_t len) {
-  if (send(sock, data, len, 0) != (ssize_t)len) perror("frame-tool: send");
+  if (send(sock, data, len, 0) != (ssize_t)len) {
+    if (errno == EPIPE || errno == ECONNRESET) exit(0); /* the receiver hung up (or closed us as over a limit) */
+    perror("frame-tool: send");
+  }
 }
 
 static void snapshot(uint64_t s, uint64_t *seq, uint32_t flags, const char *jobid, const char *source) {
@@ -107,6 +117,35 @@ static void garbage(void) {
   sendit(junk, sizeof(junk));                /* oversized */
 }
 
+static int env_int(const char *name, int fallback) {
+  const char *v = getenv(name);
+  return v ? atoi(v) : fallback;
+}
+
+static void hostile(const char *jobid, const char *source) {
+  static struct jobio_frame_process p;
+  static struct jobio_frame_mount m;
+  int rounds = env_int("FRAME_TOOL_ROUNDS", 10), processes = env_int("FRAME_TOOL_PROCESSES", 64), mounts = env_int("FRAME_TOOL_MOUNTS", 64);
+  for (int r = 0; rounds == 0 || r < rounds; r++) {
+    uint64_t scale = (r % 2 == 0) ? 1000000000000000ULL : 1; /* x up to ~1300 per formula: ~1e18 */
+    for (int i = 0; i < processes; i++) {
+      uint64_t seq = (uint64_t)r * (uint64_t)(mounts + 1);
+      fill_process(&p, scale, seq++, 0, jobid, source);
+      p.header.start_ns = START_NS + (uint64_t)i;
+      p.mount_count = (uint32_t)mounts;
+      sendit(&p, sizeof(p));
+      for (int k = 0; k < mounts; k++) {
+        fill_mount(&m, scale, seq++, 0);
+        m.header.start_ns = START_NS + (uint64_t)i;
+        snprintf(m.path, sizeof(m.path), "/fake/%d/%d", i, k);
+        sendit(&m, sizeof(m));
+      }
+      sendit(&p, sizeof(p)); /* an old sequence again */
+    }
+    garbage();
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "layout") == 0) return layout();
   if (argc >= 2 && strcmp(argv[1], "dump") == 0) return dump();
@@ -124,6 +163,9 @@ int main(int argc, char **argv) {
     if (strcmp(argv[3], "valid") == 0) {
       snapshot(1, &seq, 0, jobid, source);
       snapshot(3, &seq, JOBIO_FLAG_FINAL, jobid, source);
+    } else if (strcmp(argv[3], "hostile") == 0) {
+      signal(SIGPIPE, SIG_IGN);
+      hostile(jobid, source);
     } else if (strcmp(argv[3], "garbage") == 0) {
       garbage();
       snapshot(1, &seq, JOBIO_FLAG_FINAL, jobid, source);
@@ -137,6 +179,6 @@ int main(int argc, char **argv) {
     close(sock);
     return 0;
   }
-  fprintf(stderr, "usage: frame-tool layout | dump | send SOCKET valid|garbage [JOBID] [SOURCE]\n");
+  fprintf(stderr, "usage: frame-tool layout | dump | send SOCKET valid|garbage|hostile [JOBID] [SOURCE]\n");
   return 2;
 }

@@ -1,0 +1,94 @@
+// What one process can physically have done. Counters come from the sender's own frame, so without a
+// bound one frame could add 1.8e19 bytes or calls. Each family of figures (calls per call type and
+// class, bytes per size bin, bytes per power-of-two bin, ...) is summed and converted into the time it
+// needs at a ceiling per second far above any real node (100 GB/s, a billion calls per second, 10,000
+// threads each in I/O all the time), so only a forged frame crosses it. The process table keeps, per
+// process, how much of its life its accepted increments have used (a budget that starts when the
+// kernel says the process started and never runs ahead of the receiver's clock by more than a small
+// slack), so however many frames a sender splits a forgery into, the total stays bounded by
+// ceiling × the process's age. Never the times the frame itself states.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CALL_TYPES, CLASSES, DIRECTIONS, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
+import { slot, type Counters } from './counters.js';
+
+export interface Ceilings {
+  /** Bytes read plus written per second. */
+  readonly bytesPerSecond: number;
+  /** Calls (and sampled calls, dropped frames) per second. */
+  readonly callsPerSecond: number;
+  /** Seconds spent in I/O per second of wall-clock time (threads in I/O at once). */
+  readonly ioSecondsPerSecond: number;
+}
+
+export const DEFAULT_CEILINGS: Ceilings = { bytesPerSecond: 1e11, callsPerSecond: 1e9, ioSecondsPerSecond: 1e4 };
+
+/**
+ * How far a process's budget may run ahead of the receiver's clock: frames are batched, clocks are
+ * read in ticks, and a process's first snapshot may arrive a little before the kernel's start time
+ * and uptime agree. Once per process, not per frame.
+ */
+export const SLACK_MS = 10_000;
+
+type Kind = 'bytes' | 'calls' | 'timeNs';
+
+/** Families of slots whose sum is one physical quantity. */
+const FAMILIES: ReadonlyArray<{ kind: Kind; slots: number[] }> = (() => {
+  const nc = CALL_TYPES.length;
+  const nk = CLASSES.length;
+  const range = (n: number, f: (i: number) => number): number[] => Array.from({ length: n }, (_, i) => f(i));
+  const pairs = (n: number, m: number, f: (a: number, b: number) => number): number[] => range(n * m, (i) => f(Math.floor(i / m), i % m));
+  const nd = DIRECTIONS.length;
+  const nb = SIZE_BINS.length;
+  return [
+    { kind: 'calls', slots: pairs(nc, nk, slot.calls) },
+    { kind: 'timeNs', slots: pairs(nc, nk, slot.timeNs) },
+    { kind: 'calls', slots: range(nc, slot.sampled) },
+    { kind: 'calls', slots: pairs(nd, nb, slot.sizedCalls) },
+    { kind: 'bytes', slots: pairs(nd, nb, slot.sizedBytes) },
+    { kind: 'timeNs', slots: pairs(nd, nb, slot.sizedTimeNs) },
+    { kind: 'calls', slots: pairs(nd, POW2_BINS, slot.pow2Calls) },
+    { kind: 'bytes', slots: pairs(nd, POW2_BINS, slot.pow2Bytes) },
+  ];
+})();
+
+function ceiling(kind: Kind, c: Ceilings): number {
+  return kind === 'bytes' ? c.bytesPerSecond : kind === 'calls' ? c.callsPerSecond : c.ioSecondsPerSecond * 1e9;
+}
+
+/** The time (ms) `increment` needs at the ceilings: its most demanding family decides. */
+export function neededMs(increment: Counters, c: Ceilings): number {
+  let need = 0;
+  for (const family of FAMILIES) {
+    let sum = 0;
+    for (const i of family.slots) sum += increment[i] ?? 0;
+    const ms = (sum / ceiling(family.kind, c)) * 1000;
+    need = ms > need ? ms : Number.isNaN(ms) ? Infinity : need;
+  }
+  return need;
+}
+
+/** Linux reports /proc/<pid>/stat start times in USER_HZ ticks, 100 per second on every architecture. */
+const USER_HZ = 100;
+
+export interface KernelStart {
+  /** The process's start time in ticks since boot (its identity together with the pid). */
+  readonly ticks: string;
+  /** Its age in ms by the kernel's clock. */
+  readonly ageMs: number;
+}
+
+/** When the kernel says `pid` started, from <procfs>/<pid>/stat and <procfs>/uptime; undefined if unreadable. */
+export function kernelStart(procfs: string, pid: number): KernelStart | undefined {
+  try {
+    const stat = readFileSync(join(procfs, String(pid), 'stat'), 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: fields are counted after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = fields[19];
+    const uptime = Number(readFileSync(join(procfs, 'uptime'), 'utf8').split(' ')[0]);
+    if (ticks === undefined || !/^\d+$/.test(ticks) || !Number.isFinite(uptime)) return undefined;
+    return { ticks, ageMs: Math.max(0, uptime * 1000 - (Number(ticks) * 1000) / USER_HZ) };
+  } catch {
+    return undefined;
+  }
+}
