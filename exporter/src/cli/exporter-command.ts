@@ -59,10 +59,16 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     collectorOptions = readCollectorOptions(command, descriptors);
     const telemetry = values['web.telemetryPath'] ?? '/metrics';
     if (!telemetry.startsWith('/')) throw new FlagError(`--web.telemetry-path must start with "/": ${telemetry}`);
-    if (values['web.config.file']) webConfig = loadWebConfig(values['web.config.file']);
   } catch (err) {
     process.stderr.write(`jobio exporter: ${(err as Error).message}\n`);
     return 2;
+  }
+  try {
+    if (values['web.config.file']) webConfig = loadWebConfig(values['web.config.file']);
+  } catch (err) {
+    // A bad file is a runtime failure (exit 1), not a usage error: the flag itself was well formed.
+    process.stderr.write(`jobio exporter: ${(err as Error).message}\n`);
+    return 1;
   }
   const selection = readCollectorSelection(command, descriptors);
   const paths = { procfs: values['path.procfs'] ?? '/proc', sysfs: values['path.sysfs'] ?? '/sys', rootfs: values['path.rootfs'] ?? '/' };
