@@ -183,7 +183,7 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
           fail(`http_server_config.headers.${name}`, 'invalid header name (letters, digits and !#$%&\'*+-.^_`|~ only)');
         }
         try {
-          validateHeaderValue(name, value);
+          validateHeaderValue(name, value as string);
         } catch {
           fail(`http_server_config.headers.${name}`, 'invalid header value (control characters such as CR or LF are not allowed)');
         }
