@@ -8,6 +8,7 @@ import { Scraper } from '../scrape/scraper.js';
 import { createApp } from '../web/app.js';
 import { listen, parseListenAddress } from '../web/listen.js';
 import { loadWebConfig, type WebConfig } from '../web/web-config.js';
+import { WebMetrics } from '../web/web-metrics.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../util/logger.js';
 import { parseDuration } from '../util/duration.js';
 import { addCollectorFlags, FlagError, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
@@ -80,6 +81,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     return 1;
   }
   const scraper = new Scraper(enabled, timeoutMs, logger);
+  const webMetrics = new WebMetrics(scraper.self.registry);
   const app = createApp({
     scraper,
     telemetryPath: values['web.telemetryPath'] ?? '/metrics',
@@ -89,7 +91,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
   });
   let server: Server;
   try {
-    server = await listen(app, address, webConfig);
+    server = await listen(app, address, webConfig, webMetrics, logger);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const where = values['web.listenAddress'];
