@@ -9,6 +9,7 @@ import { createApp } from '../web/app.js';
 import { listen, parseListenAddress } from '../web/listen.js';
 import { loadWebConfig, type WebConfig } from '../web/web-config.js';
 import { WebMetrics } from '../web/web-metrics.js';
+import { PasswordChecker } from '../web/password-checker.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../util/logger.js';
 import { parseDuration } from '../util/duration.js';
 import { addCollectorFlags, FlagError, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
@@ -82,12 +83,15 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
   }
   const scraper = new Scraper(enabled, timeoutMs, logger);
   const webMetrics = new WebMetrics(scraper.self.registry);
+  const passwordChecker = webConfig.basicAuthUsers.size > 0 ? new PasswordChecker() : undefined;
   const app = createApp({
     scraper,
     telemetryPath: values['web.telemetryPath'] ?? '/metrics',
     webConfig,
     collectorNames: enabled.map((e) => e.name),
     logger,
+    webMetrics,
+    ...(passwordChecker ? { passwordChecker } : {}),
   });
   let server: Server;
   try {
@@ -98,6 +102,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     const why = e.code === 'EADDRINUSE' ? `address ${where} is already in use` : e.code === 'EACCES' ? `permission denied to listen on ${where}` : e.message;
     const tlsHint = webConfig.tls && !['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code ?? '') ? ` (check tls_server_config cert_file and key_file in ${values['web.config.file']})` : '';
     process.stderr.write(`jobio exporter: cannot listen: ${why}${tlsHint}\n`);
+    await passwordChecker?.close();
     await scraper.close();
     return 1;
   }
@@ -121,6 +126,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     server.closeIdleConnections?.();
     setTimeout(() => server.closeAllConnections?.(), 5000).unref();
   });
+  await passwordChecker?.close();
   await scraper.close();
   return 0;
 }

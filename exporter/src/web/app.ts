@@ -4,6 +4,8 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Scraper } from '../scrape/scraper.js';
 import type { WebConfig } from './web-config.js';
 import { basicAuth } from './basic-auth.js';
+import type { PasswordChecker } from './password-checker.js';
+import type { WebMetrics } from './web-metrics.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../util/logger.js';
 
@@ -13,6 +15,9 @@ export interface AppOptions {
   readonly webConfig: WebConfig;
   readonly collectorNames: readonly string[];
   readonly logger: Logger;
+  readonly webMetrics: WebMetrics;
+  /** Runs the bcrypt checks of basic auth off the event loop; needed when basic auth users are set. */
+  readonly passwordChecker?: PasswordChecker;
 }
 
 function escapeHtml(text: string): string {
@@ -64,7 +69,10 @@ export function createApp(options: AppOptions): Express {
       next();
     });
   }
-  if (options.webConfig.basicAuthUsers.size > 0) app.use(basicAuth(options.webConfig.basicAuthUsers));
+  if (options.webConfig.basicAuthUsers.size > 0) {
+    if (!options.passwordChecker) throw new Error('internal: basic auth users configured without a password checker');
+    app.use(basicAuth(options.webConfig.basicAuthUsers, options.passwordChecker, options.webMetrics));
+  }
 
   app.get(options.telemetryPath, (req, res) => {
     options.scraper.scrape().then(
