@@ -15,7 +15,8 @@ test('100 parallel wrong passwords: bounded checks, 429 beyond the queue, counte
   const dir = mkdtempSync(join(tmpdir(), 'jobio-auth-'));
   const file = join(dir, 'web.yml');
   writeFileSync(file, `basic_auth_users:\n  prometheus: '${bcrypt.hashSync('s3cret', 10)}'\n`);
-  const exporter = await startExporter(['--collector.disable-defaults', `--web.config.file=${file}`]);
+  // The per-peer connection cap (64) is raised so that this test sees the bound on password checks alone.
+  const exporter = await startExporter(['--collector.disable-defaults', `--web.config.file=${file}`, '--web.max-connections-per-peer=200']);
   try {
     const url = `${exporter.url}/metrics`;
     const good = { headers: { Authorization: basic('prometheus', 's3cret') } };

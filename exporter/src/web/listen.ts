@@ -1,4 +1,5 @@
-// Binds the app to the listen address over HTTP or, with tls_server_config, HTTPS.
+// Binds the app to the listen address over HTTP or, with tls_server_config, HTTPS, with the
+// connection caps and timeouts that keep it reachable under a slowloris (connection-guard.ts).
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -7,6 +8,23 @@ import type { WebConfig } from './web-config.js';
 import { clientCertRefusal, makeAllowedSans } from './client-cert.js';
 import type { WebMetrics } from './web-metrics.js';
 import type { Logger } from '../util/logger.js';
+import { guardConnections, type ConnectionLimits } from './connection-guard.js';
+
+export interface ServerLimits extends ConnectionLimits {
+  /** Time a client has to send its request headers (and, over TLS, to complete the handshake). */
+  readonly headerTimeoutMs: number;
+  /** Time a client has to send its whole request. */
+  readonly requestTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = { maxConnections: 512, maxPerPeer: 64, headerTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+
+export interface ListenOptions {
+  readonly webConfig: WebConfig;
+  readonly metrics: WebMetrics;
+  readonly logger: Logger;
+  readonly limits: ServerLimits;
+}
 
 export interface ListenAddress {
   readonly host: string | undefined;
@@ -24,12 +42,21 @@ export function parseListenAddress(text: string): ListenAddress {
   return { host: host === '' ? undefined : host, port };
 }
 
-export function listen(app: Express, address: ListenAddress, webConfig: WebConfig, metrics: WebMetrics, logger: Logger): Promise<Server> {
+export function listen(app: Express, address: ListenAddress, options: ListenOptions): Promise<Server> {
+  const { webConfig, metrics, logger, limits } = options;
   const tls = webConfig.tls;
+  const timeouts = {
+    headersTimeout: limits.headerTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks the two timeouts above only this often (30 s by default).
+    connectionsCheckingInterval: Math.min(1000, limits.headerTimeoutMs),
+  };
   let server: Server;
   if (tls) {
     server = createHttpsServer(
       {
+        ...timeouts,
+        handshakeTimeout: limits.headerTimeoutMs,
         cert: tls.cert,
         key: tls.key,
         minVersion: tls.minVersion,
@@ -59,8 +86,16 @@ export function listen(app: Express, address: ListenAddress, webConfig: WebConfi
       logger.debug({ peer: socket.remoteAddress, err: err.message }, 'TLS handshake failed');
     });
   } else {
-    server = createHttpServer(app);
+    server = createHttpServer(timeouts, app);
   }
+  guardConnections(server, limits, metrics);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // Node's default answer, plus counting the timeouts: the slow clients a cap did not catch.
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (timedOut) metrics.connectionsDropped.inc({ reason: 'timeout' });
+    if (socket.writable && err.code !== 'ECONNRESET') socket.end(timedOut ? 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n' : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    socket.destroy();
+  });
   return new Promise((resolvePromise, reject) => {
     server.once('error', reject);
     server.listen(address.port, address.host, () => {
