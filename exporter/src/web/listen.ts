@@ -2,6 +2,7 @@
 // connection caps and timeouts that keep it reachable under a slowloris (connection-guard.ts).
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Express } from 'express';
 import type { WebConfig } from './web-config.js';
@@ -89,11 +90,13 @@ export function listen(app: Express, address: ListenAddress, options: ListenOpti
     server = createHttpServer(timeouts, app);
   }
   guardConnections(server, limits, metrics);
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     // Node's default answer, plus counting the timeouts: the slow clients a cap did not catch.
     const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     if (timedOut) metrics.connectionsDropped.inc({ reason: 'timeout' });
-    if (socket.writable && err.code !== 'ECONNRESET') socket.end(timedOut ? 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n' : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    const status = timedOut ? '408 Request Timeout' : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    // As Node does: answer only if nothing was written yet on this connection (not mid-keep-alive).
+    if (socket.writable && socket.bytesWritten === 0 && err.code !== 'ECONNRESET') socket.write(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
     socket.destroy();
   });
   return new Promise((resolvePromise, reject) => {
