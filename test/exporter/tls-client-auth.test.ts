@@ -78,6 +78,10 @@ test('every client_auth_type lets in and refuses exactly what Go crypto/tls does
       assert.deepEqual([await get(exporter), await get(exporter, signed), await get(exporter, selfSigned)], [none, good, self], type);
       if (type === 'RequireAnyClientCert') assert.equal(await selfMetric(exporter, /^jobio_web_tls_client_refused_total\{reason="missing_cert"\} (\d+)$/m), 1);
       if (type === 'VerifyClientCertIfGiven') assert.equal(await selfMetric(exporter, /^jobio_web_tls_client_refused_total\{reason="unverified_cert"\} (\d+)$/m), 1);
+      if (type === 'RequireAndVerifyClientCert') {
+        assert.equal(await selfMetric(exporter, /^jobio_web_tls_client_refused_total\{reason="missing_cert"\} (\d+)$/m), 1);
+        assert.equal(await selfMetric(exporter, /^jobio_web_tls_client_refused_total\{reason="unverified_cert"\} (\d+)$/m), 1);
+      }
     });
   }
 });
@@ -120,5 +124,6 @@ test('cipher_suites restrict TLS 1.2 only and curve_preferences restrict key exc
     assert.equal(await handshake(exporter, { ...tls12, ciphers: 'ECDHE-RSA-AES128-GCM-SHA256', ecdhCurve: 'X25519' }), 'failed');
     // TLS 1.3 keeps its own suites, as in Go.
     assert.equal(await handshake(exporter, { minVersion: 'TLSv1.3', ecdhCurve: 'P-384', ciphers: 'TLS_AES_256_GCM_SHA384' }), 'TLS_AES_256_GCM_SHA384');
+    assert.equal(await selfMetric(exporter, /^jobio_web_connections_dropped_total\{reason="tls_handshake"\} (\d+)$/m), 2);
   });
 });

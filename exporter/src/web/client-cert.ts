@@ -1,11 +1,11 @@
 // Client-certificate policy after the TLS handshake, with the semantics of Go's crypto/tls client
-// auth types as the exporter-toolkit uses them. OpenSSL (through Node) can only "verify if given"
-// or "require and verify"; the types it cannot express are checked here, on the established
-// connection, before any HTTP byte is read:
+// auth types as the exporter-toolkit uses them. Node's rejectUnauthorized covers only "require and
+// verify", and silently; every type is checked here instead, on the established connection before
+// any HTTP byte is read (as Node does for rejectUnauthorized), so each refusal is counted:
 //   NoClientCert, RequestClientCert   anything goes (a certificate, if sent, is not verified)
 //   RequireAnyClientCert              a certificate is required, but not verified
 //   VerifyClientCertIfGiven           no certificate is fine; one that is sent must verify
-//   RequireAndVerifyClientCert        a verified certificate is required (OpenSSL fails the handshake)
+//   RequireAndVerifyClientCert        a verified certificate is required
 // plus client_allowed_sans: the certificate must carry one of the listed SANs (DNS, IP, email, URI).
 import { SocketAddress } from 'node:net';
 import { isIP } from 'node:net';

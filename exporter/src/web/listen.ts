@@ -67,9 +67,10 @@ export function listen(app: Express, address: ListenAddress, options: ListenOpti
         ...(tls.ecdhCurve ? { ecdhCurve: tls.ecdhCurve } : {}),
         honorCipherOrder: tls.honorCipherOrder,
         requestCert: tls.clientAuth !== 'NoClientCert',
-        // OpenSSL itself fails the handshake only for the one type it can express; the others are
-        // checked on the established connection (client-cert.ts).
-        rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
+        // Every type is enforced by the check below, the way Node enforces rejectUnauthorized itself
+        // (verify once the handshake is done, destroy before the socket is handed on), so that each
+        // refusal is counted with its reason.
+        rejectUnauthorized: false,
       },
       app,
     );
@@ -82,7 +83,10 @@ export function listen(app: Express, address: ListenAddress, options: ListenOpti
       logger.debug({ peer: socket.remoteAddress, reason: refusal }, 'client certificate refused');
       socket.destroy();
     });
-    server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
+    server.on('tlsClientError', (err: NodeJS.ErrnoException, socket: TLSSocket) => {
+      // Counted: protocol failures and handshake timeouts; not a peer that hung up (or that the
+      // connection guard closed) before the handshake finished.
+      if (!/^ERR_SSL_|^ERR_TLS_/.test(err.code ?? '')) return;
       metrics.connectionsDropped.inc({ reason: 'tls_handshake' });
       logger.debug({ peer: socket.remoteAddress, err: err.message }, 'TLS handshake failed');
     });
