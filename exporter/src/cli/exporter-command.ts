@@ -138,18 +138,19 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
 }
 
 function readServerLimits(values: Record<string, string>): ServerLimits {
-  const read = <T>(flag: string, key: string, parse: (text: string) => T, fallback: string): T => {
+  const read = <T>(flag: string, key: string, parse: (text: string) => T): T => {
     try {
-      return parse(values[key] ?? fallback);
+      // commander fills in every default, so the value is always there.
+      return parse(values[key] ?? '');
     } catch (err) {
       throw new FlagError(`invalid value for ${flag}: ${(err as Error).message}`);
     }
   };
   const limits: ServerLimits = {
-    maxConnections: read('--web.max-connections', 'web.maxConnections', positiveInteger, '512'),
-    maxPerPeer: read('--web.max-connections-per-peer', 'web.maxConnectionsPerPeer', positiveInteger, '64'),
-    headerTimeoutMs: read('--web.header-timeout', 'web.headerTimeout', positiveDuration, '10s'),
-    requestTimeoutMs: read('--web.request-timeout', 'web.requestTimeout', positiveDuration, '30s'),
+    maxConnections: read('--web.max-connections', 'web.maxConnections', positiveInteger),
+    maxPerPeer: read('--web.max-connections-per-peer', 'web.maxConnectionsPerPeer', positiveInteger),
+    headerTimeoutMs: read('--web.header-timeout', 'web.headerTimeout', positiveDuration),
+    requestTimeoutMs: read('--web.request-timeout', 'web.requestTimeout', positiveDuration),
   };
   if (limits.headerTimeoutMs > limits.requestTimeoutMs) throw new FlagError('--web.header-timeout cannot be longer than --web.request-timeout');
   return limits;

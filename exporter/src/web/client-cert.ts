@@ -7,8 +7,7 @@
 //   VerifyClientCertIfGiven           no certificate is fine; one that is sent must verify
 //   RequireAndVerifyClientCert        a verified certificate is required
 // plus client_allowed_sans: the certificate must carry one of the listed SANs (DNS, IP, email, URI).
-import { SocketAddress } from 'node:net';
-import { isIP } from 'node:net';
+import { isIP, SocketAddress } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { TlsConfig } from './web-config.js';
 
