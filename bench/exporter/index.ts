@@ -6,6 +6,7 @@ import autocannon from 'autocannon';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { startExporter, scrape } from '../../test/helpers/exporter.js';
+import { runAuthFlood } from './auth-flood.js';
 
 interface Load {
   readonly requestsPerSecond: number;
@@ -52,6 +53,7 @@ export async function run(seconds = Number(process.env.JOBIO_BENCH_SECONDS ?? 10
       '',
       `Ratio jobio / baseline throughput: ${(jobio.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}.`,
       '',
+      await runAuthFlood(),
     ].join('\n');
   } finally {
     baseline.close();

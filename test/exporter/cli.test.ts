@@ -37,6 +37,9 @@ test('unknown or malformed flags exit 2 with a clear message', async () => {
     [['exporter', '--web.listen-address=nonsense'], /invalid listen address "nonsense"/],
     [['exporter', '--scrape.timeout=soon'], /invalid duration "soon"/],
     [['exporter', '--web.telemetry-path=metrics'], /--web.telemetry-path must start with "\/"/],
+    [['exporter', '--web.max-connections=0'], /invalid value for --web.max-connections: "0" is not a positive integer/],
+    [['exporter', '--web.max-connections-per-peer=many'], /invalid value for --web.max-connections-per-peer/],
+    [['exporter', '--web.header-timeout=1m'], /--web.header-timeout cannot be longer than --web.request-timeout/],
     [['frobnicate'], /unknown command 'frobnicate'/],
   ];
   for (const [args, pattern] of cases) {
@@ -60,6 +63,22 @@ test('an unreadable or invalid web config names the file and field and exits non
   r = await runJobio(['exporter', `--web.config.file=${bad}`]);
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /tls_server_config\.cert_file: cannot read .*nope\.crt/);
+});
+
+test('web config mistakes that used to hang start-up or break every request exit 1 at start', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-cli-'));
+  const file = join(dir, 'web.yml');
+  const cost31 = '$2y$31$hNmUPaElgNK7d7.OR57NW.tQVd70DJY8ZfLpww.0GG86QrmpWMdUi';
+  const cases: Array<[string, RegExp]> = [
+    [`basic_auth_users:\n  alice: '${cost31}'\n`, /web\.yml: basic_auth_users\.alice: bcrypt cost 31 is outside 4-14/],
+    ['http_server_config:\n  headers:\n    X-Frame-Options: "deny\\r\\nX-Injected: 1"\n', /web\.yml: http_server_config\.headers\.X-Frame-Options: invalid header value/],
+  ];
+  for (const [yaml, pattern] of cases) {
+    writeFileSync(file, yaml);
+    const r = await runJobio(['exporter', '--web.listen-address=127.0.0.1:0', `--web.config.file=${file}`], { timeoutMs: 20_000 });
+    assert.equal(r.code, 1, `exits 1 (stderr: ${r.stderr})`);
+    assert.match(r.stderr, pattern);
+  }
 });
 
 test('garbage TLS files are reported with the web config file to check', async () => {

@@ -5,10 +5,16 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** Replaces run-dependent values (durations, versions) with placeholders; drops process/nodejs metrics. */
+/**
+ * Replaces run-dependent values (durations, versions) with placeholders; drops process/nodejs metrics
+ * and the HTTP server's jobio_web_* counters, which depend on the test's own traffic, not on the files.
+ */
 export function normaliseExposition(text: string): string {
+  const isWeb = (line: string | undefined): boolean => line !== undefined && /^(# (HELP|TYPE) )?jobio_web_/.test(line);
   return text
     .split('\n')
+    // A dropped jobio_web_ family takes the blank line that separates it from the one before along.
+    .filter((line, i, lines) => !isWeb(line) && !(line === '' && isWeb(lines[i + 1])))
     .filter((line) => !/^(# (HELP|TYPE) )?(process_|nodejs_)/.test(line))
     .map((line) => {
       if (line.startsWith('jobio_scrape_collector_duration_seconds{')) return line.replace(/ \S+$/, ' <duration>');

@@ -6,11 +6,13 @@ import type { CollectorDescriptor } from '../scrape/collector.js';
 import { createEnabledCollectors } from '../scrape/enabled.js';
 import { Scraper } from '../scrape/scraper.js';
 import { createApp } from '../web/app.js';
-import { listen, parseListenAddress } from '../web/listen.js';
+import { DEFAULT_LIMITS, listen, parseListenAddress, type ServerLimits } from '../web/listen.js';
 import { loadWebConfig, type WebConfig } from '../web/web-config.js';
+import { WebMetrics } from '../web/web-metrics.js';
+import { PasswordChecker } from '../web/password-checker.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../util/logger.js';
 import { parseDuration } from '../util/duration.js';
-import { addCollectorFlags, FlagError, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
+import { addCollectorFlags, FlagError, positiveDuration, positiveInteger, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
 
 export const DEFAULT_LISTEN_ADDRESS = ':9717';
 
@@ -30,6 +32,10 @@ export function exporterCommand(run: (action: () => Promise<number>) => void, op
     .addOption(new Option('--web.listen-address <address>', 'Address to listen on for the web interface and telemetry.').default(DEFAULT_LISTEN_ADDRESS))
     .addOption(new Option('--web.telemetry-path <path>', 'Path under which to expose metrics.').default('/metrics'))
     .addOption(new Option('--web.config.file <file>', 'Configuration file for TLS and basic authentication (Prometheus exporter-toolkit format).'))
+    .addOption(new Option('--web.max-connections <n>', 'Open connections at most; at the cap the longest-waiting connection without a request in progress is closed.').default(String(DEFAULT_LIMITS.maxConnections)))
+    .addOption(new Option('--web.max-connections-per-peer <n>', 'Open connections at most from one client address (same rule at the cap).').default(String(DEFAULT_LIMITS.maxPerPeer)))
+    .addOption(new Option('--web.header-timeout <duration>', 'Time a client has to complete the TLS handshake and send its request headers.').default(`${DEFAULT_LIMITS.headerTimeoutMs / 1000}s`))
+    .addOption(new Option('--web.request-timeout <duration>', 'Time a client has to send its whole request.').default(`${DEFAULT_LIMITS.requestTimeoutMs / 1000}s`))
     .addOption(new Option('--log.level <level>', 'Only log messages with the given severity or above.').choices(LOG_LEVELS).default('info'))
     .addOption(new Option('--log.format <format>', 'Output format of log messages.').choices(LOG_FORMATS).default('logfmt'))
     .addOption(new Option('--path.procfs <path>', 'procfs mountpoint.').default('/proc'))
@@ -51,18 +57,26 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
   let address;
   let timeoutMs: number;
   let collectorOptions;
+  let limits: ServerLimits;
   let webConfig: WebConfig = { basicAuthUsers: new Map(), headers: new Map() };
   try {
     address = parseListenAddress(values['web.listenAddress'] ?? DEFAULT_LISTEN_ADDRESS);
     timeoutMs = parseDuration(values['scrape.timeout'] ?? '10s');
     if (timeoutMs <= 0) throw new FlagError('--scrape.timeout must be positive');
     collectorOptions = readCollectorOptions(command, descriptors);
+    limits = readServerLimits(values);
     const telemetry = values['web.telemetryPath'] ?? '/metrics';
     if (!telemetry.startsWith('/')) throw new FlagError(`--web.telemetry-path must start with "/": ${telemetry}`);
-    if (values['web.config.file']) webConfig = loadWebConfig(values['web.config.file']);
   } catch (err) {
     process.stderr.write(`jobio exporter: ${(err as Error).message}\n`);
     return 2;
+  }
+  try {
+    if (values['web.config.file']) webConfig = loadWebConfig(values['web.config.file']);
+  } catch (err) {
+    // A bad file is a runtime failure (exit 1), not a usage error: the flag itself was well formed.
+    process.stderr.write(`jobio exporter: ${(err as Error).message}\n`);
+    return 1;
   }
   const selection = readCollectorSelection(command, descriptors);
   const paths = { procfs: values['path.procfs'] ?? '/proc', sysfs: values['path.sysfs'] ?? '/sys', rootfs: values['path.rootfs'] ?? '/' };
@@ -74,22 +88,27 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     return 1;
   }
   const scraper = new Scraper(enabled, timeoutMs, logger);
+  const webMetrics = new WebMetrics(scraper.self.registry);
+  const passwordChecker = webConfig.basicAuthUsers.size > 0 ? new PasswordChecker() : undefined;
   const app = createApp({
     scraper,
     telemetryPath: values['web.telemetryPath'] ?? '/metrics',
     webConfig,
     collectorNames: enabled.map((e) => e.name),
     logger,
+    webMetrics,
+    ...(passwordChecker ? { passwordChecker } : {}),
   });
   let server: Server;
   try {
-    server = await listen(app, address, webConfig);
+    server = await listen(app, address, { webConfig, metrics: webMetrics, logger, limits });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const where = values['web.listenAddress'];
     const why = e.code === 'EADDRINUSE' ? `address ${where} is already in use` : e.code === 'EACCES' ? `permission denied to listen on ${where}` : e.message;
     const tlsHint = webConfig.tls && !['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code ?? '') ? ` (check tls_server_config cert_file and key_file in ${values['web.config.file']})` : '';
     process.stderr.write(`jobio exporter: cannot listen: ${why}${tlsHint}\n`);
+    await passwordChecker?.close();
     await scraper.close();
     return 1;
   }
@@ -113,8 +132,28 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     server.closeIdleConnections?.();
     setTimeout(() => server.closeAllConnections?.(), 5000).unref();
   });
+  await passwordChecker?.close();
   await scraper.close();
   return 0;
+}
+
+function readServerLimits(values: Record<string, string>): ServerLimits {
+  const read = <T>(flag: string, key: string, parse: (text: string) => T): T => {
+    try {
+      // commander fills in every default, so the value is always there.
+      return parse(values[key] ?? '');
+    } catch (err) {
+      throw new FlagError(`invalid value for ${flag}: ${(err as Error).message}`);
+    }
+  };
+  const limits: ServerLimits = {
+    maxConnections: read('--web.max-connections', 'web.maxConnections', positiveInteger),
+    maxPerPeer: read('--web.max-connections-per-peer', 'web.maxConnectionsPerPeer', positiveInteger),
+    headerTimeoutMs: read('--web.header-timeout', 'web.headerTimeout', positiveDuration),
+    requestTimeoutMs: read('--web.request-timeout', 'web.requestTimeout', positiveDuration),
+  };
+  if (limits.headerTimeoutMs > limits.requestTimeoutMs) throw new FlagError('--web.header-timeout cannot be longer than --web.request-timeout');
+  return limits;
 }
 
 function waitForSignal(): Promise<string> {

@@ -1,27 +1,40 @@
 // HTTP basic authentication against bcrypt hashes, as the exporter-toolkit does it. bcrypt is
-// deliberately slow (tens of ms), so successful checks are cached by a SHA-256 of user and password;
-// failures are never cached. Hash comparison is bcrypt's, and an unknown user is compared against a
-// dummy hash of the same cost as the configured ones, so response time does not reveal which user
-// names exist.
+// deliberately slow (~0.1 s at cost 10), so:
+//   - successful checks are cached by a SHA-256 of user and password: a scraper pays bcrypt once,
+//     not every scrape; failures are never cached;
+//   - the checks run on worker threads with a bounded queue (password-checker.ts): a flood of wrong
+//     passwords gets 429 beyond the queue instead of stalling the event loop that serves scrapes;
+//   - an unknown user is checked against the costliest configured hash (and refused whatever the
+//     result), so response time does not reveal which user names exist.
 import { createHash } from 'node:crypto';
-import bcrypt from 'bcryptjs';
 import type { RequestHandler } from 'express';
+import type { PasswordChecker } from './password-checker.js';
+import type { WebMetrics } from './web-metrics.js';
 
 const CACHE_LIMIT = 1024;
 
-/** The bcrypt cost ("$2y$10$…" → 10) of the most expensive configured hash. */
-export function highestCost(users: ReadonlyMap<string, string>): number {
-  let cost = 4;
-  for (const hash of users.values()) cost = Math.max(cost, Number(hash.slice(4, 6)) || 4);
-  return cost;
+/** The bcrypt cost of a hash ("$2y$10$…" → 10). */
+function costOf(hash: string): number {
+  return Number(hash.slice(4, 6)) || 4;
 }
 
-export function basicAuth(users: ReadonlyMap<string, string>): RequestHandler {
+/** The bcrypt cost of the most expensive configured hash. */
+export function highestCost(users: ReadonlyMap<string, string>): number {
+  return Math.max(4, ...[...users.values()].map(costOf));
+}
+
+/** The configured hash an unknown user is checked against: as slow as the slowest real one. */
+function decoyHash(users: ReadonlyMap<string, string>): string | undefined {
+  const cost = highestCost(users);
+  return [...users.values()].find((h) => costOf(h) === cost);
+}
+
+export function basicAuth(users: ReadonlyMap<string, string>, checker: PasswordChecker, metrics: WebMetrics): RequestHandler {
   const verified = new Set<string>();
-  // Made once at start-up (tens of ms at cost 10): a password nobody knows, at the users' cost.
-  const dummyHash = bcrypt.hashSync(createHash('sha256').update(String(Math.random())).digest('hex'), highestCost(users));
+  const decoy = decoyHash(users);
   return (req, res, next) => {
     const deny = (): void => {
+      metrics.authFailures.inc({ reason: 'bad_credentials' });
       res.set('WWW-Authenticate', 'Basic realm="jobio", charset="UTF-8"').status(401).type('text/plain').send('Unauthorized\n');
     };
     const header = req.headers.authorization ?? '';
@@ -35,14 +48,21 @@ export function basicAuth(users: ReadonlyMap<string, string>): RequestHandler {
     const cacheKey = createHash('sha256').update(user).update('\0').update(password).digest('hex');
     if (verified.has(cacheKey)) return next();
     const hash = users.get(user);
-    bcrypt
-      .compare(password, hash ?? dummyHash)
-      .then((ok) => {
+    const against = hash ?? decoy;
+    if (against === undefined) return deny();
+    checker.check(password, against).then(
+      (ok) => {
+        if (ok === 'busy') {
+          metrics.authFailures.inc({ reason: 'busy' });
+          res.set('Retry-After', '1').status(429).type('text/plain').send('Too many login attempts being checked, retry later\n');
+          return;
+        }
         if (!ok || hash === undefined) return deny();
         if (verified.size >= CACHE_LIMIT) verified.clear();
         verified.add(cacheKey);
         next();
-      })
-      .catch(() => deny());
+      },
+      () => deny(),
+    );
   };
 }

@@ -57,3 +57,60 @@ test('TLS files are resolved relative to the config file and min_version is chec
   writeFileSync(file, 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: SSL3\n');
   assert.throws(() => loadWebConfig(file), /tls_server_config.min_version: must be one of/);
 });
+
+function tlsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-webcfg-'));
+  for (const name of ['server.crt', 'server.key', 'ca.crt']) writeFileSync(join(dir, name), 'PEM');
+  return join(dir, 'web.yml');
+}
+
+test('mistakes that used to break the server later are refused at start, naming the file and field', () => {
+  const file = tlsDir();
+  const tls = (extra: Record<string, unknown>): unknown => ({ tls_server_config: { cert_file: 'server.crt', key_file: 'server.key', ...extra } });
+  const cost31 = HASH.replace('$10$', '$31$');
+  const cases: Array<[unknown, RegExp]> = [
+    [{ basic_auth_users: { alice: cost31 } }, /web.yml: basic_auth_users.alice: bcrypt cost 31 is outside 4-14/],
+    [{ basic_auth_users: { alice: HASH.replace('$10$', '$03$') } }, /basic_auth_users.alice: bcrypt cost 3 is outside 4-14/],
+    [{ http_server_config: { headers: { 'X-Frame-Options': 'deny\r\nSet-Cookie: a=b' } } }, /web.yml: http_server_config.headers.X-Frame-Options: invalid header value/],
+    [{ http_server_config: { headers: { 'Bad Name': 'x' } } }, /http_server_config.headers.Bad Name: invalid header name/],
+    [tls({ min_version: 'TLS13', max_version: 'TLS12' }), /web.yml: tls_server_config.max_version: TLS12 is below min_version TLS13/],
+    [tls({ cipher_suites: ['TLS_BOGUS'] }), /web.yml: tls_server_config.cipher_suites: unknown cipher suite "TLS_BOGUS"/],
+    [tls({ cipher_suites: ['TLS_AES_128_GCM_SHA256'] }), /tls_server_config.cipher_suites: TLS_AES_128_GCM_SHA256 is a TLS 1.3 suite/],
+    [tls({ cipher_suites: 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256' }), /tls_server_config.cipher_suites: expected a list of names/],
+    [tls({ curve_preferences: ['CurveP999'] }), /web.yml: tls_server_config.curve_preferences: unknown curve "CurveP999"/],
+    [tls({ prefer_server_cipher_suites: 'yes' }), /tls_server_config.prefer_server_cipher_suites: expected true or false/],
+    [tls({ client_auth_type: 'RequireAndVerifyClientCert', client_ca_file: 'ca.crt', client_allowed_sans: 'a' }), /tls_server_config.client_allowed_sans: expected a list of names/],
+    [tls({ client_auth_type: 'VerifyClientCertIfGiven', client_ca_file: 'ca.crt', client_allowed_sans: ['a'] }), /tls_server_config.client_allowed_sans: requires client_auth_type RequireAnyClientCert or RequireAndVerifyClientCert/],
+    [tls({ client_ca_file: 'ca.crt' }), /tls_server_config.client_ca_file: set without a client_auth_type that asks for certificates/],
+  ];
+  for (const [doc, pattern] of cases) {
+    assert.throws(() => parseWebConfig(doc, file), (err: Error) => err instanceof WebConfigError && pattern.test(err.message), `${String(pattern)}`);
+  }
+});
+
+test('cipher_suites and curve_preferences are mapped onto the OpenSSL names Node uses', () => {
+  const file = tlsDir();
+  const config = parseWebConfig(
+    {
+      tls_server_config: {
+        cert_file: 'server.crt',
+        key_file: 'server.key',
+        cipher_suites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256'],
+        curve_preferences: ['X25519', 'CurveP256'],
+        prefer_server_cipher_suites: false,
+        client_auth_type: 'RequireAndVerifyClientCert',
+        client_ca_file: 'ca.crt',
+        client_allowed_sans: ['scraper.example', '10.0.0.7'],
+      },
+    },
+    file,
+  );
+  // TLS 1.3 suites stay at OpenSSL's defaults: Go's cipher_suites covers TLS 1.2 and below only.
+  assert.equal(config.tls?.ciphers, 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305');
+  assert.equal(config.tls?.ecdhCurve, 'X25519:P-256');
+  assert.equal(config.tls?.honorCipherOrder, false);
+  assert.deepEqual(config.tls?.allowedSans, ['scraper.example', '10.0.0.7']);
+  const defaults = parseWebConfig({ tls_server_config: { cert_file: 'server.crt', key_file: 'server.key' } }, file);
+  assert.equal(defaults.tls?.ciphers, undefined);
+  assert.equal(defaults.tls?.honorCipherOrder, true);
+});

@@ -1,16 +1,29 @@
 // The web configuration file (`--web.config.file`), in the format of the Prometheus exporter-toolkit
 // so one file serves node_exporter and jobio alike:
-//   tls_server_config: { cert_file, key_file, client_auth_type, client_ca_file, min_version, max_version }
+//   tls_server_config: { cert_file, key_file, client_auth_type, client_ca_file, min_version, max_version,
+//                        cipher_suites, curve_preferences, prefer_server_cipher_suites, client_allowed_sans }
 //   basic_auth_users: { <user>: <bcrypt hash> }
 //   http_server_config: { headers: { <name>: <value> } }
-// Errors name the file and the field, so a typo does not surface as a TLS handshake failure later.
+// Errors name the file and the field, so a mistake fails start-up instead of surfacing later as a
+// hung start (huge bcrypt cost), a 500 on every request (CR/LF in a header) or failing handshakes.
 import { readFileSync } from 'node:fs';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { opensslCiphers, opensslCurves } from './tls-names.js';
 
 export type ClientAuthType = 'NoClientCert' | 'RequestClientCert' | 'RequireAnyClientCert' | 'VerifyClientCertIfGiven' | 'RequireAndVerifyClientCert';
 const CLIENT_AUTH_TYPES: readonly ClientAuthType[] = ['NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert'];
 const TLS_VERSIONS: Record<string, 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'> = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' };
+/** Client auth types under which a client must present a certificate (the only ones SAN checks make sense with). */
+const CERT_REQUIRED: readonly ClientAuthType[] = ['RequireAnyClientCert', 'RequireAndVerifyClientCert'];
+
+/**
+ * bcrypt costs accepted in basic_auth_users. Each step doubles the work: cost 10 takes ~0.1 s per
+ * check, 14 about 1.6 s, and 31 would run for days, hanging start-up. htpasswd -B writes 5 by default.
+ */
+export const BCRYPT_MIN_COST = 4;
+export const BCRYPT_MAX_COST = 14;
 
 export interface TlsConfig {
   readonly cert: Buffer;
@@ -19,6 +32,14 @@ export interface TlsConfig {
   readonly clientAuth: ClientAuthType;
   readonly minVersion: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   readonly maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** Node `ciphers` (OpenSSL names) from cipher_suites; undefined keeps Node's defaults. */
+  readonly ciphers?: string;
+  /** Node `ecdhCurve` from curve_preferences. */
+  readonly ecdhCurve?: string;
+  /** prefer_server_cipher_suites (exporter-toolkit default: true). */
+  readonly honorCipherOrder: boolean;
+  /** client_allowed_sans: a client certificate must carry one of these SANs. */
+  readonly allowedSans?: readonly string[];
 }
 
 export interface WebConfig {
@@ -33,6 +54,10 @@ export class WebConfigError extends Error {}
 const BCRYPT_HASH = /^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/;
 const KNOWN_TOP = new Set(['tls_server_config', 'basic_auth_users', 'http_server_config']);
 const KNOWN_TLS = new Set(['cert_file', 'key_file', 'client_auth_type', 'client_ca_file', 'min_version', 'max_version', 'cipher_suites', 'prefer_server_cipher_suites', 'curve_preferences', 'client_allowed_sans']);
+
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -84,9 +109,47 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
     if (!CLIENT_AUTH_TYPES.includes(clientAuth)) fail('tls_server_config.client_auth_type', `must be one of ${CLIENT_AUTH_TYPES.join(', ')}`);
     const ca = tlsDoc.client_ca_file !== undefined ? readPem('tls_server_config.client_ca_file', tlsDoc.client_ca_file) : undefined;
     if (clientAuth.includes('Verify') && !ca) fail('tls_server_config.client_ca_file', `required with client_auth_type ${clientAuth}`);
-    const minVersion = TLS_VERSIONS[String(tlsDoc.min_version ?? 'TLS12')] ?? fail('tls_server_config.min_version', `must be one of ${Object.keys(TLS_VERSIONS).join(', ')}`);
-    const maxVersion = tlsDoc.max_version === undefined ? undefined : (TLS_VERSIONS[String(tlsDoc.max_version)] ?? fail('tls_server_config.max_version', `must be one of ${Object.keys(TLS_VERSIONS).join(', ')}`));
-    tls = { cert, key, clientAuth, minVersion, ...(ca ? { ca } : {}), ...(maxVersion ? { maxVersion } : {}) };
+    if (ca && clientAuth === 'NoClientCert') fail('tls_server_config.client_ca_file', 'set without a client_auth_type that asks for certificates (as the exporter-toolkit, this is refused)');
+    const versionNames = Object.keys(TLS_VERSIONS);
+    const minName = String(tlsDoc.min_version ?? 'TLS12');
+    const minVersion = TLS_VERSIONS[minName] ?? fail('tls_server_config.min_version', `must be one of ${versionNames.join(', ')}`);
+    const maxVersion = tlsDoc.max_version === undefined ? undefined : (TLS_VERSIONS[String(tlsDoc.max_version)] ?? fail('tls_server_config.max_version', `must be one of ${versionNames.join(', ')}`));
+    if (maxVersion && versionNames.indexOf(String(tlsDoc.max_version)) < versionNames.indexOf(minName)) {
+      fail('tls_server_config.max_version', `${String(tlsDoc.max_version)} is below min_version ${minName}: no handshake could succeed`);
+    }
+    const mapNames = (field: string, value: unknown, map: (names: readonly string[]) => string): string | undefined => {
+      if (value === undefined || value === null) return undefined;
+      const names = stringList(value) ?? fail(`tls_server_config.${field}`, 'expected a list of names');
+      if (names.length === 0) return undefined;
+      try {
+        return map(names);
+      } catch (err) {
+        return fail(`tls_server_config.${field}`, (err as Error).message);
+      }
+    };
+    const ciphers = mapNames('cipher_suites', tlsDoc.cipher_suites, opensslCiphers);
+    const ecdhCurve = mapNames('curve_preferences', tlsDoc.curve_preferences, opensslCurves);
+    const prefer = tlsDoc.prefer_server_cipher_suites ?? true;
+    if (typeof prefer !== 'boolean') fail('tls_server_config.prefer_server_cipher_suites', 'expected true or false');
+    let allowedSans: string[] | undefined;
+    if (tlsDoc.client_allowed_sans !== undefined && tlsDoc.client_allowed_sans !== null) {
+      allowedSans = stringList(tlsDoc.client_allowed_sans) ?? fail('tls_server_config.client_allowed_sans', 'expected a list of names');
+      if (!CERT_REQUIRED.includes(clientAuth)) {
+        fail('tls_server_config.client_allowed_sans', `requires client_auth_type ${CERT_REQUIRED.join(' or ')} (with ${clientAuth} a client may send no certificate to check)`);
+      }
+    }
+    tls = {
+      cert,
+      key,
+      clientAuth,
+      minVersion,
+      honorCipherOrder: prefer as boolean,
+      ...(ca ? { ca } : {}),
+      ...(maxVersion ? { maxVersion } : {}),
+      ...(ciphers ? { ciphers } : {}),
+      ...(ecdhCurve ? { ecdhCurve } : {}),
+      ...(allowedSans ? { allowedSans } : {}),
+    };
   }
 
   const basicAuthUsers = new Map<string, string>();
@@ -96,6 +159,10 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
     for (const [user, hash] of Object.entries(usersDoc)) {
       if (user.includes(':')) fail(`basic_auth_users.${user}`, 'user names cannot contain ":"');
       if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) fail(`basic_auth_users.${user}`, 'expected a bcrypt hash ($2y$..., e.g. from `htpasswd -nBC 10 "" | tr -d \':\\n\'`)');
+      const cost = Number((hash as string).slice(4, 6));
+      if (cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST) {
+        fail(`basic_auth_users.${user}`, `bcrypt cost ${cost} is outside ${BCRYPT_MIN_COST}-${BCRYPT_MAX_COST} (each step doubles the time of every login check)`);
+      }
       basicAuthUsers.set(user, hash as string);
     }
   }
@@ -109,6 +176,17 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
       if (!isRecord(hdrs)) return fail('http_server_config.headers', 'expected a mapping');
       for (const [name, value] of Object.entries(hdrs)) {
         if (typeof value !== 'string') fail(`http_server_config.headers.${name}`, 'expected a string');
+        // The checks Node applies when the header is set on a response, run once here instead.
+        try {
+          validateHeaderName(name);
+        } catch {
+          fail(`http_server_config.headers.${name}`, 'invalid header name (letters, digits and !#$%&\'*+-.^_`|~ only)');
+        }
+        try {
+          validateHeaderValue(name, value as string);
+        } catch {
+          fail(`http_server_config.headers.${name}`, 'invalid header value (control characters such as CR or LF are not allowed)');
+        }
         headers.set(name, value as string);
       }
     }

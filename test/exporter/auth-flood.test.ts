@@ -1,0 +1,41 @@
+// A flood of wrong passwords: the bcrypt work is bounded (a limited queue of checks on worker
+// threads, beyond it 429 at once, counted) and a scraper whose credentials were already verified
+// keeps getting its metrics from the cache of successful checks, without paying bcrypt again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { startExporter } from '../helpers/exporter.js';
+
+const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+test('100 parallel wrong passwords: bounded checks, 429 beyond the queue, counted; the real scraper still gets 200', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-auth-'));
+  const file = join(dir, 'web.yml');
+  writeFileSync(file, `basic_auth_users:\n  prometheus: '${bcrypt.hashSync('s3cret', 10)}'\n`);
+  // The per-peer connection cap (64) is raised so that this test sees the bound on password checks alone.
+  const exporter = await startExporter(['--collector.disable-defaults', `--web.config.file=${file}`, '--web.max-connections-per-peer=200']);
+  try {
+    const url = `${exporter.url}/metrics`;
+    const good = { headers: { Authorization: basic('prometheus', 's3cret') } };
+    assert.equal((await fetch(url, good)).status, 200, 'first scrape verifies and caches the credentials');
+
+    const attempts = Array.from({ length: 100 }, (_, i) => fetch(url, { headers: { Authorization: basic(i % 2 ? 'prometheus' : 'mallory', `guess${i}`) } }).then(async (r) => (await r.text(), r.status)));
+    const scrapesDuringFlood = Array.from({ length: 5 }, () => fetch(url, good).then((r) => r.status));
+    const [statuses, scrapes] = await Promise.all([Promise.all(attempts), Promise.all(scrapesDuringFlood)]);
+
+    assert.deepEqual(scrapes, [200, 200, 200, 200, 200]);
+    const unauthorized = statuses.filter((s) => s === 401).length;
+    const busy = statuses.filter((s) => s === 429).length;
+    assert.equal(unauthorized + busy, 100, `only 401 and 429: ${statuses.join(',')}`);
+    assert.ok(busy > 0, 'the queue of password checks is bounded');
+
+    const text = await (await fetch(url, good)).text();
+    assert.match(text, new RegExp(`^jobio_web_auth_failures_total\\{reason="busy"\\} ${busy}$`, 'm'));
+    assert.match(text, new RegExp(`^jobio_web_auth_failures_total\\{reason="bad_credentials"\\} ${unauthorized}$`, 'm'));
+  } finally {
+    await exporter.stop();
+  }
+});
