@@ -12,7 +12,7 @@ import { loadSeqpacketAddon } from '../profiler/native.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { RunTotals } from '../profiler/run-totals.js';
 import type { RecordContext } from '../profiler/mistral-records.js';
-import { findProfilerLibrary, missingLibraryMessage } from './preload-path-command.js';
+import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-path.js';
 import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
 import { isNetwork, RunOutput } from './run-output.js';
 import { ResourceSampler } from './run-resources.js';

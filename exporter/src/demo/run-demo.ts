@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { findProfilerLibrary, missingLibraryMessage } from '../cli/preload-path-command.js';
+import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-path.js';
 import { findRepoFile } from '../profiler/repo-file.js';
 import { runTop } from '../top/top-loop.js';
 import { ChildGroup } from './child-group.js';
