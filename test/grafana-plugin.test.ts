@@ -50,6 +50,30 @@ test('grafana-plugin: typecheck (tsc --noEmit, strict)', async () => {
   await step([bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], 180_000);
 });
 
+// plugin.json accepts Grafana 11.0: the shipped code is type-checked against 11.0.0's @grafana packages
+// (npm aliases grafana11-*), and the check is shown to catch an API 11.0 lacks.
+test('grafana-plugin: the plugin type-checks against Grafana 11.0.0 packages, and the check rejects a newer API', async () => {
+  await step([bin('typescript', 'bin/tsc'), '-p', 'tsconfig.grafana11.json', '--noEmit'], 180_000);
+  for (const f of ['src/plugin.json', 'src/panel/plugin.json', 'src/datasource/plugin.json']) {
+    assert.equal(JSON.parse(readFileSync(join(pluginDir, f), 'utf8')).dependencies.grafanaDependency, '>=11.0.0', `${f}: the tested range`);
+  }
+  const probeDir = mkdtempSync(join(pluginDir, '.compat-probe-'));
+  try {
+    // Combobox arrived in @grafana/ui after 11.0.
+    writeFileSync(join(probeDir, 'probe.ts'), "import { Combobox } from '@grafana/ui';\nexport const probe = Combobox;\n");
+    const base = { extends: '../tsconfig.grafana11.json', include: ['probe.ts'] };
+    writeFileSync(join(probeDir, 'tsconfig.json'), JSON.stringify(base));
+    const old = await run([bin('typescript', 'bin/tsc'), '-p', join(probeDir, 'tsconfig.json'), '--noEmit'], 180_000);
+    assert.notEqual(old.code, 0, 'Combobox must not type-check against 11.0');
+    assert.match(old.output, /has no exported member named 'Combobox'|has no exported member 'Combobox'/);
+    writeFileSync(join(probeDir, 'tsconfig.json'), JSON.stringify({ ...base, extends: '../tsconfig.json', compilerOptions: { types: [] } }));
+    const current = await run([bin('typescript', 'bin/tsc'), '-p', join(probeDir, 'tsconfig.json'), '--noEmit'], 180_000);
+    assert.equal(current.code, 0, `the same probe type-checks against the build's packages\n${current.output}`);
+  } finally {
+    rmSync(probeDir, { recursive: true, force: true });
+  }
+});
+
 test('grafana-plugin: webpack build produces AMD modules in dist/', async () => {
   await step(['scripts/build.mjs'], 240_000);
   for (const m of ['module.js', 'panel/module.js', 'datasource/module.js']) {
