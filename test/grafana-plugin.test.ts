@@ -139,13 +139,25 @@ function contractMetrics(): Set<string> {
   return new Set(names);
 }
 
-test('dashboards: valid JSON, known panel types and query types, only contract metric names', async () => {
+/** Series the recording rules write (provisioning/prometheus/rules/*.yml `record:` names). */
+function recordedSeries(): Set<string> {
+  const dir = join(repo, 'provisioning', 'prometheus', 'rules');
+  const names = readdirSync(dir).flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/^\s*- record: (\S+)$/gm)].map((m) => m[1] as string));
+  assert.ok(names.includes('target:jobio_lustre_jobstats_operations:rate5m'), 'the recording rules are found');
+  return new Set(names);
+}
+
+const dashboardFiles = () => readdirSync(join(repo, 'dashboards')).filter((f) => f.endsWith('.json'));
+
+test('dashboards: valid JSON, known panel types and query types, only contract metric names or recording rules', async () => {
   const metrics = contractMetrics();
-  const files = readdirSync(join(repo, 'dashboards')).filter((f) => f.endsWith('.json'));
+  const recorded = recordedSeries();
+  const files = dashboardFiles();
   assert.deepEqual(files.sort(), ['cluster-filesystem.json', 'host-gpu.json', 'job.json']);
   const panelTypes = new Set(['timeseries', 'table', 'stat', 'bargauge', 'jobio-jobio-panel']);
   const queryTypes = new Set(['summary', 'topTalkers', 'characterisation', 'trend', 'raw']);
   const uids = new Set<string>();
+  const recordedUses = new Map<string, number>();
   for (const file of files) {
     const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as { uid: string; panels: Panel[]; templating: { list: Array<{ name: string }> } };
     assert.ok(d.uid && !uids.has(d.uid), `${file}: unique uid`);
@@ -163,8 +175,14 @@ test('dashboards: valid JSON, known panel types and query types, only contract m
           assert.ok(queryTypes.has(String(t['queryType'])), `${file}: "${p.title}" jobio query type ${String(t['queryType'])}`);
         }
         const text = JSON.stringify(t);
-        for (const m of text.matchAll(/jobio_[a-z_]+/g)) {
-          assert.ok(metrics.has(m[0]), `${file}: "${p.title}" names ${m[0]}, which is not in the metric contract`);
+        // A metric name, or a recording rule's level:metric:operations name around one.
+        for (const m of text.matchAll(/(?:[a-z_]+:)?jobio_[a-z_]+(?::[a-z0-9_]+)?/g)) {
+          if (m[0].includes(':')) {
+            assert.ok(recorded.has(m[0]), `${file}: "${p.title}" names ${m[0]}, which no recording rule writes`);
+            recordedUses.set(file, (recordedUses.get(file) ?? 0) + 1);
+          } else {
+            assert.ok(metrics.has(m[0]), `${file}: "${p.title}" names ${m[0]}, which is not in the metric contract`);
+          }
         }
         for (const v of text.matchAll(/\$([a-z_]+)/g)) {
           if (!v[1]?.startsWith('_')) {
@@ -174,8 +192,59 @@ test('dashboards: valid JSON, known panel types and query types, only contract m
       }
     }
   }
+  // The aggregating views read the recording rules, not thousands of raw series.
+  assert.ok((recordedUses.get('cluster-filesystem.json') ?? 0) >= 8, `cluster dashboard uses recording rules: ${recordedUses.get('cluster-filesystem.json')}`);
+  assert.ok((recordedUses.get('job.json') ?? 0) >= 4, `job dashboard uses recording rules: ${recordedUses.get('job.json')}`);
   const heat = JSON.parse(readFileSync(join(repo, 'dashboards', 'cluster-filesystem.json'), 'utf8')).panels.find((p: Panel) => p.options?.view === 'heatmap');
   assert.equal(heat.options.heatmap.drillVariable, 'user', 'the cluster heatmap drills down into $user');
+  assert.equal(heat.options.heatmap.jobDashboard, 'jobio-job', 'and links its rows to the job dashboard');
+});
+
+test('dashboards degrade gracefully: variables and core views need only the Prometheus data source', () => {
+  // What the jobio plugin adds; everything else (rates, bandwidth, top jobs/users, GPU, CPU/memory) is core.
+  const jobioOnly = new Set(['summary', 'characterisation', 'trend']);
+  const jobDashboardVars = JSON.parse(readFileSync(join(repo, 'dashboards', 'job.json'), 'utf8')).templating.list.map((v: { name: string }) => v.name);
+  assert.ok(jobDashboardVars.includes('jobid'), 'the job dashboard takes var-jobid (links from the panel set it)');
+  for (const file of dashboardFiles()) {
+    const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as { panels: Panel[]; templating: { list: Array<{ name: string; type: string; datasource?: { type: string }; definition?: string }> } };
+    for (const v of d.templating.list.filter((x) => x.type === 'query')) {
+      assert.equal(v.datasource?.type, 'prometheus', `${file}: variable $${v.name} comes from Prometheus`);
+      assert.match(String(v.definition), /^label_values\(.+, [a-z]+\)$/, `${file}: $${v.name} is a label_values query`);
+    }
+    let core = 0;
+    for (const p of d.panels) {
+      const jobio = (p.targets ?? []).filter((t) => (t['datasource'] as { type: string }).type === 'jobio-jobio-datasource');
+      for (const t of jobio) {
+        assert.ok(jobioOnly.has(String(t['queryType'])), `${file}: "${p.title}" uses the jobio data source only for what it adds (${String(t['queryType'])})`);
+      }
+      if (p.type !== 'jobio-jobio-panel' && jobio.length === 0) {
+        core++;
+      }
+    }
+    assert.ok(core >= 5, `${file}: ${core} core panels on Prometheus alone`);
+  }
+  // Units: power and temperature on two axes, I/O time in seconds per second, CPU cores apart from memory.
+  const gpu = JSON.parse(readFileSync(join(repo, 'dashboards', 'host-gpu.json'), 'utf8')).panels as Array<Panel & { fieldConfig: any }>;
+  const power = gpu.find((p) => JSON.stringify(p.targets).includes('jobio_gpu_power_watts')) as Panel & { fieldConfig: any };
+  assert.equal(power.fieldConfig.defaults.unit, 'watt');
+  assert.deepEqual(power.fieldConfig.overrides[0].properties, [{ id: 'unit', value: 'celsius' }, { id: 'custom.axisPlacement', value: 'right' }]);
+  const ioTime = gpu.find((p) => JSON.stringify(p.targets).includes('rate(jobio_profiler_io_seconds_total')) as Panel & { fieldConfig: any };
+  assert.equal(ioTime.fieldConfig.defaults.unit, 'suffix: s/s');
+  const job = JSON.parse(readFileSync(join(repo, 'dashboards', 'job.json'), 'utf8')).panels as Array<Panel & { fieldConfig: any }>;
+  const cpu = job.filter((p) => JSON.stringify(p.targets).includes('jobio_job_cpu_'));
+  const mem = job.filter((p) => JSON.stringify(p.targets).includes('jobio_job_memory_'));
+  assert.equal(cpu.length, 1);
+  assert.equal(mem.length, 1);
+  assert.notEqual(cpu[0], mem[0], 'CPU and memory in separate panels');
+  assert.equal(cpu[0]?.fieldConfig.defaults.custom.axisLabel, 'cores');
+  assert.equal(mem[0]?.fieldConfig.defaults.unit, 'bytes');
+});
+
+test('provisioning/grafana: the data sources\' intervals are the shipped Prometheus scrape interval', () => {
+  const scrape = /^\s*scrape_interval: (\S+)$/m.exec(readFileSync(join(repo, 'provisioning', 'prometheus', 'prometheus.yml'), 'utf8'))?.[1];
+  assert.equal(scrape, '30s');
+  const ds = readFileSync(join(repo, 'provisioning', 'grafana', 'datasources', 'jobio.yaml'), 'utf8');
+  assert.deepEqual([...ds.matchAll(/^\s*(timeInterval|scrapeInterval): (\S+)$/gm)].map((m) => `${m[1]}=${m[2]}`), [`timeInterval=${scrape}`, `scrapeInterval=${scrape}`]);
 });
 
 test('provisioning/grafana: app, Prometheus and jobio data sources, dashboard provider', () => {
