@@ -11,6 +11,8 @@ export const TestIds = {
   heatmap: 'jobio-heatmap',
   heatmapCanvas: 'jobio-heatmap-canvas',
   heatmapHover: 'jobio-heatmap-hover',
+  heatmapLegend: 'jobio-heatmap-legend',
+  heatmapLegendTick: 'jobio-heatmap-legend-tick',
   drilldown: 'jobio-drilldown',
   drilldownRow: 'jobio-drilldown-row',
   drilldownSetAll: 'jobio-drilldown-set-all',

@@ -12,6 +12,7 @@ import type { HeatSeries } from '../heatmap/series';
 import { TestIds } from '../testids';
 import type { HeatmapOptions } from '../types';
 import { DrillDownList } from './DrillDownList';
+import { HeatmapLegend } from './HeatmapLegend';
 
 export interface HeatmapViewProps {
   series: HeatSeries[];
@@ -24,6 +25,7 @@ export interface HeatmapViewProps {
 }
 
 const LIST_WIDTH = 300;
+const LEGEND_HEIGHT = 26;
 
 function sameCell(a: CellRef | undefined, b: CellRef | undefined): boolean {
   return a?.step === b?.step && a?.row === b?.row;
@@ -38,14 +40,15 @@ export function HeatmapView(props: HeatmapViewProps) {
   const [hover, setHover] = useState<CellRef>();
   const side = props.width >= 640;
   const plotWidth = selected && side ? props.width - LIST_WIDTH - 8 : props.width;
-  const plotHeight = selected && !side ? Math.floor(props.height * 0.55) : props.height;
+  const areaHeight = selected && !side ? Math.floor(props.height * 0.55) : props.height;
+  const plotHeight = Math.max(1, areaHeight - LEGEND_HEIGHT);
   const layout = useMemo(
     () => computeLayout(plotWidth, plotHeight, index.times.length, index.rows, options.showNoData),
     [plotWidth, plotHeight, index, options.showNoData],
   );
   const drawStyle = useMemo(
     () => ({
-      palette: palette(options.colorScheme),
+      palette: palette(options.colorScheme, theme.colors.background.primary),
       text: theme.colors.text.secondary,
       axis: theme.colors.border.medium,
       noData: theme.colors.text.disabled,
@@ -93,7 +96,7 @@ export function HeatmapView(props: HeatmapViewProps) {
 
   return (
     <div className={styles.wrap} style={{ flexDirection: side ? 'row' : 'column' }} data-testid={TestIds.heatmap} data-rows={index.rows} data-steps={index.times.length}>
-      <div className={styles.plot} style={{ width: plotWidth, height: plotHeight }}>
+      <div className={styles.plot} style={{ width: plotWidth, height: areaHeight }}>
         <canvas
           ref={canvasRef}
           data-testid={TestIds.heatmapCanvas}
@@ -110,6 +113,7 @@ export function HeatmapView(props: HeatmapViewProps) {
             setSelected(cell && !sameCell(cell, selected) ? cell : undefined);
           }}
         />
+        <HeatmapLegend palette={drawStyle.palette} maxCount={index.maxCount} noDataColor={options.showNoData ? drawStyle.noData : undefined} />
         {hover && outline(hover, styles.hoverBox)}
         {selected && outline(selected, styles.selectedBox)}
         {hover && hoverInfo && (
@@ -123,7 +127,7 @@ export function HeatmapView(props: HeatmapViewProps) {
         )}
       </div>
       {selected && selectedInfo && (
-        <div className={styles.list} style={side ? { width: LIST_WIDTH, height: props.height } : { height: props.height - plotHeight - 8 }}>
+        <div className={styles.list} style={side ? { width: LIST_WIDTH, height: props.height } : { height: props.height - areaHeight - 8 }}>
           <DrillDownList
             title={`${selectedInfo.time} · ${selectedInfo.range} · ${selectedInfo.count} series`}
             members={members}
