@@ -119,7 +119,8 @@ function job() {
       panel('I/O summary of $user’s jobs (standard Prometheus queries; click a job to open it)', 'jobio-jobio-panel', { h: 8, w: 12, x: 12, y: 0 }, [
         prom('A', 'sum by (jobid, user, class) (increase(jobio_profiler_calls_total{user="$user"}[$__range]))', { instant: true }),
         prom('B', 'sum by (jobid, user, class) (increase(jobio_profiler_io_seconds_total{user="$user"}[$__range]))', { instant: true }),
-        prom('C', 'sum by (jobid, user) (increase({__name__=~"jobio_profiler_read_bytes_total|jobio_profiler_write_bytes_total", user="$user"}[$__range]))', { instant: true }),
+        // Read and write series differ only by name: tagged apart before `or` (increase drops the name).
+        prom('C', 'sum by (jobid, user) (label_replace(increase(jobio_profiler_read_bytes_total{user="$user"}[$__range]), "direction", "read", "", "") or label_replace(increase(jobio_profiler_write_bytes_total{user="$user"}[$__range]), "direction", "write", "", ""))', { instant: true }),
       ], { options: { view: 'summary', summary: { groupBy: 'jobid', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 50, callsRefId: 'A', secondsRefId: 'B', bytesRefId: 'C', jobDashboard: 'jobio-job' } } }),
       panel('Characterisation over the job’s life (c = 1 MiB per interval)', 'table', { h: 6, w: 24, x: 0, y: 8 }, [jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$jobid' } })]),
       panel('Job bandwidth per target (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 14 }, [
