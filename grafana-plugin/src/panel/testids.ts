@@ -8,6 +8,11 @@ export const TestIds = {
   summaryTimeBar: 'jobio-summary-time-bar',
   summaryCallsBar: 'jobio-summary-calls-bar',
   summaryTooltip: 'jobio-summary-tooltip',
+  summaryReasons: 'jobio-summary-reasons',
+  summarySort: 'jobio-summary-sort',
+  summaryUser: 'jobio-summary-user',
+  summaryVolume: 'jobio-summary-volume',
+  summaryJobLink: 'jobio-summary-job-link',
   heatmap: 'jobio-heatmap',
   heatmapCanvas: 'jobio-heatmap-canvas',
   heatmapHover: 'jobio-heatmap-hover',
@@ -15,5 +20,6 @@ export const TestIds = {
   heatmapLegendTick: 'jobio-heatmap-legend-tick',
   drilldown: 'jobio-drilldown',
   drilldownRow: 'jobio-drilldown-row',
+  drilldownJobLink: 'jobio-drilldown-job-link',
   drilldownSetAll: 'jobio-drilldown-set-all',
 } as const;

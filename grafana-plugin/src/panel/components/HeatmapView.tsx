@@ -1,4 +1,4 @@
-import { type GrafanaTheme2, dateTimeFormat } from '@grafana/data';
+import { type GrafanaTheme2, type TimeRange, dateTimeFormat } from '@grafana/data';
 import { useStyles2, useTheme2 } from '@grafana/ui';
 import { css } from '@emotion/css';
 import React, { useEffect, useMemo, useRef, useState } from 'react';
@@ -21,6 +21,7 @@ export interface HeatmapViewProps {
   width: number;
   height: number;
   timeZone: string;
+  timeRange?: TimeRange;
   onDrill: (values: string[]) => void;
 }
 
@@ -135,6 +136,9 @@ export function HeatmapView(props: HeatmapViewProps) {
             listLabels={options.listLabels.split(',').map((s) => s.trim()).filter(Boolean)}
             drillLabel={options.drillLabel || undefined}
             drillVariable={options.drillVariable || undefined}
+            jobLabel={options.jobLabel || undefined}
+            jobDashboard={options.jobDashboard || undefined}
+            timeRange={props.timeRange}
             onDrill={props.onDrill}
             onClose={() => setSelected(undefined)}
           />

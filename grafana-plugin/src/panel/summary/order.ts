@@ -17,7 +17,7 @@ export function orderGroups(groups: GroupTotals[], sortBy: SummarySort, basis: R
     case 'volume':
       return sorted.sort((a, b) => (b.bytes ?? -1) - (a.bytes ?? -1) || byName(a, b));
     case 'user':
-      return sorted.sort((a, b) => (a.users[0] ?? '').localeCompare(b.users[0] ?? '') || byName(a, b));
+      return sorted.sort((a, b) => (a.users[0] ?? '\uffff').localeCompare(b.users[0] ?? '\uffff') || byName(a, b)); // no user last
     default:
       return sorted.sort(byName);
   }
