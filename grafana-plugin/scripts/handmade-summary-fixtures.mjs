@@ -32,22 +32,23 @@ write('summary-jobid-bytes', job.bytes, [
   [{ jobid: '7003', user: 'carol' }, 5636096], // python3: 64 KiB read per run
   [{ jobid: '7005', user: 'erin' }, 1342177280], // cp of a 16 MiB file
 ]);
-write('summary-jobid-reason-calls', job.reasonCalls, [
-  [{ jobid: '7002', class: 'red', reason: 'small_write' }, 36480],
-  [{ jobid: '7003', class: 'yellow', reason: 'zero_seek' }, 17200],
-  [{ jobid: '7003', class: 'yellow', reason: 'stat_unused' }, 86],
-  [{ jobid: '7004', class: 'red', reason: 'stat_unused' }, 17114],
-  [{ jobid: '7004', class: 'red', reason: 'failed_call' }, 258],
-  [{ jobid: '7001', class: 'red', reason: 'open_nothing_transferred' }, 79],
-]);
-write('summary-jobid-reason-seconds', job.reasonSeconds, [
-  [{ jobid: '7002', class: 'red', reason: 'small_write' }, 1.92],
-  [{ jobid: '7003', class: 'yellow', reason: 'zero_seek' }, 0.031],
-  [{ jobid: '7003', class: 'yellow', reason: 'stat_unused' }, 0.0009],
-  [{ jobid: '7004', class: 'red', reason: 'stat_unused' }, 0.44],
-  [{ jobid: '7004', class: 'red', reason: 'failed_call' }, 0.006],
-  [{ jobid: '7001', class: 'red', reason: 'open_nothing_transferred' }, 0.002],
-]);
+// Reasons split each job's real red/yellow totals (from the capture) by fixed shares, so that they
+// add up to what the summary shows.
+const real = (name) => JSON.parse(readFileSync(join(root, 'src', '__fixtures__', 'prometheus-real', `${name}.json`), 'utf8')).body.data.result;
+const totalOf = (rows, jobid, cls) => Number(rows.find((r) => r.metric.jobid === jobid && r.metric.class === cls)?.value[1] ?? 0);
+const split = [
+  ['7002', 'red', 'small_write', 1],
+  ['7003', 'yellow', 'zero_seek', 0.95],
+  ['7003', 'yellow', 'stat_unused', 0.05],
+  ['7004', 'red', 'stat_unused', 0.98],
+  ['7004', 'red', 'failed_call', 0.02],
+  ['7001', 'red', 'open_nothing_transferred', 1],
+];
+for (const [suffix, source] of [['calls', 'summary-jobid-calls'], ['seconds', 'summary-jobid-seconds']]) {
+  const rows = real(source);
+  const query = suffix === 'calls' ? job.reasonCalls : job.reasonSeconds;
+  write(`summary-jobid-reason-${suffix}`, query, split.map(([jobid, cls, reason, share]) => [{ jobid, class: cls, reason }, totalOf(rows, jobid, cls) * share]));
+}
 const mount = summaryExprs('mount', [{ label: 'jobid', values: ['7001'] }], rangeSeconds);
 write('summary-mount-7001-bytes', mount.bytes, [
   [{ mount: '/dev/shm' }, 3825205248],

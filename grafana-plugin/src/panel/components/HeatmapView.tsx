@@ -6,7 +6,7 @@ import { palette } from '../heatmap/colors';
 import type { DensityIndex } from '../heatmap/density';
 import { drawHeatmap } from '../heatmap/draw';
 import { rowRange } from '../heatmap/labels';
-import { type CellRef, cellOrigin, computeLayout, hitTest } from '../heatmap/layout';
+import { type CellRef, LEGEND_HEIGHT, cellOrigin, computeLayout, hitTest } from '../heatmap/layout';
 import { cellMembers } from '../heatmap/members';
 import type { HeatSeries } from '../heatmap/series';
 import { TestIds } from '../testids';
@@ -26,7 +26,6 @@ export interface HeatmapViewProps {
 }
 
 const LIST_WIDTH = 300;
-const LEGEND_HEIGHT = 26;
 
 function sameCell(a: CellRef | undefined, b: CellRef | undefined): boolean {
   return a?.step === b?.step && a?.row === b?.row;
@@ -41,8 +40,7 @@ export function HeatmapView(props: HeatmapViewProps) {
   const [hover, setHover] = useState<CellRef>();
   const side = props.width >= 640;
   const plotWidth = selected && side ? props.width - LIST_WIDTH - 8 : props.width;
-  const areaHeight = selected && !side ? Math.floor(props.height * 0.55) : props.height;
-  const plotHeight = Math.max(1, areaHeight - LEGEND_HEIGHT);
+  const plotHeight = selected && !side ? Math.floor(props.height * 0.55) : props.height;
   const layout = useMemo(
     () => computeLayout(plotWidth, plotHeight, index.times.length, index.rows, options.showNoData),
     [plotWidth, plotHeight, index, options.showNoData],
@@ -97,7 +95,7 @@ export function HeatmapView(props: HeatmapViewProps) {
 
   return (
     <div className={styles.wrap} style={{ flexDirection: side ? 'row' : 'column' }} data-testid={TestIds.heatmap} data-rows={index.rows} data-steps={index.times.length}>
-      <div className={styles.plot} style={{ width: plotWidth, height: areaHeight }}>
+      <div className={styles.plot} style={{ width: plotWidth, height: plotHeight }}>
         <canvas
           ref={canvasRef}
           data-testid={TestIds.heatmapCanvas}
@@ -114,7 +112,9 @@ export function HeatmapView(props: HeatmapViewProps) {
             setSelected(cell && !sameCell(cell, selected) ? cell : undefined);
           }}
         />
-        <HeatmapLegend palette={drawStyle.palette} maxCount={index.maxCount} noDataColor={options.showNoData ? drawStyle.noData : undefined} />
+        <div className={styles.legend} style={{ left: layout.left, width: Math.max(0, plotWidth - layout.left) }}>
+          <HeatmapLegend palette={drawStyle.palette} maxCount={index.maxCount} noDataColor={options.showNoData ? drawStyle.noData : undefined} />
+        </div>
         {hover && outline(hover, styles.hoverBox)}
         {selected && outline(selected, styles.selectedBox)}
         {hover && hoverInfo && (
@@ -128,7 +128,7 @@ export function HeatmapView(props: HeatmapViewProps) {
         )}
       </div>
       {selected && selectedInfo && (
-        <div className={styles.list} style={side ? { width: LIST_WIDTH, height: props.height } : { height: props.height - areaHeight - 8 }}>
+        <div className={styles.list} style={side ? { width: LIST_WIDTH, height: props.height } : { height: props.height - plotHeight - 8 }}>
           <DrillDownList
             title={`${selectedInfo.time} · ${selectedInfo.range} · ${selectedInfo.count} series`}
             members={members}
@@ -158,6 +158,7 @@ const getStyles = (theme: GrafanaTheme2) => ({
   wrap: css({ display: 'flex', gap: theme.spacing(1), width: '100%', height: '100%' }),
   plot: css({ position: 'relative', flex: 'none' }),
   list: css({ flex: 'none', minHeight: 0 }),
+  legend: css({ position: 'absolute', bottom: 0, height: LEGEND_HEIGHT, overflow: 'hidden' }),
   hoverBox: css({ position: 'absolute', pointerEvents: 'none', border: `1px solid ${theme.colors.text.primary}` }),
   selectedBox: css({ position: 'absolute', pointerEvents: 'none', border: `2px solid ${theme.colors.primary.main}` }),
   tooltip: css({

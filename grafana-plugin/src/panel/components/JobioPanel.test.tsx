@@ -101,7 +101,10 @@ describe('summary view', () => {
     const tip = await screen.findByTestId(TestIds.summaryTooltip);
     const reasons = within(tip).getByTestId(TestIds.summaryReasons).querySelectorAll('[data-reason]');
     expect([...reasons].map((r) => (r as HTMLElement).dataset['reason'])).toEqual(['stat_unused', 'failed_call']);
-    expect(tip).toHaveTextContent(/stat unused \(red\)\s*440\.0 ms\s*17,114/);
+    const fixture = (name: string) => Number(handmade(name).body.data.result.find((r: any) => r.metric.jobid === '7004' && r.metric.reason === 'stat_unused').value[1]);
+    const secs = fixture('summary-jobid-reason-seconds');
+    const calls = Math.round(fixture('summary-jobid-reason-calls')).toLocaleString('en');
+    expect(tip).toHaveTextContent(`stat unused (red)${(secs * 1000).toFixed(1)} ms${calls}`);
     unmount();
     render(<JobioPanel {...buildPanelProps(summaryFrames())} />);
     fireEvent.mouseEnter(rowOf('7004'));

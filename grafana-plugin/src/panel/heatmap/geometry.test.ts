@@ -50,7 +50,7 @@ describe('layout and hit testing', () => {
   it('divides the plot into steps and rows plus the no-data row', () => {
     expect(layout.plotWidth).toBe(476 - MARGIN.left - 8);
     expect(layout.cellWidth).toBeCloseTo((476 - MARGIN.left - 8) / 10, 9);
-    expect(layout.cellHeight).toBe(20);
+    expect(layout.cellHeight).toBeCloseTo((130 - MARGIN.top - MARGIN.bottom) / 5, 9);
   });
   it('maps points to cells and cells back to points', () => {
     for (const cell of [{ step: 0, row: -1 }, { step: 3, row: 0 }, { step: 9, row: 3 }]) {
