@@ -247,6 +247,37 @@ test('dashboards degrade gracefully: variables and core views need only the Prom
   assert.equal(mem[0]?.fieldConfig.defaults.unit, 'bytes');
 });
 
+test('dashboards: every Prometheus query parses in promtool (variables and ranges filled in)', async () => {
+  const exprs: string[] = [];
+  for (const file of dashboardFiles()) {
+    const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as { panels: Panel[] };
+    for (const p of d.panels) {
+      for (const t of p.targets ?? []) {
+        if ((t['datasource'] as { type: string }).type === 'prometheus') {
+          exprs.push(String(t['expr']).replace(/\$__(range|rate_interval|interval)/g, '5m').replace(/\$[a-z_]+/g, 'x'));
+        }
+      }
+    }
+  }
+  assert.ok(exprs.length >= 20, `${exprs.length} queries`);
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-dash-promql-'));
+  try {
+    const rules = ['groups:', '  - name: dashboard-queries', '    rules:', ...exprs.flatMap((e, i) => [`      - record: dashboard_query_${i}`, `        expr: ${JSON.stringify(e)}`])].join('\n');
+    writeFileSync(join(dir, 'queries.yml'), `${rules}\n`);
+    const r = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn('promtool', ['check', 'rules', join(dir, 'queries.yml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+      child.on('close', (code) => resolve({ code, output }));
+    });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, new RegExp(`SUCCESS: ${exprs.length} rules found`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('provisioning/grafana: the data sources\' intervals are the shipped Prometheus scrape interval', () => {
   const scrape = /^\s*scrape_interval: (\S+)$/m.exec(readFileSync(join(repo, 'provisioning', 'prometheus', 'prometheus.yml'), 'utf8'))?.[1];
   assert.equal(scrape, '30s');
