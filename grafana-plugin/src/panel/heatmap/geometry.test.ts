@@ -1,4 +1,5 @@
 import { createTheme } from '@grafana/data';
+import { createTheme as createTheme11 } from 'grafana11-data';
 import { LEVELS, MIN_CONTRAST, contrastRatio, logLevel, palette, parseColor } from './colors';
 import { buildDensity } from './density';
 import { formatValue, rowLabel, rowRange } from './labels';
@@ -21,13 +22,15 @@ describe('colour scale against the panel background (WCAG contrast)', () => {
     // WCAG's own example pair: #767676 on white is just above 4.5:1.
     expect(contrastRatio(parseColor('#767676'), parseColor('#fff'))).toBeCloseTo(4.54, 2);
   });
-  const backgrounds = (['dark', 'light'] as const).map((mode) => [mode, createTheme({ colors: { mode } }).colors.background.primary] as const);
+  // Panel backgrounds of the build's Grafana packages and of Grafana 11.0.0's (the oldest supported).
+  const background = (mode: 'dark' | 'light', v11: boolean) => (v11 ? createTheme11({ colors: { mode } }) : createTheme({ colors: { mode } })).colors.background.primary;
+  const backgrounds = [false, true].flatMap((v11) => (['dark', 'light'] as const).map((mode) => [mode, background(mode, v11)] as const));
   it('the old scale drew a lone series (count 1) nearly invisible on the dark background', () => {
     const dark = backgrounds[0]?.[1] as string;
     expect(contrastRatio(parseColor('#440154'), parseColor(dark))).toBeLessThan(1.6);
   });
   it.each(backgrounds.flatMap(([mode, bg]) => (['viridis', 'oranges', 'blues'] as const).map((scheme) => [mode, scheme, bg] as const)))(
-    '%s theme, %s: the rarest cell (count 1, e.g. one job alone at the top rate) contrasts most, every level at least 3:1',
+    '%s theme, %s, on %s (Grafana 13.1 and 11.0 backgrounds): the rarest cell (count 1, e.g. one job alone at the top rate) contrasts most, every level at least 3:1',
     (_mode, scheme, bg) => {
       const p = palette(scheme, bg);
       expect(p).toHaveLength(LEVELS);
@@ -39,7 +42,7 @@ describe('colour scale against the panel background (WCAG contrast)', () => {
     },
   );
   it('orients viridis by theme: yellow for rare cells on dark, violet on light', () => {
-    const [dark, light] = backgrounds.map(([, bg]) => palette('viridis', bg));
+    const [dark, light] = backgrounds.slice(0, 2).map(([, bg]) => palette('viridis', bg));
     expect(dark?.[0]).toBe('rgb(253, 231, 37)');
     expect(light?.[0]).toBe('rgb(68, 1, 84)');
   });
