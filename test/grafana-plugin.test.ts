@@ -50,10 +50,41 @@ test('grafana-plugin: typecheck (tsc --noEmit, strict)', async () => {
   await step([bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], 180_000);
 });
 
+// plugin.json accepts Grafana 11.0: the shipped code is type-checked against 11.0.0's @grafana packages
+// (npm aliases grafana11-*), and the check is shown to catch an API 11.0 lacks.
+test('grafana-plugin: the plugin type-checks against Grafana 11.0.0 packages, and the check rejects a newer API', async () => {
+  await step([bin('typescript', 'bin/tsc'), '-p', 'tsconfig.grafana11.json', '--noEmit'], 180_000);
+  for (const f of ['src/plugin.json', 'src/panel/plugin.json', 'src/datasource/plugin.json']) {
+    assert.equal(JSON.parse(readFileSync(join(pluginDir, f), 'utf8')).dependencies.grafanaDependency, '>=11.0.0', `${f}: the tested range`);
+  }
+  const probeDir = mkdtempSync(join(pluginDir, '.compat-probe-'));
+  try {
+    // Combobox arrived in @grafana/ui after 11.0.
+    writeFileSync(join(probeDir, 'probe.ts'), "import { Combobox } from '@grafana/ui';\nexport const probe = Combobox;\n");
+    const base = { extends: '../tsconfig.grafana11.json', include: ['probe.ts'] };
+    writeFileSync(join(probeDir, 'tsconfig.json'), JSON.stringify(base));
+    const old = await run([bin('typescript', 'bin/tsc'), '-p', join(probeDir, 'tsconfig.json'), '--noEmit'], 180_000);
+    assert.notEqual(old.code, 0, 'Combobox must not type-check against 11.0');
+    assert.match(old.output, /has no exported member named 'Combobox'|has no exported member 'Combobox'/);
+    writeFileSync(join(probeDir, 'tsconfig.json'), JSON.stringify({ ...base, extends: '../tsconfig.json', compilerOptions: { types: [] } }));
+    const current = await run([bin('typescript', 'bin/tsc'), '-p', join(probeDir, 'tsconfig.json'), '--noEmit'], 180_000);
+    assert.equal(current.code, 0, `the same probe type-checks against the build's packages\n${current.output}`);
+  } finally {
+    rmSync(probeDir, { recursive: true, force: true });
+  }
+});
+
 test('grafana-plugin: webpack build produces AMD modules in dist/', async () => {
   await step(['scripts/build.mjs'], 240_000);
+  // What Grafana 11.0 already shares with plugins; react/jsx-runtime is not asked for (classic JSX).
+  const shared = new Set(['react', 'react-dom', '@grafana/data', '@grafana/ui', '@grafana/runtime', '@emotion/css', 'rxjs']);
   for (const m of ['module.js', 'panel/module.js', 'datasource/module.js']) {
-    assert.match(readFileSync(join(pluginDir, 'dist', m), 'utf8'), /^define\(\[/, `dist/${m} is AMD`);
+    const text = readFileSync(join(pluginDir, 'dist', m), 'utf8');
+    const deps = /^define\((\[[^\]]*\])/.exec(text);
+    assert.ok(deps, `dist/${m} is AMD`);
+    for (const dep of JSON.parse(deps[1] as string) as string[]) {
+      assert.ok(shared.has(dep), `dist/${m} asks the host for ${dep}, which Grafana 11.0 does not share`);
+    }
   }
 });
 
@@ -88,11 +119,11 @@ test('grafana-plugin: jest (components, pure functions, data source on captured 
   assert.match(out, /Tests:\s+\d+ passed, \d+ total/);
 });
 
-test('grafana-plugin: headless Chromium renders the built panel (both views, dark and light) and drills down', async () => {
+test('grafana-plugin: headless Chromium renders the built panel (both views, dark and light, and the heatmap at 10,000 series) and drills down', async () => {
   requireInstall();
   assert.ok(existsSync(chromium), `Chromium not found at ${chromium}: install it with "apt-get install -y chromium" (CI installs it)`);
   const out = await step(['test-browser/run.mjs'], 300_000);
-  assert.match(out, /4 passed, 0 failed/);
+  assert.match(out, /6 passed, 0 failed/);
 });
 
 // Dashboards and provisioning need no install: plain files checked against the metric contract.
@@ -115,13 +146,25 @@ function contractMetrics(): Set<string> {
   return new Set(names);
 }
 
-test('dashboards: valid JSON, known panel types and query types, only contract metric names', async () => {
+/** Series the recording rules write (provisioning/prometheus/rules/*.yml `record:` names). */
+function recordedSeries(): Set<string> {
+  const dir = join(repo, 'provisioning', 'prometheus', 'rules');
+  const names = readdirSync(dir).flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/^\s*- record: (\S+)$/gm)].map((m) => m[1] as string));
+  assert.ok(names.includes('target:jobio_lustre_jobstats_operations:rate5m'), 'the recording rules are found');
+  return new Set(names);
+}
+
+const dashboardFiles = () => readdirSync(join(repo, 'dashboards')).filter((f) => f.endsWith('.json'));
+
+test('dashboards: valid JSON, known panel types and query types, only contract metric names or recording rules', async () => {
   const metrics = contractMetrics();
-  const files = readdirSync(join(repo, 'dashboards')).filter((f) => f.endsWith('.json'));
+  const recorded = recordedSeries();
+  const files = dashboardFiles();
   assert.deepEqual(files.sort(), ['cluster-filesystem.json', 'host-gpu.json', 'job.json']);
   const panelTypes = new Set(['timeseries', 'table', 'stat', 'bargauge', 'jobio-jobio-panel']);
   const queryTypes = new Set(['summary', 'topTalkers', 'characterisation', 'trend', 'raw']);
   const uids = new Set<string>();
+  const recordedUses = new Map<string, number>();
   for (const file of files) {
     const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as { uid: string; panels: Panel[]; templating: { list: Array<{ name: string }> } };
     assert.ok(d.uid && !uids.has(d.uid), `${file}: unique uid`);
@@ -139,8 +182,14 @@ test('dashboards: valid JSON, known panel types and query types, only contract m
           assert.ok(queryTypes.has(String(t['queryType'])), `${file}: "${p.title}" jobio query type ${String(t['queryType'])}`);
         }
         const text = JSON.stringify(t);
-        for (const m of text.matchAll(/jobio_[a-z_]+/g)) {
-          assert.ok(metrics.has(m[0]), `${file}: "${p.title}" names ${m[0]}, which is not in the metric contract`);
+        // A metric name, or a recording rule's level:metric:operations name around one.
+        for (const m of text.matchAll(/(?:[a-z_]+:)?jobio_[a-z_]+(?::[a-z0-9_]+)?/g)) {
+          if (m[0].includes(':')) {
+            assert.ok(recorded.has(m[0]), `${file}: "${p.title}" names ${m[0]}, which no recording rule writes`);
+            recordedUses.set(file, (recordedUses.get(file) ?? 0) + 1);
+          } else {
+            assert.ok(metrics.has(m[0]), `${file}: "${p.title}" names ${m[0]}, which is not in the metric contract`);
+          }
         }
         for (const v of text.matchAll(/\$([a-z_]+)/g)) {
           if (!v[1]?.startsWith('_')) {
@@ -150,8 +199,90 @@ test('dashboards: valid JSON, known panel types and query types, only contract m
       }
     }
   }
+  // The aggregating views read the recording rules, not thousands of raw series.
+  assert.ok((recordedUses.get('cluster-filesystem.json') ?? 0) >= 8, `cluster dashboard uses recording rules: ${recordedUses.get('cluster-filesystem.json')}`);
+  assert.ok((recordedUses.get('job.json') ?? 0) >= 4, `job dashboard uses recording rules: ${recordedUses.get('job.json')}`);
   const heat = JSON.parse(readFileSync(join(repo, 'dashboards', 'cluster-filesystem.json'), 'utf8')).panels.find((p: Panel) => p.options?.view === 'heatmap');
   assert.equal(heat.options.heatmap.drillVariable, 'user', 'the cluster heatmap drills down into $user');
+  assert.equal(heat.options.heatmap.jobDashboard, 'jobio-job', 'and links its rows to the job dashboard');
+});
+
+test('dashboards degrade gracefully: variables and core views need only the Prometheus data source', () => {
+  // What the jobio plugin adds; everything else (rates, bandwidth, top jobs/users, GPU, CPU/memory) is core.
+  const jobioOnly = new Set(['summary', 'characterisation', 'trend']);
+  const jobDashboardVars = JSON.parse(readFileSync(join(repo, 'dashboards', 'job.json'), 'utf8')).templating.list.map((v: { name: string }) => v.name);
+  assert.ok(jobDashboardVars.includes('jobid'), 'the job dashboard takes var-jobid (links from the panel set it)');
+  for (const file of dashboardFiles()) {
+    const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as { panels: Panel[]; templating: { list: Array<{ name: string; type: string; datasource?: { type: string }; definition?: string }> } };
+    for (const v of d.templating.list.filter((x) => x.type === 'query')) {
+      assert.equal(v.datasource?.type, 'prometheus', `${file}: variable $${v.name} comes from Prometheus`);
+      assert.match(String(v.definition), /^label_values\(.+, [a-z]+\)$/, `${file}: $${v.name} is a label_values query`);
+    }
+    let core = 0;
+    for (const p of d.panels) {
+      const jobio = (p.targets ?? []).filter((t) => (t['datasource'] as { type: string }).type === 'jobio-jobio-datasource');
+      for (const t of jobio) {
+        assert.ok(jobioOnly.has(String(t['queryType'])), `${file}: "${p.title}" uses the jobio data source only for what it adds (${String(t['queryType'])})`);
+      }
+      if (p.type !== 'jobio-jobio-panel' && jobio.length === 0) {
+        core++;
+      }
+    }
+    assert.ok(core >= 5, `${file}: ${core} core panels on Prometheus alone`);
+  }
+  // Units: power and temperature on two axes, I/O time in seconds per second, CPU cores apart from memory.
+  const gpu = JSON.parse(readFileSync(join(repo, 'dashboards', 'host-gpu.json'), 'utf8')).panels as Array<Panel & { fieldConfig: any }>;
+  const power = gpu.find((p) => JSON.stringify(p.targets).includes('jobio_gpu_power_watts')) as Panel & { fieldConfig: any };
+  assert.equal(power.fieldConfig.defaults.unit, 'watt');
+  assert.deepEqual(power.fieldConfig.overrides[0].properties, [{ id: 'unit', value: 'celsius' }, { id: 'custom.axisPlacement', value: 'right' }]);
+  const ioTime = gpu.find((p) => JSON.stringify(p.targets).includes('rate(jobio_profiler_io_seconds_total')) as Panel & { fieldConfig: any };
+  assert.equal(ioTime.fieldConfig.defaults.unit, 'suffix: s/s');
+  const job = JSON.parse(readFileSync(join(repo, 'dashboards', 'job.json'), 'utf8')).panels as Array<Panel & { fieldConfig: any }>;
+  const cpu = job.filter((p) => JSON.stringify(p.targets).includes('jobio_job_cpu_'));
+  const mem = job.filter((p) => JSON.stringify(p.targets).includes('jobio_job_memory_'));
+  assert.equal(cpu.length, 1);
+  assert.equal(mem.length, 1);
+  assert.notEqual(cpu[0], mem[0], 'CPU and memory in separate panels');
+  assert.equal(cpu[0]?.fieldConfig.defaults.custom.axisLabel, 'cores');
+  assert.equal(mem[0]?.fieldConfig.defaults.unit, 'bytes');
+});
+
+test('dashboards: every Prometheus query parses in promtool (variables and ranges filled in)', async () => {
+  const exprs: string[] = [];
+  for (const file of dashboardFiles()) {
+    const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as { panels: Panel[] };
+    for (const p of d.panels) {
+      for (const t of p.targets ?? []) {
+        if ((t['datasource'] as { type: string }).type === 'prometheus') {
+          exprs.push(String(t['expr']).replace(/\$__(range|rate_interval|interval)/g, '5m').replace(/\$[a-z_]+/g, 'x'));
+        }
+      }
+    }
+  }
+  assert.ok(exprs.length >= 20, `${exprs.length} queries`);
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-dash-promql-'));
+  try {
+    const rules = ['groups:', '  - name: dashboard-queries', '    rules:', ...exprs.flatMap((e, i) => [`      - record: dashboard_query_${i}`, `        expr: ${JSON.stringify(e)}`])].join('\n');
+    writeFileSync(join(dir, 'queries.yml'), `${rules}\n`);
+    const r = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn('promtool', ['check', 'rules', join(dir, 'queries.yml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+      child.on('close', (code) => resolve({ code, output }));
+    });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, new RegExp(`SUCCESS: ${exprs.length} rules found`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('provisioning/grafana: the data sources\' intervals are the shipped Prometheus scrape interval', () => {
+  const scrape = /^\s*scrape_interval: (\S+)$/m.exec(readFileSync(join(repo, 'provisioning', 'prometheus', 'prometheus.yml'), 'utf8'))?.[1];
+  assert.equal(scrape, '30s');
+  const ds = readFileSync(join(repo, 'provisioning', 'grafana', 'datasources', 'jobio.yaml'), 'utf8');
+  assert.deepEqual([...ds.matchAll(/^\s*(timeInterval|scrapeInterval): (\S+)$/gm)].map((m) => `${m[1]}=${m[2]}`), [`timeInterval=${scrape}`, `scrapeInterval=${scrape}`]);
 });
 
 test('provisioning/grafana: app, Prometheus and jobio data sources, dashboard provider', () => {

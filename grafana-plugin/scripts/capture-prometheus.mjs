@@ -220,15 +220,19 @@ async function main() {
     const trendLongPoints = 8;
     const injectQuote = builders.summaryExprs('jobid', [{ label: 'jobid', values: ['x"} or vector(1) or {a="'] }], rangeSeconds);
     const injectRegex = builders.summaryExprs('jobid', [{ label: 'jobid', values: ['7001', '.*'] }], rangeSeconds);
+    // Every query of one summary: calls, seconds, bytes, reason calls and seconds.
+    const summaryRequests = (prefix, exprs) => Object.fromEntries(Object.entries(exprs).map(([k, q]) => [`${prefix}-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, instant(q)]));
     const requests = {
       'buildinfo': { path: '/api/v1/status/buildinfo', params: {} },
       'health-count': instant('count({__name__=~"jobio_.+"})'),
-      'summary-jobid-calls': instant(summaryJob.calls),
-      'summary-jobid-seconds': instant(summaryJob.seconds),
-      'summary-mount-7001-calls': instant(summaryMount.calls),
-      'summary-mount-7001-seconds': instant(summaryMount.seconds),
+      ...summaryRequests('summary-jobid', summaryJob),
+      ...summaryRequests('summary-mount-7001', summaryMount),
       'prom-summary-calls-by-jobid-class': instant(`sum by (jobid, class) (increase(jobio_profiler_calls_total[${builders.formatDuration(rangeSeconds)}]))`),
       'prom-summary-seconds-by-jobid-class': instant(`sum by (jobid, class) (increase(jobio_profiler_io_seconds_total[${builders.formatDuration(rangeSeconds)}]))`),
+      // The job dashboard's standard-Prometheus summary (user column, volume).
+      'prom-summary-calls-by-jobid-user-class': instant(`sum by (jobid, user, class) (increase(jobio_profiler_calls_total[${builders.formatDuration(rangeSeconds)}]))`),
+      'prom-summary-seconds-by-jobid-user-class': instant(`sum by (jobid, user, class) (increase(jobio_profiler_io_seconds_total[${builders.formatDuration(rangeSeconds)}]))`),
+      'prom-summary-bytes-by-jobid-user': instant(summaryJob.bytes),
       'top-users-bytes-instant': instant(builders.topTalkersExpr('user', 'bytes', 10, none, { instant: true, rangeSeconds, windowSeconds: window })),
       'top-targets-operations-instant': instant(builders.topTalkersExpr('target', 'operations', 5, none, { instant: true, rangeSeconds, windowSeconds: window })),
       'top-jobs-bytes-range': range(builders.topTalkersExpr('jobid', 'bytes', 5, none, { instant: false, rangeSeconds, windowSeconds: window })),
@@ -250,10 +254,8 @@ async function main() {
       'labels-targets': labels('targets', none),
       'labels-mounts': labels('mounts', job7001),
       'injection-labels-users-quote': labels('users', [{ label: 'user', values: ['a"}) or vector(1) #'] }]),
-      'injection-summary-jobid-quote-calls': instant(injectQuote.calls),
-      'injection-summary-jobid-quote-seconds': instant(injectQuote.seconds),
-      'injection-summary-jobid-regex-calls': instant(injectRegex.calls),
-      'injection-summary-jobid-regex-seconds': instant(injectRegex.seconds),
+      ...summaryRequests('injection-summary-jobid-quote', injectQuote),
+      ...summaryRequests('injection-summary-jobid-regex', injectRegex),
       'error-bad-expr': range('sum(jobio_profiler_calls_total'),
     };
     let count = 0;

@@ -1,6 +1,13 @@
 #!/usr/bin/env node
 // Writes the provisioned dashboards (../dashboards/*.json at the repository root): cluster file
-// system, job, host/GPU. Classic dashboard JSON; every metric named is in docs/metrics.md.
+// system, job, host/GPU. Classic dashboard JSON; every metric named is in docs/metrics.md or is a
+// recording rule of provisioning/prometheus/rules/jobio-recording.yml.
+//
+// Grafana 11.0 and later, graceful degradation: the core views (rates, bandwidth, top jobs and users,
+// GPU, CPU/memory) and every template variable use only the standard Prometheus data source; the jobio
+// panel and data source add the density heatmap, the red/yellow/green summary, characterisation and
+// trend. Aggregating panels read the recording rules (5 m rates computed once by Prometheus), so a
+// cluster view does not sum thousands of raw series on every refresh.
 //   node scripts/gen-dashboards.mjs
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -17,25 +24,38 @@ function panel(title, type, gridPos, targets, extra = {}) {
 const prom = (refId, expr, extra = {}) => ({ refId, datasource: PROM, expr, ...extra });
 const jobio = (refId, query) => ({ refId, datasource: JOBIO, ...query });
 const unit = (u) => ({ fieldConfig: { defaults: { unit: u }, overrides: [] } });
+/** A second y axis on the right for the series of one query (its own unit). */
+const rightAxis = (refId, u) => ({ matcher: { id: 'byFrameRefID', options: refId }, properties: [{ id: 'unit', value: u }, { id: 'custom.axisPlacement', value: 'right' }] });
+/** Instant table of a Prometheus query, label columns kept, the value named. */
+const table = (valueName, u) => ({
+  fieldConfig: { defaults: { unit: u }, overrides: [{ matcher: { id: 'byName', options: 'Value' }, properties: [{ id: 'displayName', value: valueName }] }] },
+  transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
+});
 
 const dsVars = [
   { name: 'prometheus', label: 'Prometheus', type: 'datasource', query: 'prometheus', current: {}, hide: 0 },
   { name: 'jobio', label: 'jobio', type: 'datasource', query: 'jobio-jobio-datasource', current: {}, hide: 0 },
 ];
-const jobioVar = (name, label, kind, filters, multi) => ({
-  name,
-  label,
-  type: 'query',
-  datasource: JOBIO,
-  query: { kind, filters },
-  definition: filters ? `${kind}(${Object.entries(filters).map(([k, v]) => `${k}=${v}`).join(', ')})` : kind,
-  refresh: 2,
-  multi,
-  includeAll: multi,
-  sort: 1,
-  current: {},
-  hide: 0,
-});
+/** Template variable from the standard Prometheus data source (label_values), so it works without the jobio plugin. */
+const promVar = (name, label, metricSelector, labelName, multi) => {
+  const q = `label_values(${metricSelector}, ${labelName})`;
+  return { name, label, type: 'query', datasource: PROM, query: { query: q, refId: `${name}-values` }, definition: q, refresh: 2, multi, includeAll: multi, sort: 1, current: {}, hide: 0 };
+};
+// Recording rules (provisioning/prometheus/rules/jobio-recording.yml): 5 m rates per job and target.
+const R = {
+  jobOps: 'jobid_target_operation:jobio_lustre_jobstats_operations:rate5m',
+  jobRead: 'jobid_target:jobio_lustre_jobstats_read_bytes:rate5m',
+  jobWrite: 'jobid_target:jobio_lustre_jobstats_write_bytes:rate5m',
+  targetOps: 'target:jobio_lustre_jobstats_operations:rate5m',
+  targetRead: 'target:jobio_lustre_jobstats_read_bytes:rate5m',
+  targetWrite: 'target:jobio_lustre_jobstats_write_bytes:rate5m',
+  jobCalls: 'jobid_class:jobio_profiler_calls:rate5m',
+  jobIoSeconds: 'jobid_class:jobio_profiler_io_seconds:rate5m',
+};
+/** Both byte rates of a selector in one instant vector (distinct __name__, so no duplicate label sets). */
+const bothBytes = (read, write, sel) => `{__name__=~"${read}|${write}", ${sel}}`;
+// Every job has jobstats or profiler series; both carry jobid and user.
+const JOB_SERIES = '{__name__=~"jobio_lustre_jobstats_operations_total|jobio_profiler_calls_total"';
 
 function dashboard(uid, title, description, variables, panels, time = { from: 'now-6h', to: 'now' }) {
   return {
@@ -63,23 +83,23 @@ function cluster() {
     'jobio-cluster',
     'jobio / Cluster file system',
     'Which job and which user is loading the shared file system: per-target rates, the density of per-user rates (click a cell to drill down to its users), top talkers.',
-    [jobioVar('target', 'Target', 'targets', undefined, true), jobioVar('user', 'User', 'users', undefined, true)],
+    [promVar('target', 'Target', 'jobio_lustre_jobstats_entries', 'target', true), promVar('user', 'User', `jobio_lustre_jobstats_operations_total{${t}}`, 'user', true)],
     [
-      panel('Operations per target', 'timeseries', { h: 8, w: 12, x: 0, y: 0 }, [prom('A', `sum by (target) (rate(jobio_lustre_jobstats_operations_total{${t}}[$__rate_interval]))`, { legendFormat: '{{target}}' })], unit('ops')),
-      panel('Bandwidth per target (write up, read down)', 'timeseries', { h: 8, w: 12, x: 12, y: 0 }, [
-        prom('A', `sum by (target) (rate(jobio_lustre_jobstats_write_bytes_total{${t}}[$__rate_interval]))`, { legendFormat: '{{target}} write' }),
-        prom('B', `-sum by (target) (rate(jobio_lustre_jobstats_read_bytes_total{${t}}[$__rate_interval]))`, { legendFormat: '{{target}} read' }),
+      panel('Operations per target (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 0 }, [prom('A', `sum by (target) (${R.targetOps}{${t}})`, { legendFormat: '{{target}}' })], unit('ops')),
+      panel('Bandwidth per target (5 m rate; write up, read down)', 'timeseries', { h: 8, w: 12, x: 12, y: 0 }, [
+        prom('A', `sum by (target) (${R.targetWrite}{${t}})`, { legendFormat: '{{target}} write' }),
+        prom('B', `-sum by (target) (${R.targetRead}{${t}})`, { legendFormat: '{{target}} read' }),
       ], unit('Bps')),
       panel(
         'Density of per-user operation rates (click a cell: its users; click a user: $user)',
         'jobio-jobio-panel',
         { h: 12, w: 24, x: 0, y: 8 },
-        [prom('A', `sum by (user, jobid) (rate(jobio_lustre_jobstats_operations_total{${t}}[$__rate_interval]))`, { legendFormat: '{{user}} {{jobid}}' })],
-        { options: { view: 'heatmap', heatmap: { unit: 'ops', listLabels: 'user,jobid', drillVariable: 'user', drillLabel: 'user', showNoData: true, colorScheme: 'viridis' } } },
+        [prom('A', `sum by (user, jobid) (${R.jobOps}{${t}})`, { legendFormat: '{{user}} {{jobid}}' })],
+        { options: { view: 'heatmap', heatmap: { unit: 'ops', listLabels: 'user,jobid', drillVariable: 'user', drillLabel: 'user', jobLabel: 'jobid', jobDashboard: 'jobio-job', showNoData: true, colorScheme: 'viridis' } } },
       ),
-      panel('Top users by bytes (selected users)', 'table', { h: 9, w: 8, x: 0, y: 20 }, [jobio('A', { queryType: 'topTalkers', dimension: 'user', metric: 'bytes', limit: 10, instant: true, filters: { target: '$target', user: '$user' } })]),
-      panel('Top jobs by operations (selected users)', 'table', { h: 9, w: 8, x: 8, y: 20 }, [jobio('A', { queryType: 'topTalkers', dimension: 'jobid', metric: 'operations', limit: 10, instant: true, filters: { target: '$target', user: '$user' } })]),
-      panel('Top operations', 'table', { h: 9, w: 8, x: 16, y: 20 }, [jobio('A', { queryType: 'topTalkers', dimension: 'operation', metric: 'operations', limit: 10, instant: true, filters: { target: '$target', user: '$user' } })]),
+      panel('Top users by bytes now (5 m rate, selected users)', 'table', { h: 9, w: 8, x: 0, y: 20 }, [prom('A', `topk(10, sum by (user) (${bothBytes(R.jobRead, R.jobWrite, `${t}, user=~"$user"`)}))`, { instant: true, format: 'table' })], table('bytes/s', 'Bps')),
+      panel('Top jobs by operations now (5 m rate, selected users)', 'table', { h: 9, w: 8, x: 8, y: 20 }, [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })], table('operations/s', 'ops')),
+      panel('Top operations now (5 m rate)', 'table', { h: 9, w: 8, x: 16, y: 20 }, [prom('A', `topk(10, sum by (operation) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })], table('operations/s', 'ops')),
       panel('Trend change per target (short 5m vs long 1h average; change = ±1)', 'timeseries', { h: 8, w: 16, x: 0, y: 29 }, [jobio('A', { queryType: 'trend', metric: 'operations', shortWindow: '5m', longWindow: '1h', changeRatio: 2, filters: { target: '$target' } })]),
       panel('Jobstats identifier quality', 'bargauge', { h: 8, w: 8, x: 16, y: 29 }, [prom('A', `sum by (quality) (jobio_lustre_jobstats_entries{${t}})`, { legendFormat: '{{quality}}', instant: true })]),
     ],
@@ -88,34 +108,39 @@ function cluster() {
 
 function job() {
   nextId = 1;
-  const j = 'jobid="$job"';
+  const j = 'jobid="$jobid"';
   return dashboard(
     'jobio-job',
     'jobio / Job',
     'Is this job’s I/O healthy? Red/yellow/green summary from the profiler, characterisation from Lustre jobstats.',
-    [jobioVar('user', 'User', 'users', undefined, false), jobioVar('job', 'Job', 'jobs', { user: '$user' }, false)],
+    [promVar('user', 'User', `${JOB_SERIES}}`, 'user', false), promVar('jobid', 'Job', `${JOB_SERIES}, user="$user"}`, 'jobid', false)],
     [
-      panel('I/O summary by mount (profiler)', 'jobio-jobio-panel', { h: 8, w: 12, x: 0, y: 0 }, [jobio('A', { queryType: 'summary', groupBy: 'mount', filters: { jobid: '$job' } })], { options: { view: 'summary', summary: { groupBy: 'mount', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 50, callsRefId: 'A', secondsRefId: 'B' } } }),
-      panel('I/O summary of $user’s jobs (standard Prometheus queries)', 'jobio-jobio-panel', { h: 8, w: 12, x: 12, y: 0 }, [
-        prom('A', 'sum by (jobid, class) (increase(jobio_profiler_calls_total{user="$user"}[$__range]))', { instant: true }),
-        prom('B', 'sum by (jobid, class) (increase(jobio_profiler_io_seconds_total{user="$user"}[$__range]))', { instant: true }),
-      ], { options: { view: 'summary', summary: { groupBy: 'jobid', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 50, callsRefId: 'A', secondsRefId: 'B' } } }),
-      panel('Characterisation over the job’s life (c = 1 MiB per interval)', 'table', { h: 6, w: 24, x: 0, y: 8 }, [jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$job' } })]),
-      panel('Job bandwidth per target', 'timeseries', { h: 8, w: 12, x: 0, y: 14 }, [
-        prom('A', `sum by (target) (rate(jobio_lustre_jobstats_write_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: '{{target}} write' }),
-        prom('B', `sum by (target) (rate(jobio_lustre_jobstats_read_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: '{{target}} read' }),
+      panel('I/O summary by mount (profiler)', 'jobio-jobio-panel', { h: 8, w: 12, x: 0, y: 0 }, [jobio('A', { queryType: 'summary', groupBy: 'mount', filters: { jobid: '$jobid' } })], { options: { view: 'summary', summary: { groupBy: 'mount', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 50, callsRefId: 'A', secondsRefId: 'B', bytesRefId: 'C', jobDashboard: 'jobio-job' } } }),
+      panel('I/O summary of $user’s jobs (standard Prometheus queries; click a job to open it)', 'jobio-jobio-panel', { h: 8, w: 12, x: 12, y: 0 }, [
+        prom('A', 'sum by (jobid, user, class) (increase(jobio_profiler_calls_total{user="$user"}[$__range]))', { instant: true }),
+        prom('B', 'sum by (jobid, user, class) (increase(jobio_profiler_io_seconds_total{user="$user"}[$__range]))', { instant: true }),
+        // Read and write series differ only by name: tagged apart before `or` (increase drops the name).
+        prom('C', 'sum by (jobid, user) (label_replace(increase(jobio_profiler_read_bytes_total{user="$user"}[$__range]), "direction", "read", "", "") or label_replace(increase(jobio_profiler_write_bytes_total{user="$user"}[$__range]), "direction", "write", "", ""))', { instant: true }),
+      ], { options: { view: 'summary', summary: { groupBy: 'jobid', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 50, callsRefId: 'A', secondsRefId: 'B', bytesRefId: 'C', jobDashboard: 'jobio-job' } } }),
+      panel('Characterisation over the job’s life (c = 1 MiB per interval)', 'table', { h: 6, w: 24, x: 0, y: 8 }, [jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$jobid' } })]),
+      panel('Job bandwidth per target (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 14 }, [
+        prom('A', `sum by (target) (${R.jobWrite}{${j}})`, { legendFormat: '{{target}} write' }),
+        prom('B', `sum by (target) (${R.jobRead}{${j}})`, { legendFormat: '{{target}} read' }),
       ], unit('Bps')),
-      panel('Job metadata operations', 'timeseries', { h: 8, w: 12, x: 12, y: 14 }, [prom('A', `sum by (operation) (rate(jobio_lustre_jobstats_operations_total{${j}}[$__rate_interval]))`, { legendFormat: '{{operation}}' })], unit('ops')),
-      panel('Profiler calls by class', 'timeseries', { h: 8, w: 12, x: 0, y: 22 }, [prom('A', `sum by (class) (rate(jobio_profiler_calls_total{${j}}[$__rate_interval]))`, { legendFormat: '{{class}}' })], unit('ops')),
+      panel('Job metadata operations (5 m rate)', 'timeseries', { h: 8, w: 12, x: 12, y: 14 }, [prom('A', `sum by (operation) (${R.jobOps}{${j}})`, { legendFormat: '{{operation}}' })], unit('ops')),
+      panel('Profiler calls by class (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 22 }, [prom('A', `sum by (class) (${R.jobCalls}{${j}})`, { legendFormat: '{{class}}' })], unit('ops')),
       panel('Profiler bytes by size bin', 'timeseries', { h: 8, w: 12, x: 12, y: 22 }, [
         prom('A', `sum by (size) (rate(jobio_profiler_write_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: 'write {{size}}' }),
         prom('B', `sum by (size) (rate(jobio_profiler_read_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: 'read {{size}}' }),
       ], unit('Bps')),
-      panel('CPU and memory (cgroup)', 'timeseries', { h: 8, w: 24, x: 0, y: 30 }, [
-        prom('A', `sum(rate(jobio_job_cpu_user_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'CPU user (cores)' }),
-        prom('B', `sum(rate(jobio_job_cpu_system_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'CPU system (cores)' }),
-        prom('C', `sum(jobio_job_memory_bytes{${j}}) / 1e9`, { legendFormat: 'memory (GB)' }),
-      ]),
+      panel('CPU (cgroup; cores busy)', 'timeseries', { h: 8, w: 12, x: 0, y: 30 }, [
+        prom('A', `sum(rate(jobio_job_cpu_user_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'user' }),
+        prom('B', `sum(rate(jobio_job_cpu_system_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'system' }),
+      ], { fieldConfig: { defaults: { unit: 'short', custom: { axisLabel: 'cores', stacking: { mode: 'normal', group: 'A' }, fillOpacity: 20 } }, overrides: [] } }),
+      panel('Memory (cgroup)', 'timeseries', { h: 8, w: 12, x: 12, y: 30 }, [
+        prom('A', `sum(jobio_job_memory_bytes{${j}})`, { legendFormat: 'now' }),
+        prom('B', `sum(jobio_job_memory_peak_bytes{${j}})`, { legendFormat: 'peak' }),
+      ], unit('bytes')),
     ],
   );
 }
@@ -129,26 +154,26 @@ function hostGpu() {
     'Was the GPU job waiting on I/O? GPU metrics beside the profiler’s I/O time on the same host.',
     [
       { name: 'instance', label: 'Host', type: 'query', datasource: PROM, query: { query: 'label_values(jobio_build_info, instance)', refId: 'v' }, definition: 'label_values(jobio_build_info, instance)', refresh: 2, multi: false, includeAll: false, current: {}, hide: 0 },
-      jobioVar('job', 'Job', 'jobs', undefined, true),
+      promVar('jobid', 'Job', `${JOB_SERIES}, ${g}}`, 'jobid', true),
     ],
     [
       panel('GPU utilisation', 'timeseries', { h: 8, w: 12, x: 0, y: 0 }, [prom('A', `jobio_gpu_utilization_ratio{${g}}`, { legendFormat: 'GPU {{gpu}}' })], unit('percentunit')),
-      panel('Profiler I/O time by class (jobs on this host)', 'timeseries', { h: 8, w: 12, x: 12, y: 0 }, [prom('A', `sum by (class) (rate(jobio_profiler_io_seconds_total{${g}, jobid=~"$job"}[$__rate_interval]))`, { legendFormat: '{{class}}' })], unit('s')),
+      panel('Profiler I/O time by class (jobs on this host; seconds in I/O per second)', 'timeseries', { h: 8, w: 12, x: 12, y: 0 }, [prom('A', `sum by (class) (rate(jobio_profiler_io_seconds_total{${g}, jobid=~"$jobid"}[$__rate_interval]))`, { legendFormat: '{{class}}' })], { fieldConfig: { defaults: { unit: 'suffix: s/s', custom: { axisLabel: 'I/O seconds per second' } }, overrides: [] } }),
       panel('GPU memory used / total', 'timeseries', { h: 8, w: 8, x: 0, y: 8 }, [
         prom('A', `jobio_gpu_memory_used_bytes{${g}}`, { legendFormat: 'GPU {{gpu}} used' }),
         prom('B', `jobio_gpu_memory_total_bytes{${g}}`, { legendFormat: 'GPU {{gpu}} total' }),
       ], unit('bytes')),
-      panel('GPU power and temperature', 'timeseries', { h: 8, w: 8, x: 8, y: 8 }, [
-        prom('A', `jobio_gpu_power_watts{${g}}`, { legendFormat: 'GPU {{gpu}} W' }),
-        prom('B', `jobio_gpu_temperature_celsius{${g}}`, { legendFormat: 'GPU {{gpu}} °C' }),
-      ]),
+      panel('GPU power (left) and temperature (right)', 'timeseries', { h: 8, w: 8, x: 8, y: 8 }, [
+        prom('A', `jobio_gpu_power_watts{${g}}`, { legendFormat: 'GPU {{gpu}} power' }),
+        prom('B', `jobio_gpu_temperature_celsius{${g}}`, { legendFormat: 'GPU {{gpu}} temperature' }),
+      ], { fieldConfig: { defaults: { unit: 'watt' }, overrides: [rightAxis('B', 'celsius')] } }),
       panel('PCIe traffic', 'timeseries', { h: 8, w: 8, x: 16, y: 8 }, [
         prom('A', `rate(jobio_gpu_pcie_receive_bytes_total{${g}}[$__rate_interval])`, { legendFormat: 'GPU {{gpu}} rx' }),
         prom('B', `rate(jobio_gpu_pcie_transmit_bytes_total{${g}}[$__rate_interval])`, { legendFormat: 'GPU {{gpu}} tx' }),
       ], unit('Bps')),
       panel('Energy over the range', 'stat', { h: 6, w: 8, x: 0, y: 16 }, [prom('A', `sum by (gpu) (increase(jobio_gpu_energy_joules_total{${g}}[$__range]))`, { legendFormat: 'GPU {{gpu}}', instant: true })], unit('joule')),
       panel('Jobs on GPUs', 'table', { h: 6, w: 8, x: 8, y: 16 }, [prom('A', `jobio_gpu_job_info{${g}} * on (instance, gpu) group_left (name) jobio_gpu_info{${g}}`, { instant: true, format: 'table' })]),
-      panel('Profiler I/O summary of these jobs', 'jobio-jobio-panel', { h: 6, w: 8, x: 16, y: 16 }, [jobio('A', { queryType: 'summary', groupBy: 'jobid', filters: { jobid: '$job' } })], { options: { view: 'summary', summary: { groupBy: 'jobid', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 20, callsRefId: 'A', secondsRefId: 'B' } } }),
+      panel('Profiler I/O summary of these jobs', 'jobio-jobio-panel', { h: 6, w: 8, x: 16, y: 16 }, [jobio('A', { queryType: 'summary', groupBy: 'jobid', filters: { jobid: '$jobid' } })], { options: { view: 'summary', summary: { groupBy: 'jobid', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 20, callsRefId: 'A', secondsRefId: 'B', bytesRefId: 'C', jobDashboard: 'jobio-job' } } }),
     ],
   );
 }
@@ -167,7 +192,7 @@ function withClientDensity(d) {
     panel('Density of per-node Lustre client bandwidth (click a cell: its nodes; click a node: $client_node)', 'jobio-jobio-panel', { h: 10, w: 12, x: 0, y }, [prom('A', `sum by (instance, jobid) (${clientBytes('')})`, { legendFormat: '{{instance}} {{jobid}}' })], { options: heat('Bps') }),
     panel('Density of per-node Lustre client metadata rates (click a cell: its nodes; click a node: $client_node)', 'jobio-jobio-panel', { h: 10, w: 12, x: 12, y }, [prom('A', 'sum by (instance, jobid) (rate(jobio_lustre_client_operations_total{operation!~"read|write"}[$__rate_interval]))', { legendFormat: '{{instance}} {{jobid}}' })], { options: heat('ops') }),
     panel('Lustre client bandwidth of $client_node by job (click a series: the job dashboard)', 'timeseries', { h: 8, w: 24, x: 0, y: y + 10 }, [prom('A', `sum by (instance, jobid) (${clientBytes('instance=~"$client_node"')})`, { legendFormat: '{{instance}} {{jobid}}' })], {
-      fieldConfig: { defaults: { unit: 'Bps', links: [{ title: 'Job ${__field.labels.jobid}', url: '/d/jobio-job/jobio-job?var-job=${__field.labels.jobid}&${__url_time_range}' }] }, overrides: [] },
+      fieldConfig: { defaults: { unit: 'Bps', links: [{ title: 'Job ${__field.labels.jobid}', url: '/d/jobio-job/jobio-job?var-jobid=${__field.labels.jobid}&${__url_time_range}' }] }, overrides: [] },
     }),
   );
   return d;
@@ -176,7 +201,7 @@ function withClientDensity(d) {
 /** Job: the share of the job's Lustre client bytes the profiler saw, per mount (the coverage rule's formula). */
 function withCoverage(d) {
   const y = bottom(d);
-  const j = 'jobid="$job"';
+  const j = 'jobid=~"$jobid"';
   const prof = (dir) => `sum by (mount) (rate(jobio_profiler_${dir}_bytes_total{${j}}[$__rate_interval]))`;
   const client = `sum by (mount) (${clientBytes(j)})`;
   d.panels.push(

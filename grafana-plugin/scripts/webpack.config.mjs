@@ -5,11 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Modules Grafana's loader provides to plugins (never bundled). */
+/**
+ * Modules Grafana's loader provides to plugins (never bundled): all shared since before Grafana 11.0.
+ * Not react/jsx-runtime: JSX compiles to React.createElement (classic transform below), so Grafana
+ * versions that do not share the JSX runtime load the modules too.
+ */
 export const EXTERNALS = [
   'react',
   'react-dom',
-  'react/jsx-runtime',
   '@grafana/data',
   '@grafana/ui',
   '@grafana/runtime',
@@ -49,7 +52,7 @@ export default function config(mode = 'production') {
             options: {
               jsc: {
                 parser: { syntax: 'typescript', tsx: true },
-                transform: { react: { runtime: 'automatic' } },
+                transform: { react: { runtime: 'classic' } },
                 target: 'es2020',
               },
             },

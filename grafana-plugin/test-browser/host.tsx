@@ -110,7 +110,10 @@ async function main() {
   const origin = cellOrigin(layout, busiest);
   window.__harness = {
     app: Boolean(appModule['plugin']?.root),
-    busiest: { ...busiest, x: origin.x + layout.cellWidth / 2, y: origin.y + layout.cellHeight / 2 },
+    // Chromium delivers whole-pixel mouse positions: at 10,000 series × 720 steps a cell is ~1.5 px
+    // wide, so aim at the first whole pixel inside it rather than at its centre.
+    busiest: { ...busiest, x: layout.cellWidth > 2 ? origin.x + layout.cellWidth / 2 : Math.floor(origin.x) + 1, y: origin.y + layout.cellHeight / 2 },
+    maxCount: index.maxCount,
     location: () => runtime.locationService.getSearchObject(),
     renderStart: performance.now(),
   };
@@ -120,7 +123,7 @@ async function main() {
     <ThemeContext.Provider value={theme}>
       <PanelContextProvider value={{ eventsScope: 'global', eventBus }}>
         <div style={{ padding: 8, background: theme.colors.background.primary, border: `1px solid ${theme.colors.border.weak}`, width: width + 16 }}>
-          <div style={{ fontSize: 14, fontWeight: 500, marginBottom: 8 }}>{view === 'heatmap' ? 'Density of per-user metadata rates on scratch-MDT0000' : 'Job I/O summary (red/yellow/green)'}</div>
+          <div style={{ fontSize: 14, fontWeight: 500, marginBottom: 8 }}>{view === 'heatmap' ? (params.get('scenario') === 'bench' ? `Density of ${frames.length.toLocaleString('en')} synthetic per-series rates` : 'Density of per-user metadata rates on scratch-MDT0000') : 'Job I/O summary (red/yellow/green)'}</div>
           <Panel
             id={1}
             data={{ state: LoadingState.Done, series, timeRange }}

@@ -51,6 +51,21 @@ async function summary(browser, base, theme) {
   await tip.waitFor({ timeout: 5000 });
   const text = await tip.innerText();
   assert(/7001/.test(text) && /total/.test(text) && /calls/.test(text), `tooltip shows absolute figures: ${text}`);
+  // Columns: user, volume, job link with var-jobid; a header click sorts by volume.
+  const row7002 = page.locator('[data-testid="jobio-summary-row"][data-group="7002"]');
+  const user = await row7002.getByTestId('jobio-summary-user').innerText();
+  assert(user === 'bob', `7002's user column: ${user}`);
+  const href = await row7002.getByTestId('jobio-summary-job-link').getAttribute('href');
+  assert(new URL(href, 'http://g').searchParams.get('var-jobid') === '7002', `job link sets var-jobid: ${href}`);
+  await page.locator('[data-testid="jobio-summary-sort"][data-sort="volume"]').click();
+  const byVolume = await page.getByTestId('jobio-summary-row').evaluateAll((els) => els.map((e) => e.dataset.group));
+  assert(byVolume.join() === '7001,7005,7002,7003,7004', `sorted by volume: ${byVolume}`);
+  // The top reasons of a red job in its tooltip (the data source returns the reason breakdown).
+  await page.locator('[data-group="7004"]').hover();
+  const reasons = page.getByTestId('jobio-summary-reasons');
+  await reasons.waitFor({ timeout: 5000 });
+  const reasonText = await reasons.innerText();
+  assert(/stat unused \(red\)/.test(reasonText), `7004's tooltip lists its reasons: ${reasonText}`);
   await page.screenshot({ path: join(shots, `summary-${theme}.png`) });
   assert(problems.length === 0, problems.join('\n'));
   await page.close();
@@ -84,12 +99,41 @@ async function heatmap(browser, base, theme) {
   assert(title.includes(`${busiest.count} series`), `title names the count: ${title.slice(0, 120)}`);
   const first = await rows.first().innerText();
   assert(/user=\S+ jobid=\d+/.test(first), `rows show user and job: ${first}`);
+  const jobHref = await rows.first().getByTestId('jobio-drilldown-job-link').getAttribute('href');
+  assert(new URL(jobHref, 'http://g').searchParams.get('var-jobid') === /jobid=(\d+)/.exec(first)[1], `row links to its job: ${jobHref}`);
+  const legend = await page.getByTestId('jobio-heatmap-legend').innerText();
+  assert(/series per cell/.test(legend) && /^1$/m.test(legend.replace(/\s+/g, '\n')), `legend with counts: ${legend}`);
   await page.mouse.move(box.x + 5, box.y + 5);
   await page.screenshot({ path: join(shots, `heatmap-${theme}.png`) });
   const user = /user=(\S+)/.exec(first)[1];
   await rows.first().click();
   const location = await page.evaluate(() => window.__harness.location());
   assert(location['var-user'] === user, `clicking a row sets $user=${user}: ${JSON.stringify(location)}`);
+  assert(problems.length === 0, problems.join('\n'));
+  await page.close();
+}
+
+/** The bench load (10,000 series × 720 steps): drawn, legend up to the busiest count, busiest cell listed. */
+async function heatmapAtScale(browser, base, theme) {
+  const { page, problems } = await openHarness(browser, base, { view: 'heatmap', theme, scenario: 'bench', series: 10000, steps: 720, width: 1200, height: 460 }, { width: 1260, height: 540 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="jobio-heatmap-canvas"]')?.dataset.drawn, undefined, { timeout: 60000 });
+  const busiest = await page.evaluate(() => window.__harness.busiest);
+  const legendMax = await page.getByTestId('jobio-heatmap-legend').getAttribute('data-max');
+  const maxCount = await page.evaluate(() => window.__harness.maxCount);
+  assert(Number(legendMax) === maxCount && maxCount >= busiest.count, `legend tops out at the largest count: ${legendMax} vs ${maxCount}`);
+  const rowsTitle = await page.getByTestId('jobio-heatmap').getAttribute('data-steps');
+  assert(rowsTitle === '720', `720 steps: ${rowsTitle}`);
+  // The rarest colour (count 1) is the brightest on dark and the darkest on light: read it off the legend.
+  const rare = await page.locator('[data-testid="jobio-heatmap-legend-tick"][data-count="1"]').getAttribute('data-color');
+  assert(rare === (theme === 'dark' ? 'rgb(253, 231, 37)' : 'rgb(68, 1, 84)'), `count 1 colour on ${theme}: ${rare}`);
+  await page.screenshot({ path: join(shots, `heatmap-10k-${theme}.png`) });
+  const box = await page.getByTestId('jobio-heatmap-canvas').boundingBox();
+  await page.mouse.click(box.x + busiest.x, box.y + busiest.y);
+  const rows = page.getByTestId('jobio-drilldown').getByTestId('jobio-drilldown-row');
+  await rows.first().waitFor();
+  const title = await page.getByTestId('jobio-drilldown').innerText();
+  assert(title.includes(`${busiest.count} series`), `drill-down names ${busiest.count} series: ${title.slice(0, 120)}`);
+  await page.screenshot({ path: join(shots, `heatmap-10k-${theme}-drilldown.png`) });
   assert(problems.length === 0, problems.join('\n'));
   await page.close();
 }
@@ -105,12 +149,13 @@ async function main() {
     for (const theme of ['dark', 'light']) {
       await check(`summary view (${theme}): built panel + built data source on captured responses`, () => summary(browser, server.url, theme));
       await check(`heatmap view (${theme}): canvas drawn, cell click lists its series, row click sets $user`, () => heatmap(browser, server.url, theme));
+      await check(`heatmap at 10,000 series × 720 steps (${theme}): legend, rare-cell colour, busiest cell drill-down`, () => heatmapAtScale(browser, server.url, theme));
     }
   } finally {
     await browser.close();
     await server.close();
   }
-  console.log(`screenshots: ${shots}/{summary,heatmap}-{dark,light}.png (harness in ${outDir})`);
+  console.log(`screenshots: ${shots}/{summary,heatmap,heatmap-10k}-{dark,light}.png, heatmap-10k-{dark,light}-drilldown.png (harness in ${outDir})`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = failed === 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 import { type DataFrame, type DataQueryRequest, dateTime, FieldType, type DataSourceInstanceSettings } from '@grafana/data';
 import { setBackendSrv, setTemplateSrv, type BackendSrv, type TemplateSrv } from '@grafana/runtime';
-import { captureFetch, capture, manifest } from '../test-utils/prom-fixtures';
+import { captureFetch, capture, handmade, manifest } from '../test-utils/prom-fixtures';
 import { makeTemplateSrv } from '../test-utils/replace';
 import { JobioDataSource } from './datasource';
 import type { JobioOptions, JobioQuery } from './types';
@@ -78,9 +78,9 @@ function frameShares(frames: DataFrame[], metric: 'calls' | 'seconds', jobid: st
 }
 
 describe('query(): job I/O summary (real programs under the profiler)', () => {
-  it('sends two instant queries through the data proxy and tags the frames', async () => {
+  it('sends five instant queries (calls, seconds, bytes, reason calls and seconds) through the data proxy and tags the frames', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }]));
-    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(fetch).toHaveBeenCalledTimes(5);
     const call = fetch.mock.calls[0]?.[0];
     expect(call?.url).toBe(`${BASE}/api/v1/query`);
     expect(call?.params?.['time']).toBe(manifest.toMs / 1000);
@@ -93,6 +93,15 @@ describe('query(): job I/O summary (real programs under the profiler)', () => {
     const raw = capture('summary-jobid-calls').body.data.result.find((r: any) => r.metric.jobid === '7002' && r.metric.class === 'red');
     expect(valueField(red7002)?.values[0]).toBeCloseTo(Number(raw.value[1]), 9);
     expect(red7002?.fields[0]?.values[0]).toBe(raw.value[0] * 1000);
+    const tagged = (m: string) => res.data.filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === m);
+    expect(tagged('bytes').map((f: DataFrame) => valueField(f)?.labels?.['user']).sort()).toEqual(['alice', 'bob', 'carol', 'erin']);
+    expect(tagged('reasonSeconds')).toHaveLength(handmade('summary-jobid-reason-seconds').body.data.result.length);
+    expect(tagged('reasonCalls').find((f: DataFrame) => valueField(f)?.labels?.['jobid'] === '7002')?.fields[1]?.labels?.['reason']).toBe('small_write');
+  });
+  it('returns no reason frames when the exporter has no reason breakdown (empty results)', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'mount', filters: { jobid: '$job' } }]));
+    expect(res.data.filter((f: DataFrame) => String(f.meta?.custom?.['jobioMetric']).startsWith('reason'))).toHaveLength(0);
+    expect(res.data.filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === 'bytes')).toHaveLength(2);
   });
   it('shows what the programs really did: dd bs=512 red, dd bs=1M green, stats of unopened files red, stat+seek yellow', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }]));

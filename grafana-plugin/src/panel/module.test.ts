@@ -28,6 +28,8 @@ describe('panel plugin options', () => {
       'summary.maxGroups',
       'summary.callsRefId',
       'summary.secondsRefId',
+      'summary.bytesRefId',
+      'summary.jobDashboard',
       'heatmap.unit',
       'heatmap.minExponent',
       'heatmap.maxExponent',
@@ -36,6 +38,8 @@ describe('panel plugin options', () => {
       'heatmap.listLabels',
       'heatmap.drillVariable',
       'heatmap.drillLabel',
+      'heatmap.jobLabel',
+      'heatmap.jobDashboard',
     ]);
   });
   it('gives the plugin the documented defaults', () => {

@@ -51,12 +51,14 @@ export function buildOptions(builder: PanelOptionsEditorBuilder<PanelOptions>): 
       name: 'Sort by',
       category: summary,
       defaultValue: S.sortBy,
-      settings: { options: [{ value: 'red', label: 'Red share' }, { value: 'total', label: 'Total' }, { value: 'name', label: 'Name' }] },
+      settings: { options: [{ value: 'red', label: 'Red share' }, { value: 'total', label: 'Total' }, { value: 'volume', label: 'Volume' }, { value: 'user', label: 'User' }, { value: 'name', label: 'Name' }] },
       showIf: isSummary,
     })
     .addNumberInput({ path: 'summary.maxGroups', name: 'Max rows', category: summary, defaultValue: S.maxGroups, settings: { min: 1, integer: true }, showIf: isSummary })
     .addTextInput({ path: 'summary.callsRefId', name: 'Calls query (refId)', description: 'Used when a frame carries neither __name__ nor a jobio tag', category: summary, defaultValue: S.callsRefId, showIf: isSummary })
-    .addTextInput({ path: 'summary.secondsRefId', name: 'I/O seconds query (refId)', category: summary, defaultValue: S.secondsRefId, showIf: isSummary });
+    .addTextInput({ path: 'summary.secondsRefId', name: 'I/O seconds query (refId)', category: summary, defaultValue: S.secondsRefId, showIf: isSummary })
+    .addTextInput({ path: 'summary.bytesRefId', name: 'Volume query (refId)', description: 'Bytes read + written by group', category: summary, defaultValue: S.bytesRefId, showIf: isSummary })
+    .addTextInput({ path: 'summary.jobDashboard', name: 'Job dashboard (uid)', description: 'Job rows link to it with var-jobid set; empty = no links', category: summary, defaultValue: S.jobDashboard, showIf: isSummary });
   const heatmap = ['Density heatmap'];
   builder
     .addUnitPicker({ path: 'heatmap.unit', name: 'Unit of the series values', category: heatmap, defaultValue: H.unit, showIf: isHeatmap })
@@ -73,6 +75,8 @@ export function buildOptions(builder: PanelOptionsEditorBuilder<PanelOptions>): 
     .addBooleanSwitch({ path: 'heatmap.showNoData', name: 'Show "no data" row', category: heatmap, defaultValue: H.showNoData, showIf: isHeatmap })
     .addTextInput({ path: 'heatmap.listLabels', name: 'Labels in the drill-down list', description: 'Comma-separated; empty = all', category: heatmap, defaultValue: H.listLabels, showIf: isHeatmap })
     .addTextInput({ path: 'heatmap.drillVariable', name: 'Drill-down variable', description: 'Dashboard variable (without $) set by a click in the list; empty = off', category: heatmap, defaultValue: H.drillVariable, showIf: isHeatmap })
-    .addTextInput({ path: 'heatmap.drillLabel', name: 'Drill-down label', description: 'Series label whose value goes into the variable', category: heatmap, defaultValue: H.drillLabel, showIf: isHeatmap });
+    .addTextInput({ path: 'heatmap.drillLabel', name: 'Drill-down label', description: 'Series label whose value goes into the variable', category: heatmap, defaultValue: H.drillLabel, showIf: isHeatmap })
+    .addTextInput({ path: 'heatmap.jobLabel', name: 'Job label', description: 'Series label holding the job id: each drill-down row links to the job dashboard', category: heatmap, defaultValue: H.jobLabel, showIf: isHeatmap })
+    .addTextInput({ path: 'heatmap.jobDashboard', name: 'Job dashboard (uid)', description: 'Opened with var-jobid set; empty = no links', category: heatmap, defaultValue: H.jobDashboard, showIf: isHeatmap });
   return builder;
 }

@@ -7,7 +7,7 @@ export type SummaryGroupBy = 'jobid' | 'user' | 'mount';
 export type RollupRule = 'threshold' | 'worst' | 'majority';
 /** Which share the roll-up looks at: of I/O time or of calls. */
 export type RollupBasis = 'time' | 'calls';
-export type SummarySort = 'red' | 'total' | 'name';
+export type SummarySort = 'red' | 'total' | 'name' | 'volume' | 'user';
 
 export interface SummaryOptions {
   groupBy: SummaryGroupBy;
@@ -24,6 +24,10 @@ export interface SummaryOptions {
   /** Frames of these query refIds are calls / I/O seconds when the frame does not say itself. */
   callsRefId: string;
   secondsRefId: string;
+  /** Frames of this refId are bytes (read + written) by group, when the frame does not say itself. */
+  bytesRefId: string;
+  /** uid of the dashboard a job links to (with var-jobid and var-user set); empty = no links. */
+  jobDashboard: string;
 }
 
 export type ColorScheme = 'viridis' | 'oranges' | 'blues';
@@ -40,6 +44,10 @@ export interface HeatmapOptions {
   drillVariable: string;
   /** Label whose value goes into that variable. */
   drillLabel: string;
+  /** Label holding a series' job id: its drill-down row links to the job dashboard. */
+  jobLabel: string;
+  /** uid of that job dashboard (var-jobid set); empty = no links. */
+  jobDashboard: string;
   showNoData: boolean;
   colorScheme: ColorScheme;
 }
@@ -61,6 +69,8 @@ export const DEFAULT_SUMMARY: SummaryOptions = {
   maxGroups: 50,
   callsRefId: 'A',
   secondsRefId: 'B',
+  bytesRefId: 'C',
+  jobDashboard: 'jobio-job',
 };
 
 export const DEFAULT_HEATMAP: HeatmapOptions = {
@@ -68,6 +78,8 @@ export const DEFAULT_HEATMAP: HeatmapOptions = {
   listLabels: 'user,jobid',
   drillVariable: 'user',
   drillLabel: 'user',
+  jobLabel: 'jobid',
+  jobDashboard: 'jobio-job',
   showNoData: true,
   colorScheme: 'viridis',
 };

@@ -7,7 +7,12 @@ describe('summaryExprs', () => {
     expect(summaryExprs('jobid', [], 3600)).toEqual({
       calls: 'sum by (jobid, class) (increase(jobio_profiler_calls_total[1h]))',
       seconds: 'sum by (jobid, class) (increase(jobio_profiler_io_seconds_total[1h]))',
+      bytes:
+        'sum by (jobid, user) (label_replace(increase(jobio_profiler_read_bytes_total[1h]), "direction", "read", "", "") or label_replace(increase(jobio_profiler_write_bytes_total[1h]), "direction", "write", "", ""))',
+      reasonCalls: 'sum by (jobid, class, reason) (increase(jobio_profiler_reason_calls_total[1h]))',
+      reasonSeconds: 'sum by (jobid, class, reason) (increase(jobio_profiler_reason_seconds_total[1h]))',
     });
+    expect(summaryExprs('user', [], 60).bytes).toMatch(/^sum by \(user\) \(/);
     expect(summaryExprs('mount', alice, 90).calls).toBe('sum by (mount, class) (increase(jobio_profiler_calls_total{user="alice"}[1m30s]))');
   });
   it('refuses an unknown group', () => {

@@ -8,6 +8,10 @@ import {
   JOBSTATS_WRITE_BYTES,
   PROFILER_CALLS,
   PROFILER_IO_SECONDS,
+  PROFILER_READ_BYTES,
+  PROFILER_REASON_CALLS,
+  PROFILER_REASON_SECONDS,
+  PROFILER_WRITE_BYTES,
 } from './metrics';
 import { formatDuration } from './durations';
 
@@ -48,12 +52,33 @@ export function loadExpr(metric: LoadMetric, filters: LabelFilter[], fn: 'rate' 
   return `${fn}(${selector(loadMetricName(metric), filters)}[${window}])`;
 }
 
-/** RYG summary: increase of calls and of I/O seconds over the range, by group and class. */
-export function summaryExprs(groupBy: SummaryGroup, filters: LabelFilter[], rangeSeconds: number): { calls: string; seconds: string } {
+export interface SummaryExprs {
+  calls: string;
+  seconds: string;
+  /** Bytes read + written by group (and user, for jobs: the summary's user column). */
+  bytes: string;
+  /** Red/yellow calls and seconds by group, class and reason (empty on exporters without them). */
+  reasonCalls: string;
+  reasonSeconds: string;
+}
+
+/** RYG summary: increase over the range of calls and I/O seconds by group and class, volume, reasons. */
+export function summaryExprs(groupBy: SummaryGroup, filters: LabelFilter[], rangeSeconds: number): SummaryExprs {
   const g = oneOf(groupBy, SUMMARY_GROUPS, 'group');
   const range = formatDuration(rangeSeconds);
-  const expr = (metric: string) => `sum by (${g}, class) (increase(${selector(metric, filters)}[${range}]))`;
-  return { calls: expr(PROFILER_CALLS), seconds: expr(PROFILER_IO_SECONDS) };
+  const increase = (metric: string) => `increase(${selector(metric, filters)}[${range}])`;
+  const expr = (metric: string) => `sum by (${g}, class) (${increase(metric)})`;
+  const reasons = (metric: string) => `sum by (${g}, class, reason) (${increase(metric)})`;
+  // Read and write series differ only by name: tag them apart before `or` (see loadExpr).
+  const tagged = (metric: string, direction: string) => `label_replace(${increase(metric)}, "direction", "${direction}", "", "")`;
+  const bytesBy = g === 'jobid' ? 'jobid, user' : g;
+  return {
+    calls: expr(PROFILER_CALLS),
+    seconds: expr(PROFILER_IO_SECONDS),
+    bytes: `sum by (${bytesBy}) (${tagged(PROFILER_READ_BYTES, 'read')} or ${tagged(PROFILER_WRITE_BYTES, 'write')})`,
+    reasonCalls: reasons(PROFILER_REASON_CALLS),
+    reasonSeconds: reasons(PROFILER_REASON_SECONDS),
+  };
 }
 
 /**

@@ -1,9 +1,10 @@
-import { type GrafanaTheme2 } from '@grafana/data';
+import { type GrafanaTheme2, type TimeRange } from '@grafana/data';
 import { Button, IconButton, useStyles2 } from '@grafana/ui';
 import { css } from '@emotion/css';
 import React from 'react';
 import type { CellMember } from '../heatmap/members';
 import { formatValue } from '../heatmap/labels';
+import { jobDashboardUrl } from '../links';
 import { TestIds } from '../testids';
 
 const MAX_ROWS = 200;
@@ -17,6 +18,10 @@ export interface DrillDownListProps {
   /** Label whose value a click sends to the dashboard variable; undefined = no drill-down. */
   drillLabel?: string;
   drillVariable?: string;
+  /** Label holding the job id, and the job dashboard's uid: each row links to its job. */
+  jobLabel?: string;
+  jobDashboard?: string;
+  timeRange?: TimeRange;
   onDrill: (values: string[]) => void;
   onClose: () => void;
 }
@@ -27,7 +32,10 @@ function describe(member: CellMember, listLabels: string[]): string {
   return parts.length ? parts.join(' ') : member.name;
 }
 
-/** The series of one heatmap cell, largest value first; a click sets the drill-down variable. */
+/**
+ * The series of one heatmap cell, largest value first; a click sets the drill-down variable, the
+ * "job" link opens the job dashboard with var-jobid set.
+ */
 export function DrillDownList(props: DrillDownListProps) {
   const styles = useStyles2(getStyles);
   const { members, drillLabel, drillVariable } = props;
@@ -57,6 +65,17 @@ export function DrillDownList(props: DrillDownListProps) {
             >
               <span className={styles.name}>{describe(m, props.listLabels)}</span>
               <span className={styles.value}>{formatValue(m.value, props.unit)}</span>
+              {props.jobDashboard && props.jobLabel && m.labels[props.jobLabel] && (
+                <a
+                  className={styles.link}
+                  href={jobDashboardUrl(props.jobDashboard, m.labels[props.jobLabel] as string, m.labels['user'], props.timeRange)}
+                  data-testid={TestIds.drilldownJobLink}
+                  title={`Open job ${m.labels[props.jobLabel]}`}
+                  onClick={(e) => e.stopPropagation()}
+                >
+                  job ›
+                </a>
+              )}
             </li>
           );
         })}
@@ -84,5 +103,6 @@ const getStyles = (theme: GrafanaTheme2) => {
     name: css({ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }),
     value: css({ fontVariantNumeric: 'tabular-nums', whiteSpace: 'nowrap' }),
     more: css({ color: theme.colors.text.secondary }),
+    link: css({ color: theme.colors.text.link, whiteSpace: 'nowrap', '&:hover': { textDecoration: 'underline' } }),
   };
 };

@@ -1,4 +1,4 @@
-import { type GrafanaTheme2, dateTimeFormat } from '@grafana/data';
+import { type GrafanaTheme2, type TimeRange, dateTimeFormat } from '@grafana/data';
 import { useStyles2, useTheme2 } from '@grafana/ui';
 import { css } from '@emotion/css';
 import React, { useEffect, useMemo, useRef, useState } from 'react';
@@ -6,12 +6,13 @@ import { palette } from '../heatmap/colors';
 import type { DensityIndex } from '../heatmap/density';
 import { drawHeatmap } from '../heatmap/draw';
 import { rowRange } from '../heatmap/labels';
-import { type CellRef, cellOrigin, computeLayout, hitTest } from '../heatmap/layout';
+import { type CellRef, LEGEND_HEIGHT, cellOrigin, computeLayout, hitTest } from '../heatmap/layout';
 import { cellMembers } from '../heatmap/members';
 import type { HeatSeries } from '../heatmap/series';
 import { TestIds } from '../testids';
 import type { HeatmapOptions } from '../types';
 import { DrillDownList } from './DrillDownList';
+import { HeatmapLegend } from './HeatmapLegend';
 
 export interface HeatmapViewProps {
   series: HeatSeries[];
@@ -20,6 +21,7 @@ export interface HeatmapViewProps {
   width: number;
   height: number;
   timeZone: string;
+  timeRange?: TimeRange;
   onDrill: (values: string[]) => void;
 }
 
@@ -45,7 +47,7 @@ export function HeatmapView(props: HeatmapViewProps) {
   );
   const drawStyle = useMemo(
     () => ({
-      palette: palette(options.colorScheme),
+      palette: palette(options.colorScheme, theme.colors.background.primary),
       text: theme.colors.text.secondary,
       axis: theme.colors.border.medium,
       noData: theme.colors.text.disabled,
@@ -110,6 +112,9 @@ export function HeatmapView(props: HeatmapViewProps) {
             setSelected(cell && !sameCell(cell, selected) ? cell : undefined);
           }}
         />
+        <div className={styles.legend} style={{ left: layout.left, width: Math.max(0, plotWidth - layout.left) }}>
+          <HeatmapLegend palette={drawStyle.palette} maxCount={index.maxCount} noDataColor={options.showNoData ? drawStyle.noData : undefined} />
+        </div>
         {hover && outline(hover, styles.hoverBox)}
         {selected && outline(selected, styles.selectedBox)}
         {hover && hoverInfo && (
@@ -131,6 +136,9 @@ export function HeatmapView(props: HeatmapViewProps) {
             listLabels={options.listLabels.split(',').map((s) => s.trim()).filter(Boolean)}
             drillLabel={options.drillLabel || undefined}
             drillVariable={options.drillVariable || undefined}
+            jobLabel={options.jobLabel || undefined}
+            jobDashboard={options.jobDashboard || undefined}
+            timeRange={props.timeRange}
             onDrill={props.onDrill}
             onClose={() => setSelected(undefined)}
           />
@@ -150,6 +158,7 @@ const getStyles = (theme: GrafanaTheme2) => ({
   wrap: css({ display: 'flex', gap: theme.spacing(1), width: '100%', height: '100%' }),
   plot: css({ position: 'relative', flex: 'none' }),
   list: css({ flex: 'none', minHeight: 0 }),
+  legend: css({ position: 'absolute', bottom: 0, height: LEGEND_HEIGHT, overflow: 'hidden' }),
   hoverBox: css({ position: 'absolute', pointerEvents: 'none', border: `1px solid ${theme.colors.text.primary}` }),
   selectedBox: css({ position: 'absolute', pointerEvents: 'none', border: `2px solid ${theme.colors.primary.main}` }),
   tooltip: css({

@@ -3,7 +3,7 @@ import { locationService } from '@grafana/runtime';
 import React from 'react';
 import { seriesToFrames } from '../../datasource/prometheus/frames';
 import { toSeries } from '../../datasource/prometheus/parse';
-import { capture } from '../../test-utils/prom-fixtures';
+import { capture, handmade } from '../../test-utils/prom-fixtures';
 import { buildPanelProps } from '../../test-utils/panel-props';
 import { buildDensity } from '../heatmap/density';
 import { cellOrigin, computeLayout } from '../heatmap/layout';
@@ -61,6 +61,57 @@ describe('summary view', () => {
     expect(tip).toHaveTextContent(/red.*%/);
     expect(tip).toHaveTextContent(/total/);
   });
+  const volumeFrames = () => seriesToFrames(toSeries(handmade('summary-jobid-bytes').body.data), 'C');
+  const reasonFrames = () => [
+    ...seriesToFrames(toSeries(handmade('summary-jobid-reason-calls').body.data), 'A', { jobioMetric: 'reasonCalls' }),
+    ...seriesToFrames(toSeries(handmade('summary-jobid-reason-seconds').body.data), 'A', { jobioMetric: 'reasonSeconds' }),
+  ];
+  const rowOf = (g: string) => screen.getAllByTestId(TestIds.summaryRow).find((r) => r.dataset['group'] === g) as HTMLElement;
+  it('shows user, volume (bytes) and a link to the job dashboard with var-jobid per job', () => {
+    render(<JobioPanel {...buildPanelProps([...summaryFrames(), ...volumeFrames()])} />);
+    expect(within(rowOf('7001')).getByTestId(TestIds.summaryUser)).toHaveTextContent('alice');
+    expect(within(rowOf('7001')).getByTestId(TestIds.summaryVolume).dataset['bytes']).toBe('7650410496');
+    expect(within(rowOf('7001')).getByTestId(TestIds.summaryVolume)).toHaveTextContent('7.13 GiB');
+    expect(within(rowOf('7004')).getByTestId(TestIds.summaryVolume)).toHaveTextContent('–');
+    const href = within(rowOf('7002')).getByTestId(TestIds.summaryJobLink).getAttribute('href') as string;
+    const url = new URL(href, 'http://grafana.local');
+    expect(url.pathname).toBe('/d/jobio-job');
+    expect(url.searchParams.get('var-jobid')).toBe('7002');
+    expect(url.searchParams.get('var-user')).toBe('bob');
+    expect(url.searchParams.get('from')).toBe(String(Date.parse('2026-11-21T00:00:00Z')));
+  });
+  it('sorts by a column header; a second click reverses', () => {
+    render(<JobioPanel {...buildPanelProps([...summaryFrames(), ...volumeFrames()])} />);
+    const order = () => screen.getAllByTestId(TestIds.summaryRow).map((r) => r.dataset['group']);
+    const header = (key: string) => screen.getAllByTestId(TestIds.summarySort).find((h) => h.dataset['sort'] === key) as HTMLElement;
+    fireEvent.click(header('volume'));
+    expect(order()).toEqual(['7001', '7005', '7002', '7003', '7004']);
+    expect(header('volume')).toHaveAttribute('aria-sort', 'descending');
+    fireEvent.click(header('volume'));
+    expect(order()).toEqual(['7004', '7003', '7002', '7005', '7001']);
+    fireEvent.click(header('user'));
+    expect(order()).toEqual(['7001', '7002', '7003', '7005', '7004']);
+    fireEvent.click(header('name'));
+    expect(order()).toEqual(['7001', '7002', '7003', '7004', '7005']);
+  });
+  it('lists the top red/yellow reasons in the tooltip when the data source returns them, and none otherwise', async () => {
+    const { unmount } = render(<JobioPanel {...buildPanelProps([...summaryFrames(), ...reasonFrames()])} />);
+    fireEvent.mouseEnter(rowOf('7004'));
+    fireEvent.focus(rowOf('7004'));
+    const tip = await screen.findByTestId(TestIds.summaryTooltip);
+    const reasons = within(tip).getByTestId(TestIds.summaryReasons).querySelectorAll('[data-reason]');
+    expect([...reasons].map((r) => (r as HTMLElement).dataset['reason'])).toEqual(['stat_unused', 'failed_call']);
+    const fixture = (name: string) => Number(handmade(name).body.data.result.find((r: any) => r.metric.jobid === '7004' && r.metric.reason === 'stat_unused').value[1]);
+    const secs = fixture('summary-jobid-reason-seconds');
+    const calls = Math.round(fixture('summary-jobid-reason-calls')).toLocaleString('en');
+    expect(tip).toHaveTextContent(`stat unused (red)${(secs * 1000).toFixed(1)} ms${calls}`);
+    unmount();
+    render(<JobioPanel {...buildPanelProps(summaryFrames())} />);
+    fireEvent.mouseEnter(rowOf('7004'));
+    fireEvent.focus(rowOf('7004'));
+    const plain = await screen.findByTestId(TestIds.summaryTooltip);
+    expect(within(plain).queryByTestId(TestIds.summaryReasons)).toBeNull();
+  });
   it('explains an empty result', () => {
     render(<JobioPanel {...buildPanelProps([])} />);
     expect(screen.getByTestId(TestIds.empty)).toHaveTextContent(/jobio_profiler_calls_total/);
@@ -102,12 +153,30 @@ describe('heatmap view', () => {
     expect(rows).toHaveLength(best.count);
     expect(list).toHaveTextContent(`${best.count} series`);
     expect(rows[0]).toHaveTextContent(/user=\S+ jobid=\d+/);
+    // Each row links to its job on the job dashboard (var-jobid, var-user set).
+    const link = new URL(within(rows[0] as HTMLElement).getByTestId(TestIds.drilldownJobLink).getAttribute('href') as string, 'http://grafana.local');
+    expect(link.pathname).toBe('/d/jobio-job');
+    expect(rows[0]?.textContent).toContain(`user=${link.searchParams.get('var-user')} jobid=${link.searchParams.get('var-jobid')}`);
     fireEvent.click(rows[0] as HTMLElement);
     expect(partial).toHaveBeenCalledWith({ 'var-user': expect.any(String) }, true);
     fireEvent.click(within(list).getByTestId(TestIds.drilldownSetAll));
     const last = partial.mock.calls[partial.mock.calls.length - 1]?.[0] as Record<string, unknown>;
     expect(best.count === 1 ? typeof last['var-user'] : (last['var-user'] as string[]).length).toBe(best.count === 1 ? 'string' : best.count);
     partial.mockRestore();
+  });
+  it('has a colour legend with counts on the cells\' scale and a value-axis title with the unit', () => {
+    const props = buildPanelProps(heatFrames(), options);
+    render(<JobioPanel {...props} />);
+    const index = buildDensity(framesToSeries(props.data.series));
+    const legend = screen.getByTestId(TestIds.heatmapLegend);
+    expect(legend).toHaveTextContent('series per cell');
+    expect(Number(legend.dataset['max'])).toBe(index.maxCount);
+    const ticks = within(legend).getAllByTestId(TestIds.heatmapLegendTick).map((t) => Number(t.dataset['count']));
+    expect(ticks[0]).toBe(1);
+    expect(ticks[ticks.length - 1]).toBe(index.maxCount);
+    const canvas = screen.getByTestId(TestIds.heatmapCanvas) as HTMLCanvasElement;
+    const texts = (canvas.getContext('2d') as unknown as { __getEvents(): Array<{ type: string; props: { text?: string } }> }).__getEvents().filter((e) => e.type === 'fillText').map((e) => e.props.text);
+    expect(texts).toContain('rate per series (ops/s), log10 buckets');
   });
   it('shows a hover tooltip with the count', () => {
     const props = buildPanelProps(heatFrames(), options);

@@ -26,15 +26,16 @@ export function setDashboardVariable(name: string, values: string[]): void {
 function SummaryPanel({ props }: { props: PanelProps<PanelOptions> }) {
   const options = { ...DEFAULT_SUMMARY, ...props.options.summary };
   const { groups, hidden } = useMemo(() => {
+    // Which groups make the cut follows the configured order; the view re-sorts them on a header click.
     const all = collectGroups(props.data.series, options.groupBy, options);
     const ordered = orderGroups(all, options.sortBy, options.rollupBasis);
     return { groups: ordered.slice(0, options.maxGroups), hidden: Math.max(0, ordered.length - options.maxGroups) };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [props.data.series, options.groupBy, options.sortBy, options.rollupBasis, options.maxGroups, options.callsRefId, options.secondsRefId]);
+  }, [props.data.series, options.groupBy, options.sortBy, options.rollupBasis, options.maxGroups, options.callsRefId, options.secondsRefId, options.bytesRefId]);
   if (groups.length === 0) {
     return <Empty text={`No jobio_profiler_calls_total / jobio_profiler_io_seconds_total series with labels "${options.groupBy}" and "class".`} />;
   }
-  return <SummaryView groups={groups} hidden={hidden} options={options} height={props.height} />;
+  return <SummaryView groups={groups} hidden={hidden} options={options} height={props.height} timeRange={props.timeRange} />;
 }
 
 function HeatmapPanel({ props }: { props: PanelProps<PanelOptions> }) {
@@ -48,7 +49,7 @@ function HeatmapPanel({ props }: { props: PanelProps<PanelOptions> }) {
   if (index.times.length === 0) {
     return <Empty text="No time series to count: the heatmap needs one or more series with a time field." />;
   }
-  return <HeatmapView series={series} index={index} options={options} width={props.width} height={props.height} timeZone={props.timeZone} onDrill={onDrill} />;
+  return <HeatmapView series={series} index={index} options={options} width={props.width} height={props.height} timeZone={props.timeZone} timeRange={props.timeRange} onDrill={onDrill} />;
 }
 
 export function JobioPanel(props: PanelProps<PanelOptions>) {

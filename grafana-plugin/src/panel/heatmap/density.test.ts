@@ -96,6 +96,26 @@ describe('buildDensity: options and shapes', () => {
     expect(Array.from(d.times)).toEqual([0, 1000, 2000]);
     expect(Array.from(d.noData)).toEqual([0, 1, 0]);
   });
+  it('undoes a run that breaks part-way, keeps the first of duplicate timestamps, and counts unsorted series', () => {
+    // B breaks its run at the third point (a gap), C repeats a timestamp, D is unsorted (C and D are
+    // looked up by a scan).
+    const series = [s('A', [1, 2, 3, 4], [0, 1000, 2000, 3000]), s('B', [10, 20, 30], [0, 1000, 3000]), s('C', [100, 500, 200], [0, 1000, 1000]), s('D', [0, 5000], [3000, 0])];
+    const d = buildDensity(series);
+    expect(Array.from(d.times)).toEqual([0, 1000, 2000, 3000]);
+    expect(Array.from(d.noData)).toEqual([0, 1, 3, 1]);
+    expect(Array.from(d.irregular)).toEqual([0, 0, 1, 1]);
+    const total = Array.from(d.counts).reduce((a, b) => a + b, 0);
+    expect(total).toBe(4 + 3 + 2 + 2);
+    // C at 1000 ms counts its first point (500, not 200); D's 0 at 3000 ms is in the zero row.
+    expect(cellMembers(d, series, 1, d.rows - 2).map((m) => [m.name, m.value])).toEqual([['C', 500]]);
+    expect(cellMembers(d, series, 3, 0).map((m) => m.name)).toEqual(['D']);
+    expect(cellMembers(d, series, 0, d.rows - 1).map((m) => m.name)).toEqual(['D']);
+    for (let step = 0; step < d.times.length; step++) {
+      for (let row = 0; row < d.rows; row++) {
+        expect(cellMembers(d, series, step, row)).toHaveLength(d.counts[step * d.rows + row] ?? -1);
+      }
+    }
+  });
   it('falls back to the union of timestamps for irregular series', () => {
     const axis = buildTimeAxis([s('A', [1, 1], [0, 1000]), s('B', [1, 1], [0, 1500])]);
     expect(Array.from(axis.times)).toEqual([0, 1000, 1500]);

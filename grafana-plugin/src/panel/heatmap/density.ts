@@ -1,14 +1,15 @@
-// Density of series over log10 buckets per time step (docs/architecture.md "Formulas", Tollander de Balsch 2023): at each
-// step, how many series have a rate r with 10^y ≤ r < 10^(y+1), y = ⌊log10 r⌋. Zero is its own bucket
-// (row 0); a series without a value at a step (null, NaN, negative, no point) is "no data", counted
-// apart and never as zero. A series × step table of bucket codes lists the series in each cell.
+// Density of series over log10 buckets per time step (docs/architecture.md "Formulas", Tollander de
+// Balsch 2023): at each step, how
+// many series have a rate r with 10^y ≤ r < 10^(y+1), y = ⌊log10 r⌋. Zero is its own bucket (row 0); a
+// series without a value at a step (null, NaN, negative, no point) is "no data", counted apart and never
+// as zero.
+//
+// Speed (10,000 series × 720 steps in one pass): one typed histogram per (decade, column), no per-point
+// allocation or per-point store beyond one counter increment; the decade of the previous point is reused
+// while successive rates stay in it. Which series sit in a cell is not stored per point: a click
+// recomputes one column (members.ts), O(series) and about a millisecond.
 import type { HeatSeries } from './series';
 import { type Grid, type TimeAxis, gridTimes, guessGrid, unionAxis } from './time-axis';
-
-const NO_DATA = -32768;
-const ZERO = -32767;
-export const NO_DATA_CODE = NO_DATA;
-export const ZERO_CODE = ZERO;
 
 export interface DensityIndex {
   times: Float64Array;
@@ -20,13 +21,13 @@ export interface DensityIndex {
   counts: Uint32Array;
   noData: Uint32Array;
   maxCount: number;
-  /**
-   * Membership index: codes[series * steps + step] is the series' bucket code at that step (an exponent,
-   * ZERO_CODE or NO_DATA_CODE); rowOfBin maps it to a row (see rowOfCode). A cell's members are one
-   * column scan: O(series), under a millisecond at 10,000 series.
-   */
-  codes: Int16Array;
+  /** Histogram bin → row (bins of exponents outside a fixed range clamp into the edge rows). */
   rowOfBin: Int32Array;
+  /**
+   * 1 for a series whose times are not strictly increasing: a drill-down finds its point at a step by a
+   * scan (the first of duplicate timestamps counts) instead of a binary search.
+   */
+  irregular: Uint8Array;
 }
 
 export interface DensityOptions {
@@ -78,70 +79,133 @@ export function rowOf(v: number | null | undefined, minExponent: number, rows: n
  * stays in one decade writes consecutive cells. Bin 0 = zero, bin k = exponent POW10_MIN + k − 1.
  */
 const BINS = 310 - POW10_MIN + 2;
-const binOf = (code: number) => (code === ZERO ? 0 : code - POW10_MIN + 1);
-
-/** Row of a stored code in an index, or -1 for no data. */
-export function rowOfCode(index: Pick<DensityIndex, 'rowOfBin'>, code: number): number {
-  return code === NO_DATA ? -1 : (index.rowOfBin[binOf(code)] as number);
+/**
+ * Counts one series into hist (bin-major: hist[bin * steps + column]) on the assumption that its points
+ * sit in consecutive grid columns from `first` (the usual range-query shape: present from one step to
+ * another), adding `delta` per point. The assumption is checked in the same pass: returns n when it
+ * held, else the index of the first point off it (points before it are counted).
+ */
+function countRun(series: HeatSeries, n: number, first: number, grid: Grid, steps: number, delta: number, hist: Uint32Array, range: { lo: number; hi: number }): number {
+  const { times, values } = series;
+  const step = grid.step;
+  let t = grid.start + first * step; // exact: integer milliseconds far below 2^53
+  // Current decade [eLo, eHi) = [10^e, 10^(e+1)) and its histogram offset h; none at the start
+  // (e beyond the table makes both neighbour tests fail).
+  let e = 400;
+  let eLo = Infinity;
+  let eHi = Infinity;
+  let h = 0;
+  for (let j = 0; j < n; j++) {
+    if (times[j] !== t) {
+      return j;
+    }
+    t += step;
+    const v = values[j] as number;
+    if (v >= eLo && v < eHi) {
+      hist[h + j] = (hist[h + j] as number) + delta;
+      continue;
+    }
+    if (v > 0 && v < Infinity) {
+      // Jitter around a decade boundary: try the neighbours before the general exponent.
+      if (v >= eHi && v < pow10(e + 2)) {
+        e++;
+      } else if (v < eLo && v >= pow10(e - 1)) {
+        e--;
+      } else {
+        e = exponentOf(v);
+      }
+      eLo = pow10(e);
+      eHi = pow10(e + 1);
+      // int32 index arithmetic: a float index makes the increment about 2× slower.
+      h = ((e - POW10_MIN + 1) * steps + first) | 0;
+      if (e < range.lo) {
+        range.lo = e;
+      }
+      if (e > range.hi) {
+        range.hi = e;
+      }
+      hist[h + j] = (hist[h + j] as number) + delta;
+    } else if (v === 0) {
+      hist[first + j] = (hist[first + j] as number) + delta;
+    }
+    // null, undefined, NaN, negative, +Inf: no data.
+  }
+  return n;
 }
 
+/** First column of a series whose points could be consecutive grid columns, or -1. */
+function runStart(times: ArrayLike<number>, grid: Grid | undefined, steps: number): number {
+  const n = times.length;
+  if (!grid || n === 0) {
+    return -1;
+  }
+  const first = ((times[0] as number) - grid.start) / grid.step;
+  return Number.isInteger(first) && first >= 0 && first + n <= steps ? first | 0 : -1;
+}
+
+const OFF_GRID = -1;
+const SORTED = 0;
+const UNSORTED = 1;
+
 /**
- * Pass 1: exponent codes per (series, column) and the full-range histogram per column. Returns false
- * when a point is off the guessed grid (the caller then retries with the union axis).
+ * Counts one series point by point through a column lookup; a column already taken by this series
+ * (duplicate timestamp) keeps its first point. Returns OFF_GRID when a point is off the guessed grid,
+ * else whether the series' times were strictly increasing.
  */
-function fillCodes(series: HeatSeries[], steps: number, column: Grid | TimeAxis, codes: Int16Array, hist: Uint32Array, range: { lo: number; hi: number }): boolean {
-  const grid = 'step' in column ? column : undefined;
-  const axis = grid ? undefined : (column as TimeAxis);
-  let { lo, hi } = range;
-  for (let s = 0; s < series.length; s++) {
-    const { times, values } = series[s] as HeatSeries;
-    const base = s * steps;
-    const n = values.length;
-    // A series on every step of the grid needs no time arithmetic at all.
-    const dense = grid !== undefined && n === steps && times[0] === grid.start && times[n - 1] === grid.start + (steps - 1) * grid.step;
-    // Successive rates of one series mostly stay in one decade: reuse the last exponent when it fits.
-    let e = 0;
-    let eLo = Infinity;
-    let eHi = -Infinity;
-    let h = 0;
-    for (let j = 0; j < n; j++) {
-      const v = values[j] as number;
-      let col = j;
-      if (!dense) {
-        const t = times[j] as number;
-        if (grid) {
-          col = (t - grid.start) / grid.step;
-          if (!Number.isInteger(col)) {
-            return false;
-          }
-        } else {
-          col = (axis as TimeAxis).columnOf(t);
-        }
-        if (col < 0 || col >= steps || codes[base + col] !== NO_DATA) {
-          continue; // off the axis, or a duplicate timestamp (the first point counts)
-        }
-      }
-      if (v >= eLo && v < eHi) {
-        codes[base + col] = e;
-        hist[h + col] = (hist[h + col] as number) + 1;
-      } else if (v > 0 && v < Infinity) {
-        e = exponentOf(v);
-        eLo = pow10(e);
-        eHi = pow10(e + 1);
-        h = (e - POW10_MIN + 1) * steps;
-        lo = Math.min(lo, e);
-        hi = Math.max(hi, e);
-        codes[base + col] = e;
-        hist[h + col] = (hist[h + col] as number) + 1;
-      } else if (v === 0) {
-        codes[base + col] = ZERO;
-        hist[col] = (hist[col] as number) + 1;
-      }
-      // null, undefined, NaN, negative, +Inf: no data.
+function countPoints(series: HeatSeries, stamp: number, columnOf: (t: number) => number, taken: Int32Array, hist: Uint32Array, steps: number, range: { lo: number; hi: number }): number {
+  const { times, values } = series;
+  let order = SORTED;
+  let prev = -Infinity;
+  for (let j = 0; j < values.length; j++) {
+    const t = times[j] as number;
+    const col = columnOf(t);
+    if (Number.isNaN(col)) {
+      return OFF_GRID;
+    }
+    if (!(t > prev)) {
+      order = UNSORTED;
+    }
+    prev = t;
+    if (col < 0 || col >= steps || taken[col] === stamp) {
+      continue; // off the axis, or a duplicate timestamp (the first point counts)
+    }
+    taken[col] = stamp;
+    const v = values[j] as number;
+    if (v > 0 && v < Infinity) {
+      const e = exponentOf(v);
+      range.lo = Math.min(range.lo, e);
+      range.hi = Math.max(range.hi, e);
+      const k = (e - POW10_MIN + 1) * steps + col;
+      hist[k] = (hist[k] as number) + 1;
+    } else if (v === 0) {
+      hist[col] = (hist[col] as number) + 1;
     }
   }
-  range.lo = lo;
-  range.hi = hi;
+  return order;
+}
+
+/** Fills hist for every series on one column layout; false when a point is off the guessed grid. */
+function countAll(series: HeatSeries[], steps: number, grid: Grid | undefined, axis: TimeAxis | undefined, hist: Uint32Array, irregular: Uint8Array, range: { lo: number; hi: number }): boolean {
+  const taken = new Int32Array(steps);
+  // NaN marks "not on the grid" so the caller can retry on the union axis.
+  const columnOf = grid ? (t: number) => (Number.isInteger((t - grid.start) / grid.step) ? (t - grid.start) / grid.step : NaN) : (axis as TimeAxis).columnOf;
+  for (let s = 0; s < series.length; s++) {
+    const one = series[s] as HeatSeries;
+    const first = runStart(one.times, grid, steps);
+    if (first >= 0) {
+      const n = one.values.length;
+      const done = countRun(one, n, first, grid as Grid, steps, 1, hist, range);
+      if (done === n) {
+        continue;
+      }
+      countRun(one, done, first, grid as Grid, steps, -1, hist, range); // undo, then count point by point
+    }
+    const order = countPoints(one, s + 1, columnOf, taken, hist, steps, range);
+    if (order === OFF_GRID) {
+      return false;
+    }
+    irregular[s] = order;
+  }
   return true;
 }
 
@@ -150,18 +214,18 @@ export function buildDensity(series: HeatSeries[], options: DensityOptions = {})
   let times = grid ? gridTimes(grid) : new Float64Array(0);
   let steps = times.length;
   const n = series.length;
-  let codes = new Int16Array(n * steps).fill(NO_DATA);
   let hist = new Uint32Array(steps * BINS);
+  let irregular = new Uint8Array(n);
   const range = { lo: Infinity, hi: -Infinity };
-  if (!grid || !fillCodes(series, steps, grid, codes, hist, range)) {
+  if (!grid || !countAll(series, steps, grid, undefined, hist, irregular, range)) {
     const axis = unionAxis(series);
     times = axis.times;
     steps = times.length;
-    codes = new Int16Array(n * steps).fill(NO_DATA);
     hist = new Uint32Array(steps * BINS);
+    irregular = new Uint8Array(n);
     range.lo = Infinity;
     range.hi = -Infinity;
-    fillCodes(series, steps, axis, codes, hist, range);
+    countAll(series, steps, undefined, axis, hist, irregular, range);
   }
   const minExponent = options.minExponent ?? (Number.isFinite(range.lo) ? range.lo : 0);
   const maxExponent = Math.max(options.maxExponent ?? (Number.isFinite(range.hi) ? range.hi : minExponent), minExponent);
@@ -188,5 +252,5 @@ export function buildDensity(series: HeatSeries[], options: DensityOptions = {})
   for (let c = 0; c < cells; c++) {
     maxCount = Math.max(maxCount, counts[c] as number);
   }
-  return { times, seriesCount: n, minExponent, rows, counts, noData, maxCount, codes, rowOfBin };
+  return { times, seriesCount: n, minExponent, rows, counts, noData, maxCount, rowOfBin, irregular };
 }

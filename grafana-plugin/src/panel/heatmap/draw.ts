@@ -2,7 +2,7 @@
 import { dateTimeFormat } from '@grafana/data';
 import { logLevel } from './colors';
 import type { DensityIndex } from './density';
-import { rowLabel } from './labels';
+import { rowLabel, valueAxisTitle } from './labels';
 import { type HeatLayout, cellOrigin } from './layout';
 
 export interface DrawStyle {
@@ -72,6 +72,14 @@ function drawAxes(ctx: CanvasRenderingContext2D, index: DensityIndex, layout: He
     const o = cellOrigin(layout, { step: 0, row });
     ctx.fillText(rowLabel(index, row, style.unit), layout.left - 6, o.y + layout.cellHeight / 2);
   }
+  // Value-axis title, rotated along the left edge: what the rows measure and in which unit.
+  ctx.save();
+  ctx.translate(2, layout.top + layout.plotHeight / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  ctx.fillText(valueAxisTitle(style.unit), 0, 0, layout.plotHeight);
+  ctx.restore();
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
   const span = ((index.times[index.times.length - 1] ?? 0) - (index.times[0] ?? 0)) / 1000;

@@ -30,3 +30,15 @@ export function rowRange(index: DensityIndex, row: number, unit: string): string
   const lo = 10 ** (index.minExponent + row - 1);
   return `[${formatValue(lo, unit)}, ${formatValue(lo * 10, unit)})`;
 }
+
+/** The unit as Grafana prints it after a value ("ops/s", "B/s"), or '' for unit-less values. */
+export function unitName(unit: string): string {
+  const f = getValueFormat(unit || 'none')(1);
+  return `${f.prefix ?? ''}${f.suffix ?? ''}`.trim();
+}
+
+/** Title of the value axis: what a row measures, in which unit. */
+export function valueAxisTitle(unit: string): string {
+  const name = unitName(unit);
+  return name ? `rate per series (${name}), log10 buckets` : 'value per series, log10 buckets';
+}

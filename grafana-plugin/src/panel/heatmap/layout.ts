@@ -19,7 +19,10 @@ export interface CellRef {
   row: number;
 }
 
-export const MARGIN = { left: 76, top: 8, right: 8, bottom: 22 };
+// left: tick labels plus the rotated value-axis title; bottom: time labels plus the colour legend
+// (LEGEND_HEIGHT, drawn over the canvas's bottom edge).
+export const LEGEND_HEIGHT = 26;
+export const MARGIN = { left: 92, top: 8, right: 8, bottom: 22 + LEGEND_HEIGHT };
 
 export function computeLayout(width: number, height: number, steps: number, rows: number, showNoData: boolean): HeatLayout {
   const plotWidth = Math.max(1, width - MARGIN.left - MARGIN.right);

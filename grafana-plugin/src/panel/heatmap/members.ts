@@ -1,5 +1,6 @@
-// The series in one heatmap cell, with their values at that step, largest first.
-import { type DensityIndex, rowOfCode } from './density';
+// The series in one heatmap cell, with their values at that step, largest first: one column recomputed
+// with the same bucketing rule as density.ts (nothing per point is kept between the two).
+import { type DensityIndex, rowOf } from './density';
 import { type HeatSeries, seriesName } from './series';
 
 export interface CellMember {
@@ -9,7 +10,17 @@ export interface CellMember {
   value: number;
 }
 
-/** Index of `t` in ascending `times`, or -1. */
+/** Index of the first point at time `t` in unordered `times`, or -1. */
+function scanTime(times: ArrayLike<number>, t: number): number {
+  for (let j = 0; j < times.length; j++) {
+    if (times[j] === t) {
+      return j;
+    }
+  }
+  return -1;
+}
+
+/** Index of `t` in strictly increasing `times`, or -1. */
 function findTime(times: ArrayLike<number>, t: number): number {
   let lo = 0;
   let hi = times.length - 1;
@@ -33,15 +44,18 @@ export function cellMembers(index: DensityIndex, series: HeatSeries[], step: num
     return [];
   }
   const t = index.times[step] as number;
-  const steps = index.times.length;
   const out: CellMember[] = [];
   for (let i = 0; i < index.seriesCount; i++) {
-    if (rowOfCode(index, index.codes[i * steps + step] as number) !== row) {
+    const s = series[i] as HeatSeries;
+    const j = index.irregular[i] ? scanTime(s.times, t) : findTime(s.times, t);
+    if (j < 0) {
       continue;
     }
-    const s = series[i] as HeatSeries;
-    const j = findTime(s.times, t);
-    out.push({ index: i, name: seriesName(s), labels: s.labels, value: j >= 0 ? Number(s.values[j]) : NaN });
+    const v = s.values[j];
+    if (rowOf(v, index.minExponent, index.rows) !== row) {
+      continue;
+    }
+    out.push({ index: i, name: seriesName(s), labels: s.labels, value: Number(v) });
   }
   return out.sort((a, b) => b.value - a.value || a.name.localeCompare(b.name));
 }

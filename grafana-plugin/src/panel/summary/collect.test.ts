@@ -94,7 +94,7 @@ describe('metricOf', () => {
 });
 
 describe('orderGroups', () => {
-  const g = (group: string, red: number, green: number) => ({ group, seconds: { red, yellow: 0, green }, calls: { red: 0, yellow: 0, green: red + green } });
+  const g = (group: string, red: number, green: number) => ({ group, seconds: { red, yellow: 0, green }, calls: { red: 0, yellow: 0, green: red + green }, users: [], reasons: [] });
   const groups = [g('b', 1, 9), g('a', 5, 5), g('c', 1, 99)];
   it('sorts by red share, then total', () => {
     expect(orderGroups(groups, 'red', 'time').map((x) => x.group)).toEqual(['a', 'b', 'c']);

@@ -2,6 +2,8 @@ import { type GroupTotals, type RollupRules, rollup, shares, total } from './rol
 
 const group = (seconds: [number, number, number], calls: [number, number, number] = [0, 0, 0]): GroupTotals => ({
   group: 'g',
+  users: [],
+  reasons: [],
   seconds: { red: seconds[0], yellow: seconds[1], green: seconds[2] },
   calls: { red: calls[0], yellow: calls[1], green: calls[2] },
 });

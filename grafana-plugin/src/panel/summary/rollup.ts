@@ -15,10 +15,28 @@ export const CLASSES: readonly RygClass[] = ['red', 'yellow', 'green'];
 
 export type ClassTotals = Record<RygClass, number>;
 
+/** Calls and seconds of one red or yellow reason (e.g. small_write) in a group. */
+export interface ReasonTotals {
+  cls: RygClass;
+  reason: string;
+  calls: number;
+  seconds: number;
+}
+
 export interface GroupTotals {
   group: string;
   seconds: ClassTotals;
   calls: ClassTotals;
+  /** Users seen on the group's series (a job has one). */
+  users: string[];
+  /** Bytes read + written; undefined when no volume series came. */
+  bytes?: number;
+  /** Reason breakdown when the exporter provides it; empty otherwise. */
+  reasons: ReasonTotals[];
+}
+
+export function emptyGroup(group: string): GroupTotals {
+  return { group, seconds: emptyTotals(), calls: emptyTotals(), users: [], reasons: [] };
 }
 
 export interface RollupRules {
