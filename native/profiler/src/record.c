@@ -97,7 +97,7 @@ void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) {
   int saved = errno;
   int slot = jobio_fd_slot(fd);
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) slot = -1; /* not a network call type */
-  jobio_count_slot(c, slot, call, cls, est);
+  jobio_count_slot_reason(c, slot, call, cls, cls == JOBIO_RED ? jobio_fail_reason(saved) : -1, est);
   errno = saved;
   jobio_after(t1);
 }
@@ -112,7 +112,7 @@ void jobio_rec_path(struct jobio_ctx *c, int dirfd, const char *path, int call, 
   int slot = path ? jobio_slot_for(0, 0, dirfd, path, 0, 0) : -1;
   c->t->busy--;
   if (slot == -3) slot = -1;
-  jobio_count_slot(c, slot, call, cls, est);
+  jobio_count_slot_reason(c, slot, call, cls, cls == JOBIO_RED ? jobio_fail_reason(saved) : -1, est);
   errno = saved;
   jobio_after(t1);
 }
@@ -165,7 +165,7 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
   if (fd < 0) {
     int slot = path ? jobio_slot_for(0, 0, dirfd, path, 0, 0) : -1;
     if (slot == -3) slot = -1;
-    jobio_count_slot(c, slot, call, JOBIO_RED, est);
+    jobio_count_slot_reason(c, slot, call, JOBIO_RED, jobio_fail_reason(saved), est);
   } else {
     if ((unsigned)fd < jobio_fd_cap) {
       /* the number was in use as far as we knew: closed behind our back (e.g. inside libc) */
@@ -188,10 +188,14 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, -1);
     } else {
       uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0);
-      if (!ofd) jobio_count(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, est, c->t0 != 0);
+      if (!ofd) jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
       jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
-      if (path) jobio_stat_opened(b, jobio_path_hash(dirfd, path));
+      if (path) {
+        uint64_t h = jobio_path_hash(dirfd, path);
+        jobio_stat_opened(b, h);
+        jobio_ofd_set_path(ofd, h);
+      }
     }
   }
   t->busy--;
@@ -225,7 +229,7 @@ void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r) {
     errno = saved;
     return; /* the program closed one of our descriptors: invisible */
   }
-  jobio_count_slot(c, slot, JOBIO_CALL_CLOSE, r < 0 ? JOBIO_RED : JOBIO_GREEN, est);
+  jobio_count_slot_reason(c, slot, JOBIO_CALL_CLOSE, r < 0 ? JOBIO_RED : JOBIO_GREEN, r < 0 ? jobio_fail_reason(saved) : -1, est);
   if ((unsigned)fd < jobio_fd_cap) {
     struct jobio_fd *e = &jobio_fds[fd];
     uint32_t ofd = e->ofd;
@@ -326,23 +330,25 @@ void jobio_rec_seek(struct jobio_ctx *c, int fd, int64_t off, int whence, int64_
   uint64_t est;
   uint64_t t1 = jobio_stop(c, &est);
   int cls;
+  int64_t target = whence == SEEK_CUR ? off : (before >= 0 ? r - before : r);
   if (r < 0)
     cls = JOBIO_RED;
-  else if (whence == SEEK_CUR)
-    cls = off > 0 ? JOBIO_YELLOW : JOBIO_RED;
-  else if (before >= 0)
-    cls = r > before ? JOBIO_YELLOW : JOBIO_RED;
   else
-    cls = r > 0 ? JOBIO_YELLOW : JOBIO_RED;
+    cls = target > 0 ? JOBIO_YELLOW : JOBIO_RED;
+  /* with the offset before unknown, a red seek (to offset 0) is taken as backward */
+  int zero = whence == SEEK_CUR ? off == 0 : (before >= 0 && r == before);
+  int reason = r < 0 ? jobio_fail_reason(errno)
+                     : (cls == JOBIO_YELLOW ? -1 : (zero ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK));
   struct jobio_fd *e;
   if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE) {
-    jobio_count(jobio_ms(c->t->block, e->slot), JOBIO_CALL_SEEK, cls, est, c->t0 != 0);
+    jobio_count_reason(jobio_ms(c->t->block, e->slot), JOBIO_CALL_SEEK, cls, reason, est, c->t0 != 0);
     if (r >= 0 && !(e->flags & JOBIO_FDF_STDIO)) e->pos = r;
   } else {
     int saved = errno;
     int slot = jobio_fd_slot(fd);
     if (slot >= 0 && (unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) slot = -1;
-    jobio_count_slot(c, slot, JOBIO_CALL_SEEK, cls, est);
+    errno = saved;
+    jobio_count_slot_reason(c, slot, JOBIO_CALL_SEEK, cls, reason, est);
     errno = saved;
   }
   jobio_after(t1);

@@ -11,11 +11,20 @@
 
 extern char **environ;
 
-/* Before an exec replaces the image: decide what is pending and send the last snapshot. */
-static void jobio_before_exec(void) {
+/* Before an exec replaces the image: decide what is pending and send the last snapshot, naming
+ * the program about to run (the receiver learns whether its image says hello, i.e. is profiled). */
+static void jobio_before_exec_of(const char *path) {
   struct jobio_ctx c;
-  if (jobio_begin_notime(&c)) jobio_flush_final(JOBIO_FLAG_EXEC);
+  if (!jobio_begin_notime(&c)) return;
+  const char *base = path;
+  for (const char *p = path; p && *p; p++)
+    if (*p == '/') base = p + 1;
+  size_t i = 0;
+  for (; base && base[i] && i + 1 < sizeof jobio_g.exec_target; i++) jobio_g.exec_target[i] = base[i];
+  jobio_g.exec_target[i] = 0;
+  jobio_flush_final(JOBIO_FLAG_EXEC);
 }
+#define jobio_before_exec() jobio_before_exec_of(NULL)
 
 /* ---------------- bypass: mark the environment of a bypassed program's children ---------------- */
 static char jobio_bypass_var[96];
@@ -57,7 +66,7 @@ static int jobio_env_change(char *const envp[]) {
 
 /* ---------------- exec family ---------------- */
 JOBIO_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
-  jobio_before_exec();
+  jobio_before_exec_of(path);
   int n = jobio_env_change(envp);
   if (n < 0) return REAL(execve)(path, argv, envp);
   char *env[n + 2];
@@ -65,7 +74,7 @@ JOBIO_EXPORT int execve(const char *path, char *const argv[], char *const envp[]
 }
 
 JOBIO_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int fl) {
-  jobio_before_exec();
+  jobio_before_exec_of(path);
   int n = jobio_env_change(envp);
   if (n < 0) return REAL(execveat)(dirfd, path, argv, envp, fl);
   char *env[n + 2];
@@ -81,7 +90,7 @@ JOBIO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
 }
 
 JOBIO_EXPORT int execv(const char *path, char *const argv[]) {
-  jobio_before_exec();
+  jobio_before_exec_of(path);
   int n = jobio_env_change(environ);
   if (n < 0) return REAL(execv)(path, argv);
   char *env[n + 2];
@@ -89,7 +98,7 @@ JOBIO_EXPORT int execv(const char *path, char *const argv[]) {
 }
 
 JOBIO_EXPORT int execvp(const char *file, char *const argv[]) {
-  jobio_before_exec();
+  jobio_before_exec_of(file);
   int n = jobio_env_change(environ);
   if (n < 0) return REAL(execvp)(file, argv);
   char *env[n + 2];
@@ -97,7 +106,7 @@ JOBIO_EXPORT int execvp(const char *file, char *const argv[]) {
 }
 
 JOBIO_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
-  jobio_before_exec();
+  jobio_before_exec_of(file);
   int n = jobio_env_change(envp);
   if (n < 0) return REAL(execvpe)(file, argv, envp);
   char *env[n + 2];
