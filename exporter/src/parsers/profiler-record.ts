@@ -50,6 +50,9 @@ export interface ProcessRecord {
   /** Version 2 (zero in version 1 frames; optional for hand-made records): I/O seen but not counted, and the program an EXEC frame precedes. */
   readonly unseen?: ProcessUnseen;
   readonly execTarget?: string;
+  /** children started by vfork/posix_spawn: how many in all, and the latest (at most PROCESS.spawnRing) */
+  readonly spawnedTotal?: number;
+  readonly spawned?: readonly { readonly pid: number; readonly name: string }[];
 }
 
 export interface ProcessUnseen {
@@ -123,6 +126,14 @@ function decodeProcess(buf: Buffer, header: FrameHeader): DecodeResult {
   const execTarget = v2 ? fixedString(buf, PROCESS.exec_target, PROCESS.execTargetLength) : '';
   if (jobid === undefined || jobidSource === undefined || exe === undefined || execTarget === undefined) return reject('bad_string');
   const ext = (offset: number): number => (v2 ? u64(buf, offset) : 0);
+  const spawnedTotal = ext(PROCESS.spawned_total);
+  const spawned: { pid: number; name: string }[] = [];
+  for (let i = 0; v2 && i < Math.min(spawnedTotal, PROCESS.spawnRing); i++) {
+    const at = PROCESS.spawned + i * PROCESS.spawnedEntrySize;
+    const name = fixedString(buf, at + PROCESS.spawnedNameOffset, PROCESS.spawnedNameLength);
+    if (name === undefined) return reject('bad_string');
+    spawned.push({ pid: buf.readInt32LE(at), name });
+  }
   return {
     ok: true,
     record: {
@@ -140,6 +151,8 @@ function decodeProcess(buf: Buffer, header: FrameHeader): DecodeResult {
       sampleEvery: buf.readUInt32LE(PROCESS.sample_every),
       unseen: { ioUringSetups: ext(PROCESS.io_uring_setups), posixAioCalls: ext(PROCESS.posix_aio_calls), libaioIocbs: ext(PROCESS.libaio_iocbs), mmapBytes: ext(PROCESS.mmap_bytes) },
       execTarget,
+      spawnedTotal,
+      spawned,
     },
   };
 }

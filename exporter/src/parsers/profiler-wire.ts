@@ -66,8 +66,14 @@ export const PROCESS = {
   mmap_bytes: 264,
   exec_target: 272,
   execTargetLength: 64,
+  spawned_total: 336,
+  spawned: 344,
+  spawnedEntrySize: 32,
+  spawnedNameOffset: 4,
+  spawnedNameLength: 28,
+  spawnRing: 16,
   sizeV1: 240,
-  size: 336,
+  size: 856,
 } as const;
 
 export const MOUNT = {

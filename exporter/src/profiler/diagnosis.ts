@@ -3,7 +3,7 @@
 // count, file mappings). Shown by `jobio run` in its summary and written as the jobio extension
 // record `{"type": "diagnosis", "jobtotal": true, ...}` (Mistral tools skip unknown types).
 import { common, type JobTimes, type RecordContext } from './mistral-records.js';
-import { hintFor, reasonsOf, type Reason, type ReasonClass } from './reasons.js';
+import { hintFor, reasonsOf, size, type Reason, type ReasonClass } from './reasons.js';
 import type { MountInfo } from './process-table.js';
 import type { UnseenTotals } from './run-totals.js';
 import type { Counters } from './counters.js';
@@ -42,8 +42,6 @@ export interface DiagnosisInput {
   readonly smallThreshold: number;
 }
 
-const MiB = 1024 * 1024;
-
 export function diagnose(input: DiagnosisInput): Diagnosis {
   const reasons: DiagnosedReason[] = [];
   for (const m of input.mounts) {
@@ -76,7 +74,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     unseen.push({
       kind: 'mmap_io',
       processes: u.mmapProcesses,
-      detail: `${(u.mmapBytes / MiB).toFixed(1)} MiB of files mapped into memory: the bytes read or written through the mappings are unknown`,
+      detail: `${size(u.mmapBytes)} of files mapped into memory: the bytes read or written through the mappings are unknown`,
     });
   }
   return { reasons, unseen };

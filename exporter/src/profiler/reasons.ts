@@ -92,7 +92,7 @@ export function reasonsOf(v: Counters, network = false): ReasonFigure[] {
 }
 
 const SIZE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-function size(bytes: number): string {
+export function size(bytes: number): string {
   let v = bytes;
   let u = 0;
   while (v >= 1024 && u < SIZE_UNITS.length - 1) {

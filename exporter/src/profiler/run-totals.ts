@@ -49,6 +49,8 @@ export class RunTotals implements AggregatorSink {
   private readonly execs = new Map<string, ExecMark>();
   /** per pid: the latest process start seen (an exec'd image that said hello starts later) */
   private readonly latestStart = new Map<number, bigint>();
+  /** children started with vfork/posix_spawn, by pid: the program they exec'd */
+  private readonly spawned = new Map<number, string>();
 
   constructor(
     private readonly startMs: number,
@@ -80,6 +82,7 @@ export class RunTotals implements AggregatorSink {
       this.lastSequence.set(id.key, record.header.sequence);
       if (record.header.flags & FLAG_EXEC) this.execs.set(id.key, { pid: id.pid, startNs: record.header.startNs, sequence: record.header.sequence, target: record.execTarget ?? '' });
       if ((this.latestStart.get(id.pid) ?? -1n) < record.header.startNs) this.latestStart.set(id.pid, record.header.startNs);
+      for (const s of record.spawned ?? []) this.spawned.set(s.pid, s.name);
     }
     if (id.jobid !== '') this.jobids.add(id.jobid);
     this.runtimeNs += increment.runtimeNs;
@@ -106,7 +109,8 @@ export class RunTotals implements AggregatorSink {
   /**
    * Programs a profiled process exec'd whose image never said hello: run without the profiler
    * (static, setuid, a cleared environment, or excluded). An exec that failed (the process went on
-   * sending frames) and an image that reported (same pid, later start) are not counted.
+   * sending frames) and an image that reported (same pid, later start) are not counted. Children
+   * started with vfork or posix_spawn (named in their parent's frames) that never reported count too.
    */
   unprofiledExecs(): string[] {
     const out: string[] = [];
@@ -115,6 +119,7 @@ export class RunTotals implements AggregatorSink {
       if ((this.latestStart.get(e.pid) ?? 0n) > e.startNs) continue;
       out.push(e.target || '(unknown program)');
     }
+    for (const [pid, name] of this.spawned) if (!this.latestStart.has(pid)) out.push(name || '(unknown program)');
     return out;
   }
 

@@ -121,7 +121,16 @@ struct jobio_process_ext {
   uint64_t libaio_iocbs;     /* io_submit requests, counted as reads/writes with their bytes */
   uint64_t mmap_bytes;       /* length of the file mappings made: bytes moved through them are unknown */
   char exec_target[64];      /* flags & EXEC: basename of the program about to be exec'd */
+  /* children started with vfork or posix_spawn (their own code never runs before their exec): the
+   * last JOBIO_SPAWN_RING of them, entry (spawned_total - 1) % JOBIO_SPAWN_RING the newest; the
+   * receiver learns which never said hello (not profiled) */
+  uint64_t spawned_total;
+  struct jobio_spawned {
+    int32_t pid;
+    char name[28]; /* basename of the program exec'd ("" if unknown) */
+  } spawned[16];
 };
+#define JOBIO_SPAWN_RING 16
 
 /* JOBIO_FRAME_PROCESS: who the process is, and process-wide figures. */
 struct jobio_frame_process {

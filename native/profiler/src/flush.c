@@ -158,6 +158,8 @@ static void jobio_process_frame(struct jobio_frame_process *pf, uint32_t flags, 
   pf->ext.libaio_iocbs = __atomic_load_n(&jobio_g.libaio_iocbs, __ATOMIC_RELAXED);
   pf->ext.mmap_bytes = __atomic_load_n(&jobio_g.mmap_bytes, __ATOMIC_RELAXED);
   if (flags & JOBIO_FLAG_EXEC) jobio_strz(pf->ext.exec_target, sizeof pf->ext.exec_target, jobio_g.exec_target);
+  pf->ext.spawned_total = __atomic_load_n(&jobio_g.spawned_total, __ATOMIC_ACQUIRE);
+  memcpy(pf->ext.spawned, jobio_g.spawned, sizeof pf->ext.spawned);
 }
 
 /*

@@ -130,7 +130,9 @@ struct jobio_tls {
   uint64_t dev_cache;        /* last st_dev looked up, its slot, and the mount generation */
   int32_t dev_cache_slot;
   uint32_t dev_cache_gen;
+  uint64_t vfork_ret; /* the vfork wrapper keeps its return address here (not on the shared stack) */
 };
+#define JOBIO_TLS_VFORK_RET 88 /* offsetof(struct jobio_tls, vfork_ret), used by the vfork wrapper (asm) */
 #define JOBIO_BUSY_VFORK 0x10000u
 #define JOBIO_BUSY_NOBLOCK 0x20000u /* set in the TLS image: every new thread starts with it */
 static inline void jobio_set_block(struct jobio_tls *t, struct jobio_block *b) {
@@ -225,7 +227,11 @@ struct jobio_state {
   uint64_t mmap_bytes;
   char exec_target[64];
   int exiting_normally; /* the destructor runs: stdio streams will be flushed after it */
+  uint64_t spawned_total; /* children started by vfork/posix_spawn (struct jobio_process_ext) */
+  struct jobio_spawned spawned[JOBIO_SPAWN_RING];
+  char vfork_target[28]; /* written by a vfork child's exec wrapper (it shares our memory) */
 };
+void jobio_note_spawned(pid_t pid, const char *path);
 extern struct jobio_state jobio_g;
 
 /* ---- functions (defined in the .c files) ---- */

@@ -44,7 +44,9 @@ static int layout(void) {
   printf("    \"posix_aio_calls\": %zu,\n", offsetof(struct jobio_frame_process, ext.posix_aio_calls));
   printf("    \"libaio_iocbs\": %zu,\n", offsetof(struct jobio_frame_process, ext.libaio_iocbs));
   printf("    \"mmap_bytes\": %zu,\n", offsetof(struct jobio_frame_process, ext.mmap_bytes));
-  printf("    \"exec_target\": %zu\n  },\n  \"mount\": {\n", offsetof(struct jobio_frame_process, ext.exec_target));
+  printf("    \"exec_target\": %zu,\n", offsetof(struct jobio_frame_process, ext.exec_target));
+  printf("    \"spawned_total\": %zu,\n", offsetof(struct jobio_frame_process, ext.spawned_total));
+  printf("    \"spawned\": %zu\n  },\n  \"mount\": {\n", offsetof(struct jobio_frame_process, ext.spawned));
   FIELD(struct jobio_frame_mount, path); FIELD(struct jobio_frame_mount, fstype); FIELD(struct jobio_frame_mount, fsname);
   FIELD(struct jobio_frame_mount, call); FIELD(struct jobio_frame_mount, sized); FIELD(struct jobio_frame_mount, pow2_calls);
   FIELD(struct jobio_frame_mount, pow2_bytes);
