@@ -163,6 +163,19 @@ describe('wrapped families: exact counts and classes', () => {
     assert.deepEqual(p.totals.stdio, { fread: [5, 40220], fwrite: [3, 40105] });
   });
 
+  test('no fstat per open: files reached through symlinks into another mount are attributed by device (the program\'s fstat, or one before the first transfer)', async () => {
+    const shm = tempDir('/dev/shm');
+    try {
+      const { p } = await profile('t_symlink', () => {}, {}, [shm]);
+      const on = p.mounts.find((m) => m.path === '/dev/shm');
+      assert.ok(on, JSON.stringify(p.mounts.map((m) => m.path)));
+      assert.deepEqual(counted(on), { open: [0, 0, 2], create: [0, 0, 2], write: [0, 0, 2], read: [0, 0, 2], access: [0, 1, 0], close: [0, 0, 4] });
+      for (const m of p.mounts.filter((x) => x.path !== '/dev/shm')) assert.equal(counted(m).read, undefined, `no read on ${m.path}`);
+    } finally {
+      removeDir(shm);
+    }
+  });
+
   test('dup dup2 dup3 fcntl(F_DUPFD*): bytes through aliases count for the open', async () => {
     const { p } = await profile('t_dup');
     assert.deepEqual(counted(p.totals), {

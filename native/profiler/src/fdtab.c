@@ -203,6 +203,41 @@ void jobio_ofd_set_path(uint32_t ofd, uint64_t hash) {
   jobio_path_open_add(hash, 1);
 }
 
+/*
+ * A descriptor whose mount was taken from its path at open (no fstat there): confirm it by device,
+ * from the program's own fstat answer when there is one (have_st), else with one fstat. A path that
+ * led elsewhere (a symlink into another mount) moves the descriptor, and its open, to the right mount.
+ */
+void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode) {
+  if ((unsigned)fd >= jobio_fd_cap) return;
+  struct jobio_fd *e = &jobio_fds[fd];
+  if (!(e->flags & JOBIO_FDF_PROV) || e->kind != JOBIO_FD_FILE) return;
+  int saved = errno;
+  jobio_guard_enter();
+  struct stat st;
+  int ok = 1;
+  if (have_st) {
+    memset(&st, 0, sizeof st);
+    st.st_dev = (dev_t)dev;
+    st.st_mode = mode;
+  } else {
+    ok = jobio_sys_fstat(fd, &st) == 0;
+  }
+  e->flags &= (uint8_t)~JOBIO_FDF_PROV;
+  if (ok) {
+    int slot = jobio_slot_for_fd(fd, &st);
+    if (slot < 0) {
+      e->kind = JOBIO_FD_IGNORED; /* a fifo or socket reached by path: not file I/O (its open stays counted) */
+    } else if (slot != e->slot) {
+      e->slot = (uint16_t)slot;
+      if (e->ofd && e->ofd < jobio_ofd_cap) jobio_ofds[e->ofd].slot = (uint16_t)slot;
+    }
+    jobio_fd_sync(e);
+  }
+  jobio_guard_leave();
+  errno = saved;
+}
+
 /* The descriptor's file was mapped or given to async I/O: its open's bytes are partly unseen. */
 void jobio_ofd_mark_unseen(int fd) {
   if ((unsigned)fd >= jobio_fd_cap) return;

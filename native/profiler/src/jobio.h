@@ -154,6 +154,8 @@ enum jobio_fd_kind {
 };
 #define JOBIO_FDF_SAT 0x1   /* the open behind it already moved >= small threshold */
 #define JOBIO_FDF_STDIO 0x2 /* a FILE* sits on it: the kernel offset is not tracked */
+#define JOBIO_FDF_PROV 0x4  /* mount taken from the path at open: confirmed by the device at the
+                               program's own fstat, or with one fstat before its first transfer */
 struct jobio_fd {
   uint32_t ofd; /* index of the open-file record (0: none, e.g. inherited) */
   uint16_t slot;
@@ -277,6 +279,7 @@ void jobio_ofd_release(struct jobio_block *b, uint32_t ofd);
 void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n);
 void jobio_ofd_mark_unseen(int fd);
 void jobio_ofd_set_path(uint32_t ofd, uint64_t hash);
+void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode);
 void jobio_fds_finalize(struct jobio_block *b);
 void jobio_fds_after_fork(int child);
 void jobio_own_fd(int fd);

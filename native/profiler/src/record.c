@@ -36,6 +36,7 @@ void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint6
     return;
   }
   struct jobio_fd *e = &jobio_fds[fd];
+  if (e->flags & JOBIO_FDF_PROV) jobio_fd_confirm(fd, 0, 0, 0);
   int kind = e->kind;
   if (kind == JOBIO_FD_UNKNOWN) kind = jobio_fd_learn(fd);
   switch (kind) {
@@ -57,6 +58,7 @@ int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t 
   struct jobio_tls *t = &jobio_t;
   struct jobio_ctx c = {t, t1, 1}; /* only "timed or not" matters below */
   struct jobio_fd *e;
+  if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
   if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE) {
     jobio_count_xfer(&c, jobio_ms(t->block, e->slot), dir, r, est);
     if (r > 0) {
@@ -76,6 +78,7 @@ void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_
   struct jobio_ctx nc = *c;
   if (!timed) nc.t0 = 0;
   int saved = errno;
+  if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_FILE) {
     struct jobio_fd *e = &jobio_fds[fd];
     jobio_count_xfer(&nc, jobio_ms(c->t->block, e->slot), dir, r, timed ? est : 0);
@@ -178,11 +181,19 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       }
     }
     struct stat st;
-    int slot;
-    if (jobio_sys_fstat(fd, &st) == 0)
-      slot = jobio_slot_for(1, st.st_dev, dirfd, path, 1, st.st_mode);
-    else
+    int slot = -1;
+    uint8_t prov = 0;
+    /* by path first (no system call); confirmed by the device later (jobio_fd_confirm) */
+    if (path && path[0] && !(flags & O_PATH)) {
       slot = jobio_slot_for(0, 0, dirfd, path, 0, 0);
+      if (slot >= 0) prov = JOBIO_FDF_PROV;
+    }
+    if (!prov) {
+      if (jobio_sys_fstat(fd, &st) == 0)
+        slot = jobio_slot_for(1, st.st_dev, dirfd, path, 1, st.st_mode);
+      else
+        slot = jobio_slot_for(0, 0, dirfd, path, 0, 0);
+    }
     if (slot < 0) {
       b->ignored++;
       jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, -1);
@@ -190,7 +201,7 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0);
       if (!ofd) jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
-      jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
+      jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
       if (path) {
         uint64_t h = jobio_path_hash(dirfd, path);
         jobio_stat_opened(b, h);
@@ -300,7 +311,7 @@ void jobio_rec_alias(struct jobio_ctx *c, int oldfd, int newfd) {
     if (oe->kind != JOBIO_FD_UNKNOWN && oe->kind != JOBIO_FD_OWN) {
       jobio_ofd_ref(oe->ofd);
       oe->pos = JOBIO_POS_UNKNOWN; /* the offset is shared from now on */
-      jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)(oe->flags & JOBIO_FDF_SAT), -1);
+      jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)(oe->flags & (JOBIO_FDF_SAT | JOBIO_FDF_PROV)), -1);
     }
   }
   c->t->busy--;

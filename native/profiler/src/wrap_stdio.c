@@ -65,6 +65,7 @@ static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) {
   if (!fp || !jobio_begin_notime(&s->c)) return 0;
   int fd = fileno_unlocked(fp);
   if (fd < 0) return 0;
+  if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
   int slot = jobio_fd_slot(fd);
   if (slot < 0 || (unsigned)fd >= jobio_fd_cap || jobio_fds[fd].kind != JOBIO_FD_FILE) return 0;
   jobio_file_register(fd, fp);
