@@ -45,6 +45,10 @@ export interface MountBody {
   calls: Record<string, ClassCounts>;
   sizes: Record<'read' | 'write', Record<'small' | 'medium' | 'large', SizeStats>>;
   pow2: Record<'read' | 'write', [number, number, number][]>;
+  /** red/yellow reasons the call counts cannot tell apart (non-zero only) */
+  reasons: Record<string, number>;
+  /** application-level stdio calls: function -> [calls, bytes] (non-zero only) */
+  stdio: Record<string, [number, number]>;
 }
 export interface DumpMount extends MountBody {
   path: string;
@@ -69,6 +73,11 @@ export interface DumpProcess {
   small_threshold: number;
   large_threshold: number;
   sample_every: number;
+  io_uring_setups: number;
+  posix_aio_calls: number;
+  libaio_iocbs: number;
+  mmap_bytes: number;
+  exec_target: string;
   mounts: DumpMount[];
   totals: MountBody;
 }

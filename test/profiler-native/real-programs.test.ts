@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { buildTests, cleanEnv, proc, removeDir, run, runProfiled, tempDir, type Dump, type MountBody } from './harness.js';
+import { buildTests, cleanEnv, proc, removeDir, run, runProfiled, tempDir, testBin, type Dump, type MountBody } from './harness.js';
 import { STRACE_CALLS, parseStrace, type Oracle } from './strace-oracle.js';
 
 const SHM = '/dev/shm';
@@ -74,6 +74,25 @@ st = os.stat('py.out')
 print(total, st.st_size, os.path.exists('nothing-here'))
 `;
 
+function textInputs(dir: string): void {
+  inputs(dir);
+  writeFileSync(join(dir, 'lines.txt'), Array.from({ length: 60000 }, (_, i) => `${(i * 7919) % 60000} some text on line ${i}\n`).join(''));
+}
+
+// Python text I/O: its own buffering over read/write (io.TextIOWrapper over BufferedReader/Writer)
+const PY_TEXT = `
+n = 0
+with open('lines.txt') as f:
+    for line in f:
+        n += len(line)
+with open('py-text.out', 'w') as o:
+    for i in range(50000):
+        o.write('line %d\\n' % i)
+with open('py-text.out') as f:
+    words = f.read().split()
+print(n, len(words))
+`;
+
 const GIT_ENV = {
   HOME: '', // set per run
   GIT_CONFIG_NOSYSTEM: '1',
@@ -102,6 +121,11 @@ const cases: Case[] = [
     cmd: ['tar', '-xf', 'in.tar', '-C', 'x'],
     exact: ['reads', 'readBytes', 'writes', 'writeBytes'],
   },
+  // stdio: the counts are the buffer fills and flushes, as strace sees them (docs/profiler.md "stdio")
+  { name: 'sort (fread/fwrite through stdio; -o and > redirection)', exe: 'sort', setup: textInputs, cmd: ['sh', '-c', 'sort -r lines.txt -o sort.out && sort -n lines.txt > sort2.out'], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
+  { name: 'gzip and gunzip', exe: 'gzip', setup: textInputs, cmd: ['sh', '-c', 'gzip -kn lines.txt && gzip -dc lines.txt.gz > back.txt'], exact: ['reads', 'readBytes', 'writes', 'writeBytes'] },
+  { name: 'python3 text I/O', exe: 'python3.11', setup: textInputs, cmd: ['/usr/bin/python3', '-I', '-S', '-B', '-c', PY_TEXT], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
+  { name: 'C program mixing every stdio text function with POSIX calls', exe: 't_stdio_text', setup: () => undefined, cmd: ['sh', '-c', `${testBin('t_stdio_text')} . > stdout.txt`], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
   { name: 'python3 (os.read, open().read, os.write, os.stat)', exe: 'python3.11', setup: inputs, cmd: ['/usr/bin/python3', '-I', '-S', '-B', '-c', PY], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens', 'stats'] },
   // git writes some files with fprintf/fputs and reads its config with getc: stdio moves those
   // bytes with libc-internal calls the profiler does not see (and mmaps packs and the index)

@@ -2,7 +2,10 @@
 // fields, types and key shapes. Returns the list of problems (empty = valid).
 type Obj = Record<string, unknown>;
 
-const TYPES = ['mountpoint', 'network', 'resources', 'gpu', 'mountpointsummary', 'jobsummary'];
+// `diagnosis` is jobio's extension type (Mistral tools skip types they do not know)
+const TYPES = ['mountpoint', 'network', 'resources', 'gpu', 'mountpointsummary', 'jobsummary', 'diagnosis'];
+const REASON_CLASSES = ['red', 'yellow'];
+const UNSEEN_KINDS = ['not_profiled', 'async_io', 'mmap_io'];
 const UNIT = '(?:B|KiB|MiB|GiB|TiB|PiB|EiB)';
 const SIZE = `\\d+${UNIT}`;
 const SIZED_KEY = new RegExp(`^(read|write)_(all|0-${SIZE}|${SIZE}-${SIZE}|${SIZE}\\+)$`);
@@ -114,6 +117,20 @@ export function validateRecord(r: unknown): string[] {
       if (r.jobtotal !== true) errors.push('jobsummary: jobtotal must be true');
       iosummary(r.iosummary, 'iosummary', errors, true);
       break;
+    case 'diagnosis':
+      if (r.jobtotal !== true) errors.push('diagnosis: jobtotal must be true');
+      if (!Array.isArray(r.reasons)) errors.push('reasons: not an array');
+      else
+        r.reasons.forEach((x: unknown, i: number) => {
+          if (!isObj(x) || !REASON_CLASSES.includes(String(x.class)) || typeof x.reason !== 'string' || !/^[a-z_]+$/.test(x.reason) || typeof x.mount !== 'string' || typeof x.hint !== 'string' || x.hint === '' || !isNum(x.calls) || !isNum(x.bytes) || !isNum(x.time))
+            errors.push(`reasons[${i}]: needs class, reason, mount, calls, bytes, time, hint`);
+        });
+      if (!Array.isArray(r.unseen)) errors.push('unseen: not an array');
+      else
+        r.unseen.forEach((x: unknown, i: number) => {
+          if (!isObj(x) || !UNSEEN_KINDS.includes(String(x.kind)) || !isNum(x.processes) || typeof x.detail !== 'string') errors.push(`unseen[${i}]: needs kind, processes, detail`);
+        });
+      break;
     case 'mountpointsummary':
       if (r.jobtotal !== true) errors.push('mountpointsummary: jobtotal must be true');
       mountObject(r.mountpoint, 'mountpoint', errors, false);
@@ -142,6 +159,16 @@ export function readValidLog(text: string): LogRecord[] {
     for (const e of validateRecord(r)) problems.push(`line ${i + 1} (${String((r as Obj).type)}): ${e}`);
     records.push(r as LogRecord);
   });
+  // per class, the diagnosis's reasons add up to the jobsummary's calls
+  const diagnosis = records.find((r) => r.type === 'diagnosis');
+  const summary = records.find((r) => r.type === 'jobsummary');
+  if (diagnosis && summary && Array.isArray(diagnosis.reasons)) {
+    for (const cls of REASON_CLASSES) {
+      const sum = (diagnosis.reasons as LogRecord[]).filter((x) => x.class === cls).reduce((s, x) => s + Number(x.calls), 0);
+      const want = Number(summary.iosummary?.[cls]?.calls?.iocount ?? 0);
+      if (sum !== want) problems.push(`diagnosis: ${cls} reasons add up to ${sum} calls, jobsummary says ${want}`);
+    }
+  }
   if (problems.length > 0) throw new Error(`invalid Mistral records:\n${problems.join('\n')}`);
   return records;
 }

@@ -4,13 +4,14 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { emptyCounters, addInto } from '../profiler/counters.js';
 import { JOBID_VARIABLES } from '../profiler/job-verifier.js';
 import { loadSeqpacketAddon } from '../profiler/native.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { RunTotals } from '../profiler/run-totals.js';
+import { diagnose } from '../profiler/diagnosis.js';
 import type { RecordContext } from '../profiler/mistral-records.js';
 import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-path.js';
 import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
@@ -192,8 +193,15 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const lastSecond = totals.second();
     if (nextFrame * options.timeframeSec <= lastSecond) output.frame(nextFrame * options.timeframeSec, lastSecond + 1, endMs, false);
     const times = { startMs, endMs };
-    output.finish(times, lastSecond, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes });
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
+    const diagnosis = diagnose({
+      mounts: files,
+      unseen: totals.unseen(),
+      unprofiledExecs: totals.unprofiledExecs(),
+      ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: basename(file) } : {}),
+      smallThreshold: options.smallThreshold,
+    });
+    output.finish(times, lastSecond, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
     const total = emptyCounters();
     for (const m of files) addInto(total, m.total);
     process.stderr.write(
@@ -208,6 +216,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
         io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
         droppedFrames: totals.droppedFrames,
         rejected,
+        diagnosis,
       }),
     );
     const profilerBytes = new Map(files.map((m) => {

@@ -14,6 +14,7 @@ import {
 } from '../profiler/mistral-records.js';
 import type { MountSeries, RunTotals, SecondsWindow } from '../profiler/run-totals.js';
 import type { ResourceSampler } from './run-resources.js';
+import { diagnosisRecord, type Diagnosis } from '../profiler/diagnosis.js';
 
 /** The pseudo mount under which the library counts socket I/O when JOBIO_NETWORK=1. */
 export const NETWORK_FSTYPE = 'socket';
@@ -63,7 +64,7 @@ export class RunOutput {
   }
 
   /** End of the job: job-total mountpoint records, mountpointsummary per mount, jobsummary, resources. */
-  finish(times: JobTimes, lastSecond: number, usage: { userUs: number; systemUs: number; maxRssBytes: number } | undefined): void {
+  finish(times: JobTimes, lastSecond: number, usage: { userUs: number; systemUs: number; maxRssBytes: number } | undefined, diagnosis?: Diagnosis): void {
     this.frame(0, lastSecond + 1, times.endMs, times);
     const files = [...this.totals.mounts.values()].filter((m) => !isNetwork(m));
     const total = emptyCounters();
@@ -72,6 +73,7 @@ export class RunOutput {
       addInto(total, m.total);
     }
     this.write(jobSummaryRecord(this.ctx, classFigures(total), times, this.totals.runtimeNs / 1000));
+    if (diagnosis) this.write(diagnosisRecord(this.ctx, diagnosis, times));
     if (this.sampler) {
       const w = this.sampler.window(0, lastSecond + 1);
       this.write(

@@ -1,6 +1,7 @@
 // The table `jobio run` prints to stderr when the command ends: red/yellow/green per class (calls, %,
 // time, %), then per mount the reads and writes by size bin and the metadata calls.
-import { CLASSES, CALL_TYPES } from '../parsers/profiler-wire.js';
+import { CLASSES, CALL_TYPES, STDIO_FNS } from '../parsers/profiler-wire.js';
+import type { Diagnosis } from '../profiler/diagnosis.js';
 import { slot, type Counters } from '../profiler/counters.js';
 import { classFigures, type ClassFigures } from '../profiler/mistral-records.js';
 import { keyedValues, type IoKeyOptions } from '../profiler/mistral-io.js';
@@ -17,7 +18,11 @@ export interface SummaryInput {
   readonly io: IoKeyOptions;
   readonly droppedFrames: number;
   readonly rejected: number;
+  readonly diagnosis?: Diagnosis;
 }
+
+/** Reasons shown in the summary (the --output diagnosis record has them all). */
+export const SUMMARY_REASONS = 8;
 
 export function humanBytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
@@ -81,6 +86,44 @@ function callMix(total: Counters): string {
   return parts.join(', ') || 'none';
 }
 
+/** Per mount with stdio use: the application's stdio calls next to what reached the file system. */
+function stdioLines(mounts: readonly MountSeries[]): string[] {
+  const out: string[] = [];
+  const avg = (bytes: number, calls: number): string => (calls > 0 ? humanBytes(Math.round(bytes / calls)) : '0 B');
+  for (const m of mounts) {
+    const parts: string[] = [];
+    STDIO_FNS.forEach((fn, f) => {
+      const calls = m.total[slot.stdioCalls(f)] ?? 0;
+      if (calls > 0) parts.push(`${calls.toLocaleString('en-US')} ${fn} (${avg(m.total[slot.stdioBytes(f)] ?? 0, calls)})`);
+    });
+    const moved = STDIO_FNS.some((fn, f) => fn !== 'fflush' && (m.total[slot.stdioCalls(f)] ?? 0) > 0);
+    if (!moved) continue;
+    const fs = (d: number): [number, number] => {
+      let calls = 0;
+      let bytes = 0;
+      for (let b = 0; b < 3; b++) {
+        calls += m.total[slot.sizedCalls(d, b)] ?? 0;
+        bytes += m.total[slot.sizedBytes(d, b)] ?? 0;
+      }
+      return [calls, bytes];
+    };
+    const [r, rb] = fs(0);
+    const [w, wb] = fs(1);
+    out.push(`  ${m.info.path} stdio calls (average size): ${parts.join(', ')}; the file system saw ${r.toLocaleString('en-US')} reads (${avg(rb, r)}) and ${w.toLocaleString('en-US')} writes (${avg(wb, w)}) in all`);
+  }
+  return out;
+}
+
+function reasonLines(d: Diagnosis, minSampled: number, timed: boolean): string[] {
+  if (d.reasons.length === 0) return [];
+  const top = d.reasons.slice(0, SUMMARY_REASONS);
+  const rows = [['class', 'reason', 'mount', 'calls', 'bytes', 'time']];
+  for (const r of top) rows.push([r.cls, r.reason, r.mount, r.calls.toLocaleString('en-US'), humanBytes(r.bytes), timed ? humanSeconds(r.timeNs / 1000) : '-']);
+  const lines = ['', `why calls were red or yellow (largest time first${d.reasons.length > top.length ? `, ${top.length} of ${d.reasons.length}` : ''}${timed ? '' : `; times not reported below ${minSampled} timed calls`}):`, table(rows)];
+  for (const r of top) lines.push(`  - ${r.hint}`);
+  return lines;
+}
+
 export function formatSummary(s: SummaryInput): string {
   const f = classFigures(s.total);
   const ioUs = f.timeNs.reduce((a, b) => a + b, 0) / 1000;
@@ -94,7 +137,13 @@ export function formatSummary(s: SummaryInput): string {
     classTable(f, s.io.minSampled),
     '',
     s.mounts.length > 0 ? mountTable(s.mounts, s.io) : 'no I/O on file systems was recorded',
+    ...stdioLines(s.mounts),
+    ...(s.diagnosis ? reasonLines(s.diagnosis, s.io.minSampled, timed) : []),
   ];
+  if (s.diagnosis && s.diagnosis.unseen.length > 0) {
+    lines.push('', 'not seen by the profiler:');
+    for (const u of s.diagnosis.unseen) lines.push(`  ${u.kind}: ${u.detail}`);
+  }
   if (s.droppedFrames > 0 || s.rejected > 0) lines.push('', `warning: ${s.droppedFrames} record(s) could not be sent by the processes and ${s.rejected} were rejected: figures may be incomplete`);
   return lines.join('\n') + '\n';
 }

@@ -63,12 +63,16 @@ export const profilerCollector: CollectorDescriptor = {
     const jobLabels = ['jobid', 'user'] as const;
     const callLabels = ['jobid', 'user', 'mount', 'call', 'class'] as const;
     const sizeLabels = ['jobid', 'user', 'mount', 'size'] as const;
+    const reasonLabels = ['jobid', 'user', 'mount', 'class', 'reason'] as const;
     // Created at the first scrape with a bound socket: an absent source exports nothing at all.
     const makeMetrics = () => ({
       calls: new Counter({ name: 'jobio_profiler_calls_total', help: 'I/O calls counted by the profiler, by call type and red/yellow/green class.', labelNames: callLabels, registers: [registry] }),
       readBytes: new Counter({ name: 'jobio_profiler_read_bytes_total', help: 'Bytes read, by transfer size bin (small/medium/large).', labelNames: sizeLabels, registers: [registry] }),
       writeBytes: new Counter({ name: 'jobio_profiler_write_bytes_total', help: 'Bytes written, by transfer size bin (small/medium/large).', labelNames: sizeLabels, registers: [registry] }),
       ioSeconds: new Counter({ name: 'jobio_profiler_io_seconds_total', help: 'Seconds spent in I/O calls, estimated from sampled durations.', labelNames: callLabels, registers: [registry] }),
+      reasonCalls: new Counter({ name: 'jobio_profiler_reason_calls_total', help: 'Red and yellow calls by the reason for their class (a fixed set, docs/profiler.md); per class they add up to jobio_profiler_calls_total.', labelNames: reasonLabels, registers: [registry] }),
+      reasonBytes: new Counter({ name: 'jobio_profiler_reason_bytes_total', help: 'Bytes moved by the red and yellow calls of each reason (small_read, small_write; 0 for the others).', labelNames: reasonLabels, registers: [registry] }),
+      reasonSeconds: new Counter({ name: 'jobio_profiler_reason_seconds_total', help: 'Seconds spent in the red and yellow calls of each reason, estimated from sampled durations.', labelNames: reasonLabels, registers: [registry] }),
       runtime: new Counter({ name: 'jobio_profiler_runtime_seconds_total', help: 'Accumulated wall-clock run time of profiled processes in seconds.', labelNames: jobLabels, registers: [registry] }),
       rejected: new Counter({ name: 'jobio_profiler_records_rejected_total', help: 'Profiler messages rejected by the receiver, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
       userRejected: new Counter({ name: 'jobio_profiler_user_records_rejected_total', help: 'Profiler messages rejected or dropped, by sending user (system uids as _system) and reason.', labelNames: ['user', 'reason'] as const, registers: [registry] }),
@@ -111,6 +115,9 @@ export const profilerCollector: CollectorDescriptor = {
         fill(metrics.readBytes, store.readBytes, sizeLabels);
         fill(metrics.writeBytes, store.writeBytes, sizeLabels);
         fill(metrics.runtime, store.runtimeSeconds, jobLabels);
+        fill(metrics.reasonCalls, store.reasonCalls, reasonLabels);
+        fill(metrics.reasonBytes, store.reasonBytes, reasonLabels);
+        fill(metrics.reasonSeconds, store.reasonSeconds, reasonLabels);
         metrics.rejected.reset();
         for (const [reason, count] of rejected) metrics.rejected.inc({ reason }, count);
         // Per user: the uid's name (system uids folded into one label), so the label stays bounded.

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decodeFrame, type MountRecord, type ProcessRecord } from './profiler-record.js';
-import { CALL_TYPES, CLASSES, DIRECTIONS, HEADER, MOUNT, POW2_BINS, PROCESS, SIZE_BINS, WIRE_MAGIC, WIRE_MAX_FRAME, WIRE_VERSION } from './profiler-wire.js';
+import { CALL_TYPES, CLASSES, DIRECTIONS, HEADER, MOUNT, POW2_BINS, PROCESS, SIZE_BINS, STDIO_FNS, WIRE_MAGIC, WIRE_MAX_FRAME, WIRE_REASONS, WIRE_VERSION } from './profiler-wire.js';
 import { dumpFrames, expected, frameLayout } from '../../../test/profiler/frame-tool.js';
 
 test('wire constants and offsets equal the C header (sizeof/offsetof from a compiled program)', () => {
@@ -14,8 +14,9 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
   assert.deepEqual(c.sizes, { header: HEADER.size, process: PROCESS.size, mount: MOUNT.size, callStats: MOUNT.callStatsSize, sizeStats: MOUNT.sizeStatsSize });
   const { size: _h, ...header } = HEADER;
   assert.deepEqual(c.header, header);
-  assert.deepEqual(c.process, { jobid: PROCESS.jobid, jobid_source: PROCESS.jobid_source, exe: PROCESS.exe, runtime_ns: PROCESS.runtime_ns, dropped_frames: PROCESS.dropped_frames, ignored_calls: PROCESS.ignored_calls, mount_count: PROCESS.mount_count, small_threshold: PROCESS.small_threshold, large_threshold: PROCESS.large_threshold, sample_every: PROCESS.sample_every });
-  assert.deepEqual(c.mount, { path: MOUNT.path, fstype: MOUNT.fstype, fsname: MOUNT.fsname, call: MOUNT.call, sized: MOUNT.sized, pow2_calls: MOUNT.pow2_calls, pow2_bytes: MOUNT.pow2_bytes });
+  assert.deepEqual(c.process, { jobid: PROCESS.jobid, jobid_source: PROCESS.jobid_source, exe: PROCESS.exe, runtime_ns: PROCESS.runtime_ns, dropped_frames: PROCESS.dropped_frames, ignored_calls: PROCESS.ignored_calls, mount_count: PROCESS.mount_count, small_threshold: PROCESS.small_threshold, large_threshold: PROCESS.large_threshold, sample_every: PROCESS.sample_every, io_uring_setups: PROCESS.io_uring_setups, posix_aio_calls: PROCESS.posix_aio_calls, libaio_iocbs: PROCESS.libaio_iocbs, mmap_bytes: PROCESS.mmap_bytes, exec_target: PROCESS.exec_target, spawned_total: PROCESS.spawned_total, spawned: PROCESS.spawned });
+  assert.deepEqual(c.mount, { path: MOUNT.path, fstype: MOUNT.fstype, fsname: MOUNT.fsname, call: MOUNT.call, sized: MOUNT.sized, pow2_calls: MOUNT.pow2_calls, pow2_bytes: MOUNT.pow2_bytes, reason_calls: MOUNT.reason_calls, reason_time_ns: MOUNT.reason_time_ns, stdio_calls: MOUNT.stdio_calls, stdio_bytes: MOUNT.stdio_bytes });
+  assert.deepEqual(c.v1, { process: PROCESS.sizeV1, mount: MOUNT.sizeV1, reasonCount: WIRE_REASONS.length, stdioCount: STDIO_FNS.length });
   const enums = c.enums ?? {};
   CALL_TYPES.forEach((name, i) => assert.equal(enums[name], i, `call ${name}`));
   assert.equal(enums.callCount, CALL_TYPES.length);
@@ -93,12 +94,14 @@ test('rejects malformed frames with a reason', () => {
     ['47 bytes', p1.subarray(0, 47), 'short'],
     ['wrong magic', mutate(p1, (b) => b.writeUInt32LE(0x12345678, 0)), 'bad_magic'],
     ['version 0', mutate(p1, (b) => b.writeUInt16LE(0, 4)), 'bad_version'],
-    ['version 2', mutate(p1, (b) => b.writeUInt16LE(2, 4)), 'bad_version'],
+    ['version 3', mutate(p1, (b) => b.writeUInt16LE(3, 4)), 'bad_version'],
+    ['version 1 with the version 2 size', mutate(p1, (b) => b.writeUInt16LE(1, 4)), 'bad_length'],
+    ['exec target without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.exec_target, PROCESS.exec_target + PROCESS.execTargetLength)), 'bad_string'],
     ['kind 0', mutate(p1, (b) => b.writeUInt16LE(0, 6)), 'bad_kind'],
     ['kind 3', mutate(p1, (b) => b.writeUInt16LE(3, 6)), 'bad_kind'],
     ['truncated process', p1.subarray(0, p1.length - 1), 'bad_length'],
     ['process + 1 byte', Buffer.concat([p1, Buffer.alloc(1)]), 'bad_length'],
-    ['declared length wrong', mutate(p1, (b) => b.writeUInt32LE(241, 8)), 'bad_length'],
+    ['declared length wrong', mutate(p1, (b) => b.writeUInt32LE(PROCESS.size + 1, 8)), 'bad_length'],
     ['mount declared as process', mutate(m1, (b) => b.writeUInt16LE(1, 6)), 'bad_length'],
     ['header only', p1.subarray(0, 48), 'bad_length'],
     ['jobid without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.jobid, PROCESS.jobid + PROCESS.jobidLength)), 'bad_string'],
@@ -108,6 +111,28 @@ test('rejects malformed frames with a reason', () => {
     ['empty mount path', mutate(m1, (b) => b.fill(0, MOUNT.path, MOUNT.path + MOUNT.pathLength)), 'bad_string'],
   ];
   for (const [name, buf, reason] of cases) assert.deepEqual(decodeFrame(buf), { ok: false, reason }, name);
+});
+
+test('version 1 frames (a library without the extensions) are accepted, their extension figures zero', () => {
+  const [p1, m1] = dumpFrames();
+  assert.ok(p1 && m1);
+  const v1 = (src: Buffer, size: number): Buffer => {
+    const b = Buffer.from(src.subarray(0, size));
+    b.writeUInt16LE(1, 4);
+    b.writeUInt32LE(size, 8);
+    return b;
+  };
+  const p = decodeFrame(v1(p1, PROCESS.sizeV1));
+  assert.ok(p.ok && p.record.kind === 'process');
+  assert.deepEqual(p.record.unseen, { ioUringSetups: 0, posixAioCalls: 0, libaioIocbs: 0, mmapBytes: 0 });
+  assert.equal(p.record.execTarget, '');
+  const m = decodeFrame(v1(m1, MOUNT.sizeV1));
+  assert.ok(m.ok && m.record.kind === 'mount');
+  assert.deepEqual(m.record.reasonCalls, new Array(WIRE_REASONS.length).fill(0));
+  assert.deepEqual(m.record.stdioCalls, new Array(STDIO_FNS.length).fill(0));
+  const full = decodeFrame(m1);
+  assert.ok(full.ok && full.record.kind === 'mount');
+  assert.deepEqual({ ...full.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined }, { ...m.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined });
 });
 
 test('never throws on arbitrary bytes, nor on valid headers with random bodies', () => {

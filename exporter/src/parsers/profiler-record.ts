@@ -15,8 +15,11 @@ import {
   POW2_BINS,
   PROCESS,
   SIZE_BINS,
+  STDIO_FNS,
   WIRE_MAGIC,
+  WIRE_REASONS,
   WIRE_VERSION,
+  WIRE_VERSION_1,
 } from './profiler-wire.js';
 
 export type RejectReason = 'short' | 'bad_magic' | 'bad_version' | 'bad_kind' | 'bad_length' | 'bad_string';
@@ -44,6 +47,23 @@ export interface ProcessRecord {
   readonly smallThreshold: number;
   readonly largeThreshold: number;
   readonly sampleEvery: number;
+  /** Version 2 (zero in version 1 frames; optional for hand-made records): I/O seen but not counted, and the program an EXEC frame precedes. */
+  readonly unseen?: ProcessUnseen;
+  readonly execTarget?: string;
+  /** children started by vfork/posix_spawn: how many in all, and the latest (at most PROCESS.spawnRing) */
+  readonly spawnedTotal?: number;
+  readonly spawned?: readonly { readonly pid: number; readonly name: string }[];
+}
+
+export interface ProcessUnseen {
+  /** io_uring rings set up: their I/O is not counted */
+  readonly ioUringSetups: number;
+  /** POSIX AIO requests: not counted */
+  readonly posixAioCalls: number;
+  /** libaio io_submit requests (counted as reads/writes) */
+  readonly libaioIocbs: number;
+  /** bytes of files mapped: what moves through the mappings is unknown */
+  readonly mmapBytes: number;
 }
 
 /** Calls and estimated time per class (index = CLASSES order), and how many calls were timed. */
@@ -72,6 +92,11 @@ export interface MountRecord {
   /** [direction][bin]: bin 0 = exactly 0 bytes, bin k = [2^(k-1), 2^k). */
   readonly pow2Calls: readonly (readonly number[])[];
   readonly pow2Bytes: readonly (readonly number[])[];
+  /** Version 2 (zeros in version 1 frames), indexed like WIRE_REASONS and STDIO_FNS. */
+  readonly reasonCalls?: readonly number[];
+  readonly reasonTimeNs?: readonly number[];
+  readonly stdioCalls?: readonly number[];
+  readonly stdioBytes?: readonly number[];
 }
 
 export type ProfilerRecord = ProcessRecord | MountRecord;
@@ -97,7 +122,18 @@ function decodeProcess(buf: Buffer, header: FrameHeader): DecodeResult {
   const jobid = fixedString(buf, PROCESS.jobid, PROCESS.jobidLength);
   const jobidSource = fixedString(buf, PROCESS.jobid_source, PROCESS.jobidSourceLength);
   const exe = fixedString(buf, PROCESS.exe, PROCESS.exeLength);
-  if (jobid === undefined || jobidSource === undefined || exe === undefined) return reject('bad_string');
+  const v2 = header.version !== WIRE_VERSION_1;
+  const execTarget = v2 ? fixedString(buf, PROCESS.exec_target, PROCESS.execTargetLength) : '';
+  if (jobid === undefined || jobidSource === undefined || exe === undefined || execTarget === undefined) return reject('bad_string');
+  const ext = (offset: number): number => (v2 ? u64(buf, offset) : 0);
+  const spawnedTotal = ext(PROCESS.spawned_total);
+  const spawned: { pid: number; name: string }[] = [];
+  for (let i = 0; v2 && i < Math.min(spawnedTotal, PROCESS.spawnRing); i++) {
+    const at = PROCESS.spawned + i * PROCESS.spawnedEntrySize;
+    const name = fixedString(buf, at + PROCESS.spawnedNameOffset, PROCESS.spawnedNameLength);
+    if (name === undefined) return reject('bad_string');
+    spawned.push({ pid: buf.readInt32LE(at), name });
+  }
   return {
     ok: true,
     record: {
@@ -113,6 +149,10 @@ function decodeProcess(buf: Buffer, header: FrameHeader): DecodeResult {
       smallThreshold: buf.readUInt32LE(PROCESS.small_threshold),
       largeThreshold: u64(buf, PROCESS.large_threshold),
       sampleEvery: buf.readUInt32LE(PROCESS.sample_every),
+      unseen: { ioUringSetups: ext(PROCESS.io_uring_setups), posixAioCalls: ext(PROCESS.posix_aio_calls), libaioIocbs: ext(PROCESS.libaio_iocbs), mmapBytes: ext(PROCESS.mmap_bytes) },
+      execTarget,
+      spawnedTotal,
+      spawned,
     },
   };
 }
@@ -138,18 +178,41 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
     }),
   );
   const pow2 = (start: number): number[][] => DIRECTIONS.map((_, d) => Array.from({ length: POW2_BINS }, (_b, i) => u64(buf, start + (d * POW2_BINS + i) * 8)));
-  return { ok: true, record: { kind: 'mount', header, path, fstype, fsname, calls, sized, pow2Calls: pow2(MOUNT.pow2_calls), pow2Bytes: pow2(MOUNT.pow2_bytes) } };
+  const v2 = header.version !== WIRE_VERSION_1;
+  const ext = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v2 ? u64(buf, start + i * 8) : 0));
+  return {
+    ok: true,
+    record: {
+      kind: 'mount',
+      header,
+      path,
+      fstype,
+      fsname,
+      calls,
+      sized,
+      pow2Calls: pow2(MOUNT.pow2_calls),
+      pow2Bytes: pow2(MOUNT.pow2_bytes),
+      reasonCalls: ext(MOUNT.reason_calls, WIRE_REASONS.length),
+      reasonTimeNs: ext(MOUNT.reason_time_ns, WIRE_REASONS.length),
+      stdioCalls: ext(MOUNT.stdio_calls, STDIO_FNS.length),
+      stdioBytes: ext(MOUNT.stdio_bytes, STDIO_FNS.length),
+    },
+  };
 }
 
-/** Decodes one message. Checks, in order: header present, magic, version, kind, exact length, strings. */
+/**
+ * Decodes one message. Checks, in order: header present, magic, version (1 or 2), kind, exact length
+ * (the version's struct size), strings.
+ */
 export function decodeFrame(buf: Buffer): DecodeResult {
   if (buf.length < HEADER.size) return reject('short');
   if (buf.readUInt32LE(HEADER.magic) !== WIRE_MAGIC) return reject('bad_magic');
   const version = buf.readUInt16LE(HEADER.version);
-  if (version !== WIRE_VERSION) return reject('bad_version');
+  if (version !== WIRE_VERSION && version !== WIRE_VERSION_1) return reject('bad_version');
   const kind = buf.readUInt16LE(HEADER.kind);
   if (kind !== KIND_PROCESS && kind !== KIND_MOUNT) return reject('bad_kind');
-  const expected = kind === KIND_PROCESS ? PROCESS.size : MOUNT.size;
+  const v1 = version === WIRE_VERSION_1;
+  const expected = kind === KIND_PROCESS ? (v1 ? PROCESS.sizeV1 : PROCESS.size) : v1 ? MOUNT.sizeV1 : MOUNT.size;
   // Both the declared length and the received length must be the struct's exact size.
   if (buf.readUInt32LE(HEADER.length) !== expected || buf.length !== expected) return reject('bad_length');
   const header: FrameHeader = {

@@ -3,7 +3,9 @@
 // against that header and compares its sizeof/offsetof output with every number here.
 
 export const WIRE_MAGIC = 0x4f49424a; // "JBIO" as little-endian bytes
-export const WIRE_VERSION = 1;
+/** Version 2 appended the process and mount extensions; version 1 frames (without them) are still accepted. */
+export const WIRE_VERSION = 2;
+export const WIRE_VERSION_1 = 1;
 export const WIRE_MAX_FRAME = 16384;
 
 export const KIND_PROCESS = 1;
@@ -30,6 +32,17 @@ export type SizeBin = (typeof SIZE_BINS)[number];
 
 export const POW2_BINS = 64;
 
+/**
+ * enum jobio_reason, in wire order: the reasons of red/yellow calls that the call counts cannot tell
+ * apart (names as the exporter and the diagnosis record use them).
+ */
+export const WIRE_REASONS = ['failed_not_found', 'failed_permission', 'failed_call', 'open_nothing_transferred', 'stat_unused', 'backward_seek', 'zero_seek', 'open_bytes_unseen'] as const;
+export type WireReason = (typeof WIRE_REASONS)[number];
+
+/** enum jobio_stdio_fn, in wire order: application-level stdio call groups (named after their main function). */
+export const STDIO_FNS = ['fread', 'fgets', 'getline', 'fgetc', 'fscanf', 'ungetc', 'fwrite', 'fprintf', 'fputs', 'fputc', 'fflush'] as const;
+export type StdioFn = (typeof STDIO_FNS)[number];
+
 export const HEADER = { magic: 0, version: 4, kind: 6, length: 8, flags: 12, sequence: 16, pid: 24, start_ns: 32, now_ns: 40, size: 48 } as const;
 
 export const PROCESS = {
@@ -46,7 +59,21 @@ export const PROCESS = {
   small_threshold: 220,
   large_threshold: 224,
   sample_every: 232,
-  size: 240,
+  /** struct jobio_process_ext (version 2) */
+  io_uring_setups: 240,
+  posix_aio_calls: 248,
+  libaio_iocbs: 256,
+  mmap_bytes: 264,
+  exec_target: 272,
+  execTargetLength: 64,
+  spawned_total: 336,
+  spawned: 344,
+  spawnedEntrySize: 32,
+  spawnedNameOffset: 4,
+  spawnedNameLength: 28,
+  spawnRing: 16,
+  sizeV1: 240,
+  size: 856,
 } as const;
 
 export const MOUNT = {
@@ -62,5 +89,11 @@ export const MOUNT = {
   sizeStatsSize: 24,
   pow2_calls: 1336,
   pow2_bytes: 2360,
-  size: 3384,
+  /** struct jobio_mount_ext (version 2): reason_calls, reason_time_ns, stdio_calls, stdio_bytes */
+  reason_calls: 3384,
+  reason_time_ns: 3448,
+  stdio_calls: 3512,
+  stdio_bytes: 3600,
+  sizeV1: 3384,
+  size: 3688,
 } as const;

@@ -1,6 +1,6 @@
 // The cumulative figures of one mount frame flattened into one Float64Array, so that deltas, sums
 // and resets are plain element-wise loops instead of code per field. Index helpers name each slot.
-import { CALL_TYPES, CLASSES, DIRECTIONS, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
+import { CALL_TYPES, CLASSES, DIRECTIONS, POW2_BINS, SIZE_BINS, STDIO_FNS, WIRE_REASONS } from '../parsers/profiler-wire.js';
 import type { MountRecord } from '../parsers/profiler-record.js';
 
 const NC = CALL_TYPES.length;
@@ -16,7 +16,13 @@ const SIZED_BYTES = SIZED_CALLS + ND * NB;
 const SIZED_TIME = SIZED_BYTES + ND * NB;
 const POW2_CALLS = SIZED_TIME + ND * NB;
 const POW2_BYTES = POW2_CALLS + ND * POW2_BINS;
-export const COUNTER_SLOTS = POW2_BYTES + ND * POW2_BINS;
+const NR = WIRE_REASONS.length;
+const NS = STDIO_FNS.length;
+const REASON_CALLS = POW2_BYTES + ND * POW2_BINS;
+const REASON_TIME = REASON_CALLS + NR;
+const STDIO_CALLS = REASON_TIME + NR;
+const STDIO_BYTES = STDIO_CALLS + NS;
+export const COUNTER_SLOTS = STDIO_BYTES + NS;
 
 /** Slot of each figure: c = call index, k = class, d = direction, b = size bin, i = pow2 bin. */
 export const slot = {
@@ -28,6 +34,11 @@ export const slot = {
   sizedTimeNs: (d: number, b: number): number => SIZED_TIME + d * NB + b,
   pow2Calls: (d: number, i: number): number => POW2_CALLS + d * POW2_BINS + i,
   pow2Bytes: (d: number, i: number): number => POW2_BYTES + d * POW2_BINS + i,
+  /** r = index in WIRE_REASONS, f = index in STDIO_FNS */
+  reasonCalls: (r: number): number => REASON_CALLS + r,
+  reasonTimeNs: (r: number): number => REASON_TIME + r,
+  stdioCalls: (f: number): number => STDIO_CALLS + f,
+  stdioBytes: (f: number): number => STDIO_BYTES + f,
 };
 
 export type Counters = Float64Array;
@@ -57,6 +68,14 @@ export function countersOf(record: MountRecord): Counters {
       v[slot.pow2Calls(d, i)] = record.pow2Calls[d]?.[i] ?? 0;
       v[slot.pow2Bytes(d, i)] = record.pow2Bytes[d]?.[i] ?? 0;
     }
+  }
+  for (let r = 0; r < NR; r++) {
+    v[slot.reasonCalls(r)] = record.reasonCalls?.[r] ?? 0;
+    v[slot.reasonTimeNs(r)] = record.reasonTimeNs?.[r] ?? 0;
+  }
+  for (let f = 0; f < NS; f++) {
+    v[slot.stdioCalls(f)] = record.stdioCalls?.[f] ?? 0;
+    v[slot.stdioBytes(f)] = record.stdioBytes?.[f] ?? 0;
   }
   return v;
 }

@@ -9,6 +9,10 @@ import { slot, type Counters } from './counters.js';
 import { JobSlots } from './job-slots.js';
 import { NONE, OTHER } from '../labels/reserved.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
+import { reasonsOf } from './reasons.js';
+
+/** The fstype of the library's `[network]` pseudo mount (small transfers there are green). */
+const NETWORK_FSTYPE = 'socket';
 
 /** A sum per label tuple; the job label is always the first element. */
 export class LabelledSums {
@@ -77,6 +81,9 @@ export class ProfilerMetricStore implements AggregatorSink {
   readonly readBytes = new LabelledSums(); // jobid, user, mount, size
   readonly writeBytes = new LabelledSums(); // jobid, user, mount, size
   readonly runtimeSeconds = new LabelledSums(); // jobid, user
+  readonly reasonCalls = new LabelledSums(); // jobid, user, mount, class, reason
+  readonly reasonBytes = new LabelledSums(); // jobid, user, mount, class, reason
+  readonly reasonSeconds = new LabelledSums(); // jobid, user, mount, class, reason
   droppedFrames = 0;
 
   constructor(
@@ -115,6 +122,12 @@ export class ProfilerMetricStore implements AggregatorSink {
       const sums = dir === 'read' ? this.readBytes : this.writeBytes;
       SIZE_BINS.forEach((size, b) => sums.add([job, user, path, size], inc[slot.sizedBytes(d, b)] ?? 0));
     });
+    for (const f of reasonsOf(inc, mount.fstype === NETWORK_FSTYPE)) {
+      const labels = [job, user, path, f.cls, f.reason];
+      this.reasonCalls.add(labels, f.calls);
+      this.reasonBytes.add(labels, f.bytes);
+      this.reasonSeconds.add(labels, f.timeNs / 1e9);
+    }
   }
 
   processDelta(id: ProcessIdentity, inc: ProcessIncrement): void {
@@ -145,7 +158,7 @@ export class ProfilerMetricStore implements AggregatorSink {
   /** Scrape-time housekeeping: series of jobs idle past the expiry go, free slots are handed out. */
   maintain(expiryMs: number): void {
     for (const job of this.slots.maintain(this.now(), expiryMs)) {
-      for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) sums.dropJob(job);
+      for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds, this.reasonCalls, this.reasonBytes, this.reasonSeconds]) sums.dropJob(job);
       this.mounts.dropJob(job);
     }
   }

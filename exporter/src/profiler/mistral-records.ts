@@ -41,7 +41,7 @@ export function fsHost(fsname: string): string {
   return i > 0 && !fsname.startsWith('/') ? fsname.slice(0, i) : '';
 }
 
-function common(ctx: RecordContext, type: string, timestampMs: number, jobtotal: false | JobTimes): Json {
+export function common(ctx: RecordContext, type: string, timestampMs: number, jobtotal: false | JobTimes): Json {
   const out: Json = { version: MISTRAL_SCHEMA_VERSION, timestamp: isoTimestamp(timestampMs), hostname: ctx.hostname, jobid: ctx.jobid, jobgroupid: ctx.jobgroupid, type, jobtotal: jobtotal !== false };
   if (ctx.environment) out.environment = { ...ctx.environment };
   if (jobtotal !== false) {

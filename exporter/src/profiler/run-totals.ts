@@ -1,8 +1,26 @@
 // What `jobio run` accumulates from all processes of the command: totals per mount and per-second
 // increments per mount (by arrival second since the start), from which the periodic records and the
 // per-second statistics (min/s, mean/s, median/s, max/s) are computed.
+import { FLAG_EXEC } from '../parsers/profiler-wire.js';
+import type { ProcessRecord, ProcessUnseen } from '../parsers/profiler-record.js';
 import { addInto, emptyCounters, type Counters } from './counters.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
+
+/** What the processes saw but could not count, summed over processes (their latest figures). */
+export interface UnseenTotals extends ProcessUnseen {
+  /** processes that used io_uring / POSIX AIO / libaio / file mappings */
+  readonly ioUringProcesses: number;
+  readonly posixAioProcesses: number;
+  readonly libaioProcesses: number;
+  readonly mmapProcesses: number;
+}
+
+interface ExecMark {
+  readonly pid: number;
+  readonly startNs: bigint;
+  readonly sequence: bigint;
+  readonly target: string;
+}
 
 export interface MountSeries {
   readonly info: MountInfo;
@@ -25,6 +43,14 @@ export class RunTotals implements AggregatorSink {
   ignoredCalls = 0;
   readonly processes = new Set<string>();
   readonly jobids = new Set<string>();
+  private readonly unseenByProcess = new Map<string, ProcessUnseen>();
+  /** per process (key): its last frame's sequence, and its EXEC frame if it sent one */
+  private readonly lastSequence = new Map<string, bigint>();
+  private readonly execs = new Map<string, ExecMark>();
+  /** per pid: the latest process start seen (an exec'd image that said hello starts later) */
+  private readonly latestStart = new Map<number, bigint>();
+  /** children started with vfork/posix_spawn, by pid: the program they exec'd */
+  private readonly spawned = new Map<number, string>();
 
   constructor(
     private readonly startMs: number,
@@ -49,12 +75,57 @@ export class RunTotals implements AggregatorSink {
     series.seconds.set(s, bucket);
   }
 
-  processDelta(id: ProcessIdentity, increment: ProcessIncrement): void {
+  processDelta(id: ProcessIdentity, increment: ProcessIncrement, record?: ProcessRecord): void {
     this.processes.add(id.key);
+    if (record) {
+      if (record.unseen) this.unseenByProcess.set(id.key, record.unseen);
+      this.lastSequence.set(id.key, record.header.sequence);
+      if (record.header.flags & FLAG_EXEC) this.execs.set(id.key, { pid: id.pid, startNs: record.header.startNs, sequence: record.header.sequence, target: record.execTarget ?? '' });
+      if ((this.latestStart.get(id.pid) ?? -1n) < record.header.startNs) this.latestStart.set(id.pid, record.header.startNs);
+      for (const s of record.spawned ?? []) this.spawned.set(s.pid, s.name);
+    }
     if (id.jobid !== '') this.jobids.add(id.jobid);
     this.runtimeNs += increment.runtimeNs;
     this.droppedFrames += increment.droppedFrames;
     this.ignoredCalls += increment.ignoredCalls;
+  }
+
+  /** io_uring, POSIX AIO, libaio and file mappings, over every process. */
+  unseen(): UnseenTotals {
+    const u = { ioUringSetups: 0, posixAioCalls: 0, libaioIocbs: 0, mmapBytes: 0, ioUringProcesses: 0, posixAioProcesses: 0, libaioProcesses: 0, mmapProcesses: 0 };
+    for (const p of this.unseenByProcess.values()) {
+      u.ioUringSetups += p.ioUringSetups;
+      u.posixAioCalls += p.posixAioCalls;
+      u.libaioIocbs += p.libaioIocbs;
+      u.mmapBytes += p.mmapBytes;
+      u.ioUringProcesses += p.ioUringSetups > 0 ? 1 : 0;
+      u.posixAioProcesses += p.posixAioCalls > 0 ? 1 : 0;
+      u.libaioProcesses += p.libaioIocbs > 0 ? 1 : 0;
+      u.mmapProcesses += p.mmapBytes > 0 ? 1 : 0;
+    }
+    return u;
+  }
+
+  /**
+   * Programs a profiled process exec'd whose image never said hello: run without the profiler
+   * (static, setuid, a cleared environment, or excluded). An exec that failed (the process went on
+   * sending frames) and an image that reported (same pid, later start) are not counted. Children
+   * started with vfork or posix_spawn (named in their parent's frames) that never reported count too.
+   */
+  unprofiledExecs(): string[] {
+    const out: string[] = [];
+    for (const [key, e] of this.execs) {
+      if ((this.lastSequence.get(key) ?? e.sequence) > e.sequence) continue;
+      if ((this.latestStart.get(e.pid) ?? 0n) > e.startNs) continue;
+      out.push(e.target || '(unknown program)');
+    }
+    for (const [pid, name] of this.spawned) if (!this.latestStart.has(pid)) out.push(name || '(unknown program)');
+    return out;
+  }
+
+  /** Did any process with this pid report? (the command itself: static or setuid when not) */
+  sawPid(pid: number): boolean {
+    return this.latestStart.has(pid);
   }
 
   /**

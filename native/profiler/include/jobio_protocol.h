@@ -20,7 +20,9 @@
 #include <stdint.h>
 
 #define JOBIO_WIRE_MAGIC 0x4f49424aU /* "JBIO" read as little-endian bytes 'J','B','I','O' */
-#define JOBIO_WIRE_VERSION 1u
+/* Version 2 appended struct jobio_process_ext and struct jobio_mount_ext to the two frames; a receiver
+ * accepts both versions, each with its own exact sizes (version 1 frames simply lack the extension). */
+#define JOBIO_WIRE_VERSION 2u
 /* The receiver rejects (and counts) any message larger than this. */
 #define JOBIO_WIRE_MAX_FRAME 16384u
 
@@ -60,6 +62,40 @@ enum jobio_size_bin { JOBIO_SIZE_SMALL = 0, JOBIO_SIZE_MEDIUM = 1, JOBIO_SIZE_LA
 /* Power-of-two bins: bin 0 holds transfers of exactly 0 bytes; bin k (1..63) holds [2^(k-1), 2^k). */
 #define JOBIO_POW2_BINS 64
 
+/*
+ * Why a call was red or yellow, for the classes the call type and size bins cannot tell apart
+ * (version 2). The other reasons follow from the counts: a successful small transfer is counted in
+ * the small size bin, a yellow seek is forward, a yellow sync is a sync, a yellow delete/fschange is
+ * a metadata change, a yellow stat was used. Every failed call counts in exactly one failed_* reason.
+ */
+enum jobio_reason {
+  JOBIO_REASON_FAILED_NOT_FOUND = 0,  /* red: failed with ENOENT or ENOTDIR */
+  JOBIO_REASON_FAILED_PERMISSION = 1, /* red: failed with EACCES, EPERM or EROFS */
+  JOBIO_REASON_FAILED_OTHER = 2,      /* red: failed with any other errno */
+  JOBIO_REASON_OPEN_NOTHING = 3,      /* red: an open through which no byte moved */
+  JOBIO_REASON_STAT_UNUSED = 4,       /* red: a stat of a path the process never opened */
+  JOBIO_REASON_BACKWARD_SEEK = 5,     /* red: a seek backward */
+  JOBIO_REASON_ZERO_SEEK = 6,         /* red: a seek to the offset it was at */
+  JOBIO_REASON_OPEN_UNSEEN = 7,       /* yellow: an open whose bytes moved through mmap or async I/O */
+  JOBIO_REASON_COUNT = 8
+};
+
+/* Application-level stdio calls (version 2), apart from what reaches the file system. */
+enum jobio_stdio_fn {
+  JOBIO_STDIO_FREAD = 0,   /* fread, fread_unlocked, __fread_chk */
+  JOBIO_STDIO_FGETS = 1,   /* fgets, fgets_unlocked, __fgets_chk */
+  JOBIO_STDIO_GETLINE = 2, /* getline, getdelim */
+  JOBIO_STDIO_FGETC = 3,   /* fgetc, getc, getchar, fgetc_unlocked, getc_unlocked */
+  JOBIO_STDIO_FSCANF = 4,  /* fscanf, vfscanf, scanf (bytes consumed are not known: 0) */
+  JOBIO_STDIO_UNGETC = 5,  /* ungetc */
+  JOBIO_STDIO_FWRITE = 6,  /* fwrite, fwrite_unlocked */
+  JOBIO_STDIO_FPRINTF = 7, /* fprintf, vfprintf, printf, vprintf, __fprintf_chk, __vfprintf_chk, __printf_chk */
+  JOBIO_STDIO_FPUTS = 8,   /* fputs, puts, fputs_unlocked */
+  JOBIO_STDIO_FPUTC = 9,   /* fputc, putc, putchar, fputc_unlocked, putc_unlocked */
+  JOBIO_STDIO_FFLUSH = 10, /* fflush (bytes: what it wrote) */
+  JOBIO_STDIO_COUNT = 11
+};
+
 /* Frame flags (jobio_frame_header.flags). */
 #define JOBIO_FLAG_FINAL 0x1u   /* the process is ending (exit, _exit) */
 #define JOBIO_FLAG_EXEC 0x2u    /* sent just before an exec replaces the image */
@@ -78,6 +114,24 @@ struct jobio_frame_header {
   uint64_t now_ns;     /* when these totals were taken, CLOCK_REALTIME ns since the epoch */
 };
 
+/* Version 2: appended to the PROCESS frame. I/O the profiler saw happen but could not count. */
+struct jobio_process_ext {
+  uint64_t io_uring_setups;  /* io_uring rings set up (io_uring_setup, or a mapping of a ring): not counted */
+  uint64_t posix_aio_calls;  /* aio_read/aio_write/lio_listio requests: not counted */
+  uint64_t libaio_iocbs;     /* io_submit requests, counted as reads/writes with their bytes */
+  uint64_t mmap_bytes;       /* length of the file mappings made: bytes moved through them are unknown */
+  char exec_target[64];      /* flags & EXEC: basename of the program about to be exec'd */
+  /* children started with vfork or posix_spawn (their own code never runs before their exec): the
+   * last JOBIO_SPAWN_RING of them, entry (spawned_total - 1) % JOBIO_SPAWN_RING the newest; the
+   * receiver learns which never said hello (not profiled) */
+  uint64_t spawned_total;
+  struct jobio_spawned {
+    int32_t pid;
+    char name[28]; /* basename of the program exec'd ("" if unknown) */
+  } spawned[16];
+};
+#define JOBIO_SPAWN_RING 16
+
 /* JOBIO_FRAME_PROCESS: who the process is, and process-wide figures. */
 struct jobio_frame_process {
   struct jobio_frame_header header;
@@ -92,6 +146,7 @@ struct jobio_frame_process {
   uint64_t large_threshold;  /* bytes: at or above it a transfer is "large" */
   uint32_t sample_every;     /* durations are measured for 1 call in sample_every */
   uint32_t reserved;
+  struct jobio_process_ext ext; /* version 2 */
 };
 
 /* Per call type: calls and estimated time per class. */
@@ -108,6 +163,14 @@ struct jobio_size_stats {
   uint64_t time_ns;
 };
 
+/* Version 2: appended to the MOUNT frame. */
+struct jobio_mount_ext {
+  uint64_t reason_calls[JOBIO_REASON_COUNT];
+  uint64_t reason_time_ns[JOBIO_REASON_COUNT]; /* estimated, like time_ns */
+  uint64_t stdio_calls[JOBIO_STDIO_COUNT];     /* application-level stdio calls on this mount's files */
+  uint64_t stdio_bytes[JOBIO_STDIO_COUNT];     /* bytes those calls moved between the program and stdio */
+};
+
 /* JOBIO_FRAME_MOUNT: the cumulative totals of one process on one mount point. */
 struct jobio_frame_mount {
   struct jobio_frame_header header;
@@ -118,7 +181,12 @@ struct jobio_frame_mount {
   struct jobio_size_stats sized[JOBIO_DIR_COUNT][JOBIO_SIZE_COUNT];
   uint64_t pow2_calls[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   uint64_t pow2_bytes[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
+  struct jobio_mount_ext ext; /* version 2 */
 };
+
+/* Sizes of the version 1 frames (without the extensions), which receivers still accept. */
+#define JOBIO_V1_PROCESS_SIZE 240u
+#define JOBIO_V1_MOUNT_SIZE 3384u
 
 #ifdef __cplusplus
 #define JOBIO_STATIC_ASSERT static_assert
@@ -126,7 +194,8 @@ struct jobio_frame_mount {
 #define JOBIO_STATIC_ASSERT _Static_assert
 #endif
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_header) == 48, "header layout");
-JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_process) == 48 + 64 + 16 + 64 + 8 * 3 + 4 * 2 + 8 + 4 * 2, "process layout");
+JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_process) == JOBIO_V1_PROCESS_SIZE + sizeof(struct jobio_process_ext), "process layout");
+JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) == JOBIO_V1_MOUNT_SIZE + sizeof(struct jobio_mount_ext), "mount layout");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) <= JOBIO_WIRE_MAX_FRAME, "mount frame fits");
 
 #endif /* JOBIO_PROTOCOL_H */

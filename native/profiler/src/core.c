@@ -14,6 +14,7 @@
 
 __thread struct jobio_tls jobio_t __attribute__((tls_model("initial-exec"))) = {.busy = JOBIO_BUSY_NOBLOCK};
 _Static_assert(offsetof(struct jobio_tls, busy) == 8, "the vfork wrapper (asm) sets busy at offset 8");
+_Static_assert(offsetof(struct jobio_tls, vfork_ret) == JOBIO_TLS_VFORK_RET, "the vfork wrapper (asm) keeps its return address there");
 
 struct jobio_config jobio_cfg = {
     .small = 32768,
@@ -450,6 +451,8 @@ static void jobio_reset_child(void) {
   jobio_g.start_rt_ns = jobio_now_real();
   jobio_g.start_mono_ns = jobio_now();
   jobio_g.next_flush_ns = jobio_g.start_mono_ns + jobio_cfg.timeframe_ns;
+  jobio_g.io_uring_setups = jobio_g.posix_aio_calls = jobio_g.libaio_iocbs = jobio_g.mmap_bytes = 0;
+  jobio_g.spawned_total = 0;
   jobio_set_next_tick();
   jobio_blocks_reset_child(t->block);
   jobio_fds_after_fork(1);
@@ -510,5 +513,6 @@ __attribute__((constructor)) static void jobio_constructor(void) { jobio_init(1)
 __attribute__((destructor)) static void jobio_destructor(void) {
   if (__atomic_load_n(&jobio_g.init_state, __ATOMIC_ACQUIRE) != 2 || !jobio_cfg.active) return;
   if (jobio_t.busy & JOBIO_BUSY_VFORK) return;
+  jobio_g.exiting_normally = 1; /* exit() flushes the stdio buffers after us */
   jobio_flush_final(JOBIO_FLAG_FINAL);
 }

@@ -147,6 +147,8 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
   o->bytes = 0;
   o->time_est = time_est;
   o->sampled = (uint8_t)(sampled != 0);
+  o->unseen = 0;
+  o->path_hash = 0;
   __atomic_store_n(&o->refs, 1, __ATOMIC_RELEASE);
   return idx;
 }
@@ -161,8 +163,15 @@ void jobio_ofd_release(struct jobio_block *b, uint32_t ofd) {
   struct jobio_ofd *o = &jobio_ofds[ofd];
   if (__atomic_fetch_sub(&o->refs, 1, __ATOMIC_ACQ_REL) != 1) return;
   uint64_t bytes = __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
+  if (o->path_hash) jobio_path_open_add(o->path_hash, -1);
   int cls = bytes == 0 ? JOBIO_RED : (bytes < jobio_cfg.small ? JOBIO_YELLOW : JOBIO_GREEN);
-  if (b) jobio_count(jobio_ms(b, o->slot), o->call, cls, o->time_est, o->sampled);
+  int reason = cls == JOBIO_RED ? JOBIO_REASON_OPEN_NOTHING : -1;
+  if (cls != JOBIO_GREEN && (o->unseen || __atomic_load_n(&jobio_g.io_uring_setups, __ATOMIC_RELAXED))) {
+    /* its bytes went through mmap or async I/O, which are not counted: not "nothing moved" */
+    cls = JOBIO_YELLOW;
+    reason = JOBIO_REASON_OPEN_UNSEEN;
+  }
+  if (b) jobio_count_reason(jobio_ms(b, o->slot), o->call, cls, reason, o->time_est, o->sampled);
   uint64_t h = __atomic_load_n(&jobio_ofd_head, __ATOMIC_ACQUIRE);
   uint64_t nh;
   do {
@@ -185,6 +194,55 @@ void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n) {
     e->flags |= JOBIO_FDF_SAT; /* decided green: from now on counted inline */
     jobio_fd_sync(e);
   }
+}
+
+/* The path an open was made by: stats of it are "used" while it is open. */
+void jobio_ofd_set_path(uint32_t ofd, uint64_t hash) {
+  if (!ofd || ofd >= jobio_ofd_cap || !hash) return;
+  jobio_ofds[ofd].path_hash = hash;
+  jobio_path_open_add(hash, 1);
+}
+
+/*
+ * A descriptor whose mount was taken from its path at open (no fstat there): confirm it by device,
+ * from the program's own fstat answer when there is one (have_st), else with one fstat. A path that
+ * led elsewhere (a symlink into another mount) moves the descriptor, and its open, to the right mount.
+ */
+void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode) {
+  if ((unsigned)fd >= jobio_fd_cap) return;
+  struct jobio_fd *e = &jobio_fds[fd];
+  if (!(e->flags & JOBIO_FDF_PROV) || e->kind != JOBIO_FD_FILE) return;
+  int saved = errno;
+  jobio_guard_enter();
+  struct stat st;
+  int ok = 1;
+  if (have_st) {
+    memset(&st, 0, sizeof st);
+    st.st_dev = (dev_t)dev;
+    st.st_mode = mode;
+  } else {
+    ok = jobio_sys_fstat(fd, &st) == 0;
+  }
+  e->flags &= (uint8_t)~JOBIO_FDF_PROV;
+  if (ok) {
+    int slot = jobio_slot_for_fd(fd, &st);
+    if (slot < 0) {
+      e->kind = JOBIO_FD_IGNORED; /* a fifo or socket reached by path: not file I/O (its open stays counted) */
+    } else if (slot != e->slot) {
+      e->slot = (uint16_t)slot;
+      if (e->ofd && e->ofd < jobio_ofd_cap) jobio_ofds[e->ofd].slot = (uint16_t)slot;
+    }
+    jobio_fd_sync(e);
+  }
+  jobio_guard_leave();
+  errno = saved;
+}
+
+/* The descriptor's file was mapped or given to async I/O: its open's bytes are partly unseen. */
+void jobio_ofd_mark_unseen(int fd) {
+  if ((unsigned)fd >= jobio_fd_cap) return;
+  uint32_t ofd = jobio_fds[fd].ofd;
+  if (ofd && ofd < jobio_ofd_cap) jobio_ofds[ofd].unseen = 1;
 }
 
 /* Exit or exec: every open still pending is decided with the bytes it moved so far. */

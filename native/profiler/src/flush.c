@@ -153,6 +153,13 @@ static void jobio_process_frame(struct jobio_frame_process *pf, uint32_t flags, 
   pf->small_threshold = (uint32_t)(jobio_cfg.small > 0xffffffffu ? 0xffffffffu : jobio_cfg.small);
   pf->large_threshold = jobio_cfg.large;
   pf->sample_every = jobio_cfg.sample_every;
+  pf->ext.io_uring_setups = __atomic_load_n(&jobio_g.io_uring_setups, __ATOMIC_RELAXED);
+  pf->ext.posix_aio_calls = __atomic_load_n(&jobio_g.posix_aio_calls, __ATOMIC_RELAXED);
+  pf->ext.libaio_iocbs = __atomic_load_n(&jobio_g.libaio_iocbs, __ATOMIC_RELAXED);
+  pf->ext.mmap_bytes = __atomic_load_n(&jobio_g.mmap_bytes, __ATOMIC_RELAXED);
+  if (flags & JOBIO_FLAG_EXEC) jobio_strz(pf->ext.exec_target, sizeof pf->ext.exec_target, jobio_g.exec_target);
+  pf->ext.spawned_total = __atomic_load_n(&jobio_g.spawned_total, __ATOMIC_ACQUIRE);
+  memcpy(pf->ext.spawned, jobio_g.spawned, sizeof pf->ext.spawned);
 }
 
 /*
@@ -251,6 +258,7 @@ void jobio_flush_final(uint32_t flags) {
     /* thread past its TLS destructor: borrow any block for the last counts */
     b = jobio_blocks_head();
   }
+  if (jobio_g.exiting_normally && b == t->block) jobio_stdio_exit(b);
   jobio_fds_finalize(b);
   jobio_stats_finalize(b);
   if (jobio_cfg.socket_path[0] &&

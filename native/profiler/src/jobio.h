@@ -17,7 +17,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <aio.h>
 #include <dirent.h>
+#include <linux/aio_abi.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -87,6 +90,7 @@ struct jobio_mstats {
   struct jobio_size_stats sized[JOBIO_DIR_COUNT][JOBIO_SIZE_COUNT];
   uint64_t pow2_calls[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   uint64_t pow2_bytes[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
+  struct jobio_mount_ext ext;
 };
 _Static_assert(sizeof(struct jobio_mstats) ==
                    sizeof(struct jobio_frame_mount) - offsetof(struct jobio_frame_mount, call),
@@ -126,7 +130,9 @@ struct jobio_tls {
   uint64_t dev_cache;        /* last st_dev looked up, its slot, and the mount generation */
   int32_t dev_cache_slot;
   uint32_t dev_cache_gen;
+  uint64_t vfork_ret; /* the vfork wrapper keeps its return address here (not on the shared stack) */
 };
+#define JOBIO_TLS_VFORK_RET 88 /* offsetof(struct jobio_tls, vfork_ret), used by the vfork wrapper (asm) */
 #define JOBIO_BUSY_VFORK 0x10000u
 #define JOBIO_BUSY_NOBLOCK 0x20000u /* set in the TLS image: every new thread starts with it */
 static inline void jobio_set_block(struct jobio_tls *t, struct jobio_block *b) {
@@ -148,6 +154,8 @@ enum jobio_fd_kind {
 };
 #define JOBIO_FDF_SAT 0x1   /* the open behind it already moved >= small threshold */
 #define JOBIO_FDF_STDIO 0x2 /* a FILE* sits on it: the kernel offset is not tracked */
+#define JOBIO_FDF_PROV 0x4  /* mount taken from the path at open: confirmed by the device at the
+                               program's own fstat, or with one fstat before its first transfer */
 struct jobio_fd {
   uint32_t ofd; /* index of the open-file record (0: none, e.g. inherited) */
   uint16_t slot;
@@ -177,9 +185,11 @@ struct jobio_ofd {
   uint16_t slot;
   uint8_t call; /* JOBIO_CALL_OPEN or JOBIO_CALL_CREATE */
   uint8_t sampled;
-  uint32_t pad;
+  uint8_t unseen; /* bytes may have moved through a path the profiler does not see (mmap, async I/O) */
+  uint8_t pad[3];
   uint64_t bytes;
   uint64_t time_est;
+  uint64_t path_hash; /* of the path it was opened by (0: none): open while the record lives */
 };
 extern struct jobio_fd *jobio_fds;
 extern uint32_t jobio_fd_cap;
@@ -212,7 +222,18 @@ struct jobio_state {
   char jobid_source[16];
   char bypass_name[64];
   int from_constructor; /* 1 when the constructor (not a wrapper) initialised */
+  /* I/O seen but not counted (struct jobio_process_ext); atomics, reset in a fork child */
+  uint64_t io_uring_setups;
+  uint64_t posix_aio_calls;
+  uint64_t libaio_iocbs;
+  uint64_t mmap_bytes;
+  char exec_target[64];
+  int exiting_normally; /* the destructor runs: stdio streams will be flushed after it */
+  uint64_t spawned_total; /* children started by vfork/posix_spawn (struct jobio_process_ext) */
+  struct jobio_spawned spawned[JOBIO_SPAWN_RING];
+  char vfork_target[28]; /* written by a vfork child's exec wrapper (it shares our memory) */
 };
+void jobio_note_spawned(pid_t pid, const char *path);
 extern struct jobio_state jobio_g;
 
 /* ---- functions (defined in the .c files) ---- */
@@ -256,6 +277,9 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
 void jobio_ofd_ref(uint32_t ofd);
 void jobio_ofd_release(struct jobio_block *b, uint32_t ofd);
 void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n);
+void jobio_ofd_mark_unseen(int fd);
+void jobio_ofd_set_path(uint32_t ofd, uint64_t hash);
+void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode);
 void jobio_fds_finalize(struct jobio_block *b);
 void jobio_fds_after_fork(int child);
 void jobio_own_fd(int fd);
@@ -275,6 +299,7 @@ extern uint32_t jobio_mount_gen;
 int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled);
 void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled);
 void jobio_stat_opened(struct jobio_block *b, uint64_t hash);
+void jobio_path_open_add(uint64_t hash, int delta);
 void jobio_stats_finalize(struct jobio_block *b);
 void jobio_stats_reset(void);
 uint64_t jobio_path_hash(int dirfd, const char *path);
@@ -287,6 +312,9 @@ void jobio_transport_after_fork(void);
 uint64_t jobio_dropped(void);
 void jobio_flush_after_fork(void);
 void jobio_flush_hello(void);
+
+/* stdio: the flush of every stream that exit() does after our destructor */
+void jobio_stdio_exit(struct jobio_block *b);
 
 /* process */
 char *const *jobio_child_env(char *const envp[], char **scratch, size_t scratch_len);
@@ -410,22 +438,51 @@ JOBIO_HOT void jobio_after(uint64_t t1) {
 /* (the flusher finds the slots with counts by looking: no per-call bookkeeping) */
 static inline struct jobio_mstats *jobio_ms(struct jobio_block *b, unsigned slot) { return &b->m[slot]; }
 
-static inline void jobio_count(struct jobio_mstats *m, int call, int cls, uint64_t est, int sampled) {
+/* The reason of a failed call, from its errno (enum jobio_reason). */
+static inline int jobio_fail_reason(int err) {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR: return JOBIO_REASON_FAILED_NOT_FOUND;
+    case EACCES:
+    case EPERM:
+    case EROFS: return JOBIO_REASON_FAILED_PERMISSION;
+    default: return JOBIO_REASON_FAILED_OTHER;
+  }
+}
+
+static inline void jobio_reason(struct jobio_mstats *m, int reason, uint64_t n, uint64_t est, uint64_t sampled) {
+  m->ext.reason_calls[reason] += n;
+  if (sampled) m->ext.reason_time_ns[reason] += est;
+}
+
+/* A call with an explicit reason (reason < 0: none kept here, derived from the counts). */
+static inline void jobio_count_reason(struct jobio_mstats *m, int call, int cls, int reason, uint64_t est, int sampled) {
   m->call[call].calls[cls]++;
   if (sampled) {
     m->call[call].time_ns[cls] += est;
     m->call[call].sampled++;
   }
+  if (reason >= 0) jobio_reason(m, reason, 1, est, sampled);
+}
+
+/* A call classified by the caller: red here means the call failed (errno says why); the callers of
+ * red calls that did not fail (an open with nothing moved, an unused stat, a backward seek) give
+ * their reason with jobio_count_reason. */
+static inline void jobio_count(struct jobio_mstats *m, int call, int cls, uint64_t est, int sampled) {
+  jobio_count_reason(m, call, cls, cls == JOBIO_RED ? jobio_fail_reason(errno) : -1, est, sampled);
 }
 
 /* Count a call of type `call` and class `cls` on the slot (or ignored when slot < 0). */
-static inline void jobio_count_slot(struct jobio_ctx *c, int slot, int call, int cls, uint64_t est) {
+static inline void jobio_count_slot_reason(struct jobio_ctx *c, int slot, int call, int cls, int reason, uint64_t est) {
   struct jobio_block *b = c->t->block;
   if (slot < 0) {
     if (slot == -1) b->ignored++;
     return;
   }
-  jobio_count(jobio_ms(b, (unsigned)slot), call, cls, est, c->t0 != 0);
+  jobio_count_reason(jobio_ms(b, (unsigned)slot), call, cls, reason, est, c->t0 != 0);
+}
+static inline void jobio_count_slot(struct jobio_ctx *c, int slot, int call, int cls, uint64_t est) {
+  jobio_count_slot_reason(c, slot, call, cls, cls == JOBIO_RED ? jobio_fail_reason(errno) : -1, est);
 }
 
 static inline unsigned jobio_pow2_bin(uint64_t n) { return n ? 64u - (unsigned)__builtin_clzll(n) : 0u; }

@@ -36,6 +36,7 @@ void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint6
     return;
   }
   struct jobio_fd *e = &jobio_fds[fd];
+  if (e->flags & JOBIO_FDF_PROV) jobio_fd_confirm(fd, 0, 0, 0);
   int kind = e->kind;
   if (kind == JOBIO_FD_UNKNOWN) kind = jobio_fd_learn(fd);
   switch (kind) {
@@ -57,6 +58,7 @@ int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t 
   struct jobio_tls *t = &jobio_t;
   struct jobio_ctx c = {t, t1, 1}; /* only "timed or not" matters below */
   struct jobio_fd *e;
+  if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
   if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE) {
     jobio_count_xfer(&c, jobio_ms(t->block, e->slot), dir, r, est);
     if (r > 0) {
@@ -76,6 +78,7 @@ void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_
   struct jobio_ctx nc = *c;
   if (!timed) nc.t0 = 0;
   int saved = errno;
+  if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_FILE) {
     struct jobio_fd *e = &jobio_fds[fd];
     jobio_count_xfer(&nc, jobio_ms(c->t->block, e->slot), dir, r, timed ? est : 0);
@@ -97,7 +100,7 @@ void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) {
   int saved = errno;
   int slot = jobio_fd_slot(fd);
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) slot = -1; /* not a network call type */
-  jobio_count_slot(c, slot, call, cls, est);
+  jobio_count_slot_reason(c, slot, call, cls, cls == JOBIO_RED ? jobio_fail_reason(saved) : -1, est);
   errno = saved;
   jobio_after(t1);
 }
@@ -112,7 +115,7 @@ void jobio_rec_path(struct jobio_ctx *c, int dirfd, const char *path, int call, 
   int slot = path ? jobio_slot_for(0, 0, dirfd, path, 0, 0) : -1;
   c->t->busy--;
   if (slot == -3) slot = -1;
-  jobio_count_slot(c, slot, call, cls, est);
+  jobio_count_slot_reason(c, slot, call, cls, cls == JOBIO_RED ? jobio_fail_reason(saved) : -1, est);
   errno = saved;
   jobio_after(t1);
 }
@@ -165,7 +168,7 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
   if (fd < 0) {
     int slot = path ? jobio_slot_for(0, 0, dirfd, path, 0, 0) : -1;
     if (slot == -3) slot = -1;
-    jobio_count_slot(c, slot, call, JOBIO_RED, est);
+    jobio_count_slot_reason(c, slot, call, JOBIO_RED, jobio_fail_reason(saved), est);
   } else {
     if ((unsigned)fd < jobio_fd_cap) {
       /* the number was in use as far as we knew: closed behind our back (e.g. inside libc) */
@@ -178,20 +181,32 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       }
     }
     struct stat st;
-    int slot;
-    if (jobio_sys_fstat(fd, &st) == 0)
-      slot = jobio_slot_for(1, st.st_dev, dirfd, path, 1, st.st_mode);
-    else
+    int slot = -1;
+    uint8_t prov = 0;
+    /* by path first (no system call); confirmed by the device later (jobio_fd_confirm) */
+    if (path && path[0] && !(flags & O_PATH)) {
       slot = jobio_slot_for(0, 0, dirfd, path, 0, 0);
+      if (slot >= 0) prov = JOBIO_FDF_PROV;
+    }
+    if (!prov) {
+      if (jobio_sys_fstat(fd, &st) == 0)
+        slot = jobio_slot_for(1, st.st_dev, dirfd, path, 1, st.st_mode);
+      else
+        slot = jobio_slot_for(0, 0, dirfd, path, 0, 0);
+    }
     if (slot < 0) {
       b->ignored++;
       jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, -1);
     } else {
       uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0);
-      if (!ofd) jobio_count(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, est, c->t0 != 0);
+      if (!ofd) jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
-      jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
-      if (path) jobio_stat_opened(b, jobio_path_hash(dirfd, path));
+      jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
+      if (path) {
+        uint64_t h = jobio_path_hash(dirfd, path);
+        jobio_stat_opened(b, h);
+        jobio_ofd_set_path(ofd, h);
+      }
     }
   }
   t->busy--;
@@ -225,7 +240,7 @@ void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r) {
     errno = saved;
     return; /* the program closed one of our descriptors: invisible */
   }
-  jobio_count_slot(c, slot, JOBIO_CALL_CLOSE, r < 0 ? JOBIO_RED : JOBIO_GREEN, est);
+  jobio_count_slot_reason(c, slot, JOBIO_CALL_CLOSE, r < 0 ? JOBIO_RED : JOBIO_GREEN, r < 0 ? jobio_fail_reason(saved) : -1, est);
   if ((unsigned)fd < jobio_fd_cap) {
     struct jobio_fd *e = &jobio_fds[fd];
     uint32_t ofd = e->ofd;
@@ -296,7 +311,7 @@ void jobio_rec_alias(struct jobio_ctx *c, int oldfd, int newfd) {
     if (oe->kind != JOBIO_FD_UNKNOWN && oe->kind != JOBIO_FD_OWN) {
       jobio_ofd_ref(oe->ofd);
       oe->pos = JOBIO_POS_UNKNOWN; /* the offset is shared from now on */
-      jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)(oe->flags & JOBIO_FDF_SAT), -1);
+      jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)(oe->flags & (JOBIO_FDF_SAT | JOBIO_FDF_PROV)), -1);
     }
   }
   c->t->busy--;
@@ -326,23 +341,25 @@ void jobio_rec_seek(struct jobio_ctx *c, int fd, int64_t off, int whence, int64_
   uint64_t est;
   uint64_t t1 = jobio_stop(c, &est);
   int cls;
+  int64_t target = whence == SEEK_CUR ? off : (before >= 0 ? r - before : r);
   if (r < 0)
     cls = JOBIO_RED;
-  else if (whence == SEEK_CUR)
-    cls = off > 0 ? JOBIO_YELLOW : JOBIO_RED;
-  else if (before >= 0)
-    cls = r > before ? JOBIO_YELLOW : JOBIO_RED;
   else
-    cls = r > 0 ? JOBIO_YELLOW : JOBIO_RED;
+    cls = target > 0 ? JOBIO_YELLOW : JOBIO_RED;
+  /* with the offset before unknown, a red seek (to offset 0) is taken as backward */
+  int zero = whence == SEEK_CUR ? off == 0 : (before >= 0 && r == before);
+  int reason = r < 0 ? jobio_fail_reason(errno)
+                     : (cls == JOBIO_YELLOW ? -1 : (zero ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK));
   struct jobio_fd *e;
   if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE) {
-    jobio_count(jobio_ms(c->t->block, e->slot), JOBIO_CALL_SEEK, cls, est, c->t0 != 0);
+    jobio_count_reason(jobio_ms(c->t->block, e->slot), JOBIO_CALL_SEEK, cls, reason, est, c->t0 != 0);
     if (r >= 0 && !(e->flags & JOBIO_FDF_STDIO)) e->pos = r;
   } else {
     int saved = errno;
     int slot = jobio_fd_slot(fd);
     if (slot >= 0 && (unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) slot = -1;
-    jobio_count_slot(c, slot, JOBIO_CALL_SEEK, cls, est);
+    errno = saved;
+    jobio_count_slot_reason(c, slot, JOBIO_CALL_SEEK, cls, reason, est);
     errno = saved;
   }
   jobio_after(t1);

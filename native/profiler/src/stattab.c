@@ -21,6 +21,15 @@ struct jobio_stat_ent {
 
 static struct jobio_stat_ent *jobio_stat_tab;
 
+/* Paths open right now (by hash, with the number of opens of it still open): a stat of one of them
+ * is "used" at once (yellow). Same size and probing as the pending table; when its neighbourhood is
+ * full an open is not entered (its stats then wait for a later open, as before). */
+struct jobio_open_ent {
+  uint64_t hash;
+  int64_t opens;
+};
+static struct jobio_open_ent *jobio_open_tab;
+
 /*
  * Hash of a path as written, eight bytes at a time: an unaligned 8-byte load (never one that could
  * cross into the next page, so never a fault past the terminating NUL), the classic "has a zero
@@ -65,11 +74,43 @@ static inline __attribute__((always_inline)) uint64_t jobio_hash_inline(int dirf
 uint64_t jobio_path_hash(int dirfd, const char *path) { return jobio_hash_inline(dirfd, path); }
 
 void jobio_stats_reset(void) {
+  if (!jobio_open_tab) jobio_open_tab = jobio_sys_mmap(sizeof(struct jobio_open_ent) * JOBIO_STAT_TABLE);
   if (!jobio_stat_tab) {
     jobio_stat_tab = jobio_sys_mmap(sizeof(struct jobio_stat_ent) * JOBIO_STAT_TABLE);
     return;
   }
   jobio_sys_zero(jobio_stat_tab, sizeof(struct jobio_stat_ent) * JOBIO_STAT_TABLE);
+  /* (a fork child keeps the open-path table: it inherited those descriptors) */
+}
+
+void jobio_path_open_add(uint64_t hash, int delta) {
+  if (!jobio_open_tab) return;
+  uint32_t base = JOBIO_STAT_INDEX(hash);
+  for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
+    struct jobio_open_ent *c = &jobio_open_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
+    uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
+    if (h == 0 && delta > 0) {
+      uint64_t zero = 0;
+      if (__atomic_compare_exchange_n(&c->hash, &zero, hash, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) h = hash;
+      else h = zero;
+    }
+    if (h == hash) {
+      __atomic_add_fetch(&c->opens, delta, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+}
+
+static int jobio_path_is_open(uint64_t hash) {
+  if (!jobio_open_tab) return 0;
+  uint32_t base = JOBIO_STAT_INDEX(hash);
+  for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
+    struct jobio_open_ent *c = &jobio_open_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
+    uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
+    if (h == hash) return __atomic_load_n(&c->opens, __ATOMIC_RELAXED) > 0;
+    if (h == 0) return 0;
+  }
+  return 0;
 }
 
 /* Take the waiting stats out of an entry and count them with class cls. */
@@ -84,11 +125,16 @@ static void jobio_stat_drain(struct jobio_block *b, struct jobio_stat_ent *e, in
   m->call[JOBIO_CALL_ACCESS].calls[cls] += n;
   m->call[JOBIO_CALL_ACCESS].time_ns[cls] += tm;
   m->call[JOBIO_CALL_ACCESS].sampled += ns;
+  if (cls == JOBIO_RED) jobio_reason(m, JOBIO_REASON_STAT_UNUSED, n, tm, 1);
 }
 
 void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
+  if (jobio_path_is_open(hash)) { /* a stat of a file the process has open: used */
+    jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, est, sampled);
+    return;
+  }
   if (!jobio_stat_tab) {
-    jobio_count(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_RED, est, sampled);
+    jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_RED, JOBIO_REASON_STAT_UNUSED, est, sampled);
     return;
   }
   uint32_t base = JOBIO_STAT_INDEX(hash);
@@ -156,7 +202,7 @@ int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint
     return 0;
   uint64_t h = jobio_hash_inline(AT_FDCWD, path);
   struct jobio_stat_ent *e = &jobio_stat_tab[JOBIO_STAT_INDEX(h)];
-  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h)) {
+  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h) && !jobio_path_is_open(h)) {
     /* the path is already waiting at its first place: one more pending stat */
     e->slot = slot;
     if (sampled) {

@@ -5,6 +5,7 @@
  *   record (stops the clock, classifies, counts, restores errno) -> return the real result.
  */
 #include <stdarg.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
@@ -246,6 +247,12 @@ JOBIO_HOT int64_t jobio_seek_thr(int64_t off, int whence, int64_t before) {
 }
 _Static_assert(JOBIO_RED == 0 && JOBIO_YELLOW == 1, "seek class = (r > thr)");
 
+/* The reason of a red seek on the fast path (known offset before): failed, to the same offset, or back. */
+static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t before, uint64_t est, int timed) {
+  int reason = r < 0 ? jobio_fail_reason(errno) : (r == before ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK);
+  jobio_reason((struct jobio_mstats *)(void *)m, reason, 1, est, (uint64_t)timed);
+}
+
 /* A known offset (>= 0) is never that of a stdio descriptor (those stay unknown). The slow half
  * asks the kernel for an unknown offset (before the clock starts). The exported wrapper only
  * decides and jumps (so neither body pays for the other's saved registers); the timed body keeps
@@ -292,6 +299,7 @@ _Static_assert(JOBIO_RED == 0 && JOBIO_YELLOW == 1, "seek class = (r > thr)");
       } else {                                                                                    \
         cv[JOBIO_RED]++;                                                                          \
         cv[3 + JOBIO_RED] += est;                                                                 \
+        jobio_seek_red((char *)t->block + moff, rv, before, est, 1);                              \
       }                                                                                           \
       cv[6]++; /* sampled */                                                                      \
       if (rv >= 0) e->pos = rv;                                                                   \
@@ -309,6 +317,7 @@ _Static_assert(JOBIO_RED == 0 && JOBIO_YELLOW == 1, "seek class = (r > thr)");
       int64_t thr = jobio_seek_thr(off, whence, before);                                          \
       off_t_ r = fn(fd, off, whence);                                                             \
       ((uint64_t *)(void *)((char *)jobio_t.block + moff))[JOBIO_W_CALLS(JOBIO_CALL_SEEK) + (r > thr)]++; \
+      if (JOBIO_UNLIKELY(!(r > thr))) jobio_seek_red((char *)jobio_t.block + moff, r, before, 0, 0); \
       if (r >= 0) e->pos = r;                                                                     \
       return r;                                                                                   \
     }                                                                                             \
@@ -392,10 +401,38 @@ JOBIO_EXPORT void sync(void) {
 }
 
 /* ---------------- mmap of files (anonymous mappings are not I/O: not counted) ---------------- */
+/* A file mapping: the bytes that move through it are unknown (its open is not "nothing moved");
+ * a mapping of an io_uring ring (an anonymous inode) means I/O the profiler cannot count. */
+static void jobio_mmap_seen(int fd, size_t len, int64_t off) {
+  int saved = errno;
+  struct jobio_tls *t = &jobio_t;
+  t->busy++;
+  int slot = jobio_fd_slot(fd);
+  if (slot >= 0) {
+    __atomic_add_fetch(&jobio_g.mmap_bytes, (uint64_t)len, __ATOMIC_RELAXED);
+    jobio_ofd_mark_unseen(fd);
+  } else if (slot == -1) {
+    char link[64], want[] = "anon_inode:[io_uring]";
+    char path[40] = "/proc/self/fd/";
+    size_t n = 14;
+    char digits[12];
+    int d = 0;
+    unsigned v = (unsigned)fd;
+    do digits[d++] = (char)('0' + v % 10); while ((v /= 10) && d < 11);
+    while (d) path[n++] = digits[--d];
+    path[n] = 0;
+    long k = syscall(SYS_readlink, path, link, sizeof link - 1);
+    if (k == (long)sizeof want - 1 && memcmp(link, want, sizeof want - 1) == 0 && off == 0) /* IORING_OFF_SQ_RING: once per ring */
+      __atomic_add_fetch(&jobio_g.io_uring_setups, 1, __ATOMIC_RELAXED);
+  }
+  t->busy--;
+  errno = saved;
+}
 JOBIO_EXPORT void *mmap(void *a, size_t len, int prot, int fl, int fd, off_t off) {
   struct jobio_ctx c;
   if (fd < 0 || (fl & MAP_ANONYMOUS) || !jobio_begin(&c)) return REAL(mmap)(a, len, prot, fl, fd, off);
   void *r = REAL(mmap)(a, len, prot, fl, fd, off);
+  if (r != MAP_FAILED) jobio_mmap_seen(fd, len, (int64_t)off);
   jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN);
   return r;
 }
@@ -403,6 +440,7 @@ JOBIO_EXPORT void *mmap64(void *a, size_t len, int prot, int fl, int fd, off64_t
   struct jobio_ctx c;
   if (fd < 0 || (fl & MAP_ANONYMOUS) || !jobio_begin(&c)) return REAL(mmap64)(a, len, prot, fl, fd, off);
   void *r = REAL(mmap64)(a, len, prot, fl, fd, off);
+  if (r != MAP_FAILED) jobio_mmap_seen(fd, len, (int64_t)off);
   jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN);
   return r;
 }

@@ -11,11 +11,44 @@
 
 extern char **environ;
 
-/* Before an exec replaces the image: decide what is pending and send the last snapshot. */
-static void jobio_before_exec(void) {
-  struct jobio_ctx c;
-  if (jobio_begin_notime(&c)) jobio_flush_final(JOBIO_FLAG_EXEC);
+static void jobio_basename_into(char *dst, size_t cap, const char *path) {
+  const char *base = path;
+  for (const char *p = path; p && *p; p++)
+    if (*p == '/') base = p + 1;
+  size_t i = 0;
+  for (; base && base[i] && i + 1 < cap; i++) dst[i] = base[i];
+  dst[i] = 0;
 }
+
+/* A child started by vfork or posix_spawn: remembered for the receiver (did it say hello?). */
+void jobio_note_spawned(pid_t pid, const char *path) {
+  uint64_t n = __atomic_fetch_add(&jobio_g.spawned_total, 1, __ATOMIC_ACQ_REL);
+  struct jobio_spawned *s = &jobio_g.spawned[n % JOBIO_SPAWN_RING];
+  s->pid = pid;
+  jobio_basename_into(s->name, sizeof s->name, path);
+}
+
+/* Before an exec replaces the image: decide what is pending and send the last snapshot, naming
+ * the program about to run (the receiver learns whether its image says hello, i.e. is profiled).
+ * In a vfork child (which shares our memory and must not touch our state) only the program's name
+ * is left for the parent. */
+static void jobio_before_exec_of(const char *path) {
+  struct jobio_ctx c;
+  if ((jobio_t.busy & JOBIO_BUSY_VFORK) && __atomic_load_n(&jobio_g.init_state, __ATOMIC_ACQUIRE) == 2 &&
+      jobio_sys_getpid() != jobio_g.pid) {
+    jobio_basename_into(jobio_g.vfork_target, sizeof jobio_g.vfork_target, path);
+    return;
+  }
+  if (!jobio_begin_notime(&c)) return;
+  const char *base = path;
+  for (const char *p = path; p && *p; p++)
+    if (*p == '/') base = p + 1;
+  size_t i = 0;
+  for (; base && base[i] && i + 1 < sizeof jobio_g.exec_target; i++) jobio_g.exec_target[i] = base[i];
+  jobio_g.exec_target[i] = 0;
+  jobio_flush_final(JOBIO_FLAG_EXEC);
+}
+#define jobio_before_exec() jobio_before_exec_of(NULL)
 
 /* ---------------- bypass: mark the environment of a bypassed program's children ---------------- */
 static char jobio_bypass_var[96];
@@ -57,7 +90,7 @@ static int jobio_env_change(char *const envp[]) {
 
 /* ---------------- exec family ---------------- */
 JOBIO_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
-  jobio_before_exec();
+  jobio_before_exec_of(path);
   int n = jobio_env_change(envp);
   if (n < 0) return REAL(execve)(path, argv, envp);
   char *env[n + 2];
@@ -65,7 +98,7 @@ JOBIO_EXPORT int execve(const char *path, char *const argv[], char *const envp[]
 }
 
 JOBIO_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int fl) {
-  jobio_before_exec();
+  jobio_before_exec_of(path);
   int n = jobio_env_change(envp);
   if (n < 0) return REAL(execveat)(dirfd, path, argv, envp, fl);
   char *env[n + 2];
@@ -81,7 +114,7 @@ JOBIO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
 }
 
 JOBIO_EXPORT int execv(const char *path, char *const argv[]) {
-  jobio_before_exec();
+  jobio_before_exec_of(path);
   int n = jobio_env_change(environ);
   if (n < 0) return REAL(execv)(path, argv);
   char *env[n + 2];
@@ -89,7 +122,7 @@ JOBIO_EXPORT int execv(const char *path, char *const argv[]) {
 }
 
 JOBIO_EXPORT int execvp(const char *file, char *const argv[]) {
-  jobio_before_exec();
+  jobio_before_exec_of(file);
   int n = jobio_env_change(environ);
   if (n < 0) return REAL(execvp)(file, argv);
   char *env[n + 2];
@@ -97,7 +130,7 @@ JOBIO_EXPORT int execvp(const char *file, char *const argv[]) {
 }
 
 JOBIO_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
-  jobio_before_exec();
+  jobio_before_exec_of(file);
   int n = jobio_env_change(envp);
   if (n < 0) return REAL(execvpe)(file, argv, envp);
   char *env[n + 2];
@@ -156,20 +189,38 @@ JOBIO_EXPORT int execle(const char *path, const char *arg, ...) {
 }
 
 /* ---------------- posix_spawn: only the bypass environment (the parent's state is untouched) ---------------- */
-JOBIO_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+static int jobio_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                              const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
   int n = jobio_env_change(envp);
   if (n < 0) return REAL(posix_spawn)(pid, path, fa, at, argv, envp);
   char *env[n + 2];
   return REAL(posix_spawn)(pid, path, fa, at, argv, jobio_env_with_mark(envp, n, env));
 }
+static int jobio_spawned_ret(int r, pid_t *pid, const char *path) {
+  struct jobio_ctx c;
+  if (r == 0 && pid && jobio_begin_notime(&c)) jobio_note_spawned(*pid, path);
+  return r;
+}
 
-JOBIO_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+static int jobio_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                               const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
   int n = jobio_env_change(envp);
   if (n < 0) return REAL(posix_spawnp)(pid, file, fa, at, argv, envp);
   char *env[n + 2];
   return REAL(posix_spawnp)(pid, file, fa, at, argv, jobio_env_with_mark(envp, n, env));
+}
+
+JOBIO_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                             const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
+  pid_t local;
+  pid_t *p = pid ? pid : &local;
+  return jobio_spawned_ret(jobio_posix_spawn(p, path, fa, at, argv, envp), p, path);
+}
+JOBIO_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                              const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
+  pid_t local;
+  pid_t *p = pid ? pid : &local;
+  return jobio_spawned_ret(jobio_posix_spawnp(p, file, fa, at, argv, envp), p, file);
 }
 
 /* ---------------- _exit: destructors do not run, so flush here ---------------- */
@@ -192,17 +243,32 @@ JOBIO_EXPORT void _Exit(int status) {
 /* ---------------- vfork ---------------- */
 /*
  * The child of vfork runs on our memory and stack until it execs or _exits, so the wrapper must not
- * have a stack frame of its own when the real vfork returns (twice): it marks the thread
- * (JOBIO_BUSY_VFORK: every wrapper then checks the pid and, in the child, only forwards) and
- * tail-jumps to the real vfork. The parent clears the mark at its next call.
+ * keep anything on the stack across the real vfork (the child's calls overwrite it): it marks the
+ * thread (JOBIO_BUSY_VFORK: every wrapper then checks the pid and, in the child, only forwards),
+ * keeps its return address in thread-local storage, calls the real vfork (which returns twice) and
+ * puts the address back. In the parent, jobio_vfork_after notes the child (did its program say
+ * hello?); in the child it does nothing at all. The parent clears the mark at its next call.
  */
 void *jobio_vfork_prepare(void);
 __attribute__((used)) void *jobio_vfork_prepare(void) {
   jobio_t.busy |= JOBIO_BUSY_VFORK;
+  jobio_g.vfork_target[0] = 0;
   return (void *)REAL(vfork);
 }
 
+long jobio_vfork_after(long r);
+__attribute__((used)) long jobio_vfork_after(long r) {
+  if (r <= 0) return r; /* the child (0), or vfork failed (-1, errno set) */
+  int saved = errno;
+  if (__atomic_load_n(&jobio_g.init_state, __ATOMIC_ACQUIRE) == 2 && jobio_cfg.active && jobio_sys_getpid() == jobio_g.pid)
+    jobio_note_spawned((pid_t)r, jobio_g.vfork_target);
+  errno = saved;
+  return r;
+}
+
 #if defined(__x86_64__)
+#define JOBIO_STR2(x) #x
+#define JOBIO_STR(x) JOBIO_STR2(x)
 __asm__(
     ".text\n"
     ".globl vfork\n"
@@ -211,7 +277,14 @@ __asm__(
     "  subq $8, %rsp\n"
     "  call jobio_vfork_prepare\n"
     "  addq $8, %rsp\n"
-    "  jmp *%rax\n"
+    "  popq %rcx\n"
+    "  movq jobio_t@gottpoff(%rip), %rdx\n"
+    "  movq %rcx, %fs:" JOBIO_STR(JOBIO_TLS_VFORK_RET) "(%rdx)\n"
+    "  call *%rax\n"
+    "  movq jobio_t@gottpoff(%rip), %rdx\n"
+    "  pushq %fs:" JOBIO_STR(JOBIO_TLS_VFORK_RET) "(%rdx)\n"
+    "  movslq %eax, %rdi\n"
+    "  jmp jobio_vfork_after\n"
     ".size vfork, .-vfork\n");
 #else
 /* Elsewhere: fork semantics are a valid vfork (POSIX), and safe for us. */

@@ -65,10 +65,13 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
     return r;                                                                                     \
   }
 
-#define JOBIO_STAT_FD(call_expr, fd)    \
+/* (the program's own fstat of a descriptor opened by path confirms its mount for free) */
+#define JOBIO_STAT_FD(call_expr, fd, buf) \
   struct jobio_ctx c;                  \
   if (!jobio_begin(&c)) return call_expr; \
   int r = call_expr;                   \
+  if (r == 0 && (unsigned)(fd) < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) \
+    jobio_fd_confirm(fd, 1, (uint64_t)(buf)->st_dev, (buf)->st_mode); \
   jobio_rec_fstat(&c, fd, r);          \
   return r;
 
@@ -86,8 +89,8 @@ JOBIO_STAT_PATH_WRAP(stat, (const char *p, struct stat *b), (p, b), p, b)
 JOBIO_STAT_PATH_WRAP(stat64, (const char *p, struct stat64 *b), (p, b), p, b)
 JOBIO_STAT_PATH_WRAP(lstat, (const char *p, struct stat *b), (p, b), p, b)
 JOBIO_STAT_PATH_WRAP(lstat64, (const char *p, struct stat64 *b), (p, b), p, b)
-JOBIO_EXPORT int fstat(int fd, struct stat *b) { JOBIO_STAT_FD(REAL(fstat)(fd, b), fd) }
-JOBIO_EXPORT int fstat64(int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(fstat64)(fd, b), fd) }
+JOBIO_EXPORT int fstat(int fd, struct stat *b) { JOBIO_STAT_FD(REAL(fstat)(fd, b), fd, b) }
+JOBIO_EXPORT int fstat64(int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(fstat64)(fd, b), fd, b) }
 JOBIO_EXPORT int fstatat(int d, const char *p, struct stat *b, int fl) {
   JOBIO_STAT_AT(REAL(fstatat)(d, p, b, fl), d, p, fl, b)
 }
@@ -113,8 +116,8 @@ JOBIO_STAT_PATH_WRAP(__xstat, (int v, const char *p, struct stat *b), (v, p, b),
 JOBIO_STAT_PATH_WRAP(__xstat64, (int v, const char *p, struct stat64 *b), (v, p, b), p, b)
 JOBIO_STAT_PATH_WRAP(__lxstat, (int v, const char *p, struct stat *b), (v, p, b), p, b)
 JOBIO_STAT_PATH_WRAP(__lxstat64, (int v, const char *p, struct stat64 *b), (v, p, b), p, b)
-JOBIO_EXPORT int __fxstat(int v, int fd, struct stat *b) { JOBIO_STAT_FD(REAL(__fxstat)(v, fd, b), fd) }
-JOBIO_EXPORT int __fxstat64(int v, int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(__fxstat64)(v, fd, b), fd) }
+JOBIO_EXPORT int __fxstat(int v, int fd, struct stat *b) { JOBIO_STAT_FD(REAL(__fxstat)(v, fd, b), fd, b) }
+JOBIO_EXPORT int __fxstat64(int v, int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(__fxstat64)(v, fd, b), fd, b) }
 JOBIO_EXPORT int __fxstatat(int v, int d, const char *p, struct stat *b, int fl) {
   JOBIO_STAT_AT(REAL(__fxstatat)(v, d, p, b, fl), d, p, fl, b)
 }

@@ -24,9 +24,10 @@
  *   22 rename("out","final")    ok                                -> fschange yellow
  *   23 unlink("log")            ok                                -> delete yellow
  *   24 unlink("log")            fails                             -> delete red
- *   25 mmap(input)              ok                                -> mmap green (open of 25: red, close green)
- * Totals: red = access 2 + read 2 + seek 1 + write 11 + open 2 + delete 1 = 19 (+1 open of step 25 = 20)
- *         yellow = access 1 + seek 1 + sync 1 + create 1 + fschange 1 + delete 1 = 6
+ *   25 mmap(input)              ok                                -> mmap green (open of 25: yellow, its
+ *                                                                    bytes moved unseen; close green)
+ * Totals: red = access 2 + read 2 + seek 1 + write 11 + open 2 + delete 1 = 19
+ *         yellow = access 1 + seek 1 + sync 1 + create 1 + fschange 1 + delete 1 + open 1 = 7
  *         green = open 1 + read 1 + close 5 + create 1 + write 1 + mmap 1 = 10
  */
 #include <sys/mman.h>

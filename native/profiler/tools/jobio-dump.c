@@ -268,6 +268,27 @@ static void print_mount_body(const struct jobio_frame_mount *f) {
     printf("]");
   }
   printf("}");
+  static const char *const reasons[JOBIO_REASON_COUNT] = {"failed_not_found", "failed_permission", "failed_call",
+                                                          "open_nothing_transferred", "stat_unused", "backward_seek",
+                                                          "zero_seek", "open_bytes_unseen"};
+  static const char *const fns[JOBIO_STDIO_COUNT] = {"fread", "fgets", "getline", "fgetc", "fscanf", "ungetc",
+                                                     "fwrite", "fprintf", "fputs", "fputc", "fflush"};
+  printf(",\"reasons\":{");
+  int first = 1;
+  for (int r = 0; r < JOBIO_REASON_COUNT; r++) {
+    if (!f->ext.reason_calls[r]) continue;
+    printf("%s\"%s\":%llu", first ? "" : ",", reasons[r], (unsigned long long)f->ext.reason_calls[r]);
+    first = 0;
+  }
+  printf("},\"stdio\":{");
+  first = 1;
+  for (int k = 0; k < JOBIO_STDIO_COUNT; k++) {
+    if (!f->ext.stdio_calls[k]) continue;
+    printf("%s\"%s\":[%llu,%llu]", first ? "" : ",", fns[k], (unsigned long long)f->ext.stdio_calls[k],
+           (unsigned long long)f->ext.stdio_bytes[k]);
+    first = 0;
+  }
+  printf("}");
 }
 
 static void print_json(void) {
@@ -300,6 +321,11 @@ static void print_json(void) {
              (unsigned long long)f->runtime_ns, (unsigned long long)f->dropped_frames,
              (unsigned long long)f->ignored_calls, f->mount_count, f->small_threshold,
              (unsigned long long)f->large_threshold, f->sample_every);
+      f->ext.exec_target[sizeof f->ext.exec_target - 1] = 0;
+      printf(",\"io_uring_setups\":%llu,\"posix_aio_calls\":%llu,\"libaio_iocbs\":%llu,\"mmap_bytes\":%llu,\"exec_target\":",
+             (unsigned long long)f->ext.io_uring_setups, (unsigned long long)f->ext.posix_aio_calls,
+             (unsigned long long)f->ext.libaio_iocbs, (unsigned long long)f->ext.mmap_bytes);
+      json_str(f->ext.exec_target);
       ignored += f->ignored_calls;
       dropped += f->dropped_frames;
     }

@@ -46,10 +46,22 @@ static int layout(void) {
   FIELD(struct jobio_frame_process, jobid); FIELD(struct jobio_frame_process, jobid_source); FIELD(struct jobio_frame_process, exe);
   FIELD(struct jobio_frame_process, runtime_ns); FIELD(struct jobio_frame_process, dropped_frames); FIELD(struct jobio_frame_process, ignored_calls);
   FIELD(struct jobio_frame_process, mount_count); FIELD(struct jobio_frame_process, small_threshold); FIELD(struct jobio_frame_process, large_threshold);
-  printf("    \"sample_every\": %zu\n  },\n  \"mount\": {\n", offsetof(struct jobio_frame_process, sample_every));
+  FIELD(struct jobio_frame_process, sample_every);
+  printf("    \"io_uring_setups\": %zu,\n", offsetof(struct jobio_frame_process, ext.io_uring_setups));
+  printf("    \"posix_aio_calls\": %zu,\n", offsetof(struct jobio_frame_process, ext.posix_aio_calls));
+  printf("    \"libaio_iocbs\": %zu,\n", offsetof(struct jobio_frame_process, ext.libaio_iocbs));
+  printf("    \"mmap_bytes\": %zu,\n", offsetof(struct jobio_frame_process, ext.mmap_bytes));
+  printf("    \"exec_target\": %zu,\n", offsetof(struct jobio_frame_process, ext.exec_target));
+  printf("    \"spawned_total\": %zu,\n", offsetof(struct jobio_frame_process, ext.spawned_total));
+  printf("    \"spawned\": %zu\n  },\n  \"mount\": {\n", offsetof(struct jobio_frame_process, ext.spawned));
   FIELD(struct jobio_frame_mount, path); FIELD(struct jobio_frame_mount, fstype); FIELD(struct jobio_frame_mount, fsname);
   FIELD(struct jobio_frame_mount, call); FIELD(struct jobio_frame_mount, sized); FIELD(struct jobio_frame_mount, pow2_calls);
-  printf("    \"pow2_bytes\": %zu\n  },\n", offsetof(struct jobio_frame_mount, pow2_bytes));
+  FIELD(struct jobio_frame_mount, pow2_bytes);
+  printf("    \"reason_calls\": %zu,\n", offsetof(struct jobio_frame_mount, ext.reason_calls));
+  printf("    \"reason_time_ns\": %zu,\n", offsetof(struct jobio_frame_mount, ext.reason_time_ns));
+  printf("    \"stdio_calls\": %zu,\n", offsetof(struct jobio_frame_mount, ext.stdio_calls));
+  printf("    \"stdio_bytes\": %zu\n  },\n", offsetof(struct jobio_frame_mount, ext.stdio_bytes));
+  printf("  \"v1\": {\"process\": %u, \"mount\": %u, \"reasonCount\": %d, \"stdioCount\": %d},\n", JOBIO_V1_PROCESS_SIZE, JOBIO_V1_MOUNT_SIZE, JOBIO_REASON_COUNT, JOBIO_STDIO_COUNT);
   printf("  \"enums\": {\"read\": %d, \"write\": %d, \"open\": %d, \"create\": %d, \"close\": %d, \"access\": %d, \"delete\": %d, \"fschange\": %d, \"mmap\": %d, \"seek\": %d, \"sync\": %d, \"connect\": %d, \"accept\": %d, \"callCount\": %d,\n",
          JOBIO_CALL_READ, JOBIO_CALL_WRITE, JOBIO_CALL_OPEN, JOBIO_CALL_CREATE, JOBIO_CALL_CLOSE, JOBIO_CALL_ACCESS, JOBIO_CALL_DELETE, JOBIO_CALL_FSCHANGE,
          JOBIO_CALL_MMAP, JOBIO_CALL_SEEK, JOBIO_CALL_SYNC, JOBIO_CALL_CONNECT, JOBIO_CALL_ACCEPT, JOBIO_CALL_COUNT);

@@ -1,0 +1,164 @@
+// `jobio run` with the real profiler library: every reason of a red or yellow call, with its hint,
+// in the summary and in the diagnosis record (whose reasons add up to the jobsummary classes,
+// checked by readValidLog); the blind spots said, never silent: programs that ran without the
+// profiler (a static child inside sh -c, a cleared environment, a static command), io_uring, file
+// mappings; and fio with four I/O engines against fio's own counts and strace.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { runJobio } from '../helpers/exporter.js';
+import { buildProgram } from './frame-tool.js';
+import { readValidLog, type LogRecord } from './mistral-schema.js';
+
+const SHM = '/dev/shm';
+const reasonsProgram = buildProgram('reasons');
+const reasonsStatic = buildProgram('reasons', ['-static']);
+
+function work(): string {
+  return mkdtempSync(join(SHM, 'jobio-diag-'));
+}
+
+async function runLogged(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string; records: LogRecord[] }> {
+  const dir = work();
+  const out = join(dir, 'log.jsonl');
+  try {
+    const r = await runJobio(['run', '--output', out, '--', ...args]);
+    return { ...r, records: readValidLog(readFileSync(out, 'utf8')) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const diagnosisOf = (records: LogRecord[]): LogRecord => {
+  const d = records.find((x) => x.type === 'diagnosis');
+  assert.ok(d, 'a diagnosis record');
+  return d;
+};
+
+test('every reason of a red or yellow call appears with its calls and a hint; the summary shows the top ones', async () => {
+  const dir = work();
+  try {
+    const r = await runLogged([reasonsProgram, dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const d = diagnosisOf(r.records);
+    const got = Object.fromEntries((d.reasons as LogRecord[]).map((x) => [`${x.class}/${x.reason}`, x.calls]));
+    const root = process.geteuid?.() === 0;
+    assert.deepEqual(got, {
+      'red/small_read': 1,
+      'red/small_write': 2,
+      'red/failed_not_found': 1,
+      'red/failed_permission': 1,
+      'red/failed_call': 1,
+      'red/open_nothing_transferred': 1,
+      'red/stat_unused': 1,
+      'red/backward_seek': 1,
+      'red/zero_seek': 1,
+      'yellow/open_few_bytes': 1,
+      'yellow/open_bytes_unseen': 1,
+      'yellow/stat_used': 2,
+      'yellow/forward_seek': 1,
+      'yellow/sync': 1,
+      'yellow/metadata_change': root ? 1 : 2,
+    });
+    for (const x of d.reasons as LogRecord[]) {
+      assert.equal(x.mount, SHM);
+      assert.match(x.hint, new RegExp(`^${x.calls} .* on ${SHM}`), x.hint);
+    }
+    assert.equal((d.reasons as LogRecord[]).find((x) => x.reason === 'small_write')?.bytes, 20);
+    assert.deepEqual(d.unseen, [{ kind: 'mmap_io', processes: 1, detail: '4.0 KiB of files mapped into memory: the bytes read or written through the mappings are unknown' }]);
+    assert.match(r.stderr, /why calls were red or yellow \(largest time first, 8 of 15/);
+    assert.match(r.stderr, /^ {2}- 2 writes of 10 B on average on \/dev\/shm: buffer to at least 1 MiB/m);
+    assert.match(r.stderr, /^ {2}mmap_io: 4\.0 KiB of files mapped/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('programs that ran without the profiler are said: a static child inside sh -c, a cleared environment, a static command', async () => {
+  const dir = work();
+  try {
+    const r = await runLogged(['sh', '-c', `mkdir ${dir}/s ${dir}/e && ${reasonsStatic} ${dir}/s && env -i ${reasonsProgram} ${dir}/e`]);
+    assert.equal(r.code, 0, r.stderr);
+    const d = diagnosisOf(r.records);
+    const np = (d.unseen as LogRecord[]).find((x) => x.kind === 'not_profiled');
+    assert.ok(np, JSON.stringify(d.unseen));
+    assert.equal(np.processes, 2);
+    // env -i exec'd `reasons` with no environment; sh (dash) started the static one with vfork
+    // (both programs are called `reasons`: names are listed once)
+    assert.equal(np.detail, '2 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons; their I/O is not in these figures');
+    assert.match(r.stderr, /^ {2}not_profiled: 2 process\(es\) ran without the profiler/m);
+
+    const s = await runLogged([reasonsStatic, join(dir, 's')]);
+    assert.equal(s.code, 99, 'the static command itself ran (and failed: its files exist already)');
+    const ds = diagnosisOf(s.records);
+    assert.deepEqual(ds.unseen, [{ kind: 'not_profiled', processes: 1, detail: `1 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons; their I/O is not in these figures` }]);
+    assert.match(s.stderr, /no I\/O on file systems was recorded/);
+    assert.match(s.stderr, /not_profiled: 1 process\(es\) ran without the profiler/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** strace's reads and writes (and their bytes) on files under dir. */
+function straceCounts(args: string[], cwd: string, dir: string): { reads: number; writes: number } {
+  const prefix = join(cwd, 'strace');
+  const st = spawnSync('strace', ['-f', '-ff', '-qq', '-y', '-e', 'trace=read,write,pread64,pwrite64,readv,writev,preadv,pwritev', '-o', prefix, ...args], { cwd });
+  assert.equal(st.status, 0, st.stderr.toString());
+  let reads = 0;
+  let writes = 0;
+  for (const f of readdirSync(cwd).filter((n) => n.startsWith('strace.'))) {
+    for (const line of readFileSync(join(cwd, f), 'utf8').split('\n')) {
+      const m = /^(\w+)\(\d+<([^>]*)>/.exec(line);
+      if (!m || !m[2]?.startsWith(dir)) continue;
+      if (/^(p?read|readv|preadv)/.test(m[1] ?? '')) reads++;
+      else writes++;
+    }
+  }
+  return { reads, writes };
+}
+
+const onShm = (records: LogRecord[]): { reads: number; writes: number } => {
+  const t = records.find((x) => x.type === 'mountpoint' && x.jobtotal === true && x.mountpoint.path === SHM);
+  return { reads: t?.io?.read_all?.calls?.total ?? 0, writes: t?.io?.write_all?.calls?.total ?? 0 };
+};
+
+for (const engine of ['psync', 'sync', 'libaio', 'io_uring']) {
+  test(`fio --ioengine=${engine}: reads and writes equal fio's issued counts (plus the file layout) and strace's`, async (t) => {
+    const dir = work();
+    try {
+      const args = ['fio', '--name=t', `--filename=${join(dir, 'f')}`, '--size=2m', '--bs=64k', '--rw=randrw', '--randseed=7', `--ioengine=${engine}`, '--iodepth=4', '--minimal'];
+      // fio's own count of the requests it issued (same seed, so the same read/write split), from a plain run
+      const plainRun = spawnSync('fio', args.slice(1, -1).concat(['--filename=' + join(dir, 'g')]), { encoding: 'utf8' });
+      if (engine === 'io_uring' && plainRun.status !== 0) {
+        // e.g. a container whose seccomp profile forbids io_uring_setup: nothing to profile
+        t.skip(`io_uring is not available here: ${plainRun.stderr.trim().split('\n')[0] ?? ''}`);
+        return;
+      }
+      assert.equal(plainRun.status, 0, `fio is required (apt-get install fio): ${plainRun.stderr}`);
+      const issued = /issued rwts: total=(\d+),(\d+)/.exec(plainRun.stdout);
+      assert.ok(issued, plainRun.stdout);
+      const r = await runLogged(args);
+      assert.equal(r.code, 0, r.stderr);
+      const layout = 2 * 16; // 2 MiB laid out in 64 KiB writes
+      const ours = onShm(r.records);
+      const d = diagnosisOf(r.records);
+      if (engine === 'io_uring') {
+        assert.equal(ours.reads, 0);
+        assert.equal(ours.writes, layout);
+        const a = (d.unseen as LogRecord[]).find((x) => x.kind === 'async_io');
+        assert.ok(a && /io_uring ring\(s\) set up: the I\/O they carried is not counted/.test(a.detail), JSON.stringify(d.unseen));
+        assert.ok((d.reasons as LogRecord[]).some((x) => x.reason === 'open_bytes_unseen'), 'the ring-fed open is not "nothing transferred"');
+        assert.ok(!(d.reasons as LogRecord[]).some((x) => x.reason === 'open_nothing_transferred'));
+        return;
+      }
+      // randrw with a fixed seed: the same split in both runs
+      assert.deepEqual(ours, { reads: Number(issued[1]), writes: Number(issued[2]) + layout });
+      if (engine !== 'libaio') assert.deepEqual(ours, straceCounts(args.slice(0, 2).concat([`--filename=${join(dir, 'h')}`], args.slice(3)), dir, dir));
+      else assert.equal(r.stderr.includes('async_io'), false, 'libaio requests are counted, not unseen');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
