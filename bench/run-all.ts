@@ -4,7 +4,7 @@
 import { cpus } from 'node:os';
 import { existsSync } from 'node:fs';
 
-const all = ['exporter', 'lustre', 'collectors', 'profiler', 'grafana'] as const;
+const all = ['exporter', 'lustre', 'collectors', 'profiler', 'grafana', 'fleet'] as const;
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? all.filter((n) => wanted.includes(n)) : all;
 

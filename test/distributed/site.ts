@@ -107,9 +107,9 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
     writeAll();
     timers.push(setInterval(writeAll, spec.tickMs ?? 100));
     const lustreRootfs = join(repoRoot, 'test/fixtures/lustre/rootfs');
-    const starts: Array<Promise<SiteHost>> = [];
+    const starts: Array<() => Promise<SiteHost>> = [];
     for (const { server, root } of lustreRoots) {
-      starts.push(
+      starts.push(() =>
         startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', `--path.procfs=${join(root, 'proc')}`, `--path.sysfs=${join(root, 'sys')}`, `--path.rootfs=${lustreRootfs}`]).then((exporter) => ({
           host: server.host,
           kind: 'lustre-server' as const,
@@ -122,7 +122,7 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
     for (const node of spec.compute) {
       const socket = join(dir, `${node.host}.sock`);
       const nvml = fakeConfig([`gpus=${node.gpus}`, ...Array.from({ length: node.gpus }, (_, g) => `gpu${g}.energy_mj=${1000000 * (g + 1)}`)]);
-      starts.push(
+      starts.push(() =>
         startExporter(
           [
             '--collector.disable-defaults',
@@ -148,7 +148,19 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
         }),
       );
     }
-    hosts.push(...(await Promise.all(starts)));
+    // A few at a time: forty Node processes starting at once on two busy cores miss the exporter's
+    // start-up deadline.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < starts.length) {
+        const start = starts[next]!;
+        next += 1;
+        hosts.push(await start());
+      }
+    };
+    const results = await Promise.allSettled(Array.from({ length: 3 }, worker));
+    const failure = results.find((r) => r.status === 'rejected');
+    if (failure) throw (failure as PromiseRejectedResult).reason;
   } catch (err) {
     for (const t of timers) clearInterval(t);
     await Promise.all(hosts.map((h) => h.exporter.stop()));
