@@ -57,15 +57,26 @@ function configYaml(targets: readonly ScrapeTarget[], interval: string, extra: s
 }
 
 export async function startPrometheus(targets: readonly ScrapeTarget[], opts: { scrapeInterval?: string; extraConfig?: string } = {}): Promise<RunningPrometheus> {
+  return startPrometheusWithConfig(configYaml(targets, opts.scrapeInterval ?? '1s', opts.extraConfig ?? ''));
+}
+
+/**
+ * Starts Prometheus on a whole configuration file's text. `agent` runs it in agent mode (scrape and
+ * remote_write only, no local queries: the scrapers of a sharded setup); `files` are written beside
+ * the configuration first (rule files, file_sd target lists), under the given relative names.
+ */
+export async function startPrometheusWithConfig(configText: string, opts: { agent?: boolean; files?: Record<string, string> } = {}): Promise<RunningPrometheus & { readonly pid: number; readonly dir: string }> {
   const binary = requireBinary('prometheus');
   const dir = mkdtempSync(join(tmpdir(), 'jobio-prom-'));
   const config = join(dir, 'prometheus.yml');
-  writeFileSync(config, configYaml(targets, opts.scrapeInterval ?? '1s', opts.extraConfig ?? ''));
+  for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
+  writeFileSync(config, configText);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const storage = opts.agent ? [`--storage.agent.path=${join(dir, 'wal')}`, '--enable-feature=agent'] : [`--storage.tsdb.path=${join(dir, 'data')}`];
   const child: ChildProcess = spawn(
     binary,
-    [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn', '--web.enable-lifecycle'],
+    [`--config.file=${config}`, ...storage, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn', '--web.enable-lifecycle'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
@@ -114,5 +125,5 @@ export async function startPrometheus(targets: readonly ScrapeTarget[], opts: { 
       await new Promise((r) => setTimeout(r, 250));
     }
   };
-  return { url, query, queryRaw, waitFor, log: () => log, stop };
+  return { url, query, queryRaw, waitFor, log: () => log, stop, pid: child.pid ?? 0, dir };
 }

@@ -1,0 +1,153 @@
+// VictoriaMetrics and vmalert (Debian `victoria-metrics`) started from the provisioning examples
+// (provisioning/victoriametrics/*.default) on 127.0.0.1 with ephemeral ports and temporary data,
+// plus one small client for the Prometheus querying API that both Prometheus and VictoriaMetrics serve.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireBinary } from '../helpers/binaries.js';
+import { repoRoot } from '../helpers/exporter.js';
+import { freePort } from '../helpers/prometheus.js';
+
+export interface Service {
+  readonly url: string;
+  readonly pid: number;
+  readonly dir: string;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** The ARGS="…" of a provisioning defaults file, split into flags (the files use no quoting inside). */
+export function provisionedArgs(file: string): string[] {
+  const text = readFileSync(join(repoRoot, 'provisioning/victoriametrics', file), 'utf8');
+  const m = /^ARGS="([^"]*)"$/m.exec(text);
+  if (!m) throw new Error(`${file}: no ARGS="…" line`);
+  return (m[1] ?? '').split(/\s+/).filter((a) => a !== '');
+}
+
+/** Replaces (or adds) `-name=value` flags; several values of one name replace all its occurrences. */
+export function withFlags(args: readonly string[], flags: Record<string, string | readonly string[]>): string[] {
+  const out = args.filter((a) => !Object.keys(flags).includes(a.replace(/^-+/, '').split('=')[0] ?? ''));
+  for (const [name, value] of Object.entries(flags)) {
+    for (const v of typeof value === 'string' ? [value] : value) out.push(`-${name}=${v}`);
+  }
+  return out;
+}
+
+async function startService(name: string, apt: string, args: (port: number, dir: string) => string[], readyPath: string): Promise<Service> {
+  const binary = requireBinary(name, apt);
+  const dir = mkdtempSync(join(tmpdir(), `jobio-${name}-`));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(binary, args(port, dir), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout?.on('data', (c: Buffer) => (log += c.toString('utf8')));
+  child.stderr?.on('data', (c: Buffer) => (log += c.toString('utf8')));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}${readyPath}`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not become ready; log:\n${log.slice(-4000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, pid: child.pid ?? 0, dir, log: () => log, stop };
+}
+
+/** victoria-metrics (single node) with the provisioned flags, its data and listen address replaced. */
+export function startVictoriaMetrics(extra: Record<string, string> = {}): Promise<Service> {
+  return startService(
+    'victoria-metrics',
+    'victoria-metrics',
+    (port, dir) => withFlags(provisionedArgs('victoria-metrics.default'), { storageDataPath: join(dir, 'data'), httpListenAddr: `127.0.0.1:${port}`, loggerLevel: 'WARN', ...extra }),
+    '/health',
+  );
+}
+
+/**
+ * vmalert with the provisioned flags, reading `ruleFiles` from and writing back into `vmUrl`.
+ * There is no Alertmanager in the tests: the firing alerts are read from vmalert's own API.
+ */
+export function startVmalert(vmUrl: string, ruleFiles: readonly string[], extra: Record<string, string> = {}): Promise<Service> {
+  return startService(
+    'vmalert',
+    'victoria-metrics',
+    (port) =>
+      withFlags(provisionedArgs('vmalert.default'), {
+        rule: ruleFiles,
+        'datasource.url': vmUrl,
+        'remoteWrite.url': vmUrl,
+        'remoteRead.url': vmUrl,
+        'notifier.url': `http://127.0.0.1:${port}/-/no-alertmanager`,
+        httpListenAddr: `127.0.0.1:${port}`,
+        loggerLevel: 'WARN',
+        ...extra,
+      }),
+    '/-/healthy',
+  );
+}
+
+/** Resident memory of a process in bytes (VmRSS), 0 once it is gone. */
+export function rssBytes(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export interface Series {
+  readonly metric: Record<string, string>;
+  /** [unix seconds, value] pairs (one for an instant query). */
+  readonly values: ReadonlyArray<readonly [number, number]>;
+}
+
+/** The Prometheus querying API, as Prometheus and VictoriaMetrics both serve it. */
+export class PromApi {
+  constructor(readonly url: string) {}
+
+  private async get(path: string, params: URLSearchParams): Promise<unknown> {
+    const res = await fetch(`${this.url}${path}?${params.toString()}`);
+    const body = (await res.json()) as { status: string; data?: unknown; error?: string };
+    if (body.status !== 'success') throw new Error(`${this.url}${path} ${params.toString()}: ${body.error ?? res.status}`);
+    return body.data;
+  }
+
+  async instant(expr: string, time: number): Promise<Series[]> {
+    const data = (await this.get('/api/v1/query', new URLSearchParams({ query: expr, time: String(time) }))) as { resultType: string; result: unknown };
+    if (data.resultType === 'scalar') {
+      const [t, v] = data.result as [number, string];
+      return [{ metric: {}, values: [[t, Number(v)]] }];
+    }
+    return (data.result as Array<{ metric: Record<string, string>; value: [number, string] }>).map((r) => ({ metric: r.metric, values: [[r.value[0], Number(r.value[1])]] }));
+  }
+
+  async range(expr: string, start: number, end: number, step: number): Promise<Series[]> {
+    const data = (await this.get('/api/v1/query_range', new URLSearchParams({ query: expr, start: String(start), end: String(end), step: String(step) }))) as {
+      result: Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
+    };
+    return data.result.map((r) => ({ metric: r.metric, values: r.values.map(([t, v]) => [t, Number(v)] as const) }));
+  }
+
+  async labelValues(label: string, match: string, start: number, end: number): Promise<string[]> {
+    const params = new URLSearchParams({ start: String(start), end: String(end) });
+    params.append('match[]', match);
+    const data = (await this.get(`/api/v1/label/${encodeURIComponent(label)}/values`, params)) as string[];
+    return [...data].sort();
+  }
+}

@@ -1,0 +1,34 @@
+// vmalert accepts jobio's rule files as shipped (not only the time-scaled copies of the
+// distributed test): every rule file in provisioning/prometheus/rules, checked by `vmalert -dryRun`,
+// and a broken file is refused (so the check can fail).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers/exporter.js';
+import { requireBinary } from '../helpers/binaries.js';
+
+function dryRun(files: readonly string[]): { status: number | null; output: string } {
+  const r = spawnSync(requireBinary('vmalert', 'victoria-metrics'), ['-dryRun', ...files.map((f) => `-rule=${f}`)], { encoding: 'utf8' });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
+test('vmalert -dryRun accepts every shipped rule file and refuses a broken one', () => {
+  const dir = join(repoRoot, 'provisioning/prometheus/rules');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yml')).map((f) => join(dir, f));
+  assert.ok(files.length >= 2);
+  const ok = dryRun(files);
+  assert.equal(ok.status, 0, ok.output);
+  const tmp = mkdtempSync(join(tmpdir(), 'jobio-vmalert-'));
+  try {
+    const bad = join(tmp, 'bad.yml');
+    writeFileSync(bad, 'groups:\n  - name: x\n    rules:\n      - alert: A\n        expr: sum(\n');
+    const refused = dryRun([...files, bad]);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.output, /bad prometheus expr/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
