@@ -48,3 +48,25 @@ test('lustre_jobstats collector: a read error keeps the series and counts the er
   await update();
   assert.match(await registry.metrics(), /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 150$/m);
 });
+
+test('lustre_jobstats collector: a number beyond any u64 (or double) in one target leaves every target served', async () => {
+  const { root, registry, update } = setup();
+  const bad = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
+  const good = join(root, 'proc/fs/lustre/obdfilter/fs-OST0001');
+  mkdirSync(bad, { recursive: true });
+  mkdirSync(good, { recursive: true });
+  writeFileSync(join(bad, 'job_stats'), ENTRY(100));
+  writeFileSync(join(good, 'job_stats'), ENTRY(5));
+  assert.equal(await update(), 'ok');
+  writeFileSync(join(bad, 'job_stats'), ENTRY(100).replace('sum: 100', `sum: ${'9'.repeat(400)}`));
+  writeFileSync(join(good, 'job_stats'), ENTRY(7));
+  assert.equal(await update(), 'ok');
+  let text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 100$/m);
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0001",jobid="9",user="uid:5000"\} 7$/m);
+  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="malformed"\} 1$/m);
+  writeFileSync(join(bad, 'job_stats'), ENTRY(130));
+  assert.equal(await update(), 'ok');
+  text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 130$/m);
+});

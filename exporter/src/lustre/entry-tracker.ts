@@ -52,6 +52,7 @@ export class EntryTracker {
 
   /** Takes one parsed entry; adds its increments to `credits`. */
   ingest(view: JobStatsEntryView, epoch: number, credits: CreditBook): void {
+    if (view.invalid) return this.reject(view.rawId, epoch);
     const cur = this.scratch;
     entryFields(view, this.fields, cur);
     this.droppedCounters += cur.dropped;
@@ -96,6 +97,16 @@ export class EntryTracker {
     }
     if (credit) credit.entries += 1;
     state.startTime = view.startTime;
+  }
+
+  /**
+   * An entry with a value beyond u64 is malformed: no increment, and a known entry keeps its last good
+   * values (marked seen, so it is not forgotten and credited whole when it is readable again).
+   */
+  private reject(rawId: string, epoch: number): void {
+    this.quality.malformed += 1;
+    const state = this.entries.get(rawId);
+    if (state) state.seen = epoch;
   }
 
   /** Forgets the entries that were not in this read: Lustre dropped them. */

@@ -245,3 +245,13 @@ test('scanJobStats: the entry view is reused, entries are counted', () => {
   assert.equal(seen, 2);
   assert.equal(result.entries, 2);
 });
+
+test('job_stats parser: a samples or sum above the u64 range makes its entry invalid (the others are kept)', () => {
+  const entry = (id: string, sum: string, samples = '1'): string => `- job_id:          ${id}\n  write_bytes:     { samples: ${samples}, unit: bytes, min: 1, max: 1, sum: ${sum} }\n  punch:           { samples: 2, unit:  reqs }\n`;
+  const text = `job_stats:\n${entry('max', '18446744073709551615')}${entry('over', '18446744073709551616')}${entry('huge', '9'.repeat(400))}${entry('samples', '1', '18446744073709551616')}${entry('ok', '7')}`;
+  const { entries, malformedLines } = parseJobStats(text);
+  assert.equal(malformedLines, 0, 'the lines have a known shape; their entries are rejected, not the lines');
+  assert.deepEqual(entries.map((e) => [e.rawId, e.invalid]), [['max', false], ['over', true], ['huge', true], ['samples', true], ['ok', false]]);
+  assert.equal(entries[0]!.counters[0]!.sum, 2n ** 64n - 1n);
+  assert.equal(entries[4]!.counters[0]!.sum, 7);
+});

@@ -24,6 +24,11 @@ export interface JobStatsEntryView {
   startTime: number;
   /** Number of counter lines in the arrays below. */
   count: number;
+  /**
+   * A samples or sum beyond the u64 range Lustre prints: the entry cannot be trusted and is rejected
+   * whole (as the plain stats parser rejects such a line); its line still had a known shape.
+   */
+  invalid: boolean;
   readonly names: string[];
   readonly units: string[];
   readonly samples: U64[];
@@ -57,6 +62,9 @@ const RBRACE = 125;
 const DOT = 46;
 const ZERO = 48;
 const NINE = 57;
+
+const MAX_U64 = (1n << 64n) - 1n;
+const U64_OVER = MAX_U64 + 1n;
 
 const JOB_ID = Buffer.from('- job_id:', 'latin1');
 const JOB_STATS_SUFFIX = '.job_stats';
@@ -98,7 +106,7 @@ class Scanner {
   private inEntry = false;
   /** Inside an `lctl get_param` value that is not a job_stats parameter: skip until the next header. */
   private skipping = false;
-  private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, names: [], units: [], samples: [], sums: [] };
+  private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, invalid: false, names: [], units: [], samples: [], sums: [] };
 
   constructor(
     private readonly buf: Buffer,
@@ -163,6 +171,7 @@ class Scanner {
     v.rawId = buf.toString('latin1', this.pos, end);
     v.startTime = NaN;
     v.count = 0;
+    v.invalid = false;
     this.inEntry = true;
   }
 
@@ -279,8 +288,15 @@ class Scanner {
         const digits = p - digitsStart;
         if (digits === 0) return this.bad();
         if (isSamples || isSum) {
-          // Up to 15 digits the double above is exact; longer values go through BigInt.
-          const exact: U64 = digits <= 15 ? value : normalizeU64(BigInt(buf.toString('latin1', digitsStart, p)));
+          // Up to 15 digits the double above is exact; longer values go through BigInt, and beyond
+          // u64 (at most 20 digits) they are not a counter Lustre can print.
+          let exact: U64 = digits <= 15 ? value : digits <= 20 ? BigInt(buf.toString('latin1', digitsStart, p)) : U64_OVER;
+          if (typeof exact === 'bigint') {
+            if (exact > MAX_U64) {
+              this.view.invalid = true;
+              exact = 0;
+            } else exact = normalizeU64(exact);
+          }
           if (isSamples) samples = exact;
           else sum = exact;
         }
@@ -321,6 +337,8 @@ export interface JobStatsEntry {
   readonly kind: string | undefined;
   readonly rawId: string;
   readonly startTime: number;
+  /** A value beyond u64: the collector rejects the entry. */
+  readonly invalid: boolean;
   readonly counters: readonly JobStatsCounter[];
 }
 
@@ -337,7 +355,7 @@ export function parseJobStats(input: Uint8Array | string): { entries: JobStatsEn
     entry(v) {
       const counters: JobStatsCounter[] = [];
       for (let i = 0; i < v.count; i += 1) counters.push({ name: v.names[i]!, unit: v.units[i]!, samples: v.samples[i]!, sum: v.sums[i] === -1 ? undefined : v.sums[i] });
-      entries.push({ target, kind, rawId: v.rawId, startTime: v.startTime, counters });
+      entries.push({ target, kind, rawId: v.rawId, startTime: v.startTime, invalid: v.invalid, counters });
     },
   });
   return { entries, malformedLines: result.malformedLines };
