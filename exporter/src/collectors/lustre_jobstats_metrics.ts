@@ -20,6 +20,8 @@ export class LustreJobStatsMetrics {
   private readonly expiredJobs: Counter<'target'>;
   private readonly parseErrors: Counter<'target'>;
   private readonly readErrors: Counter<'target'>;
+  private readonly truncatedReads: Counter<'target'>;
+  private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
 
   constructor(
@@ -37,11 +39,13 @@ export class LustreJobStatsMetrics {
     this.expiredJobs = new Counter({ name: 'jobio_lustre_jobstats_expired_jobs_total', help: 'Job series removed after the expiry without any increment.', labelNames: ['target'] as const, registers });
     this.parseErrors = new Counter({ name: 'jobio_lustre_jobstats_parse_errors_total', help: 'job_stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
     this.readErrors = new Counter({ name: 'jobio_lustre_jobstats_read_errors_total', help: 'Failed reads of the target\'s job_stats file (its series are kept as they were).', labelNames: ['target'] as const, registers });
+    this.truncatedReads = new Counter({ name: 'jobio_lustre_jobstats_truncated_reads_total', help: 'Reads of the target\'s job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).', labelNames: ['target'] as const, registers });
+    this.droppedEntries = new Counter({ name: 'jobio_lustre_jobstats_dropped_entries_total', help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).', labelNames: ['target'] as const, registers });
     this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
   }
 
   private all(): { reset(): void }[] {
-    return [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.entries, this.exportedJobs, this.foldedJobs, this.expiredJobs, this.parseErrors, this.readErrors, this.maxJobs];
+    return [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.entries, this.exportedJobs, this.foldedJobs, this.expiredJobs, this.parseErrors, this.readErrors, this.truncatedReads, this.droppedEntries, this.maxJobs];
   }
 
   clear(): void {
@@ -61,6 +65,8 @@ export class LustreJobStatsMetrics {
       this.expiredJobs.inc({ target }, t.expiredJobsTotal);
       this.parseErrors.inc({ target }, t.parseErrorsTotal);
       this.readErrors.inc({ target }, t.readErrorsTotal);
+      this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
+      this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
       for (const s of t.series) {
         const job = s.labels.process === undefined ? { target, jobid: s.labels.jobid, user: s.labels.user } : { target, jobid: s.labels.jobid, user: s.labels.user, process: s.labels.process };
         for (let f = 0; f < fields.length; f += 1) {

@@ -98,7 +98,12 @@ function isNameByte(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= ZERO && c <= NINE) || c === 95;
 }
 
+/** A line longer than this is not job_stats (real lines are under 400 bytes): skipped as malformed. */
+export const MAX_LINE_BYTES = 64 << 10;
+const EMPTY = Buffer.alloc(0);
+
 class Scanner {
+  private buf: Buffer = EMPTY;
   private pos = 0;
   private lineEnd = 0;
   private entries = 0;
@@ -108,24 +113,32 @@ class Scanner {
   private skipping = false;
   private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, invalid: false, names: [], units: [], samples: [], sums: [] };
 
-  constructor(
-    private readonly buf: Buffer,
-    private readonly visitor: JobStatsVisitor,
-  ) {}
+  constructor(private readonly visitor: JobStatsVisitor) {}
 
-  run(): JobStatsScanResult {
-    const { buf } = this;
-    let start = 0;
-    while (start < buf.length) {
+  /** Scans every line of buf[start, end); the last one need not end with a newline. */
+  lines(buf: Buffer, start: number, end: number): void {
+    this.buf = buf;
+    while (start < end) {
       let eol = buf.indexOf(NL, start);
-      if (eol < 0) eol = buf.length;
-      let end = eol;
-      if (end > start && buf[end - 1] === CR) end -= 1;
+      if (eol < 0 || eol > end) eol = end;
+      let lineEnd = eol;
+      if (lineEnd > start && buf[lineEnd - 1] === CR) lineEnd -= 1;
       this.pos = start;
-      this.lineEnd = end;
+      this.lineEnd = lineEnd;
       this.line(start);
       start = eol + 1;
     }
+    this.buf = EMPTY;
+  }
+
+  /** A line too long to be job_stats: counted, not scanned. */
+  overlong(): void {
+    this.bad();
+  }
+
+  /** End of input; `cut` says it stopped mid-file, so the entry being read is incomplete: dropped. */
+  finish(cut = false): JobStatsScanResult {
+    if (cut) this.inEntry = false;
     this.flush();
     return { entries: this.entries, malformedLines: this.malformedLines };
   }
@@ -320,7 +333,80 @@ class Scanner {
 /** Scans one job_stats text (raw file or `lctl get_param` output), calling the visitor per entry. */
 export function scanJobStats(input: Uint8Array | string, visitor: JobStatsVisitor): JobStatsScanResult {
   const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  return new Scanner(buf, visitor).run();
+  const scanner = new Scanner(visitor);
+  scanner.lines(buf, 0, buf.length);
+  return scanner.finish();
+}
+
+/**
+ * The same scan over a file read in chunks: memory is the chunk plus one partial line (at most
+ * MAX_LINE_BYTES; a longer line is skipped to its newline and counted as malformed). Chunk buffers may
+ * be reused by the caller after push() returns.
+ */
+export class JobStatsStream {
+  private readonly scanner: Scanner;
+  /** The start of a line that continues in the next chunk. */
+  private carry: Buffer = Buffer.alloc(0);
+  private carried = 0;
+  /** Inside a line already counted as too long: drop bytes up to its newline. */
+  private discarding = false;
+
+  constructor(visitor: JobStatsVisitor) {
+    this.scanner = new Scanner(visitor);
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    if (this.discarding || this.carried > 0) {
+      const nl = chunk.indexOf(NL);
+      if (nl < 0) {
+        if (!this.discarding) this.keep(chunk, 0, chunk.length);
+        return;
+      }
+      if (this.discarding) this.discarding = false;
+      else {
+        this.keep(chunk, 0, nl + 1);
+        if (!this.discarding) this.scanner.lines(this.carry, 0, this.carried);
+        this.discarding = false;
+      }
+      this.carried = 0;
+      start = nl + 1;
+    }
+    const lastNl = chunk.lastIndexOf(NL);
+    if (lastNl < start) {
+      this.keep(chunk, start, chunk.length);
+      return;
+    }
+    this.scanner.lines(chunk, start, lastNl + 1);
+    this.keep(chunk, lastNl + 1, chunk.length);
+  }
+
+  /** Appends chunk[start, end) to the partial line; beyond MAX_LINE_BYTES the line is dropped. */
+  private keep(chunk: Buffer, start: number, end: number): void {
+    const length = end - start;
+    if (length === 0) return;
+    if (this.carried + length > MAX_LINE_BYTES) {
+      this.scanner.overlong();
+      this.carried = 0;
+      // The rest of the line (up to its newline) is dropped too, unless this piece already ends it.
+      this.discarding = chunk[end - 1] !== NL;
+      return;
+    }
+    if (this.carry.length < this.carried + length) {
+      const grown = Buffer.allocUnsafe(Math.min(MAX_LINE_BYTES, Math.max(256, 2 * (this.carried + length))));
+      this.carry.copy(grown, 0, 0, this.carried);
+      this.carry = grown;
+    }
+    chunk.copy(this.carry, this.carried, start, end);
+    this.carried += length;
+  }
+
+  /** No more input. `cut`: the file was not read to its end (a bound), its last entry is incomplete. */
+  end(cut = false): JobStatsScanResult {
+    if (this.carried > 0 && !cut) this.scanner.lines(this.carry, 0, this.carried);
+    this.carried = 0;
+    return this.scanner.finish(cut);
+  }
 }
 
 export interface JobStatsCounter {

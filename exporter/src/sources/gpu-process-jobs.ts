@@ -1,7 +1,8 @@
 // pid → Slurm job for the processes NVML lists on a GPU: SLURM_JOB_ID in /proc/<pid>/environ
 // (readable by root or the process owner), else a `job_<id>` element of /proc/<pid>/cgroup
 // (world-readable); the uid is the owner of /proc/<pid>. All under --path.procfs.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readPseudoFile } from './pseudo-files.js';
 import { join } from 'node:path';
 
 export interface ProcessJob {
@@ -27,7 +28,7 @@ export function jobFromCgroup(cgroup: string): string | undefined {
 
 async function text(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'latin1');
+    return (await readPseudoFile(path)).toString('latin1');
   } catch {
     return undefined; // gone, or not ours to read
   }

@@ -5,10 +5,10 @@
 // /sys/fs/lustre and /sys/kernel/debug/lustre (parameters moved there over the 2.x series).
 // Every root is taken from --path.procfs / --path.sysfs so tests run on fixture trees. A target found
 // under several roots is read once, from the first.
-import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { procPath, sysPath, type Paths } from '../util/paths.js';
-import type { TargetRef } from '../lustre/jobstats-accumulator.js';
+import type { TargetReader, TargetRef } from '../lustre/jobstats-accumulator.js';
+import { listDir, streamPseudoFile } from './pseudo-files.js';
 
 export const JOBSTATS_KINDS = ['mdt', 'obdfilter'] as const;
 
@@ -17,18 +17,8 @@ export interface JobStatsFile {
   readonly path: string;
 }
 
-export type JobStatsRead = { readonly ref: TargetRef; readonly path: string; readonly data: Buffer } | { readonly ref: TargetRef; readonly path: string; readonly error: Error };
-
 export function lustreRoots(paths: Paths): string[] {
   return [procPath(paths, 'fs', 'lustre'), sysPath(paths, 'fs', 'lustre'), sysPath(paths, 'kernel', 'debug', 'lustre')];
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch {
-    return []; // no such layout on this host
-  }
 }
 
 /** The job_stats files present, one per target. */
@@ -48,16 +38,23 @@ export async function findJobStatsFiles(paths: Paths): Promise<JobStatsFile[]> {
   return [...found.values()];
 }
 
-/** Reads each file whole, in one call (seq_file gives one consistent pass), one after another. */
-export async function* readJobStatsFiles(files: readonly JobStatsFile[], signal?: AbortSignal): AsyncGenerator<JobStatsRead> {
-  for (const file of files) {
-    signal?.throwIfAborted();
-    try {
-      yield { ...file, data: await readFile(file.path, { signal }) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // the target went away meanwhile
-      if (signal?.aborted) throw err;
-      yield { ...file, error: err as Error };
-    }
+/** How one file's read ended. */
+export type JobStatsReadOutcome = { readonly bytes: number; readonly truncated: boolean } | { readonly gone: true } | { readonly error: Error };
+
+/**
+ * Streams one file into `reader`, in bounded chunks, up to maxBytes (then the read is cut and the
+ * reader told so). seq_file gives one consistent pass per open. A file gone meanwhile (target
+ * unmounted) leaves the reader unused; a FIFO, device or failed read is an error for this target only.
+ */
+export async function readJobStatsFile(file: JobStatsFile, reader: TargetReader, maxBytes: number, signal?: AbortSignal): Promise<JobStatsReadOutcome> {
+  try {
+    const result = await streamPseudoFile(file.path, (chunk) => reader.push(chunk), { signal, maxBytes });
+    reader.end(result.truncated);
+    return result;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
+    reader.fail();
+    if (signal?.aborted) throw err;
+    return { error: err as Error };
   }
 }

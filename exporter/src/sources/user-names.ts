@@ -2,7 +2,8 @@
 // uids it lacks (LDAP/SSSD users on Lustre servers), each call with a deadline. A uid that resolves to
 // nothing is remembered for a while, so an unknown uid costs at most one lookup per `negativeTtlMs`.
 import { execFile } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readPseudoFile } from './pseudo-files.js';
 
 export interface UserNamesOptions {
   /** Usually rootPath(paths, '/etc/passwd'). */
@@ -63,7 +64,7 @@ export class UserNames {
     try {
       const { mtimeMs } = await stat(this.options.passwdPath);
       if (mtimeMs === this.passwdMtime) return;
-      this.passwd = parsePasswd(await readFile(this.options.passwdPath, 'utf8'));
+      this.passwd = parsePasswd((await readPseudoFile(this.options.passwdPath)).toString('utf8'));
       this.passwdMtime = mtimeMs;
     } catch {
       this.passwd = new Map();
