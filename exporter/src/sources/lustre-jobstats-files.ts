@@ -3,8 +3,9 @@
 // The file is `<root>/{mdt,obdfilter}/<target>/job_stats`, where root depends on the version and on
 // where lctl looks for parameters: /proc/fs/lustre (every version up to 2.17 for job_stats),
 // /sys/fs/lustre and /sys/kernel/debug/lustre (parameters moved there over the 2.x series).
-// Every root is taken from --path.procfs / --path.sysfs so tests run on fixture trees. A target found
-// under several roots is read once, from the first.
+// Every root is taken from --path.procfs / --path.sysfs (a container with the host's /proc elsewhere),
+// or from --path.lustre (a captured tree: <dir>/proc/fs/lustre, ...; the profiler keeps the real /proc).
+// A target found under several roots is read once, from the first.
 import { join } from 'node:path';
 import { procPath, sysPath, type Paths } from '../util/paths.js';
 import type { TargetReader, TargetRef } from '../lustre/jobstats-accumulator.js';
@@ -18,6 +19,7 @@ export interface JobStatsFile {
 }
 
 export function lustreRoots(paths: Paths): string[] {
+  if (paths.lustre !== undefined) return [join(paths.lustre, 'proc/fs/lustre'), join(paths.lustre, 'sys/fs/lustre'), join(paths.lustre, 'sys/kernel/debug/lustre')];
   return [procPath(paths, 'fs', 'lustre'), sysPath(paths, 'fs', 'lustre'), sysPath(paths, 'kernel', 'debug', 'lustre')];
 }
 
