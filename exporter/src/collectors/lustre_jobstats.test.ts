@@ -141,3 +141,16 @@ test('lustre_jobstats collector: beyond max-entries new entries are dropped and 
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="2004",user="uid:5000"\} 15$/m);
   assert.doesNotMatch(text, /jobid="2005"/);
 });
+
+test('lustre_jobstats collector: beyond max-targets the further targets are not read, and the metric says how many', async () => {
+  const { root, registry, update } = setup({ 'max-targets': 2 });
+  for (const name of ['fs-OST0003', 'fs-OST0001', 'fs-OST0002', 'fs-OST0000']) {
+    mkdirSync(join(root, 'proc/fs/lustre/obdfilter', name), { recursive: true });
+    writeFileSync(join(root, 'proc/fs/lustre/obdfilter', name, 'job_stats'), ENTRY(10));
+  }
+  assert.equal(await update(), 'ok');
+  const text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_targets_dropped 2$/m);
+  assert.match(text, /^jobio_lustre_jobstats_max_targets 2$/m);
+  assert.deepEqual([...text.matchAll(/^jobio_lustre_jobstats_entries\{target="([^"]+)",quality="correct"\} 1$/gm)].map((m) => m[1]), ['fs-OST0000', 'fs-OST0001'], 'the first targets in name order');
+});

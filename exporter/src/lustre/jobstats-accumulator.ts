@@ -15,6 +15,8 @@ export interface AccumulatorOptions {
   readonly formats: JobIdFormats;
   /** Entries remembered per target; new entries beyond it are dropped (counted). */
   readonly maxEntries?: number;
+  /** Targets kept; further targets are not read at all (counted per scrape). */
+  readonly maxTargets?: number;
 }
 
 /** One streamed read of a target's job_stats file. */
@@ -90,6 +92,8 @@ export class JobStatsAccumulator {
   private collected = false;
   /** Lines of an lctl dump that came before any `param=` header: no target to charge them to. */
   unattributedLines = 0;
+  /** Targets present but not read this scrape because maxTargets were already kept. */
+  droppedTargets = 0;
 
   constructor(private readonly options: AccumulatorOptions) {}
 
@@ -105,7 +109,23 @@ export class JobStatsAccumulator {
 
   begin(): void {
     this.epoch += 1;
+    this.droppedTargets = 0;
     for (const t of this.targets.values()) t.credits.clear();
+  }
+
+  /**
+   * Whether a target may be read this scrape: one already kept always is (sticky, like job slots);
+   * a new one while fewer than maxTargets are kept. A refused one is counted in droppedTargets.
+   */
+  admit(ref: TargetRef): boolean {
+    if (this.targets.has(`${ref.kind}/${ref.name}`)) return true;
+    if (this.targets.size < (this.options.maxTargets ?? Number.POSITIVE_INFINITY)) {
+      // Created now (not yet read), so targets keep the order of discovery whatever order reads end in.
+      this.target(ref, false);
+      return true;
+    }
+    this.droppedTargets += 1;
+    return false;
   }
 
   private target(ref: TargetRef, reading = true): TargetState {
@@ -162,18 +182,21 @@ export class JobStatsAccumulator {
 
   private visitor(target: TargetRef | undefined): JobStatsVisitor {
     let current = target ? this.target(target) : undefined;
+    /** In an lctl dump, inside the section of a target beyond maxTargets: skipped. */
+    let dropped = false;
     const epoch = this.epoch;
     return {
       target: (kind, name) => {
-        current = this.target({ kind, name });
+        dropped = !this.admit({ kind, name });
+        current = dropped ? undefined : this.target({ kind, name });
       },
       entry: (view) => {
         if (current) current.tracker.ingest(view, epoch, current.credits);
-        else this.unattributedLines += 1;
+        else if (!dropped) this.unattributedLines += 1;
       },
       malformed: () => {
         if (current) current.parseErrorsTotal += 1;
-        else this.unattributedLines += 1;
+        else if (!dropped) this.unattributedLines += 1;
       },
     };
   }

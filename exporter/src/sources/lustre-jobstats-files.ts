@@ -48,9 +48,9 @@ export type JobStatsReadOutcome = { readonly bytes: number; readonly truncated: 
  * reader told so). seq_file gives one consistent pass per open. A file gone meanwhile (target
  * unmounted) leaves the reader unused; a FIFO, device or failed read is an error for this target only.
  */
-export async function readJobStatsFile(file: JobStatsFile, reader: TargetReader, maxBytes: number, signal?: AbortSignal): Promise<JobStatsReadOutcome> {
+export async function readJobStatsFile(file: JobStatsFile, reader: TargetReader, maxBytes: number, signal?: AbortSignal, buffer?: Buffer): Promise<JobStatsReadOutcome> {
   try {
-    const result = await streamPseudoFile(file.path, (chunk) => reader.push(chunk), { signal, maxBytes });
+    const result = await streamPseudoFile(file.path, (chunk) => reader.push(chunk), { signal, maxBytes, ...(buffer ? { buffer } : {}) });
     reader.end(result.truncated);
     return result;
   } catch (err) {

@@ -58,6 +58,8 @@ export interface StreamOptions {
   /** Stop after this many bytes (the read is then `truncated`). */
   readonly maxBytes: number;
   readonly chunkBytes?: number;
+  /** A chunk buffer to reuse (its length is the chunk size): callers reading many files keep one. */
+  readonly buffer?: Buffer;
 }
 
 export interface StreamResult {
@@ -74,7 +76,7 @@ export interface StreamResult {
 export async function streamPseudoFile(path: string, onChunk: (chunk: Buffer) => boolean | void, options: StreamOptions): Promise<StreamResult> {
   const handle = await openRegular(path);
   try {
-    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxBytes + 1)));
+    const chunk = options.buffer ?? Buffer.allocUnsafe(Math.max(1, Math.min(options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxBytes + 1)));
     let bytes = 0;
     for (;;) {
       options.signal?.throwIfAborted();
