@@ -5,6 +5,7 @@ import type { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
 import { exportedValue } from '../lustre/series-book.js';
 import { u64ToNumber } from '../lustre/u64.js';
+import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
 const JOB_LABELS = ['target', 'jobid', 'user', 'process'] as const;
 const OP_LABELS = ['target', 'jobid', 'user', 'process', 'operation'] as const;
@@ -23,13 +24,12 @@ export class LustreJobStatsMetrics {
   private readonly truncatedReads: Counter<'target'>;
   private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
-  private readonly droppedTargets: Gauge;
-  private readonly maxTargets: Gauge;
+  private readonly targetBound: TargetBoundMetrics;
 
   constructor(
-    private readonly registry: Registry,
+    registry: Registry,
     private readonly maxJobsValue: number,
-    private readonly maxTargetsValue = Number.POSITIVE_INFINITY,
+    maxTargets = Number.POSITIVE_INFINITY,
   ) {
     const registers = [registry];
     this.readBytes = new Counter({ name: 'jobio_lustre_jobstats_read_bytes_total', help: 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', labelNames: JOB_LABELS, registers });
@@ -44,9 +44,7 @@ export class LustreJobStatsMetrics {
     this.readErrors = new Counter({ name: 'jobio_lustre_jobstats_read_errors_total', help: 'Failed reads of the target\'s job_stats file (its series are kept as they were).', labelNames: ['target'] as const, registers });
     this.truncatedReads = new Counter({ name: 'jobio_lustre_jobstats_truncated_reads_total', help: 'Reads of the target\'s job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).', labelNames: ['target'] as const, registers });
     this.droppedEntries = new Counter({ name: 'jobio_lustre_jobstats_dropped_entries_total', help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).', labelNames: ['target'] as const, registers });
-    // Without labels prom-client shows 0 even after reset(): registered only while there is Lustre.
-    this.droppedTargets = new Gauge({ name: 'jobio_lustre_jobstats_targets_dropped', help: 'Lustre targets present but not read in the last scrape, beyond --collector.lustre_jobstats.max-targets.', registers: [] });
-    this.maxTargets = new Gauge({ name: 'jobio_lustre_jobstats_max_targets', help: 'The cap on targets read per scrape (--collector.lustre_jobstats.max-targets).', registers: [] });
+    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
     this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
   }
 
@@ -56,20 +54,14 @@ export class LustreJobStatsMetrics {
 
   clear(): void {
     for (const metric of this.all()) metric.reset();
-    this.registry.removeSingleMetric('jobio_lustre_jobstats_targets_dropped');
-    this.registry.removeSingleMetric('jobio_lustre_jobstats_max_targets');
+    this.targetBound.clear();
   }
 
   refill(acc: JobStatsAccumulator): void {
     this.clear();
     const fields = acc.fields.fields;
     const epoch = acc.scrapeEpoch;
-    this.registry.registerMetric(this.droppedTargets);
-    this.droppedTargets.set(acc.droppedTargets);
-    if (Number.isFinite(this.maxTargetsValue)) {
-      this.registry.registerMetric(this.maxTargets);
-      this.maxTargets.set(this.maxTargetsValue);
-    }
+    this.targetBound.set(acc.droppedTargets);
     for (const t of acc.targetViews()) {
       const target = t.name;
       if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);

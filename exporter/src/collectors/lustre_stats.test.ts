@@ -26,3 +26,18 @@ test('lustre_stats collector: FIFOs named stats/md_stats are refused, the other 
   assert.equal(await c.update(new AbortController().signal), 'ok');
   assert.match(await registry.metrics(), /^jobio_lustre_target_write_bytes_total\{target="fs-OST0000"\} 4096000$/m);
 });
+
+test('lustre_stats collector: beyond max-targets the further targets are not read, and the metric says how many', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-stats-'));
+  const registry = new Registry();
+  const c = lustreStatsCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: { 'max-targets': 1 }, logger: createLogger('error', 'json') });
+  for (const name of ['fs-OST0002', 'fs-OST0000', 'fs-OST0001']) {
+    mkdirSync(join(root, 'proc/fs/lustre/obdfilter', name), { recursive: true });
+    writeFileSync(join(root, 'proc/fs/lustre/obdfilter', name, 'stats'), 'write_bytes               7 samples [bytes] 4096 4194304 4096000\n');
+  }
+  assert.equal(await c.update(new AbortController().signal), 'ok');
+  const text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_target_targets_dropped 2$/m);
+  assert.match(text, /^jobio_lustre_target_max_targets 1$/m);
+  assert.deepEqual([...text.matchAll(/^jobio_lustre_target_write_bytes_total\{target="([^"]+)"\}/gm)].map((m) => m[1]), ['fs-OST0000']);
+});
