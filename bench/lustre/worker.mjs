@@ -7,7 +7,9 @@
 //                          of A in a cold process; then, as in a running exporter (code compiled by
 //                          earlier scrapes), a new collector's first scrape of A (every entry new),
 //                          B (every entry grown), B again (idle)
-import { readFile, rm, symlink } from 'node:fs/promises';
+//   readall DIR            every DIR/proc/fs/lustre/obdfilter/*/job_stats read whole, one after another
+//   targets DIR MAX        the collector on that many-target tree with max-targets MAX
+import { readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Registry } from 'prom-client';
@@ -63,6 +65,32 @@ async function collector(dir, first, grown) {
   return { coldProcessMs, firstMs, grownMs, idleMs, series };
 }
 
+/** Every job_stats file of a many-target tree read whole, one after another: the floor of reading them. @param {string} dir */
+async function readAll(dir) {
+  const root = join(dir, 'proc/fs/lustre/obdfilter');
+  const names = await readdir(root);
+  const runs = [];
+  for (let i = 0; i < 3; i += 1) runs.push(await timed(async () => { for (const n of names) await readFile(join(root, n, 'job_stats')); }));
+  return { ms: Math.min(...runs), files: names.length };
+}
+
+/** The collector on a many-target tree with --collector.lustre_jobstats.max-targets=MAX: first scrape, then the best of two idle ones. @param {string} dir @param {string} max */
+async function targets(dir, max) {
+  const registry = new Registry();
+  const c = lustreJobStatsCollector.create({
+    registry,
+    paths: { procfs: join(dir, 'proc'), sysfs: join(dir, 'sys'), rootfs: dir },
+    options: { getent: false, 'max-targets': Number(max) },
+    logger: createLogger('error', 'json'),
+  });
+  const signal = new AbortController().signal;
+  const scrape = () => timed(async () => (await c.update(signal), await registry.metrics()));
+  const firstMs = await scrape();
+  const idleMs = Math.min(await scrape(), await scrape());
+  const series = (await registry.getMetricsAsJSON()).reduce((n, m) => n + (/** @type {{values?: unknown[]}} */ (m).values?.length ?? 0), 0);
+  return { firstMs, idleMs, series };
+}
+
 const [mode, a = '', b = '', c = ''] = process.argv.slice(2);
-const result = mode === 'baseline' ? await baseline(a) : await collector(a, b, c);
+const result = mode === 'baseline' ? await baseline(a) : mode === 'readall' ? await readAll(a) : mode === 'targets' ? await targets(a, b) : await collector(a, b, c);
 process.stdout.write(`${JSON.stringify({ ...result, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);

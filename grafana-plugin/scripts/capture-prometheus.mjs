@@ -108,8 +108,8 @@ async function startExporter(bin, port, tmp) {
     '--collector.disable-defaults',
     '--collector.lustre_jobstats',
     '--collector.profiler',
-    `--path.procfs=${join(tmp, 'proc')}`,
-    `--path.sysfs=${join(tmp, 'sys')}`,
+    // Only the Lustre files come from the temporary tree: the profiler checks its senders in the real /proc.
+    `--path.lustre=${tmp}`,
     `--path.rootfs=${join(tmp, 'rootfs')}`,
     `--collector.profiler.socket=${join(tmp, 'profiler.sock')}`,
   ];

@@ -1,5 +1,6 @@
 // `jobio exporter`: the per-host Prometheus exporter.
 import { Command, Option } from 'commander';
+import { statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { allCollectors } from '../collectors/index.js';
 import type { CollectorDescriptor } from '../scrape/collector.js';
@@ -40,6 +41,7 @@ export function exporterCommand(run: (action: () => Promise<number>) => void, op
     .addOption(new Option('--log.format <format>', 'Output format of log messages.').choices(LOG_FORMATS).default('logfmt'))
     .addOption(new Option('--path.procfs <path>', 'procfs mountpoint.').default('/proc'))
     .addOption(new Option('--path.sysfs <path>', 'sysfs mountpoint.').default('/sys'))
+    .addOption(new Option('--path.lustre <dir>', 'Root of the Lustre parameter files only (<dir>/proc/fs/lustre, <dir>/sys/fs/lustre, <dir>/sys/kernel/debug/lustre), e.g. a captured tree; default: below --path.procfs and --path.sysfs.'))
     .addOption(new Option('--path.rootfs <path>', 'rootfs mountpoint (host files such as /etc/passwd are read below it).').default('/'))
     .addOption(new Option('--scrape.timeout <duration>', 'Deadline for each collector in one scrape; a collector over it reports success 0.').default('10s'));
   addCollectorFlags(command, descriptors);
@@ -67,6 +69,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     limits = readServerLimits(values);
     const telemetry = values['web.telemetryPath'] ?? '/metrics';
     if (!telemetry.startsWith('/')) throw new FlagError(`--web.telemetry-path must start with "/": ${telemetry}`);
+    if (values['path.lustre'] !== undefined) requireDirectory('--path.lustre', values['path.lustre']);
   } catch (err) {
     process.stderr.write(`jobio exporter: ${(err as Error).message}\n`);
     return 2;
@@ -79,7 +82,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     return 1;
   }
   const selection = readCollectorSelection(command, descriptors);
-  const paths = { procfs: values['path.procfs'] ?? '/proc', sysfs: values['path.sysfs'] ?? '/sys', rootfs: values['path.rootfs'] ?? '/' };
+  const paths = { procfs: values['path.procfs'] ?? '/proc', sysfs: values['path.sysfs'] ?? '/sys', rootfs: values['path.rootfs'] ?? '/', lustre: values['path.lustre'] };
   let enabled;
   try {
     enabled = createEnabledCollectors(descriptors, selection, collectorOptions, paths, logger);
@@ -166,4 +169,15 @@ function waitForSignal(): Promise<string> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+}
+
+/** A root given explicitly must exist: a typo would otherwise look like a host without Lustre. */
+function requireDirectory(flag: string, dir: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch {
+    throw new FlagError(`${flag}: ${dir} does not exist`);
+  }
+  if (!isDirectory) throw new FlagError(`${flag}: ${dir} is not a directory`);
 }

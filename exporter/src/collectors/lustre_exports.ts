@@ -28,7 +28,7 @@ export const lustreExportsCollector: CollectorDescriptor = {
     const common = readStatsSettings(options);
     const maxClients = optionReader(options).num('max-clients', DEFAULT_MAX_CLIENTS);
     const acc = new StatsAccumulator({ maxClients, expiryMs: common.expiryMs });
-    const metrics = new LustreExportsMetrics(registry, maxClients);
+    const metrics = new LustreExportsMetrics(registry, maxClients, common.maxTargets);
     const settings = {
       ...common,
       lctlArgs: ['obdfilter.*.exports.*.stats', 'mdt.*.exports.*.stats'],

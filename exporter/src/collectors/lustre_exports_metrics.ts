@@ -4,6 +4,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { exportedValue } from '../lustre/series-book.js';
 import { u64ToNumber } from '../lustre/u64.js';
+import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
 export class LustreExportsMetrics {
   private readonly readBytes: Counter<'target' | 'client'>;
@@ -13,11 +14,14 @@ export class LustreExportsMetrics {
   private readonly folded: Gauge<'target'>;
   private readonly maxClients: Gauge<'target'>;
   private readonly parseErrors: Counter<'target'>;
+  private readonly targetBound: TargetBoundMetrics;
 
   constructor(
     registry: Registry,
     private readonly maxClientsValue: number,
+    maxTargets = Number.POSITIVE_INFINITY,
   ) {
+    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_export', 'lustre_exports', maxTargets);
     const registers = [registry];
     this.readBytes = new Counter({ name: 'jobio_lustre_export_read_bytes_total', help: 'Bytes read by the client (NID) from the target (sum of the export stats read_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
     this.writeBytes = new Counter({ name: 'jobio_lustre_export_write_bytes_total', help: 'Bytes written by the client (NID) to the target (sum of the export stats write_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
@@ -30,10 +34,12 @@ export class LustreExportsMetrics {
 
   clear(): void {
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.clients, this.folded, this.maxClients, this.parseErrors]) m.reset();
+    this.targetBound.clear();
   }
 
   refill(acc: StatsAccumulator): void {
     this.clear();
+    this.targetBound.set(acc.droppedTargets);
     const fields = acc.fields.fields;
     for (const t of acc.targetViews()) {
       const target = t.name;

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -11,13 +12,13 @@ import { createLogger } from '../util/logger.js';
 
 const ENTRY = (bytes: number): string => `job_stats:\n- job_id:          9:5000:n1\n  write_bytes:     { samples:           1, unit: bytes, min: 1, max: 1, sum: ${bytes} }\n`;
 
-function setup(): { root: string; registry: Registry; update: () => Promise<string> } {
+function setup(options: Record<string, string | number | boolean> = {}): { root: string; registry: Registry; update: () => Promise<string> } {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-collector-'));
   const registry = new Registry();
   const c = lustreJobStatsCollector.create({
     registry,
     paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root },
-    options: { getent: false },
+    options: { getent: false, ...options },
     logger: createLogger('error', 'json'),
   });
   return { root, registry, update: () => c.update(new AbortController().signal) };
@@ -47,4 +48,109 @@ test('lustre_jobstats collector: a read error keeps the series and counts the er
   writeFileSync(join(dir, 'job_stats'), ENTRY(150));
   await update();
   assert.match(await registry.metrics(), /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 150$/m);
+});
+
+test('lustre_jobstats collector: a number beyond any u64 (or double) in one target leaves every target served', async () => {
+  const { root, registry, update } = setup();
+  const bad = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
+  const good = join(root, 'proc/fs/lustre/obdfilter/fs-OST0001');
+  mkdirSync(bad, { recursive: true });
+  mkdirSync(good, { recursive: true });
+  writeFileSync(join(bad, 'job_stats'), ENTRY(100));
+  writeFileSync(join(good, 'job_stats'), ENTRY(5));
+  assert.equal(await update(), 'ok');
+  writeFileSync(join(bad, 'job_stats'), ENTRY(100).replace('sum: 100', `sum: ${'9'.repeat(400)}`));
+  writeFileSync(join(good, 'job_stats'), ENTRY(7));
+  assert.equal(await update(), 'ok');
+  let text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 100$/m);
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0001",jobid="9",user="uid:5000"\} 7$/m);
+  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="malformed"\} 1$/m);
+  writeFileSync(join(bad, 'job_stats'), ENTRY(130));
+  assert.equal(await update(), 'ok');
+  text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 130$/m);
+});
+
+/** `count` entries `<first..>:5000:n1`, each with `bytes` written. */
+function entries(first: number, count: number, bytes: number): string {
+  let text = '';
+  for (let i = first; i < first + count; i += 1) text += `- job_id:          ${i}:5000:n1\n  write_bytes:     { samples:           1, unit: bytes, min: 1, max: 1, sum: ${bytes} }\n`;
+  return text;
+}
+
+// The guard only turns a hang (the bug) into a failure instead of a stuck suite; nothing is timed.
+test('lustre_jobstats collector: FIFOs named job_stats are refused (read error), the other targets served', { timeout: 60_000 }, async () => {
+  const { root, registry, update } = setup();
+  for (let i = 1; i <= 4; i += 1) {
+    const dir = join(root, `proc/fs/lustre/obdfilter/fs-OST000${i}`);
+    mkdirSync(dir, { recursive: true });
+    assert.equal(spawnSync('mkfifo', [join(dir, 'job_stats')]).status, 0);
+  }
+  const good = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
+  mkdirSync(good, { recursive: true });
+  writeFileSync(join(good, 'job_stats'), ENTRY(100));
+  assert.equal(await update(), 'ok');
+  writeFileSync(join(good, 'job_stats'), ENTRY(120));
+  assert.equal(await update(), 'ok', 'and again: nothing is left blocked');
+  const text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 120$/m);
+  for (let i = 1; i <= 4; i += 1) assert.match(text, new RegExp(`^jobio_lustre_jobstats_read_errors_total\\{target="fs-OST000${i}"\\} 2$`, 'm'));
+});
+
+test('lustre_jobstats collector: a file beyond max-file-bytes is read up to the bound, counted, nothing counted twice', async () => {
+  const { root, registry, update } = setup({ 'max-file-bytes': 4096 });
+  const big = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
+  const small = join(root, 'proc/fs/lustre/obdfilter/fs-OST0001');
+  mkdirSync(big, { recursive: true });
+  mkdirSync(small, { recursive: true });
+  // 100 entries of 2 lines (~120 bytes each): the first ~30 fit in 4096 bytes.
+  writeFileSync(join(big, 'job_stats'), `job_stats:\n${entries(1000, 100, 10)}`);
+  writeFileSync(join(small, 'job_stats'), ENTRY(5));
+  assert.equal(await update(), 'ok');
+  writeFileSync(join(big, 'job_stats'), `job_stats:\n${entries(1000, 100, 11)}`);
+  writeFileSync(join(small, 'job_stats'), ENTRY(6));
+  assert.equal(await update(), 'ok');
+  let text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000"\} 2$/m);
+  assert.doesNotMatch(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0001"\} [1-9]/m);
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0001",jobid="9",user="uid:5000"\} 6$/m);
+  const seen = Number(/^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct"\} (\d+)$/m.exec(text)?.[1]);
+  assert.ok(seen > 10 && seen < 40, `entries read within 4096 bytes: ${seen}`);
+  // Every entry read moved 10 -> 11: the increments of the first scrape's starting values are exact.
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="1000",user="uid:5000"\} 11$/m);
+  // The file shrinks under the bound: the entries beyond the old cut are new (born at 0), the others continue.
+  writeFileSync(join(big, 'job_stats'), `job_stats:\n${entries(1000, 3, 12)}`);
+  assert.equal(await update(), 'ok');
+  text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="1000",user="uid:5000"\} 12$/m);
+  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000"\} 2$/m);
+});
+
+test('lustre_jobstats collector: beyond max-entries new entries are dropped and counted, the known ones keep counting', async () => {
+  const { root, registry, update } = setup({ 'max-entries': 5 });
+  const dir = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'job_stats'), `job_stats:\n${entries(2000, 8, 10)}`);
+  assert.equal(await update(), 'ok');
+  writeFileSync(join(dir, 'job_stats'), `job_stats:\n${entries(2000, 8, 15)}`);
+  assert.equal(await update(), 'ok');
+  const text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_dropped_entries_total\{target="fs-OST0000"\} 6$/m, '3 dropped per read');
+  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct"\} 5$/m);
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="2004",user="uid:5000"\} 15$/m);
+  assert.doesNotMatch(text, /jobid="2005"/);
+});
+
+test('lustre_jobstats collector: beyond max-targets the further targets are not read, and the metric says how many', async () => {
+  const { root, registry, update } = setup({ 'max-targets': 2 });
+  for (const name of ['fs-OST0003', 'fs-OST0001', 'fs-OST0002', 'fs-OST0000']) {
+    mkdirSync(join(root, 'proc/fs/lustre/obdfilter', name), { recursive: true });
+    writeFileSync(join(root, 'proc/fs/lustre/obdfilter', name, 'job_stats'), ENTRY(10));
+  }
+  assert.equal(await update(), 'ok');
+  const text = await registry.metrics();
+  assert.match(text, /^jobio_lustre_jobstats_targets_dropped 2$/m);
+  assert.match(text, /^jobio_lustre_jobstats_max_targets 2$/m);
+  assert.deepEqual([...text.matchAll(/^jobio_lustre_jobstats_entries\{target="([^"]+)",quality="correct"\} 1$/gm)].map((m) => m[1]), ['fs-OST0000', 'fs-OST0001'], 'the first targets in name order');
 });

@@ -5,6 +5,7 @@ import type { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
 import { exportedValue } from '../lustre/series-book.js';
 import { u64ToNumber } from '../lustre/u64.js';
+import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
 const JOB_LABELS = ['target', 'jobid', 'user', 'process'] as const;
 const OP_LABELS = ['target', 'jobid', 'user', 'process', 'operation'] as const;
@@ -20,11 +21,15 @@ export class LustreJobStatsMetrics {
   private readonly expiredJobs: Counter<'target'>;
   private readonly parseErrors: Counter<'target'>;
   private readonly readErrors: Counter<'target'>;
+  private readonly truncatedReads: Counter<'target'>;
+  private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
+  private readonly targetBound: TargetBoundMetrics;
 
   constructor(
     registry: Registry,
     private readonly maxJobsValue: number,
+    maxTargets = Number.POSITIVE_INFINITY,
   ) {
     const registers = [registry];
     this.readBytes = new Counter({ name: 'jobio_lustre_jobstats_read_bytes_total', help: 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', labelNames: JOB_LABELS, registers });
@@ -37,21 +42,26 @@ export class LustreJobStatsMetrics {
     this.expiredJobs = new Counter({ name: 'jobio_lustre_jobstats_expired_jobs_total', help: 'Job series removed after the expiry without any increment.', labelNames: ['target'] as const, registers });
     this.parseErrors = new Counter({ name: 'jobio_lustre_jobstats_parse_errors_total', help: 'job_stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
     this.readErrors = new Counter({ name: 'jobio_lustre_jobstats_read_errors_total', help: 'Failed reads of the target\'s job_stats file (its series are kept as they were).', labelNames: ['target'] as const, registers });
+    this.truncatedReads = new Counter({ name: 'jobio_lustre_jobstats_truncated_reads_total', help: 'Reads of the target\'s job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).', labelNames: ['target'] as const, registers });
+    this.droppedEntries = new Counter({ name: 'jobio_lustre_jobstats_dropped_entries_total', help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).', labelNames: ['target'] as const, registers });
+    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
     this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
   }
 
   private all(): { reset(): void }[] {
-    return [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.entries, this.exportedJobs, this.foldedJobs, this.expiredJobs, this.parseErrors, this.readErrors, this.maxJobs];
+    return [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.entries, this.exportedJobs, this.foldedJobs, this.expiredJobs, this.parseErrors, this.readErrors, this.truncatedReads, this.droppedEntries, this.maxJobs];
   }
 
   clear(): void {
     for (const metric of this.all()) metric.reset();
+    this.targetBound.clear();
   }
 
   refill(acc: JobStatsAccumulator): void {
     this.clear();
     const fields = acc.fields.fields;
     const epoch = acc.scrapeEpoch;
+    this.targetBound.set(acc.droppedTargets);
     for (const t of acc.targetViews()) {
       const target = t.name;
       if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);
@@ -61,6 +71,8 @@ export class LustreJobStatsMetrics {
       this.expiredJobs.inc({ target }, t.expiredJobsTotal);
       this.parseErrors.inc({ target }, t.parseErrorsTotal);
       this.readErrors.inc({ target }, t.readErrorsTotal);
+      this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
+      this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
       for (const s of t.series) {
         const job = s.labels.process === undefined ? { target, jobid: s.labels.jobid, user: s.labels.user } : { target, jobid: s.labels.jobid, user: s.labels.user, process: s.labels.process };
         for (let f = 0; f < fields.length; f += 1) {

@@ -17,7 +17,7 @@ export const lustreStatsCollector: CollectorDescriptor = {
     const common = readStatsSettings(options);
     // One series per target: the client slot is unused ('').
     const acc = new StatsAccumulator({ maxClients: 1, expiryMs: common.expiryMs });
-    const metrics = new LustreStatsMetrics(registry);
+    const metrics = new LustreStatsMetrics(registry, common.maxTargets);
     const settings = {
       ...common,
       lctlArgs: ['obdfilter.*.stats', 'mdt.*.md_stats'],

@@ -4,6 +4,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { exportedValue } from '../lustre/series-book.js';
 import { u64ToNumber } from '../lustre/u64.js';
+import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
 export class LustreStatsMetrics {
   private readonly readBytes: Counter<'target'>;
@@ -11,7 +12,10 @@ export class LustreStatsMetrics {
   private readonly operations: Counter<'target' | 'operation'>;
   private readonly parseErrors: Counter<'target'>;
 
-  constructor(registry: Registry) {
+  private readonly targetBound: TargetBoundMetrics;
+
+  constructor(registry: Registry, maxTargets = Number.POSITIVE_INFINITY) {
+    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_target', 'lustre_stats', maxTargets);
     const registers = [registry];
     this.readBytes = new Counter({ name: 'jobio_lustre_target_read_bytes_total', help: 'Bytes read from the target by all clients (sum of read_bytes in obdfilter stats), in bytes.', labelNames: ['target'] as const, registers });
     this.writeBytes = new Counter({ name: 'jobio_lustre_target_write_bytes_total', help: 'Bytes written to the target by all clients (sum of write_bytes in obdfilter stats), in bytes.', labelNames: ['target'] as const, registers });
@@ -21,10 +25,12 @@ export class LustreStatsMetrics {
 
   clear(): void {
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.parseErrors]) m.reset();
+    this.targetBound.clear();
   }
 
   refill(acc: StatsAccumulator): void {
     this.clear();
+    this.targetBound.set(acc.droppedTargets);
     const fields = acc.fields.fields;
     for (const t of acc.targetViews()) {
       const target = t.name;

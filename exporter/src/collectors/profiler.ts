@@ -4,7 +4,10 @@
 // The socket is bound when the collector is created and re-tried at each scrape while it cannot be
 // (socket directory missing, no permission, another receiver on the path): meanwhile the collector
 // reports `absent` quietly, like any collector whose source is not on this host.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Counter, Gauge } from 'prom-client';
+import type { Logger } from '../util/logger.js';
 import type { CollectorDescriptor, CollectorFlag } from '../scrape/collector.js';
 import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
 import { optionReader } from '../scrape/option-reader.js';
@@ -31,6 +34,15 @@ const flags: readonly CollectorFlag[] = [
   ...USER_FLAGS,
 ];
 
+/**
+ * The receiver verifies each sender in <procfs>/<pid>: a --path.procfs without processes (a captured
+ * Lustre tree) rejects every frame, which must not be silent.
+ */
+function warnIfNoProcesses(procfs: string, logger: Logger): void {
+  if (existsSync(join(procfs, 'self'))) return;
+  logger.warn({ procfs }, `--path.procfs=${procfs} has no processes (no ${join(procfs, 'self')}): the profiler checks the processes sending frames there and will reject every frame; give captured Lustre files with --path.lustre and leave --path.procfs at the real /proc`);
+}
+
 export const profilerCollector: CollectorDescriptor = {
   name: 'profiler',
   help: 'I/O calls, bytes and time per job, user, mount and red/yellow/green class, from the LD_PRELOAD profiler.',
@@ -47,14 +59,17 @@ export const profilerCollector: CollectorDescriptor = {
     let receiver: ProfilerReceiver | undefined;
     let lastError = '';
 
+    warnIfNoProcesses(paths.procfs, logger);
     const tryStart = (): void => {
       try {
         receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store, maxConnectionsPerUser });
         logger.info({ socket: socketPath }, 'profiler socket listening');
       } catch (err) {
         const message = (err as Error).message;
-        // Quiet: a host without the socket directory simply has no profiler source.
-        if (message !== lastError) logger.debug({ socket: socketPath, err: message }, 'profiler socket not available');
+        // Quiet: a host without the socket directory simply has no profiler source. But another
+        // exporter on the path is a deployment mistake that leaves this one without profiler data.
+        const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        if (message !== lastError) (inUse ? logger.warn.bind(logger) : logger.debug.bind(logger))({ socket: socketPath, err: message }, 'profiler socket not available');
         lastError = message;
       }
     };

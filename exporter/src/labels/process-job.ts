@@ -7,8 +7,8 @@
 //      used only where the cgroup names no job (a scheduler without job cgroups, a login shell).
 // Owners are real uids from /proc/<pid>/status, the kernel's view; directory owners are not evidence
 // (Slurm's cgroup/v2 plugin creates every job directory as root).
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readPseudoFile } from '../sources/pseudo-files.js';
 
 /** The scheduler variables that name a job, first found wins: Slurm, PBS Pro/OpenPBS, LSF, Grid Engine, Flux. */
 export const JOBID_VARIABLES = ['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_ID', 'FLUX_JOB_ID'] as const;
@@ -70,9 +70,10 @@ export function jobOfProcess(evidence: ProcessEvidence): ProcessJob | undefined 
 
 async function readText(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'latin1');
+    // Non-blocking, regular files only: a FIFO planted under a fake --path.procfs must not hang us.
+    return (await readPseudoFile(path)).toString('latin1');
   } catch {
-    return undefined; // gone, or not ours to read
+    return undefined; // gone, not ours to read, or not a regular file
   }
 }
 

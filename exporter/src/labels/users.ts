@@ -7,10 +7,11 @@
 //   - else `uid:<n>`.
 // Names are resolved asynchronously (resolve()) before a scrape labels its series (label()).
 import { execFile } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { CollectorFlag, CollectorOptions } from '../scrape/collector.js';
 import { uidLimit } from '../scrape/flag-values.js';
 import { optionReader } from '../scrape/option-reader.js';
+import { readPseudoFile } from '../sources/pseudo-files.js';
 import { rootPath, type Paths } from '../util/paths.js';
 import { SYSTEM } from './reserved.js';
 
@@ -100,7 +101,7 @@ export class UserResolver {
     try {
       const { mtimeMs } = await stat(this.options.passwdPath);
       if (mtimeMs === this.passwdMtime) return;
-      this.passwd = parsePasswd(await readFile(this.options.passwdPath, 'utf8'));
+      this.passwd = parsePasswd((await readPseudoFile(this.options.passwdPath)).toString('utf8'));
       this.passwdMtime = mtimeMs;
     } catch {
       this.passwd = new Map();

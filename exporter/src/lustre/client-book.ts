@@ -60,6 +60,20 @@ export class ClientStatsBook implements StatsSink {
     return this.acc.targetCount;
   }
 
+  /** Mounts are few; the target bound of the server-side collectors never drops one in practice. */
+  get droppedTargets(): number {
+    return this.acc.droppedTargets;
+  }
+
+  set droppedTargets(count: number) {
+    this.acc.droppedTargets = count;
+  }
+
+  /** Whether the accumulator already holds this llite instance's place. */
+  has(instance: string): boolean {
+    return this.acc.has(clientPlace(instance, this.mountsByFs).key);
+  }
+
   /** The node's state for this scrape: where each file system is mounted, whose job the I/O is. */
   prepare(mounts: readonly LustreMount[], jobLabel: string): void {
     this.mountsByFs = mountsByFs(mounts);

@@ -36,10 +36,13 @@ export class EntryTracker {
   quality: QualityCounts = { correct: 0, missing_jobid: 0, malformed: 0 };
   /** Counters dropped because the field table was full (garbage operation names). */
   droppedCounters = 0;
+  /** New entries not remembered because maxEntries were (counted, no increments). */
+  droppedEntries = 0;
 
   constructor(
     private readonly fields: FieldTable,
     private readonly formats: JobIdFormats,
+    private readonly maxEntries = Number.POSITIVE_INFINITY,
   ) {}
 
   get size(): number {
@@ -52,6 +55,7 @@ export class EntryTracker {
 
   /** Takes one parsed entry; adds its increments to `credits`. */
   ingest(view: JobStatsEntryView, epoch: number, credits: CreditBook): void {
+    if (view.invalid) return this.reject(view.rawId, epoch);
     const cur = this.scratch;
     entryFields(view, this.fields, cur);
     this.droppedCounters += cur.dropped;
@@ -62,6 +66,10 @@ export class EntryTracker {
       return;
     }
     if (!state) {
+      if (this.entries.size >= this.maxEntries) {
+        this.droppedEntries += 1;
+        return;
+      }
       const identity = classifyJobId(decodeJobId(view.rawId), this.formats);
       state = { identity, key: classKey(identity), layout: this.layoutOf(cur), values: cur.values.slice(0, cur.count), startTime: view.startTime, seen: epoch };
       this.entries.set(view.rawId, state);
@@ -98,8 +106,19 @@ export class EntryTracker {
     state.startTime = view.startTime;
   }
 
-  /** Forgets the entries that were not in this read: Lustre dropped them. */
-  endRead(epoch: number): void {
+  /**
+   * An entry with a value beyond u64 is malformed: no increment, and a known entry keeps its last good
+   * values (marked seen, so it is not forgotten and credited whole when it is readable again).
+   */
+  private reject(rawId: string, epoch: number): void {
+    this.quality.malformed += 1;
+    const state = this.entries.get(rawId);
+    if (state) state.seen = epoch;
+  }
+
+  /** Forgets the entries that were not in this read (Lustre dropped them), unless the read was cut short. */
+  endRead(epoch: number, complete = true): void {
+    if (!complete) return;
     for (const [id, state] of this.entries) if (state.seen !== epoch) this.entries.delete(id);
   }
 

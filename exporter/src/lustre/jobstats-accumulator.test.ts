@@ -193,3 +193,19 @@ test('u64 beyond 2^53: increments stay exact', () => {
   const f = acc.fields.fields.findIndex((x) => x.kind === 'write_bytes');
   assert.equal(s!.values[f], 2n ** 60n + 3n);
 });
+
+test('a value above the u64 range rejects its entry as malformed: no increment, nothing counted twice later', () => {
+  const acc = newAccumulator();
+  const one = (id: string, sum: string): string => `- job_id:          ${id}\n  write_bytes:     { samples: 1, unit: bytes, min: 1, max: 1, sum: ${sum} }\n`;
+  scrapeOnce(acc, { 'obdfilter/OST0': `job_stats:\n${one('1:5000:n', '100')}${one('2:5000:n', '10')}` }, 0);
+  for (const bad of ['18446744073709551616', '9'.repeat(400)]) {
+    const out = scrapeOnce(acc, { 'obdfilter/OST0': `job_stats:\n${one('1:5000:n', bad)}${one('2:5000:n', '20')}` }, MIN);
+    assert.equal(out.exported.get(W('1')), 100, 'the rejected entry adds nothing');
+    assert.equal(out.exported.get(W('2')), 20, 'the other entries of the file still count');
+    assert.equal(out.targets.get('OST0')?.quality.malformed, 1);
+    assert.equal(out.targets.get('OST0')?.quality.correct, 1);
+  }
+  const fixed = scrapeOnce(acc, { 'obdfilter/OST0': `job_stats:\n${one('1:5000:n', '150')}${one('2:5000:n', '20')}` }, 2 * MIN);
+  assert.equal(fixed.exported.get(W('1')), 150, 'the entry kept its last good value while rejected');
+  assert.equal(fixed.targets.get('OST0')?.quality.malformed, 0);
+});

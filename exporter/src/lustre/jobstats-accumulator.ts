@@ -2,7 +2,7 @@
 // per target, the entries' last values (EntryTracker) and the exported series (SeriesBook).
 //
 // One scrape: begin() → ingest() each file or lctl dump → uids() to resolve → finish() → targets().
-import { scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
+import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
 import { CreditBook, type Credit } from './credits.js';
 import { EntryTracker, type QualityCounts } from './entry-tracker.js';
 import { FieldTable } from './export-fields.js';
@@ -14,6 +14,20 @@ export interface AccumulatorOptions {
   readonly maxJobs: number;
   readonly expiryMs: number;
   readonly formats: JobIdFormats;
+  /** Entries remembered per target; new entries beyond it are dropped (counted). */
+  readonly maxEntries?: number;
+  /** Targets kept; further targets are not read at all (counted per scrape). */
+  readonly maxTargets?: number;
+}
+
+/** One streamed read of a target's job_stats file. */
+export interface TargetReader {
+  /** The next bytes of the file (the buffer may be reused once this returns). */
+  push(chunk: Buffer): void;
+  /** The file is done; `cut` when it was not read to its end (max-file-bytes). */
+  end(cut: boolean): void;
+  /** The read failed (after some bytes, maybe): what was read counts, nothing unseen is forgotten. */
+  fail(): void;
 }
 
 /** A job_stats source: `mdt` or `obdfilter`, and the target name (`fs-OST0000`). */
@@ -36,6 +50,10 @@ export interface TargetView {
   readonly foldedJobs: number;
   readonly exportedJobs: number;
   readonly expiredJobsTotal: number;
+  /** Reads stopped at the byte bound. */
+  readonly truncatedReadsTotal: number;
+  /** New entries not remembered for want of room (max-entries). */
+  readonly droppedEntriesTotal: number;
   readonly series: Iterable<SeriesState>;
 }
 
@@ -45,6 +63,9 @@ class TargetState {
   readonly credits = new CreditBook();
   readEpoch = -1;
   failedEpoch = -1;
+  /** Scrape in which the read stopped before the end of the file: entries not seen are kept. */
+  cutEpoch = -1;
+  truncatedReadsTotal = 0;
   parseErrorsTotal = 0;
   readErrorsTotal = 0;
 
@@ -53,7 +74,7 @@ class TargetState {
     fields: FieldTable,
     options: AccumulatorOptions,
   ) {
-    this.tracker = new EntryTracker(fields, options.formats);
+    this.tracker = new EntryTracker(fields, options.formats, options.maxEntries);
     this.book = new SeriesBook(options.maxJobs, options.expiryMs);
   }
 }
@@ -72,6 +93,8 @@ export class JobStatsAccumulator {
   private collected = false;
   /** Lines of an lctl dump that came before any `param=` header: no target to charge them to. */
   unattributedLines = 0;
+  /** Targets present but not read this scrape because maxTargets were already kept. */
+  droppedTargets = 0;
 
   constructor(private readonly options: AccumulatorOptions) {}
 
@@ -87,7 +110,23 @@ export class JobStatsAccumulator {
 
   begin(): void {
     this.epoch += 1;
+    this.droppedTargets = 0;
     for (const t of this.targets.values()) t.credits.clear();
+  }
+
+  /**
+   * Whether a target may be read this scrape: one already kept always is (sticky, like job slots);
+   * a new one while fewer than maxTargets are kept. A refused one is counted in droppedTargets.
+   */
+  admit(ref: TargetRef): boolean {
+    if (this.targets.has(`${ref.kind}/${ref.name}`)) return true;
+    if (this.targets.size < (this.options.maxTargets ?? Number.POSITIVE_INFINITY)) {
+      // Created now (not yet read), so targets keep the order of discovery whatever order reads end in.
+      this.target(ref, false);
+      return true;
+    }
+    this.droppedTargets += 1;
+    return false;
   }
 
   private target(ref: TargetRef, reading = true): TargetState {
@@ -109,22 +148,58 @@ export class JobStatsAccumulator {
    * `<kind>.<target>.job_stats=` headers say where each entry belongs).
    */
   ingest(input: Uint8Array | string, target?: TargetRef): void {
+    scanJobStats(input, this.visitor(target));
+  }
+
+  /**
+   * Starts a streamed read of one target's file. The target counts as read once end() is called (an
+   * empty file is a target without entries); a reader dropped unused (the file vanished) changes nothing.
+   */
+  read(target: TargetRef): TargetReader {
+    let stream: JobStatsStream | undefined;
+    const open = (): JobStatsStream => (stream ??= new JobStatsStream(this.visitor(target)));
+    const cut = (): void => {
+      const t = this.target(target);
+      t.cutEpoch = this.epoch;
+    };
+    return {
+      push: (chunk) => open().push(chunk),
+      end: (truncated) => {
+        open().end(truncated);
+        if (truncated) {
+          cut();
+          this.target(target).truncatedReadsTotal += 1;
+        }
+      },
+      fail: () => {
+        if (stream) {
+          stream.end(true);
+          cut();
+        }
+        this.markFailed(target);
+      },
+    };
+  }
+
+  private visitor(target: TargetRef | undefined): JobStatsVisitor {
     let current = target ? this.target(target) : undefined;
+    /** In an lctl dump, inside the section of a target beyond maxTargets: skipped. */
+    let dropped = false;
     const epoch = this.epoch;
-    const visitor: JobStatsVisitor = {
+    return {
       target: (kind, name) => {
-        current = this.target({ kind, name });
+        dropped = !this.admit({ kind, name });
+        current = dropped ? undefined : this.target({ kind, name });
       },
       entry: (view) => {
         if (current) current.tracker.ingest(view, epoch, current.credits);
-        else this.unattributedLines += 1;
+        else if (!dropped) this.unattributedLines += 1;
       },
       malformed: () => {
         if (current) current.parseErrorsTotal += 1;
-        else this.unattributedLines += 1;
+        else if (!dropped) this.unattributedLines += 1;
       },
     };
-    scanJobStats(input, visitor);
   }
 
   /** The target exists but could not be read this scrape: keep its entries and series as they are. */
@@ -151,7 +226,8 @@ export class JobStatsAccumulator {
     for (const [key, t] of this.targets) {
       const read = t.readEpoch === this.epoch;
       const kept = read || !complete || t.failedEpoch === this.epoch;
-      if (read) t.tracker.endRead(this.epoch);
+      // A read cut short (byte bound, error midway) did not see the rest of the file: keep it.
+      if (read) t.tracker.endRead(this.epoch, t.cutEpoch !== this.epoch && t.failedEpoch !== this.epoch);
       else if (!kept) t.tracker.clear();
       t.book.settle(this.group(t, userLabel), now, this.epoch, baseline);
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
@@ -189,6 +265,8 @@ export class JobStatsAccumulator {
         foldedJobs: t.book.foldedJobs,
         exportedJobs: t.book.memberCount,
         expiredJobsTotal: t.book.expiredTotal,
+        truncatedReadsTotal: t.truncatedReadsTotal,
+        droppedEntriesTotal: t.tracker.droppedEntries,
         series: t.book.series.values(),
       };
     }

@@ -69,6 +69,14 @@ export class StatsAccumulator {
     return this.targets.size;
   }
 
+  /** Targets present but not read this scrape (beyond max-targets), set by the update. */
+  droppedTargets = 0;
+
+  /** Whether the target is known (read before, or still holding series). */
+  has(target: string): boolean {
+    return this.targets.has(target);
+  }
+
   begin(): void {
     this.epoch += 1;
     for (const t of this.targets.values()) {

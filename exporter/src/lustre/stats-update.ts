@@ -10,12 +10,14 @@ import { runLctl } from '../sources/lustre-lctl.js';
 import type { StatsAccumulator } from './stats-accumulator.js';
 
 /** What updateStats() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
-export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount'>;
+export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount' | 'has' | 'droppedTargets'>;
 
 export interface StatsUpdateSettings {
   readonly lctl: boolean;
   readonly lctlPath: string;
   readonly lctlTimeoutMs: number;
+  /** Targets read per scrape; others are skipped and counted in acc.droppedTargets. */
+  readonly maxTargets: number;
   /** lctl patterns, e.g. `obdfilter.*.exports.*.stats`. */
   readonly lctlArgs: readonly string[];
   /** Finds the files when reading the pseudo-files. */
@@ -29,6 +31,7 @@ export async function updateStats(acc: StatsSink, settings: StatsUpdateSettings,
   acc.begin();
   let found = false;
   let failure: unknown;
+  const admit = targetAdmission(acc, settings.maxTargets);
   try {
     if (settings.lctl) {
       const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal, ['get_param', ...settings.lctlArgs]);
@@ -37,11 +40,13 @@ export async function updateStats(acc: StatsSink, settings: StatsUpdateSettings,
         const client = param === undefined ? undefined : settings.pick(param);
         if (param === undefined || client === undefined) continue; // another parameter of the dump
         found = true;
+        if (!admit(param.target)) continue;
         acc.ingest(param.target, client, section);
       }
     } else {
-      const files = await settings.find(paths);
-      found = files.length > 0;
+      const present = await settings.find(paths);
+      found = present.length > 0;
+      const files = present.filter((file) => admit(file.target));
       for await (const read of readStatsFiles(files, signal)) {
         if ('error' in read) {
           acc.markFailed(read.target, read.client);
@@ -56,10 +61,34 @@ export async function updateStats(acc: StatsSink, settings: StatsUpdateSettings,
   } catch (err) {
     failure = err;
   }
+  acc.droppedTargets = admit.dropped.size;
+  if (acc.droppedTargets > 0) logger.debug({ dropped: acc.droppedTargets, maxTargets: settings.maxTargets }, 'more Lustre targets than max-targets: the others are not read');
   // Settle what was read even on failure; an incomplete read keeps the files it did not reach.
   acc.finish(Date.now(), failure === undefined);
   if (failure !== undefined) throw failure;
   return found || acc.targetCount > 0;
+}
+
+/**
+ * Which targets one scrape reads: those already known (sticky, like client slots), then new ones in
+ * the order found while fewer than maxTargets are taken. Refused ones are collected in `dropped`.
+ */
+function targetAdmission(acc: StatsSink, maxTargets: number): ((target: string) => boolean) & { dropped: Set<string> } {
+  const taken = new Set<string>();
+  const dropped = new Set<string>();
+  let takenNew = 0;
+  const admit = (target: string): boolean => {
+    if (taken.has(target)) return true;
+    const known = acc.has(target);
+    if (known || acc.targetCount + takenNew < maxTargets) {
+      taken.add(target);
+      if (!known) takenNew += 1;
+      return true;
+    }
+    dropped.add(target);
+    return false;
+  };
+  return Object.assign(admit, { dropped });
 }
 
 /** What both stats collectors export from the accumulator. */

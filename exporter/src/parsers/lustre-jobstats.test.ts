@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { parseJobStats, scanJobStats } from './lustre-jobstats.js';
+import { JobStatsStream, MAX_LINE_BYTES, parseJobStats, scanJobStats, type JobStatsVisitor } from './lustre-jobstats.js';
 
 const fixture = (path: string): string => readFileSync(new URL(`../../../test/fixtures/lustre/${path}`, import.meta.url), 'utf8');
 
@@ -244,4 +244,78 @@ test('scanJobStats: the entry view is reused, entries are counted', () => {
   const result = scanJobStats(V210 + V210.replace('job_stats:\n', ''), { entry: () => (seen += 1) });
   assert.equal(seen, 2);
   assert.equal(result.entries, 2);
+});
+
+test('job_stats parser: a samples or sum above the u64 range makes its entry invalid (the others are kept)', () => {
+  const entry = (id: string, sum: string, samples = '1'): string => `- job_id:          ${id}\n  write_bytes:     { samples: ${samples}, unit: bytes, min: 1, max: 1, sum: ${sum} }\n  punch:           { samples: 2, unit:  reqs }\n`;
+  const text = `job_stats:\n${entry('max', '18446744073709551615')}${entry('over', '18446744073709551616')}${entry('huge', '9'.repeat(400))}${entry('samples', '1', '18446744073709551616')}${entry('ok', '7')}`;
+  const { entries, malformedLines } = parseJobStats(text);
+  assert.equal(malformedLines, 0, 'the lines have a known shape; their entries are rejected, not the lines');
+  assert.deepEqual(entries.map((e) => [e.rawId, e.invalid]), [['max', false], ['over', true], ['huge', true], ['samples', true], ['ok', false]]);
+  assert.equal(entries[0]!.counters[0]!.sum, 2n ** 64n - 1n);
+  assert.equal(entries[4]!.counters[0]!.sum, 7);
+});
+
+/** What a visitor saw: entries as [rawId, names, samples, sums], and malformed lines. */
+function recorder(): { visitor: JobStatsVisitor; seen: unknown[] } {
+  const seen: unknown[] = [];
+  return {
+    seen,
+    visitor: {
+      target: (k, t) => seen.push(['target', k, t]),
+      entry: (v) => seen.push([v.rawId, v.invalid, v.names.slice(0, v.count), v.samples.slice(0, v.count), v.sums.slice(0, v.count)]),
+      malformed: () => seen.push('malformed'),
+    },
+  };
+}
+
+function streamed(bytes: Buffer, cuts: readonly number[]): unknown[] {
+  const { visitor, seen } = recorder();
+  const stream = new JobStatsStream(visitor);
+  let at = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    const end = Math.min(bytes.length, Math.max(at, cut));
+    // A reused buffer, as the file reader does: the stream must copy what it keeps.
+    const chunk = Buffer.from(bytes.subarray(at, end));
+    stream.push(chunk);
+    chunk.fill(0x21);
+    at = end;
+  }
+  stream.end();
+  return seen;
+}
+
+test('JobStatsStream (property): any chunking of real captures gives what one scan gives', () => {
+  const texts = fixtureCases.map(([p]) => Buffer.from(fixture(p))).filter((t) => t.length > 0);
+  texts.push(Buffer.from(fixture('lctl/lctl_get_param.mdt.job_stats.txt')));
+  fc.assert(
+    fc.property(fc.nat(texts.length - 1), fc.array(fc.nat(), { maxLength: 30 }), (which, raw) => {
+      const bytes = texts[which]!;
+      const cuts = raw.map((r) => r % (bytes.length + 1)).sort((a, b) => a - b);
+      const whole = recorder();
+      scanJobStats(bytes, whole.visitor);
+      assert.deepEqual(streamed(bytes, cuts), whole.seen);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test('JobStatsStream: a line longer than MAX_LINE_BYTES is one malformed line, across chunks; the next lines are read', () => {
+  const long = Buffer.alloc(3 * MAX_LINE_BYTES, 0x61);
+  const text = Buffer.concat([Buffer.from(`job_stats:\n- job_id:          1\n`), long, Buffer.from(`\n  punch:           { samples: 3, unit:  reqs }\n`)]);
+  for (const cuts of [[], [100], [100, MAX_LINE_BYTES, 2 * MAX_LINE_BYTES + 5], [text.length - 1]]) {
+    assert.deepEqual(streamed(text, cuts), ['malformed', ['1', false, ['punch'], [3], [-1]]], `cuts ${cuts.join(',')}`);
+  }
+  // Sparse zeros without any newline (a hole-filled file): one malformed line, memory of one line.
+  assert.deepEqual(streamed(Buffer.alloc(5 * MAX_LINE_BYTES), [1, MAX_LINE_BYTES * 2, MAX_LINE_BYTES * 4]), ['malformed']);
+});
+
+test('JobStatsStream: a read cut at a bound drops the incomplete last entry and partial line', () => {
+  const { visitor, seen } = recorder();
+  const stream = new JobStatsStream(visitor);
+  stream.push(Buffer.from(`${V210}- job_id:          25\n  punch:           { samples: 1, unit:  reqs }\n  open: { samp`));
+  const result = stream.end(true);
+  assert.deepEqual(seen.map((e) => (Array.isArray(e) ? e[0] : e)), ['24']);
+  assert.equal(result.entries, 1);
+  assert.equal(result.malformedLines, 0);
 });

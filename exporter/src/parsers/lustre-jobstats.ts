@@ -24,6 +24,11 @@ export interface JobStatsEntryView {
   startTime: number;
   /** Number of counter lines in the arrays below. */
   count: number;
+  /**
+   * A samples or sum beyond the u64 range Lustre prints: the entry cannot be trusted and is rejected
+   * whole (as the plain stats parser rejects such a line); its line still had a known shape.
+   */
+  invalid: boolean;
   readonly names: string[];
   readonly units: string[];
   readonly samples: U64[];
@@ -58,6 +63,9 @@ const DOT = 46;
 const ZERO = 48;
 const NINE = 57;
 
+const MAX_U64 = (1n << 64n) - 1n;
+const U64_OVER = MAX_U64 + 1n;
+
 const JOB_ID = Buffer.from('- job_id:', 'latin1');
 const JOB_STATS_SUFFIX = '.job_stats';
 
@@ -90,7 +98,12 @@ function isNameByte(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= ZERO && c <= NINE) || c === 95;
 }
 
+/** A line longer than this is not job_stats (real lines are under 400 bytes): skipped as malformed. */
+export const MAX_LINE_BYTES = 64 << 10;
+const EMPTY = Buffer.alloc(0);
+
 class Scanner {
+  private buf: Buffer = EMPTY;
   private pos = 0;
   private lineEnd = 0;
   private entries = 0;
@@ -98,26 +111,34 @@ class Scanner {
   private inEntry = false;
   /** Inside an `lctl get_param` value that is not a job_stats parameter: skip until the next header. */
   private skipping = false;
-  private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, names: [], units: [], samples: [], sums: [] };
+  private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, invalid: false, names: [], units: [], samples: [], sums: [] };
 
-  constructor(
-    private readonly buf: Buffer,
-    private readonly visitor: JobStatsVisitor,
-  ) {}
+  constructor(private readonly visitor: JobStatsVisitor) {}
 
-  run(): JobStatsScanResult {
-    const { buf } = this;
-    let start = 0;
-    while (start < buf.length) {
+  /** Scans every line of buf[start, end); the last one need not end with a newline. */
+  lines(buf: Buffer, start: number, end: number): void {
+    this.buf = buf;
+    while (start < end) {
       let eol = buf.indexOf(NL, start);
-      if (eol < 0) eol = buf.length;
-      let end = eol;
-      if (end > start && buf[end - 1] === CR) end -= 1;
+      if (eol < 0 || eol > end) eol = end;
+      let lineEnd = eol;
+      if (lineEnd > start && buf[lineEnd - 1] === CR) lineEnd -= 1;
       this.pos = start;
-      this.lineEnd = end;
+      this.lineEnd = lineEnd;
       this.line(start);
       start = eol + 1;
     }
+    this.buf = EMPTY;
+  }
+
+  /** A line too long to be job_stats: counted, not scanned. */
+  overlong(): void {
+    this.bad();
+  }
+
+  /** End of input; `cut` says it stopped mid-file, so the entry being read is incomplete: dropped. */
+  finish(cut = false): JobStatsScanResult {
+    if (cut) this.inEntry = false;
     this.flush();
     return { entries: this.entries, malformedLines: this.malformedLines };
   }
@@ -163,6 +184,7 @@ class Scanner {
     v.rawId = buf.toString('latin1', this.pos, end);
     v.startTime = NaN;
     v.count = 0;
+    v.invalid = false;
     this.inEntry = true;
   }
 
@@ -279,8 +301,15 @@ class Scanner {
         const digits = p - digitsStart;
         if (digits === 0) return this.bad();
         if (isSamples || isSum) {
-          // Up to 15 digits the double above is exact; longer values go through BigInt.
-          const exact: U64 = digits <= 15 ? value : normalizeU64(BigInt(buf.toString('latin1', digitsStart, p)));
+          // Up to 15 digits the double above is exact; longer values go through BigInt, and beyond
+          // u64 (at most 20 digits) they are not a counter Lustre can print.
+          let exact: U64 = digits <= 15 ? value : digits <= 20 ? BigInt(buf.toString('latin1', digitsStart, p)) : U64_OVER;
+          if (typeof exact === 'bigint') {
+            if (exact > MAX_U64) {
+              this.view.invalid = true;
+              exact = 0;
+            } else exact = normalizeU64(exact);
+          }
           if (isSamples) samples = exact;
           else sum = exact;
         }
@@ -304,7 +333,80 @@ class Scanner {
 /** Scans one job_stats text (raw file or `lctl get_param` output), calling the visitor per entry. */
 export function scanJobStats(input: Uint8Array | string, visitor: JobStatsVisitor): JobStatsScanResult {
   const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  return new Scanner(buf, visitor).run();
+  const scanner = new Scanner(visitor);
+  scanner.lines(buf, 0, buf.length);
+  return scanner.finish();
+}
+
+/**
+ * The same scan over a file read in chunks: memory is the chunk plus one partial line (at most
+ * MAX_LINE_BYTES; a longer line is skipped to its newline and counted as malformed). Chunk buffers may
+ * be reused by the caller after push() returns.
+ */
+export class JobStatsStream {
+  private readonly scanner: Scanner;
+  /** The start of a line that continues in the next chunk. */
+  private carry: Buffer = Buffer.alloc(0);
+  private carried = 0;
+  /** Inside a line already counted as too long: drop bytes up to its newline. */
+  private discarding = false;
+
+  constructor(visitor: JobStatsVisitor) {
+    this.scanner = new Scanner(visitor);
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    if (this.discarding || this.carried > 0) {
+      const nl = chunk.indexOf(NL);
+      if (nl < 0) {
+        if (!this.discarding) this.keep(chunk, 0, chunk.length);
+        return;
+      }
+      if (this.discarding) this.discarding = false;
+      else {
+        this.keep(chunk, 0, nl + 1);
+        if (!this.discarding) this.scanner.lines(this.carry, 0, this.carried);
+        this.discarding = false;
+      }
+      this.carried = 0;
+      start = nl + 1;
+    }
+    const lastNl = chunk.lastIndexOf(NL);
+    if (lastNl < start) {
+      this.keep(chunk, start, chunk.length);
+      return;
+    }
+    this.scanner.lines(chunk, start, lastNl + 1);
+    this.keep(chunk, lastNl + 1, chunk.length);
+  }
+
+  /** Appends chunk[start, end) to the partial line; beyond MAX_LINE_BYTES the line is dropped. */
+  private keep(chunk: Buffer, start: number, end: number): void {
+    const length = end - start;
+    if (length === 0) return;
+    if (this.carried + length > MAX_LINE_BYTES) {
+      this.scanner.overlong();
+      this.carried = 0;
+      // The rest of the line (up to its newline) is dropped too, unless this piece already ends it.
+      this.discarding = chunk[end - 1] !== NL;
+      return;
+    }
+    if (this.carry.length < this.carried + length) {
+      const grown = Buffer.allocUnsafe(Math.min(MAX_LINE_BYTES, Math.max(256, 2 * (this.carried + length))));
+      this.carry.copy(grown, 0, 0, this.carried);
+      this.carry = grown;
+    }
+    chunk.copy(this.carry, this.carried, start, end);
+    this.carried += length;
+  }
+
+  /** No more input. `cut`: the file was not read to its end (a bound), its last entry is incomplete. */
+  end(cut = false): JobStatsScanResult {
+    if (this.carried > 0 && !cut) this.scanner.lines(this.carry, 0, this.carried);
+    this.carried = 0;
+    return this.scanner.finish(cut);
+  }
 }
 
 export interface JobStatsCounter {
@@ -321,6 +423,8 @@ export interface JobStatsEntry {
   readonly kind: string | undefined;
   readonly rawId: string;
   readonly startTime: number;
+  /** A value beyond u64: the collector rejects the entry. */
+  readonly invalid: boolean;
   readonly counters: readonly JobStatsCounter[];
 }
 
@@ -337,7 +441,7 @@ export function parseJobStats(input: Uint8Array | string): { entries: JobStatsEn
     entry(v) {
       const counters: JobStatsCounter[] = [];
       for (let i = 0; i < v.count; i += 1) counters.push({ name: v.names[i]!, unit: v.units[i]!, samples: v.samples[i]!, sum: v.sums[i] === -1 ? undefined : v.sums[i] });
-      entries.push({ target, kind, rawId: v.rawId, startTime: v.startTime, counters });
+      entries.push({ target, kind, rawId: v.rawId, startTime: v.startTime, invalid: v.invalid, counters });
     },
   });
   return { entries, malformedLines: result.malformedLines };

@@ -5,9 +5,10 @@
 //   v1: fs/cgroup/<controller>/slurm[_<node>]/uid_<uid>/job_<id>/           (cpuacct and memory trees)
 // The v1 cpu accounting controller is mounted as `cpuacct`, `cpu,cpuacct` or `cpuacct,cpu`.
 // Slurm 26.05's SLUID directory names (`s<13 chars>`) are not job ids and are not read yet.
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processUid, SLURM_JOB_DIR } from '../labels/process-job.js';
+import { readPseudoFile } from './pseudo-files.js';
 import { sysPath, type Paths } from '../util/paths.js';
 
 export interface CgroupJob {
@@ -71,7 +72,7 @@ async function jobOwner(jobDir: string, procfs: string): Promise<number | undefi
 /** The pids in a cgroup's `cgroup.procs` (empty when there is none or it cannot be read). */
 async function cgroupPids(dir: string): Promise<number[]> {
   try {
-    const text = await readFile(join(dir, 'cgroup.procs'), 'latin1');
+    const text = (await readPseudoFile(join(dir, 'cgroup.procs'))).toString('latin1');
     return text.split('\n').filter((l) => /^\d{1,10}$/.test(l)).map(Number);
   } catch {
     return [];

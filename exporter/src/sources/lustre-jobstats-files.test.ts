@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findJobStatsFiles, readJobStatsFiles } from './lustre-jobstats-files.js';
+import { findJobStatsFiles, readJobStatsFile } from './lustre-jobstats-files.js';
+import type { TargetReader } from '../lustre/jobstats-accumulator.js';
 
 function tree(): string {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-files-'));
@@ -34,8 +35,19 @@ test('findJobStatsFiles: every layout, first root wins, targets without job_stat
     ],
   );
   const reads = [];
-  for await (const r of readJobStatsFiles(files)) reads.push('data' in r ? [r.ref.name, r.data.toString()] : [r.ref.name, 'error']);
-  assert.deepEqual(reads, [['fs-MDT0000', 'from proc'], ['fs-OST0004', 'error'], ['fs-OST0001', ''], ['fs-OST0002', 'from debugfs']]);
+  for (const file of files) {
+    let text = '';
+    let ended = 'unused';
+    const reader: TargetReader = { push: (c) => void (text += c.toString()), end: (cut) => void (ended = cut ? 'cut' : 'end'), fail: () => void (ended = 'fail') };
+    const outcome = await readJobStatsFile(file, reader, 1 << 20);
+    reads.push('error' in outcome ? [file.ref.name, 'error', ended] : [file.ref.name, text, ended]);
+  }
+  assert.deepEqual(reads, [
+    ['fs-MDT0000', 'from proc', 'end'],
+    ['fs-OST0004', 'error', 'fail'],
+    ['fs-OST0001', '', 'end'],
+    ['fs-OST0002', 'from debugfs', 'end'],
+  ]);
 });
 
 test('findJobStatsFiles: no Lustre at all is an empty list, not an error', async () => {

@@ -4,10 +4,10 @@
 // under the same roots as job_stats (lustre-jobstats-files.ts: /proc/fs/lustre, /sys/fs/lustre,
 // /sys/kernel/debug/lustre, from --path.procfs/--path.sysfs). Versions moved these files between the
 // roots independently, so each file is looked up in every root; the first root holding it wins.
-import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
 import { lustreRoots } from './lustre-jobstats-files.js';
+import { listDir, readPseudoFile } from './pseudo-files.js';
 
 export interface StatsFile {
   readonly target: string;
@@ -17,14 +17,6 @@ export interface StatsFile {
 }
 
 export type StatsRead = (StatsFile & { readonly data: Buffer }) | (StatsFile & { readonly error: Error });
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch {
-    return []; // no such layout on this host
-  }
-}
 
 /** `obdfilter.*.stats` and `mdt.*.md_stats`: one file per target. */
 export async function findTargetStatsFiles(paths: Paths): Promise<StatsFile[]> {
@@ -59,12 +51,15 @@ export async function findExportStatsFiles(paths: Paths): Promise<StatsFile[]> {
   return [...found.values()];
 }
 
-/** Reads each file whole in one call (one consistent seq_file pass); a file gone meanwhile is skipped. */
+/**
+ * Reads each file whole (one consistent seq_file pass; a few KB, bounded all the same); a file gone
+ * meanwhile is skipped; a FIFO, device or oversized file is an error of that file only.
+ */
 export async function* readStatsFiles(files: readonly StatsFile[], signal?: AbortSignal): AsyncGenerator<StatsRead> {
   for (const file of files) {
     signal?.throwIfAborted();
     try {
-      yield { ...file, data: await readFile(file.path, { signal }) };
+      yield { ...file, data: await readPseudoFile(file.path, { signal }) };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') continue; // client evicted / target unmounted meanwhile

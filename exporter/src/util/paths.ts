@@ -6,6 +6,12 @@ export interface Paths {
   readonly procfs: string;
   readonly sysfs: string;
   readonly rootfs: string;
+  /**
+   * --path.lustre: a tree holding the Lustre parameter files only (`proc/fs/lustre`, `sys/fs/lustre`,
+   * `sys/kernel/debug/lustre`), such as a capture. Unset: they are read under procfs and sysfs. Kept
+   * apart because procfs also serves the profiler's checks of live processes.
+   */
+  readonly lustre?: string | undefined;
 }
 
 export const defaultPaths: Paths = { procfs: '/proc', sysfs: '/sys', rootfs: '/' };

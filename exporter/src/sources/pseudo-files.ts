@@ -1,0 +1,116 @@
+// The one way the collectors read files under a configurable root (--path.procfs, --path.sysfs,
+// --path.rootfs, --path.lustre): Lustre parameters, cgroup files, /proc/<pid>, passwd.
+//
+// Those roots can hold anything a local user or a bad capture puts there: a FIFO named `job_stats`
+// blocks a plain open() for ever (and with it one of libuv's four threads: four such files stall every
+// file read of the process), a device never ends, a 2 GB file costs 2 GB if read whole. So every file
+// is opened with O_NONBLOCK (a FIFO opens at once), must be a regular file by fstat() of the opened
+// descriptor (no race with a rename), and is read in bounded chunks up to a byte limit.
+import { constants } from 'node:fs';
+import { open, readdir, type FileHandle } from 'node:fs/promises';
+
+/** The file exists but is not one the exporter reads: a FIFO, a device, a socket, a directory. */
+export class NotRegularFileError extends Error {
+  readonly code = 'ENOTREG';
+}
+
+/** The file is larger than the caller's bound (readPseudoFile only; streams stop and say so). */
+export class FileTooLargeError extends Error {
+  readonly code = 'EFBIG';
+}
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+export const DEFAULT_CHUNK_BYTES = 1 << 20;
+/** Bound of a whole-file read: stats, cgroup and /proc/<pid> files are a few KB, passwd a few MB. */
+export const DEFAULT_MAX_WHOLE_BYTES = 64 << 20;
+
+function kindOf(mode: number): string {
+  switch (mode & constants.S_IFMT) {
+    case constants.S_IFIFO:
+      return 'a FIFO';
+    case constants.S_IFCHR:
+      return 'a character device';
+    case constants.S_IFBLK:
+      return 'a block device';
+    case constants.S_IFSOCK:
+      return 'a socket';
+    case constants.S_IFDIR:
+      return 'a directory';
+    default:
+      return 'not a regular file';
+  }
+}
+
+async function openRegular(path: string): Promise<FileHandle> {
+  const handle = await open(path, OPEN_FLAGS);
+  try {
+    const { mode } = await handle.stat();
+    if ((mode & constants.S_IFMT) !== constants.S_IFREG) throw new NotRegularFileError(`${path} is ${kindOf(mode)}, not a regular file: not read`);
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+export interface StreamOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** Stop after this many bytes (the read is then `truncated`). */
+  readonly maxBytes: number;
+  readonly chunkBytes?: number;
+  /** A chunk buffer to reuse (its length is the chunk size): callers reading many files keep one. */
+  readonly buffer?: Buffer;
+}
+
+export interface StreamResult {
+  readonly bytes: number;
+  /** The file had more than maxBytes, or the consumer asked to stop: the rest was not read. */
+  readonly truncated: boolean;
+}
+
+/**
+ * Reads a regular file chunk by chunk into `onChunk` (the buffer is reused: copy what you keep; return
+ * false to stop early). Memory is one chunk whatever the file size. Pseudo-files (size 0 in fstat)
+ * are read until read() returns 0, like cat.
+ */
+export async function streamPseudoFile(path: string, onChunk: (chunk: Buffer) => boolean | void, options: StreamOptions): Promise<StreamResult> {
+  const handle = await openRegular(path);
+  try {
+    const chunk = options.buffer ?? Buffer.allocUnsafe(Math.max(1, Math.min(options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxBytes + 1)));
+    let bytes = 0;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const room = options.maxBytes - bytes;
+      if (room <= 0) {
+        // Exactly at the bound: truncated only if something is left.
+        const { bytesRead } = await handle.read(chunk, 0, 1, null);
+        return { bytes, truncated: bytesRead > 0 };
+      }
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, room), null);
+      if (bytesRead === 0) return { bytes, truncated: false };
+      bytes += bytesRead;
+      if (onChunk(chunk.subarray(0, bytesRead)) === false) return { bytes, truncated: true };
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads a whole (small) regular file; FileTooLargeError beyond maxBytes. */
+export async function readPseudoFile(path: string, options: { readonly signal?: AbortSignal | undefined; readonly maxBytes?: number } = {}): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_WHOLE_BYTES;
+  // Small chunks: these files are a few KB, and one buffer of the bound per read would waste memory.
+  const { truncated } = await streamPseudoFile(path, (c) => void parts.push(Buffer.from(c)), { signal: options.signal, maxBytes, chunkBytes: 64 << 10 });
+  if (truncated) throw new FileTooLargeError(`${path} is larger than ${maxBytes} bytes: not read`);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+/** The entries of a directory, sorted; [] when it does not exist or cannot be listed. */
+export async function listDir(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch {
+    return []; // no such layout on this host
+  }
+}
