@@ -30,7 +30,7 @@ test('job dashboard: a profiler-coverage panel over the job\'s client and profil
   assert.ok(coverage, 'coverage panel');
   const expr = coverage.targets?.[0]?.expr ?? '';
   for (const name of ['jobio_profiler_read_bytes_total', 'jobio_profiler_write_bytes_total', 'jobio_lustre_client_read_bytes_total', 'jobio_lustre_client_write_bytes_total']) assert.ok(expr.includes(name), name);
-  assert.match(expr, /jobid="\$job"/);
+  assert.match(expr, /jobid=~"\$jobid"/);
 });
 
 test('cluster dashboard: per-node client bandwidth and metadata density heatmaps drill down to node, then job', () => {
@@ -41,7 +41,7 @@ test('cluster dashboard: per-node client bandwidth and metadata density heatmaps
   for (const h of heatmaps) assert.equal(h.options?.heatmap?.drillLabel, 'instance');
   assert.match(heatmaps.map((h) => h.targets?.[0]?.expr).join('\n'), /jobio_lustre_client_operations_total\{operation!~"read\|write"\}/);
   const byJob = d.panels.find((p) => p.title.includes('$client_node by job'));
-  assert.match(byJob?.fieldConfig?.defaults?.links?.[0]?.url ?? '', /^\/d\/jobio-job\/.*var-job=\$\{__field\.labels\.jobid\}/);
+  assert.match(byJob?.fieldConfig?.defaults?.links?.[0]?.url ?? '', /^\/d\/jobio-job\/.*var-jobid=\$\{__field\.labels\.jobid\}/);
 });
 
 test('every PromQL expression of the cluster and job dashboards parses', () => {
