@@ -6,6 +6,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
 import { JobSeriesCounter, snapshotOf } from './lustre_jobstats_series.js';
+import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 
 export class LustreJobStatsMetrics {
   private readonly readBytes: JobSeriesCounter;
@@ -19,6 +20,7 @@ export class LustreJobStatsMetrics {
   private readonly parseErrors: Counter<'target'>;
   private readonly readErrors: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
+  private readonly density: LustreJobStatsDensityMetrics;
 
   constructor(
     registry: Registry,
@@ -37,6 +39,7 @@ export class LustreJobStatsMetrics {
     this.parseErrors = new Counter({ name: 'jobio_lustre_jobstats_parse_errors_total', help: 'job_stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
     this.readErrors = new Counter({ name: 'jobio_lustre_jobstats_read_errors_total', help: 'Failed reads of the target\'s job_stats file (its series are kept as they were).', labelNames: ['target'] as const, registers });
     this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
+    this.density = new LustreJobStatsDensityMetrics(registry);
   }
 
   private all(): { reset(): void }[] {
@@ -45,6 +48,7 @@ export class LustreJobStatsMetrics {
 
   clear(): void {
     for (const metric of this.all()) metric.reset();
+    this.density.clear();
   }
 
   refill(acc: JobStatsAccumulator): void {
@@ -60,6 +64,7 @@ export class LustreJobStatsMetrics {
       this.expiredJobs.inc({ target }, t.expiredJobsTotal);
       this.parseErrors.inc({ target }, t.parseErrorsTotal);
       this.readErrors.inc({ target }, t.readErrorsTotal);
+      this.density.fill(t);
     }
   }
 }
