@@ -14,4 +14,5 @@ export const TestIds = {
   drilldown: 'jobio-drilldown',
   drilldownRow: 'jobio-drilldown-row',
   drilldownSetAll: 'jobio-drilldown-set-all',
+  drilldownWithoutSeries: 'jobio-drilldown-without-series',
 } as const;
