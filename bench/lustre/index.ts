@@ -38,8 +38,8 @@ function everyOperationBusy(jobs: GeneratedJob[], ops: readonly string[], scale:
   });
 }
 
-function child(args: string[]): Record<string, number> {
-  const out = execFileSync(process.execPath, [worker, ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 20 });
+function child(args: string[], nodeFlags: string[] = []): Record<string, number> {
+  const out = execFileSync(process.execPath, [...nodeFlags, worker, ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, number>;
 }
 
@@ -104,20 +104,58 @@ export function everyJobCase(dir: string): string[] {
   writeJobStats(first, entries, '2.10', 1, true);
   writeJobStats(grown, entries, '2.10', 2, true);
   const base = child(['baseline', first]);
-  const coll = child(['collector', dir, first, grown, String(entries * 5)]);
+  const ms = (v: number | undefined): string => (v ?? NaN).toFixed(0);
+  const rows: string[] = [];
+  // Node's defaults, then with the V8 heap capped: the live data is small, the default peak is mostly
+  // garbage V8 has not collected yet (it grows the heap rather than collect while memory is plentiful).
+  for (const flags of [[], ['--max-old-space-size=192']]) {
+    const coll = child(['collector', dir, first, grown, String(entries * 5)], flags);
+    const worst = Math.max(coll.coldProcessMs ?? 0, coll.firstMs ?? 0, coll.grownMs ?? 0);
+    rows.push(
+      `| ${flags.join(' ') || '(defaults)'} | ${ms(base.ms)} | ${ms(coll.coldProcessMs)} | ${ms(coll.firstMs)} | ${ms(coll.grownMs)} | ${ms(coll.idleMs)} | ${(worst / base.ms!).toFixed(1)}× | ${(worst / HP.scrapeMs).toFixed(3)}× | ${ms(coll.worstCpuMs)} | ${(coll.worstCpuMs! / HP.scrapeMs).toFixed(3)}× | ${ms(coll.maxRssMb)} | ${(coll.maxRssMb! / HP.peakMb).toFixed(2)}× | ${coll.series} | ${(coll.bodyMb ?? NaN).toFixed(1)} |`,
+    );
+  }
   rmSync(first);
   rmSync(grown);
-  const worst = Math.max(coll.coldProcessMs ?? 0, coll.firstMs ?? 0, coll.grownMs ?? 0);
-  const ms = (v: number | undefined): string => (v ?? NaN).toFixed(0);
   return [
+    ...costPerJob(dir),
     '### Every job exported (max-jobs 100,000 on the 20,000-entry 2.10 OST file)',
     '',
     'Every operation of every entry non-zero (14 series per job, as in the file of the HP comparison: 280,006 series). Wall times count the other processes of a shared machine too; "worst CPU ms" is the scrape\'s own CPU time.',
     `Same generated file kind, same flags as the HP lustre_exporter run quoted from issue 16 (${HP.scrapeMs / 1000} s per scrape, ${HP.peakMb} MB peak RSS, same machine kind). Goal: scrape ≤ 0.1× and peak RSS ≤ 0.5× HP's.`,
     '',
-    '| baseline (read+split) ms | cold process ms | 1st scrape ms | grown scrape ms | idle scrape ms | worst / baseline | worst / HP | worst CPU ms | CPU / HP | peak RSS MB | RSS / HP | series | body MB |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    `| ${ms(base.ms)} | ${ms(coll.coldProcessMs)} | ${ms(coll.firstMs)} | ${ms(coll.grownMs)} | ${ms(coll.idleMs)} | ${(worst / base.ms!).toFixed(1)}× | ${(worst / HP.scrapeMs).toFixed(3)}× | ${ms(coll.worstCpuMs)} | ${(coll.worstCpuMs! / HP.scrapeMs).toFixed(3)}× | ${ms(coll.maxRssMb)} | ${(coll.maxRssMb! / HP.peakMb).toFixed(2)}× | ${coll.series} | ${(coll.bodyMb ?? NaN).toFixed(1)} |`,
+    '| node flags | baseline (read+split) ms | cold process ms | 1st scrape ms | grown scrape ms | idle scrape ms | worst / baseline | worst / HP | worst CPU ms | CPU / HP | peak RSS MB | RSS / HP | series | body MB |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+  ];
+}
+
+/** Series, body and memory per 1,000 exported jobs (every job its own series), for choosing max-jobs. */
+function costPerJob(dir: string): string[] {
+  const rows: string[] = [];
+  const figures: { jobs: number; rss: number }[] = [];
+  for (const jobs of [1_000, 5_000, 20_000]) {
+    const first = join(dir, `cost-${jobs}-a`);
+    const grown = join(dir, `cost-${jobs}-b`);
+    writeJobStats(first, jobs, '2.10', 1, true);
+    writeJobStats(grown, jobs, '2.10', 2, true);
+    const coll = child(['collector', dir, first, grown, String(jobs * 5)]);
+    rmSync(first);
+    rmSync(grown);
+    figures.push({ jobs, rss: coll.maxRssMb! });
+    rows.push(`| ${jobs.toLocaleString('en')} | ${coll.series} | ${((coll.series! / jobs) * 1000).toFixed(0)} | ${coll.bodyMb!.toFixed(1)} | ${((coll.bodyMb! / jobs) * 1000).toFixed(2)} | ${coll.maxRssMb!.toFixed(0)} |`);
+  }
+  const [small, , large] = figures;
+  const perThousand = ((large!.rss - small!.rss) / (large!.jobs - small!.jobs)) * 1000;
+  return [
+    '### Cost per 1,000 exported jobs (2.10 OST, every operation non-zero, max-jobs above the job count)',
+    '',
+    '| jobs | series | series per 1,000 jobs | body MB | body MB per 1,000 jobs | peak RSS MB |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    `Peak RSS grows by ${perThousand.toFixed(1)} MB per 1,000 more exported jobs (1,000 → 20,000 jobs, Node defaults).`,
     '',
   ];
 }
