@@ -6,7 +6,9 @@
 // 280,000 series; copying them into prom-client Counters costs one labels object, one hash string
 // and one hash entry per series, and rendering then builds every line again (877 MB peak measured).
 // Here a refill only records which series exist (one array of references per target); the text is
-// written line by line when Prometheus scrapes, and nothing per series outlives the scrape.
+// written when Prometheus scrapes, in flat blocks of lines, and nothing per series outlives the scrape.
+// The blocks rely on the registry's Prometheus text format (the only one the exporter serves): in
+// OpenMetrics mode prom-client would append `_total` after the block.
 //
 // Same exposition as the prom-client Counters it replaces: same order (target, series, field
 // number), same label order and escaping, same value formatting, 0 in the scrape that creates a field.
@@ -163,7 +165,12 @@ function labelsOf(target: string, s: SeriesState, operation: string | undefined)
   return labels;
 }
 
-/** Captures the accumulator's series as they are now (call right after finish()). */
+/**
+ * Captures the accumulator's series as they are now (call right after finish()). The snapshot holds
+ * the live series objects, not copies: their values change only in finish(), and every finish() is
+ * followed in the same tick by a refill (or, when the update failed, the scraper serves nothing of
+ * this collector), so what is rendered is always what the last refill saw.
+ */
 export function snapshotOf(acc: JobStatsAccumulator): SeriesSnapshot {
   const targets = [];
   for (const t of acc.targetViews()) targets.push({ name: t.name, series: [...t.series] });
