@@ -7,25 +7,39 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { entryLines, OST_OPS_210, OST_OPS_214, syntheticJobs, type GeneratedFormat } from '../../test/lustre/generate-jobstats.js';
+import { entryLines, OST_OPS_210, OST_OPS_214, syntheticJobs, type GeneratedFormat, type GeneratedJob } from '../../test/lustre/generate-jobstats.js';
 
 const worker = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Writes the file in slices so the generator never holds 200 MB of text. */
-function writeJobStats(path: string, entries: number, format: GeneratedFormat, scale: number): void {
+function writeJobStats(path: string, entries: number, format: GeneratedFormat, scale: number, busy = false): void {
   const fd = openSync(path, 'w');
   const ops = format === '2.14' ? OST_OPS_214 : OST_OPS_210;
   writeSync(fd, 'job_stats:\n');
-  const jobs = syntheticJobs(entries, format, scale);
+  const jobs = busy ? everyOperationBusy(syntheticJobs(entries, format, scale), ops, scale) : syntheticJobs(entries, format, scale);
   for (let i = 0; i < jobs.length; i += 1000) {
     writeSync(fd, jobs.slice(i, i + 1000).flatMap((j) => entryLines(j, format, ops)).join('\n') + '\n');
   }
   closeSync(fd);
 }
 
-function child(args: string[]): Record<string, number> {
-  const out = execFileSync(process.execPath, [worker, ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 20 });
+/** Every operation of every job non-zero: each entry then gives one series per operation and per byte sum. */
+function everyOperationBusy(jobs: GeneratedJob[], ops: readonly string[], scale: number): GeneratedJob[] {
+  return jobs.map((job, i) => {
+    const samples: Record<string, number | bigint> = {};
+    const sums: Record<string, number | bigint> = { ...job.sums };
+    for (const op of ops) {
+      const n = job.samples[op] || ((i + op.length) % 13) * scale + scale;
+      samples[op] = n;
+      if (op.endsWith('_bytes')) sums[op] = BigInt(n) * 65536n;
+    }
+    return { ...job, samples, sums };
+  });
+}
+
+function child(args: string[], nodeFlags: string[] = []): Record<string, number> {
+  const out = execFileSync(process.execPath, [...nodeFlags, worker, ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, number>;
 }
 
@@ -73,6 +87,7 @@ export async function run(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-bench-lustre-'));
   mkdirSync(join(dir, 'proc/fs/lustre/obdfilter/bench-OST0000'), { recursive: true });
   const rows: string[] = [];
+  const allJobs: string[] = [];
   try {
     for (const format of ['2.14', '2.10'] as const) {
       for (const entries of [20_000, 100_000]) {
@@ -92,6 +107,7 @@ export async function run(): Promise<string> {
         rmSync(grown);
       }
     }
+    allJobs.push(...everyJobCase(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,11 +119,82 @@ export async function run(): Promise<string> {
     'Then a new collector in the running process: first scrape (every entry new), second (every entry grown), third (no change). worst/baseline uses the first two.',
     '',
     '| format | entries | MB | baseline ms | baseline RSS MB | cold process ms | 1st scrape ms | grown scrape ms | idle scrape ms | worst / baseline | collector peak RSS MB | series |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
     'Goal (issue 3): the 20,000-entry 2.14 file in at most 4× the baseline with peak RSS at most 250 MB.',
     '',
     manyTargets(),
+    ...allJobs,
   ].join('\n');
+}
+
+/**
+ * Every job exported (issue 16): the 20,000-entry 2.10 OST file with max-jobs above the entry count,
+ * the case where the HP lustre_exporter (Go), which always exports every job, was measured on the same
+ * file kind and machine kind: 360,000 series, 31 s per scrape, 692 MB peak RSS.
+ */
+const HP = { scrapeMs: 31_000, peakMb: 692 };
+
+export function everyJobCase(dir: string): string[] {
+  const entries = 20_000;
+  const first = join(dir, 'all-a');
+  const grown = join(dir, 'all-b');
+  writeJobStats(first, entries, '2.10', 1, true);
+  writeJobStats(grown, entries, '2.10', 2, true);
+  const base = child(['baseline', first]);
+  const ms = (v: number | undefined): string => (v ?? NaN).toFixed(0);
+  const rows: string[] = [];
+  // Node's defaults, then with the V8 heap capped: the live data is small, the default peak is mostly
+  // garbage V8 has not collected yet (it grows the heap rather than collect while memory is plentiful).
+  for (const flags of [[], ['--max-old-space-size=192']]) {
+    const coll = child(['collector', dir, first, grown, String(entries * 5)], flags);
+    const worst = Math.max(coll.coldProcessMs ?? 0, coll.firstMs ?? 0, coll.grownMs ?? 0);
+    rows.push(
+      `| ${flags.join(' ') || '(defaults)'} | ${ms(base.ms)} | ${ms(coll.coldProcessMs)} | ${ms(coll.firstMs)} | ${ms(coll.grownMs)} | ${ms(coll.idleMs)} | ${(worst / base.ms!).toFixed(1)}× | ${(worst / HP.scrapeMs).toFixed(3)}× | ${ms(coll.worstCpuMs)} | ${(coll.worstCpuMs! / HP.scrapeMs).toFixed(3)}× | ${ms(coll.maxRssMb)} | ${(coll.maxRssMb! / HP.peakMb).toFixed(2)}× | ${coll.series} | ${(coll.bodyMb ?? NaN).toFixed(1)} |`,
+    );
+  }
+  rmSync(first);
+  rmSync(grown);
+  return [
+    ...costPerJob(dir),
+    '### Every job exported (max-jobs 100,000 on the 20,000-entry 2.10 OST file)',
+    '',
+    'Every operation of every entry non-zero (14 series per job, as in the file of the HP comparison: 280,006 series). Wall times count the other processes of a shared machine too; "worst CPU ms" is the scrape\'s own CPU time.',
+    `Same generated file kind, same flags as the HP lustre_exporter run quoted from issue 16 (${HP.scrapeMs / 1000} s per scrape, ${HP.peakMb} MB peak RSS, same machine kind). Goal: scrape ≤ 0.1× and peak RSS ≤ 0.5× HP's.`,
+    '',
+    '| node flags | baseline (read+split) ms | cold process ms | 1st scrape ms | grown scrape ms | idle scrape ms | worst / baseline | worst / HP | worst CPU ms | CPU / HP | peak RSS MB | RSS / HP | series | body MB |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+  ];
+}
+
+/** Series, body and memory per 1,000 exported jobs (every job its own series), for choosing max-jobs. */
+function costPerJob(dir: string): string[] {
+  const rows: string[] = [];
+  const figures: { jobs: number; rss: number }[] = [];
+  for (const jobs of [1_000, 5_000, 20_000]) {
+    const first = join(dir, `cost-${jobs}-a`);
+    const grown = join(dir, `cost-${jobs}-b`);
+    writeJobStats(first, jobs, '2.10', 1, true);
+    writeJobStats(grown, jobs, '2.10', 2, true);
+    const coll = child(['collector', dir, first, grown, String(jobs * 5)]);
+    rmSync(first);
+    rmSync(grown);
+    figures.push({ jobs, rss: coll.maxRssMb! });
+    rows.push(`| ${jobs.toLocaleString('en')} | ${coll.series} | ${((coll.series! / jobs) * 1000).toFixed(0)} | ${coll.bodyMb!.toFixed(1)} | ${((coll.bodyMb! / jobs) * 1000).toFixed(2)} | ${coll.maxRssMb!.toFixed(0)} |`);
+  }
+  const [small, , large] = figures;
+  const perThousand = ((large!.rss - small!.rss) / (large!.jobs - small!.jobs)) * 1000;
+  return [
+    '### Cost per 1,000 exported jobs (2.10 OST, every operation non-zero, max-jobs above the job count)',
+    '',
+    '| jobs | series | series per 1,000 jobs | body MB | body MB per 1,000 jobs | peak RSS MB |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    `Peak RSS grows by ${perThousand.toFixed(1)} MB per 1,000 more exported jobs (1,000 → 20,000 jobs, Node defaults).`,
+    '',
+  ];
 }

@@ -3,7 +3,7 @@
 // Plain JavaScript on the built exporter (dist/, `npm run build:ts`), as production runs it: a TypeScript
 // loader in this process would add ~45 MB of RSS and compile time that the exporter never has.
 //   baseline FILE          read the file and split it into lines (the floor any parser pays)
-//   collector DIR A B      the real lustre_jobstats collector on DIR/proc/.../job_stats: first scrape
+//   collector DIR A B [MAX_JOBS]  the real lustre_jobstats collector on DIR/proc/.../job_stats: first scrape
 //                          of A in a cold process; then, as in a running exporter (code compiled by
 //                          earlier scrapes), a new collector's first scrape of A (every entry new),
 //                          B (every entry grown), B again (idle)
@@ -33,8 +33,8 @@ async function baseline(file) {
   return { ms: Math.min(...runs), lines };
 }
 
-/** @param {string} dir @param {string} first @param {string} grown */
-async function collector(dir, first, grown) {
+/** @param {string} dir @param {string} first @param {string} grown @param {number | undefined} maxJobs */
+async function collector(dir, first, grown, maxJobs) {
   const link = join(dir, 'proc/fs/lustre/obdfilter/bench-OST0000/job_stats');
   /** @param {string} target */
   const point = async (target) => {
@@ -47,12 +47,31 @@ async function collector(dir, first, grown) {
     const c = lustreJobStatsCollector.create({
       registry,
       paths: { procfs: join(dir, 'proc'), sysfs: join(dir, 'sys'), rootfs: dir },
-      options: { getent: false },
+      options: maxJobs === undefined ? { getent: false } : { getent: false, 'max-jobs': maxJobs },
       logger: createLogger('error', 'json'),
     });
     // One scrape as the exporter serves it: update(), then the registry rendered as text.
-    const scrape = () => timed(async () => (await c.update(signal), await registry.metrics()));
-    return { scrape, registry };
+    let bodyBytes = 0;
+    let samples = 0;
+    let cpuMs = 0;
+    const scrape = async () => {
+      const cpu = process.cpuUsage();
+      const ms = await timed(async () => (await c.update(signal), measure(await registry.metrics())));
+      const used = process.cpuUsage(cpu);
+      // CPU time of the scrape: on a shared machine the wall time also counts other processes' turns.
+      cpuMs = Math.max(cpuMs, (used.user + used.system) / 1000);
+      return ms;
+    };
+    /** @param {string} body */
+    const measure = (body) => {
+      bodyBytes = Buffer.byteLength(body);
+      // Sample lines, counted without splitting (a split would add 280,000 strings to the peak measured).
+      samples = 0;
+      for (let at = 0; at < body.length; at = body.indexOf('\n', at) + 1 || body.length) {
+        if (body.charCodeAt(at) !== 35 /* # */ && body.charCodeAt(at) !== 10) samples += 1;
+      }
+    };
+    return { scrape, registry, body: () => bodyBytes, cpu: () => cpuMs, series: () => samples };
   };
   await point(first);
   const coldProcessMs = await instance().scrape();
@@ -61,8 +80,8 @@ async function collector(dir, first, grown) {
   await point(grown);
   const grownMs = await fresh.scrape();
   const idleMs = await fresh.scrape();
-  const series = (await fresh.registry.getMetricsAsJSON()).reduce((n, m) => n + (/** @type {{values?: unknown[]}} */ (m).values?.length ?? 0), 0);
-  return { coldProcessMs, firstMs, grownMs, idleMs, series };
+  const series = fresh.series();
+  return { coldProcessMs, firstMs, grownMs, idleMs, series, bodyMb: fresh.body() / 1e6, worstCpuMs: fresh.cpu() };
 }
 
 /** Every job_stats file of a many-target tree read whole, one after another: the floor of reading them. @param {string} dir */
@@ -91,6 +110,7 @@ async function targets(dir, max) {
   return { firstMs, idleMs, series };
 }
 
-const [mode, a = '', b = '', c = ''] = process.argv.slice(2);
-const result = mode === 'baseline' ? await baseline(a) : mode === 'readall' ? await readAll(a) : mode === 'targets' ? await targets(a, b) : await collector(a, b, c);
+const [mode, a = '', b = '', c = '', d] = process.argv.slice(2);
+const result =
+  mode === 'baseline' ? await baseline(a) : mode === 'readall' ? await readAll(a) : mode === 'targets' ? await targets(a, b) : await collector(a, b, c, d === undefined ? undefined : Number(d));
 process.stdout.write(`${JSON.stringify({ ...result, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);

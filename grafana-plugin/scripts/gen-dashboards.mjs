@@ -91,11 +91,15 @@ function cluster() {
         prom('B', `-sum by (target) (${R.targetRead}{${t}})`, { legendFormat: '{{target}} read' }),
       ], unit('Bps')),
       panel(
-        'Density of per-user operation rates (click a cell: its users; click a user: $user)',
+        'Density of per-job operation rates per target, every job counted (click a cell: its jobs; click a job: $user)',
         'jobio-jobio-panel',
         { h: 12, w: 24, x: 0, y: 8 },
-        [prom('A', `sum by (user, jobid) (${R.jobOps}{${t}})`, { legendFormat: '{{user}} {{jobid}}' })],
-        { options: { view: 'heatmap', heatmap: { unit: 'ops', listLabels: 'user,jobid', drillVariable: 'user', drillLabel: 'user', jobLabel: 'jobid', jobDashboard: 'jobio-job', showNoData: true, colorScheme: 'viridis' } } },
+        [
+          // Drill-down members: the jobs with their own series; the counts: the exporter's, over every job (B).
+          prom('A', `sum by (target, user, jobid) (rate(jobio_lustre_jobstats_operations_total{${t},jobid!="_other"}[$__rate_interval]))`, { legendFormat: '{{target}} {{user}} {{jobid}}' }),
+          prom('B', `sum by (decade) (jobio_lustre_jobstats_rate_jobs{${t},class="operations"})`, { legendFormat: '{{decade}}' }),
+        ],
+        { options: { view: 'heatmap', heatmap: { unit: 'ops', listLabels: 'target,user,jobid', drillVariable: 'user', drillLabel: 'user', jobLabel: 'jobid', jobDashboard: 'jobio-job', showNoData: true, colorScheme: 'viridis' } } },
       ),
       panel('Top users by bytes now (5 m rate, selected users)', 'table', { h: 9, w: 8, x: 0, y: 20 }, [prom('A', `topk(10, sum by (user) (${bothBytes(R.jobRead, R.jobWrite, `${t}, user=~"$user"`)}))`, { instant: true, format: 'table' })], table('bytes/s', 'Bps')),
       panel('Top jobs by operations now (5 m rate, selected users)', 'table', { h: 9, w: 8, x: 8, y: 20 }, [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })], table('operations/s', 'ops')),

@@ -1,20 +1,19 @@
 // The metrics of the lustre_jobstats collector (names fixed in docs/metrics.md) and how a settled
-// accumulator is written into them: reset, then refill, synchronously (no collect() hook).
+// accumulator is written into them: reset, then refill, synchronously. The per-job counters are
+// rendered straight from the accumulator's series (lustre_jobstats_series.ts); the per-target
+// gauges and counters are ordinary prom-client metrics.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
-import { exportedValue } from '../lustre/series-book.js';
-import { u64ToNumber } from '../lustre/u64.js';
+import { JobSeriesCounter, snapshotOf } from './lustre_jobstats_series.js';
+import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
-const JOB_LABELS = ['target', 'jobid', 'user', 'process'] as const;
-const OP_LABELS = ['target', 'jobid', 'user', 'process', 'operation'] as const;
-
 export class LustreJobStatsMetrics {
-  private readonly readBytes: Counter<(typeof JOB_LABELS)[number]>;
-  private readonly writeBytes: Counter<(typeof JOB_LABELS)[number]>;
-  private readonly operations: Counter<(typeof OP_LABELS)[number]>;
-  private readonly operationSeconds: Counter<(typeof OP_LABELS)[number]>;
+  private readonly readBytes: JobSeriesCounter;
+  private readonly writeBytes: JobSeriesCounter;
+  private readonly operations: JobSeriesCounter;
+  private readonly operationSeconds: JobSeriesCounter;
   private readonly entries: Gauge<'target' | 'quality'>;
   private readonly exportedJobs: Gauge<'target'>;
   private readonly foldedJobs: Gauge<'target'>;
@@ -25,6 +24,7 @@ export class LustreJobStatsMetrics {
   private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
   private readonly targetBound: TargetBoundMetrics;
+  private readonly density: LustreJobStatsDensityMetrics;
 
   constructor(
     registry: Registry,
@@ -32,10 +32,11 @@ export class LustreJobStatsMetrics {
     maxTargets = Number.POSITIVE_INFINITY,
   ) {
     const registers = [registry];
-    this.readBytes = new Counter({ name: 'jobio_lustre_jobstats_read_bytes_total', help: 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', labelNames: JOB_LABELS, registers });
-    this.writeBytes = new Counter({ name: 'jobio_lustre_jobstats_write_bytes_total', help: 'Bytes written by the job to the target (sum of job_stats write_bytes), in bytes.', labelNames: JOB_LABELS, registers });
-    this.operations = new Counter({ name: 'jobio_lustre_jobstats_operations_total', help: 'Requests of the job on the target per Lustre operation (job_stats samples).', labelNames: OP_LABELS, registers });
-    this.operationSeconds = new Counter({ name: 'jobio_lustre_jobstats_operation_seconds_total', help: 'Service time of the job\'s requests on the target per operation (job_stats latency sum), in seconds.', labelNames: OP_LABELS, registers });
+    this.readBytes = new JobSeriesCounter('jobio_lustre_jobstats_read_bytes_total', 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', 'read_bytes', false).register(registry);
+    this.writeBytes = new JobSeriesCounter('jobio_lustre_jobstats_write_bytes_total', 'Bytes written by the job to the target (sum of job_stats write_bytes), in bytes.', 'write_bytes', false).register(registry);
+    this.operations = new JobSeriesCounter('jobio_lustre_jobstats_operations_total', 'Requests of the job on the target per Lustre operation (job_stats samples).', 'operations', true).register(registry);
+    // Lustre prints microseconds; the division is the one unavoidable rounding.
+    this.operationSeconds = new JobSeriesCounter('jobio_lustre_jobstats_operation_seconds_total', 'Service time of the job\'s requests on the target per operation (job_stats latency sum), in seconds.', 'operation_seconds', true, 1e6).register(registry);
     this.entries = new Gauge({ name: 'jobio_lustre_jobstats_entries', help: 'job_stats entries in the last read of the target, by identifier quality (correct, missing_jobid, malformed).', labelNames: ['target', 'quality'] as const, registers });
     this.exportedJobs = new Gauge({ name: 'jobio_lustre_jobstats_exported_jobs', help: 'Jobs of the target that have their own series (at most max-jobs).', labelNames: ['target'] as const, registers });
     this.foldedJobs = new Gauge({ name: 'jobio_lustre_jobstats_folded_jobs', help: 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.', labelNames: ['target'] as const, registers });
@@ -46,6 +47,7 @@ export class LustreJobStatsMetrics {
     this.droppedEntries = new Counter({ name: 'jobio_lustre_jobstats_dropped_entries_total', help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).', labelNames: ['target'] as const, registers });
     this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
     this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
+    this.density = new LustreJobStatsDensityMetrics(registry);
   }
 
   private all(): { reset(): void }[] {
@@ -55,13 +57,14 @@ export class LustreJobStatsMetrics {
   clear(): void {
     for (const metric of this.all()) metric.reset();
     this.targetBound.clear();
+    this.density.clear();
   }
 
   refill(acc: JobStatsAccumulator): void {
     this.clear();
-    const fields = acc.fields.fields;
-    const epoch = acc.scrapeEpoch;
     this.targetBound.set(acc.droppedTargets);
+    const snapshot = snapshotOf(acc);
+    for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(snapshot);
     for (const t of acc.targetViews()) {
       const target = t.name;
       if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);
@@ -73,30 +76,7 @@ export class LustreJobStatsMetrics {
       this.readErrors.inc({ target }, t.readErrorsTotal);
       this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
       this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
-      for (const s of t.series) {
-        const job = s.labels.process === undefined ? { target, jobid: s.labels.jobid, user: s.labels.user } : { target, jobid: s.labels.jobid, user: s.labels.user, process: s.labels.process };
-        for (let f = 0; f < fields.length; f += 1) {
-          const value = exportedValue(s, f, epoch);
-          if (value === undefined) continue;
-          const field = fields[f]!;
-          const v = u64ToNumber(value);
-          switch (field.kind) {
-            case 'read_bytes':
-              this.readBytes.inc(job, v);
-              break;
-            case 'write_bytes':
-              this.writeBytes.inc(job, v);
-              break;
-            case 'operations':
-              this.operations.inc({ ...job, operation: field.operation }, v);
-              break;
-            case 'operation_seconds':
-              // Lustre prints microseconds; the division is the one unavoidable rounding.
-              this.operationSeconds.inc({ ...job, operation: field.operation }, v / 1e6);
-              break;
-          }
-        }
-      }
+      this.density.fill(t);
     }
   }
 }

@@ -126,6 +126,11 @@ export class EntryTracker {
     this.entries.clear();
   }
 
+  /** Key and identity of every entry kept: after endRead(), every entry of the last read (rate-density.ts). */
+  identities(): IterableIterator<{ readonly key: string; readonly identity: JobIdentity }> {
+    return this.entries.values();
+  }
+
   private lastLayout: readonly number[] = [];
 
   private layoutOf(cur: FieldValues): readonly number[] {

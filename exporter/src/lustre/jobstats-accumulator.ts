@@ -9,6 +9,7 @@ import { FieldTable } from './export-fields.js';
 import type { JobIdFormats } from './jobid-format.js';
 import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels, type SeriesState } from './series-book.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
+import { rateDensity, type DensityJob, type RateDensity } from './rate-density.js';
 
 export interface AccumulatorOptions {
   readonly maxJobs: number;
@@ -55,6 +56,8 @@ export interface TargetView {
   /** New entries not remembered for want of room (max-entries). */
   readonly droppedEntriesTotal: number;
   readonly series: Iterable<SeriesState>;
+  /** Jobs and users per rate decade over the interval since the previous read (undefined: no interval). */
+  readonly density: RateDensity | undefined;
 }
 
 class TargetState {
@@ -68,6 +71,9 @@ class TargetState {
   truncatedReadsTotal = 0;
   parseErrorsTotal = 0;
   readErrorsTotal = 0;
+  /** `now` of the last finish() that read the target: the start of the next rate interval. */
+  lastReadAt: number | undefined;
+  density: RateDensity | undefined;
 
   constructor(
     readonly ref: TargetRef,
@@ -229,10 +235,24 @@ export class JobStatsAccumulator {
       // A read cut short (byte bound, error midway) did not see the rest of the file: keep it.
       if (read) t.tracker.endRead(this.epoch, t.cutEpoch !== this.epoch && t.failedEpoch !== this.epoch);
       else if (!kept) t.tracker.clear();
+      t.density = read && !baseline && t.lastReadAt !== undefined && now > t.lastReadAt ? this.densityOf(t, (now - t.lastReadAt) / 1000) : undefined;
+      if (read) t.lastReadAt = now;
       t.book.settle(this.group(t, userLabel), now, this.epoch, baseline);
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
     }
     this.collected = true;
+  }
+
+  /** Every job of the read (one per identity, its client hosts merged), folded or not; malformed ids are no job. */
+  private densityOf(t: TargetState, intervalSeconds: number): RateDensity {
+    const seen = new Set<string>();
+    const jobs: DensityJob[] = [];
+    for (const { key, identity } of t.tracker.identities()) {
+      if (identity.quality === 'malformed' || seen.has(key)) continue;
+      seen.add(key);
+      jobs.push({ uid: identity.uid, deltas: t.credits.byClass.get(key)?.deltas });
+    }
+    return rateDensity(jobs, this.fields.fields, intervalSeconds);
   }
 
   private group(t: TargetState, userLabel: UserLabel): Map<string, SeriesGroup> {
@@ -268,6 +288,7 @@ export class JobStatsAccumulator {
         truncatedReadsTotal: t.truncatedReadsTotal,
         droppedEntriesTotal: t.tracker.droppedEntries,
         series: t.book.series.values(),
+        density: t.density,
       };
     }
   }

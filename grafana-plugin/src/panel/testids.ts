@@ -22,4 +22,5 @@ export const TestIds = {
   drilldownRow: 'jobio-drilldown-row',
   drilldownJobLink: 'jobio-drilldown-job-link',
   drilldownSetAll: 'jobio-drilldown-set-all',
+  drilldownWithoutSeries: 'jobio-drilldown-without-series',
 } as const;

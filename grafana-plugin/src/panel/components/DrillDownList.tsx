@@ -12,6 +12,8 @@ const MAX_ROWS = 200;
 export interface DrillDownListProps {
   title: string;
   members: CellMember[];
+  /** Jobs counted in the cell (exported density) that have no series of their own to list. */
+  withoutSeries?: number;
   unit: string;
   /** Labels to show per series; empty = all labels. */
   listLabels: string[];
@@ -81,6 +83,11 @@ export function DrillDownList(props: DrillDownListProps) {
         })}
       </ol>
       {members.length > MAX_ROWS && <div className={styles.more}>{`… and ${members.length - MAX_ROWS} more`}</div>}
+      {(props.withoutSeries ?? 0) > 0 && (
+        <div className={styles.more} data-testid={TestIds.drilldownWithoutSeries} data-count={props.withoutSeries}>
+          {`${props.withoutSeries} more ${props.withoutSeries === 1 ? 'job' : 'jobs'} without their own series (folded into jobid="_other")`}
+        </div>
+      )}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { drawHeatmap } from '../heatmap/draw';
 import { rowRange } from '../heatmap/labels';
 import { type CellRef, LEGEND_HEIGHT, cellOrigin, computeLayout, hitTest } from '../heatmap/layout';
 import { cellMembers } from '../heatmap/members';
+import { jobsWithoutSeries } from '../heatmap/exported-density';
 import type { HeatSeries } from '../heatmap/series';
 import { TestIds } from '../testids';
 import type { HeatmapOptions } from '../types';
@@ -132,6 +133,7 @@ export function HeatmapView(props: HeatmapViewProps) {
           <DrillDownList
             title={`${selectedInfo.time} · ${selectedInfo.range} · ${selectedInfo.count} series`}
             members={members}
+            withoutSeries={jobsWithoutSeries(selectedInfo.count, members.length)}
             unit={options.unit}
             listLabels={options.listLabels.split(',').map((s) => s.trim()).filter(Boolean)}
             drillLabel={options.drillLabel || undefined}

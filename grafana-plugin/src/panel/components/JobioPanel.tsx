@@ -1,7 +1,7 @@
 import { type PanelProps } from '@grafana/data';
 import { locationService } from '@grafana/runtime';
 import React, { useCallback, useMemo } from 'react';
-import { buildDensity } from '../heatmap/density';
+import { buildExportedDensity } from '../heatmap/exported-density';
 import { framesToSeries } from '../heatmap/series';
 import { collectGroups } from '../summary/collect';
 import { orderGroups } from '../summary/order';
@@ -40,10 +40,11 @@ function SummaryPanel({ props }: { props: PanelProps<PanelOptions> }) {
 
 function HeatmapPanel({ props }: { props: PanelProps<PanelOptions> }) {
   const options = { ...DEFAULT_HEATMAP, ...props.options.heatmap };
-  const series = useMemo(() => framesToSeries(props.data.series), [props.data.series]);
-  const index = useMemo(
-    () => buildDensity(series, { minExponent: options.minExponent ?? undefined, maxExponent: options.maxExponent ?? undefined }),
-    [series, options.minExponent, options.maxExponent],
+  const all = useMemo(() => framesToSeries(props.data.series), [props.data.series]);
+  // Series with a `decade` label are the exporter's counts of every job (exported-density.ts).
+  const { series, index } = useMemo(
+    () => buildExportedDensity(all, { minExponent: options.minExponent ?? undefined, maxExponent: options.maxExponent ?? undefined }),
+    [all, options.minExponent, options.maxExponent],
   );
   const onDrill = useCallback((values: string[]) => setDashboardVariable(options.drillVariable, values), [options.drillVariable]);
   if (index.times.length === 0) {

@@ -1,0 +1,46 @@
+// The rate density of lustre_jobstats (docs/metrics.md): per target, operation class and decade, how
+// many jobs and users had a rate in that decade over the last collection interval, every job counted
+// (folded into jobid="_other" or not). Bounded: at most classes × (decades + zero) series per target
+// for jobs and as many for users, whatever the number of jobs; empty buckets are not exported.
+import { Gauge, type Registry } from 'prom-client';
+import type { TargetView } from '../lustre/jobstats-accumulator.js';
+import { BUCKETS, bucketLabel, RATE_CLASSES } from '../lustre/rate-density.js';
+
+type DensityLabels = 'target' | 'class' | 'decade';
+
+export class LustreJobStatsDensityMetrics {
+  private readonly jobs: Gauge<DensityLabels>;
+  private readonly users: Gauge<DensityLabels>;
+  private readonly interval: Gauge<'target'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    const labelNames = ['target', 'class', 'decade'] as const;
+    const bucket = 'rate r over the last collection interval with 10^decade <= r < 10^(decade+1) (decade="zero": read but no increment); every job counted, with or without its own series';
+    this.jobs = new Gauge({ name: 'jobio_lustre_jobstats_rate_jobs', help: `Jobs of the target per ${bucket}. class: operations, metadata (requests other than read/write), read_bytes, write_bytes; per second.`, labelNames, registers });
+    this.users = new Gauge({ name: 'jobio_lustre_jobstats_rate_users', help: `Users of the target (the sum of their jobs) per ${bucket}.`, labelNames, registers });
+    this.interval = new Gauge({ name: 'jobio_lustre_jobstats_rate_interval_seconds', help: 'Length of the interval the rate density of the target is over (between its last two reads), in seconds.', labelNames: ['target'] as const, registers });
+  }
+
+  clear(): void {
+    this.jobs.reset();
+    this.users.reset();
+    this.interval.reset();
+  }
+
+  /** Sets the density of every target read this scrape (after clear()). */
+  fill(t: TargetView): void {
+    const d = t.density;
+    if (!d) return;
+    const target = t.name;
+    this.interval.set({ target }, d.intervalSeconds);
+    for (const [c, cls] of RATE_CLASSES.entries()) {
+      for (let b = 0; b < BUCKETS; b += 1) {
+        const jobs = d.jobs[c * BUCKETS + b]!;
+        const users = d.users[c * BUCKETS + b]!;
+        if (jobs > 0) this.jobs.set({ target, class: cls, decade: bucketLabel(b) }, jobs);
+        if (users > 0) this.users.set({ target, class: cls, decade: bucketLabel(b) }, users);
+      }
+    }
+  }
+}

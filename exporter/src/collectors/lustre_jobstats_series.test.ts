@@ -1,0 +1,137 @@
+// The per-job counters rendered straight from the series book (lustre_jobstats_series.ts) give the
+// very text prom-client's own Counters give for the same values (its rendering is the oracle here),
+// jobio_exporter_series counts them exactly, and the rate density counts every job, folded or not.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Counter, Registry } from 'prom-client';
+import { jobStatsText, OST_OPS_214, syntheticJobs, type GeneratedJob } from '../../../test/lustre/generate-jobstats.js';
+import { lustreJobStatsCollector } from './lustre_jobstats.js';
+import { countSeries } from '../scrape/series-count.js';
+import { createLogger } from '../util/logger.js';
+import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
+import { compileJobIdFormats } from '../lustre/jobid-format.js';
+import { exportedValue } from '../lustre/series-book.js';
+import { u64ToNumber } from '../lustre/u64.js';
+
+const FAMILIES = ['read_bytes_total', 'write_bytes_total', 'operations_total', 'operation_seconds_total'].map((f) => `jobio_lustre_jobstats_${f}`);
+
+/** The text of one family in an exposition (HELP, TYPE and samples). */
+function family(text: string, name: string): string {
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith(`# HELP ${name} `))
+    .join('\n\n');
+}
+
+/** What prom-client's Counters render for the accumulator's series (the code this file replaced). */
+async function promClientText(acc: JobStatsAccumulator): Promise<string> {
+  const registry = new Registry();
+  const registers = [registry];
+  const job = ['target', 'jobid', 'user', 'process'] as const;
+  const op = [...job, 'operation'] as const;
+  const counters = {
+    read_bytes: new Counter({ name: FAMILIES[0]!, help: 'h', labelNames: job, registers }),
+    write_bytes: new Counter({ name: FAMILIES[1]!, help: 'h', labelNames: job, registers }),
+    operations: new Counter({ name: FAMILIES[2]!, help: 'h', labelNames: op, registers }),
+    operation_seconds: new Counter({ name: FAMILIES[3]!, help: 'h', labelNames: op, registers }),
+  };
+  const fields = acc.fields.fields;
+  for (const t of acc.targetViews()) {
+    for (const s of t.series) {
+      const labels = s.labels.process === undefined ? { target: t.name, jobid: s.labels.jobid, user: s.labels.user } : { target: t.name, jobid: s.labels.jobid, user: s.labels.user, process: s.labels.process };
+      for (let f = 0; f < fields.length; f += 1) {
+        const value = exportedValue(s, f, acc.scrapeEpoch);
+        if (value === undefined) continue;
+        const field = fields[f]!;
+        const v = u64ToNumber(value);
+        if (field.kind === 'read_bytes' || field.kind === 'write_bytes') counters[field.kind].inc(labels, v);
+        else counters[field.kind].inc({ ...labels, operation: field.operation }, field.kind === 'operation_seconds' ? v / 1e6 : v);
+      }
+    }
+  }
+  return registry.metrics();
+}
+
+/** Jobs of the generator plus ids that need escaping and entries without a job id (process label). */
+function jobs(count: number, scale: number): GeneratedJob[] {
+  const list: GeneratedJob[] = syntheticJobs(count, '2.14', scale);
+  list.push({ id: '77:5000:n1', samples: { open: 3 * scale }, sums: { open: 40 * scale } });
+  list.push({ id: '78:5000:n"1\\x', samples: { open: 2 * scale }, sums: { open: 30 * scale } }); // malformed: _other, no job
+  list.push({ id: 'dd.5001', samples: { write: 2 * scale, write_bytes: 2 * scale }, sums: { write: 9 * scale, write_bytes: 8192 * scale } });
+  list.push({ id: 'bad"proc\\.5002', samples: { punch: scale }, sums: { punch: 3 * scale } });
+  return list;
+}
+
+function tree(root: string, scale: number, extra: GeneratedJob[] = []): void {
+  for (const target of ['fs-OST0000', 'fs-OST0001']) {
+    const dir = join(root, 'proc/fs/lustre/obdfilter', target);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'job_stats'), jobStatsText([...jobs(target.endsWith('0') ? 1500 : 700, scale), ...extra], '2.14', [...OST_OPS_214, 'open']));
+  }
+}
+
+test('per-job counters: same exposition as prom-client Counters over three scrapes (every job exported, escapes, born-at-0 fields), series counted exactly', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-series-'));
+  const registry = new Registry();
+  const c = lustreJobStatsCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: { getent: false, 'max-jobs': 100_000 }, logger: createLogger('error', 'json') });
+  // The oracle follows the same files with its own accumulator.
+  const acc = new JobStatsAccumulator({ maxJobs: 100_000, expiryMs: 30 * 60_000, formats: compileJobIdFormats('%j:%u:%H,%e.%u') });
+  const signal = new AbortController().signal;
+  const newcomer: GeneratedJob = { id: '999:5003:n9', samples: { read: 5, read_bytes: 5 }, sums: { read: 50, read_bytes: 4096 } };
+  const steps: [number, GeneratedJob[]][] = [
+    [1, []],
+    [2, [newcomer]],
+    [3, [newcomer]],
+  ];
+  for (const [scale, extra] of steps) {
+    tree(root, scale, extra);
+    assert.equal(await c.update(signal), 'ok');
+    acc.begin();
+    for (const target of ['fs-OST0000', 'fs-OST0001']) acc.ingest(jobStatsText([...jobs(target.endsWith('0') ? 1500 : 700, scale), ...extra], '2.14', [...OST_OPS_214, 'open']), { kind: 'obdfilter', name: target });
+    acc.finish(Date.now(), (uid) => `uid:${uid}`);
+    const ours = await registry.metrics();
+    const oracle = await promClientText(acc);
+    let samples = 0;
+    for (const name of FAMILIES) {
+      const mine = family(ours, name).split('\n').slice(2).filter((l) => l !== '');
+      const theirs = family(oracle, name).split('\n').slice(2).filter((l) => l !== '');
+      assert.ok(theirs.length > 0, name);
+      assert.deepEqual(mine, theirs, `${name} at scale ${scale}`);
+      samples += mine.length;
+    }
+    assert.match(ours, /jobid="77",user="uid:5000",operation="open"/);
+    assert.match(ours, /jobid="_none",user="uid:5002",process="bad\\"proc\\\\",operation="punch"/);
+    const other = (ours.match(/^jobio_lustre_jobstats_(?!read_bytes_total|write_bytes_total|operations_total|operation_seconds_total)\w+(\{[^}]*\})? /gm) ?? []).length;
+    assert.equal(await countSeries(registry), samples + other);
+    assert.ok(samples > 10_000);
+  }
+});
+
+test('rate density through the collector: with max-jobs 3 every job and user is still counted', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-density-'));
+  const registry = new Registry();
+  const c = lustreJobStatsCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: { getent: false, 'max-jobs': 3 }, logger: createLogger('error', 'json') });
+  const signal = new AbortController().signal;
+  tree(root, 1);
+  await c.update(signal);
+  assert.doesNotMatch(await registry.metrics(), /^jobio_lustre_jobstats_rate_jobs\{/m, 'no interval at the first collection');
+  tree(root, 2);
+  await c.update(signal);
+  const text = await registry.metrics();
+  const sum = (metric: string, target: string, cls: string): number => {
+    let n = 0;
+    for (const m of text.matchAll(new RegExp(`^${metric}\\{target="${target}",class="${cls}",decade="([-\\w]+)"\\} (\\d+)$`, 'gm'))) n += Number(m[2]);
+    return n;
+  };
+  // 1,500 generated jobs + 3 extra identities (the malformed id is no job); their uids are 1000..1499 plus 5000, 5001, 5002.
+  for (const cls of ['operations', 'metadata', 'read_bytes', 'write_bytes']) {
+    assert.equal(sum('jobio_lustre_jobstats_rate_jobs', 'fs-OST0000', cls), 1503, cls);
+    assert.equal(sum('jobio_lustre_jobstats_rate_users', 'fs-OST0000', cls), 503, cls);
+    assert.equal(sum('jobio_lustre_jobstats_rate_jobs', 'fs-OST0001', cls), 703, cls);
+  }
+  assert.match(text, /^jobio_lustre_jobstats_exported_jobs\{target="fs-OST0000"\} 3$/m);
+  assert.match(text, /^jobio_lustre_jobstats_rate_interval_seconds\{target="fs-OST0000"\} [\d.e-]+$/m);
+});

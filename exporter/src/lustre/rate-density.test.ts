@@ -1,0 +1,156 @@
+// The rate density counts every job, folded or not, against an independent count: generated OST
+// trees with thousands of jobs (several client hosts per job, idle jobs, malformed ids), two
+// collections a known interval apart, and the expected decade of each job and user computed here
+// from the generator's own numbers (decade read from the decimal exponent, not from log10).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { jobStatsText, OST_OPS_210, type GeneratedJob } from '../../../test/lustre/generate-jobstats.js';
+import { newAccumulator, scrapeOnce } from '../../../test/lustre/harness.js';
+import { BUCKETS, bucketLabel, bucketOf, MAX_DECADE, MIN_DECADE, RATE_CLASSES, ZERO_BUCKET, type RateDensity } from './rate-density.js';
+
+test('bucketOf: exact at powers of ten, zero apart, clamped to the exported decades', () => {
+  assert.equal(bucketOf(0), ZERO_BUCKET);
+  for (let y = MIN_DECADE; y <= MAX_DECADE; y += 1) {
+    const power = Number(`1e${y}`);
+    assert.equal(bucketLabel(bucketOf(power)), String(y), `10^${y}`);
+    const below = power * (1 - 2 ** -52);
+    assert.equal(bucketLabel(bucketOf(below)), String(Math.max(y - 1, MIN_DECADE)), `just below 10^${y}`);
+  }
+  assert.equal(bucketLabel(bucketOf(1e-9)), String(MIN_DECADE));
+  assert.equal(bucketLabel(bucketOf(5e20)), String(MAX_DECADE));
+  assert.equal(BUCKETS, MAX_DECADE - MIN_DECADE + 2);
+});
+
+/** The oracle's decade: the exponent of the shortest decimal form of the double, clamped. */
+function oracleBucket(rate: number): string {
+  if (rate === 0) return 'zero';
+  const y = Number(rate.toExponential().split('e')[1]);
+  return String(Math.min(Math.max(y, MIN_DECADE), MAX_DECADE));
+}
+
+interface GenJob {
+  readonly jobid: number;
+  readonly uid: number;
+  readonly hosts: number;
+  /** Per-host increment between the two collections, per operation (samples) and per byte sum. */
+  readonly grow: Record<string, number>;
+}
+
+/** Deterministic jobs whose increments spread over many decades; every 11th job is idle. */
+function makeJobs(count: number): GenJob[] {
+  const jobs: GenJob[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const idle = i % 11 === 0;
+    const scale = (k: number): number => (idle ? 0 : Math.floor(10 ** ((i * k) % 9) * (1 + (i % 7))));
+    jobs.push({
+      jobid: 7_000_000 + i,
+      uid: 2000 + (i % 37),
+      hosts: 1 + (i % 3),
+      grow: { read_bytes: scale(1) % 5000, write_bytes: scale(3) % 7000, punch: scale(5) % 300, getattr: i % 4 === 0 ? 0 : scale(7) % 90, read_sum: scale(2), write_sum: scale(4) },
+    });
+  }
+  return jobs;
+}
+
+/** The job_stats text: each host of each job one entry; `factor` 0 is the first collection. */
+function tree(jobs: readonly GenJob[], factor: number): string {
+  const entries: GeneratedJob[] = [];
+  for (const j of jobs) {
+    for (let h = 0; h < j.hosts; h += 1) {
+      const base = 1000 + h;
+      const v = (op: string): number => base + factor * (j.grow[op] ?? 0);
+      entries.push({
+        id: `${j.jobid}:${j.uid}:c${String(h).padStart(3, '0')}`,
+        samples: { read_bytes: v('read_bytes'), write_bytes: v('write_bytes'), punch: v('punch'), getattr: v('getattr') },
+        sums: { read_bytes: v('read_sum') * 4096, write_bytes: v('write_sum') * 4096 },
+      });
+    }
+  }
+  // Ids that fit no format: entries of no job, counted neither as jobs nor as users.
+  for (let m = 0; m < 25; m += 1) entries.push({ id: `not a job id ${m}`, samples: { punch: 5 + factor * m }, sums: {} });
+  return jobStatsText(entries, '2.10', OST_OPS_210);
+}
+
+/** Expected counts per class and bucket label, jobs and users, from the generator's numbers. */
+function oracle(jobs: readonly GenJob[], seconds: number): { jobs: Map<string, number>; users: Map<string, number> } {
+  const perClass = (j: GenJob): Record<string, number> => {
+    const g = (op: string): number => (j.grow[op] ?? 0) * j.hosts;
+    return {
+      // 2.10: the read_bytes/write_bytes samples are the read/write requests.
+      operations: g('read_bytes') + g('write_bytes') + g('punch') + g('getattr'),
+      metadata: g('punch') + g('getattr'),
+      read_bytes: g('read_sum') * 4096,
+      write_bytes: g('write_sum') * 4096,
+    };
+  };
+  const count = (into: Map<string, number>, totals: Record<string, number>): void => {
+    for (const cls of RATE_CLASSES) {
+      const key = `${cls}/${oracleBucket(totals[cls]! / seconds)}`;
+      into.set(key, (into.get(key) ?? 0) + 1);
+    }
+  };
+  const jobCounts = new Map<string, number>();
+  const users = new Map<number, Record<string, number>>();
+  for (const j of jobs) {
+    const totals = perClass(j);
+    count(jobCounts, totals);
+    const u = users.get(j.uid) ?? { operations: 0, metadata: 0, read_bytes: 0, write_bytes: 0 };
+    for (const cls of RATE_CLASSES) u[cls] = u[cls]! + totals[cls]!;
+    users.set(j.uid, u);
+  }
+  const userCounts = new Map<string, number>();
+  for (const totals of users.values()) count(userCounts, totals);
+  return { jobs: jobCounts, users: userCounts };
+}
+
+function asMap(counts: Uint32Array): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [c, cls] of RATE_CLASSES.entries()) {
+    for (let b = 0; b < BUCKETS; b += 1) {
+      const n = counts[c * BUCKETS + b]!;
+      if (n > 0) out.set(`${cls}/${bucketLabel(b)}`, n);
+    }
+  }
+  return out;
+}
+
+function densityOf(acc: ReturnType<typeof newAccumulator>, target: string): RateDensity | undefined {
+  for (const t of acc.targetViews()) if (t.name === target) return t.density;
+  return undefined;
+}
+
+test('density over 4,000 jobs (8,000 entries, max-jobs 50): every job and user counted, equal to the independent count', () => {
+  const jobs = makeJobs(4000);
+  const acc = newAccumulator({ maxJobs: 50 });
+  const first = scrapeOnce(acc, { 'obdfilter/OST0': tree(jobs, 0) }, 1_000_000);
+  assert.equal(densityOf(acc, 'OST0'), undefined, 'no interval yet at the first collection');
+  assert.equal(first.targets.get('OST0')?.exportedJobs, 50);
+  const second = scrapeOnce(acc, { 'obdfilter/OST0': tree(jobs, 1) }, 1_000_000 + 45_000);
+  // Most jobs are folded into _other, and still counted.
+  assert.ok((second.targets.get('OST0')?.folded ?? 0) > 3000);
+  const d = densityOf(acc, 'OST0');
+  assert.ok(d);
+  assert.equal(d.intervalSeconds, 45);
+  const expected = oracle(jobs, 45);
+  assert.deepEqual(asMap(d.jobs), expected.jobs);
+  assert.deepEqual(asMap(d.users), expected.users);
+  // Each class partitions the jobs (4,000) and the users (37).
+  for (const [c] of RATE_CLASSES.entries()) {
+    assert.equal(d.jobs.slice(c * BUCKETS, (c + 1) * BUCKETS).reduce((a, b) => a + b, 0), 4000);
+    assert.equal(d.users.slice(c * BUCKETS, (c + 1) * BUCKETS).reduce((a, b) => a + b, 0), 37);
+  }
+  // The idle jobs (every 11th) are in the zero bucket of every class, never in a decade.
+  assert.ok((d.jobs[ZERO_BUCKET] ?? 0) >= Math.ceil(4000 / 11));
+});
+
+test('density: a target not read in a scrape has none; the next read spans the whole interval since its last read', () => {
+  const jobs = makeJobs(300);
+  const acc = newAccumulator();
+  scrapeOnce(acc, { 'obdfilter/OST0': tree(jobs, 0) }, 0);
+  scrapeOnce(acc, { 'obdfilter/OST0': undefined }, 30_000);
+  assert.equal(densityOf(acc, 'OST0'), undefined);
+  scrapeOnce(acc, { 'obdfilter/OST0': tree(jobs, 1) }, 60_000);
+  const d = densityOf(acc, 'OST0');
+  assert.equal(d?.intervalSeconds, 60);
+  assert.deepEqual(asMap(d.jobs), oracle(jobs, 60).jobs);
+});

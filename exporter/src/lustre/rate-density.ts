@@ -1,0 +1,108 @@
+// The density of job rates on one target over one collection interval: how many jobs (and users)
+// have a rate r with 10^y ≤ r < 10^(y+1) for each decade y, per operation class; a job present in
+// the file without any increment is counted apart as zero (docs/architecture.md "Formulas").
+//
+// Every job read counts, whether it has its own series or was folded into jobid="_other": the
+// counts are computed from the increments of every entry, before series are handed out. The output
+// is bounded whatever the number of jobs: classes × (decades + zero) numbers per target.
+import type { ExportField } from './export-fields.js';
+import type { U64 } from './u64.js';
+
+/** What a rate is of: every request, requests other than read/write, bytes read, bytes written. */
+export const RATE_CLASSES = ['operations', 'metadata', 'read_bytes', 'write_bytes'] as const;
+export type RateClass = (typeof RATE_CLASSES)[number];
+
+/** Decades exported; a rate outside is counted in the edge decade (1/1000 per second up to 1 TB/s). */
+export const MIN_DECADE = -3;
+export const MAX_DECADE = 12;
+/** Index of the zero bucket; bucket 1 + (y − MIN_DECADE) is decade y. */
+export const ZERO_BUCKET = 0;
+export const BUCKETS = 2 + MAX_DECADE - MIN_DECADE;
+
+/** The label value of a bucket: `zero`, or the decade y as an integer. */
+export function bucketLabel(bucket: number): string {
+  return bucket === ZERO_BUCKET ? 'zero' : String(bucket - 1 + MIN_DECADE);
+}
+
+/** Correctly rounded powers of ten from their decimal literals (`10 ** e` can be off by an ulp). */
+const POW10 = Array.from({ length: MAX_DECADE - MIN_DECADE + 2 }, (_, i) => Number(`1e${i + MIN_DECADE}`));
+
+/** The bucket of a rate r ≥ 0: ⌊log10 r⌋ settled against exact powers, clamped to the decades. */
+export function bucketOf(rate: number): number {
+  if (!(rate > 0)) return ZERO_BUCKET;
+  let y = Math.floor(Math.log10(rate));
+  if (y < MIN_DECADE) return 1;
+  if (y > MAX_DECADE) return BUCKETS - 1;
+  // log10 can land one off next to a power of ten: compare with the exact powers.
+  if (y > MIN_DECADE && rate < POW10[y - MIN_DECADE]!) y -= 1;
+  else if (y < MAX_DECADE && rate >= POW10[y + 1 - MIN_DECADE]!) y += 1;
+  return 1 + y - MIN_DECADE;
+}
+
+/** Counts per class, bucket-major: counts[class * BUCKETS + bucket]. */
+export interface RateDensity {
+  readonly intervalSeconds: number;
+  readonly jobs: Uint32Array;
+  readonly users: Uint32Array;
+}
+
+/** A job read in this interval: its owner (undefined when the id has none) and its increments. */
+export interface DensityJob {
+  readonly uid: number | undefined;
+  /** Increment per field number; undefined when the job had none. */
+  readonly deltas: readonly (U64 | undefined)[] | undefined;
+}
+
+/** Which classes a field adds to (an index list per field number). */
+function classesOf(field: ExportField): number[] {
+  switch (field.kind) {
+    case 'read_bytes':
+      return [RATE_CLASSES.indexOf('read_bytes')];
+    case 'write_bytes':
+      return [RATE_CLASSES.indexOf('write_bytes')];
+    case 'operations':
+      return field.operation === 'read' || field.operation === 'write' ? [0] : [0, RATE_CLASSES.indexOf('metadata')];
+    case 'operation_seconds':
+      return [];
+  }
+}
+
+/** Sums a job's increments per class (as float: rates are for display, not counters). */
+function classTotals(deltas: DensityJob['deltas'], fieldClasses: readonly number[][], into: Float64Array): void {
+  into.fill(0);
+  if (!deltas) return;
+  for (let f = 0; f < deltas.length; f += 1) {
+    const d = deltas[f];
+    if (d === undefined || d === 0) continue;
+    for (const c of fieldClasses[f] ?? []) into[c] = into[c]! + Number(d);
+  }
+}
+
+export function rateDensity(jobs: Iterable<DensityJob>, fields: readonly ExportField[], intervalSeconds: number): RateDensity {
+  const classes = RATE_CLASSES.length;
+  const fieldClasses = fields.map(classesOf);
+  const jobCounts = new Uint32Array(classes * BUCKETS);
+  const perUser = new Map<number | undefined, Float64Array>();
+  const totals = new Float64Array(classes);
+  for (const job of jobs) {
+    classTotals(job.deltas, fieldClasses, totals);
+    for (let c = 0; c < classes; c += 1) {
+      const b = c * BUCKETS + bucketOf(totals[c]! / intervalSeconds);
+      jobCounts[b] = jobCounts[b]! + 1;
+    }
+    let user = perUser.get(job.uid);
+    if (!user) {
+      user = new Float64Array(classes);
+      perUser.set(job.uid, user);
+    }
+    for (let c = 0; c < classes; c += 1) user[c] = user[c]! + totals[c]!;
+  }
+  const userCounts = new Uint32Array(classes * BUCKETS);
+  for (const user of perUser.values()) {
+    for (let c = 0; c < classes; c += 1) {
+      const b = c * BUCKETS + bucketOf(user[c]! / intervalSeconds);
+      userCounts[b] = userCounts[b]! + 1;
+    }
+  }
+  return { intervalSeconds, jobs: jobCounts, users: userCounts };
+}
