@@ -96,7 +96,7 @@ function cluster() {
         { h: 12, w: 24, x: 0, y: 8 },
         [
           // Drill-down members: the jobs with their own series; the counts: the exporter's, over every job (B).
-          prom('A', `sum by (target, user, jobid) (rate(jobio_lustre_jobstats_operations_total{${t},jobid!="_other"}[$__rate_interval]))`, { legendFormat: '{{target}} {{user}} {{jobid}}' }),
+          prom('A', `sum by (target, user, jobid) (${R.jobOps}{${t},jobid!="_other"})`, { legendFormat: '{{target}} {{user}} {{jobid}}' }),
           prom('B', `sum by (decade) (jobio_lustre_jobstats_rate_jobs{${t},class="operations"})`, { legendFormat: '{{decade}}' }),
         ],
         { options: { view: 'heatmap', heatmap: { unit: 'ops', listLabels: 'target,user,jobid', drillVariable: 'user', drillLabel: 'user', jobLabel: 'jobid', jobDashboard: 'jobio-job', showNoData: true, colorScheme: 'viridis' } } },
