@@ -17,7 +17,7 @@ export const JOBID_VARIABLES = ['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_I
 export const SLURM_JOB_DIR = /^job_(\d{1,20})$/;
 
 /** What a job id taken from an environment may look like (no separators, no control characters). */
-const JOBID_TEXT = /^[0-9A-Za-z._\-[\]]{1,64}$/;
+export const JOBID_TEXT = /^[0-9A-Za-z._\-[\]]{1,64}$/;
 
 /** Job ids named by the scheduler cgroups in a /proc/<pid>/cgroup text (one line per hierarchy). */
 export function cgroupJobIds(cgroup: string): string[] {

@@ -1,0 +1,91 @@
+// The running jobs of this node from Slurm's `squeue`, for hosts without the jobio prolog (or for
+// what the prolog cannot know). One call per refresh interval, whatever the scrape rate and the
+// number of jobs, each with a deadline; between calls the last answer is served from the cache.
+// Fields are separated by the ASCII unit separator (0x1f), which no job name or path holds in
+// practice, so names with spaces or `|` stay whole.
+import { execFile } from 'node:child_process';
+import type { JobMeta } from './job-spool.js';
+import { JOBID_TEXT } from '../labels/process-job.js';
+
+const SEP = '\x1f';
+/** jobid, uid, account, partition, job name, working directory. */
+export const SQUEUE_FORMAT = ['%i', '%U', '%a', '%P', '%j', '%Z'].join(SEP);
+
+/** Parses `squeue -h -o SQUEUE_FORMAT` output; lines that do not have the six fields are skipped and counted. */
+export function parseSqueue(text: string): { jobs: JobMeta[]; malformed: number } {
+  const jobs: JobMeta[] = [];
+  let malformed = 0;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const f = line.split(SEP);
+    if (f.length !== 6 || !JOBID_TEXT.test(f[0]!) || !/^\d{1,10}$/.test(f[1]!)) {
+      malformed += 1;
+      continue;
+    }
+    // squeue prints `(null)` for an unset account.
+    const value = (s: string): string | undefined => (s === '' || s === '(null)' ? undefined : s);
+    const [jobid, uid, account, partition, jobName, workDir] = f.map((s) => value(s));
+    jobs.push({
+      jobid: jobid!,
+      uid: Number(uid),
+      ...(account !== undefined ? { account } : {}),
+      ...(partition !== undefined ? { partition } : {}),
+      ...(jobName !== undefined ? { jobName } : {}),
+      ...(workDir !== undefined ? { workDir } : {}),
+    });
+  }
+  return { jobs, malformed };
+}
+
+export interface SqueueAnswer {
+  /** False when the squeue program is not installed: not a Slurm host (quiet). */
+  readonly available: boolean;
+  readonly jobs: readonly JobMeta[];
+  /** Set when the last call failed (timeout, slurmctld down): its message. */
+  readonly error?: string;
+  /** Lines of the last answer that did not parse. */
+  readonly malformed: number;
+  /** True when this answer comes from a call made now (not from the cache). */
+  readonly fresh: boolean;
+}
+
+export interface SqueueOptions {
+  /** The program (absolute or on PATH); '' turns the source off. */
+  readonly command: string;
+  readonly node: string;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+}
+
+/** Caches squeue's answer for intervalMs; concurrent scrapes share one call. */
+export class SqueueJobs {
+  private last: SqueueAnswer | undefined;
+  private lastAt = -Infinity;
+  private pending: Promise<SqueueAnswer> | undefined;
+
+  constructor(private readonly options: SqueueOptions) {}
+
+  async get(nowMs = Date.now()): Promise<SqueueAnswer> {
+    if (this.options.command === '') return { available: false, jobs: [], malformed: 0, fresh: false };
+    if (this.last && nowMs - this.lastAt < this.options.intervalMs) return { ...this.last, fresh: false };
+    this.pending ??= this.call().finally(() => {
+      this.pending = undefined;
+    });
+    const answer = await this.pending;
+    this.last = answer;
+    this.lastAt = nowMs;
+    return answer;
+  }
+
+  private call(): Promise<SqueueAnswer> {
+    const { command, node, timeoutMs } = this.options;
+    const args = ['-h', '-t', 'running', '-w', node, '-o', SQUEUE_FORMAT];
+    return new Promise((resolve) => {
+      execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+        if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') return resolve({ available: false, jobs: [], malformed: 0, fresh: true });
+        if (err) return resolve({ available: true, jobs: [], malformed: 0, fresh: true, error: `${command} ${args.join(' ')}: ${stderr.trim().split('\n')[0] || err.message}` });
+        resolve({ available: true, ...parseSqueue(stdout), fresh: true });
+      });
+    });
+  }
+}
