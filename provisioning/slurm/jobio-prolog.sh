@@ -5,6 +5,9 @@
 # file; the spool is root's alone (0755), so no user can plant or alter a job file.
 # Always exits 0: a monitoring hook must never keep a job from starting.
 SPOOL="${JOBIO_SPOOL:-/run/jobio/jobs}"
+# slurmd gives prologs no PATH.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
 umask 022
 case "$SLURM_JOB_ID" in '' | *[!0-9]*) exit 0 ;; esac
 mkdir -p "$SPOOL" 2>/dev/null && chown root:root "$SPOOL" && chmod 0755 "$SPOOL" || exit 0

@@ -24,6 +24,8 @@ const cases: readonly GoldenCase[] = [
   { name: 'v1-nodename', tree: 'v1-nodename', malformed: 0 },
   { name: 'v2', tree: 'v2', malformed: 1 },
   { name: 'v2-nodename', tree: 'v2-nodename', malformed: 1 },
+  { name: 'pbs-v1', tree: 'pbs-v1', malformed: 0 },
+  { name: 'pbs-v2', tree: 'pbs-v2', malformed: 0 },
 ];
 
 for (const c of cases) {
