@@ -298,7 +298,7 @@ test('job_info on the real Slurm: the Prolog\'s root-owned file and squeue name 
   const file = statSync(join(spool, job));
   assert.deepEqual([file.uid, file.mode & 0o777], [0, 0o644], 'the prolog writes a root-owned 0644 file');
   assert.equal(sum(m, 'jobio_job_info_spool_rejected_total', {}), 0);
-  t.diagnostic(`spool ${join(spool, job)}:\n${readFileSync(join(spool, job), 'utf8')}`);
+  t.diagnostic(`spool ${join(spool, job)}:\n${readFileSync(join(spool, job), 'utf8').trim().split('\n').join('; ')}`);
 
   // squeue alone (no spool): the same labels from one cached squeue -w <node> call.
   const fromSqueue = await startExporter(['--collector.disable-defaults', '--collector.job_info', '--collector.job_info.spool-dir=/nonexistent/jobio/jobs'], { env: { SLURM_CONF: s.conf } });
