@@ -82,8 +82,9 @@ export const cgroupCollector: CollectorDescriptor = {
     timer.unref();
 
     return {
-      async close() {
+      close() {
         clearInterval(timer);
+        return Promise.resolve();
       },
       async update(signal) {
         const now = await sampleJobs(signal);
@@ -142,10 +143,9 @@ type Sample = Awaited<ReturnType<typeof readCgroupUsage>> & { readonly jobid: st
 /** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
 function readSettings(options: CollectorOptions): Settings {
   const o = optionReader(options);
-  const { num } = o;
   return {
-    maxJobs: num('max-jobs', DEFAULT_CGROUP_MAX_JOBS),
-    userHz: num('user-hz', 100),
+    maxJobs: o.num('max-jobs', DEFAULT_CGROUP_MAX_JOBS),
+    userHz: o.num('user-hz', 100),
     sampleIntervalMs: o.duration('sample-interval', '1s'),
     finishedExpiryMs: o.duration('finished-expiry', '10m'),
   };

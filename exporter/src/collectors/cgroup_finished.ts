@@ -27,8 +27,9 @@ export class FinishedJobs<S extends UsageSample> {
     for (const [id, last] of this.running) {
       if (present.has(id)) continue;
       this.running.delete(id);
-      const { memoryBytes: _current, ...final } = last;
-      this.finished.set(id, { sample: final as S, endedMs: nowMs });
+      const final: S = { ...last };
+      delete (final as { memoryBytes?: number }).memoryBytes; // nothing is charged to a cgroup that is gone
+      this.finished.set(id, { sample: final, endedMs: nowMs });
     }
     const merged = samples.map((s) => {
       const prev = this.running.get(s.jobid);

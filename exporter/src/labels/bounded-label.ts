@@ -6,7 +6,9 @@
 export function boundLabel(value: string, max: number): { value: string; changed: boolean } {
   // eslint-disable-next-line no-control-regex
   const clean = value.replace(/[\u0000-\u001f\u007f]/g, '?');
-  const chars = [...clean];
-  const cut = chars.length > max ? chars.slice(0, max).join('') : clean;
+  // Cut at a code point boundary: count code points, never split a surrogate pair.
+  let end = 0;
+  for (let n = 0; n < max && end < clean.length; n += 1) end += (clean.codePointAt(end) ?? 0) > 0xffff ? 2 : 1;
+  const cut = clean.slice(0, end);
   return { value: cut, changed: cut !== value };
 }

@@ -167,7 +167,9 @@ async function findPbs(root: string, procfs: string, jobs: Map<string, CgroupJob
     if (jobs.has(id)) continue;
     const cpuDir = cpuBase && (await isDir(join(parent(cpuBase), id))) ? join(parent(cpuBase), id) : undefined;
     const memoryDir = (await isDir(join(parent(memoryBase), id))) ? join(parent(memoryBase), id) : undefined;
-    const uid = await owner(id, (cpuDir ?? memoryDir)!);
+    const dir = cpuDir ?? memoryDir;
+    if (dir === undefined) continue; // gone between the listing and now
+    const uid = await owner(id, dir);
     jobs.set(id, { jobid: id, layout: 'v1', ...(uid !== undefined ? { uid } : {}), ...(cpuDir ? { cpuDir } : {}), ...(memoryDir ? { memoryDir } : {}) });
   }
   return found;
@@ -175,7 +177,8 @@ async function findPbs(root: string, procfs: string, jobs: Map<string, CgroupJob
 
 async function isDir(path: string): Promise<boolean> {
   try {
-    return (await readdir(path, { withFileTypes: true })) !== undefined;
+    await readdir(path);
+    return true;
   } catch {
     return false;
   }

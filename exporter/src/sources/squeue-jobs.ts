@@ -17,16 +17,16 @@ export function parseSqueue(text: string): { jobs: JobMeta[]; malformed: number 
   let malformed = 0;
   for (const line of text.split('\n')) {
     if (line === '') continue;
-    const f = line.split(SEP);
-    if (f.length !== 6 || !JOBID_TEXT.test(f[0]!) || !/^\d{1,10}$/.test(f[1]!)) {
+    const [jobid = '', uid = '', ...rest] = line.split(SEP);
+    if (rest.length !== 4 || !JOBID_TEXT.test(jobid) || !/^\d{1,10}$/.test(uid)) {
       malformed += 1;
       continue;
     }
     // squeue prints `(null)` for an unset account.
-    const value = (s: string): string | undefined => (s === '' || s === '(null)' ? undefined : s);
-    const [jobid, uid, account, partition, jobName, workDir] = f.map((s) => value(s));
+    const value = (s: string | undefined): string | undefined => (s === undefined || s === '' || s === '(null)' ? undefined : s);
+    const [account, partition, jobName, workDir] = rest.map((s) => value(s));
     jobs.push({
-      jobid: jobid!,
+      jobid,
       uid: Number(uid),
       ...(account !== undefined ? { account } : {}),
       ...(partition !== undefined ? { partition } : {}),
@@ -82,9 +82,9 @@ export class SqueueJobs {
     const args = ['-h', '-t', 'running', '-w', node, '-o', SQUEUE_FORMAT];
     return new Promise((resolve) => {
       execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-        if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') return resolve({ available: false, jobs: [], malformed: 0, fresh: true });
-        if (err) return resolve({ available: true, jobs: [], malformed: 0, fresh: true, error: `${command} ${args.join(' ')}: ${stderr.trim().split('\n')[0] || err.message}` });
-        resolve({ available: true, ...parseSqueue(stdout), fresh: true });
+        if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') resolve({ available: false, jobs: [], malformed: 0, fresh: true });
+        else if (err) resolve({ available: true, jobs: [], malformed: 0, fresh: true, error: `${command} ${args.join(' ')}: ${stderr.trim().split('\n')[0] || err.message}` });
+        else resolve({ available: true, ...parseSqueue(stdout), fresh: true });
       });
     });
   }

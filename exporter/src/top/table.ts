@@ -75,7 +75,7 @@ interface Column {
 }
 
 /** Every column `--columns` may name. ACCOUNT and WORKDIR come from jobio_job_info. */
-export const COLUMNS: Readonly<Record<string, Column>> = {
+export const COLUMNS: Readonly<Partial<Record<string, Column>>> = {
   JOB: { numeric: false, modes: ['job', 'client'], cell: (r) => r.job },
   WR_MB: { numeric: true, modes: ['job', 'client'], cell: (r) => mib(r.wr) },
   RD_MB: { numeric: true, modes: ['job', 'client'], cell: (r) => mib(r.rd) },
@@ -99,7 +99,7 @@ export const needsJobInfo = (columns: readonly string[]): boolean => columns.inc
 /** Checks a --columns list for a mode; the error names what is allowed. */
 export function parseColumns(text: string, mode: TopMode): string[] {
   const list = text.split(',').map((c) => c.trim().toUpperCase()).filter((c) => c !== '');
-  const allowed = Object.keys(COLUMNS).filter((c) => COLUMNS[c]!.modes.includes(mode));
+  const allowed = Object.entries(COLUMNS).filter(([, c]) => c?.modes.includes(mode)).map(([name]) => name);
   const bad = list.filter((c) => !allowed.includes(c));
   if (list.length === 0 || bad.length > 0) throw new Error(`--columns: ${list.length === 0 ? 'no column given' : `unknown column ${bad.join(', ')}`} (with --by ${mode}: ${allowed.join(', ')})`);
   return list;
@@ -108,10 +108,14 @@ export function parseColumns(text: string, mode: TopMode): string[] {
 /** The table text; `limit` 0 prints every row. */
 export function formatTable(rows: readonly TopRow[], mode: TopMode, limit: number, columns: readonly string[] = DEFAULT_COLUMNS[mode], info: JobInfoMap = new Map()): string {
   const shown = limit > 0 ? rows.slice(0, limit) : rows;
-  const cols = columns.map((name) => COLUMNS[name]!);
+  const cols = columns.map((name) => {
+    const column = COLUMNS[name];
+    if (column === undefined) throw new Error(`unknown column ${name}`); // parseColumns checked the flag
+    return column;
+  });
   const cells = shown.map((r) => cols.map((c) => c.cell(r, info)));
   const widths = columns.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   // Numbers right-aligned, names left-aligned, like lltop.
-  const line = (c: readonly string[]): string => c.map((v, i) => (cols[i]!.numeric ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (c: readonly string[]): string => c.map((v, i) => (cols[i]?.numeric ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   return [line(columns), ...cells.map(line)].join('\n') + '\n';
 }
