@@ -69,6 +69,7 @@ export const jobInfoCollector: CollectorDescriptor = {
     const users = userResolverFor(paths, options);
     const members = new Set<string>(); // jobs with a series: sticky while they run
     let metrics: ReturnType<typeof makeMetrics> | undefined;
+    let lastError: string | undefined;
 
     return {
       async update() {
@@ -78,7 +79,9 @@ export const jobInfoCollector: CollectorDescriptor = {
           metrics = undefined;
           return 'absent';
         }
-        if (queue.error !== undefined && queue.fresh) logger.warn({ error: queue.error }, 'squeue failed: job metadata from the spool only');
+        // Logged when the failure starts or changes, not at every interval while it lasts.
+        if (queue.fresh && queue.error !== lastError && queue.error !== undefined) logger.warn({ error: queue.error }, 'squeue failed: job metadata from the spool only');
+        if (queue.fresh) lastError = queue.error;
         if (!spool.exists && queue.error !== undefined) throw new Error(`no job spool at ${spoolDir} and ${queue.error}`);
         const jobs = mergeJobs(spool.jobs, queue.jobs);
         await users.resolve(new Set(jobs.flatMap((j) => (j.uid !== undefined ? [j.uid] : []))));

@@ -22,8 +22,16 @@ test('SqueueJobs: a missing program is "not a Slurm host"; one call per interval
   const echo = new SqueueJobs({ command: 'echo', node: 'n1', intervalMs: 60_000, timeoutMs: 5000 });
   const first = await echo.get(1_000_000);
   assert.deepEqual([first.available, first.fresh, first.malformed], [true, true, 1]);
-  assert.equal((await echo.get(1_000_000 + 59_999)).fresh, false);
-  assert.equal((await echo.get(1_000_000 + 60_000)).fresh, true);
+  assert.equal((await echo.get(1_000_000 + 59_999)).fresh, false, 'cached');
+  // Stale: the cached answer now, the new call's answer from a later get() (no scrape waits for it).
+  assert.equal((await echo.get(1_000_000 + 60_000)).fresh, false);
+  let next = await echo.get(1_000_000 + 60_001);
+  for (let i = 0; i < 200 && !next.fresh; i += 1) {
+    await new Promise((r) => setTimeout(r, 10));
+    next = await echo.get(1_000_000 + 60_001);
+  }
+  assert.equal(next.fresh, true, 'the background call\'s answer arrived');
+  assert.equal((await echo.get(1_000_000 + 60_002)).fresh, false, 'and is reported once');
   const off = new SqueueJobs({ command: '', node: 'n1', intervalMs: 1, timeoutMs: 1 });
   assert.equal((await off.get()).available, false);
 });

@@ -45,7 +45,7 @@ export interface SqueueAnswer {
   readonly error?: string;
   /** Lines of the last answer that did not parse. */
   readonly malformed: number;
-  /** True when this answer comes from a call made now (not from the cache). */
+  /** True the first time a call's answer is returned (its failures and bad lines are counted once). */
   readonly fresh: boolean;
 }
 
@@ -57,24 +57,39 @@ export interface SqueueOptions {
   readonly timeoutMs: number;
 }
 
-/** Caches squeue's answer for intervalMs; concurrent scrapes share one call. */
+/**
+ * Caches squeue's answer for intervalMs; concurrent scrapes share one call. Only the first scrape
+ * waits for squeue: later, a stale answer is served while the next call runs in the background
+ * (its answer is used from the scrape after it arrives), so a slow slurmctld never slows a scrape.
+ */
 export class SqueueJobs {
   private last: SqueueAnswer | undefined;
   private lastAt = -Infinity;
   private pending: Promise<SqueueAnswer> | undefined;
+  private unreported = false; // the last answer came from a call no get() has returned yet
 
   constructor(private readonly options: SqueueOptions) {}
 
   async get(nowMs = Date.now()): Promise<SqueueAnswer> {
     if (this.options.command === '') return { available: false, jobs: [], malformed: 0, fresh: false };
-    if (this.last && nowMs - this.lastAt < this.options.intervalMs) return { ...this.last, fresh: false };
-    this.pending ??= this.call().finally(() => {
+    if (this.last && nowMs - this.lastAt >= this.options.intervalMs) void this.refresh(nowMs);
+    if (!this.last) await this.refresh(nowMs);
+    const answer = this.last ?? { available: false, jobs: [], malformed: 0, fresh: false };
+    const fresh = this.unreported;
+    this.unreported = false;
+    return { ...answer, fresh };
+  }
+
+  /** One call at a time; its answer replaces the cache when it arrives. */
+  private refresh(nowMs: number): Promise<SqueueAnswer> {
+    this.lastAt = nowMs; // no second call for this interval, even while this one runs
+    this.pending ??= this.call().then((answer) => {
+      this.last = answer;
+      this.unreported = true;
       this.pending = undefined;
+      return answer;
     });
-    const answer = await this.pending;
-    this.last = answer;
-    this.lastAt = nowMs;
-    return answer;
+    return this.pending;
   }
 
   private call(): Promise<SqueueAnswer> {
