@@ -292,7 +292,8 @@ test('job_info on the real Slurm: the Prolog\'s root-owned file and squeue name 
   await s.waitState(job, ['RUNNING']);
   const expected = { jobid: job, user: 'jobiotest', account: 'proj1', partition: 'debug', job_name: name, work_dir: s.work };
   const info = (x: readonly Sample[]) => x.find((y) => y.name === 'jobio_job_info' && y.labels.jobid === job);
-  const m = await pollMetrics(`jobio_job_info of job ${job}`, (x) => info(x) !== undefined);
+  // squeue may name the job before the Prolog has written its file: wait for both.
+  const m = await pollMetrics(`jobio_job_info of job ${job} and its spool file`, (x) => info(x) !== undefined && existsSync(join(spool, job)));
   assert.deepEqual(info(m)?.labels, expected);
   assert.equal(info(m)?.value, 1);
   const file = statSync(join(spool, job));
