@@ -174,7 +174,7 @@ function cgroupV1Support(): { ok: boolean; reason: string } {
   return { ok: true, reason: 'writable cgroup v1 cpuacct, memory, cpuset and freezer controllers' };
 }
 
-function slurmConf(dir: string, node: string, ports: { ctld: number; slurmd: number }, cgroups: boolean): string {
+function slurmConf(dir: string, node: string, ports: { ctld: number; slurmd: number }, cgroups: boolean, extra: readonly string[]): string {
   const lines = [
     'ClusterName=jobiotest',
     `SlurmctldHost=${node}(127.0.0.1)`,
@@ -213,6 +213,7 @@ function slurmConf(dir: string, node: string, ports: { ctld: number; slurmd: num
     'SchedulerParameters=sched_interval=2',
     `NodeName=${node} NodeAddr=127.0.0.1 CPUs=2 RealMemory=4000 State=UNKNOWN`,
     'PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP',
+    ...extra,
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -336,7 +337,13 @@ async function cleanLeftovers(node: string): Promise<void> {
   }
 }
 
-export async function startSlurm(opts: { lockTimeoutMs?: number } = {}): Promise<SlurmStart> {
+export interface StartOptions {
+  readonly lockTimeoutMs?: number;
+  /** Extra slurm.conf lines (Prolog=, Epilog= …), appended after the node and partition. */
+  readonly extraConf?: readonly string[];
+}
+
+export async function startSlurm(opts: StartOptions = {}): Promise<SlurmStart> {
   const bin = {
     slurmctld: findProgram('slurmctld'),
     slurmd: findProgram('slurmd'),
@@ -376,7 +383,7 @@ export async function startSlurm(opts: { lockTimeoutMs?: number } = {}): Promise
     mkdirSync(join(dir, 'spool'));
     const ports = { ctld: await freePort(), slurmd: await freePort() };
     const conf = join(dir, 'slurm.conf');
-    writeFileSync(conf, slurmConf(dir, node, ports, attempt.cgroups));
+    writeFileSync(conf, slurmConf(dir, node, ports, attempt.cgroups, opts.extraConf ?? []));
     if (attempt.cgroups) writeFileSync(join(dir, 'cgroup.conf'), CGROUP_CONF);
     const marker = `JOBIO_SLURM_INSTANCE=${dir}`;
     const env: NodeJS.ProcessEnv = { PATH: `${process.env.PATH ?? '/usr/bin:/bin'}:/usr/sbin:/sbin`, SLURM_CONF: conf, LANG: 'C.UTF-8', JOBIO_SLURM_INSTANCE: dir };

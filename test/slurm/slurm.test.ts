@@ -5,7 +5,7 @@
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobioBin, repoRoot, runJobio, scrape, startExporter, type RunningExporter } from '../helpers/exporter.js';
@@ -22,10 +22,20 @@ let socketDir = '';
 let socket = '';
 let alice: TestUser;
 let bob: TestUser;
+let hooksDir = '';
+let spool = '';
 
 before(async () => {
   requireProfilerLibrary();
-  const started = await startSlurm();
+  // The jobio Prolog/Epilog (provisioning/slurm/) as a site installs them, with the spool in a
+  // private directory: slurmd gives hooks a fixed environment, so small wrappers name the spool.
+  hooksDir = mkdtempSync(join(tmpdir(), 'jobio-slurm-hooks-'));
+  chmodSync(hooksDir, 0o755);
+  spool = join(hooksDir, 'jobs');
+  for (const hook of ['prolog', 'epilog']) {
+    writeFileSync(join(hooksDir, `${hook}.sh`), `#!/bin/sh\nJOBIO_SPOOL=${spool} exec ${join(repoRoot, `provisioning/slurm/jobio-${hook}.sh`)}\n`, { mode: 0o755 });
+  }
+  const started = await startSlurm({ extraConf: [`Prolog=${join(hooksDir, 'prolog.sh')}`, `Epilog=${join(hooksDir, 'epilog.sh')}`] });
   if (started.skip !== undefined) {
     skipReason = started.skip;
     console.log(`# Slurm tests skipped: ${skipReason}`);
@@ -39,13 +49,17 @@ before(async () => {
   socketDir = mkdtempSync(join(tmpdir(), 'jobio-slurm-sock-'));
   chmodSync(socketDir, 0o755);
   socket = join(socketDir, 'profiler.sock');
-  exporter = await startExporter(['--collector.disable-defaults', '--collector.profiler', `--collector.profiler.socket=${socket}`, '--collector.cgroup', '--path.sysfs=/sys']);
+  exporter = await startExporter(
+    ['--collector.disable-defaults', '--collector.profiler', `--collector.profiler.socket=${socket}`, '--collector.cgroup', '--path.sysfs=/sys', '--collector.job_info', `--collector.job_info.spool-dir=${spool}`, '--collector.job_info.squeue-interval=1s'],
+    { env: { SLURM_CONF: slurm.conf } },
+  );
 });
 
 after(async () => {
   await exporter?.stop();
   await slurm?.stop();
   if (socketDir) rmSync(socketDir, { recursive: true, force: true });
+  if (hooksDir) rmSync(hooksDir, { recursive: true, force: true });
 });
 
 function cluster(t: TestContext): SlurmCluster | undefined {
@@ -252,7 +266,10 @@ test('cgroup collector on the real Slurm job cgroup (v1): CPU seconds and memory
   t.diagnostic(`job ${job}: jobio_job_cpu_user_seconds_total ${cpu}, jobio_job_cpu_system_seconds_total ${sum(m, 'jobio_job_cpu_system_seconds_total', labels)}, jobio_job_memory_bytes ${memory}, jobio_cgroup_jobs ${sum(m, 'jobio_cgroup_jobs', {})}`);
   writeFileSync(join(s.work, `release-${job}`), '');
   assert.equal(await s.waitEnded(job), 'COMPLETED');
-  await pollMetrics(`job ${job}'s series gone with its cgroup`, (x) => !x.some((y) => y.name.startsWith('jobio_job_') && y.labels.jobid === job));
+  // Its cgroup is gone: its current memory goes, its final CPU seconds and peak stay (finished-expiry).
+  const ended = await pollMetrics(`job ${job}'s current memory gone with its cgroup`, (x) => !x.some((y) => y.name === 'jobio_job_memory_bytes' && y.labels.jobid === job));
+  assert.ok(sum(ended, 'jobio_job_cpu_user_seconds_total', labels) >= cpu);
+  assert.ok(sum(ended, 'jobio_job_memory_peak_bytes', labels) > 0);
 });
 
 test('jobio top --by client: the job map from the real squeue names the running job and its owner', async (t) => {
@@ -304,4 +321,70 @@ test('jobio top --by client: the job map from the real squeue names the running 
     await lustre.stop();
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('job_info on the real Slurm: the Prolog\'s root-owned file and squeue name a running job\'s account, partition, name and working directory; the Epilog ends it', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  const name = 'io job|1';
+  const job = submit(t, s, { user: alice, args: ['--account=proj1', '-J', name], script: '#!/bin/sh\nwhile [ ! -e "$PWD/release-$SLURM_JOB_ID" ]; do sleep 0.2; done\n' });
+  await s.waitState(job, ['RUNNING']);
+  const expected = { jobid: job, user: 'jobiotest', account: 'proj1', partition: 'debug', job_name: name, work_dir: s.work };
+  const info = (x: readonly Sample[]) => x.find((y) => y.name === 'jobio_job_info' && y.labels.jobid === job);
+  // squeue may name the job before the Prolog has written its file: wait for both.
+  const m = await pollMetrics(`jobio_job_info of job ${job} and its spool file`, (x) => info(x) !== undefined && existsSync(join(spool, job)));
+  assert.deepEqual(info(m)?.labels, expected);
+  assert.equal(info(m)?.value, 1);
+  const file = statSync(join(spool, job));
+  assert.deepEqual([file.uid, file.mode & 0o777], [0, 0o644], 'the prolog writes a root-owned 0644 file');
+  assert.equal(sum(m, 'jobio_job_info_spool_rejected_total', {}), 0);
+  t.diagnostic(`spool ${join(spool, job)}:\n${readFileSync(join(spool, job), 'utf8').trim().split('\n').join('; ')}`);
+
+  // squeue alone (no spool): the same labels from one cached squeue -w <node> call.
+  const fromSqueue = await startExporter(['--collector.disable-defaults', '--collector.job_info', '--collector.job_info.spool-dir=/nonexistent/jobio/jobs'], { env: { SLURM_CONF: s.conf } });
+  try {
+    const q = parseExposition(await scrape(`${fromSqueue.url}/metrics`));
+    assert.deepEqual(info(q)?.labels, expected);
+    assert.equal(sum(q, 'jobio_job_info_squeue_failures_total', {}), 0);
+  } finally {
+    await fromSqueue.stop();
+  }
+
+  writeFileSync(join(s.work, `release-${job}`), '');
+  assert.equal(await s.waitEnded(job), 'COMPLETED');
+  await pollMetrics(`job ${job}'s jobio_job_info gone`, (x) => info(x) === undefined);
+  assert.equal(existsSync(join(spool, job)), false, 'the epilog removed the job file');
+});
+
+test('a 2-second job between two scrapes (30 s interval): the next scrape has its CPU seconds, peak memory and profiler counts', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  const mount = mountOf(s.work);
+  const before = await metrics(); // the scrape before the job
+  // The profiler preloaded into the whole batch step, as a TaskProlog does (docs/slurm.md): the batch
+  // shell lives the job's 2 s and proves the job's owner, which vouches for its millisecond-long dd
+  // even when the exporter reads dd's frames only after it exited.
+  const job = submit(t, s, {
+    user: alice,
+    env: { LD_PRELOAD: requireProfilerLibrary(), JOBIO_SOCKET: socket },
+    script: ['#!/bin/sh', `dd if=/dev/zero of="$PWD/short-$SLURM_JOB_ID.bin" bs=4k count=250 status=none`, 'end=$(($(date +%s) + 2)); while [ "$(date +%s)" -lt "$end" ]; do :; done', ''].join('\n'),
+  });
+  assert.equal(await s.waitEnded(job, 60_000), 'COMPLETED', readFileSync(s.output(job), 'utf8'));
+  assert.equal(before.filter((x) => x.labels.jobid === job).length, 0, 'the scrape before knew nothing of the job');
+  const next = await metrics(); // the next scrape: the job started and ended in between
+  const labels = { jobid: job, user: 'jobiotest' };
+  if (s.cgroups === 'v1') {
+    assert.ok(sum(next, 'jobio_job_cpu_user_seconds_total', labels) > 0, 'CPU seconds of the ended job');
+    assert.ok(sum(next, 'jobio_job_memory_peak_bytes', labels) > 0, 'peak memory of the ended job');
+    assert.equal(next.filter((x) => x.name === 'jobio_job_memory_bytes' && x.labels.jobid === job).length, 0, 'no current memory: its cgroup is gone');
+    assert.ok(sum(next, 'jobio_cgroup_finished_jobs', {}) >= 1);
+  } else {
+    t.diagnostic(`no job cgroups here (${s.variantReason}): CPU seconds and peak memory not testable`);
+  }
+  // The profiler's frames may still be in the socket when the job ends: poll for them.
+  const writes = (x: readonly Sample[]) => sum(x, 'jobio_profiler_calls_total', { call: 'write', mount, ...labels });
+  const after = await pollMetrics(`job ${job}'s 250 writes`, (x) => writes(x) >= 250);
+  assert.equal(writes(after), 250);
+  assert.equal(sum(after, 'jobio_profiler_records_rejected_total', { reason: 'unverified_job' }), sum(before, 'jobio_profiler_records_rejected_total', { reason: 'unverified_job' }), 'none of the job\'s frames refused');
+  t.diagnostic(`job ${job} (2 s): cpu_user ${sum(next, 'jobio_job_cpu_user_seconds_total', labels)} s, cpu_system ${sum(next, 'jobio_job_cpu_system_seconds_total', labels)} s, memory_peak ${sum(next, 'jobio_job_memory_peak_bytes', labels)} B, profiler writes ${writes(after)} (in the first scrape after its end: ${writes(next)})`);
 });

@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../util/duration.js';
 import { ClientMapper, DEFAULT_JOB_MAP_COMMAND } from '../top/client-map.js';
 import { runTop, type TopSettings } from '../top/top-loop.js';
-import { SORT_KEYS, type SortKey } from '../top/table.js';
+import { COLUMNS, parseColumns, SORT_KEYS, type SortKey } from '../top/table.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -60,6 +60,7 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--interval <duration>', 'The interval the table covers, and the refresh period.').default(10_000, '10s').argParser(duration))
     .addOption(new Option('--once', 'Print one table and exit.'))
     .addOption(new Option('--sort <key>', `Sort by ${SORT_KEYS.join(', ')} (numbers descending).`).default('wr').argParser(sortKey))
+    .addOption(new Option('--columns <list>', `Columns to print, comma-separated, from ${Object.keys(COLUMNS).join(', ')} (HOSTS only with --by client). ACCOUNT and WORKDIR come from jobio_job_info (Prometheus, or the --exporter scrapes).`))
     .addOption(new Option('--limit <n>', 'Rows to print (0 = all).').default(20).argParser(limit))
     .addOption(new Option('--jobid <id>', 'Only this job id (--by job).'))
     .addOption(new Option('--target <name>', 'Only this Lustre target (fs-OST0000).'))
@@ -87,6 +88,15 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
         }
       }
       const mode = o['by'] === 'client' ? 'client' : 'job';
+      let columns: string[] | undefined;
+      if (o['columns'] !== undefined) {
+        try {
+          columns = parseColumns(o['columns'] as string, mode);
+        } catch (err) {
+          process.stderr.write(`jobio top: ${(err as Error).message}\n`);
+          return 2;
+        }
+      }
       const settings: TopSettings = {
         mode,
         prometheus,
@@ -96,6 +106,7 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
         once: o['once'] === true,
         sort: o['sort'] as SortKey,
         limit: o['limit'] as number,
+        ...(columns ? { columns } : {}),
         time: o['time'] as number | undefined,
         filters: mode === 'job' ? { jobid: o['jobid'] as string | undefined, target: o['target'] as string | undefined } : { target: o['target'] as string | undefined },
         mapper: mode === 'client' ? new ClientMapper({ nidMapFile: o['nidMap'] as string | undefined, nidCommand: o['nidCommand'] as string | undefined, jobMapFile: o['jobMap'] as string | undefined, jobMapCommand: o['jobMapCommand'] as string | undefined }) : undefined,

@@ -1,15 +1,18 @@
 // Collector `cgroup`: per Slurm job CPU user/system seconds and current/peak memory from the job
 // cgroups (docs/gpu-and-cgroups.md, docs/metrics.md), v1 and v2 layouts. Quiet (`absent`) on hosts without
 // Slurm cgroups. The CPU counters are the kernel's own (monotonic for the job's life; the series
-// goes when the cgroup goes). Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
+// stops when the cgroup goes). Jobs are sampled between scrapes too (sample-interval), and a job
+// whose cgroup is gone keeps its last values until finished-expiry (cgroup_finished.ts), so a job
+// shorter than the scrape interval is still accounted. Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveInteger } from '../scrape/flag-values.js';
+import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
 import { optionReader } from '../scrape/option-reader.js';
 import { findCgroupJobs, type OwnerCache } from '../sources/cgroup-jobs.js';
 import { readCgroupUsage } from '../sources/cgroup-usage.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { CgroupJobFold, OTHER } from './cgroup_fold.js';
+import { FinishedJobs } from './cgroup_finished.js';
 
 export const DEFAULT_CGROUP_MAX_JOBS = 100;
 
@@ -25,6 +28,7 @@ function makeMetrics(registry: Registry) {
     memoryPeak: new Gauge({ name: 'jobio_job_memory_peak_bytes', help: 'Highest memory charged to the job cgroup in bytes.', labelNames, registers }),
     jobs: new Gauge({ name: 'jobio_cgroup_jobs', help: 'Slurm job cgroups found on this host in the last scrape.', registers }),
     folded: new Gauge({ name: 'jobio_cgroup_folded_jobs', help: 'Running jobs without their own series (beyond max-jobs), summed into jobid="_other".', registers }),
+    finished: new Gauge({ name: 'jobio_cgroup_finished_jobs', help: 'Ended jobs still exported with their final values (last sample before their cgroup went), until finished-expiry.', registers }),
     malformed: new Counter({ name: 'jobio_cgroup_malformed_files_total', help: 'cgroup files that could not be read or parsed (the value is left out of that scrape).', registers }),
   };
 }
@@ -36,6 +40,8 @@ export const cgroupCollector: CollectorDescriptor = {
   flags: [
     { name: 'max-jobs', help: 'Jobs with their own series; further jobs are summed into jobid="_other" for their whole life.', default: DEFAULT_CGROUP_MAX_JOBS, parse: positiveInteger },
     { name: 'user-hz', help: 'Clock ticks per second of v1 cpuacct.stat (USER_HZ), used where cpuacct.usage_user/usage_sys are missing.', default: 100, parse: positiveInteger },
+    { name: 'sample-interval', help: 'Job cgroups are also sampled this often between scrapes, so a job shorter than the scrape interval keeps its last values.', default: '1s', parse: positiveDuration },
+    { name: 'finished-expiry', help: 'An ended job\'s final CPU seconds and peak memory stay exported this long after its cgroup went.', default: '10m', parse: positiveDuration },
     ...USER_FLAGS,
   ],
   create({ registry, paths, options, logger }) {
@@ -45,25 +51,53 @@ export const cgroupCollector: CollectorDescriptor = {
     const owners: OwnerCache = new Map();
     let metrics: ReturnType<typeof makeMetrics> | undefined;
 
+    const book = new FinishedJobs<Sample>(settings.finishedExpiryMs);
+
+    /** One sampling of every job cgroup, recorded in the book; undefined on a host without Slurm cgroups. */
+    const sampleJobs = async (signal?: AbortSignal): Promise<{ jobs: number; samples: Sample[]; problems: string[] } | undefined> => {
+      const found = await findCgroupJobs(paths, owners);
+      if (!found.slurm) return undefined;
+      const samples: Sample[] = [];
+      const problems: string[] = [];
+      for (const job of found.jobs) {
+        // A v2 job none of whose tasks has been seen yet has no owner: exported from the first scrape that finds one.
+        if (job.uid === undefined) continue;
+        const usage = await readCgroupUsage(job, settings.userHz, signal);
+        problems.push(...usage.problems);
+        samples.push({ ...usage, jobid: job.jobid, uid: job.uid });
+      }
+      return { jobs: found.jobs.length, samples: book.observe(samples, Date.now()), problems };
+    };
+    // Between scrapes: one sampling at a time; its problems are counted by the scrapes' own reads.
+    let sampling = false;
+    const timer = setInterval(() => {
+      if (sampling) return;
+      sampling = true;
+      sampleJobs()
+        .catch((err: unknown) => logger.debug({ err }, 'cgroup sampling between scrapes failed'))
+        .finally(() => {
+          sampling = false;
+        });
+    }, settings.sampleIntervalMs);
+    timer.unref();
+
     return {
+      close() {
+        clearInterval(timer);
+        return Promise.resolve();
+      },
       async update(signal) {
-        const found = await findCgroupJobs(paths, owners);
-        if (!found.slurm) {
+        const now = await sampleJobs(signal);
+        if (!now) {
           // Exports nothing at all on a host without Slurm cgroups (metrics are created on first use).
           if (metrics) registry.clear();
           metrics = undefined;
           return 'absent';
         }
-        const samples = [];
-        let problems = 0;
-        for (const job of found.jobs) {
-          // A v2 job none of whose tasks has been seen yet has no owner: exported from the first scrape that finds one.
-          if (job.uid === undefined) continue;
-          const usage = await readCgroupUsage(job, settings.userHz, signal);
-          for (const problem of usage.problems) logger.warn({ problem }, 'malformed cgroup file');
-          problems += usage.problems.length;
-          samples.push({ ...usage, jobid: job.jobid, uid: job.uid });
-        }
+        for (const problem of now.problems) logger.warn({ problem }, 'malformed cgroup file');
+        const problems = now.problems.length;
+        const finals = book.finals();
+        const samples = [...now.samples, ...finals];
         await users.resolve(new Set(samples.map((s) => s.uid)));
         const view = fold.apply(samples);
 
@@ -87,7 +121,8 @@ export const cgroupCollector: CollectorDescriptor = {
           m.memory.set(other, view.otherMemoryBytes);
           m.memoryPeak.set(other, view.otherMemoryPeakBytes);
         }
-        m.jobs.set(found.jobs.length);
+        m.jobs.set(now.jobs);
+        m.finished.set(finals.length);
         m.folded.set(view.foldedJobs);
         m.malformed.inc(problems);
         return 'ok';
@@ -99,13 +134,19 @@ export const cgroupCollector: CollectorDescriptor = {
 interface Settings {
   readonly maxJobs: number;
   readonly userHz: number;
+  readonly sampleIntervalMs: number;
+  readonly finishedExpiryMs: number;
 }
+
+type Sample = Awaited<ReturnType<typeof readCgroupUsage>> & { readonly jobid: string; readonly uid: number };
 
 /** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
 function readSettings(options: CollectorOptions): Settings {
-  const { num } = optionReader(options);
+  const o = optionReader(options);
   return {
-    maxJobs: num('max-jobs', DEFAULT_CGROUP_MAX_JOBS),
-    userHz: num('user-hz', 100),
+    maxJobs: o.num('max-jobs', DEFAULT_CGROUP_MAX_JOBS),
+    userHz: o.num('user-hz', 100),
+    sampleIntervalMs: o.duration('sample-interval', '1s'),
+    finishedExpiryMs: o.duration('finished-expiry', '10m'),
   };
 }

@@ -8,5 +8,6 @@ import { lustreStatsCollector } from './lustre_stats.js';
 import { lustreClientCollector } from './lustre_client.js';
 import { cgroupCollector } from './cgroup.js';
 import { gpuCollector } from './gpu.js';
+import { jobInfoCollector } from './job_info.js';
 
-export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, lustreExportsCollector, lustreStatsCollector, lustreClientCollector, profilerCollector, cgroupCollector, gpuCollector];
+export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, lustreExportsCollector, lustreStatsCollector, lustreClientCollector, profilerCollector, cgroupCollector, gpuCollector, jobInfoCollector];

@@ -24,6 +24,15 @@ test('job id from Slurm cgroup paths (v1 and v2)', () => {
   assert.deepEqual(cgroupJobIds('0::/system.slice/node_job_1/x\n'), []);
 });
 
+test('job id from OpenPBS cgroups hook paths (pbs_jobs.service/jobid/<id>, v1 and v2), the full PBS id', () => {
+  assert.deepEqual(cgroupJobIds('5:memory:/pbs_jobs.service/jobid/4242.pbsserver\n3:cpu,cpuacct:/pbs_jobs.service/jobid/4242.pbsserver\n'), ['4242.pbsserver']);
+  assert.deepEqual(cgroupJobIds('0::/pbs_jobs.service/jobid/17.srv\n'), ['17.srv']);
+  assert.deepEqual(cgroupJobIds('0::/pbs_jobs.service/17.srv\n'), [], 'not the hook\'s layout');
+  assert.deepEqual(cgroupJobIds('0::/system.slice/jobid/17.srv\n'), []);
+  assert.deepEqual(cgroupJobIds('0::/pbs_jobs.service/jobid/a b\n'), []);
+  assert.deepEqual(jobOfProcess({ cgroup: '0::/pbs_jobs.service/jobid/17.srv\n', environ: 'PBS_JOBID=18.srv\0' }), { jobid: '17.srv', source: 'cgroup' });
+});
+
 test('the cgroup outranks the environment: a process in job 888 that says SLURM_JOB_ID=999 is in 888', () => {
   const cgroup = '0::/system.slice/slurmstepd.scope/job_888/step_0/user/task_0\n';
   assert.deepEqual(jobOfProcess({ cgroup, environ: 'SLURM_JOB_ID=999\0' }), { jobid: '888', source: 'cgroup' });

@@ -16,18 +16,32 @@ export const JOBID_VARIABLES = ['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_I
 /** A Slurm job cgroup directory: `job_<id>` (v1 `slurm/uid_<u>/job_<id>`, v2 `slurmstepd.scope/job_<id>`). */
 export const SLURM_JOB_DIR = /^job_(\d{1,20})$/;
 
-/** What a job id taken from an environment may look like (no separators, no control characters). */
-const JOBID_TEXT = /^[0-9A-Za-z._\-[\]]{1,64}$/;
+/** What a job id taken from an environment or a path may look like (no separators, no control characters). */
+export const JOBID_TEXT = /^[0-9A-Za-z._\-[\]]{1,64}$/;
+
+/**
+ * OpenPBS/PBS Pro's cgroups hook: `pbs_jobs.service/jobid/<jobid>` below each v1 controller and the v2
+ * root (the layout OpenPBS's own cgroups hook tests expect); the id is PBS's full `<seq>.<server>`.
+ */
+export const PBS_JOBS_PARENT = ['pbs_jobs.service', 'jobid'] as const;
+
+/** The job id a cgroup path (its `/`-separated elements) names: Slurm `job_<id>`, or PBS `pbs_jobs.service/jobid/<id>`. */
+function pathJobIds(elements: readonly string[]): string[] {
+  const ids: string[] = [];
+  elements.forEach((element, i) => {
+    const slurm = SLURM_JOB_DIR.exec(element)?.[1];
+    if (slurm !== undefined) ids.push(slurm);
+    else if (i >= 2 && elements[i - 2] === PBS_JOBS_PARENT[0] && elements[i - 1] === PBS_JOBS_PARENT[1] && JOBID_TEXT.test(element)) ids.push(element);
+  });
+  return ids;
+}
 
 /** Job ids named by the scheduler cgroups in a /proc/<pid>/cgroup text (one line per hierarchy). */
 export function cgroupJobIds(cgroup: string): string[] {
   const ids = new Set<string>();
   for (const line of cgroup.split('\n')) {
     const path = line.slice(line.indexOf(':', line.indexOf(':') + 1) + 1);
-    for (const element of path.split('/')) {
-      const id = SLURM_JOB_DIR.exec(element)?.[1];
-      if (id !== undefined) ids.add(id);
-    }
+    for (const id of pathJobIds(path.split('/'))) ids.add(id);
   }
   return [...ids];
 }

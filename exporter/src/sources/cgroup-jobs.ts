@@ -3,11 +3,14 @@
 //   v2: fs/cgroup/system.slice/[<node>_]slurmstepd.scope/job_<id>/           (owner: see jobOwner;
 //       the job's processes are looked up under --path.procfs)
 //   v1: fs/cgroup/<controller>/slurm[_<node>]/uid_<uid>/job_<id>/           (cpuacct and memory trees)
+//   OpenPBS/PBS Pro cgroups hook: fs/cgroup/pbs_jobs.service/jobid/<id>/ (v2) and
+//       fs/cgroup/<controller>/pbs_jobs.service/jobid/<id>/ (v1), id `<seq>.<server>`; owner from the
+//       real uid of any process in the job's cgroups (docs/schedulers.md)
 // The v1 cpu accounting controller is mounted as `cpuacct`, `cpu,cpuacct` or `cpuacct,cpu`.
 // Slurm 26.05's SLUID directory names (`s<13 chars>`) are not job ids and are not read yet.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { processUid, SLURM_JOB_DIR } from '../labels/process-job.js';
+import { JOBID_TEXT, PBS_JOBS_PARENT, processUid, SLURM_JOB_DIR } from '../labels/process-job.js';
 import { readPseudoFile } from './pseudo-files.js';
 import { sysPath, type Paths } from '../util/paths.js';
 
@@ -23,7 +26,7 @@ export interface CgroupJob {
 }
 
 export interface CgroupDiscovery {
-  /** True when any Slurm cgroup root exists: the host runs Slurm with cgroups (even with no job now). */
+  /** True when any scheduler's job cgroup root exists (Slurm or PBS): the host runs jobs in cgroups (even with no job now). */
   readonly slurm: boolean;
   readonly jobs: readonly CgroupJob[];
 }
@@ -50,7 +53,7 @@ const MAX_OWNER_CGROUPS = 256;
  * the root-owned slurmstepd). Slurm's cgroup/v2 plugin creates every directory as root, so directory
  * owners say nothing. Undefined while no task runs yet (between the job's start and its first step).
  */
-async function jobOwner(jobDir: string, procfs: string): Promise<number | undefined> {
+async function jobOwner(jobDir: string, procfs: string, anyProcess = false): Promise<number | undefined> {
   let searched = 0;
   const visit = async (dir: string, inUser: boolean): Promise<number | undefined> => {
     if (++searched > MAX_OWNER_CGROUPS) return undefined;
@@ -66,7 +69,7 @@ async function jobOwner(jobDir: string, procfs: string): Promise<number | undefi
     }
     return undefined;
   };
-  return visit(jobDir, false);
+  return visit(jobDir, anyProcess);
 }
 
 /** The pids in a cgroup's `cgroup.procs` (empty when there is none or it cannot be read). */
@@ -132,6 +135,56 @@ async function findV1(root: string, jobs: Map<string, CgroupJob>): Promise<boole
   return cpu.slurm || memory.slurm;
 }
 
+/**
+ * PBS job cgroups (the hook puts only the job's own processes in them, so any process names the
+ * owner): v2 when the cgroup root is a v2 hierarchy, else per v1 controller.
+ */
+async function findPbs(root: string, procfs: string, jobs: Map<string, CgroupJob>, owners: OwnerCache): Promise<boolean> {
+  const parent = (base: string): string => join(base, ...PBS_JOBS_PARENT);
+  const ids = async (base: string): Promise<string[]> => (await subdirs(parent(base))).filter((n) => JOBID_TEXT.test(n));
+  const owner = async (id: string, dir: string): Promise<number | undefined> => {
+    const uid = owners.get(id) ?? (await jobOwner(dir, procfs, true));
+    if (uid !== undefined) owners.set(id, uid);
+    return uid;
+  };
+  const v2 = await ids(root);
+  let cpuBase: string | undefined;
+  for (const name of CPU_CONTROLLERS) {
+    if (await isDir(parent(join(root, name)))) {
+      cpuBase = join(root, name);
+      break;
+    }
+  }
+  const memoryBase = join(root, 'memory');
+  const v1 = new Set([...(cpuBase ? await ids(cpuBase) : []), ...(await ids(memoryBase))]);
+  const found = (await isDir(parent(root))) || cpuBase !== undefined || (await isDir(parent(memoryBase)));
+  for (const id of v2) {
+    if (jobs.has(id)) continue;
+    const dir = join(parent(root), id);
+    const uid = await owner(id, dir);
+    jobs.set(id, { jobid: id, layout: 'v2', ...(uid !== undefined ? { uid } : {}), cpuDir: dir, memoryDir: dir });
+  }
+  for (const id of v1) {
+    if (jobs.has(id)) continue;
+    const cpuDir = cpuBase && (await isDir(join(parent(cpuBase), id))) ? join(parent(cpuBase), id) : undefined;
+    const memoryDir = (await isDir(join(parent(memoryBase), id))) ? join(parent(memoryBase), id) : undefined;
+    const dir = cpuDir ?? memoryDir;
+    if (dir === undefined) continue; // gone between the listing and now
+    const uid = await owner(id, dir);
+    jobs.set(id, { jobid: id, layout: 'v1', ...(uid !== undefined ? { uid } : {}), ...(cpuDir ? { cpuDir } : {}), ...(memoryDir ? { memoryDir } : {}) });
+  }
+  return found;
+}
+
+async function isDir(path: string): Promise<boolean> {
+  try {
+    await readdir(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Owners of v2 jobs already found (job id → uid); pruned to the jobs still present. */
 export type OwnerCache = Map<string, number>;
 
@@ -143,8 +196,10 @@ export async function findCgroupJobs(paths: Paths, owners: OwnerCache = new Map(
   const root = sysPath(paths, 'fs', 'cgroup');
   const jobs = new Map<string, CgroupJob>();
   const v2 = await findV2(root, paths.procfs, jobs, owners);
-  for (const id of owners.keys()) if (!jobs.has(id)) owners.delete(id);
   const v1 = await findV1(root, jobs);
-  const sorted = [...jobs.values()].sort((a, b) => Number(BigInt(a.jobid) - BigInt(b.jobid)) || 0);
-  return { slurm: v1 || v2, jobs: sorted };
+  const pbs = await findPbs(root, paths.procfs, jobs, owners);
+  for (const id of owners.keys()) if (!jobs.has(id)) owners.delete(id);
+  // Numeric order of Slurm ids; PBS ids (`<seq>.<server>`) by their numeric prefix, then text.
+  const sorted = [...jobs.values()].sort((a, b) => a.jobid.localeCompare(b.jobid, 'en', { numeric: true }));
+  return { slurm: v1 || v2 || pbs, jobs: sorted };
 }

@@ -5,6 +5,7 @@
 import { parseExposition } from './exposition.js';
 import { FAMILIES, measureOf, type Increment, type TopMode } from './increments.js';
 import { TopSourceError } from './prometheus-source.js';
+import { JOB_INFO_FAMILY, jobInfoLabels, jobInfoMap, type JobInfoMap } from './job-info.js';
 
 type Snapshot = Map<string, { readonly labels: Readonly<Record<string, string>>; readonly name: string; readonly value: number }>;
 
@@ -21,16 +22,20 @@ function matches(labels: Readonly<Record<string, string>>, filters: Readonly<Rec
 
 export class ExporterSource {
   private previous: Snapshot | undefined;
+  /** jobio_job_info of the last scrape (read only when `withJobInfo`). */
+  jobInfo: JobInfoMap = new Map();
 
   constructor(
     private readonly urls: readonly string[],
     private readonly mode: TopMode,
     private readonly filters: Readonly<Record<string, string | undefined>>,
     private readonly timeoutMs: number,
+    private readonly withJobInfo = false,
   ) {}
 
   private async scrapeAll(): Promise<Snapshot> {
     const families = new Set<string>(Object.values(FAMILIES[this.mode]));
+    if (this.withJobInfo) families.add(JOB_INFO_FAMILY);
     const texts = await Promise.all(
       this.urls.map(async (url) => {
         try {
@@ -44,11 +49,15 @@ export class ExporterSource {
       }),
     );
     const snapshot: Snapshot = new Map();
+    const info: Array<Readonly<Record<string, string>>> = [];
     for (const { url, text } of texts) {
-      for (const s of parseExposition(text, (name) => families.has(name)).samples) {
-        if (matches(s.labels, this.filters)) snapshot.set(seriesKey(url, s.name, s.labels), { labels: s.labels, name: s.name, value: s.value });
+      const { samples } = parseExposition(text, (name) => families.has(name));
+      info.push(...jobInfoLabels(samples));
+      for (const s of samples) {
+        if (s.name !== JOB_INFO_FAMILY && matches(s.labels, this.filters)) snapshot.set(seriesKey(url, s.name, s.labels), { labels: s.labels, name: s.name, value: s.value });
       }
     }
+    if (this.withJobInfo) this.jobInfo = jobInfoMap(info);
     return snapshot;
   }
 

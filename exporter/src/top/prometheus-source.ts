@@ -3,6 +3,7 @@
 // evaluated now or at `--time`. Label values from the command line go through promString().
 import { FAMILIES, GROUP_LABELS, NOT_REQUESTS, type Increment, type Measure, type TopMode } from './increments.js';
 import { promDuration, promString, selector } from './promql.js';
+import { JOB_INFO_QUERY, jobInfoMap, type JobInfoMap } from './job-info.js';
 
 export class TopSourceError extends Error {}
 
@@ -26,7 +27,7 @@ export function buildQuery(mode: TopMode, measure: Measure, intervalMs: number, 
   return `sum by (${GROUP_LABELS[mode].join(', ')}) (increase(${series}[${promDuration(intervalMs)}]))`;
 }
 
-async function instantQuery(options: PrometheusQueryOptions, query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
+export async function instantQuery(options: PrometheusQueryOptions, query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
   const params = new URLSearchParams({ query });
   if (options.time !== undefined) params.set('time', String(options.time));
   const url = `${options.url.replace(/\/+$/, '')}/api/v1/query`;
@@ -59,4 +60,9 @@ export async function queryIncrements(options: PrometheusQueryOptions): Promise<
     }
   });
   return out;
+}
+
+/** Account and work dir of every job Prometheus has jobio_job_info for (at `time`, else now). */
+export async function queryJobInfo(options: PrometheusQueryOptions): Promise<JobInfoMap> {
+  return jobInfoMap((await instantQuery(options, JOB_INFO_QUERY)).map((r) => r.metric));
 }

@@ -1,6 +1,7 @@
 // The rows of `jobio top` and their text: lltop's columns `JOB WR_MB RD_MB REQS OWNER`, plus how many
 // targets (and, per client, hosts) the job touched. MB are MiB (2^20 bytes), as lltop prints them.
 import type { ClientMapper } from './client-map.js';
+import type { JobInfoMap } from './job-info.js';
 import type { Increment, TopMode } from './increments.js';
 import { NONE, OTHER } from '../labels/reserved.js';
 
@@ -65,19 +66,56 @@ export function sortRows(rows: TopRow[], key: SortKey): TopRow[] {
 }
 
 const mib = (bytes: number): string => (bytes / 1048576).toFixed(1);
+const names = (values: Iterable<string>): string => [...values].sort().join(',') || '-';
+
+interface Column {
+  readonly numeric: boolean;
+  readonly modes: readonly TopMode[];
+  cell(row: TopRow, info: JobInfoMap): string;
+}
+
+/** Every column `--columns` may name. ACCOUNT and WORKDIR come from jobio_job_info. */
+export const COLUMNS: Readonly<Partial<Record<string, Column>>> = {
+  JOB: { numeric: false, modes: ['job', 'client'], cell: (r) => r.job },
+  WR_MB: { numeric: true, modes: ['job', 'client'], cell: (r) => mib(r.wr) },
+  RD_MB: { numeric: true, modes: ['job', 'client'], cell: (r) => mib(r.rd) },
+  REQS: { numeric: true, modes: ['job', 'client'], cell: (r) => String(Math.round(r.reqs)) },
+  OWNER: { numeric: false, modes: ['job', 'client'], cell: (r) => names(r.owners) },
+  ACCOUNT: { numeric: false, modes: ['job', 'client'], cell: (r, info) => names(info.get(r.job)?.accounts ?? []) },
+  HOSTS: { numeric: true, modes: ['client'], cell: (r) => String(r.hosts.size) },
+  TARGETS: { numeric: true, modes: ['job', 'client'], cell: (r) => String(r.targets.size) },
+  WORKDIR: { numeric: false, modes: ['job', 'client'], cell: (r, info) => names(info.get(r.job)?.workDirs ?? []) },
+};
+
+/** The columns printed when --columns is not given (lltop's, plus HOSTS per client). */
+export const DEFAULT_COLUMNS: Record<TopMode, readonly string[]> = {
+  job: ['JOB', 'WR_MB', 'RD_MB', 'REQS', 'OWNER', 'TARGETS'],
+  client: ['JOB', 'WR_MB', 'RD_MB', 'REQS', 'OWNER', 'HOSTS', 'TARGETS'],
+};
+
+/** True when a column needs jobio_job_info. */
+export const needsJobInfo = (columns: readonly string[]): boolean => columns.includes('ACCOUNT') || columns.includes('WORKDIR');
+
+/** Checks a --columns list for a mode; the error names what is allowed. */
+export function parseColumns(text: string, mode: TopMode): string[] {
+  const list = text.split(',').map((c) => c.trim().toUpperCase()).filter((c) => c !== '');
+  const allowed = Object.entries(COLUMNS).filter(([, c]) => c?.modes.includes(mode)).map(([name]) => name);
+  const bad = list.filter((c) => !allowed.includes(c));
+  if (list.length === 0 || bad.length > 0) throw new Error(`--columns: ${list.length === 0 ? 'no column given' : `unknown column ${bad.join(', ')}`} (with --by ${mode}: ${allowed.join(', ')})`);
+  return list;
+}
 
 /** The table text; `limit` 0 prints every row. */
-export function formatTable(rows: readonly TopRow[], mode: TopMode, limit: number): string {
-  const header = mode === 'client' ? ['JOB', 'WR_MB', 'RD_MB', 'REQS', 'OWNER', 'HOSTS', 'TARGETS'] : ['JOB', 'WR_MB', 'RD_MB', 'REQS', 'OWNER', 'TARGETS'];
+export function formatTable(rows: readonly TopRow[], mode: TopMode, limit: number, columns: readonly string[] = DEFAULT_COLUMNS[mode], info: JobInfoMap = new Map()): string {
   const shown = limit > 0 ? rows.slice(0, limit) : rows;
-  const cells = shown.map((r) => {
-    const owner = [...r.owners].sort().join(',') || '-';
-    const base = [r.job, mib(r.wr), mib(r.rd), String(Math.round(r.reqs)), owner];
-    return mode === 'client' ? [...base, String(r.hosts.size), String(r.targets.size)] : [...base, String(r.targets.size)];
+  const cols = columns.map((name) => {
+    const column = COLUMNS[name];
+    if (column === undefined) throw new Error(`unknown column ${name}`); // parseColumns checked the flag
+    return column;
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const cells = shown.map((r) => cols.map((c) => c.cell(r, info)));
+  const widths = columns.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   // Numbers right-aligned, names left-aligned, like lltop.
-  const numeric = new Set([1, 2, 3, ...(mode === 'client' ? [5, 6] : [5])]);
-  const line = (c: readonly string[]): string => c.map((v, i) => (numeric.has(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(header), ...cells.map(line)].join('\n') + '\n';
+  const line = (c: readonly string[]): string => c.map((v, i) => (cols[i]?.numeric ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n') + '\n';
 }

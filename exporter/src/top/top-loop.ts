@@ -4,8 +4,9 @@
 import type { ClientMapper } from './client-map.js';
 import { ExporterSource } from './exporter-source.js';
 import type { Increment, TopMode } from './increments.js';
-import { queryIncrements, TopSourceError } from './prometheus-source.js';
-import { clientRows, formatTable, jobRows, sortRows, type SortKey } from './table.js';
+import { queryIncrements, queryJobInfo, TopSourceError } from './prometheus-source.js';
+import { clientRows, DEFAULT_COLUMNS, formatTable, jobRows, needsJobInfo, sortRows, type SortKey } from './table.js';
+import type { JobInfoMap } from './job-info.js';
 
 export interface TopSettings {
   readonly mode: TopMode;
@@ -19,6 +20,8 @@ export interface TopSettings {
   readonly time?: number;
   readonly filters: Readonly<Record<string, string | undefined>>;
   readonly mapper?: ClientMapper;
+  /** Columns to print (default: DEFAULT_COLUMNS of the mode). */
+  readonly columns?: readonly string[];
   /** Stops the loop like SIGINT does (`jobio demo` ends its table this way). */
   readonly stop?: AbortSignal;
 }
@@ -49,7 +52,14 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
   settings.stop?.addEventListener('abort', onSigint);
   if (settings.stop?.aborted) stopped = true;
   try {
-    const exporters = settings.prometheus === undefined ? new ExporterSource(settings.exporters, settings.mode, settings.filters, settings.timeoutMs) : undefined;
+    const columns = settings.columns ?? DEFAULT_COLUMNS[settings.mode];
+    const withInfo = needsJobInfo(columns);
+    const exporters = settings.prometheus === undefined ? new ExporterSource(settings.exporters, settings.mode, settings.filters, settings.timeoutMs, withInfo) : undefined;
+    const jobInfo = async (): Promise<JobInfoMap> => {
+      if (!withInfo) return new Map();
+      if (exporters) return exporters.jobInfo;
+      return queryJobInfo({ url: settings.prometheus!, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs });
+    };
     const next = async (): Promise<Increment[]> => {
       if (!exporters) return queryIncrements({ url: settings.prometheus!, mode: settings.mode, intervalMs: settings.intervalMs, filters: settings.filters, time: settings.time, timeoutMs: settings.timeoutMs });
       let increments = await exporters.next();
@@ -65,7 +75,7 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
       if (stopped) return 0;
       if (settings.mapper) await settings.mapper.refresh();
       const rows = settings.mapper ? await clientRows(increments, settings.mapper) : jobRows(increments);
-      const table = formatTable(sortRows(rows, settings.sort), settings.mode, settings.limit);
+      const table = formatTable(sortRows(rows, settings.sort), settings.mode, settings.limit, columns, await jobInfo());
       if (settings.once) {
         out.write(table);
         if (settings.mapper?.warning) process.stderr.write(`jobio top: ${settings.mapper.warning}\n`);

@@ -1,0 +1,129 @@
+// Collector `job_info`: who and what each job running on this host is, as one info series per job,
+// `jobio_job_info{jobid,user,account,partition,job_name,work_dir} 1`, for joins such as
+// `sum by (account) (rate(jobio_job_cpu_user_seconds_total[5m]) * on (jobid) group_left(account) jobio_job_info)`.
+// Sources (docs/schedulers.md): the job files the prolog writes as root (sources/job-spool.ts,
+// verified before use), then `squeue` for this node (sources/squeue-jobs.ts, cached, with a
+// deadline) for jobs or fields the spool lacks. Quiet (`absent`) where neither exists.
+// Metrics: docs/metrics.md.
+import { hostname } from 'node:os';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { CollectorDescriptor } from '../scrape/collector.js';
+import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
+import { optionReader } from '../scrape/option-reader.js';
+import { DEFAULT_JOB_SPOOL, readJobSpool, type JobMeta } from '../sources/job-spool.js';
+import { SqueueJobs } from '../sources/squeue-jobs.js';
+import { USER_FLAGS, userResolverFor } from '../labels/users.js';
+import { UNKNOWN } from '../labels/reserved.js';
+import { rootPath } from '../util/paths.js';
+import { boundLabel } from '../labels/bounded-label.js';
+
+export const DEFAULT_JOB_INFO_MAX_JOBS = 100;
+
+const infoLabels = ['jobid', 'user', 'account', 'partition', 'job_name', 'work_dir'] as const;
+
+function makeMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
+    info: new Gauge({ name: 'jobio_job_info', help: 'Scheduler metadata of a job running on this host (always 1); join on jobid.', labelNames: infoLabels, registers }),
+    jobs: new Gauge({ name: 'jobio_job_info_jobs', help: 'Jobs running on this host according to the prolog spool and squeue.', registers }),
+    dropped: new Gauge({ name: 'jobio_job_info_dropped_jobs', help: 'Running jobs without a jobio_job_info series (beyond max-jobs).', registers }),
+    rejected: new Counter({ name: 'jobio_job_info_spool_rejected_total', help: 'Job spool entries not trusted or not read, by reason.', labelNames: ['reason'], registers }),
+    truncated: new Counter({ name: 'jobio_job_info_truncated_labels_total', help: 'Label values cut to label-max-length characters (or with control characters replaced).', registers }),
+    squeueFailures: new Counter({ name: 'jobio_job_info_squeue_failures_total', help: 'squeue calls that failed (error) and lines of its output that did not parse (malformed_line).', labelNames: ['reason'], registers }),
+  };
+}
+
+/** Spool first (root-written, per job); squeue fills the jobs and fields it lacks. */
+export function mergeJobs(spool: readonly JobMeta[], squeue: readonly JobMeta[]): JobMeta[] {
+  const byId = new Map<string, JobMeta>();
+  for (const job of squeue) byId.set(job.jobid, job);
+  for (const job of spool) byId.set(job.jobid, { ...byId.get(job.jobid), ...job });
+  return [...byId.values()].sort((a, b) => a.jobid.localeCompare(b.jobid, 'en', { numeric: true }));
+}
+
+export const jobInfoCollector: CollectorDescriptor = {
+  name: 'job_info',
+  help: 'Account, partition, job name and working directory of the jobs running on this host, from the prolog spool and squeue (quiet without either).',
+  defaultEnabled: true,
+  flags: [
+    { name: 'spool-dir', help: 'Directory of the job files the prolog writes (root-owned, not group/other-writable; read under --path.rootfs).', default: DEFAULT_JOB_SPOOL },
+    { name: 'squeue', help: 'squeue program asked for this node\'s running jobs ("" = never).', default: 'squeue' },
+    { name: 'squeue-interval', help: 'At most one squeue call per this interval; scrapes in between use its last answer.', default: '60s', parse: positiveDuration },
+    { name: 'squeue-timeout', help: 'Deadline of one squeue call.', default: '5s', parse: positiveDuration },
+    { name: 'node', help: 'This host\'s Slurm node name for squeue -w (default: the short host name).', default: '' },
+    { name: 'max-jobs', help: 'Jobs with their own jobio_job_info series; further jobs are counted in jobio_job_info_dropped_jobs.', default: DEFAULT_JOB_INFO_MAX_JOBS, parse: positiveInteger },
+    { name: 'label-max-length', help: 'Longest job_name, work_dir, account or partition value kept (longer ones are cut and counted).', default: 128, parse: positiveInteger },
+    ...USER_FLAGS,
+  ],
+  create({ registry, paths, options, logger }) {
+    const o = optionReader(options);
+    const spoolDir = rootPath(paths, o.text('spool-dir', DEFAULT_JOB_SPOOL));
+    const maxJobs = o.num('max-jobs', DEFAULT_JOB_INFO_MAX_JOBS);
+    const maxLength = o.num('label-max-length', 128);
+    const squeue = new SqueueJobs({
+      command: o.text('squeue', 'squeue'),
+      node: o.text('node', '') || (hostname().split('.')[0] ?? ''),
+      intervalMs: o.duration('squeue-interval', '60s'),
+      timeoutMs: o.duration('squeue-timeout', '5s'),
+    });
+    const users = userResolverFor(paths, options);
+    const members = new Set<string>(); // jobs with a series: sticky while they run
+    let metrics: ReturnType<typeof makeMetrics> | undefined;
+    let lastError: string | undefined;
+
+    return {
+      async update() {
+        const [spool, queue] = await Promise.all([readJobSpool(spoolDir), squeue.get()]);
+        if (!spool.exists && !queue.available) {
+          if (metrics) registry.clear();
+          metrics = undefined;
+          return 'absent';
+        }
+        // Logged when the failure starts or changes, not at every interval while it lasts.
+        if (queue.fresh && queue.error !== lastError && queue.error !== undefined) logger.warn({ error: queue.error }, 'squeue failed: job metadata from the spool only');
+        if (queue.fresh) lastError = queue.error;
+        if (!spool.exists && queue.error !== undefined) throw new Error(`no job spool at ${spoolDir} and ${queue.error}`);
+        const jobs = mergeJobs(spool.jobs, queue.jobs);
+        await users.resolve(new Set(jobs.flatMap((j) => (j.uid !== undefined ? [j.uid] : []))));
+
+        const present = new Set(jobs.map((j) => j.jobid));
+        for (const id of members) if (!present.has(id)) members.delete(id);
+        metrics ??= makeMetrics(registry);
+        const m = metrics;
+        m.info.reset();
+        let dropped = 0;
+        let truncated = 0;
+        const bound = (value: string | undefined): string => {
+          const b = boundLabel(value ?? '', maxLength);
+          if (b.changed) truncated += 1;
+          return b.value;
+        };
+        for (const job of jobs) {
+          if (!members.has(job.jobid) && members.size >= maxJobs) {
+            dropped += 1;
+            continue;
+          }
+          members.add(job.jobid);
+          m.info.set(
+            {
+              jobid: job.jobid,
+              user: job.uid !== undefined ? users.label(job.uid) : UNKNOWN,
+              account: bound(job.account),
+              partition: bound(job.partition),
+              job_name: bound(job.jobName),
+              work_dir: bound(job.workDir),
+            },
+            1,
+          );
+        }
+        m.jobs.set(jobs.length);
+        m.dropped.set(dropped);
+        m.truncated.inc(truncated);
+        for (const [reason, n] of spool.rejected) m.rejected.inc({ reason }, n);
+        if (queue.fresh && queue.error !== undefined) m.squeueFailures.inc({ reason: 'error' });
+        if (queue.fresh && queue.malformed > 0) m.squeueFailures.inc({ reason: 'malformed_line' }, queue.malformed);
+        return 'ok';
+      },
+    };
+  },
+};

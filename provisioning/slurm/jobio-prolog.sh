@@ -1,0 +1,25 @@
+#!/bin/sh
+# Slurm Prolog (slurm.conf: Prolog=/etc/slurm/jobio-prolog.sh): writes the job's metadata for the
+# exporter's job_info collector (docs/schedulers.md). Runs as root on each node of the job before it
+# starts. The file is written under a temporary name and renamed, so the exporter never reads half a
+# file; the spool is root's alone (0755), so no user can plant or alter a job file.
+# Always exits 0: a monitoring hook must never keep a job from starting.
+SPOOL="${JOBIO_SPOOL:-/run/jobio/jobs}"
+# slurmd gives prologs no PATH.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+umask 022
+case "$SLURM_JOB_ID" in '' | *[!0-9]*) exit 0 ;; esac
+mkdir -p "$SPOOL" 2>/dev/null && chown root:root "$SPOOL" && chmod 0755 "$SPOOL" || exit 0
+# The job name is not in the prolog's environment (Slurm 22.05): ask squeue, with a deadline.
+name="$(timeout 5 squeue -h -j "$SLURM_JOB_ID" -o %j 2>/dev/null | head -n 1)"
+one_line() { printf '%s' "$1" | tr '\n\r' '  '; }
+tmp="$SPOOL/.$SLURM_JOB_ID.tmp"
+{
+  printf 'uid=%s\n' "$(one_line "$SLURM_JOB_UID")"
+  printf 'account=%s\n' "$(one_line "$SLURM_JOB_ACCOUNT")"
+  printf 'partition=%s\n' "$(one_line "$SLURM_JOB_PARTITION")"
+  printf 'job_name=%s\n' "$(one_line "$name")"
+  printf 'work_dir=%s\n' "$(one_line "$SLURM_JOB_WORK_DIR")"
+} > "$tmp" 2>/dev/null && mv -f "$tmp" "$SPOOL/$SLURM_JOB_ID" || rm -f "$tmp"
+exit 0
