@@ -52,6 +52,7 @@ void jobio_flush_after_fork(void) {
   pthread_mutex_init(&jobio_flush_lock, NULL);
   jobio_seq = 0;
   jobio_dropped_frames = 0;
+  jobio_timebound_reset();
 }
 
 static int jobio_sock_valid(void) {
@@ -203,9 +204,14 @@ static void jobio_flush_locked(uint32_t flags) {
     }
   }
   uint32_t mounts = 0;
+  uint64_t sent = 0;
   const char *mp, *mt, *ms;
   for (int s = 0; s < JOBIO_MAX_SLOTS; s++)
-    if ((active >> s & 1) && jobio_slot_mount(s, &mp, &mt, &ms)) mounts++;
+    if ((active >> s & 1) && jobio_slot_mount(s, &mp, &mt, &ms)) {
+      mounts++;
+      sent |= 1ull << s;
+    }
+  jobio_timebound_update(sent, jobio_threads_time(jobio_now()));
 
   if (jobio_sock >= 0) jobio_sock_valid();
   if (jobio_sock < 0) jobio_connect();
@@ -216,7 +222,7 @@ static void jobio_flush_locked(uint32_t flags) {
 
   struct jobio_frame_mount *mf = &jobio_mframe;
   for (int s = 0; s < JOBIO_MAX_SLOTS; s++) {
-    if (!(active >> s & 1) || !jobio_slot_mount(s, &mp, &mt, &ms)) continue;
+    if (!(sent >> s & 1) || !jobio_slot_mount(s, &mp, &mt, &ms)) continue;
     memset(mf, 0, sizeof *mf);
     jobio_header(&mf->header, JOBIO_FRAME_MOUNT, sizeof *mf, flags, now_rt);
     jobio_strz(mf->path, sizeof mf->path, mp);
@@ -228,6 +234,7 @@ static void jobio_flush_locked(uint32_t flags) {
       const uint64_t *src = (const uint64_t *)(const void *)&b->m[s];
       for (size_t i = 0; i < n; i++) dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
     }
+    jobio_timebound_fill(s, (struct jobio_mstats *)(void *)mf->call);
     jobio_send(mf, sizeof *mf);
   }
 }

@@ -110,7 +110,12 @@ struct jobio_block {
   uint32_t pad;
   uint64_t active;  /* unused (the flusher scans for slots with counts) */
   uint64_t ignored; /* calls on ignored file systems */
-  char pad2[JOBIO_BLOCK_HEAD - 32];
+  /* Lifetimes of the threads that used this block (monotonic ns), the bound of the time estimate
+   * (timebound.c): life_start is the current thread's start (0: none), life_done the sum of the
+   * lifetimes of the threads that used it before. A thread that ends clears life_start first. */
+  uint64_t life_start;
+  uint64_t life_done;
+  char pad2[JOBIO_BLOCK_HEAD - 48];
   struct jobio_mstats m[JOBIO_MAX_SLOTS];
 };
 
@@ -251,6 +256,11 @@ void jobio_guard_leave(void);
 struct jobio_block *jobio_block_claim(void);
 struct jobio_block *jobio_blocks_head(void);
 void jobio_blocks_reset_child(struct jobio_block *keep);
+uint64_t jobio_threads_time(uint64_t now);
+/* The time estimate and its bound (timebound.c), applied by the flush under its lock. */
+void jobio_timebound_update(uint64_t sent_slots, uint64_t thread_time);
+void jobio_timebound_fill(int slot, struct jobio_mstats *m);
+void jobio_timebound_reset(void);
 
 /* raw system calls: never go through a wrapper */
 long jobio_sys_open(int dirfd, const char *path, int flags, int mode);
