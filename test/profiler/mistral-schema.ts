@@ -96,6 +96,7 @@ export function validateRecord(r: unknown): string[] {
       break;
     case 'network':
       if (typeof r.address !== 'string') errors.push('address: not a string');
+      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
       io(r.io, 'io', errors);
       break;
     case 'resources': {
@@ -106,11 +107,20 @@ export function validateRecord(r: unknown): string[] {
       }
       for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime', 'iowait']) perSecond(res.host[f], `resources.host.${f}`, errors);
       for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime']) perSecond(res.job[f], `resources.job.${f}`, errors);
-      if (!Number.isInteger(res.job.cpus)) errors.push('resources.job.cpus: not an integer');
+      const cpus = res.job.cpus;
+      if (!isObj(cpus) || !Number.isInteger(cpus.total) || Number(cpus.total) < 1) errors.push('resources.job.cpus: an object with an integer total >= 1 required');
+      else {
+        for (const f of ['mean/s', 'median/s', 'max/s']) if (!isNum(cpus[f])) errors.push(`resources.job.cpus.${f}: not a non-negative number`);
+        if (Number(cpus['mean/s']) > Number(cpus['max/s']) + 1e-9 || Number(cpus['median/s']) > Number(cpus['max/s']) + 1e-9) errors.push('resources.job.cpus: mean/s, median/s <= max/s violated');
+      }
+      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
       for (const f of ['rssmem', 'vmem']) {
         const m = res.job[f];
         if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`resources.job.${f}: max and mean/s required`);
+        else if (Number(m['mean/s']) > Number(m.max)) errors.push(`resources.job.${f}: mean/s above max`);
       }
+      const [rss, vmem] = [res.job.rssmem, res.job.vmem];
+      if (isObj(rss) && isObj(vmem) && Number(rss.max) > Number(vmem.max)) errors.push(`resources.job: rssmem.max ${String(rss.max)} above vmem.max ${String(vmem.max)}`);
       break;
     }
     case 'jobsummary':

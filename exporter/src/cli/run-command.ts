@@ -18,6 +18,7 @@ import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type
 import { isNetwork, RunOutput } from './run-output.js';
 import { ResourceSampler } from './run-resources.js';
 import { formatSummary } from './run-summary.js';
+import { expandOutputPath } from './output-path.js';
 import { formatCoverage } from './run-coverage.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
@@ -35,7 +36,7 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .description('Run CMD under the I/O profiler (children included), print its red/yellow/green I/O summary to stderr and pass its exit status through.')
     .usage('[options] -- CMD [ARGS...]')
     .argument('<command...>', 'the command to profile, and its arguments (after --)')
-    .addOption(new Option('-o, --output <file>', 'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE.'))
+    .addOption(new Option('-o, --output <file>', 'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).'))
     .addOption(new Option('--timeframe <duration>', 'Length of the periodic records (whole seconds, e.g. 10s, 1m). Default 10s.'))
     .addOption(new Option('--small-threshold <size>', 'Transfers below this are small (red). Default 32KiB.'))
     .addOption(new Option('--large-threshold <size>', 'Transfers from this size up are large. Default 128MiB.'))
@@ -125,12 +126,20 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     process.stderr.write(`jobio run: ${(err as Error).message}\n`);
     return 1;
   }
+  const context = recordContext(options);
   let fd: number | undefined;
   if (options.output !== undefined) {
+    let path: string;
     try {
-      fd = openSync(options.output, 'w');
+      path = expandOutputPath(options.output, { host: hostname(), jobid: context.jobid, pid: process.pid });
     } catch (err) {
-      process.stderr.write(`jobio run: cannot write --output ${options.output}: ${(err as Error).message}\n`);
+      process.stderr.write(`jobio run: ${(err as Error).message}\n`);
+      return 2;
+    }
+    try {
+      fd = openSync(path, 'w');
+    } catch (err) {
+      process.stderr.write(`jobio run: cannot write --output ${path}: ${(err as Error).message}\n`);
       return 1;
     }
   }
@@ -160,7 +169,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
 
     const sampler = child.pid !== undefined ? new ResourceSampler('/proc', child.pid, () => totals.second()) : undefined;
     sampler?.start();
-    const output = new RunOutput(fd, recordContext(options), totals, sampler, options.network);
+    const output = new RunOutput(fd, context, totals, sampler, options.network);
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
@@ -190,8 +199,13 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
     receiver.close();
     const after = addon.childrenUsage();
-    const lastSecond = totals.second();
-    if (nextFrame * options.timeframeSec <= lastSecond) output.frame(nextFrame * options.timeframeSec, lastSecond + 1, endMs, false);
+    // The run's length in whole seconds (at least 1, and never shorter than the frames already
+    // written); the last partial second joins the one before, so every frame's timeframe is its real length.
+    const written = nextFrame * options.timeframeSec;
+    const slots = Math.max(1, Math.round((endMs - startMs) / 1000), written);
+    totals.foldTail(slots);
+    sampler?.foldTail(slots);
+    if (slots > written) output.frame(written, slots, endMs, false);
     const times = { startMs, endMs };
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
     const diagnosis = diagnose({
@@ -201,7 +215,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: basename(file) } : {}),
       smallThreshold: options.smallThreshold,
     });
-    output.finish(times, lastSecond, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
+    output.finish(times, slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
     const total = emptyCounters();
     for (const m of files) addInto(total, m.total);
     process.stderr.write(

@@ -64,8 +64,8 @@ export class RunOutput {
   }
 
   /** End of the job: job-total mountpoint records, mountpointsummary per mount, jobsummary, resources. */
-  finish(times: JobTimes, lastSecond: number, usage: { userUs: number; systemUs: number; maxRssBytes: number } | undefined, diagnosis?: Diagnosis): void {
-    this.frame(0, lastSecond + 1, times.endMs, times);
+  finish(times: JobTimes, slots: number, usage: { userUs: number; systemUs: number; maxRssBytes: number } | undefined, diagnosis?: Diagnosis): void {
+    this.frame(0, slots, times.endMs, times);
     const files = [...this.totals.mounts.values()].filter((m) => !isNetwork(m));
     const total = emptyCounters();
     for (const m of files) {
@@ -75,14 +75,14 @@ export class RunOutput {
     this.write(jobSummaryRecord(this.ctx, classFigures(total), times, this.totals.runtimeNs / 1000));
     if (diagnosis) this.write(diagnosisRecord(this.ctx, diagnosis, times));
     if (this.sampler) {
-      const w = this.sampler.window(0, lastSecond + 1);
+      const w = this.sampler.window(0, slots);
+      // The largest sampled sum over the process tree; getrusage's peak of the largest single process
+      // raises it for jobs shorter than a sample. A process's virtual size is never below its
+      // resident size, so vmem.max is at least rssmem.max.
+      const rssMaxBytes = Math.max(this.sampler.peakRssBytes, usage?.maxRssBytes ?? 0);
+      const vmemMaxBytes = Math.max(this.sampler.peakVmemBytes, rssMaxBytes);
       this.write(
-        resourcesRecord(
-          this.ctx,
-          { ...w, ...(usage ? { jobUserTotalUs: usage.userUs, jobSystemTotalUs: usage.systemUs, rssMaxBytes: usage.maxRssBytes } : {}), vmemMaxBytes: Math.max(this.sampler.peakVmemBytes, ...w.vmemBytes) },
-          times.endMs,
-          times,
-        ),
+        resourcesRecord(this.ctx, { ...w, ...(usage ? { jobUserTotalUs: usage.userUs, jobSystemTotalUs: usage.systemUs } : {}), rssMaxBytes, vmemMaxBytes }, times.endMs, times),
       );
     }
   }
