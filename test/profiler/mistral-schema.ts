@@ -123,6 +123,25 @@ export function validateRecord(r: unknown): string[] {
       if (isObj(rss) && isObj(vmem) && Number(rss.max) > Number(vmem.max)) errors.push(`resources.job: rssmem.max ${String(rss.max)} above vmem.max ${String(vmem.max)}`);
       break;
     }
+    case 'gpu': {
+      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
+      if (typeof r.cumulative !== 'boolean') errors.push('cumulative: not a boolean');
+      if (typeof r.gpu !== 'string' || r.gpu === '') errors.push('gpu: not a device name');
+      else if (r.cumulative === true && r.gpu !== '*') errors.push('gpu: must be "*" in a cumulative record');
+      const u = r.usage;
+      if (!isObj(u)) {
+        errors.push('usage: not an object');
+        break;
+      }
+      for (const f of ['energy', 'read', 'write', 'utilisation']) if (!isNum(u[f])) errors.push(`usage.${f}: not a non-negative number`);
+      if (isNum(u.utilisation) && u.utilisation > 100) errors.push('usage.utilisation: above 100 %');
+      for (const f of ['temperature', 'mem']) {
+        const m = u[f];
+        if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`usage.${f}: max and mean/s required`);
+        else if (Number(m['mean/s']) > Number(m.max)) errors.push(`usage.${f}: mean/s above max`);
+      }
+      break;
+    }
     case 'jobsummary':
       if (r.jobtotal !== true) errors.push('jobsummary: jobtotal must be true');
       iosummary(r.iosummary, 'iosummary', errors, true);
