@@ -117,7 +117,7 @@ export function validateRecord(r: unknown): string[] {
       for (const f of ['rssmem', 'vmem']) {
         const m = res.job[f];
         if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`resources.job.${f}: max and mean/s required`);
-        else if (Number(m['mean/s']) > Number(m.max)) errors.push(`resources.job.${f}: mean/s above max`);
+        else if (m['mean/s'] > m.max) errors.push(`resources.job.${f}: mean/s above max`);
       }
       const [rss, vmem] = [res.job.rssmem, res.job.vmem];
       if (isObj(rss) && isObj(vmem) && Number(rss.max) > Number(vmem.max)) errors.push(`resources.job: rssmem.max ${String(rss.max)} above vmem.max ${String(vmem.max)}`);
@@ -138,7 +138,7 @@ export function validateRecord(r: unknown): string[] {
       for (const f of ['temperature', 'mem']) {
         const m = u[f];
         if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`usage.${f}: max and mean/s required`);
-        else if (Number(m['mean/s']) > Number(m.max)) errors.push(`usage.${f}: mean/s above max`);
+        else if (m['mean/s'] > m.max) errors.push(`usage.${f}: mean/s above max`);
       }
       break;
     }
