@@ -17,6 +17,7 @@ import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-
 import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
 import { isNetwork, RunOutput } from './run-output.js';
 import { ResourceSampler } from './run-resources.js';
+import { GpuSampler } from './run-gpu.js';
 import { formatSummary } from './run-summary.js';
 import { expandOutputPath } from './output-path.js';
 import { formatCoverage } from './run-coverage.js';
@@ -47,6 +48,7 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--env <var>', 'Report this environment variable in every record (repeatable, or comma-separated).').argParser(collect))
     .addOption(new Option('--network', 'Count socket I/O (connect, accept, send, recv) and write network records.'))
     .addOption(new Option('--error-log <file>', "The profiler library's own messages go to FILE (never to CMD's output)."))
+    .addOption(new Option('--nvml-library <lib>', 'NVML library for the gpu records (a soname or a path; none = no gpu records). Default libnvidia-ml.so.1.'))
     .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
     .addOption(new Option('--path.procfs <path>', 'Where the Lustre client stats (fs/lustre/llite) and the mount table are read, for the profiler coverage line.').default('/proc'))
     .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default('/sys'))
@@ -68,6 +70,7 @@ function flagsToRaw(flags: Record<string, unknown>): RawRunOptions {
     env: flags['env'],
     network: flags['network'],
     'error-log': flags['errorLog'],
+    'nvml-library': flags['nvmlLibrary'],
   };
 }
 
@@ -169,7 +172,9 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
 
     const sampler = child.pid !== undefined ? new ResourceSampler('/proc', child.pid, () => totals.second()) : undefined;
     sampler?.start();
-    const output = new RunOutput(fd, context, totals, sampler, options.network);
+    const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => totals.second());
+    gpu?.start();
+    const output = new RunOutput(fd, context, totals, sampler, options.network, gpu);
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
@@ -188,6 +193,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const endMs = Date.now();
     clearTimeout(frameTimer);
     sampler?.stop();
+    await gpu?.stop();
     if (result.error) {
       const notFound = result.error.code === 'ENOENT';
       process.stderr.write(`jobio run: cannot run ${file}: ${notFound ? 'command not found' : result.error.message}\n`);
@@ -205,6 +211,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const slots = Math.max(1, Math.round((endMs - startMs) / 1000), written);
     totals.foldTail(slots);
     sampler?.foldTail(slots);
+    gpu?.foldTail(slots);
     if (slots > written) output.frame(written, slots, endMs, false);
     const times = { startMs, endMs };
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));

@@ -24,10 +24,12 @@ export interface RunOptions {
   readonly network: boolean;
   /** Durations are reported only when at least this many calls were timed (Mistral's rule). */
   readonly minSampled: number;
+  /** NVML library for the gpu records; 'none' = no gpu records. */
+  readonly nvmlLibrary: string;
 }
 
 /** The keys accepted both as `--key` flags and in the YAML file. */
-export const RUN_OPTION_KEYS = ['output', 'timeframe', 'small-threshold', 'large-threshold', 'size-bins', 'sample-every', 'sample-max-per-sec', 'env', 'error-log', 'network', 'min-sampled'] as const;
+export const RUN_OPTION_KEYS = ['output', 'timeframe', 'small-threshold', 'large-threshold', 'size-bins', 'sample-every', 'sample-max-per-sec', 'env', 'error-log', 'network', 'min-sampled', 'nvml-library'] as const;
 type Key = (typeof RUN_OPTION_KEYS)[number];
 export type RawRunOptions = Partial<Record<Key, unknown>>;
 
@@ -110,6 +112,7 @@ export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOpti
     env: [...new Set(env)],
     network: bool(raw.network ?? false, '--network'),
     minSampled: count(text(raw['min-sampled'] ?? '10'), '--min-sampled', 0),
+    nvmlLibrary: text(raw['nvml-library'] ?? 'libnvidia-ml.so.1'),
   };
 }
 

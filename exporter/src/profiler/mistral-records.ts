@@ -201,3 +201,56 @@ export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestamp
     },
   };
 }
+
+/** One GPU (`device` a path like /dev/nvidia0) or all of them (`*`) over a window (run-gpu.ts). */
+export interface GpuFigures {
+  readonly device: string;
+  readonly energyJ: number;
+  readonly readBytes: number;
+  readonly writeBytes: number;
+  readonly utilisation: number;
+  readonly temperature: readonly number[];
+  readonly mem: readonly number[];
+  readonly power: readonly number[];
+}
+
+const maxMean = (values: readonly number[]): Json => ({ max: round(Math.max(0, ...values)), 'mean/s': round(values.length > 0 ? sumOf(values) / values.length : 0) });
+const round = (v: number): number => Math.round(v * 1000) / 1000;
+
+/**
+ * A `gpu` record: `usage.energy` (J), `read`/`write` (PCIe bytes received/sent by the GPU),
+ * `utilisation` (mean %), `temperature` (°C), `mem` (bytes used) and jobio's `power` (W) as {max, mean/s}.
+ */
+export function gpuRecord(ctx: RecordContext, g: GpuFigures, seconds: number, timestampMs: number, jobtotal: false | JobTimes): Json {
+  return {
+    ...common(ctx, 'gpu', timestampMs, jobtotal),
+    timeframe: `${seconds}s`,
+    cumulative: g.device === '*',
+    gpu: g.device,
+    usage: {
+      energy: round(g.energyJ),
+      read: g.readBytes,
+      write: g.writeBytes,
+      utilisation: round(g.utilisation),
+      temperature: maxMean(g.temperature),
+      mem: maxMean(g.mem),
+      power: maxMean(g.power),
+    },
+  };
+}
+
+/** All GPUs together: counters and memory added up, utilisation averaged, temperature and power per sample across GPUs. */
+export function allGpus(gpus: readonly GpuFigures[]): GpuFigures {
+  const n = Math.max(...gpus.map((g) => g.mem.length), 0);
+  const summed = (pick: (g: GpuFigures) => readonly number[]): number[] => Array.from({ length: n }, (_, i) => sumOf(gpus.map((g) => pick(g)[i] ?? 0)));
+  return {
+    device: '*',
+    energyJ: sumOf(gpus.map((g) => g.energyJ)),
+    readBytes: sumOf(gpus.map((g) => g.readBytes)),
+    writeBytes: sumOf(gpus.map((g) => g.writeBytes)),
+    utilisation: gpus.length > 0 ? sumOf(gpus.map((g) => g.utilisation)) / gpus.length : 0,
+    temperature: gpus.flatMap((g) => g.temperature),
+    mem: summed((g) => g.mem),
+    power: summed((g) => g.power),
+  };
+}
