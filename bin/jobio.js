@@ -1,10 +1,16 @@
 #!/usr/bin/env node
 // The `jobio` command. The CLI is written in TypeScript and compiled to dist/ by `npm run build`
 // (run automatically by `npm ci` through the `prepare` script).
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const compiled = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const bundled = fileURLToPath(new URL('../dist/bundle/main.js', import.meta.url));
+const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+// `jobio run` starts inside every job: it takes the bundle (scripts/bundle-cli.mjs), a few files
+// instead of ~50 modules, unless the bundle is missing or older than the compiled CLI.
+const quick = ['run', 'preload-path'].includes(process.argv[2] ?? '') && (mtime(bundled) ?? -1) >= (mtime(compiled) ?? Infinity);
+const entry = quick ? bundled : compiled;
 if (!existsSync(entry)) {
   process.stderr.write('jobio: not built yet; run `npm ci` (or `npm run build`) in the repository first\n');
   process.exit(1);

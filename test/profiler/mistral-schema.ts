@@ -96,6 +96,7 @@ export function validateRecord(r: unknown): string[] {
       break;
     case 'network':
       if (typeof r.address !== 'string') errors.push('address: not a string');
+      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
       io(r.io, 'io', errors);
       break;
     case 'resources': {
@@ -106,10 +107,38 @@ export function validateRecord(r: unknown): string[] {
       }
       for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime', 'iowait']) perSecond(res.host[f], `resources.host.${f}`, errors);
       for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime']) perSecond(res.job[f], `resources.job.${f}`, errors);
-      if (!Number.isInteger(res.job.cpus)) errors.push('resources.job.cpus: not an integer');
+      const cpus = res.job.cpus;
+      if (!isObj(cpus) || !Number.isInteger(cpus.total) || Number(cpus.total) < 1) errors.push('resources.job.cpus: an object with an integer total >= 1 required');
+      else {
+        for (const f of ['mean/s', 'median/s', 'max/s']) if (!isNum(cpus[f])) errors.push(`resources.job.cpus.${f}: not a non-negative number`);
+        if (Number(cpus['mean/s']) > Number(cpus['max/s']) + 1e-9 || Number(cpus['median/s']) > Number(cpus['max/s']) + 1e-9) errors.push('resources.job.cpus: mean/s, median/s <= max/s violated');
+      }
+      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
       for (const f of ['rssmem', 'vmem']) {
         const m = res.job[f];
         if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`resources.job.${f}: max and mean/s required`);
+        else if (m['mean/s'] > m.max) errors.push(`resources.job.${f}: mean/s above max`);
+      }
+      const [rss, vmem] = [res.job.rssmem, res.job.vmem];
+      if (isObj(rss) && isObj(vmem) && Number(rss.max) > Number(vmem.max)) errors.push(`resources.job: rssmem.max ${String(rss.max)} above vmem.max ${String(vmem.max)}`);
+      break;
+    }
+    case 'gpu': {
+      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
+      if (typeof r.cumulative !== 'boolean') errors.push('cumulative: not a boolean');
+      if (typeof r.gpu !== 'string' || r.gpu === '') errors.push('gpu: not a device name');
+      else if (r.cumulative === true && r.gpu !== '*') errors.push('gpu: must be "*" in a cumulative record');
+      const u = r.usage;
+      if (!isObj(u)) {
+        errors.push('usage: not an object');
+        break;
+      }
+      for (const f of ['energy', 'read', 'write', 'utilisation']) if (!isNum(u[f])) errors.push(`usage.${f}: not a non-negative number`);
+      if (isNum(u.utilisation) && u.utilisation > 100) errors.push('usage.utilisation: above 100 %');
+      for (const f of ['temperature', 'mem']) {
+        const m = u[f];
+        if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`usage.${f}: max and mean/s required`);
+        else if (m['mean/s'] > m.max) errors.push(`usage.${f}: mean/s above max`);
       }
       break;
     }

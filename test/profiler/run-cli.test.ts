@@ -3,8 +3,8 @@
 // usage errors, independent of the real profiler's interception.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { buildProgram, expected } from './frame-tool.js';
@@ -75,7 +75,26 @@ test('pow2 size bins and a YAML config', async () => {
   assert.equal(data.io['write_4KiB-8KiB'].calls.total, expected.pow2Calls(1, 1, 13));
   assert.equal(data.io['write_4KiB-8KiB'].bytes.total, expected.pow2Bytes(1, 1, 13));
   assert.equal(data.io['read_0-1B'], undefined, 'empty bins are omitted');
-  assert.ok(records.some((x) => x.type === 'mountpoint' && x.jobtotal === false && x.timeframe === '5s'));
+  // A run shorter than one 5 s frame: its only frame, and the job totals, say the run's real length.
+  const real = `${Math.max(1, Math.round(Number(records.find((x) => x.jobtotal === true)?.jobrealtime) / 1e6))}s`;
+  for (const x of records.filter((x) => x.timeframe !== undefined)) assert.equal(x.timeframe, real, `${String(x.type)} jobtotal=${String(x.jobtotal)}`);
+  assert.ok(records.some((x) => x.type === 'mountpoint' && x.jobtotal === false));
+});
+
+test("timeframe is each frame's real length: a 25 s run with 10 s frames gives 10, 10, 5 and 25 in total", async () => {
+  const out = join(dir, 'frames.jsonl');
+  const r = await runJobio(['run', '--timeframe', '10s', '--output', out, '--', '/bin/sleep', '25'], { env, timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  const realS = Math.round(Number(records.find((x) => x.jobtotal === true)?.jobrealtime) / 1e6);
+  assert.equal(realS, 25, 'sleep 25 takes 25 s, rounded');
+  const periodic = records.filter((x) => x.type === 'resources' && x.jobtotal === false).map((x) => x.timeframe);
+  assert.deepEqual(periodic, ['10s', '10s', '5s']);
+  for (const x of records.filter((x) => x.jobtotal === true && x.timeframe !== undefined)) assert.equal(x.timeframe, '25s', String(x.type));
+  // the cpus object: CPUs available, and the CPUs kept busy per second (sleep keeps none busy)
+  const job = records.find((x) => x.type === 'resources' && x.jobtotal === true)?.resources.job as Obj;
+  assert.deepEqual(Object.keys(job.cpus).sort(), ['max/s', 'mean/s', 'median/s', 'total']);
+  assert.ok(job.cpus.total >= 1 && job.cpus['max/s'] < 0.5, JSON.stringify(job.cpus));
 });
 
 test('exit status passes through, signals give 128+n', async () => {
@@ -95,6 +114,7 @@ test('usage errors exit 2 with a clear message; a missing library says how to bu
     [['run', '--sample-every', '0', '--', '/bin/true'], /--sample-every: "0" is not an integer >= 1/],
     [['run', '--bogus', '--', '/bin/true'], /unknown option '--bogus'/],
     [['run'], /missing required argument 'command'/],
+    [['run', '--output', join(dir, 'x-%q.jsonl'), '--', '/bin/true'], /--output: ".*x-%q.jsonl" has "%q" \(known: %h short host name/],
   ] as const) {
     const r = await runJobio(args, { env });
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
@@ -108,6 +128,23 @@ test('usage errors exit 2 with a clear message; a missing library says how to bu
   const nolib = await runJobio(['run', '--', '/bin/true'], { env: { JOBIO_PRELOAD_LIBRARY: '/nonexistent/libjobio.so' } });
   assert.equal(nolib.code, 1);
   assert.match(nolib.stderr, /profiler library is not built .* run `npm run build`/);
+});
+
+test('--output %h %j %p: one file per host, job and launcher', async () => {
+  const logs = join(dir, 'per-node');
+  mkdirSync(logs);
+  const template = join(logs, 'io-%j-%h-%p.jsonl');
+  const [a, b] = await Promise.all([0, 1].map(() => runJobio(['run', '--output', template, '--', '/bin/true'], { env: { ...env, SLURM_JOB_ID: '4711' } })));
+  assert.equal(a?.code, 0, a?.stderr);
+  assert.equal(b?.code, 0, b?.stderr);
+  const files = readdirSync(logs).sort();
+  const short = hostname().split('.')[0] ?? '';
+  assert.equal(files.length, 2, files.join(' '));
+  for (const f of files) {
+    assert.match(f, new RegExp(`^io-4711-${short.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+\\.jsonl$`));
+    const records = readValidLog(readFileSync(join(logs, f), 'utf8'));
+    assert.ok(records.every((r) => r.jobid === '4711' && r.hostname === hostname()));
+  }
 });
 
 test('preload-path prints the library path, or fails with how to build it', async () => {

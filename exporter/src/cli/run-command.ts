@@ -17,7 +17,9 @@ import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-
 import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
 import { isNetwork, RunOutput } from './run-output.js';
 import { ResourceSampler } from './run-resources.js';
+import { GpuSampler } from './run-gpu.js';
 import { formatSummary } from './run-summary.js';
+import { expandOutputPath } from './output-path.js';
 import { formatCoverage } from './run-coverage.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
@@ -35,7 +37,7 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .description('Run CMD under the I/O profiler (children included), print its red/yellow/green I/O summary to stderr and pass its exit status through.')
     .usage('[options] -- CMD [ARGS...]')
     .argument('<command...>', 'the command to profile, and its arguments (after --)')
-    .addOption(new Option('-o, --output <file>', 'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE.'))
+    .addOption(new Option('-o, --output <file>', 'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).'))
     .addOption(new Option('--timeframe <duration>', 'Length of the periodic records (whole seconds, e.g. 10s, 1m). Default 10s.'))
     .addOption(new Option('--small-threshold <size>', 'Transfers below this are small (red). Default 32KiB.'))
     .addOption(new Option('--large-threshold <size>', 'Transfers from this size up are large. Default 128MiB.'))
@@ -46,6 +48,7 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--env <var>', 'Report this environment variable in every record (repeatable, or comma-separated).').argParser(collect))
     .addOption(new Option('--network', 'Count socket I/O (connect, accept, send, recv) and write network records.'))
     .addOption(new Option('--error-log <file>', "The profiler library's own messages go to FILE (never to CMD's output)."))
+    .addOption(new Option('--nvml-library <lib>', 'NVML library for the gpu records (a soname or a path; none = no gpu records). Default libnvidia-ml.so.1.'))
     .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
     .addOption(new Option('--path.procfs <path>', 'Where the Lustre client stats (fs/lustre/llite) and the mount table are read, for the profiler coverage line.').default('/proc'))
     .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default('/sys'))
@@ -67,6 +70,7 @@ function flagsToRaw(flags: Record<string, unknown>): RawRunOptions {
     env: flags['env'],
     network: flags['network'],
     'error-log': flags['errorLog'],
+    'nvml-library': flags['nvmlLibrary'],
   };
 }
 
@@ -125,12 +129,20 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     process.stderr.write(`jobio run: ${(err as Error).message}\n`);
     return 1;
   }
+  const context = recordContext(options);
   let fd: number | undefined;
   if (options.output !== undefined) {
+    let path: string;
     try {
-      fd = openSync(options.output, 'w');
+      path = expandOutputPath(options.output, { host: hostname(), jobid: context.jobid, pid: process.pid });
     } catch (err) {
-      process.stderr.write(`jobio run: cannot write --output ${options.output}: ${(err as Error).message}\n`);
+      process.stderr.write(`jobio run: ${(err as Error).message}\n`);
+      return 2;
+    }
+    try {
+      fd = openSync(path, 'w');
+    } catch (err) {
+      process.stderr.write(`jobio run: cannot write --output ${path}: ${(err as Error).message}\n`);
       return 1;
     }
   }
@@ -160,7 +172,9 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
 
     const sampler = child.pid !== undefined ? new ResourceSampler('/proc', child.pid, () => totals.second()) : undefined;
     sampler?.start();
-    const output = new RunOutput(fd, recordContext(options), totals, sampler, options.network);
+    const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => totals.second());
+    gpu?.start();
+    const output = new RunOutput(fd, context, totals, sampler, options.network, gpu);
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
@@ -179,6 +193,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const endMs = Date.now();
     clearTimeout(frameTimer);
     sampler?.stop();
+    await gpu?.stop();
     if (result.error) {
       const notFound = result.error.code === 'ENOENT';
       process.stderr.write(`jobio run: cannot run ${file}: ${notFound ? 'command not found' : result.error.message}\n`);
@@ -190,8 +205,14 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
     receiver.close();
     const after = addon.childrenUsage();
-    const lastSecond = totals.second();
-    if (nextFrame * options.timeframeSec <= lastSecond) output.frame(nextFrame * options.timeframeSec, lastSecond + 1, endMs, false);
+    // The run's length in whole seconds (at least 1, and never shorter than the frames already
+    // written); the last partial second joins the one before, so every frame's timeframe is its real length.
+    const written = nextFrame * options.timeframeSec;
+    const slots = Math.max(1, Math.round((endMs - startMs) / 1000), written);
+    totals.foldTail(slots);
+    sampler?.foldTail(slots);
+    gpu?.foldTail(slots);
+    if (slots > written) output.frame(written, slots, endMs, false);
     const times = { startMs, endMs };
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
     const diagnosis = diagnose({
@@ -201,7 +222,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: basename(file) } : {}),
       smallThreshold: options.smallThreshold,
     });
-    output.finish(times, lastSecond, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
+    output.finish(times, slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
     const total = emptyCounters();
     for (const m of files) addInto(total, m.total);
     process.stderr.write(

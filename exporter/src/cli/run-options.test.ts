@@ -4,7 +4,7 @@ import { libraryEnvironment, parseSize, resolveRunOptions, UsageError } from './
 
 test('defaults follow Mistral and docs/profiler.md', () => {
   const o = resolveRunOptions({}, {});
-  assert.deepEqual(o, { timeframeSec: 10, smallThreshold: 32768, largeThreshold: 134217728, sizeBins: 'small-medium-large', sampleEvery: 16, sampleMaxPerSec: 0, env: [], network: false, minSampled: 10 });
+  assert.deepEqual(o, { timeframeSec: 10, smallThreshold: 32768, largeThreshold: 134217728, sizeBins: 'small-medium-large', sampleEvery: 16, sampleMaxPerSec: 0, env: [], network: false, minSampled: 10, nvmlLibrary: 'libnvidia-ml.so.1' });
   assert.deepEqual(libraryEnvironment(o, '/s'), { JOBIO_SOCKET: '/s', JOBIO_TIMEFRAME: '1', JOBIO_SMALL_THRESHOLD: '32768', JOBIO_LARGE_THRESHOLD: '134217728', JOBIO_SAMPLE_EVERY: '16', JOBIO_SAMPLE_MAX_PER_SEC: '0', JOBIO_NETWORK: '0' });
 });
 

@@ -3,7 +3,9 @@
 import { writeSync } from 'node:fs';
 import { emptyCounters, addInto, type Counters } from '../profiler/counters.js';
 import {
+  allGpus,
   classFigures,
+  gpuRecord,
   jobSummaryRecord,
   mountpointRecord,
   mountpointSummaryRecord,
@@ -14,6 +16,7 @@ import {
 } from '../profiler/mistral-records.js';
 import type { MountSeries, RunTotals, SecondsWindow } from '../profiler/run-totals.js';
 import type { ResourceSampler } from './run-resources.js';
+import type { GpuSampler } from './run-gpu.js';
 import { diagnosisRecord, type Diagnosis } from '../profiler/diagnosis.js';
 
 /** The pseudo mount under which the library counts socket I/O when JOBIO_NETWORK=1. */
@@ -28,6 +31,7 @@ export class RunOutput {
     private readonly totals: RunTotals,
     private readonly sampler: ResourceSampler | undefined,
     private readonly network: boolean,
+    private readonly gpu?: GpuSampler,
   ) {}
 
   private write(record: object): void {
@@ -61,11 +65,14 @@ export class RunOutput {
       for (const m of this.totals.mounts.values()) if (isNetwork(m)) this.write(networkRecord(this.ctx, this.totals.window(m, from, to), timestampMs, jobtotal));
     }
     if (this.sampler && jobtotal === false) this.write(resourcesRecord(this.ctx, this.sampler.window(from, to), timestampMs, false));
+    const gpus = this.gpu?.windows(from, to) ?? [];
+    for (const g of gpus) this.write(gpuRecord(this.ctx, g, Math.max(1, to - from), timestampMs, jobtotal));
+    if (gpus.length > 0) this.write(gpuRecord(this.ctx, allGpus(gpus), Math.max(1, to - from), timestampMs, jobtotal));
   }
 
   /** End of the job: job-total mountpoint records, mountpointsummary per mount, jobsummary, resources. */
-  finish(times: JobTimes, lastSecond: number, usage: { userUs: number; systemUs: number; maxRssBytes: number } | undefined, diagnosis?: Diagnosis): void {
-    this.frame(0, lastSecond + 1, times.endMs, times);
+  finish(times: JobTimes, slots: number, usage: { userUs: number; systemUs: number; maxRssBytes: number } | undefined, diagnosis?: Diagnosis): void {
+    this.frame(0, slots, times.endMs, times);
     const files = [...this.totals.mounts.values()].filter((m) => !isNetwork(m));
     const total = emptyCounters();
     for (const m of files) {
@@ -75,14 +82,14 @@ export class RunOutput {
     this.write(jobSummaryRecord(this.ctx, classFigures(total), times, this.totals.runtimeNs / 1000));
     if (diagnosis) this.write(diagnosisRecord(this.ctx, diagnosis, times));
     if (this.sampler) {
-      const w = this.sampler.window(0, lastSecond + 1);
+      const w = this.sampler.window(0, slots);
+      // The largest sampled sum over the process tree; getrusage's peak of the largest single process
+      // raises it for jobs shorter than a sample. A process's virtual size is never below its
+      // resident size, so vmem.max is at least rssmem.max.
+      const rssMaxBytes = Math.max(this.sampler.peakRssBytes, usage?.maxRssBytes ?? 0);
+      const vmemMaxBytes = Math.max(this.sampler.peakVmemBytes, rssMaxBytes);
       this.write(
-        resourcesRecord(
-          this.ctx,
-          { ...w, ...(usage ? { jobUserTotalUs: usage.userUs, jobSystemTotalUs: usage.systemUs, rssMaxBytes: usage.maxRssBytes } : {}), vmemMaxBytes: Math.max(this.sampler.peakVmemBytes, ...w.vmemBytes) },
-          times.endMs,
-          times,
-        ),
+        resourcesRecord(this.ctx, { ...w, ...(usage ? { jobUserTotalUs: usage.userUs, jobSystemTotalUs: usage.systemUs } : {}), rssMaxBytes, vmemMaxBytes }, times.endMs, times),
       );
     }
   }

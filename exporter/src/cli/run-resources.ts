@@ -1,12 +1,13 @@
 // CPU and memory of the command run by `jobio run`, sampled once a second from procfs:
 //   host: /proc/stat (user, system, iowait), the whole machine;
-//   job: /proc/<pid>/stat utime+stime+cutime+cstime of the command (its reaped descendants included;
-//        live descendants count once they are reaped) and /proc/<pid>/status VmRSS/VmSize.
-// At the end the exact totals come from getrusage(RUSAGE_CHILDREN) (the command and every descendant
-// it waited for), read after the command was reaped.
+//   job: summed over the command's process tree (process-tree.ts): CPU time of every live descendant
+//        and of those already reaped, VmRSS and VmSize of the live ones.
+// At the end the exact CPU totals come from getrusage(RUSAGE_CHILDREN) (the command and every
+// descendant it waited for), read after the command was reaped.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { ResourceWindow } from '../profiler/mistral-records.js';
+import { treeUsage } from './process-tree.js';
 
 const TICK_US = 10_000; // USER_HZ is 100 on every Linux ABI jobio supports
 
@@ -31,31 +32,11 @@ function hostTicks(procfs: string): [number, number, number] | undefined {
   }
 }
 
-function jobTicks(procfs: string, pid: number): [number, number] | undefined {
-  try {
-    const text = readFileSync(`${procfs}/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces and parentheses).
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
-    return [(f[11] ?? 0) + (f[13] ?? 0), (f[12] ?? 0) + (f[14] ?? 0)];
-  } catch {
-    return undefined;
-  }
-}
-
-function memory(procfs: string, pid: number): [number, number, number] | undefined {
-  try {
-    const text = readFileSync(`${procfs}/${pid}/status`, 'utf8');
-    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) * 1024;
-    return [kb('VmRSS'), kb('VmSize'), kb('VmPeak')];
-  } catch {
-    return undefined;
-  }
-}
-
 export class ResourceSampler {
   private readonly samples: Sample[] = [];
   private lastHost: [number, number, number] | undefined;
   private lastJob: [number, number] = [0, 0];
+  private rssPeak = 0;
   private vmemPeak = 0;
   private timer: NodeJS.Timeout | undefined;
 
@@ -78,19 +59,42 @@ export class ResourceSampler {
 
   sample(): void {
     const host = hostTicks(this.procfs);
-    const job = jobTicks(this.procfs, this.pid);
-    const mem = memory(this.procfs, this.pid);
+    const tree = treeUsage(this.procfs, this.pid);
     const prevHost = this.lastHost;
-    const s: Sample = { second: this.second(), hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0, rssBytes: mem?.[0] ?? 0, vmemBytes: mem?.[1] ?? 0 };
+    // A sample taken at t covers (t-1 s, t]: it belongs to the second before the one it is taken in.
+    const s: Sample = { second: Math.max(0, this.second() - 1), hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0, rssBytes: tree?.rssBytes ?? 0, vmemBytes: tree?.vmemBytes ?? 0 };
     if (host && prevHost) [s.hostUser, s.hostSystem, s.hostIowait] = host.map((v, i) => Math.max(0, v - (prevHost[i] ?? 0)) * TICK_US) as [number, number, number];
-    if (job) {
-      s.jobUser = Math.max(0, job[0] - this.lastJob[0]) * TICK_US;
-      s.jobSystem = Math.max(0, job[1] - this.lastJob[1]) * TICK_US;
-      this.lastJob = job;
+    if (tree) {
+      // A descendant re-parented out of the tree takes its time along: the sum may fall; never count negative time.
+      s.jobUser = Math.max(0, tree.userTicks - this.lastJob[0]) * TICK_US;
+      s.jobSystem = Math.max(0, tree.systemTicks - this.lastJob[1]) * TICK_US;
+      this.lastJob = [tree.userTicks, tree.systemTicks];
+      this.rssPeak = Math.max(this.rssPeak, tree.rssBytes);
+      this.vmemPeak = Math.max(this.vmemPeak, tree.vmemBytes);
     }
-    if (mem) this.vmemPeak = Math.max(this.vmemPeak, mem[2]);
     if (host) this.lastHost = host;
-    if (mem || job) this.samples.push(s);
+    if (tree) this.samples.push(s);
+  }
+
+  /** As RunTotals.foldTail: samples of seconds from `slots` on join the last slot. */
+  foldTail(slots: number): void {
+    const last = Math.max(0, slots - 1);
+    for (const s of this.samples) if (s.second > last) s.second = last;
+    // two samples in one slot: one second's CPU added up, its memory the larger of the two
+    const merged: Sample[] = [];
+    for (const s of this.samples) {
+      const prev = merged[merged.length - 1];
+      if (prev && prev.second === s.second) {
+        prev.hostUser += s.hostUser;
+        prev.hostSystem += s.hostSystem;
+        prev.hostIowait += s.hostIowait;
+        prev.jobUser += s.jobUser;
+        prev.jobSystem += s.jobSystem;
+        prev.rssBytes = Math.max(prev.rssBytes, s.rssBytes);
+        prev.vmemBytes = Math.max(prev.vmemBytes, s.vmemBytes);
+      } else merged.push(s);
+    }
+    this.samples.splice(0, this.samples.length, ...merged);
   }
 
   /** The samples of seconds [from, to). */
@@ -107,6 +111,11 @@ export class ResourceSampler {
       seconds: Math.max(1, to - from),
       cpus: availableParallelism(),
     };
+  }
+
+  /** Largest sampled sums over the tree. */
+  get peakRssBytes(): number {
+    return this.rssPeak;
   }
 
   get peakVmemBytes(): number {

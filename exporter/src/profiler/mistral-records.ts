@@ -61,7 +61,7 @@ function mountObject(info: MountInfo | '*'): Json {
 export function mountpointRecord(ctx: RecordContext, mount: MountInfo | '*', window: SecondsWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
   return {
     ...common(ctx, 'mountpoint', timestampMs, jobtotal),
-    timeframe: `${jobtotal === false ? ctx.timeframeSec : Math.max(1, Math.round((jobtotal.endMs - jobtotal.startMs) / 1000))}s`,
+    timeframe: `${window.seconds}s`,
     cumulative: mount === '*',
     mountpoint: mountObject(mount),
     io: ioObject(window, ctx.io),
@@ -72,7 +72,7 @@ export function mountpointRecord(ctx: RecordContext, mount: MountInfo | '*', win
 export function networkRecord(ctx: RecordContext, window: SecondsWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
   return {
     ...common(ctx, 'network', timestampMs, jobtotal),
-    timeframe: `${ctx.timeframeSec}s`,
+    timeframe: `${window.seconds}s`,
     cumulative: true,
     address: '*',
     io: ioObject(window, ctx.io),
@@ -149,6 +149,7 @@ export interface ResourceWindow {
   readonly rssBytes: readonly number[];
   readonly vmemBytes: readonly number[];
   readonly seconds: number;
+  /** CPUs available to the job (its affinity mask). */
   readonly cpus: number;
   /** Exact totals where known (getrusage of the reaped command at the end). */
   readonly jobUserTotalUs?: number;
@@ -166,13 +167,22 @@ function cpu(values: readonly number[], seconds: number, exactTotal?: number): P
   return stats;
 }
 
+/**
+ * Mistral's `cpus` object: `total` is the number of CPUs available to the job; the per-second
+ * statistics are the CPUs it kept busy (CPU time in that second / 1 s), so 3.5 = three and a half CPUs.
+ */
+export function cpusObject(cpuUsPerSecond: readonly number[], seconds: number, available: number): Json {
+  const busy = perSecond(cpuUsPerSecond.map((us) => us / 1e6), seconds);
+  return { total: available, 'mean/s': busy['mean/s'], 'median/s': busy['median/s'], 'max/s': busy['max/s'] };
+}
+
 export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
   const add = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x + (b[i] ?? 0));
   const jobUserTotal = r.jobUserTotalUs;
   const jobSystemTotal = r.jobSystemTotalUs;
   return {
     ...common(ctx, 'resources', timestampMs, jobtotal),
-    timeframe: `${ctx.timeframeSec}s`,
+    timeframe: `${r.seconds}s`,
     resources: {
       host: {
         cpuusertime: cpu(r.hostUser, r.seconds),
@@ -184,10 +194,63 @@ export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestamp
         cpuusertime: cpu(r.jobUser, r.seconds, jobUserTotal),
         cpusystemtime: cpu(r.jobSystem, r.seconds, jobSystemTotal),
         cputotaltime: cpu(add(r.jobUser, r.jobSystem), r.seconds, jobUserTotal !== undefined && jobSystemTotal !== undefined ? jobUserTotal + jobSystemTotal : undefined),
-        cpus: r.cpus,
+        cpus: cpusObject(add(r.jobUser, r.jobSystem), r.seconds, r.cpus),
         rssmem: { max: Math.round(r.rssMaxBytes ?? Math.max(0, ...r.rssBytes)), 'mean/s': meanOf(r.rssBytes) },
         vmem: { max: Math.round(r.vmemMaxBytes ?? Math.max(0, ...r.vmemBytes)), 'mean/s': meanOf(r.vmemBytes) },
       },
     },
+  };
+}
+
+/** One GPU (`device` a path like /dev/nvidia0) or all of them (`*`) over a window (run-gpu.ts). */
+export interface GpuFigures {
+  readonly device: string;
+  readonly energyJ: number;
+  readonly readBytes: number;
+  readonly writeBytes: number;
+  readonly utilisation: number;
+  readonly temperature: readonly number[];
+  readonly mem: readonly number[];
+  readonly power: readonly number[];
+}
+
+const maxMean = (values: readonly number[]): Json => ({ max: round(Math.max(0, ...values)), 'mean/s': round(values.length > 0 ? sumOf(values) / values.length : 0) });
+const round = (v: number): number => Math.round(v * 1000) / 1000;
+
+/**
+ * A `gpu` record: `usage.energy` (J), `read`/`write` (PCIe bytes received/sent by the GPU),
+ * `utilisation` (mean %), `temperature` (°C), `mem` (bytes used) and jobio's `power` (W) as {max, mean/s}.
+ */
+export function gpuRecord(ctx: RecordContext, g: GpuFigures, seconds: number, timestampMs: number, jobtotal: false | JobTimes): Json {
+  return {
+    ...common(ctx, 'gpu', timestampMs, jobtotal),
+    timeframe: `${seconds}s`,
+    cumulative: g.device === '*',
+    gpu: g.device,
+    usage: {
+      energy: round(g.energyJ),
+      read: g.readBytes,
+      write: g.writeBytes,
+      utilisation: round(g.utilisation),
+      temperature: maxMean(g.temperature),
+      mem: maxMean(g.mem),
+      power: maxMean(g.power),
+    },
+  };
+}
+
+/** All GPUs together: counters and memory added up, utilisation averaged, temperature and power per sample across GPUs. */
+export function allGpus(gpus: readonly GpuFigures[]): GpuFigures {
+  const n = Math.max(...gpus.map((g) => g.mem.length), 0);
+  const summed = (pick: (g: GpuFigures) => readonly number[]): number[] => Array.from({ length: n }, (_, i) => sumOf(gpus.map((g) => pick(g)[i] ?? 0)));
+  return {
+    device: '*',
+    energyJ: sumOf(gpus.map((g) => g.energyJ)),
+    readBytes: sumOf(gpus.map((g) => g.readBytes)),
+    writeBytes: sumOf(gpus.map((g) => g.writeBytes)),
+    utilisation: gpus.length > 0 ? sumOf(gpus.map((g) => g.utilisation)) / gpus.length : 0,
+    temperature: gpus.flatMap((g) => g.temperature),
+    mem: summed((g) => g.mem),
+    power: summed((g) => g.power),
   };
 }

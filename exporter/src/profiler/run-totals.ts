@@ -132,6 +132,24 @@ export class RunTotals implements AggregatorSink {
    * The seconds [from, to) of one mount: the increments of the seconds that had any (the others are
    * zero, implied by `seconds`, so a long quiet run costs no memory), and their sum.
    */
+  /**
+   * Moves the figures of seconds from `slots` on into the last slot (`slots - 1`): the run's last,
+   * partial second joins the one before it, so a 25.2 s run has 25 one-second slots and its frames
+   * and job totals say "25s" consistently with their per-second statistics.
+   */
+  foldTail(slots: number): void {
+    const last = Math.max(0, slots - 1);
+    for (const series of this.mounts.values()) {
+      for (const [s, v] of [...series.seconds]) {
+        if (s <= last) continue;
+        const into = series.seconds.get(last) ?? emptyCounters();
+        addInto(into, v);
+        series.seconds.set(last, into);
+        series.seconds.delete(s);
+      }
+    }
+  }
+
   window(series: MountSeries, from: number, to: number): SecondsWindow {
     const present: Counters[] = [];
     const sum = emptyCounters();

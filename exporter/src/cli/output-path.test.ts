@@ -1,0 +1,18 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { expandOutputPath } from './output-path.js';
+import { UsageError } from './run-options.js';
+
+const v = { host: 'node017.cluster.example', jobid: '4242', pid: 31337 };
+
+test('%h is the short host name, %j the job id, %p the pid, %% a percent sign', () => {
+  assert.equal(expandOutputPath('io-%j-%h-%p.jsonl', v), 'io-4242-node017-31337.jsonl');
+  assert.equal(expandOutputPath('/logs/%h/%%h.jsonl', v), '/logs/node017/%h.jsonl');
+  assert.equal(expandOutputPath('plain.jsonl', v), 'plain.jsonl');
+  assert.equal(expandOutputPath('%j.jsonl', { ...v, jobid: '' }), '.jsonl');
+});
+
+test('an unknown or dangling % is a usage error naming it', () => {
+  assert.throws(() => expandOutputPath('io-%x.jsonl', v), (e: unknown) => e instanceof UsageError && /"%x"/.test(e.message) && /%h short host name/.test(e.message));
+  assert.throws(() => expandOutputPath('io-%', v), (e: unknown) => e instanceof UsageError && /at its end/.test(e.message));
+});

@@ -1,0 +1,135 @@
+// The GPUs of the node as `jobio run` sees them, for the log's `gpu` records: NVML (through the
+// native/nvml addon) sampled once a second while CMD runs, plus once at the start and once at the end.
+// Where NVML is not there (no library, no driver) there are no `gpu` records, quietly.
+import { loadNvmlAddon, type Nvml, type NvmlDeviceSample } from '../gpu/nvml-addon.js';
+import { PcieIntegrator } from '../gpu/pcie-integrator.js';
+
+export interface GpuPoint {
+  readonly second: number;
+  readonly energyMj?: number;
+  readonly utilisation?: number;
+  readonly temperature?: number;
+  readonly memUsed?: number;
+  readonly powerMw?: number;
+  /** Cumulative PCIe bytes since the first sample (rate × time, a sampled estimate). */
+  readonly rxBytes: number;
+  readonly txBytes: number;
+}
+
+/** One GPU over a window, in the units of the log: J, bytes, %, °C, W. */
+export interface GpuWindow {
+  readonly device: string;
+  readonly energyJ: number;
+  readonly readBytes: number;
+  readonly writeBytes: number;
+  readonly utilisation: number;
+  readonly temperature: readonly number[];
+  readonly mem: readonly number[];
+  readonly power: readonly number[];
+}
+
+export class GpuSampler {
+  /** index → its points, oldest first */
+  private readonly points = new Map<number, GpuPoint[]>();
+  private readonly pcie = new PcieIntegrator();
+  private timer: NodeJS.Timeout | undefined;
+  private busy: Promise<void> | undefined;
+
+  private constructor(
+    private readonly nvml: Nvml,
+    private readonly second: () => number,
+  ) {}
+
+  /** A sampler with its first sample taken, or undefined when NVML is not there. */
+  static async open(library: string, second: () => number): Promise<GpuSampler | undefined> {
+    let nvml: Nvml;
+    try {
+      nvml = new (loadNvmlAddon().Nvml)(library);
+    } catch {
+      return undefined; // addon not built: no GPU records
+    }
+    const init = await nvml.init();
+    if (init.status !== 'ok') return undefined;
+    const sampler = new GpuSampler(nvml, second);
+    await sampler.sample();
+    return sampler;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.sample(), 1000);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and takes the last sample (the end of the run). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.busy;
+    await this.sample();
+    await this.nvml.shutdown();
+  }
+
+  /** As RunTotals.foldTail: points of seconds from `slots` on join the last slot. */
+  foldTail(slots: number): void {
+    const last = Math.max(0, slots - 1);
+    for (const [index, list] of this.points) this.points.set(index, list.map((p) => (p.second > last ? { ...p, second: last } : p)));
+  }
+
+  private sample(): Promise<void> {
+    if (this.busy) return this.busy; // NVML refuses overlapping calls: one sample at a time
+    const run = async (): Promise<void> => {
+      try {
+        const s = await this.nvml.sample({ pcie: true, processes: false });
+        const now = Date.now();
+        for (const d of s.devices) this.add(d, now);
+      } catch {
+        // a failed sample leaves a gap; the next one carries on
+      }
+    };
+    this.busy = run().finally(() => (this.busy = undefined));
+    return this.busy;
+  }
+
+  private add(d: NvmlDeviceSample, nowMs: number): void {
+    const bytes = this.pcie.add(d.uuid ?? String(d.index), nowMs, d.pcieRxKilobytesPerSecond, d.pcieTxKilobytesPerSecond);
+    const list = this.points.get(d.index) ?? [];
+    list.push({
+      second: this.second(),
+      ...(d.energyMillijoules !== undefined ? { energyMj: d.energyMillijoules } : {}),
+      ...(d.utilizationPercent !== undefined ? { utilisation: d.utilizationPercent } : {}),
+      ...(d.temperatureCelsius !== undefined ? { temperature: d.temperatureCelsius } : {}),
+      ...(d.memoryUsedBytes !== undefined ? { memUsed: d.memoryUsedBytes } : {}),
+      ...(d.powerMilliwatts !== undefined ? { powerMw: d.powerMilliwatts } : {}),
+      rxBytes: bytes.rx,
+      txBytes: bytes.tx,
+    });
+    this.points.set(d.index, list);
+  }
+
+  /**
+   * Each GPU over seconds [from, to): counters (energy, PCIe bytes) as the difference from the last
+   * point before the window (the first point of the run for the first window) to the window's last.
+   */
+  windows(from: number, to: number): GpuWindow[] {
+    const out: GpuWindow[] = [];
+    for (const [index, list] of [...this.points].sort((a, b) => a[0] - b[0])) {
+      const inside = list.filter((p) => p.second >= from && p.second < to);
+      const before = [...list].reverse().find((p) => p.second < from) ?? list[0];
+      const end = inside[inside.length - 1];
+      if (!before || !end) continue;
+      const diff = (pick: (p: GpuPoint) => number | undefined): number => Math.max(0, (pick(end) ?? 0) - (pick(before) ?? 0));
+      const values = (pick: (p: GpuPoint) => number | undefined): number[] => inside.map(pick).filter((v): v is number => v !== undefined);
+      const util = values((p) => p.utilisation);
+      out.push({
+        device: `/dev/nvidia${index}`,
+        energyJ: diff((p) => p.energyMj) / 1000,
+        readBytes: Math.round(diff((p) => p.rxBytes)),
+        writeBytes: Math.round(diff((p) => p.txBytes)),
+        utilisation: util.length > 0 ? util.reduce((a, b) => a + b, 0) / util.length : 0,
+        temperature: values((p) => p.temperature),
+        mem: values((p) => p.memUsed),
+        power: values((p) => (p.powerMw === undefined ? undefined : p.powerMw / 1000)),
+      });
+    }
+    return out;
+  }
+}

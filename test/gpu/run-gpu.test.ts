@@ -1,0 +1,51 @@
+// `jobio run --output` writes `gpu` records (per GPU and for all of them) from NVML: here the fake
+// NVML with two GPUs of known readings; and none, quietly, where there is no NVML.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runJobio } from '../helpers/exporter.js';
+import { readValidLog, type LogRecord } from '../profiler/mistral-schema.js';
+import { fakeConfig, fakeLibrary } from './harness.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'jobio-run-gpu-'));
+const config = fakeConfig(['gpus=2', 'gpu0.util=55', 'gpu0.temp=61', `gpu0.mem_used=${3 * 2 ** 30}`, 'gpu0.power_mw=250000', 'gpu0.pcie_rx_kbps=4096', 'gpu0.pcie_tx_kbps=1024', 'gpu1.util=5', 'gpu1.temp=35']);
+
+test('gpu records from the fake NVML: every frame and the job total, per GPU and for all', async () => {
+  const out = join(dir, 'gpu.jsonl');
+  const r = await runJobio(['run', '--nvml-library', fakeLibrary, '--timeframe', '1s', '-o', out, '--', '/bin/sleep', '2.5'], { env: { JOBIO_FAKE_NVML_CONFIG: config } });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  const gpu = records.filter((x) => x.type === 'gpu');
+  const periodic = gpu.filter((x) => x.jobtotal === false);
+  const resources = records.filter((x) => x.type === 'resources' && x.jobtotal === false);
+  // each frame: /dev/nvidia0, /dev/nvidia1 and "*", in that order
+  assert.deepEqual(periodic.map((x) => x.gpu), resources.flatMap(() => ['/dev/nvidia0', '/dev/nvidia1', '*']));
+  const total = (device: string): LogRecord => gpu.find((x) => x.jobtotal === true && x.gpu === device) as LogRecord;
+  const g0 = total('/dev/nvidia0').usage as LogRecord;
+  assert.equal(g0.utilisation, 55);
+  assert.deepEqual(g0.temperature, { max: 61, 'mean/s': 61 });
+  assert.deepEqual(g0.mem, { max: 3 * 2 ** 30, 'mean/s': 3 * 2 ** 30 });
+  assert.deepEqual(g0.power, { max: 250, 'mean/s': 250 });
+  assert.equal(g0.energy, 0, "the fake's energy counter does not move");
+  // PCIe: the rate times the time between the first and the last sample (about the run's length)
+  const realS = Number(total('*').jobrealtime) / 1e6;
+  assert.ok(Math.abs(g0.read - 4096 * 1024 * realS) <= 4096 * 1024, `read ${g0.read} for ${realS} s at 4 MiB/s`);
+  assert.ok(Math.abs(g0.write - 1024 * 1024 * realS) <= 1024 * 1024, `write ${g0.write}`);
+  const all = total('*');
+  assert.equal(all.cumulative, true);
+  assert.equal(all.usage.utilisation, 30);
+  assert.equal(all.usage.temperature.max, 61);
+  assert.equal(all.usage.read, g0.read + total('/dev/nvidia1').usage.read);
+  assert.equal(all.usage.mem.max, 3 * 2 ** 30 + 2 * 2 ** 30, 'GPU 1 keeps its default 2 GiB used');
+});
+
+test('without NVML there are no gpu records and nothing else changes', async () => {
+  const out = join(dir, 'none.jsonl');
+  const r = await runJobio(['run', '--nvml-library', '/nonexistent/libnvidia-ml.so.1', '-o', out, '--', '/bin/true']);
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  assert.equal(records.filter((x) => x.type === 'gpu').length, 0);
+  assert.ok(records.some((x) => x.type === 'jobsummary'));
+});
