@@ -84,6 +84,11 @@ export class ProfilerMetricStore implements AggregatorSink {
   readonly reasonCalls = new LabelledSums(); // jobid, user, mount, class, reason
   readonly reasonBytes = new LabelledSums(); // jobid, user, mount, class, reason
   readonly reasonSeconds = new LabelledSums(); // jobid, user, mount, class, reason
+
+  /** Every sum keyed by (job, user, …): what expiry, ownership and name resolution go over. */
+  private get allSums(): LabelledSums[] {
+    return [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds, this.reasonCalls, this.reasonBytes, this.reasonSeconds];
+  }
   droppedFrames = 0;
 
   constructor(
@@ -101,7 +106,7 @@ export class ProfilerMetricStore implements AggregatorSink {
   /** The uids in the user element of every key (for the resolver, before a scrape labels them). */
   uids(): Set<number> {
     const uids = new Set<number>();
-    for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) {
+    for (const sums of this.allSums) {
       for (const { labels } of sums.values.values()) if (labels[1] !== undefined && labels[1] !== OTHER) uids.add(Number(labels[1]));
     }
     return uids;
@@ -143,7 +148,7 @@ export class ProfilerMetricStore implements AggregatorSink {
    */
   jobOwnerKnown(jobid: string, uid: number): void {
     const user = String(uid); // the user element of a key is the uid
-    for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds]) sums.dropJobExceptUser(jobid, user);
+    for (const sums of this.allSums) sums.dropJobExceptUser(jobid, user);
   }
 
   get foldedJobs(): number {
@@ -158,7 +163,7 @@ export class ProfilerMetricStore implements AggregatorSink {
   /** Scrape-time housekeeping: series of jobs idle past the expiry go, free slots are handed out. */
   maintain(expiryMs: number): void {
     for (const job of this.slots.maintain(this.now(), expiryMs)) {
-      for (const sums of [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds, this.reasonCalls, this.reasonBytes, this.reasonSeconds]) sums.dropJob(job);
+      for (const sums of this.allSums) sums.dropJob(job);
       this.mounts.dropJob(job);
     }
   }
