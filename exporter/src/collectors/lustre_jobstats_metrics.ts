@@ -66,7 +66,8 @@ export class LustreJobStatsMetrics {
         for (let f = 0; f < fields.length; f += 1) {
           const value = exportedValue(s, f, epoch);
           if (value === undefined) continue;
-          const field = fields[f]!;
+          const field = fields[f];
+          if (field === undefined) continue;
           const v = u64ToNumber(value);
           switch (field.kind) {
             case 'read_bytes':

@@ -12,9 +12,9 @@ export const workingCollector: CollectorDescriptor = {
     const updates = new Counter({ name: 'jobio_working_updates_total', help: 'Updates so far.', registers: [registry] });
     const step = Number(options.step ?? 1);
     return {
-      async update() {
+      update() {
         updates.inc(step);
-        return 'ok';
+        return Promise.resolve('ok');
       },
     };
   },
@@ -28,9 +28,9 @@ export const failingCollector: CollectorDescriptor = {
   create({ registry }) {
     const gauge = new Gauge({ name: 'jobio_failing_value', help: 'Never served.', registers: [registry] });
     return {
-      async update() {
+      update() {
         gauge.set(1);
-        throw new Error('source exploded');
+        return Promise.reject(new Error('source exploded'));
       },
     };
   },
@@ -59,6 +59,6 @@ export const absentCollector: CollectorDescriptor = {
   defaultEnabled: false,
   flags: [],
   create() {
-    return { update: async () => 'absent' };
+    return { update: () => Promise.resolve('absent') };
   },
 };

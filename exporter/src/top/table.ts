@@ -78,6 +78,6 @@ export function formatTable(rows: readonly TopRow[], mode: TopMode, limit: numbe
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   // Numbers right-aligned, names left-aligned, like lltop.
   const numeric = new Set([1, 2, 3, ...(mode === 'client' ? [5, 6] : [5])]);
-  const line = (c: readonly string[]): string => c.map((v, i) => (numeric.has(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (c: readonly string[]): string => c.map((v, i) => (numeric.has(i) ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   return [line(header), ...cells.map(line)].join('\n') + '\n';
 }
