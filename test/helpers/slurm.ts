@@ -350,13 +350,11 @@ export async function startSlurm(opts: { lockTimeoutMs?: number } = {}): Promise
   if (process.getuid?.() !== 0) return { skip: 'a private Slurm needs root (slurmd runs jobs as their users, munged as munge); run the tests as root as CI does' };
   if (!(await acquireLock(opts.lockTimeoutMs ?? 120_000))) return { skip: `another test process holds ${LOCK} (one private Slurm per host) for over 2 minutes` };
 
-  let munge: Munge;
-  const m = await ensureMunge();
-  if (typeof m === 'string') {
+  const munge = await ensureMunge();
+  if (typeof munge === 'string') {
     releaseLock();
-    return { skip: m };
+    return { skip: munge };
   }
-  munge = m;
 
   const node = hostname().split('.')[0] ?? 'localhost';
   await cleanLeftovers(node);

@@ -7,9 +7,9 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { buildTests, cleanEnv, proc, removeDir, run, runProfiled, tempDir, testBin, type Dump, type MountBody } from './harness.js';
+import { buildTests, cleanEnv, removeDir, run, runProfiled, tempDir, testBin, type Dump, type MountBody } from './harness.js';
 import { STRACE_CALLS, parseStrace, type Oracle } from './strace-oracle.js';
 
 const SHM = '/dev/shm';
@@ -211,7 +211,7 @@ describe('real programs: identical results, counts equal to strace', () => {
         }
         assert.ok(ours.reads + ours.writes > 0);
         for (const p of prof.dump.processes) assert.ok(p.final || p.exec, `${p.exe} sent its final snapshot`);
-        assert.ok(prof.dump.processes.some((p) => p.exe === c.exe), `a ${c.exe} process in ${prof.dump.processes.map((p) => p.exe)}`);
+        assert.ok(prof.dump.processes.some((p) => p.exe === c.exe), `a ${c.exe} process in ${prof.dump.processes.map((p) => p.exe).join(',')}`);
       } finally {
         removeDir(base);
       }
