@@ -1,7 +1,7 @@
 // Collectors built to misbehave, for tests of the scrape framework: one that works, one that throws,
 // one that hangs past any deadline, one whose source is absent.
 import { Counter, Gauge } from 'prom-client';
-import type { CollectorDescriptor } from '../scrape/collector.js';
+import type { CollectorDescriptor } from '../../exporter/src/scrape/collector.js';
 
 export const workingCollector: CollectorDescriptor = {
   name: 'working',
