@@ -80,11 +80,6 @@ export class JobStatsAccumulator {
     return this.epoch;
   }
 
-  /** True until the first finish(): values found then are starting values, not increments. */
-  get isBaseline(): boolean {
-    return !this.collected;
-  }
-
   begin(): void {
     this.epoch += 1;
     for (const t of this.targets.values()) t.credits.clear();
