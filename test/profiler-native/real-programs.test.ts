@@ -11,15 +11,9 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, statSy
 import { join, relative } from 'node:path';
 import { buildTests, cleanEnv, removeDir, run, runProfiled, tempDir, testBin, type Dump, type MountBody } from './harness.js';
 import { STRACE_CALLS, parseStrace, type Oracle } from './strace-oracle.js';
+import { requireBinary } from '../helpers/binaries.js';
 
 const SHM = '/dev/shm';
-
-function whichOrFail(cmd: string, hint: string): string {
-  const r = spawnSync('sh', ['-c', `command -v ${cmd}`]);
-  const path = r.stdout.toString().trim();
-  assert.ok(r.status === 0 && path, `${cmd} is required for the profiler's real-program tests (${hint})`);
-  return path;
-}
 
 interface Case {
   name: string;
@@ -167,7 +161,7 @@ function files(dir: string): Map<string, string> {
 let strace = '';
 before(() => {
   buildTests();
-  strace = whichOrFail('strace', 'CI installs it with apt-get install strace');
+  strace = requireBinary('strace');
   assert.ok(existsSync(SHM) && statSync(SHM).isDirectory(), '/dev/shm (tmpfs) is required');
 });
 
