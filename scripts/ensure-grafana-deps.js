@@ -7,7 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const plugin = fileURLToPath(new URL('../grafana-plugin/', import.meta.url));
-if (!existsSync(`${plugin}node_modules/.package-lock.json`)) {
+// The linter came later than the first install: a checkout installed before it gets it too.
+const missing = ['.package-lock.json', '@grafana/eslint-config/package.json'].some((f) => !existsSync(`${plugin}node_modules/${f}`));
+if (missing) {
   console.log('jobio: installing grafana-plugin dependencies (first test run only)');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const r = spawnSync(npm, ['install', '--no-audit', '--no-fund'], { cwd: plugin, stdio: 'inherit' });

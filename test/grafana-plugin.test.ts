@@ -156,7 +156,7 @@ function recordedSeries(): Set<string> {
 
 const dashboardFiles = () => readdirSync(join(repo, 'dashboards')).filter((f) => f.endsWith('.json'));
 
-test('dashboards: valid JSON, known panel types and query types, only contract metric names or recording rules', async () => {
+test('dashboards: valid JSON, known panel types and query types, only contract metric names or recording rules', () => {
   const metrics = contractMetrics();
   const recorded = recordedSeries();
   const files = dashboardFiles();

@@ -74,7 +74,7 @@ const total = (samples: readonly Sample[], name: string, labels: Record<string, 
   samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
 
 async function promQuery(url: string, expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
-  const body = (await (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr })}`)).json()) as { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+  const body = (await (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`)).json()) as { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
   return body.data.result;
 }
 
@@ -114,8 +114,8 @@ test('jobio demo --duration 60s --no-top: jobstats, profiler, rules and the meta
     assert.equal(total(metrics, 'jobio_profiler_write_bytes_total', { jobid: '5101' }), 4 * 1048576 * total(metrics, 'jobio_profiler_calls_total', { jobid: '5101', call: 'write' }));
 
     // Prometheus evaluates jobio's recording rules on both sources ...
-    await pollUntil('recording rule series', async () => ((await promQuery(prometheus!, 'jobid_target_operation:jobio_lustre_jobstats_operations:rate5m{jobid="4203"} > 0')).length > 0 ? true : undefined), demo);
-    await pollUntil('profiler rule series', async () => ((await promQuery(prometheus!, 'jobid_class:jobio_profiler_calls:rate5m{jobid="5102",class="red"} > 0')).length > 0 ? true : undefined), demo);
+    await pollUntil('recording rule series', async () => ((await promQuery(prometheus, 'jobid_target_operation:jobio_lustre_jobstats_operations:rate5m{jobid="4203"} > 0')).length > 0 ? true : undefined), demo);
+    await pollUntil('profiler rule series', async () => ((await promQuery(prometheus, 'jobid_class:jobio_profiler_calls:rate5m{jobid="5102",class="red"} > 0')).length > 0 ? true : undefined), demo);
     // ... and the metadata storm raises its alert (pending: `for: 5m` is longer than the demo).
     const storm = await pollUntil(
       'JobioMetadataStorm pending or firing',

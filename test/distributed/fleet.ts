@@ -6,6 +6,7 @@ import type { ComputeNodeSpec, LustreServerSpec, SiteSpec, TargetSpec } from './
 import { startSite, fileSdTargets } from './site.js';
 import { startSharded } from './sharded.js';
 import { PromApi, rssBytes } from './services.js';
+import { parseExposition } from '../profiler/exposition.js';
 
 export interface FleetShape {
   readonly computeNodes: number;
@@ -89,9 +90,9 @@ export interface FleetFigures {
 
 async function metricValue(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))) sum += Number(m[1]);
-  return sum;
+  return parseExposition(text)
+    .filter((s) => s.name === name)
+    .reduce((sum, s) => sum + s.value, 0);
 }
 
 const one = async (api: PromApi, expr: string, at: number): Promise<number> => (await api.instant(expr, at))[0]?.values[0]?.[1] ?? Number.NaN;

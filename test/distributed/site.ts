@@ -169,7 +169,7 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
     };
     const results = await Promise.allSettled(Array.from({ length: 3 }, worker));
     const failure = results.find((r) => r.status === 'rejected');
-    if (failure) throw (failure as PromiseRejectedResult).reason;
+    if (failure) throw failure.reason;
   } catch (err) {
     for (const t of timers) clearInterval(t);
     await Promise.all(hosts.map((h) => h.exporter.stop()));

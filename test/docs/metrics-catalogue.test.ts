@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
+import { parseExposition } from '../profiler/exposition.js';
 
 interface Family {
   type: string;
@@ -24,15 +25,12 @@ function walk(dir: string): string[] {
 export function familiesOf(text: string, into = new Map<string, Family>()): Map<string, Family> {
   for (const line of text.split('\n')) {
     const typeMatch = /^# TYPE (\S+) (\S+)$/.exec(line);
-    if (typeMatch?.[1] && typeMatch[2]) {
-      if (!into.has(typeMatch[1])) into.set(typeMatch[1], { type: typeMatch[2], labels: new Set() });
-      continue;
-    }
-    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})? /.exec(line);
-    if (!sample?.[1]) continue;
-    const family = into.get(sample[1]) ?? into.get(sample[1].replace(/_(bucket|sum|count)$/, ''));
-    for (const pair of (sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="/g)) {
-      if (pair[1] && pair[1] !== 'le' && pair[1] !== 'quantile') family?.labels.add(pair[1]);
+    if (typeMatch?.[1] && typeMatch[2] && !into.has(typeMatch[1])) into.set(typeMatch[1], { type: typeMatch[2], labels: new Set() });
+  }
+  for (const sample of parseExposition(text)) {
+    const family = into.get(sample.name) ?? into.get(sample.name.replace(/_(bucket|sum|count)$/, ''));
+    for (const label of Object.keys(sample.labels)) {
+      if (label !== 'le' && label !== 'quantile') family?.labels.add(label);
     }
   }
   return into;

@@ -12,7 +12,7 @@ test('Prometheus scrapes the exporter: up == 1 and the self-metrics arrive', asy
     assert.equal(up.length, 1);
     const build = await prometheus.waitFor('jobio_build_info', (s) => s.length === 1);
     assert.equal(build[0]?.value, 1);
-    assert.equal(build[0]?.metric.job, 'jobio', 'Prometheus owns the job label');
+    assert.equal(build[0].metric.job, 'jobio', 'Prometheus owns the job label');
     const success = await prometheus.waitFor('jobio_scrape_collector_success{collector="process"}', (s) => s.length === 1);
     assert.equal(success[0]?.value, 1);
     // No exported series carries an `exported_job`/`exported_instance` label: we never emit job/instance.

@@ -3,8 +3,10 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-export function requireBinary(name: string, apt: string = name): string {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+/** The first executable `name` in PATH, then in `extraDirs` (sbin programs for a non-root PATH). */
+export function findBinary(name: string, extraDirs: readonly string[] = []): string | undefined {
+  for (const dir of [...(process.env.PATH ?? '').split(delimiter), ...extraDirs]) {
+    if (!dir) continue;
     const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
@@ -13,5 +15,11 @@ export function requireBinary(name: string, apt: string = name): string {
       // keep looking
     }
   }
+  return undefined;
+}
+
+export function requireBinary(name: string, apt: string = name): string {
+  const found = findBinary(name);
+  if (found !== undefined) return found;
   throw new Error(`${name} is not installed: this test needs it (Debian: apt-get install -y ${apt}; .ci/run installs it)`);
 }

@@ -18,10 +18,11 @@
 // One instance per host at a time: a lock file (with the owner's PID) serialises concurrent users,
 // since every instance uses the same node name and so the same cgroup directories.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from './prometheus.js';
+import { findBinary } from './binaries.js';
 
 const APT = 'apt-get install -y slurm-wlm munge';
 const LOCK = '/tmp/jobio-slurm-test.lock'; // fixed, whatever TMPDIR says: one instance per host
@@ -74,16 +75,8 @@ export interface SlurmCluster {
 export type SlurmStart = { readonly cluster: SlurmCluster; readonly skip?: undefined } | { readonly cluster?: undefined; readonly skip: string };
 
 function findProgram(name: string): string {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin', '/usr/bin'];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // keep looking
-    }
-  }
+  const found = findBinary(name, ['/usr/sbin', '/sbin', '/usr/bin']);
+  if (found !== undefined) return found;
   throw new Error(`${name} is not installed: the Slurm tests need a real slurmctld, slurmd and munge (Debian: ${APT}; .ci/run installs them)`);
 }
 
@@ -357,13 +350,11 @@ export async function startSlurm(opts: StartOptions = {}): Promise<SlurmStart> {
   if (process.getuid?.() !== 0) return { skip: 'a private Slurm needs root (slurmd runs jobs as their users, munged as munge); run the tests as root as CI does' };
   if (!(await acquireLock(opts.lockTimeoutMs ?? 120_000))) return { skip: `another test process holds ${LOCK} (one private Slurm per host) for over 2 minutes` };
 
-  let munge: Munge;
-  const m = await ensureMunge();
-  if (typeof m === 'string') {
+  const munge = await ensureMunge();
+  if (typeof munge === 'string') {
     releaseLock();
-    return { skip: m };
+    return { skip: munge };
   }
-  munge = m;
 
   const node = hostname().split('.')[0] ?? 'localhost';
   await cleanLeftovers(node);

@@ -45,7 +45,7 @@ function quoteId(id: string, format: GeneratedFormat): string {
 export function entryLines(job: GeneratedJob, format: GeneratedFormat, ops: readonly string[]): string[] {
   const lines = [`- job_id:          ${quoteId(job.id, format)}`];
   if (format === '2.14') {
-    const start = job.startTime ?? 1723102025.057286226;
+    const start = job.startTime ?? 1723102025.0572863; // the double nearest 1723102025.057286226
     lines.push(`  snapshot_time:   1723114647.887515895 secs.nsecs`, `  start_time:      ${start.toFixed(9)} secs.nsecs`, `  elapsed_time:    12622.830229669 secs.nsecs`);
   } else {
     lines.push('  snapshot_time:   1510782606');

@@ -97,11 +97,9 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
     if (['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_ID', 'FLUX_JOB_ID'].includes(k)) continue;
     env[k] = v;
   }
-  for (const [k, v] of Object.entries(extra)) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  return env;
+  for (const [k, v] of Object.entries(extra)) env[k] = v;
+  // An undefined value in `extra` removes the variable.
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined));
 }
 
 export interface RunResult {

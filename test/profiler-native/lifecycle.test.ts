@@ -59,8 +59,8 @@ describe('lifecycle', () => {
     const incarnations = r.dump.processes.filter((p) => p.exe === 't_exec');
     assert.equal(incarnations.length, 2);
     assert.equal(incarnations[0]!.pid, incarnations[1]!.pid);
-    const before = incarnations.find((p) => p.exec)!;
-    const after = incarnations.find((p) => !p.exec)!;
+    const before = incarnations.find((p) => p.exec);
+    const after = incarnations.find((p) => !p.exec);
     assert.ok(before && after);
     assert.deepEqual(counted(before.totals), { write: [10, 0, 0], create: [0, 1, 0] });
     assert.deepEqual(counted(after.totals), { write: [3, 0, 0], create: [0, 1, 0], close: [0, 0, 1] });

@@ -7,19 +7,13 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { buildTests, cleanEnv, proc, removeDir, run, runProfiled, tempDir, testBin, type Dump, type MountBody } from './harness.js';
+import { buildTests, cleanEnv, removeDir, run, runProfiled, tempDir, testBin, type Dump, type MountBody } from './harness.js';
 import { STRACE_CALLS, parseStrace, type Oracle } from './strace-oracle.js';
+import { requireBinary } from '../helpers/binaries.js';
 
 const SHM = '/dev/shm';
-
-function whichOrFail(cmd: string, hint: string): string {
-  const r = spawnSync('sh', ['-c', `command -v ${cmd}`]);
-  const path = r.stdout.toString().trim();
-  assert.ok(r.status === 0 && path, `${cmd} is required for the profiler's real-program tests (${hint})`);
-  return path;
-}
 
 interface Case {
   name: string;
@@ -167,7 +161,7 @@ function files(dir: string): Map<string, string> {
 let strace = '';
 before(() => {
   buildTests();
-  strace = whichOrFail('strace', 'CI installs it with apt-get install strace');
+  strace = requireBinary('strace');
   assert.ok(existsSync(SHM) && statSync(SHM).isDirectory(), '/dev/shm (tmpfs) is required');
 });
 
@@ -211,7 +205,7 @@ describe('real programs: identical results, counts equal to strace', () => {
         }
         assert.ok(ours.reads + ours.writes > 0);
         for (const p of prof.dump.processes) assert.ok(p.final || p.exec, `${p.exe} sent its final snapshot`);
-        assert.ok(prof.dump.processes.some((p) => p.exe === c.exe), `a ${c.exe} process in ${prof.dump.processes.map((p) => p.exe)}`);
+        assert.ok(prof.dump.processes.some((p) => p.exe === c.exe), `a ${c.exe} process in ${prof.dump.processes.map((p) => p.exe).join(',')}`);
       } finally {
         removeDir(base);
       }

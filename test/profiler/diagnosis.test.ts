@@ -6,11 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { buildProgram } from './frame-tool.js';
 import { readValidLog, type LogRecord } from './mistral-schema.js';
+import { readStraceCalls } from '../profiler-native/strace-oracle.js';
 
 const SHM = '/dev/shm';
 const reasonsProgram = buildProgram('reasons');
@@ -101,20 +102,17 @@ test('programs that ran without the profiler are said: a static child inside sh 
   }
 });
 
-/** strace's reads and writes (and their bytes) on files under dir. */
+/** strace's reads and writes on files under dir. */
 function straceCounts(args: string[], cwd: string, dir: string): { reads: number; writes: number } {
   const prefix = join(cwd, 'strace');
   const st = spawnSync('strace', ['-f', '-ff', '-qq', '-y', '-e', 'trace=read,write,pread64,pwrite64,readv,writev,preadv,pwritev', '-o', prefix, ...args], { cwd });
   assert.equal(st.status, 0, st.stderr.toString());
   let reads = 0;
   let writes = 0;
-  for (const f of readdirSync(cwd).filter((n) => n.startsWith('strace.'))) {
-    for (const line of readFileSync(join(cwd, f), 'utf8').split('\n')) {
-      const m = /^(\w+)\(\d+<([^>]*)>/.exec(line);
-      if (!m || !m[2]?.startsWith(dir)) continue;
-      if (/^(p?read|readv|preadv)/.test(m[1] ?? '')) reads++;
-      else writes++;
-    }
+  for (const call of readStraceCalls(prefix)) {
+    if (!call.fds[0]?.startsWith(dir)) continue;
+    if (/^(p?read|readv|preadv)/.test(call.name)) reads++;
+    else writes++;
   }
   return { reads, writes };
 }

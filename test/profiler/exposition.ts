@@ -1,21 +1,12 @@
-// A small reader of the Prometheus text format for assertions on exact values.
-export interface Sample {
-  readonly name: string;
-  readonly labels: Record<string, string>;
-  readonly value: number;
-}
+// Tests read /metrics with the exporter's own reader of the text format (the one `jobio top` uses,
+// exporter/src/top/exposition.ts), so there is one implementation of it. Lines it cannot read are
+// skipped, as a scrape would.
+import { parseExposition as readExposition, type Sample } from '../../exporter/src/top/exposition.js';
+
+export type { Sample };
 
 export function parseExposition(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
-    if (!m) continue;
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1] ?? ''] = (l[2] ?? '').replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
-    out.push({ name: m[1] ?? '', labels, value: Number(m[3]) });
-  }
-  return out;
+  return readExposition(text).samples;
 }
 
 /** The value of the series with exactly these labels, or undefined. */

@@ -170,7 +170,7 @@ export function validateRecord(r: unknown): string[] {
 }
 
 // Records are read by tests that index them freely after validation.
-export type LogRecord = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type LogRecord = Record<string, any>;
 
 /** Parses a JSON-lines log and validates every record; throws with every problem found. */
 export function readValidLog(text: string): LogRecord[] {

@@ -17,7 +17,7 @@ import { buildProgram } from './frame-tool.js';
 import { readValidLog } from './mistral-schema.js';
 import { mountOf, requireProfilerLibrary, straceCount } from './real-library.js';
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 const work = mkdtempSync(join(tmpdir(), 'jobio-real-'));
 
 /** Keeps strace paths under the test's own directory. */
@@ -45,7 +45,7 @@ function mountTotal(log: string, mount: string): Obj {
   const records = readValidLog(readFileSync(log, 'utf8'));
   const r = records.find((x) => x.type === 'mountpoint' && x.jobtotal === true && (x.mountpoint as Obj).path === mount);
   assert.ok(r, `no job-total record for mount ${mount}; mounts: ${records.filter((x) => x.type === 'mountpoint').map((x) => (x.mountpoint as Obj).path).join(', ')}`);
-  return r as Obj;
+  return r;
 }
 
 const calls = (io: Obj, key: string): number => io[key]?.calls?.total ?? 0;

@@ -14,7 +14,7 @@ import { CALL_TYPES, CLASSES } from '../../exporter/src/parsers/profiler-wire.js
 const fake = buildProgram('fake-preload', ['-shared', '-fPIC']);
 const env = { JOBIO_PRELOAD_LIBRARY: fake };
 const dir = mkdtempSync(join(tmpdir(), 'jobio-run-cli-'));
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 
 const sumCalls = (pick: (c: number, k: number) => boolean): number => {
   let n = 0;
@@ -29,8 +29,8 @@ test('records of two processes add up exactly, and every record is valid Mistral
   assert.equal(r.code, 0, r.stderr);
   const records = readValidLog(readFileSync(out, 'utf8'));
   const total = records.filter((x) => x.type === 'mountpoint' && x.jobtotal === true);
-  const data = total.find((x) => (x.mountpoint as Obj).path === '/data') as Obj;
-  const star = total.find((x) => (x.mountpoint as Obj).path === '*') as Obj;
+  const data = total.find((x) => (x.mountpoint as Obj).path === '/data');
+  const star = total.find((x) => (x.mountpoint as Obj).path === '*');
   assert.ok(data && star, 'job-total records for /data and *');
   assert.equal(star.cumulative, true);
   assert.deepEqual(data.mountpoint, { path: '/data', fstype: 'lustre', fsname: '10.0.0.1@tcp:/scratch', fshost: '10.0.0.1@tcp' });

@@ -102,7 +102,7 @@ test('out of file descriptors, the receiver pauses accepting instead of spinning
     const errors = stats()?.acceptErrors ?? 0;
     assert.ok(errors >= 2 && errors <= 40, `accept4 was retried about every 100 ms, not in a loop (${errors} failures)`);
 
-    opener.stdin?.write('\n');
+    opener.stdin.write('\n');
     await until('the new connection', () => said.includes('done'));
     await until('the frame sent after the connections were closed', () => (stats()?.frames ?? 0) === 1);
     const after = stats();

@@ -40,7 +40,7 @@ test('the rules read only metrics the exporter produces or other rules record', 
     for (const group of doc.groups) {
       for (const rule of group.rules) {
         if (rule.record) recorded.add(rule.record);
-        exprs.push(String(rule.expr));
+        exprs.push(rule.expr);
       }
     }
   }

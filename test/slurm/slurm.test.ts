@@ -238,7 +238,7 @@ test('jobio run inside a Slurm job: the Mistral records carry the Slurm job id',
   assert.deepEqual([...new Set(records.map((r) => r.jobid))], [job], 'every record names the Slurm job');
   const total = records.find((r) => r.type === 'mountpoint' && r.jobtotal && r.cumulative);
   assert.equal(total?.io?.write_all?.calls?.total, 100, JSON.stringify(total));
-  t.diagnostic(`job ${job}: ${records.length} records, jobid "${records[0]!.jobid}", job-total write_all.calls.total ${total?.io?.write_all?.calls?.total}`);
+  t.diagnostic(`job ${job}: ${records.length} records, jobid "${records[0]!.jobid}", job-total write_all.calls.total ${total.io.write_all.calls.total}`);
 });
 
 test('cgroup collector on the real Slurm job cgroup (v1): CPU seconds and memory of a running job', async (t) => {
@@ -294,16 +294,16 @@ test('jobio top --by client: the job map from the real squeue names the running 
 
     // The CLI end to end: the client keeps writing while `jobio top` takes its two scrapes.
     let wr = 1;
-    let running = true;
+    const stopWriter = new AbortController();
     const writer = (async () => {
-      while (running) {
+      while (!stopWriter.signal.aborted) {
         wr += 1;
         writeSnapshot(root, { jobs: {}, clients: { [nid]: { wrMiB: wr } } });
         await sleep(100);
       }
     })();
     const result = await runJobio(['top', '--by', 'client', '--exporter', lustre.url, '--once', '--interval', '1s', '--nid-map', join(root, 'nids')], { env: { SLURM_CONF: s.conf } });
-    running = false;
+    stopWriter.abort();
     await writer;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, '', 'no job-map warning');

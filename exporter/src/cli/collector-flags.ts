@@ -50,7 +50,7 @@ export function readCollectorOptions(command: Command, descriptors: readonly Col
         options[flag.name] = typeof raw === 'boolean' ? raw : flag.default;
         continue;
       }
-      const text = String(raw ?? flag.default);
+      const text = typeof raw === 'string' ? raw : String(flag.default);
       try {
         options[flag.name] = flag.parse ? flag.parse(text) : typeof flag.default === 'number' ? parseNumber(text) : text;
       } catch (err) {

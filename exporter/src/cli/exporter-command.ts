@@ -132,8 +132,8 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
   logger.info({ signal: reason }, 'shutting down');
   await new Promise<void>((resolveClose) => {
     server.close(() => resolveClose());
-    server.closeIdleConnections?.();
-    setTimeout(() => server.closeAllConnections?.(), 5000).unref();
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 5000).unref();
   });
   await passwordChecker?.close();
   await scraper.close();

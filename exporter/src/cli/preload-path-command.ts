@@ -7,14 +7,14 @@ export function preloadPathCommand(run: (action: () => Promise<number>) => void)
   return new Command('preload-path')
     .description('Print the absolute path of the built profiler library (for LD_PRELOAD).')
     .action(() =>
-      run(async () => {
+      run(() => {
         const lib = findProfilerLibrary();
         if (!lib) {
           process.stderr.write(missingLibraryMessage('jobio preload-path'));
-          return 1;
+          return Promise.resolve(1);
         }
         process.stdout.write(`${lib}\n`);
-        return 0;
+        return Promise.resolve(0);
       }),
     );
 }

@@ -157,7 +157,9 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     // No job id verification: only this user's processes can reach the private socket, and what they
     // claim goes to this user's own report; a short child could otherwise exit before /proc is read.
     receiver = new ProfilerReceiver({ socketPath, mode: 0o600, procfs: '/proc', sink: totals, verifyJobs: false });
-    const lustrePaths = { procfs: String(flags['path.procfs'] ?? '/proc'), sysfs: String(flags['path.sysfs'] ?? '/sys'), rootfs: '/' };
+    const procfs = flags['path.procfs'];
+    const sysfs = flags['path.sysfs'];
+    const lustrePaths = { procfs: typeof procfs === 'string' ? procfs : '/proc', sysfs: typeof sysfs === 'string' ? sysfs : '/sys', rootfs: '/' };
     const clientBefore = await readClientBytes(lustrePaths);
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');

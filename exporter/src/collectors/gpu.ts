@@ -73,9 +73,10 @@ export const gpuCollector: CollectorDescriptor = {
 
     return {
       async update() {
+        // Built on the first update; once ready is set it is always there.
+        const lib = (nvml ??= new (loadNvmlAddon().Nvml)(s.library));
         if (!ready) {
-          nvml ??= new (loadNvmlAddon().Nvml)(s.library);
-          const init = await call('nvmlInit_v2', () => nvml!.init());
+          const init = await call('nvmlInit_v2', () => lib.init());
           if (init.status === 'no-library') {
             clear();
             logger.debug({ library: s.library, err: init.error.message }, 'no NVML library: no NVIDIA GPU on this host');
@@ -89,7 +90,7 @@ export const gpuCollector: CollectorDescriptor = {
           if (init.status === 'error') throw new Error(describe(init.error));
           ready = true;
         }
-        const sample: NvmlSample = await call('device queries', () => nvml!.sample({ pcie: s.pcie, processes: s.processes }));
+        const sample: NvmlSample = await call('device queries', () => lib.sample({ pcie: s.pcie, processes: s.processes }));
         if (sample.errors[0]) throw new Error(describe(sample.errors[0]));
         const failures = sample.devices.flatMap((d) => d.errors.filter((e) => !NOT_SUPPORTED.has(e.code)).map((e) => describe(e, d.index)));
         if (failures.length > 0) throw new Error(failures.join('; '));
@@ -136,8 +137,9 @@ export const gpuCollector: CollectorDescriptor = {
         return 'ok';
       },
       async close() {
-        if (!ready || inFlight || !nvml) return; // never wait on a wedged driver at shutdown
-        await call('nvmlShutdown', () => nvml!.shutdown()).catch(() => undefined);
+        const lib = nvml;
+        if (!ready || inFlight || !lib) return; // never wait on a wedged driver at shutdown
+        await call('nvmlShutdown', () => lib.shutdown()).catch(() => undefined);
       },
     };
   },

@@ -47,7 +47,8 @@ export class LustreClientMetrics {
         for (let f = 0; f < fields.length; f += 1) {
           const value = exportedValue(s, f, acc.scrapeEpoch);
           if (value === undefined) continue;
-          const field = fields[f]!;
+          const field = fields[f];
+          if (field === undefined) continue;
           const v = u64ToNumber(value);
           if (field.kind === 'read_bytes') this.readBytes.inc({ fs, mount, jobid }, v);
           else if (field.kind === 'write_bytes') this.writeBytes.inc({ fs, mount, jobid }, v);

@@ -60,7 +60,7 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
       async update(signal) {
         acc.begin();
         let found = false;
-        let failure: unknown;
+        let failure: { error: unknown } | undefined; // boxed: the error thrown may itself be undefined
         try {
           if (settings.lctl) {
             const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal);
@@ -79,7 +79,7 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
             });
           }
         } catch (err) {
-          failure = err;
+          failure = { error: err };
         }
         if (acc.droppedTargets !== droppedTargetsLogged) {
           if (acc.droppedTargets > 0) logger.warn({ dropped: acc.droppedTargets, maxTargets: settings.maxTargets }, 'more Lustre targets than --collector.lustre_jobstats.max-targets: the others are not read');
@@ -88,7 +88,7 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
         // Settle whatever was read even on failure: entries already advanced must not lose increments.
         await users.resolve(acc.uids());
         acc.finish(Date.now(), (uid) => users.label(uid), failure === undefined);
-        if (failure !== undefined) throw failure;
+        if (failure !== undefined) throw failure.error;
         if (!found && acc.targetCount === 0) {
           metrics.clear();
           return 'absent';

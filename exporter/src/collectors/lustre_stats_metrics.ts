@@ -39,7 +39,8 @@ export class LustreStatsMetrics {
         for (let f = 0; f < fields.length; f += 1) {
           const value = exportedValue(s, f, acc.scrapeEpoch);
           if (value === undefined) continue;
-          const field = fields[f]!;
+          const field = fields[f];
+          if (field === undefined) continue;
           const v = u64ToNumber(value);
           if (field.kind === 'read_bytes') this.readBytes.inc({ target }, v);
           else if (field.kind === 'write_bytes') this.writeBytes.inc({ target }, v);

@@ -150,8 +150,9 @@ export const profilerCollector: CollectorDescriptor = {
         metrics.foldedMounts.inc(store.foldedMounts);
         return 'ok';
       },
-      async close() {
+      close() {
         receiver?.close();
+        return Promise.resolve();
       },
     };
   },

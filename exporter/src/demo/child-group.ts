@@ -47,11 +47,11 @@ export class ChildGroup {
   async stopAll(graceMs = 5000): Promise<void> {
     const running = [...this.children].reverse().filter((c) => c.child.pid !== undefined);
     const exited = running.map((c) => (c.child.exitCode !== null || c.child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => c.child.once('exit', () => resolve()))));
-    for (const c of running) signalGroup(c.child.pid!, 'SIGTERM');
+    for (const c of running) if (c.child.pid !== undefined) signalGroup(c.child.pid, 'SIGTERM');
     const timer = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), graceMs).unref());
     if ((await Promise.race([Promise.all(exited), timer])) !== 'late') return;
     // Only groups whose leader is still there: a pid that exited may already belong to someone else.
-    for (const c of running) if (c.child.exitCode === null && c.child.signalCode === null) signalGroup(c.child.pid!, 'SIGKILL');
+    for (const c of running) if (c.child.pid !== undefined && c.child.exitCode === null && c.child.signalCode === null) signalGroup(c.child.pid, 'SIGKILL');
     await Promise.race([Promise.all(exited), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
   }
 }

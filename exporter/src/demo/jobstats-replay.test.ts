@@ -91,7 +91,7 @@ test("each target's stats file (md_stats, stats) holds the sum of its job_stats 
       const sums = new Map<string, number>();
       for (const entry of read(kind, target)) for (const c of entry.counters) sums.set(c.name, (sums.get(c.name) ?? 0) + Number(c.samples));
       const expected = [...sums].filter(([, n]) => n > 0);
-      assert.deepEqual(section?.counters.map((c) => [c.name, Number(c.samples)]), expected, target);
+      assert.deepEqual(section.counters.map((c) => [c.name, Number(c.samples)]), expected, target);
     }
   });
 });

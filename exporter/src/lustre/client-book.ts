@@ -43,7 +43,8 @@ export function mountsByFs(mounts: readonly LustreMount[]): Map<string, string[]
 export function clientPlace(instance: string, byFs: ReadonlyMap<string, readonly string[]>): ClientPlace & { readonly key: string } {
   const fs = instanceFs(instance);
   const mounts = byFs.get(fs) ?? [];
-  const mount = mounts.length === 1 ? mounts[0]! : mounts.length === 0 ? UNKNOWN_MOUNT : SEVERAL_MOUNTS;
+  const [only] = mounts;
+  const mount = mounts.length === 1 && only !== undefined ? only : mounts.length === 0 ? UNKNOWN_MOUNT : SEVERAL_MOUNTS;
   const key = mounts.length === 1 ? `${fs}\u0000${mount}` : `${fs}\u0000${mount}\u0000${instance}`;
   return { fs, mount, instance, key };
 }

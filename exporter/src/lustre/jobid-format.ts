@@ -57,7 +57,7 @@ function compileOne(source: string): CompiledFormat {
   let pattern = '^';
   const groups: string[] = [];
   for (let i = 0; i < source.length; i += 1) {
-    const c = source[i]!;
+    const c = source.charAt(i);
     if (c !== '%') {
       pattern += escapeRegExp(c);
       continue;
@@ -69,9 +69,9 @@ function compileOne(source: string): CompiledFormat {
       continue;
     }
     const group = code === undefined ? undefined : CODE_PATTERNS[code];
-    if (group === undefined) throw new Error(`unknown jobid_name code "%${code ?? ''}" in "${source}" (known: %e %g %h %H %j %p %u)`);
+    if (code === undefined || group === undefined) throw new Error(`unknown jobid_name code "%${code ?? ''}" in "${source}" (known: %e %g %h %H %j %p %u)`);
     pattern += group;
-    groups.push(code!);
+    groups.push(code);
   }
   if (groups.length === 0) throw new Error(`format "${source}" has no % code`);
   return { source, pattern: new RegExp(`${pattern}$`, 's'), groups };

@@ -41,7 +41,7 @@ function increments(prev: ReadonlyMap<string, Values> | undefined, cur: Readonly
   for (const [id, v] of cur) {
     const p = prev?.get(id);
     const reset = !p || v.writes < p.writes || v.bytes < p.bytes || v.punch < p.punch || (format === '2.14' && v.start !== p.start);
-    const base = reset || !p ? { writes: 0, bytes: 0, punch: 0 } : p;
+    const base = reset ? { writes: 0, bytes: 0, punch: 0 } : p;
     bytes += v.bytes - base.bytes;
     ops += v.writes - base.writes + (v.punch - base.punch);
     if (format === '2.14') usecs += (v.writes - base.writes) * 3 + (v.punch - base.punch) * 2;

@@ -109,11 +109,6 @@ export class JobStatsAccumulator {
     return this.epoch;
   }
 
-  /** True until the first finish(): values found then are starting values, not increments. */
-  get isBaseline(): boolean {
-    return !this.collected;
-  }
-
   begin(): void {
     this.epoch += 1;
     this.droppedTargets = 0;

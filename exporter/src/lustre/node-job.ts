@@ -15,5 +15,6 @@ export function nodeJobLabel(previous: ReadonlySet<string> | undefined, current:
   const jobs = new Set([...(previous ?? []), ...current]);
   if (jobs.size === 0) return NO_JOB;
   if (jobs.size > 1) return SHARED_JOB;
-  return [...jobs][0]!;
+  const [only] = jobs;
+  return only ?? NO_JOB;
 }

@@ -65,12 +65,14 @@ export function mostActive(groups: readonly SeriesGroup[], k: number): SeriesGro
   if (groups.length <= k) return [...groups];
   const best: SeriesGroup[] = []; // sorted, most active first
   for (const g of groups) {
-    if (best.length === k && !moreActive(g, best[k - 1]!)) continue;
+    const weakest = best[k - 1];
+    if (weakest !== undefined && !moreActive(g, weakest)) continue; // best is full
     let lo = 0;
     let hi = best.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (moreActive(g, best[mid]!)) hi = mid;
+      const middle = best[mid];
+      if (middle !== undefined && moreActive(g, middle)) hi = mid;
       else lo = mid + 1;
     }
     best.splice(lo, 0, g);

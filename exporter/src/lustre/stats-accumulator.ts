@@ -128,7 +128,7 @@ export class StatsAccumulator {
       if (delta === 0) continue;
       const prior = deltas[id];
       deltas[id] = prior === undefined ? delta : u64Add(prior, delta);
-      if (this.fields.fields[id]!.kind === 'operations') activity += Number(delta);
+      if (this.fields.fields[id]?.kind === 'operations') activity += Number(delta);
     }
     if (reset) file.values = new Map();
     for (const { id, value } of values) file.values.set(id, value);

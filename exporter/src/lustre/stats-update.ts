@@ -4,7 +4,7 @@
 import type { Collector } from '../scrape/collector.js';
 import type { Logger } from '../util/logger.js';
 import type { Paths } from '../util/paths.js';
-import { parseLustreStats, parseStatsParam, type StatsParam } from '../parsers/lustre-stats.js';
+import { parseLustreStats, parseStatsParam, type StatsParam, type StatsSection } from '../parsers/lustre-stats.js';
 import { readStatsFiles, type StatsFile } from '../sources/lustre-stats-files.js';
 import { runLctl } from '../sources/lustre-lctl.js';
 import type { StatsAccumulator } from './stats-accumulator.js';
@@ -30,7 +30,7 @@ export interface StatsUpdateSettings {
 export async function updateStats(acc: StatsSink, settings: StatsUpdateSettings, paths: Paths, logger: Logger, signal: AbortSignal): Promise<boolean> {
   acc.begin();
   let found = false;
-  let failure: unknown;
+  let failure: { error: unknown } | undefined; // boxed: the error thrown may itself be undefined
   const admit = targetAdmission(acc, settings.maxTargets);
   try {
     if (settings.lctl) {
@@ -55,17 +55,17 @@ export async function updateStats(acc: StatsSink, settings: StatsUpdateSettings,
         }
         const [section] = parseLustreStats(read.data);
         // An empty file (every counter at zero is omitted) is a present file without counters.
-        acc.ingest(read.target, read.client, section ?? parseLustreStats('snapshot_time 0 secs.nsecs')[0]!);
+        acc.ingest(read.target, read.client, section ?? emptySection());
       }
     }
   } catch (err) {
-    failure = err;
+    failure = { error: err };
   }
   acc.droppedTargets = admit.dropped.size;
   if (acc.droppedTargets > 0) logger.debug({ dropped: acc.droppedTargets, maxTargets: settings.maxTargets }, 'more Lustre targets than max-targets: the others are not read');
   // Settle what was read even on failure; an incomplete read keeps the files it did not reach.
   acc.finish(Date.now(), failure === undefined);
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw failure.error;
   return found || acc.targetCount > 0;
 }
 
@@ -110,4 +110,9 @@ export function statsUpdater(acc: StatsAccumulator, settings: StatsUpdateSetting
       return 'ok';
     },
   };
+}
+
+/** What parseLustreStats makes of `snapshot_time 0 secs.nsecs`: a section without counters. */
+function emptySection(): StatsSection {
+  return { param: undefined, snapshotTime: 0, snapshotUnit: 'secs.nsecs', startTime: undefined, elapsedTime: NaN, counters: [], badLines: 0, duplicates: 0 };
 }

@@ -37,10 +37,6 @@ export function u64Less(a: U64, b: U64): boolean {
   return a < b;
 }
 
-export function u64IsZero(a: U64): boolean {
-  return a === 0;
-}
-
 /** The float64 used at exposition time: the only lossy step. */
 export function u64ToNumber(a: U64): number {
   return typeof a === 'number' ? a : Number(a);

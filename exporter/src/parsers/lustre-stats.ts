@@ -54,7 +54,7 @@ export interface StatsSection {
 const COUNTER = /^(\S+)\s+(\d+)\s+samples\s+\[([^\]\s]*)\](?:\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)(?:\s+(\d+))?)?\s*$/;
 const TIME = /^(snapshot_time|start_time|elapsed_time)\s*:?\s+(\d+(?:\.\d+)?)(?:\s+(\S+))?\s*$/;
 // An lctl header: a dotted parameter name, `=`, and possibly a one-line value. Stats lines never hold `=`.
-const HEADER = /^([A-Za-z0-9_][A-Za-z0-9_.@:\-]*)=(.*)$/;
+const HEADER = /^([A-Za-z0-9_][A-Za-z0-9_.@:-]*)=(.*)$/;
 const MAX_U64 = (1n << 64n) - 1n;
 const MIN_S64 = -(1n << 63n);
 const MAX_S64 = (1n << 63n) - 1n;

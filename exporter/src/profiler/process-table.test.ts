@@ -384,7 +384,7 @@ test('global bounds: processes and mount entries across all uids, and each uid\'
 
 test('job squatting: a squatter accepted on its environment alone is revoked once kernel evidence names the job\'s owner', () => {
   const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
-  for (const [pid, files] of Object.entries({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } })) {
+  for (const [pid, files] of Object.entries<Record<string, string>>({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } })) {
     mkdirSync(join(procfs, pid));
     for (const [name, text] of Object.entries(files)) writeFileSync(join(procfs, pid, name), text);
   }

@@ -69,7 +69,7 @@ export class ProfilerReceiver {
   private reject(reason: RejectReason, uid: number): void {
     this.rejected.set(reason, (this.rejected.get(reason) ?? 0) + 1);
     let mine = this.rejectedByUid.get(uid);
-    if (!mine) this.rejectedByUid.set(uid, (mine = new Map()));
+    if (!mine) this.rejectedByUid.set(uid, (mine = new Map<RejectReason, number>()));
     mine.set(reason, (mine.get(reason) ?? 0) + 1);
   }
 

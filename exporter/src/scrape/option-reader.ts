@@ -4,12 +4,13 @@
 import type { CollectorOptions } from './collector.js';
 import { positiveDuration } from './flag-values.js';
 
+// Function-valued properties, not methods: collectors destructure them (`const { num } = ...`).
 export interface OptionReader {
-  text(name: string, fallback: string): string;
-  num(name: string, fallback: number): number;
-  bool(name: string, fallback: boolean): boolean;
+  text: (name: string, fallback: string) => string;
+  num: (name: string, fallback: number) => number;
+  bool: (name: string, fallback: boolean) => boolean;
   /** Milliseconds. */
-  duration(name: string, fallback: string): number;
+  duration: (name: string, fallback: string) => number;
 }
 
 export function optionReader(options: CollectorOptions): OptionReader {

@@ -4,7 +4,7 @@ import { Scraper } from './scraper.js';
 import { createEnabledCollectors } from './enabled.js';
 import { silentLogger } from '../util/logger.js';
 import { defaultPaths } from '../util/paths.js';
-import { absentCollector, failingCollector, hangingCollector, workingCollector } from '../testing/test-collectors.js';
+import { absentCollector, failingCollector, hangingCollector, workingCollector } from '../../../test/helpers/test-collectors.js';
 
 function scraperFor(timeoutMs: number, explicit: Array<[string, boolean]> = []): Scraper {
   const descriptors = [workingCollector, failingCollector, hangingCollector, absentCollector];

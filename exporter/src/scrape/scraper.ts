@@ -90,6 +90,6 @@ export class Scraper {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.collectors.map((c) => c.collector.close?.()));
+    await Promise.allSettled(this.collectors.map((c) => c.collector.close?.() ?? Promise.resolve()));
   }
 }

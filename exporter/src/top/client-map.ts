@@ -40,10 +40,10 @@ export function parseJobMap(text: string): Map<string, JobOfHost[]> {
   const map = new Map<string, JobOfHost[]>();
   for (const line of text.split('\n')) {
     const fields = line.trim().split(/\s+/).filter((f) => f !== '');
-    if (fields.length < 2) continue;
-    const job = fields[0]!;
-    const owner = fields.length >= 3 ? fields[1]! : '-';
-    const nodes = fields[fields.length - 1]!;
+    const job = fields[0];
+    const nodes = fields[fields.length - 1];
+    if (fields.length < 2 || job === undefined || nodes === undefined) continue;
+    const owner = fields.length >= 3 ? (fields[1] ?? '-') : '-';
     for (const host of expandHostList(nodes)) {
       const jobs = map.get(host) ?? [];
       if (!jobs.some((j) => j.job === job)) jobs.push({ job, owner });
@@ -103,7 +103,8 @@ export class ClientMapper {
   job(host: string): JobOfHost {
     const jobs = this.jobs.get(host) ?? this.jobs.get(host.split('.')[0] ?? host);
     if (!jobs || jobs.length === 0) return { job: host, owner: '-' };
-    if (jobs.length === 1) return jobs[0]!;
+    const [only] = jobs;
+    if (jobs.length === 1 && only) return only;
     return { job: jobs.map((j) => j.job).join(','), owner: [...new Set(jobs.map((j) => j.owner))].join(',') };
   }
 }

@@ -51,14 +51,14 @@ export async function instantQuery(options: PrometheusQueryOptions, query: strin
 
 export async function queryIncrements(options: PrometheusQueryOptions): Promise<Increment[]> {
   const measures: Measure[] = ['write', 'read', 'reqs'];
-  const results = await Promise.all(measures.map((m) => instantQuery(options, buildQuery(options.mode, m, options.intervalMs, options.filters))));
+  const results = await Promise.all(measures.map(async (measure) => ({ measure, result: await instantQuery(options, buildQuery(options.mode, measure, options.intervalMs, options.filters)) })));
   const out: Increment[] = [];
-  results.forEach((result, i) => {
+  for (const { measure, result } of results) {
     for (const r of result) {
       const value = Number(r.value[1]);
-      if (Number.isFinite(value)) out.push({ measure: measures[i]!, labels: r.metric, value });
+      if (Number.isFinite(value)) out.push({ measure, labels: r.metric, value });
     }
-  });
+  }
   return out;
 }
 

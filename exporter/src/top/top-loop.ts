@@ -35,6 +35,8 @@ const CLEAR = '\x1b[H\x1b[2J';
 
 export async function runTop(settings: TopSettings, out: Output): Promise<number> {
   let stopped = false;
+  // Read through a function after each await: the SIGINT handler sets it meanwhile.
+  const isStopped = (): boolean => stopped;
   let wake: (() => void) | undefined;
   const onSigint = (): void => {
     stopped = true;
@@ -54,19 +56,21 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
   try {
     const columns = settings.columns ?? DEFAULT_COLUMNS[settings.mode];
     const withInfo = needsJobInfo(columns);
-    const exporters = settings.prometheus === undefined ? new ExporterSource(settings.exporters, settings.mode, settings.filters, settings.timeoutMs, withInfo) : undefined;
+    const prometheus = settings.prometheus;
+    const exporters = prometheus === undefined ? new ExporterSource(settings.exporters, settings.mode, settings.filters, settings.timeoutMs, withInfo) : undefined;
     const jobInfo = async (): Promise<JobInfoMap> => {
       if (!withInfo) return new Map();
-      if (exporters) return exporters.jobInfo;
-      return queryJobInfo({ url: settings.prometheus!, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs });
+      if (exporters || prometheus === undefined) return exporters?.jobInfo ?? new Map();
+      return queryJobInfo({ url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs });
     };
     const next = async (): Promise<Increment[]> => {
-      if (!exporters) return queryIncrements({ url: settings.prometheus!, mode: settings.mode, intervalMs: settings.intervalMs, filters: settings.filters, time: settings.time, timeoutMs: settings.timeoutMs });
+      if (prometheus !== undefined) return queryIncrements({ url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: settings.filters, time: settings.time, timeoutMs: settings.timeoutMs });
+      if (!exporters) return []; // never: exporters is built whenever prometheus is not set
       let increments = await exporters.next();
       // The first scrape only gives the starting values: the table covers the next interval.
       while (increments === undefined && !stopped) {
         await sleep(settings.intervalMs);
-        if (!stopped) increments = await exporters.next();
+        if (!isStopped()) increments = await exporters.next();
       }
       return increments ?? [];
     };
@@ -85,7 +89,7 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
       const warning = settings.mapper?.warning ? `(${settings.mapper.warning})\n` : '';
       out.write(`${out.isTTY ? CLEAR : '\n'}${title}${table}${warning}`);
       await sleep(settings.intervalMs);
-      if (stopped) return 0;
+      if (isStopped()) return 0;
     }
   } catch (err) {
     if (err instanceof TopSourceError) {

@@ -32,7 +32,7 @@ function decoyHash(users: ReadonlyMap<string, string>): string | undefined {
 export function basicAuth(users: ReadonlyMap<string, string>, checker: PasswordChecker, metrics: WebMetrics): RequestHandler {
   const verified = new Set<string>();
   const decoy = decoyHash(users);
-  return (req, res, next) => {
+  return (req, res, next): void => {
     const deny = (): void => {
       metrics.authFailures.inc({ reason: 'bad_credentials' });
       res.set('WWW-Authenticate', 'Basic realm="jobio", charset="UTF-8"').status(401).type('text/plain').send('Unauthorized\n');

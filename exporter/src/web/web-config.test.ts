@@ -53,7 +53,7 @@ test('TLS files are resolved relative to the config file and min_version is chec
   writeFileSync(file, 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS13\n');
   const config = loadWebConfig(file);
   assert.equal(config.tls?.cert.toString(), 'CERT');
-  assert.equal(config.tls?.minVersion, 'TLSv1.3');
+  assert.equal(config.tls.minVersion, 'TLSv1.3');
   writeFileSync(file, 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: SSL3\n');
   assert.throws(() => loadWebConfig(file), /tls_server_config.min_version: must be one of/);
 });
@@ -84,7 +84,7 @@ test('mistakes that used to break the server later are refused at start, naming 
     [tls({ client_ca_file: 'ca.crt' }), /tls_server_config.client_ca_file: set without a client_auth_type that asks for certificates/],
   ];
   for (const [doc, pattern] of cases) {
-    assert.throws(() => parseWebConfig(doc, file), (err: Error) => err instanceof WebConfigError && pattern.test(err.message), `${String(pattern)}`);
+    assert.throws(() => parseWebConfig(doc, file), (err: Error) => err instanceof WebConfigError && pattern.test(err.message), String(pattern));
   }
 });
 
@@ -107,9 +107,9 @@ test('cipher_suites and curve_preferences are mapped onto the OpenSSL names Node
   );
   // TLS 1.3 suites stay at OpenSSL's defaults: Go's cipher_suites covers TLS 1.2 and below only.
   assert.equal(config.tls?.ciphers, 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305');
-  assert.equal(config.tls?.ecdhCurve, 'X25519:P-256');
-  assert.equal(config.tls?.honorCipherOrder, false);
-  assert.deepEqual(config.tls?.allowedSans, ['scraper.example', '10.0.0.7']);
+  assert.equal(config.tls.ecdhCurve, 'X25519:P-256');
+  assert.equal(config.tls.honorCipherOrder, false);
+  assert.deepEqual(config.tls.allowedSans, ['scraper.example', '10.0.0.7']);
   const defaults = parseWebConfig({ tls_server_config: { cert_file: 'server.crt', key_file: 'server.key' } }, file);
   assert.equal(defaults.tls?.ciphers, undefined);
   assert.equal(defaults.tls?.honorCipherOrder, true);

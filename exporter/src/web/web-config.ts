@@ -56,7 +56,7 @@ const KNOWN_TOP = new Set(['tls_server_config', 'basic_auth_users', 'http_server
 const KNOWN_TLS = new Set(['cert_file', 'key_file', 'client_auth_type', 'client_ca_file', 'min_version', 'max_version', 'cipher_suites', 'prefer_server_cipher_suites', 'curve_preferences', 'client_allowed_sans']);
 
 function stringList(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -111,11 +111,12 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
     if (clientAuth.includes('Verify') && !ca) fail('tls_server_config.client_ca_file', `required with client_auth_type ${clientAuth}`);
     if (ca && clientAuth === 'NoClientCert') fail('tls_server_config.client_ca_file', 'set without a client_auth_type that asks for certificates (as the exporter-toolkit, this is refused)');
     const versionNames = Object.keys(TLS_VERSIONS);
-    const minName = String(tlsDoc.min_version ?? 'TLS12');
+    const minName = tlsDoc.min_version === undefined ? 'TLS12' : versionText(tlsDoc.min_version);
+    const maxName = tlsDoc.max_version === undefined ? undefined : versionText(tlsDoc.max_version);
     const minVersion = TLS_VERSIONS[minName] ?? fail('tls_server_config.min_version', `must be one of ${versionNames.join(', ')}`);
-    const maxVersion = tlsDoc.max_version === undefined ? undefined : (TLS_VERSIONS[String(tlsDoc.max_version)] ?? fail('tls_server_config.max_version', `must be one of ${versionNames.join(', ')}`));
-    if (maxVersion && versionNames.indexOf(String(tlsDoc.max_version)) < versionNames.indexOf(minName)) {
-      fail('tls_server_config.max_version', `${String(tlsDoc.max_version)} is below min_version ${minName}: no handshake could succeed`);
+    const maxVersion = maxName === undefined ? undefined : (TLS_VERSIONS[maxName] ?? fail('tls_server_config.max_version', `must be one of ${versionNames.join(', ')}`));
+    if (maxVersion && maxName !== undefined && versionNames.indexOf(maxName) < versionNames.indexOf(minName)) {
+      fail('tls_server_config.max_version', `${maxName} is below min_version ${minName}: no handshake could succeed`);
     }
     const mapNames = (field: string, value: unknown, map: (names: readonly string[]) => string): string | undefined => {
       if (value === undefined || value === null) return undefined;
@@ -192,4 +193,9 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
     }
   }
   return { basicAuthUsers, headers, ...(tls ? { tls } : {}) };
+}
+
+/** A version as written in the YAML (`TLS13`); anything else prints as YAML would have it, and matches no version. */
+function versionText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -74,8 +74,13 @@ export function HeatmapView(props: HeatmapViewProps) {
     canvas.dataset['drawn'] = String(Date.now());
   }, [index, layout, drawStyle, plotWidth, plotHeight]);
 
-  // A new result can shrink the grid under a selection.
-  useEffect(() => setSelected(undefined), [index]);
+  // A new result can shrink the grid under a selection: drop it while rendering the new index
+  // (React's pattern for state that follows a prop; an effect would render twice).
+  const [selectionIndex, setSelectionIndex] = useState(index);
+  if (selectionIndex !== index) {
+    setSelectionIndex(index);
+    setSelected(undefined);
+  }
 
   const cellAt = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const rect = e.currentTarget.getBoundingClientRect();

@@ -1,7 +1,7 @@
 // Collectors built to misbehave, for tests of the scrape framework: one that works, one that throws,
 // one that hangs past any deadline, one whose source is absent.
 import { Counter, Gauge } from 'prom-client';
-import type { CollectorDescriptor } from '../scrape/collector.js';
+import type { CollectorDescriptor } from '../../exporter/src/scrape/collector.js';
 
 export const workingCollector: CollectorDescriptor = {
   name: 'working',
@@ -12,9 +12,9 @@ export const workingCollector: CollectorDescriptor = {
     const updates = new Counter({ name: 'jobio_working_updates_total', help: 'Updates so far.', registers: [registry] });
     const step = Number(options.step ?? 1);
     return {
-      async update() {
+      update() {
         updates.inc(step);
-        return 'ok';
+        return Promise.resolve('ok');
       },
     };
   },
@@ -28,9 +28,9 @@ export const failingCollector: CollectorDescriptor = {
   create({ registry }) {
     const gauge = new Gauge({ name: 'jobio_failing_value', help: 'Never served.', registers: [registry] });
     return {
-      async update() {
+      update() {
         gauge.set(1);
-        throw new Error('source exploded');
+        return Promise.reject(new Error('source exploded'));
       },
     };
   },
@@ -59,6 +59,6 @@ export const absentCollector: CollectorDescriptor = {
   defaultEnabled: false,
   flags: [],
   create() {
-    return { update: async () => 'absent' };
+    return { update: () => Promise.resolve('absent') };
   },
 };

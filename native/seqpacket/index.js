@@ -1,9 +1,0 @@
-// Loader of the receiver addon (built by `npm run build` into build/Release). Kept tiny: the typed
-// surface is index.d.ts, argument checks live in the addon itself.
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const addon = require('./build/Release/jobio_seqpacket.node');
-
-export const SeqpacketServer = addon.SeqpacketServer;
-export const childrenUsage = addon.childrenUsage;
