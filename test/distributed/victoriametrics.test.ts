@@ -204,7 +204,7 @@ test('every dashboard query (dashboards/*.json, Prometheus panels) gives the sam
   // A comparison of empty answers proves nothing: nearly every panel must show data here. This site has
   // no Lustre client mounts (the lustre_client collector's own tests cover those panels' data), so the
   // panels that read only jobio_lustre_client_* series are not expected to.
-  const clientOnly = queries.filter((q) => /jobio_lustre_client_/.test(String(q.target.expr ?? ''))).length;
+  const clientOnly = queries.filter((q) => /jobio_lustre_client_/.test(typeof q.target.expr === 'string' ? q.target.expr : '')).length;
   assert.ok(withData >= queries.length - clientOnly - 2, `${withData} of ${queries.length} dashboard queries have data (${clientOnly} read only Lustre client series; ${evaluated} evaluations)`);
 });
 

@@ -37,7 +37,7 @@ test('gpu records from the fake NVML: every frame and the job total, per GPU and
   assert.equal(all.cumulative, true);
   assert.equal(all.usage.utilisation, 30);
   assert.equal(all.usage.temperature.max, 61);
-  assert.equal(all.usage.read, g0.read + total('/dev/nvidia1').usage.read);
+  assert.equal(all.usage.read, Number(g0.read) + Number(total('/dev/nvidia1').usage.read));
   assert.equal(all.usage.mem.max, 3 * 2 ** 30 + 2 * 2 ** 30, 'GPU 1 keeps its default 2 GiB used');
 });
 

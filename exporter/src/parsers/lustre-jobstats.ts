@@ -366,7 +366,8 @@ export class JobStatsStream {
       if (this.discarding) this.discarding = false;
       else {
         this.keep(chunk, 0, nl + 1);
-        if (!this.discarding) this.scanner.lines(this.carry, 0, this.carried);
+        // keep() may have found the carried line too long and started discarding it
+        if (!(this.discarding as boolean)) this.scanner.lines(this.carry, 0, this.carried);
         this.discarding = false;
       }
       this.carried = 0;

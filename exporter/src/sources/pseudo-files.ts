@@ -73,7 +73,7 @@ export interface StreamResult {
  * false to stop early). Memory is one chunk whatever the file size. Pseudo-files (size 0 in fstat)
  * are read until read() returns 0, like cat.
  */
-export async function streamPseudoFile(path: string, onChunk: (chunk: Buffer) => boolean | void, options: StreamOptions): Promise<StreamResult> {
+export async function streamPseudoFile(path: string, onChunk: (chunk: Buffer) => unknown, options: StreamOptions): Promise<StreamResult> {
   const handle = await openRegular(path);
   try {
     const chunk = options.buffer ?? Buffer.allocUnsafe(Math.max(1, Math.min(options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxBytes + 1)));
@@ -101,9 +101,13 @@ export async function readPseudoFile(path: string, options: { readonly signal?: 
   const parts: Buffer[] = [];
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_WHOLE_BYTES;
   // Small chunks: these files are a few KB, and one buffer of the bound per read would waste memory.
-  const { truncated } = await streamPseudoFile(path, (c) => void parts.push(Buffer.from(c)), { signal: options.signal, maxBytes, chunkBytes: 64 << 10 });
+  const { truncated } = await streamPseudoFile(path, (c) => {
+    parts.push(Buffer.from(c));
+    return undefined;
+  }, { signal: options.signal, maxBytes, chunkBytes: 64 << 10 });
   if (truncated) throw new FileTooLargeError(`${path} is larger than ${maxBytes} bytes: not read`);
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  const [only] = parts;
+  return parts.length === 1 && only !== undefined ? only : Buffer.concat(parts);
 }
 
 /** The entries of a directory, sorted; [] when it does not exist or cannot be listed. */

@@ -6,8 +6,7 @@
 export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T, lane: number) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async (id: number): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next]!;
+    for (let item = items[next]; next < items.length && item !== undefined; item = items[next]) {
       next += 1;
       await fn(item, id);
     }
