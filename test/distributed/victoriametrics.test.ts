@@ -17,6 +17,9 @@ import { startSharded, type ShardedSetup } from './sharded.js';
 import { PromApi, type Series } from './services.js';
 import { differences, close } from './compare.js';
 
+/** Families whose value depends on when the exporter was last scraped by anyone (see the count below). */
+const SCRAPER_RELATIVE = 'jobio_lustre_jobstats_rate_';
+
 const RULE_SCALE = 20;
 const RATE_WINDOW = 15; // seconds: $__rate_interval, the data source's windows
 const RANGE = 30; // seconds: $__range, `jobio top --interval`, the data source's time range
@@ -107,7 +110,10 @@ test('sharded scrape: each exporter is scraped by exactly one of the two scraper
   // Every exporter once over both scrapers (which one depends on the hash of its random port).
   const urls = perShard.map((t) => t.activeTargets.map((a) => a.scrapeUrl));
   assert.deepEqual([...urls.flat()].sort(), site!.hosts.map((h) => `http://${h.address}/metrics`).sort());
-  const count = 'count by (role) ({__name__=~"jobio_.+"})';
+  // The rate density is computed at each collection over the time since the previous one, whoever
+  // scraped: here every exporter is scraped by two independent engines, so its buckets are each
+  // engine's own view and are left out of the comparisons (docs/metrics.md, rate density).
+  const count = `count by (role) ({__name__=~"jobio_.+", __name__!~"${SCRAPER_RELATIVE}.+"})`;
   assert.deepEqual(differences(count, await prom.instant(count, at), await vm.instant(count, at), { tol: { relative: 0, absolute: 0 } }), []);
   const [total] = await vm.instant('count({__name__=~"jobio_.+"})', at);
   assert.ok((total?.values[0]?.[1] ?? 0) > 300, `series in VictoriaMetrics: ${total?.values[0]?.[1]}`);
@@ -174,7 +180,7 @@ function substitute(expr: string, vars: Record<string, string>): string {
 }
 
 test('every dashboard query (dashboards/*.json, Prometheus panels) gives the same answer from VictoriaMetrics', async () => {
-  const queries = dashboardQueries().filter((q) => q.type === 'prometheus');
+  const queries = dashboardQueries().filter((q) => q.type === 'prometheus' && !(typeof q.target.expr === 'string' && q.target.expr.includes(SCRAPER_RELATIVE)));
   assert.ok(queries.length >= 20, `dashboard queries: ${queries.length}`);
   const problems: string[] = [];
   let withData = 0;
