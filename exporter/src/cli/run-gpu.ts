@@ -3,6 +3,7 @@
 // Where NVML is not there (no library, no driver) there are no `gpu` records, quietly.
 import { loadNvmlAddon, type Nvml, type NvmlDeviceSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
+import type { GpuFigures } from '../profiler/mistral-records.js';
 
 export interface GpuPoint {
   readonly second: number;
@@ -16,17 +17,8 @@ export interface GpuPoint {
   readonly txBytes: number;
 }
 
-/** One GPU over a window, in the units of the log: J, bytes, %, °C, W. */
-export interface GpuWindow {
-  readonly device: string;
-  readonly energyJ: number;
-  readonly readBytes: number;
-  readonly writeBytes: number;
-  readonly utilisation: number;
-  readonly temperature: readonly number[];
-  readonly mem: readonly number[];
-  readonly power: readonly number[];
-}
+/** One GPU over a window, in the units of the log (J, bytes, %, °C, W): what a `gpu` record holds. */
+export type GpuWindow = GpuFigures;
 
 export class GpuSampler {
   /** index → its points, oldest first */

@@ -2,8 +2,6 @@
 // ClientStatsBook. Read and write bytes are exported for every series, at 0 when the mount never moved
 // them (the 2.14 capture has no read_bytes line at all), so the coverage rules can add them up.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { exportedValue } from '../lustre/series-book.js';
-import { u64ToNumber } from '../lustre/u64.js';
 import type { ClientStatsBook } from '../lustre/client-book.js';
 
 type Place = 'fs' | 'mount';
@@ -33,7 +31,6 @@ export class LustreClientMetrics {
   refill(book: ClientStatsBook): void {
     this.clear();
     const acc = book.acc;
-    const fields = acc.fields.fields;
     for (const t of acc.targetViews()) {
       const place = book.places.get(t.name);
       if (!place) continue;
@@ -44,16 +41,11 @@ export class LustreClientMetrics {
         const jobid = s.labels.jobid;
         this.readBytes.inc({ fs, mount, jobid }, 0);
         this.writeBytes.inc({ fs, mount, jobid }, 0);
-        for (let f = 0; f < fields.length; f += 1) {
-          const value = exportedValue(s, f, acc.scrapeEpoch);
-          if (value === undefined) continue;
-          const field = fields[f];
-          if (field === undefined) continue;
-          const v = u64ToNumber(value);
-          if (field.kind === 'read_bytes') this.readBytes.inc({ fs, mount, jobid }, v);
-          else if (field.kind === 'write_bytes') this.writeBytes.inc({ fs, mount, jobid }, v);
-          else if (field.kind === 'operations') this.operations.inc({ fs, mount, jobid, operation: field.operation }, v);
-          else this.operationSeconds.inc({ fs, mount, jobid, operation: field.operation }, v / 1e6);
+        for (const { kind, operation, value } of acc.samples(s)) {
+          if (kind === 'read_bytes') this.readBytes.inc({ fs, mount, jobid }, value);
+          else if (kind === 'write_bytes') this.writeBytes.inc({ fs, mount, jobid }, value);
+          else if (kind === 'operations') this.operations.inc({ fs, mount, jobid, operation }, value);
+          else this.operationSeconds.inc({ fs, mount, jobid, operation }, value / 1e6);
         }
       }
     }

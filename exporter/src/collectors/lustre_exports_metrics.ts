@@ -2,8 +2,6 @@
 // StatsAccumulator: reset, then refill, synchronously.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { StatsAccumulator } from '../lustre/stats-accumulator.js';
-import { exportedValue } from '../lustre/series-book.js';
-import { u64ToNumber } from '../lustre/u64.js';
 import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
 export class LustreExportsMetrics {
@@ -40,7 +38,6 @@ export class LustreExportsMetrics {
   refill(acc: StatsAccumulator): void {
     this.clear();
     this.targetBound.set(acc.droppedTargets);
-    const fields = acc.fields.fields;
     for (const t of acc.targetViews()) {
       const target = t.name;
       if (t.read) this.clients.set({ target }, t.clients);
@@ -49,15 +46,10 @@ export class LustreExportsMetrics {
       this.parseErrors.inc({ target }, t.parseErrorsTotal);
       for (const s of t.series) {
         const client = s.labels.jobid;
-        for (let f = 0; f < fields.length; f += 1) {
-          const value = exportedValue(s, f, acc.scrapeEpoch);
-          if (value === undefined) continue;
-          const field = fields[f];
-          if (field === undefined) continue;
-          const v = u64ToNumber(value);
-          if (field.kind === 'read_bytes') this.readBytes.inc({ target, client }, v);
-          else if (field.kind === 'write_bytes') this.writeBytes.inc({ target, client }, v);
-          else if (field.kind === 'operations') this.operations.inc({ target, client, operation: field.operation }, v);
+        for (const { kind, operation, value } of acc.samples(s)) {
+          if (kind === 'read_bytes') this.readBytes.inc({ target, client }, value);
+          else if (kind === 'write_bytes') this.writeBytes.inc({ target, client }, value);
+          else if (kind === 'operations') this.operations.inc({ target, client, operation }, value);
         }
       }
     }

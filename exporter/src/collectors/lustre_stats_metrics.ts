@@ -2,8 +2,6 @@
 // StatsAccumulator whose only series per target has client ''.
 import { Counter, type Registry } from 'prom-client';
 import type { StatsAccumulator } from '../lustre/stats-accumulator.js';
-import { exportedValue } from '../lustre/series-book.js';
-import { u64ToNumber } from '../lustre/u64.js';
 import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
 export class LustreStatsMetrics {
@@ -31,20 +29,14 @@ export class LustreStatsMetrics {
   refill(acc: StatsAccumulator): void {
     this.clear();
     this.targetBound.set(acc.droppedTargets);
-    const fields = acc.fields.fields;
     for (const t of acc.targetViews()) {
       const target = t.name;
       this.parseErrors.inc({ target }, t.parseErrorsTotal);
       for (const s of t.series) {
-        for (let f = 0; f < fields.length; f += 1) {
-          const value = exportedValue(s, f, acc.scrapeEpoch);
-          if (value === undefined) continue;
-          const field = fields[f];
-          if (field === undefined) continue;
-          const v = u64ToNumber(value);
-          if (field.kind === 'read_bytes') this.readBytes.inc({ target }, v);
-          else if (field.kind === 'write_bytes') this.writeBytes.inc({ target }, v);
-          else if (field.kind === 'operations') this.operations.inc({ target, operation: field.operation }, v);
+        for (const { kind, operation, value } of acc.samples(s)) {
+          if (kind === 'read_bytes') this.readBytes.inc({ target }, value);
+          else if (kind === 'write_bytes') this.writeBytes.inc({ target }, value);
+          else if (kind === 'operations') this.operations.inc({ target, operation }, value);
         }
       }
     }

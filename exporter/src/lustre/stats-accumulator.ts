@@ -12,10 +12,17 @@
 //   active); the others' increments go to client="_other", so sums over clients stay true;
 // - a series lives while its file is present and for `expiryMs` after it went away.
 import type { StatsSection } from '../parsers/lustre-stats.js';
-import { FieldTable } from './export-fields.js';
-import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesState } from './series-book.js';
+import { FieldTable, type FieldKind } from './export-fields.js';
+import { exportedValue, mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesState } from './series-book.js';
 import { statsFields } from './stats-fields.js';
-import { u64Add, u64Less, u64Sub, type U64 } from './u64.js';
+import { u64Add, u64Less, u64Sub, u64ToNumber, type U64 } from './u64.js';
+
+/** One field of one series, as a collector writes it. */
+export interface ExportedSample {
+  readonly kind: FieldKind;
+  readonly operation: string;
+  readonly value: number;
+}
 
 export interface StatsAccumulatorOptions {
   readonly maxClients: number;
@@ -60,6 +67,20 @@ export class StatsAccumulator {
   private collected = false;
 
   constructor(private readonly options: StatsAccumulatorOptions) {}
+
+  /**
+   * The fields of series `s` to expose in this scrape, ready to write (value as a number, 0 in the
+   * scrape that created the field): metric classes only write what they are handed.
+   */
+  *samples(s: SeriesState): Generator<ExportedSample> {
+    const fields = this.fields.fields;
+    for (let f = 0; f < fields.length; f += 1) {
+      const value = exportedValue(s, f, this.scrapeEpoch);
+      const field = fields[f];
+      if (value === undefined || field === undefined) continue;
+      yield { kind: field.kind, operation: field.operation, value: u64ToNumber(value) };
+    }
+  }
 
   get scrapeEpoch(): number {
     return this.epoch;
