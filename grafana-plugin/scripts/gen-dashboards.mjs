@@ -217,8 +217,23 @@ function withCoverage(d) {
   return d;
 }
 
+// --- Scheduler metadata (collector job_info): which project (account) is loading the file system ---
+/** Cluster: an $account variable and the load per account; jobs without jobio_job_info are not in these panels. */
+function withAccounts(d) {
+  const y = bottom(d);
+  const t = 'target=~"$target"';
+  // One info series per job and node: max by (jobid, account) makes it one per job for the join.
+  const info = 'max by (jobid, account) (jobio_job_info{account=~"$account"})';
+  d.templating.list.push({ ...promVar('account', 'Account', 'jobio_job_info', 'account', true), allValue: '.*' });
+  d.panels.push(
+    panel('Operations per account (5 m rate; jobs with scheduler metadata)', 'timeseries', { h: 8, w: 12, x: 0, y }, [prom('A', `sum by (account) (sum by (jobid) (${R.jobOps}{${t}}) * on (jobid) group_left (account) ${info})`, { legendFormat: '{{account}}' })], unit('ops')),
+    panel('Top jobs of the selected accounts by operations now (5 m rate)', 'table', { h: 8, w: 12, x: 12, y }, [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}}) * on (jobid) group_left (account) ${info})`, { instant: true, format: 'table' })], table('operations/s', 'ops')),
+  );
+  return d;
+}
+
 mkdirSync(out, { recursive: true });
-for (const [file, d] of [['cluster-filesystem.json', withClientDensity(cluster())], ['job.json', withCoverage(job())], ['host-gpu.json', hostGpu()]]) {
+for (const [file, d] of [['cluster-filesystem.json', withAccounts(withClientDensity(cluster()))], ['job.json', withCoverage(job())], ['host-gpu.json', hostGpu()]]) {
   writeFileSync(join(out, file), `${JSON.stringify(d, null, 2)}\n`);
   console.log(`wrote dashboards/${file} (${d.panels.length} panels)`);
 }
