@@ -17,7 +17,7 @@ async function profiled(prog: string, args: string[] = [], env: Record<string, s
 before(() => buildTests());
 
 describe('hot path', () => {
-  test('sampling: N consecutive calls with JOBIO_SAMPLE_EVERY=n time floor(N/n) or ceil(N/n) (one per stratum, |error| <= 1)', async () => {
+  test('sampling: N consecutive calls with JOBIO_SAMPLE_EVERY=n time within 2 of N/n (one per stratum, two cut strata at the ends)', async () => {
     const n = 4000;
     for (const every of [4, 7, 16]) {
       const r = await profiled('t_sample', [String(n), '4096'], { JOBIO_SAMPLE_EVERY: String(every) });
@@ -27,8 +27,11 @@ describe('hot path', () => {
       const read = p.totals.calls.read!;
       assert.equal(read.red + read.yellow + read.green, n);
       // the N preads are N consecutive counted calls of the thread: whole strata inside the run
-      // time exactly one call each, the two cut strata at its ends at most one each
-      assert.ok(Math.abs(read.sampled - n / every) <= 1, `every ${every}: sampled ${read.sampled}`);
+      // time exactly one call each, the two cut strata at its ends at most one each. The run starts
+      // wherever the thread's earlier calls (the open) left the stratum, so it holds floor(N/n) or
+      // floor(N/n) - 1 whole strata: the count is within 2 of N/n (570 of 571.4 for n = 7 happens
+      // when both cut strata draw a call outside the run, about 1 run in 16)
+      assert.ok(Math.abs(read.sampled - n / every) < 2, `every ${every}: sampled ${read.sampled}`);
       assert.ok(read.time_ns[0] > 0, 'sampled durations are scaled into the red time');
       removeDir(r.dir);
     }
