@@ -2,15 +2,18 @@
 // one that hangs past any deadline, one whose source is absent.
 import { Counter, Gauge } from 'prom-client';
 import type { CollectorDescriptor } from '../../exporter/src/scrape/collector.js';
+import { defineFlags, positiveIntegerFlag } from '../../exporter/src/scrape/flags.js';
+
+const workingFlags = defineFlags({ step: positiveIntegerFlag('step', 1, 'Increment per update.') });
 
 export const workingCollector: CollectorDescriptor = {
   name: 'working',
   help: 'Always succeeds; counts its updates.',
   defaultEnabled: true,
-  flags: [{ name: 'step', help: 'Increment per update.', default: 1 }],
+  flags: workingFlags.list,
   create({ registry, options }) {
     const updates = new Counter({ name: 'jobio_working_updates_total', help: 'Updates so far.', registers: [registry] });
-    const step = Number(options.step ?? 1);
+    const { step } = workingFlags.read(options);
     return {
       update() {
         updates.inc(step);

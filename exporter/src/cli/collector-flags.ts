@@ -10,7 +10,7 @@ export class FlagError extends Error {}
 function optionFor(descriptor: CollectorDescriptor, flag: CollectorFlag): Option {
   const long = `--collector.${descriptor.name}.${flag.name}`;
   if (typeof flag.default === 'boolean') return new Option(flag.default ? `--no-${long.slice(2)}` : long, flag.help);
-  return new Option(`${long} <value>`, flag.help).default(String(flag.default));
+  return new Option(`${long} <value>`, flag.help).default(flag.defaultText);
 }
 
 export function addCollectorFlags(command: Command, descriptors: readonly CollectorDescriptor[]): void {
@@ -50,9 +50,9 @@ export function readCollectorOptions(command: Command, descriptors: readonly Col
         options[flag.name] = typeof raw === 'boolean' ? raw : flag.default;
         continue;
       }
-      const text = typeof raw === 'string' ? raw : String(flag.default);
+      const text = typeof raw === 'string' ? raw : flag.defaultText;
       try {
-        options[flag.name] = flag.parse ? flag.parse(text) : typeof flag.default === 'number' ? parseNumber(text) : text;
+        options[flag.name] = flag.parse(text);
       } catch (err) {
         throw new FlagError(`invalid value for --collector.${d.name}.${flag.name}: ${(err as Error).message}`);
       }
@@ -61,12 +61,3 @@ export function readCollectorOptions(command: Command, descriptors: readonly Col
   }
   return all;
 }
-
-function parseNumber(text: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new Error(`"${text}" is not a number`);
-  return value;
-}
-
-// The value parsers live with the collectors (scrape/flag-values.ts); re-exported for the CLI's own use.
-export { positiveDuration, positiveInteger, uidLimit } from '../scrape/flag-values.js';

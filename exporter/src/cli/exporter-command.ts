@@ -13,7 +13,8 @@ import { WebMetrics } from '../web/web-metrics.js';
 import { PasswordChecker } from '../web/password-checker.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../util/logger.js';
 import { parseDuration } from '../util/duration.js';
-import { addCollectorFlags, FlagError, positiveDuration, positiveInteger, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
+import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
+import { addCollectorFlags, FlagError, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
 
 export const DEFAULT_LISTEN_ADDRESS = ':9717';
 

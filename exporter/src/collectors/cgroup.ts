@@ -5,17 +5,13 @@
 // whose cgroup is gone keeps its last values until finished-expiry (cgroup_finished.ts), so a job
 // shorter than the scrape interval is still accounted. Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
-import { optionReader } from '../scrape/option-reader.js';
+import { defineCollector } from '../scrape/define-collector.js';
+import { durationFlag, positiveIntegerFlag } from '../scrape/flags.js';
 import { findCgroupJobs, type OwnerCache } from '../sources/cgroup-jobs.js';
 import { readCgroupUsage } from '../sources/cgroup-usage.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { CgroupJobFold, OTHER } from './cgroup_fold.js';
 import { FinishedJobs } from './cgroup_finished.js';
-
-export const DEFAULT_CGROUP_MAX_JOBS = 100;
-
 
 const labelNames = ['jobid', 'user'] as const;
 
@@ -33,20 +29,19 @@ function makeMetrics(registry: Registry) {
   };
 }
 
-export const cgroupCollector: CollectorDescriptor = {
+export const cgroupCollector = defineCollector({
   name: 'cgroup',
   help: 'Per-job CPU and memory of the Slurm jobs on this host, from their cgroups (v1 and v2; quiet without Slurm).',
   defaultEnabled: true,
-  flags: [
-    { name: 'max-jobs', help: 'Jobs with their own series; further jobs are summed into jobid="_other" for their whole life.', default: DEFAULT_CGROUP_MAX_JOBS, parse: positiveInteger },
-    { name: 'user-hz', help: 'Clock ticks per second of v1 cpuacct.stat (USER_HZ), used where cpuacct.usage_user/usage_sys are missing.', default: 100, parse: positiveInteger },
-    { name: 'sample-interval', help: 'Job cgroups are also sampled this often between scrapes, so a job shorter than the scrape interval keeps its last values.', default: '1s', parse: positiveDuration },
-    { name: 'finished-expiry', help: 'An ended job\'s final CPU seconds and peak memory stay exported this long after its cgroup went.', default: '10m', parse: positiveDuration },
+  flags: {
+    maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series; further jobs are summed into jobid="_other" for their whole life.'),
+    userHz: positiveIntegerFlag('user-hz', 100, 'Clock ticks per second of v1 cpuacct.stat (USER_HZ), used where cpuacct.usage_user/usage_sys are missing.'),
+    sampleIntervalMs: durationFlag('sample-interval', '1s', 'Job cgroups are also sampled this often between scrapes, so a job shorter than the scrape interval keeps its last values.'),
+    finishedExpiryMs: durationFlag('finished-expiry', '10m', 'An ended job\'s final CPU seconds and peak memory stay exported this long after its cgroup went.'),
     ...USER_FLAGS,
-  ],
-  create({ registry, paths, options, logger }) {
-    const settings = readSettings(options);
-    const users = userResolverFor(paths, options);
+  },
+  create({ registry, paths, settings, logger }) {
+    const users = userResolverFor(paths, settings);
     const fold = new CgroupJobFold(settings.maxJobs);
     const owners: OwnerCache = new Map();
     let metrics: ReturnType<typeof makeMetrics> | undefined;
@@ -129,24 +124,6 @@ export const cgroupCollector: CollectorDescriptor = {
       },
     };
   },
-};
-
-interface Settings {
-  readonly maxJobs: number;
-  readonly userHz: number;
-  readonly sampleIntervalMs: number;
-  readonly finishedExpiryMs: number;
-}
+});
 
 type Sample = Awaited<ReturnType<typeof readCgroupUsage>> & { readonly jobid: string; readonly uid: number };
-
-/** Options arrive parsed by the flags' parsers; defaults apply when a test passes none. */
-function readSettings(options: CollectorOptions): Settings {
-  const o = optionReader(options);
-  return {
-    maxJobs: o.num('max-jobs', DEFAULT_CGROUP_MAX_JOBS),
-    userHz: o.num('user-hz', 100),
-    sampleIntervalMs: o.duration('sample-interval', '1s'),
-    finishedExpiryMs: o.duration('finished-expiry', '10m'),
-  };
-}

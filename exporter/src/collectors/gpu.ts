@@ -4,9 +4,8 @@
 // `absent` quietly. Every NVML call runs off the event loop with a deadline; a call still wedged
 // from an earlier scrape is never stacked on (the collector fails fast until it returns).
 // Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
-import type { CollectorDescriptor, CollectorOptions } from '../scrape/collector.js';
-import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
-import { optionReader } from '../scrape/option-reader.js';
+import { defineCollector } from '../scrape/define-collector.js';
+import { durationFlag, positiveIntegerFlag, switchFlag, valueFlag } from '../scrape/flags.js';
 import { loadNvmlAddon, type Nvml, type NvmlCallError, type NvmlSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
 import { readProcessJob } from '../labels/process-job.js';
@@ -23,26 +22,30 @@ const NOT_SUPPORTED = new Set([3, 13]);
  */
 const NO_GPU_HERE = new Set([9]);
 
+/** dlopen("") would open the exporter itself, not a library. */
+function nonEmpty(text: string): string {
+  if (text.trim() === '') throw new Error('a library name or path is needed');
+  return text;
+}
 
 function describe(e: NvmlCallError, gpu?: number): string {
   return `NVML ${e.call} failed${gpu === undefined ? '' : ` on GPU ${gpu}`}: ${e.message} (code ${e.code})`;
 }
 
-export const gpuCollector: CollectorDescriptor = {
+export const gpuCollector = defineCollector({
   name: 'gpu',
   help: 'Per-GPU energy, PCIe bytes, utilisation, memory, temperature, power and jobs, from NVML (quiet without NVIDIA GPUs).',
   defaultEnabled: true,
-  flags: [
-    { name: 'nvml-library', help: 'The NVML library to dlopen: a soname searched the usual way, or a path.', default: 'libnvidia-ml.so.1' },
-    { name: 'timeout', help: 'Deadline of the NVML calls of one scrape; a hung driver makes the collector fail, not the scrape.', default: '5s', parse: positiveDuration },
-    { name: 'pcie', help: 'Query PCIe throughput (about 40 ms per GPU inside the driver).', default: true },
-    { name: 'processes', help: 'Query the compute processes of each GPU to export jobio_gpu_job_info.', default: true },
-    { name: 'max-jobs', help: 'jobio_gpu_job_info series per scrape at most; further jobs are dropped from it (and counted in the log).', default: 100, parse: positiveInteger },
+  flags: {
+    library: valueFlag('nvml-library', 'libnvidia-ml.so.1', 'The NVML library to dlopen: a soname searched the usual way, or a path.', nonEmpty),
+    timeoutMs: durationFlag('timeout', '5s', 'Deadline of the NVML calls of one scrape; a hung driver makes the collector fail, not the scrape.'),
+    pcie: switchFlag('pcie', true, 'Query PCIe throughput (about 40 ms per GPU inside the driver).'),
+    processes: switchFlag('processes', true, 'Query the compute processes of each GPU to export jobio_gpu_job_info.'),
+    maxJobs: positiveIntegerFlag('max-jobs', 100, 'jobio_gpu_job_info series per scrape at most; further jobs are dropped from it (and counted in the log).'),
     ...USER_FLAGS,
-  ],
-  create({ registry, paths, options, logger }) {
-    const s = readSettings(options);
-    const users = userResolverFor(paths, options);
+  },
+  create({ registry, paths, settings: s, logger }) {
+    const users = userResolverFor(paths, s);
     const pcie = new PcieIntegrator();
     let nvml: Nvml | undefined;
     let ready = false;
@@ -143,23 +146,4 @@ export const gpuCollector: CollectorDescriptor = {
       },
     };
   },
-};
-
-interface Settings {
-  readonly library: string;
-  readonly timeoutMs: number;
-  readonly pcie: boolean;
-  readonly processes: boolean;
-  readonly maxJobs: number;
-}
-
-function readSettings(options: CollectorOptions): Settings {
-  const { text, num, bool, duration } = optionReader(options);
-  return {
-    library: text('nvml-library', '') || 'libnvidia-ml.so.1',
-    timeoutMs: duration('timeout', '5s'),
-    pcie: bool('pcie', true),
-    processes: bool('processes', true),
-    maxJobs: num('max-jobs', 100),
-  };
-}
+});

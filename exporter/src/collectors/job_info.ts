@@ -7,17 +7,14 @@
 // Metrics: docs/metrics.md.
 import { hostname } from 'node:os';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CollectorDescriptor } from '../scrape/collector.js';
-import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
-import { optionReader } from '../scrape/option-reader.js';
+import { defineCollector } from '../scrape/define-collector.js';
+import { durationFlag, positiveIntegerFlag, textFlag } from '../scrape/flags.js';
 import { DEFAULT_JOB_SPOOL, readJobSpool, type JobMeta } from '../sources/job-spool.js';
 import { SqueueJobs } from '../sources/squeue-jobs.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { UNKNOWN } from '../labels/reserved.js';
 import { rootPath } from '../util/paths.js';
 import { boundLabel } from '../labels/bounded-label.js';
-
-export const DEFAULT_JOB_INFO_MAX_JOBS = 100;
 
 const infoLabels = ['jobid', 'user', 'account', 'partition', 'job_name', 'work_dir'] as const;
 
@@ -41,32 +38,30 @@ export function mergeJobs(spool: readonly JobMeta[], squeue: readonly JobMeta[])
   return [...byId.values()].sort((a, b) => a.jobid.localeCompare(b.jobid, 'en', { numeric: true }));
 }
 
-export const jobInfoCollector: CollectorDescriptor = {
+export const jobInfoCollector = defineCollector({
   name: 'job_info',
   help: 'Account, partition, job name and working directory of the jobs running on this host, from the prolog spool and squeue (quiet without either).',
   defaultEnabled: true,
-  flags: [
-    { name: 'spool-dir', help: 'Directory of the job files the prolog writes (root-owned, not group/other-writable; read under --path.rootfs).', default: DEFAULT_JOB_SPOOL },
-    { name: 'squeue', help: 'squeue program asked for this node\'s running jobs ("" = never).', default: 'squeue' },
-    { name: 'squeue-interval', help: 'At most one squeue call per this interval; scrapes in between use its last answer.', default: '60s', parse: positiveDuration },
-    { name: 'squeue-timeout', help: 'Deadline of one squeue call.', default: '5s', parse: positiveDuration },
-    { name: 'node', help: 'This host\'s Slurm node name for squeue -w (default: the short host name).', default: '' },
-    { name: 'max-jobs', help: 'Jobs with their own jobio_job_info series; further jobs are counted in jobio_job_info_dropped_jobs.', default: DEFAULT_JOB_INFO_MAX_JOBS, parse: positiveInteger },
-    { name: 'label-max-length', help: 'Longest job_name, work_dir, account or partition value kept (longer ones are cut and counted).', default: 128, parse: positiveInteger },
+  flags: {
+    spoolDir: textFlag('spool-dir', DEFAULT_JOB_SPOOL, 'Directory of the job files the prolog writes (root-owned, not group/other-writable; read under --path.rootfs).'),
+    squeue: textFlag('squeue', 'squeue', 'squeue program asked for this node\'s running jobs ("" = never).'),
+    squeueIntervalMs: durationFlag('squeue-interval', '60s', 'At most one squeue call per this interval; scrapes in between use its last answer.'),
+    squeueTimeoutMs: durationFlag('squeue-timeout', '5s', 'Deadline of one squeue call.'),
+    node: textFlag('node', '', 'This host\'s Slurm node name for squeue -w (default: the short host name).'),
+    maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own jobio_job_info series; further jobs are counted in jobio_job_info_dropped_jobs.'),
+    labelMaxLength: positiveIntegerFlag('label-max-length', 128, 'Longest job_name, work_dir, account or partition value kept (longer ones are cut and counted).'),
     ...USER_FLAGS,
-  ],
-  create({ registry, paths, options, logger }) {
-    const o = optionReader(options);
-    const spoolDir = rootPath(paths, o.text('spool-dir', DEFAULT_JOB_SPOOL));
-    const maxJobs = o.num('max-jobs', DEFAULT_JOB_INFO_MAX_JOBS);
-    const maxLength = o.num('label-max-length', 128);
+  },
+  create({ registry, paths, settings, logger }) {
+    const spoolDir = rootPath(paths, settings.spoolDir);
+    const { maxJobs, labelMaxLength: maxLength } = settings;
     const squeue = new SqueueJobs({
-      command: o.text('squeue', 'squeue'),
-      node: o.text('node', '') || (hostname().split('.')[0] ?? ''),
-      intervalMs: o.duration('squeue-interval', '60s'),
-      timeoutMs: o.duration('squeue-timeout', '5s'),
+      command: settings.squeue,
+      node: settings.node || (hostname().split('.')[0] ?? ''),
+      intervalMs: settings.squeueIntervalMs,
+      timeoutMs: settings.squeueTimeoutMs,
     });
-    const users = userResolverFor(paths, options);
+    const users = userResolverFor(paths, settings);
     const members = new Set<string>(); // jobs with a series: sticky while they run
     let metrics: ReturnType<typeof makeMetrics> | undefined;
     let lastError: string | undefined;
@@ -126,4 +121,4 @@ export const jobInfoCollector: CollectorDescriptor = {
       },
     };
   },
-};
+});

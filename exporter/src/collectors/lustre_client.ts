@@ -5,32 +5,27 @@
 // Cheap (one small file per mount), so on by default; quiet on hosts without a Lustre client.
 // When the mount table has Lustre mounts but no llite stats file is visible (debugfs not mounted or
 // not readable), the collector asks `lctl get_param llite.*.stats` instead. Metrics: docs/metrics.md.
-import type { CollectorDescriptor } from '../scrape/collector.js';
-import { positiveInteger } from '../scrape/flag-values.js';
-import { optionReader } from '../scrape/option-reader.js';
+import { defineCollector } from '../scrape/define-collector.js';
+import { positiveIntegerFlag } from '../scrape/flags.js';
 import { ClientStatsBook } from '../lustre/client-book.js';
 import { nodeJobLabel } from '../lustre/node-job.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
-import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
+import { statsFlags } from '../lustre/stats-settings.js';
 import { updateStats } from '../lustre/stats-update.js';
 import { findCgroupJobs } from '../sources/cgroup-jobs.js';
 import { findLliteStatsFiles, readLustreMounts } from '../sources/lustre-client-files.js';
 import { LustreClientMetrics } from './lustre_client_metrics.js';
 
-/** Job series per mount within the expiry (jobs follow each other on a node); more go to `_other`. */
-export const DEFAULT_CLIENT_MAX_JOBS = 16;
-
-export const lustreClientCollector: CollectorDescriptor = {
+export const lustreClientCollector = defineCollector({
   name: 'lustre_client',
   help: "Bytes and operations of this node's Lustre client per mount, from llite.*.stats, credited to the node's job (quiet where there is no Lustre client).",
   defaultEnabled: true,
-  flags: [
-    { name: 'max-jobs', help: 'Jobs with their own series per mount; the increments of further jobs go to jobid="_other".', default: DEFAULT_CLIENT_MAX_JOBS, parse: positiveInteger },
+  flags: {
+    // Job series per mount within the expiry (jobs follow each other on a node, so few are needed).
+    maxJobs: positiveIntegerFlag('max-jobs', 16, 'Jobs with their own series per mount; the increments of further jobs go to jobid="_other".'),
     ...statsFlags('lustre_client', 'llite stats'),
-  ],
-  create({ paths, options, logger, registry }) {
-    const common = readStatsSettings(options);
-    const maxJobs = optionReader(options).num('max-jobs', DEFAULT_CLIENT_MAX_JOBS);
+  },
+  create({ paths, settings: { maxJobs, ...common }, logger, registry }) {
     const book = new ClientStatsBook(new StatsAccumulator({ maxClients: maxJobs, expiryMs: common.expiryMs }));
     const metrics = new LustreClientMetrics(registry);
     let previousJobs: Set<string> | undefined;
@@ -57,4 +52,4 @@ export const lustreClientCollector: CollectorDescriptor = {
       },
     };
   },
-};
+});

@@ -5,28 +5,23 @@
 // Off by default: a big OSS has one export per client per target, thousands of files to open and read
 // on every scrape, and thousands of series per target; sites enable it where they want it.
 // Metrics: docs/metrics.md; guide: docs/lustre.md.
-import { optionReader } from '../scrape/option-reader.js';
-import type { CollectorDescriptor } from '../scrape/collector.js';
-import { positiveInteger } from '../scrape/flag-values.js';
+import { defineCollector } from '../scrape/define-collector.js';
+import { positiveIntegerFlag } from '../scrape/flags.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
-import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
+import { statsFlags } from '../lustre/stats-settings.js';
 import { statsUpdater } from '../lustre/stats-update.js';
 import { findExportStatsFiles } from '../sources/lustre-stats-files.js';
 import { LustreExportsMetrics } from './lustre_exports_metrics.js';
 
-export const DEFAULT_MAX_CLIENTS = 1000;
-
-export const lustreExportsCollector: CollectorDescriptor = {
+export const lustreExportsCollector = defineCollector({
   name: 'lustre_exports',
   help: 'Per-client (NID) I/O of the Lustre MDTs and OSTs on this host, from exports/*/stats (off by default: thousands of files on a big server).',
   defaultEnabled: false,
-  flags: [
-    { name: 'max-clients', help: 'Clients with their own series per target; the increments of the others go to client="_other".', default: DEFAULT_MAX_CLIENTS, parse: positiveInteger },
+  flags: {
+    maxClients: positiveIntegerFlag('max-clients', 1000, 'Clients with their own series per target; the increments of the others go to client="_other".'),
     ...statsFlags('lustre_exports', 'export stats'),
-  ],
-  create({ paths, options, logger, registry }) {
-    const common = readStatsSettings(options);
-    const maxClients = optionReader(options).num('max-clients', DEFAULT_MAX_CLIENTS);
+  },
+  create({ paths, settings: { maxClients, ...common }, logger, registry }) {
     const acc = new StatsAccumulator({ maxClients, expiryMs: common.expiryMs });
     const metrics = new LustreExportsMetrics(registry, maxClients, common.maxTargets);
     const settings = {
@@ -37,4 +32,4 @@ export const lustreExportsCollector: CollectorDescriptor = {
     };
     return statsUpdater(acc, settings, metrics, paths, logger);
   },
-};
+});

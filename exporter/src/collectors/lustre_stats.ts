@@ -1,20 +1,19 @@
 // Collector `lustre_stats`: total load of each Lustre target on this host, from
 // `obdfilter/<target>/stats` (OSTs) and `mdt/<target>/md_stats` (MDTs). One file per target, so it is
 // cheap and on by default; quiet on hosts without Lustre targets. Metrics: docs/metrics.md.
-import type { CollectorDescriptor } from '../scrape/collector.js';
+import { defineCollector } from '../scrape/define-collector.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
-import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
+import { statsFlags } from '../lustre/stats-settings.js';
 import { statsUpdater } from '../lustre/stats-update.js';
 import { findTargetStatsFiles } from '../sources/lustre-stats-files.js';
 import { LustreStatsMetrics } from './lustre_stats_metrics.js';
 
-export const lustreStatsCollector: CollectorDescriptor = {
+export const lustreStatsCollector = defineCollector({
   name: 'lustre_stats',
   help: 'Total requests and bytes of the Lustre MDTs and OSTs on this host, from obdfilter.*.stats and mdt.*.md_stats (quiet where there are none).',
   defaultEnabled: true,
   flags: statsFlags('lustre_stats', 'target stats'),
-  create({ paths, options, logger, registry }) {
-    const common = readStatsSettings(options);
+  create({ paths, settings: common, logger, registry }) {
     // One series per target: the client slot is unused ('').
     const acc = new StatsAccumulator({ maxClients: 1, expiryMs: common.expiryMs });
     const metrics = new LustreStatsMetrics(registry, common.maxTargets);
@@ -26,4 +25,4 @@ export const lustreStatsCollector: CollectorDescriptor = {
     };
     return statsUpdater(acc, settings, metrics, paths, logger);
   },
-};
+});

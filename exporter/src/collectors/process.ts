@@ -1,13 +1,13 @@
 // Collector `process`: the exporter's own Node.js process (CPU, memory, file descriptors, event loop
 // lag, GC) under prom-client's standard names (process_*, nodejs_*), as every Node exporter has.
 import { collectDefaultMetrics } from 'prom-client';
-import type { CollectorDescriptor } from '../scrape/collector.js';
+import { defineCollector } from '../scrape/define-collector.js';
 
-export const processCollector: CollectorDescriptor = {
+export const processCollector = defineCollector({
   name: 'process',
   help: "The exporter's own process: CPU, memory, open files, event-loop lag (process_*, nodejs_*).",
   defaultEnabled: true,
-  flags: [],
+  flags: {},
   create({ registry }) {
     collectDefaultMetrics({ register: registry });
     // prom-client names these gauges with a `_total` suffix, which `promtool check metrics` rejects
@@ -17,4 +17,4 @@ export const processCollector: CollectorDescriptor = {
     }
     return { update: () => Promise.resolve('ok') };
   },
-};
+});

@@ -8,31 +8,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Counter, Gauge } from 'prom-client';
 import type { Logger } from '../util/logger.js';
-import type { CollectorDescriptor, CollectorFlag } from '../scrape/collector.js';
-import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
-import { optionReader } from '../scrape/option-reader.js';
+import { defineCollector } from '../scrape/define-collector.js';
+import { durationFlag, positiveIntegerFlag, textFlag, valueFlag } from '../scrape/flags.js';
 import { OTHER } from '../labels/reserved.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { JobSlots } from '../profiler/job-slots.js';
 import { MountLabels, ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 
-export const DEFAULT_PROFILER_SOCKET = '/run/jobio/profiler.sock';
-
 function socketMode(text: string): number {
   if (!/^0?[0-7]{3}$/.test(text.trim())) throw new Error(`"${text}" is not an octal file mode such as 0666`);
   return parseInt(text.trim(), 8);
 }
-
-const flags: readonly CollectorFlag[] = [
-  { name: 'socket', help: 'Unix socket the profiler library sends to (JOBIO_SOCKET of the jobs). Its directory must exist.', default: DEFAULT_PROFILER_SOCKET },
-  { name: 'socket-mode', help: 'Permissions of the socket file (octal); 0666 lets every user\'s job connect.', default: '0666', parse: socketMode },
-  { name: 'max-jobs', help: 'Jobs with their own series; the load of further jobs is summed into jobid="_other".', default: 100, parse: positiveInteger },
-  { name: 'max-mounts', help: 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".', default: 16, parse: positiveInteger },
-  { name: 'max-connections-per-user', help: 'Open socket connections one uid may hold; further ones are closed at once and counted.', default: 256, parse: positiveInteger },
-  { name: 'expiry', help: 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.', default: '10m', parse: positiveDuration },
-  ...USER_FLAGS,
-];
 
 /**
  * The receiver verifies each sender in <procfs>/<pid>: a --path.procfs without processes (a captured
@@ -43,19 +30,23 @@ function warnIfNoProcesses(procfs: string, logger: Logger): void {
   logger.warn({ procfs }, `--path.procfs=${procfs} has no processes (no ${join(procfs, 'self')}): the profiler checks the processes sending frames there and will reject every frame; give captured Lustre files with --path.lustre and leave --path.procfs at the real /proc`);
 }
 
-export const profilerCollector: CollectorDescriptor = {
+export const profilerCollector = defineCollector({
   name: 'profiler',
   help: 'I/O calls, bytes and time per job, user, mount and red/yellow/green class, from the LD_PRELOAD profiler.',
   defaultEnabled: true,
-  flags,
-  create({ registry, options, paths, logger }) {
-    const o = optionReader(options);
-    const socketPath = o.text('socket', DEFAULT_PROFILER_SOCKET);
-    const mode = o.num('socket-mode', 0o666);
-    const expiryMs = o.duration('expiry', '10m');
-    const maxConnectionsPerUser = o.num('max-connections-per-user', 256);
-    const users = userResolverFor(paths, options);
-    const store = new ProfilerMetricStore(new JobSlots(o.num('max-jobs', 100)), Date.now, new MountLabels(o.num('max-mounts', 16)));
+  flags: {
+    socket: textFlag('socket', '/run/jobio/profiler.sock', 'Unix socket the profiler library sends to (JOBIO_SOCKET of the jobs). Its directory must exist.'),
+    socketMode: valueFlag('socket-mode', '0666', 'Permissions of the socket file (octal); 0666 lets every user\'s job connect.', socketMode),
+    maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series; the load of further jobs is summed into jobid="_other".'),
+    maxMounts: positiveIntegerFlag('max-mounts', 16, 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".'),
+    maxConnectionsPerUser: positiveIntegerFlag('max-connections-per-user', 256, 'Open socket connections one uid may hold; further ones are closed at once and counted.'),
+    expiryMs: durationFlag('expiry', '10m', 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.'),
+    ...USER_FLAGS,
+  },
+  create({ registry, settings, paths, logger }) {
+    const { socket: socketPath, socketMode: mode, expiryMs, maxConnectionsPerUser } = settings;
+    const users = userResolverFor(paths, settings);
+    const store = new ProfilerMetricStore(new JobSlots(settings.maxJobs), Date.now, new MountLabels(settings.maxMounts));
     let receiver: ProfilerReceiver | undefined;
     let lastError = '';
 
@@ -156,4 +147,4 @@ export const profilerCollector: CollectorDescriptor = {
       },
     };
   },
-};
+});

@@ -8,9 +8,8 @@
 // Names are resolved asynchronously (resolve()) before a scrape labels its series (label()).
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import type { CollectorFlag, CollectorOptions } from '../scrape/collector.js';
 import { uidLimit } from '../scrape/flag-values.js';
-import { optionReader } from '../scrape/option-reader.js';
+import { switchFlag, valueFlag, type SettingsOf } from '../scrape/flags.js';
 import { readPseudoFile } from '../sources/pseudo-files.js';
 import { rootPath, type Paths } from '../util/paths.js';
 import { SYSTEM } from './reserved.js';
@@ -18,19 +17,20 @@ import { SYSTEM } from './reserved.js';
 /** Highest uid of a system account by default (Debian's and Red Hat's SYS_UID_MAX). */
 export const DEFAULT_SYSTEM_UID_MAX = 999;
 
-/** The flags every collector with a `user` label has, declared once. */
-export const USER_FLAGS: readonly CollectorFlag[] = [
-  { name: 'system-uid-max', help: 'uids up to this value are reported as user="_system" (-1: never).', default: DEFAULT_SYSTEM_UID_MAX, parse: uidLimit },
-  { name: 'getent', help: 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).', default: true },
-];
+/** The flags every collector with a `user` label has, declared once (spread into its flag set). */
+export const USER_FLAGS = {
+  systemUidMax: valueFlag('system-uid-max', String(DEFAULT_SYSTEM_UID_MAX), 'uids up to this value are reported as user="_system" (-1: never).', uidLimit),
+  getent: switchFlag('getent', true, 'Resolve uids missing from <rootfs>/etc/passwd with `getent passwd` (only when --path.rootfs is /).'),
+};
 
-/** The resolver of a collector, configured by its USER_FLAGS. */
-export function userResolverFor(paths: Paths, options: CollectorOptions): UserResolver {
-  const o = optionReader(options);
+export type UserSettings = SettingsOf<typeof USER_FLAGS>;
+
+/** The resolver of a collector, configured by its USER_FLAGS settings. */
+export function userResolverFor(paths: Paths, settings: UserSettings): UserResolver {
   return new UserResolver({
     passwdPath: rootPath(paths, '/etc/passwd'),
-    getent: o.bool('getent', true) && paths.rootfs === '/',
-    systemUidMax: o.num('system-uid-max', DEFAULT_SYSTEM_UID_MAX),
+    getent: settings.getent && paths.rootfs === '/',
+    systemUidMax: settings.systemUidMax,
   });
 }
 

@@ -14,17 +14,26 @@ export type UpdateOutcome = 'ok' | 'absent';
 
 export type FlagValue = string | number | boolean;
 
-/** One `--collector.<name>.<flag>` option. */
-export interface CollectorFlag {
+/**
+ * One `--collector.<name>.<flag>` option, typed by the value it yields. Built with the helpers of
+ * flags.ts, which derive `default` from `defaultText` by `parse`, so each default is written once.
+ */
+export interface CollectorFlag<T extends FlagValue = FlagValue> {
   /** Option suffix, e.g. `max-jobs` for `--collector.lustre_jobstats.max-jobs`. */
   readonly name: string;
   readonly help: string;
-  readonly default: FlagValue;
-  /** Turns the command-line text into the value; throws an Error with a clear message when invalid. */
-  readonly parse?: (raw: string) => FlagValue;
+  /** The value when the flag is not given. A boolean default makes the flag a switch (no value; spelt `--no-…` when true). */
+  readonly default: T;
+  /** The default as the command line spells it ('30m' for 1800000 ms), shown by --help. */
+  readonly defaultText: string;
+  /** Turns the command-line text into the value; throws an Error saying what is wrong. */
+  readonly parse: (raw: string) => T;
 }
 
-/** Options of one collector keyed by flag name (`max-jobs`), parsed and defaulted. */
+/**
+ * Options of one collector keyed by flag name (`max-jobs`), as parsed by the flags. Collectors read
+ * them through their flag set (flags.ts: `flags.read(options)`), which fills in the defaults.
+ */
 export type CollectorOptions = Readonly<Record<string, FlagValue>>;
 
 export interface CollectorContext {
