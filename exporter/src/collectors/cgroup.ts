@@ -50,7 +50,7 @@ export const cgroupCollector = defineCollector({
 
     /** One sampling of every job cgroup, recorded in the book; undefined on a host without Slurm cgroups. */
     const sampleJobs = async (signal?: AbortSignal): Promise<{ jobs: number; samples: Sample[]; problems: string[] } | undefined> => {
-      const found = await findCgroupJobs(paths, owners);
+      const found = await findCgroupJobs(paths, owners, signal);
       if (!found.slurm) return undefined;
       const samples: Sample[] = [];
       const problems: string[] = [];

@@ -52,20 +52,28 @@ export const gpuCollector = defineCollector({
     let inFlight: Promise<unknown> | undefined;
     let metrics: GpuMetrics | undefined;
 
-    /** Runs one addon call with the deadline, refusing to start while an earlier one is wedged. */
-    const call = async <T>(what: string, start: () => Promise<T>): Promise<T> => {
+    /**
+     * Runs one addon call with the deadline, refusing to start while an earlier one is wedged. The
+     * scrape's signal ends the wait too (the call itself cannot be cancelled: it stays in flight).
+     */
+    const call = async <T>(what: string, start: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
+      signal?.throwIfAborted();
       if (inFlight) throw new Error(`an NVML call from an earlier scrape has not returned (hung driver?); not calling ${what}`);
       const p = start();
       inFlight = p;
       void p.then(() => undefined, () => undefined).finally(() => { if (inFlight === p) inFlight = undefined; });
       let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`NVML ${what} did not return within ${s.timeoutMs} ms (hung driver?)`)), s.timeoutMs);
+        onAbort = () => reject(new Error(`NVML ${what}: stopped at the scrape deadline (the call stays in flight)`));
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
       try {
         return await Promise.race([p, deadline]);
       } finally {
         clearTimeout(timer);
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
       }
     };
 
@@ -75,11 +83,11 @@ export const gpuCollector = defineCollector({
     };
 
     return {
-      async update() {
+      async update(signal) {
         // Built on the first update; once ready is set it is always there.
         const lib = (nvml ??= new (loadNvmlAddon().Nvml)(s.library));
         if (!ready) {
-          const init = await call('nvmlInit_v2', () => lib.init());
+          const init = await call('nvmlInit_v2', () => lib.init(), signal);
           if (init.status === 'no-library') {
             clear();
             logger.debug({ library: s.library, err: init.error.message }, 'no NVML library: no NVIDIA GPU on this host');
@@ -93,7 +101,7 @@ export const gpuCollector = defineCollector({
           if (init.status === 'error') throw new Error(describe(init.error));
           ready = true;
         }
-        const sample: NvmlSample = await call('device queries', () => lib.sample({ pcie: s.pcie, processes: s.processes }));
+        const sample: NvmlSample = await call('device queries', () => lib.sample({ pcie: s.pcie, processes: s.processes }), signal);
         if (sample.errors[0]) throw new Error(describe(sample.errors[0]));
         const failures = sample.devices.flatMap((d) => d.errors.filter((e) => !NOT_SUPPORTED.has(e.code)).map((e) => describe(e, d.index)));
         if (failures.length > 0) throw new Error(failures.join('; '));
@@ -103,6 +111,7 @@ export const gpuCollector = defineCollector({
         for (const d of sample.devices) {
           const seen = new Set<string>();
           for (const pid of d.pids ?? []) {
+            signal.throwIfAborted();
             const job = await readProcessJob(paths.procfs, pid);
             if (!job || seen.has(job.jobid)) continue;
             seen.add(job.jobid);

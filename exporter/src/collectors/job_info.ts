@@ -67,8 +67,11 @@ export const jobInfoCollector = defineCollector({
     let lastError: string | undefined;
 
     return {
-      async update() {
-        const [spool, queue] = await Promise.all([readJobSpool(spoolDir), squeue.get()]);
+      async update(signal) {
+        const [spool, queue] = await Promise.all([readJobSpool(spoolDir, signal), squeue.get(Date.now(), signal)]);
+        // A squeue killed at the deadline answers with an error: this scrape has failed anyway, and
+        // the error is reported by the next one.
+        signal.throwIfAborted();
         if (!spool.exists && !queue.available) {
           if (metrics) registry.clear();
           metrics = undefined;

@@ -31,7 +31,7 @@ export const lustreClientCollector = defineCollector({
     let previousJobs: Set<string> | undefined;
     return {
       async update(signal) {
-        const [mounts, files, jobs] = await Promise.all([readLustreMounts(paths), common.lctl ? Promise.resolve([]) : findLliteStatsFiles(paths), findCgroupJobs(paths)]);
+        const [mounts, files, jobs] = await Promise.all([readLustreMounts(paths), common.lctl ? Promise.resolve([]) : findLliteStatsFiles(paths), findCgroupJobs(paths, undefined, signal)]);
         const currentJobs = new Set(jobs.jobs.map((j) => j.jobid));
         book.prepare(mounts, nodeJobLabel(previousJobs, currentJobs));
         previousJobs = currentJobs;

@@ -191,13 +191,17 @@ export type OwnerCache = Map<string, number>;
 /**
  * Every Slurm job cgroup on the host (v2 first; a hybrid host reports each job once). `owners`
  * remembers v2 owners between calls, so a job's processes are looked up once, not every scrape.
+ * Stops (throws) between layouts once `signal` aborts.
  */
-export async function findCgroupJobs(paths: Paths, owners: OwnerCache = new Map()): Promise<CgroupDiscovery> {
+export async function findCgroupJobs(paths: Paths, owners: OwnerCache = new Map(), signal?: AbortSignal): Promise<CgroupDiscovery> {
   const root = sysPath(paths, 'fs', 'cgroup');
   const jobs = new Map<string, CgroupJob>();
   const v2 = await findV2(root, paths.procfs, jobs, owners);
+  signal?.throwIfAborted();
   const v1 = await findV1(root, jobs);
+  signal?.throwIfAborted();
   const pbs = await findPbs(root, paths.procfs, jobs, owners);
+  signal?.throwIfAborted();
   for (const id of owners.keys()) if (!jobs.has(id)) owners.delete(id);
   // Numeric order of Slurm ids; PBS ids (`<seq>.<server>`) by their numeric prefix, then text.
   const sorted = [...jobs.values()].sort((a, b) => a.jobid.localeCompare(b.jobid, 'en', { numeric: true }));

@@ -85,8 +85,8 @@ async function readJobFile(path: string): Promise<{ text: string } | { rejected:
   }
 }
 
-/** Every trusted job file in `dir`, sorted by job id text. */
-export async function readJobSpool(dir: string): Promise<SpoolRead> {
+/** Every trusted job file in `dir`, sorted by job id text. Stops (throws) when `signal` aborts. */
+export async function readJobSpool(dir: string, signal?: AbortSignal): Promise<SpoolRead> {
   const rejected = new Map<SpoolRejection, number>();
   const reject = (why: SpoolRejection, n = 1): void => void rejected.set(why, (rejected.get(why) ?? 0) + n);
   let st;
@@ -108,6 +108,7 @@ export async function readJobSpool(dir: string): Promise<SpoolRead> {
   }
   const jobs: JobMeta[] = [];
   for (const [i, name] of names.entries()) {
+    signal?.throwIfAborted();
     if (name.startsWith('.')) continue; // a prolog's temporary file before its rename
     if (i >= MAX_SPOOL_FILES) {
       reject('too_many', names.length - i);

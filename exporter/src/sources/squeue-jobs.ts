@@ -61,6 +61,8 @@ export interface SqueueOptions {
  * Caches squeue's answer for intervalMs; concurrent scrapes share one call. Only the first scrape
  * waits for squeue: later, a stale answer is served while the next call runs in the background
  * (its answer is used from the scrape after it arrives), so a slow slurmctld never slows a scrape.
+ * The call the first scrape waits for is killed when that scrape's signal aborts (its deadline):
+ * its answer is then an error, counted like any failed call.
  */
 export class SqueueJobs {
   private last: SqueueAnswer | undefined;
@@ -70,10 +72,10 @@ export class SqueueJobs {
 
   constructor(private readonly options: SqueueOptions) {}
 
-  async get(nowMs = Date.now()): Promise<SqueueAnswer> {
+  async get(nowMs = Date.now(), signal?: AbortSignal): Promise<SqueueAnswer> {
     if (this.options.command === '') return { available: false, jobs: [], malformed: 0, fresh: false };
     if (this.last && nowMs - this.lastAt >= this.options.intervalMs) void this.refresh(nowMs);
-    if (!this.last) await this.refresh(nowMs);
+    if (!this.last) await this.refresh(nowMs, signal);
     const answer = this.last ?? { available: false, jobs: [], malformed: 0, fresh: false };
     const fresh = this.unreported;
     this.unreported = false;
@@ -81,9 +83,9 @@ export class SqueueJobs {
   }
 
   /** One call at a time; its answer replaces the cache when it arrives. */
-  private refresh(nowMs: number): Promise<SqueueAnswer> {
+  private refresh(nowMs: number, signal?: AbortSignal): Promise<SqueueAnswer> {
     this.lastAt = nowMs; // no second call for this interval, even while this one runs
-    this.pending ??= this.call().then((answer) => {
+    this.pending ??= this.call(signal).then((answer) => {
       this.last = answer;
       this.unreported = true;
       this.pending = undefined;
@@ -92,12 +94,13 @@ export class SqueueJobs {
     return this.pending;
   }
 
-  private call(): Promise<SqueueAnswer> {
+  private call(signal?: AbortSignal): Promise<SqueueAnswer> {
     const { command, node, timeoutMs } = this.options;
     const args = ['-h', '-t', 'running', '-w', node, '-o', SQUEUE_FORMAT];
     return new Promise((resolve) => {
-      execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+      execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8', ...(signal ? { signal } : {}) }, (err, stdout, stderr) => {
         if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') resolve({ available: false, jobs: [], malformed: 0, fresh: true });
+        else if (err && signal?.aborted) resolve({ available: true, jobs: [], malformed: 0, fresh: true, error: `${command} ${args.join(' ')}: stopped at the scrape deadline` });
         else if (err) resolve({ available: true, jobs: [], malformed: 0, fresh: true, error: `${command} ${args.join(' ')}: ${stderr.trim().split('\n')[0] || err.message}` });
         else resolve({ available: true, ...parseSqueue(stdout), fresh: true });
       });

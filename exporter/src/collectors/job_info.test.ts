@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Registry } from 'prom-client';
+import { silentLogger } from '../util/logger.js';
+import { jobInfoCollector } from './job_info.js';
+
+/** Resolves once `path` exists (the test's own timeout catches a file that never comes). */
+async function fileAppears(path: string): Promise<string> {
+  while (!existsSync(path)) await sleep(20);
+  return readFileSync(path, 'utf8');
+}
+
+test('job_info: the scrape deadline stops the update and kills the squeue it waits for; the next scrape reports the killed call', { timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-job-info-'));
+  try {
+    // A squeue that never answers (slurmctld down), noting when it starts and when it is terminated.
+    const squeue = join(dir, 'squeue');
+    writeFileSync(squeue, `#!/bin/sh\nsleep 3600 &\nchild=$!\ntrap 'kill $child; echo terminated > "$0.end"; exit 143' TERM\necho $$ > "$0.start"\nwait\n`);
+    chmodSync(squeue, 0o755);
+    // No spool under this rootfs: squeue is the only source.
+    const collector = jobInfoCollector.create({
+      registry: new Registry(),
+      paths: { procfs: '/proc', sysfs: '/sys', rootfs: dir },
+      options: { squeue, 'squeue-timeout': '1h', node: 'n1', getent: false },
+      logger: silentLogger(),
+    });
+    const deadline = new AbortController();
+    const update = collector.update(deadline.signal);
+    await fileAppears(`${squeue}.start`);
+    deadline.abort();
+    await assert.rejects(update, { name: 'AbortError' });
+    assert.equal(await fileAppears(`${squeue}.end`), 'terminated\n', 'squeue got SIGTERM at the deadline, not after its own hour');
+    // The killed call is the cached answer (no second call within squeue-interval): with no spool either, the next scrape fails saying so.
+    const next = collector.update(new AbortController().signal);
+    await assert.rejects(next, (err: Error) => {
+      assert.ok(err.message.startsWith(`no job spool at ${join(dir, 'run/jobio/jobs')} and ${squeue} -h -t running -w n1 -o `), err.message);
+      assert.ok(err.message.endsWith(': stopped at the scrape deadline'), err.message);
+      return true;
+    });
+  } finally {
+    // Had the deadline not reached squeue, it would outlive the test: end it (its trap ends its sleep).
+    const started = join(dir, 'squeue.start');
+    if (existsSync(started) && !existsSync(join(dir, 'squeue.end'))) process.kill(Number(readFileSync(started, 'utf8')), 'SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
