@@ -1,21 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { cgroupJobIds, environValue, JobVerifier } from './job-verifier.js';
+import { fakeProc } from '../../../test/helpers/fake-proc.js';
 
-function fakeProc(processes: Record<number, { environ?: string; cgroup?: string; ppid?: number; cmdline?: string; uid?: number }>): string {
-  const root = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
-  for (const [pid, files] of Object.entries(processes)) {
-    mkdirSync(join(root, pid));
-    if (files.environ !== undefined) writeFileSync(join(root, pid, 'environ'), files.environ);
-    if (files.cgroup !== undefined) writeFileSync(join(root, pid, 'cgroup'), files.cgroup);
-    if (files.ppid !== undefined) writeFileSync(join(root, pid, 'stat'), `${pid} (x y) S ${files.ppid} ${pid} ${pid} 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n`);
-    if (files.cmdline !== undefined) writeFileSync(join(root, pid, 'cmdline'), `${files.cmdline}\0`);
-    if (files.uid !== undefined) writeFileSync(join(root, pid, 'status'), `Name:\tx\nUid:\t${files.uid}\t${files.uid}\t${files.uid}\t${files.uid}\n`);
+type Verdict = ReturnType<JobVerifier['verify']>;
+/** pid and uid of a profiled process, the job it claims, the verdict expected, why, and the variable it names (SLURM_JOB_ID unless given). */
+type Claim = readonly [pid: number, uid: number, jobid: string, verdict: Verdict, why?: string, source?: string];
+
+/** Checks each claim in order (the verifier learns owners as it goes). */
+function expectVerdicts(v: JobVerifier, claims: readonly Claim[]): void {
+  for (const [pid, uid, jobid, verdict, why = '', source = 'SLURM_JOB_ID'] of claims) {
+    assert.equal(v.verify({ pid, uid, jobid, source }), verdict, `pid ${pid} uid ${uid} claims job "${jobid}" via ${source || 'nothing'}${why ? `: ${why}` : ''}`);
   }
-  return root;
 }
 
 test('environValue and cgroupJobIds', () => {
@@ -35,21 +31,27 @@ test('claims are checked against environ, then cgroup, then the owner of the job
     13: { cgroup: '0::/system.slice/slurmstepd.scope/job_300/step_0\n' },
   });
   const v = new JobVerifier(procfs);
-  assert.equal(v.verify({ pid: 10, uid: 1000, jobid: '100', source: 'SLURM_JOB_ID' }), 'verified');
-  assert.equal(v.verify({ pid: 11, uid: 1001, jobid: '100', source: 'SLURM_JOB_ID' }), 'mismatch', 'environ says 200');
-  assert.equal(v.verify({ pid: 10, uid: 1000, jobid: '100', source: 'PBS_JOBID' }), 'mismatch', 'variable not set');
-  assert.equal(v.verify({ pid: 10, uid: 1000, jobid: '100', source: 'HOME' }), 'mismatch', 'not a scheduler variable');
-  assert.equal(v.verify({ pid: 12, uid: 1002, jobid: '300', source: 'SLURM_JOB_ID' }), 'verified', 'cgroup');
-  assert.equal(v.verify({ pid: 13, uid: 1002, jobid: '301', source: 'SLURM_JOB_ID' }), 'mismatch', 'cgroup names another job');
+  expectVerdicts(v, [
+    [10, 1000, '100', 'verified'],
+    [11, 1001, '100', 'mismatch', 'environ says 200'],
+    [10, 1000, '100', 'mismatch', 'variable not set', 'PBS_JOBID'],
+    [10, 1000, '100', 'mismatch', 'not a scheduler variable', 'HOME'],
+    [12, 1002, '300', 'verified', 'cgroup'],
+    [13, 1002, '301', 'mismatch', 'cgroup names another job'],
+  ]);
   // Gone processes: accepted only if the same uid proved it belongs to the job.
-  assert.equal(v.verify({ pid: 99, uid: 1000, jobid: '100', source: 'SLURM_JOB_ID' }), 'vouched');
-  assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '100', source: 'SLURM_JOB_ID' }), 'unverified', 'another uid\'s environ claim vouches for nobody else');
-  assert.equal(v.verify({ pid: 99, uid: 1005, jobid: '555', source: 'SLURM_JOB_ID' }), 'unverified', 'nobody vouches for job 555');
-  assert.equal(v.verify({ pid: 11, uid: 1001, jobid: '', source: '' }), 'verified', 'no claim');
+  expectVerdicts(v, [
+    [99, 1000, '100', 'vouched'],
+    [99, 1005, '100', 'unverified', 'another uid\'s environ claim vouches for nobody else'],
+    [99, 1005, '555', 'unverified', 'nobody vouches for job 555'],
+    [11, 1001, '', 'verified', 'no claim', ''],
+  ]);
   v.retainOnly(new Set(['300']));
   assert.equal(v.ownedJobs, 1);
-  assert.equal(v.verify({ pid: 99, uid: 1000, jobid: '100', source: 'SLURM_JOB_ID' }), 'unverified', 'owner forgotten: must prove itself again');
-  assert.equal(v.verify({ pid: 99, uid: 1002, jobid: '300', source: 'SLURM_JOB_ID' }), 'vouched', 'kept');
+  expectVerdicts(v, [
+    [99, 1000, '100', 'unverified', 'owner forgotten: must prove itself again'],
+    [99, 1002, '300', 'vouched', 'kept'],
+  ]);
 });
 
 test('a job cgroup outranks the environment: SLURM_JOB_ID set by hand cannot enter another user\'s job', () => {
@@ -61,12 +63,14 @@ test('a job cgroup outranks the environment: SLURM_JOB_ID set by hand cannot ent
     24: { environ: 'SLURM_JOB_ID=500\0' },
   });
   const v = new JobVerifier(procfs);
-  assert.equal(v.verify({ pid: 21, uid: 1001, jobid: '400', source: 'SLURM_JOB_ID' }), 'verified', 'environ alone, nobody owns 400 yet');
-  assert.equal(v.verify({ pid: 20, uid: 1000, jobid: '400', source: 'SLURM_JOB_ID' }), 'verified', 'the cgroup makes uid 1000 the owner');
-  assert.equal(v.verify({ pid: 21, uid: 1001, jobid: '400', source: 'SLURM_JOB_ID' }), 'mismatch', 'environ cannot outvote the owner');
-  assert.equal(v.verify({ pid: 22, uid: 1000, jobid: '400', source: 'SLURM_JOB_ID' }), 'mismatch', 'the cgroup names job 401, whatever the environment says');
-  assert.equal(v.verify({ pid: 23, uid: 1000, jobid: '500', source: 'SLURM_JOB_ID' }), 'verified');
-  assert.equal(v.verify({ pid: 24, uid: 1001, jobid: '500', source: 'SLURM_JOB_ID' }), 'verified', 'environ is no proof of ownership: each uid\'s claim stands for itself');
+  expectVerdicts(v, [
+    [21, 1001, '400', 'verified', 'environ alone, nobody owns 400 yet'],
+    [20, 1000, '400', 'verified', 'the cgroup makes uid 1000 the owner'],
+    [21, 1001, '400', 'mismatch', 'environ cannot outvote the owner'],
+    [22, 1000, '400', 'mismatch', 'the cgroup names job 401, whatever the environment says'],
+    [23, 1000, '500', 'verified'],
+    [24, 1001, '500', 'verified', 'environ is no proof of ownership: each uid\'s claim stands for itself'],
+  ]);
   assert.equal(v.ownerOf('500'), undefined);
 });
 
@@ -77,12 +81,18 @@ test('job squatting: a claim backed only by the environment, made before the own
     62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' },
   });
   const v = new JobVerifier(procfs);
-  assert.equal(v.verify({ pid: 60, uid: 1001, jobid: '900', source: 'SLURM_JOB_ID' }), 'verified');
+  expectVerdicts(v, [
+    [60, 1001, '900', 'verified'],
+  ]);
   assert.equal(v.ownerOf('900'), undefined, 'before: the squatter became the owner');
-  assert.equal(v.verify({ pid: 61, uid: 1000, jobid: '900', source: 'SLURM_JOB_ID' }), 'verified', 'before: the real user was refused as a mismatch');
-  assert.equal(v.verify({ pid: 62, uid: 1000, jobid: '900', source: 'SLURM_JOB_ID' }), 'verified');
+  expectVerdicts(v, [
+    [61, 1000, '900', 'verified', 'before: the real user was refused as a mismatch'],
+    [62, 1000, '900', 'verified'],
+  ]);
   assert.equal(v.ownerOf('900'), 1000, 'kernel evidence (the job cgroup) makes the owner');
-  assert.equal(v.verify({ pid: 60, uid: 1001, jobid: '900', source: 'SLURM_JOB_ID' }), 'mismatch', 'from then on the squatter is refused');
+  expectVerdicts(v, [
+    [60, 1001, '900', 'mismatch', 'from then on the squatter is refused'],
+  ]);
 });
 
 test('without job cgroups, descent from the job\'s root-owned slurmstepd is kernel evidence of the job', () => {
@@ -97,11 +107,15 @@ test('without job cgroups, descent from the job\'s root-owned slurmstepd is kern
     46: { ppid: 45, cmdline: 'dd', uid: 1001, environ: 'SLURM_JOB_ID=600\0' }, // bob inside his job 601 claims 600
   });
   const v = new JobVerifier(procfs);
-  assert.equal(v.verify({ pid: 46, uid: 1001, jobid: '600', source: 'SLURM_JOB_ID' }), 'mismatch', 'the step daemon names job 601');
-  assert.equal(v.verify({ pid: 44, uid: 1001, jobid: '600', source: 'SLURM_JOB_ID' }), 'verified', 'a user-owned imitation is no evidence: environ only, nobody owns 600 yet');
-  assert.equal(v.verify({ pid: 42, uid: 1000, jobid: '600', source: 'SLURM_JOB_ID' }), 'verified');
+  expectVerdicts(v, [
+    [46, 1001, '600', 'mismatch', 'the step daemon names job 601'],
+    [44, 1001, '600', 'verified', 'a user-owned imitation is no evidence: environ only, nobody owns 600 yet'],
+    [42, 1000, '600', 'verified'],
+  ]);
   assert.equal(v.ownerOf('600'), 1000);
-  assert.equal(v.verify({ pid: 44, uid: 1001, jobid: '600', source: 'SLURM_JOB_ID' }), 'mismatch');
+  expectVerdicts(v, [
+    [44, 1001, '600', 'mismatch'],
+  ]);
 });
 
 test('a claim that cannot be checked is refused unless the same uid has a verified claim on the job', () => {
@@ -110,12 +124,16 @@ test('a claim that cannot be checked is refused unless the same uid has a verifi
   });
   const v = new JobVerifier(procfs);
   // User A (1001) claims B's job 700 from a process already gone, before any of B's processes is seen.
-  assert.equal(v.verify({ pid: 98, uid: 1001, jobid: '700', source: 'SLURM_JOB_ID' }), 'unverified');
+  expectVerdicts(v, [
+    [98, 1001, '700', 'unverified'],
+  ]);
   assert.equal(v.ownerOf('700'), undefined, 'an unverified claim owns nothing');
   // B's batch shell is verified through its start-up frame; B's short process (gone) is then vouched for.
-  assert.equal(v.verify({ pid: 30, uid: 1000, jobid: '700', source: 'SLURM_JOB_ID' }), 'verified');
-  assert.equal(v.verify({ pid: 97, uid: 1000, jobid: '700', source: 'SLURM_JOB_ID' }), 'vouched');
-  assert.equal(v.verify({ pid: 98, uid: 1001, jobid: '700', source: 'SLURM_JOB_ID' }), 'mismatch');
+  expectVerdicts(v, [
+    [30, 1000, '700', 'verified'],
+    [97, 1000, '700', 'vouched'],
+    [98, 1001, '700', 'mismatch'],
+  ]);
   // jobio run's private receiver trusts its own children.
   assert.equal(new JobVerifier(procfs, { trustClaims: true }).verify({ pid: 96, uid: 1000, jobid: '701', source: 'SLURM_JOB_ID' }), 'verified');
 });

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FrameHeader, MountRecord, ProcessRecord } from '../parsers/profiler-record.js';
+import type { FrameHeader, MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/profiler-record.js';
 import { CALL_TYPES, CLASSES, DIRECTIONS, FLAG_FINAL, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { addInto, emptyCounters, slot, type Counters } from './counters.js';
 import { JobVerifier } from './job-verifier.js';
-import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type ProcessIdentity, type TableOptions } from './process-table.js';
+import { fakeProc } from '../../../test/helpers/fake-proc.js';
+import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type Credentials, type ProcessIdentity, type TableOptions } from './process-table.js';
 
 const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
 
@@ -42,7 +43,7 @@ function mount(sequence: number, writes: number, opts: { flags?: number; start?:
   };
 }
 
-function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-')), limits: Partial<TableOptions> = {}) {
+function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}) {
   const totals = new Map<string, Counters>();
   const runtime = new Map<string, number>();
   const ended: ProcessIdentity[] = [];
@@ -64,17 +65,19 @@ function harness(procfs = mkdtempSync(join(tmpdir(), 'jobio-noproc-')), limits: 
   let now = 0;
   const table = new ProcessTable(new JobVerifier(procfs), sink, (r) => rejected.push(r), () => now, undefined, { procfs, ...limits });
   const writes = (key: string): number => totals.get(key)?.[slot.calls(1, 2)] ?? 0;
-  return { table, sink, totals, runtime, ended, rejected, writes, tick: (ms: number) => (now += ms) };
+  /** One snapshot of a process: its frames in order, all from the same socket credentials. */
+  const send = (from: Credentials, ...frames: ProfilerRecord[]): void => {
+    for (const frame of frames) table.handle(frame, from);
+  };
+  return { table, sink, totals, runtime, ended, rejected, writes, send, tick: (ms: number) => (now += ms) };
 }
 
 const cred = (pid: number, uid = 1000) => ({ pid, uid, gid: 1000 });
 
 test('cumulative snapshots become increments; repeats and reorders add nothing', () => {
   const h = harness();
-  h.table.handle(proc(0, 100), cred(5));
-  h.table.handle(mount(1, 10), cred(5));
-  h.table.handle(proc(2, 250), cred(5));
-  h.table.handle(mount(3, 25), cred(5));
+  h.send(cred(5), proc(0, 100), mount(1, 10));
+  h.send(cred(5), proc(2, 250), mount(3, 25));
   h.table.handle(mount(3, 25), cred(5)); // repeated
   h.table.handle(mount(1, 10), cred(5)); // old
   assert.equal(h.writes('|1000|/data'), 25);
@@ -85,16 +88,11 @@ test('cumulative snapshots become increments; repeats and reorders add nothing',
 
 test('a counter that goes down within a process is not a reset: rejected, and counting resumes above the highest value; other processes are separate', () => {
   const h = harness();
-  h.table.handle(proc(0, 10), cred(5));
-  h.table.handle(mount(1, 40), cred(5));
-  h.table.handle(proc(2, 20), cred(5));
-  h.table.handle(mount(3, 7), cred(5)); // went down: no evidence of a new process, nothing added
-  h.table.handle(proc(4, 30), cred(5));
-  h.table.handle(mount(5, 45), cred(5)); // +5 over the highest value seen, not +38 over the drop
-  h.table.handle(proc(0, 10), cred(6)); // another pid: its own entry
-  h.table.handle(mount(1, 3), cred(6));
-  h.table.handle(proc(0, 10, { start: 2000n }), cred(5)); // same pid, new start (pid reuse / exec)
-  h.table.handle(mount(1, 5, { start: 2000n }), cred(5));
+  h.send(cred(5), proc(0, 10), mount(1, 40));
+  h.send(cred(5), proc(2, 20), mount(3, 7)); // went down: no evidence of a new process, nothing added
+  h.send(cred(5), proc(4, 30), mount(5, 45)); // +5 over the highest value seen, not +38 over the drop
+  h.send(cred(6), proc(0, 10), mount(1, 3)); // another pid: its own entry
+  h.send(cred(5), proc(0, 10, { start: 2000n }), mount(1, 5, { start: 2000n })); // same pid, new start (pid reuse / exec)
   assert.equal(h.writes('|1000|/data'), 40 + 5 + 3 + 5);
   assert.deepEqual(h.rejected, ['counter_decrease']);
   assert.equal(h.table.size, 3);
@@ -110,8 +108,7 @@ test('a sequence of frames going up and down adds only the highest value, howeve
 
 test('per-frame increments are bounded by what is physically possible in the elapsed time: a forged 1.8e19 adds nothing', () => {
   const h = harness();
-  h.table.handle(proc(0, 10, { mounts: 0 }), cred(5));
-  h.table.handle(mount(1, 100), cred(5));
+  h.send(cred(5), proc(0, 10, { mounts: 0 }), mount(1, 100));
   h.tick(1000);
   h.table.handle(mount(2, 1.8e19), cred(5)); // 1.8e19 writes (and 1.2e24 bytes) in one second
   assert.equal(h.writes('|1000|/data'), 100);
@@ -134,19 +131,16 @@ test('a process restarting its counters under a new start time gets no fresh all
   writeFileSync(join(procfs, '7', 'stat'), stat(99_000)); // started at 990 s of uptime: 10 s old
   const h = harness(procfs, { bytesPerSecond: 65536 * 1000 });
   const w = 1000; // 1,000 writes of 64 KiB: at most 1,000 per second under this ceiling
-  h.table.handle(proc(0, 10, { mounts: 0 }), cred(7));
-  h.table.handle(mount(1, 15 * w), cred(7)); // 15 s worth, in a process 10 s old (10 s slack): accepted
+  h.send(cred(7), proc(0, 10, { mounts: 0 }), mount(1, 15 * w)); // 15 s worth, in a process 10 s old (10 s slack): accepted
   assert.equal(h.writes('|1000|/data'), 15 * w);
   // The same process (same kernel start) claims a new start time: a "restart" without evidence.
-  h.table.handle(proc(0, 10, { start: 9000n, mounts: 0 }), cred(7));
-  h.table.handle(mount(1, 15 * w, { start: 9000n }), cred(7));
+  h.send(cred(7), proc(0, 10, { start: 9000n, mounts: 0 }), mount(1, 15 * w, { start: 9000n }));
   assert.equal(h.writes('|1000|/data'), 15 * w, 'no fresh budget: 15 s worth more in no time is implausible (before: counted again)');
   assert.deepEqual(h.rejected, ['implausible']);
   // A new process with the same pid (the kernel's start time changed): a real restart from zero.
   writeFileSync(join(procfs, '7', 'stat'), stat(99_900));
   writeFileSync(join(procfs, 'uptime'), '1009.00 1900.00\n');
-  h.table.handle(proc(0, 10, { start: 9500n, mounts: 0 }), cred(7));
-  h.table.handle(mount(1, 0.5 * w, { start: 9500n }), cred(7));
+  h.send(cred(7), proc(0, 10, { start: 9500n, mounts: 0 }), mount(1, 0.5 * w, { start: 9500n }));
   assert.equal(h.writes('|1000|/data'), 15.5 * w);
 });
 
@@ -165,34 +159,25 @@ test('final snapshots end the process; a mount frame without its process is reje
 test('a job claim contradicted by the process is rejected with all its frames; uid comes from the credentials', () => {
   const h = harness();
   // pid 99 does not exist in the fake procfs and nobody of uid 1001 proved membership of job 42.
-  h.table.handle(proc(0, 10, { jobid: '42' }), cred(99, 1001));
-  h.table.handle(mount(1, 4), cred(99, 1001));
+  h.send(cred(99, 1001), proc(0, 10, { jobid: '42' }), mount(1, 4));
   assert.equal(h.writes('42|1001|/data'), 0);
   assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
 });
 
 test('user A cannot write into job B with a process gone before B is seen; B\'s own short processes can', () => {
-  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
-  mkdirSync(join(procfs, '70'));
-  writeFileSync(join(procfs, '70', 'environ'), 'SLURM_JOB_ID=9\0');
-  const h = harness(procfs);
-  h.table.handle(proc(0, 10, { jobid: '9', flags: FLAG_FINAL }), cred(80, 1001)); // A: pid 80 already exited
-  h.table.handle(mount(1, 50, { flags: FLAG_FINAL }), cred(80, 1001));
+  const h = harness(fakeProc({ 70: { environ: 'SLURM_JOB_ID=9\0' } }));
+  h.send(cred(80, 1001), proc(0, 10, { jobid: '9', flags: FLAG_FINAL }), mount(1, 50, { flags: FLAG_FINAL })); // A: pid 80 already exited
   assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
   h.table.handle(proc(0, 10, { jobid: '9', mounts: 0 }), cred(70, 1000)); // B's batch shell, alive: verified
   h.table.handle(proc(1, 20, { jobid: '9', mounts: 0 }), cred(71, 1000)); // B's short process, already gone
-  h.table.handle(proc(0, 20, { jobid: '9', flags: FLAG_FINAL }), cred(72, 1000));
-  h.table.handle(mount(1, 6, { flags: FLAG_FINAL }), cred(72, 1000));
+  h.send(cred(72, 1000), proc(0, 20, { jobid: '9', flags: FLAG_FINAL }), mount(1, 6, { flags: FLAG_FINAL }));
   assert.equal(h.writes('9|1000|/data'), 6);
   assert.equal(h.writes('9|1001|/data'), 0);
   assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
 });
 
 test('expiry prunes the verifier\'s job owners to the jobs still known', () => {
-  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
-  mkdirSync(join(procfs, '70'));
-  writeFileSync(join(procfs, '70', 'environ'), 'SLURM_JOB_ID=9\0');
-  writeFileSync(join(procfs, '70', 'cgroup'), '0::/system.slice/slurmstepd.scope/job_9/step_batch\n');
+  const procfs = fakeProc({ 70: { environ: 'SLURM_JOB_ID=9\0', cgroup: '0::/system.slice/slurmstepd.scope/job_9/step_batch\n' } });
   const verifier = new JobVerifier(procfs);
   const rejected: string[] = [];
   let now = 0;
@@ -211,28 +196,20 @@ test('expiry prunes the verifier\'s job owners to the jobs still known', () => {
 });
 
 test('a process whose environment names another job has every frame rejected', () => {
-  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
-  mkdirSync(join(procfs, '50'));
-  writeFileSync(join(procfs, '50', 'environ'), 'SLURM_JOB_ID=1\0');
-  const h = harness(procfs);
-  h.table.handle(proc(0, 10, { jobid: '2' }), cred(50, 1002));
-  h.table.handle(mount(1, 4), cred(50, 1002));
-  h.table.handle(proc(2, 10, { jobid: '1' }), cred(50, 1002)); // the truthful claim is accepted
-  h.table.handle(mount(3, 6), cred(50, 1002));
+  const h = harness(fakeProc({ 50: { environ: 'SLURM_JOB_ID=1\0' } }));
+  h.send(cred(50, 1002), proc(0, 10, { jobid: '2' }), mount(1, 4));
+  h.send(cred(50, 1002), proc(2, 10, { jobid: '1' }), mount(3, 6)); // the truthful claim is accepted
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
   assert.equal(h.writes('2|1002|/data'), 0);
   assert.equal(h.writes('1|1002|/data'), 6);
 });
 
 test('a refused claim stays refused after the process is gone from /proc (its final frames are not credited)', () => {
-  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
-  mkdirSync(join(procfs, '60'));
-  writeFileSync(join(procfs, '60', 'cgroup'), '4:memory:/slurm_vm/uid_1000/job_8/step_batch/task_0\n');
+  const procfs = fakeProc({ 60: { cgroup: '4:memory:/slurm_vm/uid_1000/job_8/step_batch/task_0\n' } });
   const h = harness(procfs);
   h.table.handle(proc(0, 10, { jobid: '7' }), cred(60, 1000)); // inside job 8, claims job 7
   rmSync(join(procfs, '60'), { recursive: true });
-  h.table.handle(proc(1, 10, { jobid: '7', flags: FLAG_FINAL }), cred(60, 1000));
-  h.table.handle(mount(2, 9, { flags: FLAG_FINAL }), cred(60, 1000));
+  h.send(cred(60, 1000), proc(1, 10, { jobid: '7', flags: FLAG_FINAL }), mount(2, 9, { flags: FLAG_FINAL }));
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch', 'job_mismatch']);
   assert.equal(h.writes('7|1000|/data'), 0);
   assert.equal(h.table.size, 0);
@@ -253,18 +230,15 @@ test('idle processes expire', () => {
 test('a process forgotten after an idle gap resumes from a baseline: no jump', () => {
   const h = harness();
   h.table.handle(proc(0, 100, { mounts: 0 }), cred(5)); // start-up frame
-  h.table.handle(proc(1, 1000), cred(5));
-  h.table.handle(mount(2, 10), cred(5));
+  h.send(cred(5), proc(1, 1000), mount(2, 10));
   assert.equal(h.writes('|1000|/data'), 10);
   h.tick(700_000);
   assert.equal(h.table.expire(600_000), 1);
   // Silent for a while, then writes again: cumulative 30 writes, 2 frames dropped meanwhile.
-  h.table.handle(proc(5, 5000, { dropped: 2 }), cred(5));
-  h.table.handle(mount(6, 30), cred(5));
+  h.send(cred(5), proc(5, 5000, { dropped: 2 }), mount(6, 30));
   assert.equal(h.writes('|1000|/data'), 10, 'the resumed snapshot is a baseline, not 30 more');
   assert.equal(h.runtime.get(''), 1000);
-  h.table.handle(proc(7, 6000, { dropped: 2 }), cred(5));
-  h.table.handle(mount(8, 34), cred(5));
+  h.send(cred(5), proc(7, 6000, { dropped: 2 }), mount(8, 34));
   assert.equal(h.writes('|1000|/data'), 14, 'then the differences count');
   assert.equal(h.runtime.get(''), 2000);
   assert.deepEqual(h.rejected, []);
@@ -296,16 +270,13 @@ test('a receiver started while a process is running credits nothing of its histo
 
 test('while the baseline snapshot is incomplete, a mount first seen later is a baseline too', () => {
   const h = harness();
-  h.table.handle(proc(3, 2000, { mounts: 2 }), cred(5));
-  h.table.handle(mount(4, 25), cred(5));
+  h.send(cred(5), proc(3, 2000, { mounts: 2 }), mount(4, 25));
   // mount frame 5 (/scratch, 7 writes) lost
-  h.table.handle(proc(6, 3000, { mounts: 2, dropped: 1 }), cred(5));
-  h.table.handle(mount(7, 26), cred(5));
+  h.send(cred(5), proc(6, 3000, { mounts: 2, dropped: 1 }), mount(7, 26));
   h.table.handle(mount(8, 9, { path: '/scratch' }), cred(5));
   assert.equal(h.writes('|1000|/data'), 1);
   assert.equal(h.writes('|1000|/scratch'), 0, 'its 9 may have been counted before the restart');
-  h.table.handle(proc(9, 4000, { mounts: 2, dropped: 1 }), cred(5));
-  h.table.handle(mount(10, 26), cred(5));
+  h.send(cred(5), proc(9, 4000, { mounts: 2, dropped: 1 }), mount(10, 26));
   h.table.handle(mount(11, 12, { path: '/scratch' }), cred(5));
   assert.equal(h.writes('|1000|/scratch'), 3);
 });
@@ -313,16 +284,13 @@ test('while the baseline snapshot is incomplete, a mount first seen later is a b
 test('a process whose earlier frames were all dropped is credited in full', () => {
   const h = harness();
   // No receiver at start-up: frames 0..3 dropped (dropped_frames 4 at frame 4).
-  h.table.handle(proc(4, 5000, { dropped: 4 }), cred(5));
-  h.table.handle(mount(5, 30), cred(5));
+  h.send(cred(5), proc(4, 5000, { dropped: 4 }), mount(5, 30));
   assert.equal(h.writes('|1000|/data'), 30);
   assert.equal(h.runtime.get(''), 5000);
-  h.table.handle(proc(6, 6000, { dropped: 4 }), cred(5));
-  h.table.handle(mount(7, 31), cred(5));
+  h.send(cred(5), proc(6, 6000, { dropped: 4 }), mount(7, 31));
   assert.equal(h.writes('|1000|/data'), 31);
   // A short process seen first at its final snapshot, start-up frame dropped.
-  h.table.handle(proc(1, 700, { dropped: 1, flags: FLAG_FINAL }), cred(9));
-  h.table.handle(mount(2, 5, { flags: FLAG_FINAL }), cred(9));
+  h.send(cred(9), proc(1, 700, { dropped: 1, flags: FLAG_FINAL }), mount(2, 5, { flags: FLAG_FINAL }));
   assert.equal(h.writes('|1000|/data'), 36);
   assert.equal(h.table.size, 1);
 });
@@ -331,7 +299,7 @@ test('one uid holds at most maxPerUser entries: a process inventing start times 
   const rejected: string[] = [];
   let credited = 0;
   const sink: AggregatorSink = { mountDelta: () => void (credited += 1), processDelta() {} };
-  const table = new ProcessTable(new JobVerifier(mkdtempSync(join(tmpdir(), 'jobio-noproc-'))), sink, (r) => rejected.push(r), () => 0, 3);
+  const table = new ProcessTable(new JobVerifier(fakeProc()), sink, (r) => rejected.push(r), () => 0, 3);
   for (let s = 0; s < 5; s++) table.handle(proc(0, 10, { start: BigInt(5000 + s), mounts: 0 }), cred(5, 1000));
   assert.equal(table.size, 3);
   assert.deepEqual(rejected, ['too_many_processes', 'too_many_processes']);
@@ -360,7 +328,7 @@ test('global bounds: processes and mount entries across all uids, and each uid\'
   let credited = 0;
   const sink: AggregatorSink = { mountDelta: () => void (credited += 1), processDelta() {} };
   const limits = { maxProcesses: 5, maxMountEntries: 6, maxMountEntriesPerUser: 4 };
-  const table = new ProcessTable(new JobVerifier(mkdtempSync(join(tmpdir(), 'jobio-noproc-'))), sink, (r, uid) => rejected.push(`${r}:${uid}`), () => 0, 3, limits);
+  const table = new ProcessTable(new JobVerifier(fakeProc()), sink, (r, uid) => rejected.push(`${r}:${uid}`), () => 0, 3, limits);
   // uid 2001 (below its own cap of 3 processes) and uid 2002: 6 processes asked, 5 fit in the table.
   for (let p = 0; p < 3; p++) table.handle(proc(0, 10, { mounts: 5 }), cred(100 + p, 2001));
   for (let p = 0; p < 3; p++) table.handle(proc(0, 10, { mounts: 3 }), cred(200 + p, 2002));
@@ -383,44 +351,29 @@ test('global bounds: processes and mount entries across all uids, and each uid\'
 });
 
 test('job squatting: a squatter accepted on its environment alone is revoked once kernel evidence names the job\'s owner', () => {
-  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
-  for (const [pid, files] of Object.entries<Record<string, string>>({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } })) {
-    mkdirSync(join(procfs, pid));
-    for (const [name, text] of Object.entries(files)) writeFileSync(join(procfs, pid, name), text);
-  }
-  const h = harness(procfs);
+  const h = harness(fakeProc({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } }));
   const owners: string[] = [];
   h.sink.jobOwnerKnown = (jobid, uid) => void owners.push(`${jobid}/${uid}`);
   // The squatter (uid 1001) claims job 900 first, from its own environment.
-  h.table.handle(proc(0, 10, { jobid: '900' }), cred(60, 1001));
-  h.table.handle(mount(1, 7), cred(60, 1001));
+  h.send(cred(60, 1001), proc(0, 10, { jobid: '900' }), mount(1, 7));
   // The job's user (uid 1000): a process with only its environment, then the batch step in the job cgroup.
-  h.table.handle(proc(0, 10, { jobid: '900' }), cred(61, 1000));
-  h.table.handle(mount(1, 20), cred(61, 1000));
+  h.send(cred(61, 1000), proc(0, 10, { jobid: '900' }), mount(1, 20));
   assert.equal(h.writes('900|1000|/data'), 20, 'before: refused as a mismatch, the squatter owning the job');
-  h.table.handle(proc(0, 10, { jobid: '900' }), cred(62, 1000));
-  h.table.handle(mount(1, 30), cred(62, 1000));
+  h.send(cred(62, 1000), proc(0, 10, { jobid: '900' }), mount(1, 30));
   assert.equal(h.writes('900|1000|/data'), 50);
   assert.deepEqual(h.rejected, []);
   assert.deepEqual(owners, ['900/1000'], 'the sink is told at once (it drops the squatter\'s series of job 900)');
   // The squatter's next snapshot: its claim is revoked, its frames refused, its series to be dropped.
-  h.table.handle(proc(2, 20, { jobid: '900' }), cred(60, 1001));
-  h.table.handle(mount(3, 1000), cred(60, 1001));
+  h.send(cred(60, 1001), proc(2, 20, { jobid: '900' }), mount(3, 1000));
   assert.equal(h.writes('900|1001|/data'), 7);
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
 });
 
 test('a process switching its job claim credits the new job only with what it did after the switch (its history is not counted twice)', () => {
-  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
-  mkdirSync(join(procfs, '60'));
-  writeFileSync(join(procfs, '60', 'environ'), 'SLURM_JOB_ID=900\0');
-  const h = harness(procfs);
-  h.table.handle(proc(0, 10), cred(60));
-  h.table.handle(mount(1, 10), cred(60));
-  h.table.handle(proc(2, 20, { jobid: '900' }), cred(60));
-  h.table.handle(mount(3, 15), cred(60));
-  h.table.handle(proc(4, 30), cred(60));
-  h.table.handle(mount(5, 18), cred(60));
+  const h = harness(fakeProc({ 60: { environ: 'SLURM_JOB_ID=900\0' } }));
+  h.send(cred(60), proc(0, 10), mount(1, 10));
+  h.send(cred(60), proc(2, 20, { jobid: '900' }), mount(3, 15));
+  h.send(cred(60), proc(4, 30), mount(5, 18));
   assert.equal(h.writes('|1000|/data'), 13, '10 before the switch, 3 after switching back');
   assert.equal(h.writes('900|1000|/data'), 5, 'before: 15, the whole history again');
 });
