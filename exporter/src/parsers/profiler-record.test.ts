@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeFrame, type MountRecord, type ProcessRecord } from './profiler-record.js';
+import { decodeFrame, type ProfilerRecord } from './profiler-record.js';
 import { CALL_TYPES, CLASSES, DIRECTIONS, HEADER, MOUNT, POW2_BINS, PROCESS, SIZE_BINS, STDIO_FNS, WIRE_MAGIC, WIRE_MAX_FRAME, WIRE_REASONS, WIRE_VERSION } from './profiler-wire.js';
 import { dumpFrames, expected, frameLayout } from '../../../test/profiler/frame-tool.js';
 
@@ -26,37 +26,34 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
   assert.deepEqual([enums.kindProcess, enums.kindMount, enums.flagFinal, enums.flagExec], [1, 2, 1, 2]);
 });
 
+/** The record a frame decodes to, which must be of `kind`. */
+function decodedAs<K extends ProfilerRecord['kind']>(frame: Buffer, kind: K): Extract<ProfilerRecord, { kind: K }> {
+  const r = decodeFrame(frame);
+  assert.ok(r.ok, r.ok ? '' : r.reason);
+  assert.equal(r.record.kind, kind);
+  return r.record as Extract<ProfilerRecord, { kind: K }>;
+}
+
 test('decodes every field of frames written by the C structs', () => {
   const [p1, m1, p3] = dumpFrames();
   assert.ok(p1 && m1 && p3);
-  const a = decodeFrame(p1);
-  assert.ok(a.ok, a.ok ? "" : a.reason);
-  const proc = a.record as ProcessRecord;
-  assert.equal(proc.kind, 'process');
-  assert.equal(proc.jobid, '4242');
-  assert.equal(proc.jobidSource, 'SLURM_JOB_ID');
-  assert.equal(proc.exe, 'frame-tool');
-  assert.equal(proc.runtimeNs, expected.runtimeNs(1));
-  assert.equal(proc.droppedFrames, 2);
-  assert.equal(proc.ignoredCalls, 11);
-  assert.equal(proc.mountCount, 1);
-  assert.equal(proc.smallThreshold, 32768);
-  assert.equal(proc.largeThreshold, 134217728);
-  assert.equal(proc.sampleEvery, 1);
-  assert.equal(proc.header.sequence, 1n);
-  assert.equal(proc.header.flags, 0);
-  assert.equal(proc.header.startNs, expected.startNs);
-  assert.equal(proc.header.nowNs, expected.startNs + 1_000_000_000n);
+  const proc = decodedAs(p1, 'process');
+  const { jobid, jobidSource, exe, runtimeNs, droppedFrames, ignoredCalls, mountCount, smallThreshold, largeThreshold, sampleEvery } = proc;
+  assert.deepEqual(
+    { jobid, jobidSource, exe, runtimeNs, droppedFrames, ignoredCalls, mountCount, smallThreshold, largeThreshold, sampleEvery },
+    { jobid: '4242', jobidSource: 'SLURM_JOB_ID', exe: 'frame-tool', runtimeNs: expected.runtimeNs(1), droppedFrames: 2, ignoredCalls: 11, mountCount: 1, smallThreshold: 32768, largeThreshold: 134217728, sampleEvery: 1 },
+  );
+  assert.deepEqual(
+    { sequence: proc.header.sequence, flags: proc.header.flags, startNs: proc.header.startNs, nowNs: proc.header.nowNs },
+    { sequence: 1n, flags: 0, startNs: expected.startNs, nowNs: expected.startNs + 1_000_000_000n },
+  );
   assert.ok(proc.header.claimedPid > 0);
 
-  const b = decodeFrame(m1);
-  assert.ok(b.ok, b.ok ? "" : b.reason);
-  const mount = b.record as MountRecord;
-  assert.equal(mount.kind, 'mount');
-  assert.equal(mount.path, '/data');
-  assert.equal(mount.fstype, 'lustre');
-  assert.equal(mount.fsname, '10.0.0.1@tcp:/scratch');
-  assert.equal(mount.header.sequence, 2n);
+  const mount = decodedAs(m1, 'mount');
+  assert.deepEqual(
+    { path: mount.path, fstype: mount.fstype, fsname: mount.fsname, sequence: mount.header.sequence },
+    { path: '/data', fstype: 'lustre', fsname: '10.0.0.1@tcp:/scratch', sequence: 2n },
+  );
   CALL_TYPES.forEach((_, c) => {
     CLASSES.forEach((_k, k) => {
       assert.equal(mount.calls[c]?.calls[k], expected.calls(1, c, k));
@@ -72,13 +69,11 @@ test('decodes every field of frames written by the C structs', () => {
     }
   });
 
-  const c = decodeFrame(p3);
-  assert.ok(c.ok);
-  const last = c.record as ProcessRecord;
-  assert.equal(last.jobid, '');
-  assert.equal(last.jobidSource, '');
-  assert.equal(last.header.flags, 1);
-  assert.equal(last.runtimeNs, expected.runtimeNs(3));
+  const last = decodedAs(p3, 'process');
+  assert.deepEqual(
+    { jobid: last.jobid, jobidSource: last.jobidSource, flags: last.header.flags, runtimeNs: last.runtimeNs },
+    { jobid: '', jobidSource: '', flags: 1, runtimeNs: expected.runtimeNs(3) },
+  );
 });
 
 test('rejects malformed frames with a reason', () => {
