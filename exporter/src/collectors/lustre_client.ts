@@ -25,24 +25,24 @@ export const lustreClientCollector = defineCollector({
     maxJobs: positiveIntegerFlag('max-jobs', 16, 'Jobs with their own series per mount; the increments of further jobs go to jobid="_other".'),
     ...statsFlags('lustre_client', 'llite stats'),
   },
-  create({ paths, settings: { maxJobs, ...common }, logger, registry }) {
-    const book = new ClientStatsBook(new StatsAccumulator({ maxClients: maxJobs, expiryMs: common.expiryMs }));
+  create({ paths, settings, logger, registry }) {
+    const book = new ClientStatsBook(new StatsAccumulator({ maxClients: settings.maxJobs, expiryMs: settings.expiryMs }));
     const metrics = new LustreClientMetrics(registry);
     let previousJobs: Set<string> | undefined;
     return {
       async update(signal) {
-        const [mounts, files, jobs] = await Promise.all([readLustreMounts(paths), common.lctl ? Promise.resolve([]) : findLliteStatsFiles(paths), findCgroupJobs(paths, undefined, signal)]);
+        const [mounts, files, jobs] = await Promise.all([readLustreMounts(paths), settings.lctl ? Promise.resolve([]) : findLliteStatsFiles(paths), findCgroupJobs(paths, undefined, signal)]);
         const currentJobs = new Set(jobs.jobs.map((j) => j.jobid));
         book.prepare(mounts, nodeJobLabel(previousJobs, currentJobs));
         previousJobs = currentJobs;
-        const settings = {
-          ...common,
-          lctl: common.lctl || (files.length === 0 && mounts.length > 0),
+        const read = {
+          ...settings,
+          lctl: settings.lctl || (files.length === 0 && mounts.length > 0),
           lctlArgs: ['llite.*.stats'],
           find: () => Promise.resolve(files),
           pick: (p: { kind: string; file: string }) => (p.kind === 'llite' && p.file === 'stats' ? '' : undefined),
         };
-        const found = await updateStats(book, settings, paths, logger, signal);
+        const found = await updateStats(book, read, paths, logger, signal);
         if (!found) {
           metrics.clear();
           return 'absent';
