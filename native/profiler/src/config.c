@@ -52,7 +52,50 @@ static int jobio_in_list(const char *list, const char *name) {
   return 0;
 }
 
-/* Scheduler and launcher commands: not traced unless JOBIO_TRACE_SCHEDULER=1 (their children are). */
+/* The full path of this program (/proc/self/exe), for path and directory entries of the lists. */
+static char jobio_exe_path[PATH_MAX];
+
+/* Does the absolute path `path` equal the entry [s, e), or lie below it (a directory: every
+ * program under it matches)? A trailing '/' on the entry is allowed. */
+static int jobio_path_under(const char *s, const char *e, const char *path) {
+  while (e - s > 1 && e[-1] == '/') e--;
+  size_t n = (size_t)(e - s);
+  if (!path || path[0] != '/' || strncmp(path, s, n) != 0) return 0;
+  return path[n] == 0 || path[n] == '/' || (n == 1 && s[0] == '/');
+}
+
+/* Is this program in the comma-separated `list`? A word without '/' is compared with the base name
+ * of /proc/self/exe and of argv[0]; a word starting with '/' is a full path or a directory, compared
+ * with the full path of /proc/self/exe and an absolute argv[0]. Decided once per exec (at init). */
+static const char *jobio_program_in_list(const char *list) {
+  if (!list) return NULL;
+  const char *argv0 = program_invocation_short_name, *argv0_full = program_invocation_name;
+  if (jobio_in_list(list, jobio_g.exe)) return jobio_g.exe;
+  if (jobio_in_list(list, argv0)) return argv0;
+  const char *p = list;
+  while (*p) {
+    while (*p == ',' || *p == ' ') p++;
+    const char *s = p;
+    while (*p && *p != ',') p++;
+    const char *e = p;
+    while (e > s && e[-1] == ' ') e--;
+    if (e == s || *s != '/') continue;
+    if (jobio_path_under(s, e, jobio_exe_path)) return jobio_g.exe;
+    if (jobio_path_under(s, e, argv0_full)) return argv0;
+  }
+  return NULL;
+}
+
+/* JOBIO_TRACE_SCHEDULER: `1` traces every scheduler command; a list of names traces those only. */
+static int jobio_scheduler_traced(const char *name) {
+  const char *v = getenv("JOBIO_TRACE_SCHEDULER");
+  if (!v || !*v || !strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no")) return 0;
+  if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes")) return 1;
+  return jobio_in_list(v, name);
+}
+
+/* Scheduler and launcher commands: not traced unless JOBIO_TRACE_SCHEDULER=1 or names them (their
+ * children are). */
 static const char jobio_scheduler_cmds[] =
     "srun,sbatch,salloc,squeue,scontrol,scancel,sacct,sinfo,sattach,sbcast,sstat,sprio,sshare,"
     "qsub,qstat,qdel,qalter,qhold,qrls,bsub,bjobs,bkill,bqueues,flux,mpirun,mpiexec,orterun,prterun,"
@@ -72,7 +115,11 @@ void jobio_read_config(void) {
   if (jobio_cfg.large < jobio_cfg.small) jobio_cfg.large = jobio_cfg.small;
   jobio_cfg.sample_every = (uint32_t)jobio_env_u64("JOBIO_SAMPLE_EVERY", 16, 1, 1u << 30);
   jobio_cfg.max_per_sec = (uint32_t)jobio_env_u64("JOBIO_SAMPLE_MAX_PER_SEC", 0, 0, 1u << 30);
-  jobio_cfg.timeframe_ns = jobio_env_u64("JOBIO_TIMEFRAME", 10, 1, 86400 * 365) * 1000000000ull;
+  const char *tf = getenv("JOBIO_TIMEFRAME");
+  if (tf && strcmp(tf, "no") == 0)
+    jobio_cfg.timeframe_ns = 1ull << 62; /* no periodic snapshot: at exec and exit only */
+  else
+    jobio_cfg.timeframe_ns = jobio_env_u64("JOBIO_TIMEFRAME", 10, 1, 86400 * 365) * 1000000000ull;
   jobio_cfg.network = jobio_env_flag("JOBIO_NETWORK");
   jobio_binoff_init();
 }
@@ -82,6 +129,7 @@ void jobio_read_identity(void) {
   long n = syscall(SYS_readlink, "/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) {
     buf[n] = 0;
+    jobio_copy(jobio_exe_path, sizeof jobio_exe_path, buf);
     const char *base = strrchr(buf, '/');
     jobio_copy(jobio_g.exe, sizeof jobio_g.exe, base ? base + 1 : buf);
   } else {
@@ -117,22 +165,26 @@ void jobio_decide_active(void) {
     jobio_debug("not traced: descendant of bypassed", by);
     return;
   }
-  const char *bypass = getenv("JOBIO_BYPASS");
-  if (jobio_in_list(bypass, exe) || jobio_in_list(bypass, argv0)) {
+  /* A bypassed program, and an excluded one with JOBIO_EXCLUDE_CHILDREN=1, hands the marker on:
+   * its children are not traced either, unless JOBIO_TRACE_CHILDREN=1. */
+  const char *name = jobio_program_in_list(getenv("JOBIO_BYPASS"));
+  if (name) {
     jobio_cfg.active = 0;
     jobio_cfg.add_bypass_env = !jobio_env_flag("JOBIO_TRACE_CHILDREN");
-    jobio_copy(jobio_g.bypass_name, sizeof jobio_g.bypass_name, jobio_in_list(bypass, exe) ? exe : argv0);
+    jobio_copy(jobio_g.bypass_name, sizeof jobio_g.bypass_name, name);
     jobio_debug("not traced: bypassed", jobio_g.bypass_name);
     return;
   }
-  const char *ex = getenv("JOBIO_EXCLUDE");
-  if (jobio_in_list(ex, exe) || jobio_in_list(ex, argv0)) {
+  name = jobio_program_in_list(getenv("JOBIO_EXCLUDE"));
+  if (name) {
     jobio_cfg.active = 0;
+    jobio_cfg.add_bypass_env = jobio_env_flag("JOBIO_EXCLUDE_CHILDREN") && !jobio_env_flag("JOBIO_TRACE_CHILDREN");
+    jobio_copy(jobio_g.bypass_name, sizeof jobio_g.bypass_name, name);
     jobio_debug("not traced: excluded", exe);
     return;
   }
-  if (!jobio_env_flag("JOBIO_TRACE_SCHEDULER") &&
-      (jobio_in_list(jobio_scheduler_cmds, exe) || jobio_in_list(jobio_scheduler_cmds, argv0))) {
+  const char *sched = jobio_in_list(jobio_scheduler_cmds, exe) ? exe : jobio_in_list(jobio_scheduler_cmds, argv0) ? argv0 : NULL;
+  if (sched && !jobio_scheduler_traced(sched)) {
     jobio_cfg.active = 0;
     jobio_debug("not traced: scheduler command", exe);
   }
