@@ -60,7 +60,7 @@ export function parseMistralConfig(text: string, file: string): MistralSettings 
 
 class Reader {
   private readonly warnings: string[] = [];
-  private readonly raw: Record<string, unknown> = {};
+  private readonly raw: Record<string, unknown> = {}; // (RawRunOptions' keys)
   private readonly library: Record<string, string> = {};
   private totals = true;
   private readonly sections = { ...ALL_RECORDS.sections };
@@ -77,7 +77,7 @@ class Reader {
       const key = keyNode && this.yaml.isScalar(keyNode) ? String(keyNode.value) : String(pair.key);
       const valueNode = this.yaml.isNode(pair.value) ? pair.value : null;
       const offset = keyNode?.range?.[0] ?? valueNode?.range?.[0] ?? 0;
-      return { key, value: valueNode ? valueNode.toJSON() : pair.value, line: this.lines.linePos(offset).line, node: valueNode };
+      return { key, value: valueNode ? (valueNode.toJSON() as unknown) : pair.value, line: this.lines.linePos(offset).line, node: valueNode };
     });
   }
 
@@ -131,13 +131,8 @@ class Reader {
   }
 
   read(map: YAMLMap): MistralSettings {
-    const seen = new Set<string>();
-    for (const e of this.entries(map)) {
-      if (seen.has(e.key)) this.fail(e, e.key, 'given twice');
-      seen.add(e.key);
-      this.readKey(e);
-    }
-    return { raw: this.raw as RawRunOptions, records: { totals: this.totals, sections: this.sections }, library: this.library, warnings: this.warnings };
+    for (const e of this.entries(map)) this.readKey(e); // (a key given twice is the parser's error)
+    return { raw: this.raw, records: { totals: this.totals, sections: this.sections }, library: this.library, warnings: this.warnings };
   }
 
   private readKey(e: Located): void {

@@ -18,7 +18,7 @@ import type { MountSeries, RunTotals, SecondsWindow } from '../profiler/run-tota
 import type { ResourceSampler } from './run-resources.js';
 import type { GpuSampler } from './run-gpu.js';
 import { diagnosisRecord, type Diagnosis } from '../profiler/diagnosis.js';
-import { ALL_RECORDS, type RecordSelection, type Section } from './mistral-config.js';
+import { ALL_RECORDS, type RecordSelection } from './mistral-config.js';
 
 /** The pseudo mount under which the library counts socket I/O when JOBIO_NETWORK=1. */
 export const NETWORK_FSTYPE = 'socket';
@@ -43,8 +43,10 @@ export class RunOutput {
 
   /** Sections switched off, and the job totals of the periodic types with `totals: no`, are not written. */
   private selected(record: { type?: unknown; jobtotal?: unknown }): boolean {
-    const type = String(record.type) as Section;
-    if (this.selection.sections[type] === false) return false;
+    const type = String(record.type);
+    // a record type without a switch (one added later) is written
+    const sections: Partial<Record<string, boolean>> = this.selection.sections;
+    if (sections[type] === false) return false;
     const periodic = type === 'mountpoint' || type === 'network' || type === 'resources' || type === 'gpu';
     return this.selection.totals || !(periodic && record.jobtotal === true);
   }
