@@ -90,7 +90,7 @@ static const char *jobio_program_in_list(const char *list) {
 static int jobio_scheduler_traced(const char *name) {
   const char *v = getenv("JOBIO_TRACE_SCHEDULER");
   if (!v || !*v || !strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no")) return 0;
-  if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes")) return 1;
+  if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on")) return 1;
   return jobio_in_list(v, name);
 }
 
