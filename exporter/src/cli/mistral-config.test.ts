@@ -66,9 +66,15 @@ test('a value that cannot be honoured is an error naming file:line: key', () => 
     ['timeframe: [1\n', /^f:\d+: /],
   ];
   for (const [text, re] of cases) assert.throws(() => parseMistralConfig(text, 'f'), (err: Error) => err instanceof UsageError && re.test(err.message), text);
-  // values checked by the shared option rules keep their option name
-  assert.throws(() => resolveRunOptions(parseMistralConfig('timeframe: 500ms\n', 'f').raw, {}), /--timeframe/);
-  assert.throws(() => resolveRunOptions(parseMistralConfig('sizebins: combined\nthresholds: {small: 4KiB, large: 8KiB}\n', 'f').raw, {}), /power-of-two range/);
+  // the shared option checks, located in the file
+  const located: [string, string][] = [
+    ['timeframe: 500ms\n', 'f:1: timeframe: "500ms" must be a whole number of seconds, at least 1s'],
+    ['a: 1\nthresholds:\n  small: 4KiB\n  large: 1KiB\n', 'f:4: thresholds.large: must not be below --small-threshold'],
+    ['sampling:\n  every: 0\n', 'f:2: sampling.every: "0" is not an integer >= 1'],
+    ['environment: [OK, not-a-name]\n', 'f:1: environment: "not-a-name" is not an environment variable name'],
+    ['sizebins: combined\nthresholds: {small: 4KiB, large: 8KiB}\n', 'f:1: sizebins: the thresholds name a power-of-two range (small 1 B, or large twice a power-of-two small); choose others'],
+  ];
+  for (const [text, message] of located) assert.throws(() => parseMistralConfig(text, 'f'), (err: Error) => err instanceof UsageError && err.message === message, `${text}: ${message}`);
 });
 
 test('lists may be YAML sequences or comma-separated; an empty file selects everything', () => {

@@ -4,7 +4,7 @@
 // file:line:key. Pure: text in, settings (or a UsageError) out.
 import { createRequire } from 'node:module';
 import type { Document, LineCounter, Node, Pair, YAMLMap } from 'yaml';
-import { UsageError, type RawRunOptions } from './run-options.js';
+import { resolveRunOptions, UsageError, type RawRunOptions } from './run-options.js';
 
 /** Record types that can be switched off one by one. */
 export const SECTIONS = ['mountpoint', 'network', 'resources', 'gpu', 'mountpointsummary', 'jobsummary', 'diagnosis'] as const;
@@ -61,6 +61,8 @@ export function parseMistralConfig(text: string, file: string): MistralSettings 
 class Reader {
   private readonly warnings: string[] = [];
   private readonly raw: Record<string, unknown> = {}; // (RawRunOptions' keys)
+  /** Where each option came from, for the messages of the shared option checks. */
+  private readonly origin = new Map<string, { e: Located; path: string }>();
   private readonly library: Record<string, string> = {};
   private totals = true;
   private readonly sections = { ...ALL_RECORDS.sections };
@@ -121,17 +123,36 @@ class Reader {
     return names.join(',');
   }
 
+  private set(option: string, value: unknown, e: Located, path: string): void {
+    this.raw[option] = value;
+    this.origin.set(option, { e, path });
+  }
+
+  /** The shared option checks (sizes, durations, counts), their messages located in the file. */
+  private check(): void {
+    try {
+      resolveRunOptions(this.raw, {});
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      const m = /^--([a-z-]+)(?: [a-z0-9-]+(?=:))?:? (.*)$/s.exec(err.message);
+      const at = m ? this.origin.get(m[1] ?? '') : undefined;
+      if (at && m) this.fail(at.e, at.path, m[2] ?? '');
+      throw new UsageError(`${this.file}: ${err.message}`);
+    }
+  }
+
   private sub(e: Located, path: string, keys: Record<string, string>): void {
     if (!e.node || !this.yaml.isMap(e.node)) this.fail(e, path, `expected a mapping with ${Object.keys(keys).join(', ')}`);
     for (const s of this.entries(e.node)) {
       const target = keys[s.key];
       if (target === undefined) this.unsupported(s, `${path}.${s.key}`);
-      else this.raw[target] = this.scalar(s, `${path}.${s.key}`);
+      else this.set(target, this.scalar(s, `${path}.${s.key}`), s, `${path}.${s.key}`);
     }
   }
 
   read(map: YAMLMap): MistralSettings {
     for (const e of this.entries(map)) this.readKey(e); // (a key given twice is the parser's error)
+    this.check();
     return { raw: this.raw, records: { totals: this.totals, sections: this.sections }, library: this.library, warnings: this.warnings };
   }
 
@@ -141,17 +162,17 @@ class Reader {
     if ((SECTIONS as readonly string[]).includes(key)) {
       const on = this.bool(e, key);
       this.sections[key as Section] = on;
-      if (key === 'network') this.raw['network'] = on; // network records need the library's socket metering
+      if (key === 'network') this.set('network', on, e, key); // network records need the library's socket metering
       return;
     }
     switch (key) {
       case 'output':
       case 'error-log':
       case 'nvml-library':
-        this.raw[key] = this.scalar(e, key);
+        this.set(key, this.scalar(e, key), e, key);
         return;
       case 'timeframe':
-        this.raw['timeframe'] = e.value === false ? 'no' : this.scalar(e, key);
+        this.set('timeframe', e.value === false ? 'no' : this.scalar(e, key), e, key);
         return;
       case 'totals':
         this.totals = this.bool(e, key);
@@ -159,7 +180,7 @@ class Reader {
       case 'sizebins': {
         const mode = SIZEBINS[this.scalar(e, key).toLowerCase()];
         if (mode === undefined) this.fail(e, key, `"${String(e.value)}" must be small-medium-large, pow2 or combined`);
-        this.raw['size-bins'] = mode;
+        this.set('size-bins', mode, e, key);
         return;
       }
       case 'thresholds':
@@ -167,7 +188,7 @@ class Reader {
       case 'sampling':
         return this.sub(e, key, SAMPLING_KEYS);
       case 'environment':
-        this.raw['env'] = this.list(e, key);
+        this.set('env', this.list(e, key), e, key);
         return;
       case 'notrace':
         this.library['JOBIO_EXCLUDE'] = this.programs(e, key);
