@@ -163,29 +163,18 @@ static int jobio_execl_args(enum jobio_execl_kind kind, const char *path, const 
   return kind == JOBIO_EXECLP ? execvp(path, argv) : execv(path, argv);
 }
 
-JOBIO_EXPORT int execl(const char *path, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  int r = jobio_execl_args(JOBIO_EXECL, path, arg, ap);
-  va_end(ap);
-  return r;
-}
-
-JOBIO_EXPORT int execlp(const char *file, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  int r = jobio_execl_args(JOBIO_EXECLP, file, arg, ap);
-  va_end(ap);
-  return r;
-}
-
-JOBIO_EXPORT int execle(const char *path, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  int r = jobio_execl_args(JOBIO_EXECLE, path, arg, ap);
-  va_end(ap);
-  return r;
-}
+/* The variadic entry points: each hands its va_list to the gathering above. */
+#define JOBIO_EXECL_ENTRY(name, kind)                                   \
+  JOBIO_EXPORT int name(const char *path, const char *arg, ...) {       \
+    va_list ap;                                                         \
+    va_start(ap, arg);                                                  \
+    int r = jobio_execl_args(kind, path, arg, ap);                      \
+    va_end(ap);                                                         \
+    return r;                                                           \
+  }
+JOBIO_EXECL_ENTRY(execl, JOBIO_EXECL)
+JOBIO_EXECL_ENTRY(execlp, JOBIO_EXECLP) /* path: the file name, looked up in PATH */
+JOBIO_EXECL_ENTRY(execle, JOBIO_EXECLE)
 
 /* ---------------- posix_spawn: only the bypass environment (the parent's state is untouched) ---------------- */
 static int jobio_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
