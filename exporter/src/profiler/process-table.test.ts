@@ -247,7 +247,7 @@ test('idle processes expire', () => {
   assert.equal(h.table.size, 1);
 });
 
-// Sequence numbering as the C profiler does it (flush.c): the first frame is 0, every frame sent or
+// Sequence numbering as the C profiler does it (transport.c): the first frame is 0, every frame sent or
 // dropped takes the next number, and a process frame's dropped_frames counts the drops before it.
 
 test('a process forgotten after an idle gap resumes from a baseline: no jump', () => {

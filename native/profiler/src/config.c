@@ -110,10 +110,10 @@ void jobio_read_config(void) {
     jobio_log_line("JOBIO_SOCKET path too long, not sending:", sp, 0, 0);
     jobio_cfg.socket_path[0] = 0;
   }
-  jobio_cfg.small = jobio_env_u64("JOBIO_SMALL_THRESHOLD", 32768, 1, 1ull << 40);
-  jobio_cfg.large = jobio_env_u64("JOBIO_LARGE_THRESHOLD", 134217728, 1, 1ull << 62);
+  jobio_cfg.small = jobio_env_u64("JOBIO_SMALL_THRESHOLD", JOBIO_DEFAULT_SMALL_THRESHOLD, 1, 1ull << 40);
+  jobio_cfg.large = jobio_env_u64("JOBIO_LARGE_THRESHOLD", JOBIO_DEFAULT_LARGE_THRESHOLD, 1, 1ull << 62);
   if (jobio_cfg.large < jobio_cfg.small) jobio_cfg.large = jobio_cfg.small;
-  jobio_cfg.sample_every = (uint32_t)jobio_env_u64("JOBIO_SAMPLE_EVERY", 16, 1, 1u << 30);
+  jobio_cfg.sample_every = (uint32_t)jobio_env_u64("JOBIO_SAMPLE_EVERY", JOBIO_DEFAULT_SAMPLE_EVERY, 1, 1u << 30);
   jobio_cfg.max_per_sec = (uint32_t)jobio_env_u64("JOBIO_SAMPLE_MAX_PER_SEC", 0, 0, 1u << 30);
   const char *tf = getenv("JOBIO_TIMEFRAME");
   if (tf && strcmp(tf, "no") == 0)
@@ -135,7 +135,7 @@ void jobio_read_identity(void) {
   } else {
     jobio_copy(jobio_g.exe, sizeof jobio_g.exe, program_invocation_short_name);
   }
-  static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID", "FLUX_JOB_ID"};
+  static const char *const vars[] = {JOBIO_JOBID_VARIABLES};
   jobio_g.jobid[0] = jobio_g.jobid_source[0] = 0;
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
     const char *v = getenv(vars[i]);

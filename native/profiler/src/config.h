@@ -7,6 +7,4 @@ void jobio_read_config(void);   /* JOBIO_* variables into jobio_cfg */
 void jobio_read_identity(void); /* program name and job id into jobio_g */
 void jobio_decide_active(void); /* jobio_cfg.active: disabled, bypassed, excluded, scheduler command */
 void jobio_copy(char *dst, size_t cap, const char *src);
-/* core.c: one line to $JOBIO_ERROR_LOG */
-void jobio_log_line(const char *msg, const char *arg, long num, int has_num);
 #endif
