@@ -27,7 +27,7 @@
 // procfs, and keep the frames of one process in order without a queue per process.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JOBID_VARIABLES, cgroupJobIds, environValue } from '../labels/process-job.js';
+import { JOBID_VARIABLES, canonicalJobId, cgroupJobIds, environValue } from '../labels/process-job.js';
 
 // The evidence rules are the one pid → job resolver's (labels/process-job.ts); re-exported for the
 // profiler's own modules.
@@ -129,8 +129,9 @@ export class JobVerifier {
   private evidence(claim: JobClaim): 'kernel' | 'environ' | 'none' | 'mismatch' {
     const early = claim.evidence;
     const cgroup = early ? early.cgroup : readOrUndefined(join(this.procfs, String(claim.pid), 'cgroup'))?.toString('utf8');
-    const ids = cgroup ? cgroupJobIds(cgroup) : [];
-    if (ids.length > 0) return ids.includes(claim.jobid) ? 'kernel' : 'mismatch';
+    const ids = cgroup ? cgroupJobIds(cgroup, claim.uid) : [];
+    // Cgroups name jobs in jobio's spelling (Flux: ASCII F58); the claim carries the variable's own.
+    if (ids.length > 0) return ids.includes(canonicalJobId(claim.source, claim.jobid) ?? claim.jobid) ? 'kernel' : 'mismatch';
     const step = this.stepDaemonJob(claim.pid);
     if (step !== undefined) return step === claim.jobid ? 'kernel' : 'mismatch';
     // Early evidence is taken as given even if the process is still there: it is what it was at start.
