@@ -11,6 +11,7 @@
 //   Flux:      /user.slice/user-<U>.slice/user@<U>.service/[app.slice/](imp-)shell-<rank>-f<F58>.service
 //              (sdexec units in the Flux owner's systemd user manager; see fluxUnitJob)
 import { canonicalFluxJobId } from './flux-jobid.js';
+import { DEFAULT_SYSTEM_UID_MAX } from './users.js';
 
 /** A Slurm job cgroup directory: `job_<id>`. */
 export const SLURM_JOB_DIR = /^job_(\d{1,20})$/;
@@ -51,13 +52,20 @@ export function fluxUnitJobId(name: string): string | undefined {
   return f58 === undefined ? undefined : canonicalFluxJobId(f58);
 }
 
+/**
+ * Flux runs as a system account (the `flux` user): only the systemd managers of system accounts are
+ * looked at for Flux units, so no ordinary user can make jobio read look-alike units of their own
+ * (which also bounds what one user can cost the cgroup collector's walk).
+ */
+export const FLUX_OWNER_UID_MAX = DEFAULT_SYSTEM_UID_MAX;
+
 /** `user-<U>.slice` / `user@<U>.service`: the systemd user manager of uid U. */
 export const USER_SLICE = /^user-(\d{1,10})\.slice$/;
 export const USER_MANAGER = /^user@(\d{1,10})\.service$/;
 
 /**
  * The Flux job of a path `/user.slice/user-<U>.slice/user@<U>.service/[app.slice/]<unit>/…`, with the
- * manager's uid U. Any user can name a unit of their own manager `shell-0-f….service`, so the unit is
+ * manager's uid U, a system account (FLUX_OWNER_UID_MAX). Any user can name a unit of their own manager `shell-0-f….service`, so the unit is
  * evidence only for a process whose real uid is not U: moving a process into another user's manager
  * takes root (or Flux's IMP), while the job's own processes run as the job's user, not as Flux.
  */
@@ -65,7 +73,7 @@ export function fluxUnitJob(elements: readonly string[]): { jobid: string; manag
   if (elements[1] !== 'user.slice') return undefined;
   const sliceUid = USER_SLICE.exec(elements[2] ?? '')?.[1];
   const managerUid = USER_MANAGER.exec(elements[3] ?? '')?.[1];
-  if (sliceUid === undefined || sliceUid !== managerUid) return undefined;
+  if (sliceUid === undefined || sliceUid !== managerUid || Number(managerUid) > FLUX_OWNER_UID_MAX) return undefined;
   const unit = elements[4] === 'app.slice' ? elements[5] : elements[4];
   const jobid = unit === undefined ? undefined : fluxUnitJobId(unit);
   return jobid === undefined ? undefined : { jobid, managerUid: Number(managerUid) };

@@ -88,6 +88,8 @@ test('job id from Flux sdexec units: only for a process of another uid than the 
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@500.service/imp-shell-x-fiFkbMhFM.service\n', 1000), []);
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@500.service/imp-shell-0-f0OIl.service\n', 1000), []);
   assert.deepEqual(cgroupJobIds('0::/system.slice/imp-shell-0-fiFkbMhFM.service\n', 1000), []);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/imp-shell-0-fiFkbMhFM.service\n', 1000), [], 'Flux runs as a system account: an ordinary user\'s manager is never Flux\'s');
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-999.slice/user@999.service/imp-shell-0-fiFkbMhFM.service\n', 1000), ['fiFkbMhFM']);
 });
 
 test('a Flux job in both encodings: FLUX_JOB_ID as ƒ-F58 or decimal names the job its unit cgroup names', () => {

@@ -13,7 +13,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processUid } from '../labels/process-job.js';
-import { fluxUnitJobId, JOBID_TEXT, LSF_CLUSTER_DIR, LSF_TOP, lsfJobId, PBS_JOBS_PARENT, SLURM_JOB_DIR, SLURM_UID_DIR, SLURM_V1_TOP, SLURM_V2_SCOPE, USER_SLICE } from '../labels/job-cgroup-layouts.js';
+import { fluxUnitJobId, JOBID_TEXT, LSF_CLUSTER_DIR, LSF_TOP, lsfJobId, PBS_JOBS_PARENT, SLURM_JOB_DIR, SLURM_UID_DIR, SLURM_V1_TOP, SLURM_V2_SCOPE, FLUX_OWNER_UID_MAX, USER_SLICE } from '../labels/job-cgroup-layouts.js';
 import { readPseudoFile } from './pseudo-files.js';
 import { sysPath, type Paths } from '../util/paths.js';
 
@@ -208,7 +208,8 @@ async function findRooted(root: string, procfs: string, jobs: Map<string, Cgroup
 }
 
 /**
- * Flux jobs run by sdexec (v2): job-shell units in a systemd user manager. A unit counts only once a
+ * Flux jobs run by sdexec (v2): job-shell units in the systemd user manager of a system account (Flux's
+ * owner; ordinary users' managers are not walked). A unit counts only once a
  * process in it runs as another uid than its manager (the job's user, put there by Flux's IMP), the
  * same proof the pid resolver asks for; any user can name a unit of their own manager like Flux's.
  */
@@ -217,7 +218,7 @@ async function findFlux(root: string, procfs: string, jobs: Map<string, CgroupJo
   const users = join(root, 'user.slice');
   for (const slice of await subdirs(users)) {
     const uid = USER_SLICE.exec(slice)?.[1];
-    if (uid === undefined) continue;
+    if (uid === undefined || Number(uid) > FLUX_OWNER_UID_MAX) continue; // Flux runs as a system account
     const manager = join(users, slice, `user@${uid}.service`);
     const units = [...(await subdirs(manager)).map((n) => join(manager, n)), ...(await subdirs(join(manager, 'app.slice'))).map((n) => join(manager, 'app.slice', n))];
     for (const dir of units) {
