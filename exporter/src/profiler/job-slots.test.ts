@@ -50,3 +50,14 @@ test('a job first seen on an unverified claim is charged to its owner once kerne
   assert.equal(slots.route('10', 1, 0, { uid: 2001, verified: false }), '10');
   assert.equal(slots.route('11', 1, 0, { uid: 1000, verified: true }), OTHER);
 });
+
+test('a job idle for exactly the expiry loses its slot, as in every bounded table (it used to keep it one more round)', () => {
+  const slots = new JobSlots(1);
+  assert.equal(slots.route('a', 1, 0), 'a');
+  assert.equal(slots.route('b', 9, 100), OTHER);
+  assert.deepEqual(slots.maintain(599, 600), [], 'idle 599 ms of 600: kept');
+  assert.deepEqual(slots.maintain(600, 600), ['a'], 'idle 600 ms of 600: released');
+  assert.equal(slots.route('b', 1, 600), 'b', 'the waiting job took the freed slot');
+  assert.deepEqual(slots.maintain(1200, 600), ['b']);
+  assert.equal(slots.waitingCount, 0);
+});
