@@ -12,9 +12,9 @@ function before(a: Candidate, b: Candidate): boolean {
   return a.activity > b.activity || (a.activity === b.activity && a.key < b.key);
 }
 
-/** Yields `candidates` most active first; the array is reordered in place. */
-export function* mostActiveFirst<C extends Candidate>(candidates: C[]): Generator<C> {
-  const heap = candidates;
+/** Yields `candidates` most active first (the array itself is left as it is). */
+export function* mostActiveFirst<C extends Candidate>(candidates: readonly C[]): Generator<C> {
+  const heap = [...candidates];
   let size = heap.length;
   const sink = (from: number): void => {
     let i = from;

@@ -8,7 +8,8 @@
 //   member's counters never jump or fall while it is exported.
 // - A key that finds no free slot is folded, and then, by policy:
 //   'compete': it waits, gathering activity, and `fill` gives freed slots to the most active waiting
-//              keys (ties by key); waiting keys idle for the expiry are forgotten;
+//              keys (ties by key); waiting keys idle for the expiry are forgotten. A caller whose
+//              activity counts per round keeps its own candidates and hands them to `fillFrom`;
 //   'pinned':  it stays folded until it is gone, even if a slot frees (its past is already in `_other`:
 //              a series of its own would count it twice);
 //   'forget':  nothing is remembered (made-up values must not cost memory; slots never free by idling).
@@ -48,7 +49,14 @@ interface Member {
   lastActiveMs: number;
 }
 
-interface Waiting extends Candidate {
+/** A folded key competing for a free slot. */
+export interface SlotCandidate extends Candidate {
+  readonly owner?: number;
+  readonly verified?: boolean;
+  readonly lastActiveMs?: number;
+}
+
+interface Waiting extends SlotCandidate {
   owner?: number;
   verified?: boolean;
   activity: number;
@@ -164,22 +172,32 @@ export class SlotTable {
 
   /** Gives free slots to the most active waiting keys that fit the caps; returns them. */
   fill(): string[] {
-    const admitted: string[] = [];
-    if (this.options.folded !== 'compete' || this.members.size >= this.options.max || this.waiting.size === 0) return admitted;
-    for (const w of mostActiveFirst([...this.waiting.values()])) {
-      if (this.members.size >= this.options.max) break;
-      const claim = w.owner === undefined ? undefined : { owner: w.owner, verified: w.verified === true };
-      if (!this.fits(claim)) continue;
-      this.waiting.delete(w.key);
-      this.admit(w.key, w.lastActiveMs, claim);
-      admitted.push(w.key);
-    }
+    if (this.options.folded !== 'compete' || this.waiting.size === 0) return [];
+    const admitted = this.admitMostActive([...this.waiting.values()]);
+    for (const key of admitted) this.waiting.delete(key);
     return admitted;
   }
 
-  /** Forgets every waiting key (for tables whose activity counts per scrape only). */
-  clearWaiting(): void {
-    this.waiting.clear();
+  /**
+   * Gives free slots to the most active of one round's folded keys, which the table does not remember
+   * (their activity counts for this round only); returns them.
+   */
+  fillFrom(candidates: readonly SlotCandidate[], nowMs: number): string[] {
+    return this.admitMostActive(candidates, nowMs);
+  }
+
+  /** `nowMs` undefined: each candidate was last active at its own `lastActiveMs`. */
+  private admitMostActive(candidates: readonly SlotCandidate[], nowMs?: number): string[] {
+    const admitted: string[] = [];
+    if (this.members.size >= this.options.max) return admitted;
+    for (const c of mostActiveFirst(candidates)) {
+      if (this.members.size >= this.options.max) break;
+      const claim = c.owner === undefined ? undefined : { owner: c.owner, verified: c.verified === true };
+      if (!this.fits(claim)) continue;
+      this.admit(c.key, nowMs ?? c.lastActiveMs ?? 0, claim);
+      admitted.push(c.key);
+    }
+    return admitted;
   }
 
   private fits(claim: SlotClaim | undefined): boolean {

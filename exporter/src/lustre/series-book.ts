@@ -58,7 +58,7 @@ export function mergeDeltas(into: (U64 | undefined)[], from: readonly (U64 | und
 
 export class SeriesBook {
   readonly series = new Map<string, SeriesState>();
-  /** Which jobs have a series: folded jobs compete per scrape, by this scrape's requests. */
+  /** Which jobs have a series: folded jobs compete for free slots by this scrape's requests. */
   private readonly slots: SlotTable;
   /** Jobs whose series expired, since start. */
   expiredTotal = 0;
@@ -96,12 +96,11 @@ export class SeriesBook {
         this.slots.touch(key, now);
         this.apply(s, g.deltas, now, epoch, baseline);
       } else {
-        this.slots.wait(key, g.activity, now);
         waiting.push(g);
       }
     }
-    const chosen = new Set(this.slots.fill());
-    this.slots.clearWaiting(); // activity counts per scrape: a job folded now starts from zero next time
+    // Activity counts per scrape: a job folded now competes afresh next time.
+    const chosen = new Set(this.slots.fillFrom(waiting, now));
     const folded: (U64 | undefined)[] = [];
     const malformed = groups.get(OTHER_KEY);
     if (malformed) mergeDeltas(folded, malformed.deltas);
