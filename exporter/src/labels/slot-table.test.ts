@@ -61,3 +61,11 @@ test('expire keeps members the caller says must stay, idle or not', () => {
   assert.deepEqual(table.expire(1000, 600, (key) => key !== 'a'), ['b']);
   assert.equal(table.has('a'), true);
 });
+
+test('fillFrom: one round\'s candidates compete for free slots without being remembered', () => {
+  const table = new SlotTable({ max: 2, folded: 'compete' });
+  assert.deepEqual(table.fillFrom([{ key: 'b', activity: 3 }, { key: 'c', activity: 3 }, { key: 'a', activity: 1 }], 0), ['b', 'c']);
+  assert.equal(table.waitingCount, 0);
+  assert.deepEqual(table.fillFrom([{ key: 'd', activity: 9 }], 0), [], 'full');
+  assert.deepEqual(table.expire(600, 600), ['b', 'c'], 'admitted at the time given');
+});
