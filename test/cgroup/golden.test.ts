@@ -26,6 +26,9 @@ const cases: readonly GoldenCase[] = [
   { name: 'v2-nodename', tree: 'v2-nodename', malformed: 1 },
   { name: 'pbs-v1', tree: 'pbs-v1', malformed: 0 },
   { name: 'pbs-v2', tree: 'pbs-v2', malformed: 0 },
+  { name: 'lsf-v1', tree: 'lsf-v1', malformed: 0 },
+  { name: 'lsf-v2', tree: 'lsf-v2', malformed: 0 },
+  { name: 'flux-v2', tree: 'flux-v2', malformed: 0 },
 ];
 
 for (const c of cases) {

@@ -1,22 +1,12 @@
 // VictoriaMetrics and vmalert (Debian `victoria-metrics`) started from the provisioning examples
 // (provisioning/victoriametrics/*.default) on 127.0.0.1 with ephemeral ports and temporary data,
 // plus one small client for the Prometheus querying API that both Prometheus and VictoriaMetrics serve.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { requireBinary } from '../helpers/binaries.js';
 import { repoRoot } from '../helpers/exporter.js';
-import { freePort } from '../helpers/prometheus.js';
+import { startService, type Service } from '../helpers/service.js';
 
-export interface Service {
-  readonly url: string;
-  readonly pid: number;
-  readonly dir: string;
-  log(): string;
-  stop(): Promise<void>;
-}
+export type { Service };
 
 /** The ARGS="…" of a provisioning defaults file, split into flags (the files use no quoting inside). */
 export function provisionedArgs(file: string): string[] {
@@ -35,47 +25,13 @@ export function withFlags(args: readonly string[], flags: Record<string, string 
   return out;
 }
 
-async function startService(name: string, apt: string, args: (port: number, dir: string) => string[], readyPath: string): Promise<Service> {
-  const binary = requireBinary(name, apt);
-  const dir = mkdtempSync(join(tmpdir(), `jobio-${name}-`));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(binary, args(port, dir), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout?.on('data', (c: Buffer) => (log += c.toString('utf8')));
-  child.stderr?.on('data', (c: Buffer) => (log += c.toString('utf8')));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}${readyPath}`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`${name} did not become ready; log:\n${log.slice(-4000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, pid: child.pid ?? 0, dir, log: () => log, stop };
-}
-
 /** victoria-metrics (single node) with the provisioned flags, its data and listen address replaced. */
 export function startVictoriaMetrics(extra: Record<string, string> = {}): Promise<Service> {
-  return startService(
-    'victoria-metrics',
-    'victoria-metrics',
-    (port, dir) => withFlags(provisionedArgs('victoria-metrics.default'), { storageDataPath: join(dir, 'data'), httpListenAddr: `127.0.0.1:${port}`, loggerLevel: 'WARN', ...extra }),
-    '/health',
-  );
+  return startService({
+    binary: 'victoria-metrics',
+    args: (port, dir) => withFlags(provisionedArgs('victoria-metrics.default'), { storageDataPath: join(dir, 'data'), httpListenAddr: `127.0.0.1:${port}`, loggerLevel: 'WARN', ...extra }),
+    readyPath: '/health',
+  });
 }
 
 /**
@@ -83,10 +39,10 @@ export function startVictoriaMetrics(extra: Record<string, string> = {}): Promis
  * There is no Alertmanager in the tests: the firing alerts are read from vmalert's own API.
  */
 export function startVmalert(vmUrl: string, ruleFiles: readonly string[], extra: Record<string, string> = {}): Promise<Service> {
-  return startService(
-    'vmalert',
-    'victoria-metrics',
-    (port) =>
+  return startService({
+    binary: 'vmalert',
+    aptPackage: 'victoria-metrics',
+    args: (port) =>
       withFlags(provisionedArgs('vmalert.default'), {
         rule: ruleFiles,
         'datasource.url': vmUrl,
@@ -97,8 +53,8 @@ export function startVmalert(vmUrl: string, ruleFiles: readonly string[], extra:
         loggerLevel: 'WARN',
         ...extra,
       }),
-    '/-/healthy',
-  );
+    readyPath: '/-/healthy',
+  });
 }
 
 /** Resident memory of a process in bytes (VmRSS), 0 once it is gone. */

@@ -75,6 +75,32 @@ test('gpu: process → job follows the cgroup, not a contradicting SLURM_JOB_ID;
   }
 });
 
+// LSF and Flux jobs too: GPU 0 runs a process in LSF job 31337's cgroup that says LSB_JOBID=1;
+// GPU 1 runs a process in Flux job ƒiFkbMhFM's sdexec unit (Flux's manager is uid 500) whose
+// FLUX_JOB_ID is another job's, in the decimal spelling. Both follow their cgroup.
+test('gpu: LSF and Flux processes → the job their cgroup names (Flux id in its ASCII F58 spelling)', async () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-gpu-proc-'));
+  const processes = [
+    { pid: 313371, uid: 1000, cgroup: '6:memory:/lsf/cluster1/job.31337.0.1763990000\n3:cpu,cpuacct:/lsf/cluster1/job.31337.0.1763990000\n', environ: 'LSB_JOBID=1\0' },
+    { pid: 710001, uid: 1001, cgroup: '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n', environ: 'FLUX_JOB_ID=91150983626752\0' },
+  ];
+  for (const p of processes) {
+    mkdirSync(join(procfs, String(p.pid)));
+    writeFileSync(join(procfs, String(p.pid), 'status'), `Name:\tsim\nUid:\t${p.uid}\t${p.uid}\t${p.uid}\t${p.uid}\n`);
+    writeFileSync(join(procfs, String(p.pid), 'cgroup'), p.cgroup);
+    writeFileSync(join(procfs, String(p.pid), 'environ'), p.environ);
+  }
+  const exporter = await startGpuExporter(fakeConfig(['gpus=2', 'gpu0.pids=313371', 'gpu1.pids=710001']), [`--path.procfs=${procfs}`]);
+  try {
+    const text = await scrape(`${exporter.url}/metrics`);
+    assert.equal(success(text, 'gpu'), '1');
+    assert.deepEqual(text.match(/^jobio_gpu_job_info\{.*$/gm), ['jobio_gpu_job_info{gpu="0",jobid="31337",user="alice"} 1', 'jobio_gpu_job_info{gpu="1",jobid="fiFkbMhFM",user="bob"} 1']);
+  } finally {
+    await exporter.stop();
+    rmSync(procfs, { recursive: true, force: true });
+  }
+});
+
 test('gpu: no NVML library → absent quietly (success 0, no gpu series, no warning)', async () => {
   const exporter = await startExporter(['--collector.disable-defaults', '--collector.gpu', '--collector.gpu.nvml-library=/nonexistent/libnvidia-ml.so.1']);
   try {

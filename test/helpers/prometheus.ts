@@ -1,12 +1,10 @@
 // A real Prometheus server (Debian package) for integration tests: started on 127.0.0.1 with a
 // generated config and a temporary data directory, queried through its HTTP API, removed afterwards.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { once } from 'node:events';
-import { requireBinary } from './binaries.js';
+import { freePort, startService } from './service.js';
+
+export { freePort };
 
 export interface ScrapeTarget {
   readonly job: string;
@@ -33,16 +31,6 @@ export interface PromVectorSample {
   readonly time: number;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  server.close();
-  return port;
-}
-
 function configYaml(targets: readonly ScrapeTarget[], interval: string, extra: string): string {
   const jobs = targets
     .map((t) => {
@@ -66,42 +54,19 @@ export async function startPrometheus(targets: readonly ScrapeTarget[], opts: { 
  * the configuration first (rule files, file_sd target lists), under the given relative names.
  */
 export async function startPrometheusWithConfig(configText: string, opts: { agent?: boolean; files?: Record<string, string> } = {}): Promise<RunningPrometheus & { readonly pid: number; readonly dir: string }> {
-  const binary = requireBinary('prometheus');
-  const dir = mkdtempSync(join(tmpdir(), 'jobio-prom-'));
-  const config = join(dir, 'prometheus.yml');
-  for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
-  writeFileSync(config, configText);
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const storage = opts.agent ? [`--storage.agent.path=${join(dir, 'wal')}`, '--enable-feature=agent'] : [`--storage.tsdb.path=${join(dir, 'data')}`];
-  const child: ChildProcess = spawn(
-    binary,
-    [`--config.file=${config}`, ...storage, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn', '--web.enable-lifecycle'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let log = '';
-  child.stderr?.on('data', (c: Buffer) => (log += c.toString('utf8')));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}/-/ready`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`prometheus did not become ready; log:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const service = await startService({
+    binary: 'prometheus',
+    readyPath: '/-/ready',
+    args: (port, dir) => {
+      const config = join(dir, 'prometheus.yml');
+      for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
+      writeFileSync(config, configText);
+      const storage = opts.agent ? [`--storage.agent.path=${join(dir, 'wal')}`, '--enable-feature=agent'] : [`--storage.tsdb.path=${join(dir, 'data')}`];
+      return [`--config.file=${config}`, ...storage, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn', '--web.enable-lifecycle'];
+    },
+  });
+  const { url } = service;
+  const stop = (): Promise<void> => service.stop();
   const queryRaw = async (path: string, params: Record<string, string>): Promise<unknown> => {
     const res = await fetch(`${url}${path}?${new URLSearchParams(params).toString()}`);
     const body = (await res.json()) as { status: string; data?: unknown; error?: string };
@@ -121,9 +86,9 @@ export async function startPrometheusWithConfig(configText: string, opts: { agen
     for (;;) {
       last = await query(expr);
       if (predicate(last)) return last;
-      if (Date.now() > until) throw new Error(`timed out waiting on ${expr}; last result ${JSON.stringify(last)}; prometheus log:\n${log}`);
+      if (Date.now() > until) throw new Error(`timed out waiting on ${expr}; last result ${JSON.stringify(last)}; prometheus log:\n${service.log()}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   };
-  return { url, query, queryRaw, waitFor, log: () => log, stop, pid: child.pid ?? 0, dir };
+  return { url, query, queryRaw, waitFor, log: () => service.log(), stop, pid: service.pid, dir: service.dir };
 }

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { JOBID_VARIABLES } from '../../exporter/src/labels/process-job.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const profDir = join(root, 'native', 'profiler');
@@ -94,7 +95,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (k.startsWith('JOBIO_') || k === 'LD_PRELOAD') continue;
-    if (['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'JOB_ID', 'FLUX_JOB_ID'].includes(k)) continue;
+    if ((JOBID_VARIABLES as readonly string[]).includes(k)) continue;
     env[k] = v;
   }
   for (const [k, v] of Object.entries(extra)) env[k] = v;

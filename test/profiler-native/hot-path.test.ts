@@ -1,4 +1,4 @@
-// The fast paths of the profiler (native/profiler/src/jobio.h): stratified duration sampling, the
+// The fast paths of the profiler (native/profiler/src/hot.h): stratified duration sampling, the
 // size-bin table with thresholds that are not powers of two, lseek offsets tracked without system
 // calls, and the start-up PROCESS frame that lets the receiver meet a process while it is alive.
 import { before, describe, test } from 'node:test';

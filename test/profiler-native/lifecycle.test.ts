@@ -69,6 +69,22 @@ describe('lifecycle', () => {
     removeDir(r.dir);
   });
 
+  for (const how of ['execl', 'execlp', 'execle']) {
+    test(`${how}: the variadic arguments (and execle's environment) reach the new image intact, and the replaced image flushes first`, async () => {
+      const r = await profiled('t_execl', [how]);
+      assert.equal(r.status, 0, r.stderr.toString()); // 99: phase 2 got other arguments or another environment
+      const incarnations = r.dump.processes.filter((p) => p.exe === 't_execl');
+      assert.equal(incarnations.length, 2);
+      assert.equal(incarnations[0]!.pid, incarnations[1]!.pid);
+      const before = incarnations.find((p) => p.exec);
+      const after = incarnations.find((p) => !p.exec);
+      assert.ok(before && after);
+      assert.deepEqual(counted(before.totals), { write: [2, 0, 0], create: [0, 1, 0] });
+      assert.deepEqual(counted(after.totals), { write: [3, 0, 0], create: [0, 1, 0], close: [0, 0, 1] });
+      removeDir(r.dir);
+    });
+  }
+
   for (const how of ['_exit', '_Exit']) {
     test(`${how}: final flush before the process ends, exit status kept`, async () => {
       const r = await profiled('t_exit', how === '_Exit' ? ['Exit'] : []);

@@ -108,7 +108,7 @@ test('exit status passes through, signals give 128+n', async () => {
 
 test('usage errors exit 2 with a clear message; a missing library says how to build it', async () => {
   for (const [args, message] of [
-    [['run', '--size-bins', 'cubes', '--', '/bin/true'], /--size-bins: "cubes" must be small-medium-large or pow2/],
+    [['run', '--size-bins', 'cubes', '--', '/bin/true'], /--size-bins: "cubes" must be small-medium-large, pow2 or combined/],
     [['run', '--small-threshold', 'lots', '--', '/bin/true'], /--small-threshold: "lots" is not a positive size/],
     [['run', '--timeframe', '1.5s', '--', '/bin/true'], /--timeframe: "1.5s" must be a whole number of seconds/],
     [['run', '--sample-every', '0', '--', '/bin/true'], /--sample-every: "0" is not an integer >= 1/],

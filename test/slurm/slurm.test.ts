@@ -14,6 +14,8 @@ import { parseExposition, type Sample } from '../profiler/exposition.js';
 import { mountOf, requireProfilerLibrary } from '../profiler/real-library.js';
 import { writeSnapshot } from '../top/tree.js';
 import { ClientMapper } from '../../exporter/src/top/client-map.js';
+import { ExporterSource } from '../../exporter/src/top/exporter-source.js';
+import { formatTable, jobRows, sortRows } from '../../exporter/src/top/table.js';
 
 let slurm: SlurmCluster | undefined;
 let skipReason = '';
@@ -323,7 +325,7 @@ test('jobio top --by client: the job map from the real squeue names the running 
   }
 });
 
-test('job_info on the real Slurm: the Prolog\'s root-owned file and squeue name a running job\'s account, partition, name and working directory; the Epilog ends it', async (t) => {
+test('job_info on the real Slurm: the Prolog\'s root-owned file and squeue name a running job\'s account, partition, name and working directory, shown in jobio top\'s ACCOUNT and WORKDIR columns; the Epilog ends it', async (t) => {
   const s = cluster(t);
   if (!s) return;
   const name = 'io job|1';
@@ -348,6 +350,25 @@ test('job_info on the real Slurm: the Prolog\'s root-owned file and squeue name 
     assert.equal(sum(q, 'jobio_job_info_squeue_failures_total', {}), 0);
   } finally {
     await fromSqueue.stop();
+  }
+
+  // jobio top's ACCOUNT and WORKDIR columns from this node's exporter, next to an OSS exporter whose
+  // jobstats have the job writing (the same scrapes give the increments and the metadata).
+  const ossRoot = mkdtempSync(join(tmpdir(), 'jobio-slurm-oss-'));
+  const entry = `${job}:${alice.uid}:${s.node}`;
+  writeSnapshot(ossRoot, { jobs: { [entry]: { wrMiB: 1 } }, clients: {} });
+  const oss = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', `--path.procfs=${join(ossRoot, 'proc')}`, `--path.sysfs=${join(ossRoot, 'sys')}`, `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`]);
+  try {
+    const source = new ExporterSource([`${oss.url}/metrics`, `${exporter!.url}/metrics`], 'job', {}, 10_000, true);
+    assert.equal(await source.next(), undefined);
+    writeSnapshot(ossRoot, { jobs: { [entry]: { wrMiB: 3 } }, clients: {} });
+    const table = formatTable(sortRows(jobRows((await source.next()) ?? []), 'job'), 'job', 0, ['JOB', 'WR_MB', 'ACCOUNT', 'WORKDIR'], source.jobInfo);
+    const pad = (cells: string[], widths: number[]): string => cells.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    const widths = [Math.max(3, job.length), 5, 7, s.work.length];
+    assert.equal(table, [pad(['JOB', 'WR_MB', 'ACCOUNT', 'WORKDIR'], widths), pad([job, '2.0', 'proj1', s.work], widths), ''].join('\n'));
+  } finally {
+    await oss.stop();
+    rmSync(ossRoot, { recursive: true, force: true });
   }
 
   writeFileSync(join(s.work, `release-${job}`), '');

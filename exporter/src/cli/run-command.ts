@@ -2,7 +2,7 @@
 // private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
 // red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, join } from 'node:path';
 import { Command, Option } from 'commander';
@@ -23,6 +23,7 @@ import { expandOutputPath } from './output-path.js';
 import { formatCoverage } from './run-coverage.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
+import { ALL_RECORDS, parseMistralConfig, type MistralSettings } from './mistral-config.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -38,10 +39,10 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .usage('[options] -- CMD [ARGS...]')
     .argument('<command...>', 'the command to profile, and its arguments (after --)')
     .addOption(new Option('-o, --output <file>', 'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).'))
-    .addOption(new Option('--timeframe <duration>', 'Length of the periodic records (whole seconds, e.g. 10s, 1m). Default 10s.'))
+    .addOption(new Option('--timeframe <duration>', 'Length of the periodic records (whole seconds, e.g. 10s, 1m; no = one frame for the whole run). Default 10s.'))
     .addOption(new Option('--small-threshold <size>', 'Transfers below this are small (red). Default 32KiB.'))
     .addOption(new Option('--large-threshold <size>', 'Transfers from this size up are large. Default 128MiB.'))
-    .addOption(new Option('--size-bins <binning>', 'Size ranges of read/write keys in --output: small-medium-large or pow2. Default small-medium-large.'))
+    .addOption(new Option('--size-bins <binning>', 'Size ranges of read/write keys in --output: small-medium-large, pow2 or combined (both). Default small-medium-large.'))
     .addOption(new Option('--sample-every <n>', 'Time 1 call in n (durations are scaled estimates). Default 16; 1 times every call.'))
     .addOption(new Option('--sample-max-per-sec <n>', 'At most n timed calls per second per thread (0 = no cap). Default 0.'))
     .addOption(new Option('--min-sampled <n>', 'Report durations only when at least n calls were timed. Default 10.'))
@@ -50,6 +51,7 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--error-log <file>', "The profiler library's own messages go to FILE (never to CMD's output)."))
     .addOption(new Option('--nvml-library <lib>', 'NVML library for the gpu records (a soname or a path; none = no gpu records). Default libnvidia-ml.so.1.'))
     .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
+    .addOption(new Option('--mistral-config <file>', 'A site\'s mistral_config.yaml: the supported subset is read, other keys are named in warnings (--config and flags win; docs/jobio-run.md).'))
     .addOption(new Option('--path.procfs <path>', 'Where the Lustre client stats (fs/lustre/llite) and the mount table are read, for the profiler coverage line.').default('/proc'))
     .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default('/sys'))
     .passThroughOptions();
@@ -103,10 +105,25 @@ async function drain(receiver: ProfilerReceiver): Promise<boolean> {
   }
 }
 
+function readMistralConfig(path: unknown): MistralSettings | undefined {
+  if (typeof path !== 'string') return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--mistral-config ${path}: ${(err as Error).message}`);
+  }
+  return parseMistralConfig(text, path);
+}
+
 async function runProfiled(argv: readonly string[], flags: Record<string, unknown>): Promise<number> {
   let options: RunOptions;
+  let mistral: MistralSettings | undefined;
   try {
-    options = resolveRunOptions(typeof flags['config'] === 'string' ? readConfigFile(flags['config']) : {}, flagsToRaw(flags));
+    mistral = readMistralConfig(flags['mistralConfig']);
+    for (const w of mistral?.warnings ?? []) process.stderr.write(`jobio run: warning: ${w}\n`);
+    const fromFile = { ...mistral?.raw, ...(typeof flags['config'] === 'string' ? readConfigFile(flags['config']) : {}) };
+    options = resolveRunOptions(fromFile, flagsToRaw(flags));
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`jobio run: ${err.message}\n(run \`jobio run --help\` for usage)\n`);
@@ -163,7 +180,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const clientBefore = await readClientBytes(lustrePaths);
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
-    const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...libraryEnvironment(options, socketPath), LD_PRELOAD: preload } });
+    const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...mistral?.library, ...libraryEnvironment(options, socketPath), LD_PRELOAD: preload } });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: NodeJS.ErrnoException }>((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
       child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
@@ -176,7 +193,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     sampler?.start();
     const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => totals.second());
     gpu?.start();
-    const output = new RunOutput(fd, context, totals, sampler, options.network, gpu);
+    const output = new RunOutput(fd, context, totals, sampler, options.network, gpu, mistral?.records ?? ALL_RECORDS);
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
@@ -189,7 +206,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       }, Math.max(0, startMs + (nextFrame + 1) * frameMs + 250 - Date.now()));
       frameTimer.unref();
     };
-    scheduleFrame();
+    if (options.timeframeSec > 0) scheduleFrame(); // timeframe `no`: the one frame is written at the end
 
     const result = await exited;
     const endMs = Date.now();

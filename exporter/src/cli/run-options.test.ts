@@ -17,6 +17,8 @@ test('flags override the file; sizes, durations and lists are parsed', () => {
   assert.equal(parseSize('128MiB', 'x'), 134217728);
   assert.equal(parseSize('100', 'x'), 100);
   assert.equal(resolveRunOptions({ timeframe: 5 }, {}).timeframeSec, 5);
+  assert.equal(resolveRunOptions({}, { timeframe: 'no' }).timeframeSec, 0, 'no: one frame for the whole run');
+  assert.equal(resolveRunOptions({}, { 'size-bins': 'combined' }).sizeBins, 'combined');
 });
 
 test('bad values are usage errors naming the option', () => {
@@ -28,6 +30,7 @@ test('bad values are usage errors naming the option', () => {
     [{ 'sample-every': '1.5' }, /--sample-every/],
     [{ env: ['BAD-NAME'] }, /--env/],
     [{ network: 'maybe' }, /--network/],
+    [{ 'size-bins': 'combined', 'small-threshold': '1' }, /--size-bins combined: the thresholds name a power-of-two range/],
   ] as const) {
     assert.throws(() => resolveRunOptions({}, raw), (e: Error) => e instanceof UsageError && message.test(e.message));
   }

@@ -6,11 +6,11 @@ import { parseDuration } from '../util/duration.js';
 
 export class UsageError extends Error {}
 
-export type SizeBinning = 'small-medium-large' | 'pow2';
+export type SizeBinning = 'small-medium-large' | 'pow2' | 'combined';
 
 export interface RunOptions {
   readonly output?: string;
-  /** Length of the periodic records, whole seconds. */
+  /** Length of the periodic records, whole seconds; 0 (`no`) = one frame for the whole run. */
   readonly timeframeSec: number;
   readonly smallThreshold: number;
   readonly largeThreshold: number;
@@ -51,6 +51,7 @@ function count(text: string, what: string, min: number): number {
 }
 
 function timeframe(text: string): number {
+  if (text === 'no') return 0;
   let ms: number;
   try {
     ms = /^\s*\d+\s*$/.test(text) ? Number(text) * 1000 : parseDuration(text);
@@ -95,10 +96,14 @@ export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOpti
   const raw: RawRunOptions = { ...fromFile };
   for (const [k, v] of Object.entries(fromFlags)) if (v !== undefined) raw[k as Key] = v;
   const sizeBins = text(raw['size-bins'] ?? 'small-medium-large');
-  if (sizeBins !== 'small-medium-large' && sizeBins !== 'pow2') throw new UsageError(`--size-bins: "${sizeBins}" must be small-medium-large or pow2`);
+  if (sizeBins !== 'small-medium-large' && sizeBins !== 'pow2' && sizeBins !== 'combined') throw new UsageError(`--size-bins: "${sizeBins}" must be small-medium-large, pow2 or combined`);
   const smallThreshold = parseSize(text(raw['small-threshold'] ?? '32KiB'), '--small-threshold');
   const largeThreshold = parseSize(text(raw['large-threshold'] ?? '128MiB'), '--large-threshold');
   if (largeThreshold < smallThreshold) throw new UsageError('--large-threshold must not be below --small-threshold');
+  // combined writes both kinds of keys: a threshold range must not have a power-of-two range's name
+  const pow2 = (n: number): boolean => Number.isInteger(Math.log2(n));
+  if (sizeBins === 'combined' && (smallThreshold === 1 || (pow2(smallThreshold) && largeThreshold === 2 * smallThreshold)))
+    throw new UsageError('--size-bins combined: the thresholds name a power-of-two range (small 1 B, or large twice a power-of-two small); choose others');
   const envRaw = raw.env ?? [];
   const env = (Array.isArray(envRaw) ? envRaw.map(text) : [text(envRaw)]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
   for (const name of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env: "${name}" is not an environment variable name`);

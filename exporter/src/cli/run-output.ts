@@ -18,6 +18,7 @@ import type { MountSeries, RunTotals, SecondsWindow } from '../profiler/run-tota
 import type { ResourceSampler } from './run-resources.js';
 import type { GpuSampler } from './run-gpu.js';
 import { diagnosisRecord, type Diagnosis } from '../profiler/diagnosis.js';
+import { ALL_RECORDS, type RecordSelection } from './mistral-config.js';
 
 /** The pseudo mount under which the library counts socket I/O when JOBIO_NETWORK=1. */
 export const NETWORK_FSTYPE = 'socket';
@@ -32,10 +33,22 @@ export class RunOutput {
     private readonly sampler: ResourceSampler | undefined,
     private readonly network: boolean,
     private readonly gpu?: GpuSampler,
+    private readonly selection: RecordSelection = ALL_RECORDS,
   ) {}
 
-  private write(record: object): void {
-    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(record)}\n`);
+  private write(record: { type?: unknown; jobtotal?: unknown }): void {
+    if (this.fd === undefined || !this.selected(record)) return;
+    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+  }
+
+  /** Sections switched off, and the job totals of the periodic types with `totals: no`, are not written. */
+  private selected(record: { type?: unknown; jobtotal?: unknown }): boolean {
+    const type = String(record.type);
+    // a record type without a switch (one added later) is written
+    const sections: Partial<Record<string, boolean>> = this.selection.sections;
+    if (sections[type] === false) return false;
+    const periodic = type === 'mountpoint' || type === 'network' || type === 'resources' || type === 'gpu';
+    return this.selection.totals || !(periodic && record.jobtotal === true);
   }
 
   /** mountpoint (per mount and `*`), network and resources records for seconds [from, to). */

@@ -1,9 +1,10 @@
-// Collector `cgroup`: per Slurm job CPU user/system seconds and current/peak memory from the job
-// cgroups (docs/gpu-and-cgroups.md, docs/metrics.md), v1 and v2 layouts. Quiet (`absent`) on hosts without
-// Slurm cgroups. The CPU counters are the kernel's own (monotonic for the job's life; the series
-// stops when the cgroup goes). Jobs are sampled between scrapes too (sample-interval), and a job
-// whose cgroup is gone keeps its last values until finished-expiry (cgroup_finished.ts), so a job
-// shorter than the scrape interval is still accounted. Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
+// Collector `cgroup`: per batch job (Slurm, PBS, LSF, Flux; layouts in sources/cgroup-jobs.ts) CPU
+// user/system seconds and current/peak memory from the job cgroups (docs/gpu-and-cgroups.md,
+// docs/metrics.md), v1 and v2 layouts. Quiet (`absent`) on hosts without job cgroups. The CPU
+// counters are the kernel's own (monotonic for the job's life; the series stops when the cgroup
+// goes). Jobs are sampled between scrapes too (sample-interval), and a job whose cgroup is gone keeps
+// its last values until finished-expiry (cgroup_finished.ts), so a job shorter than the scrape
+// interval is still accounted. Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, positiveIntegerFlag } from '../scrape/flags.js';
@@ -22,7 +23,7 @@ function makeMetrics(registry: Registry) {
     cpuSystem: new Counter({ name: 'jobio_job_cpu_system_seconds_total', help: 'CPU time of the job in kernel mode in seconds, from its cgroup.', labelNames, registers }),
     memory: new Gauge({ name: 'jobio_job_memory_bytes', help: 'Memory charged to the job cgroup now in bytes (v1 usage_in_bytes includes page cache).', labelNames, registers }),
     memoryPeak: new Gauge({ name: 'jobio_job_memory_peak_bytes', help: 'Highest memory charged to the job cgroup in bytes.', labelNames, registers }),
-    jobs: new Gauge({ name: 'jobio_cgroup_jobs', help: 'Slurm job cgroups found on this host in the last scrape.', registers }),
+    jobs: new Gauge({ name: 'jobio_cgroup_jobs', help: 'Batch job cgroups (Slurm, PBS, LSF, Flux) found on this host in the last scrape.', registers }),
     folded: new Gauge({ name: 'jobio_cgroup_folded_jobs', help: 'Running jobs without their own series (beyond max-jobs), summed into jobid="_other".', registers }),
     finished: new Gauge({ name: 'jobio_cgroup_finished_jobs', help: 'Ended jobs still exported with their final values (last sample before their cgroup went), until finished-expiry.', registers }),
     malformed: new Counter({ name: 'jobio_cgroup_malformed_files_total', help: 'cgroup files that could not be read or parsed (the value is left out of that scrape).', registers }),
@@ -31,7 +32,7 @@ function makeMetrics(registry: Registry) {
 
 export const cgroupCollector = defineCollector({
   name: 'cgroup',
-  help: 'Per-job CPU and memory of the Slurm jobs on this host, from their cgroups (v1 and v2; quiet without Slurm).',
+  help: 'Per-job CPU and memory of the batch jobs on this host (Slurm, PBS, LSF, Flux), from their cgroups (v1 and v2; quiet without job cgroups).',
   defaultEnabled: true,
   flags: {
     maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series; further jobs are summed into jobid="_other" for their whole life.'),

@@ -1,6 +1,7 @@
-// Bounded cardinality for the cgroup collector (docs/architecture.md "Bounded cardinality"): at most max-jobs jobs get their own
-// series. Membership is sticky for the job's whole life in both directions: a job with a slot keeps
-// it until its cgroup vanishes (the job ended), and a job that found no free slot stays folded into
+// Bounded cardinality for the cgroup collector (docs/architecture.md "Bounded cardinality"): at most
+// max-jobs jobs get their own series, from the slot table (labels/slot-table.ts) with folded jobs pinned.
+// Membership is sticky for the job's whole life in both directions: a job with a slot keeps it until
+// its cgroup vanishes (the job ended), and a job that found no free slot stays folded into
 // jobid="_other" until it ends. So a job's own counters are the kernel's counters from the job's
 // start, and `_other` is an exporter-owned counter of the folded jobs' increments (their first
 // observed value counts whole: a job cgroup's counters start at zero with the job), so sum() over
@@ -8,6 +9,7 @@
 import type { CpuSeconds } from '../parsers/cgroup-stat.js';
 
 import { OTHER } from '../labels/reserved.js';
+import { SlotTable } from '../labels/slot-table.js';
 
 export { OTHER };
 
@@ -29,24 +31,26 @@ export interface FoldedView<S extends JobSample> {
 }
 
 export class CgroupJobFold {
-  private readonly members = new Set<string>();
+  private readonly slots: SlotTable;
   private readonly folded = new Map<string, CpuSeconds>(); // job → CPU already credited to _other
   private otherCpu: { user: number; system: number } | undefined;
 
-  constructor(private readonly maxJobs: number) {}
+  constructor(maxJobs: number) {
+    this.slots = new SlotTable({ max: maxJobs, folded: 'pinned' });
+  }
 
   /** Sorts this scrape's samples into own series and the `_other` bucket; forgets ended jobs. */
   apply<S extends JobSample>(samples: readonly S[]): FoldedView<S> {
     const present = new Set(samples.map((s) => s.jobid));
-    for (const job of this.members) if (!present.has(job)) this.members.delete(job);
+    this.slots.retainOnly(present);
     for (const job of this.folded.keys()) if (!present.has(job)) this.folded.delete(job);
 
     const own: S[] = [];
     let memory = 0;
     let peak = 0;
     for (const s of samples) {
-      if (!this.folded.has(s.jobid) && (this.members.has(s.jobid) || this.members.size < this.maxJobs)) {
-        this.members.add(s.jobid);
+      // No idle rule here (only ending frees a slot), so the time given is irrelevant.
+      if (this.slots.route(s.jobid, 0, 0)) {
         own.push(s);
         continue;
       }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cgroupJobIds, environJobId, jobOfProcess, processUid, readProcessJob } from './process-job.js';
+import { canonicalJobId, cgroupJobIds, environJobId, jobOfProcess, processUid, readProcessJob } from './process-job.js';
 
 test('job id from the scheduler variables of an environ block, first found wins', () => {
   assert.equal(environJobId('PATH=/bin\0SLURM_JOB_ID=4242\0HOME=/root\0'), '4242');
@@ -51,6 +51,70 @@ test('readProcessJob and processUid read <procfs>/<pid>: the real uid from statu
     assert.equal(await processUid(procfs, 41), 1001);
     assert.deepEqual(await readProcessJob(procfs, 41), { jobid: '888', source: 'cgroup', uid: 1001 });
     assert.equal(await readProcessJob(procfs, 42), undefined);
+  } finally {
+    rmSync(procfs, { recursive: true, force: true });
+  }
+});
+
+test('job cgroups count only at the hierarchy root: a look-alike inside a user\'s own systemd manager names no job', () => {
+  // Any user may create cgroups below their delegated user@<uid>.service and move their processes there.
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/job_999\n'), []);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/system.slice/slurmstepd.scope/job_999\n'), []);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/pbs_jobs.service/jobid/9.srv\n'), []);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/lsf/c1/job.9.0.1\n'), []);
+  assert.deepEqual(cgroupJobIds('4:memory:/slurm_node01/uid_1000/job_12/step_0/task_0\n'), ['12']);
+  assert.deepEqual(cgroupJobIds('0::/system.slice/node01_slurmstepd.scope/job_12/step_0/user/task_0\n'), ['12']);
+  assert.deepEqual(cgroupJobIds('4:memory:/slurm/job_12\n'), [], 'no uid_<uid> level: not Slurm v1');
+});
+
+test('job id from LSF cgroup paths (lsf/<cluster>/job.<jobid>.<index>.<time>, v1 controllers and v2)', () => {
+  assert.deepEqual(cgroupJobIds('9:freezer:/lsf/cluster1/job.31337.0.1763990000\n6:memory:/lsf/cluster1/job.31337.0.1763990000\n3:cpu,cpuacct:/lsf/cluster1/job.31337.0.1763990000\n'), ['31337']);
+  assert.deepEqual(cgroupJobIds('0::/lsf/cluster1/job.4100.0.1763990200\n'), ['4100']);
+  assert.deepEqual(cgroupJobIds('0::/lsf/cluster1/job.31340[2].2.1763990100\n'), ['31340[2]']);
+  assert.deepEqual(cgroupJobIds('0::/lsf/cluster1/job.4100\n'), ['4100']);
+  for (const bad of ['0::/lsf/job.4100.0.1\n', '0::/lsf/cluster1/jobs.4100\n', '0::/lsf/cluster1/job.abc.0.1\n', '0::/lsf/cluster1/job.\n', '0::/lsf/a b/job.1.0.1\n']) {
+    assert.deepEqual(cgroupJobIds(bad), [], bad);
+  }
+  assert.deepEqual(jobOfProcess({ cgroup: '0::/lsf/cluster1/job.4100.0.1\n', environ: 'LSB_JOBID=4101\0' }), { jobid: '4100', source: 'cgroup' });
+});
+
+test('job id from Flux sdexec units: only for a process of another uid than the unit\'s systemd manager', () => {
+  const unit = '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n';
+  assert.deepEqual(cgroupJobIds(unit, 1000), ['fiFkbMhFM']);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@500.service/app.slice/shell-3-fiHP9Htes.service\n', 1001), ['fiHP9Htes']);
+  assert.deepEqual(cgroupJobIds(unit, 500), [], 'the manager\'s own process (or a user\'s look-alike unit) proves nothing');
+  assert.deepEqual(cgroupJobIds(unit), [], 'no uid, no proof');
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@501.service/imp-shell-0-fiFkbMhFM.service\n', 1000), []);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@500.service/imp-shell-x-fiFkbMhFM.service\n', 1000), []);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@500.service/imp-shell-0-f0OIl.service\n', 1000), []);
+  assert.deepEqual(cgroupJobIds('0::/system.slice/imp-shell-0-fiFkbMhFM.service\n', 1000), []);
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/imp-shell-0-fiFkbMhFM.service\n', 1000), [], 'Flux runs as a system account: an ordinary user\'s manager is never Flux\'s');
+  assert.deepEqual(cgroupJobIds('0::/user.slice/user-999.slice/user@999.service/imp-shell-0-fiFkbMhFM.service\n', 1000), ['fiFkbMhFM']);
+});
+
+test('a Flux job in both encodings: FLUX_JOB_ID as ƒ-F58 or decimal names the job its unit cgroup names', () => {
+  assert.equal(environJobId('FLUX_JOB_ID=ƒiFkbMhFM\0'), 'fiFkbMhFM');
+  assert.equal(environJobId(Buffer.from('FLUX_JOB_ID=91088924704768\0')), 'fiFkbMhFM');
+  assert.equal(environJobId('FLUX_JOB_ID=fiFkbMhFM\0'), 'fiFkbMhFM');
+  assert.equal(environJobId('FLUX_JOB_ID=ƒnot-f58\0'), undefined);
+  assert.equal(environJobId('LSB_JOBID=91088924704768\0'), '91088924704768', 'only Flux ids are respelled');
+  assert.equal(canonicalJobId('FLUX_JOB_ID', 'ƒiFkbMhFM'), 'fiFkbMhFM');
+  assert.equal(canonicalJobId('SLURM_JOB_ID', 'ƒiFkbMhFM'), undefined);
+  const cgroup = '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n';
+  assert.deepEqual(jobOfProcess({ cgroup, environ: 'FLUX_JOB_ID=ƒiFkbMhFM\0', uid: 1000 }), { jobid: 'fiFkbMhFM', source: 'cgroup' });
+  assert.deepEqual(jobOfProcess({ cgroup: '0::/user.slice/user-1000.slice/session-3.scope\n', environ: 'FLUX_JOB_ID=91088924704768\0', uid: 1000 }), { jobid: 'fiFkbMhFM', source: 'environ' });
+});
+
+test('readProcessJob reads the environment as UTF-8 bytes (ƒ) and gives the Flux resolver the real uid', async () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-flux-'));
+  try {
+    mkdirSync(join(procfs, '51'));
+    writeFileSync(join(procfs, '51/status'), 'Name:\tflux-shell\nUid:\t1000\t1000\t1000\t1000\n');
+    writeFileSync(join(procfs, '51/cgroup'), '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n');
+    writeFileSync(join(procfs, '51/environ'), Buffer.from('FLUX_JOB_ID=ƒiHP9Htes\0', 'utf8'));
+    assert.deepEqual(await readProcessJob(procfs, 51), { jobid: 'fiFkbMhFM', source: 'cgroup', uid: 1000 });
+    writeFileSync(join(procfs, '51/cgroup'), '0::/user.slice/user-1000.slice/session-3.scope\n');
+    assert.deepEqual(await readProcessJob(procfs, 51), { jobid: 'fiHP9Htes', source: 'environ', uid: 1000 });
   } finally {
     rmSync(procfs, { recursive: true, force: true });
   }

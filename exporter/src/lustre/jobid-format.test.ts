@@ -10,6 +10,8 @@ const defaults = compileJobIdFormats('%j:%u:%H,%e.%u');
 const cases: readonly [string, string, JobIdentity][] = [
   ['%j:%u:%H,%e.%u', '11317854:17627127:r01c01', { quality: 'correct', jobid: '11317854', uid: 17627127 }],
   ['%j:%u:%H,%e.%u', ':17627127:r01c01', { quality: 'missing_jobid', uid: 17627127 }],
+  // Flux's UTF-8 spelling of a job id is labelled in the ASCII one the cgroup and profiler series use.
+  ['%j:%u:%H,%e.%u', 'ƒiFkbMhFM:1000:r01c01', { quality: 'correct', jobid: 'fiFkbMhFM', uid: 1000 }],
   ['%j:%u:%H,%e.%u', '11317854:17627127:r01c01.bullx', { quality: 'malformed' }],
   ['%j:%u:%H,%e.%u', 'wget.', { quality: 'malformed' }],
   ['%j:%u:%H,%e.%u', '11317854', { quality: 'malformed' }],

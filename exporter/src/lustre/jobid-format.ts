@@ -11,6 +11,8 @@
 //   malformed      no format matched: the load is still counted, in jobid="_other"
 // An FQDN where %H (short host) is expected does not match: the two are never silently merged.
 
+import { canonicalFluxJobId } from '../labels/flux-jobid.js';
+
 export type JobIdQuality = 'correct' | 'missing_jobid' | 'malformed';
 export const JOB_ID_QUALITIES: readonly JobIdQuality[] = ['correct', 'missing_jobid', 'malformed'];
 
@@ -99,7 +101,9 @@ export function classifyJobId(id: string, formats: JobIdFormats): JobIdentity {
       const value = match[i + 1] ?? '';
       if (code === 'j') {
         hasJob = true;
-        if (value !== '') jobid = value;
+        // Flux's `ƒ` spelling (FLUX_JOB_ID under a UTF-8 locale) becomes the ASCII one every other
+        // jobio source labels the job with, so jobstats join the profiler, cgroup and GPU series.
+        if (value !== '') jobid = value.startsWith('ƒ') ? (canonicalFluxJobId(value) ?? value) : value;
       } else if (code === 'u') {
         uid = Number(value);
       } else if (code === 'e') {

@@ -11,6 +11,7 @@
 //   its value would hide it). At the first collection, counters start at the file's values.
 import { u64Add, type U64 } from './u64.js';
 import { OTHER } from '../labels/reserved.js';
+import { idleFor, SlotTable } from '../labels/slot-table.js';
 
 export interface SeriesLabels {
   readonly jobid: string;
@@ -55,73 +56,57 @@ export function mergeDeltas(into: (U64 | undefined)[], from: readonly (U64 | und
   }
 }
 
-function moreActive(a: SeriesGroup, b: SeriesGroup): boolean {
-  return a.activity > b.activity || (a.activity === b.activity && a.key < b.key);
-}
-
-/** The `k` most active groups, without sorting all of them (there can be 100,000 waiting). */
-export function mostActive(groups: readonly SeriesGroup[], k: number): SeriesGroup[] {
-  if (k <= 0) return [];
-  if (groups.length <= k) return [...groups];
-  const best: SeriesGroup[] = []; // sorted, most active first
-  for (const g of groups) {
-    const weakest = best[k - 1];
-    if (weakest !== undefined && !moreActive(g, weakest)) continue; // best is full
-    let lo = 0;
-    let hi = best.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const middle = best[mid];
-      if (middle !== undefined && moreActive(g, middle)) hi = mid;
-      else lo = mid + 1;
-    }
-    best.splice(lo, 0, g);
-    if (best.length > k) best.pop();
-  }
-  return best;
-}
-
 export class SeriesBook {
   readonly series = new Map<string, SeriesState>();
-  private members = 0;
+  /** Which jobs have a series: folded jobs compete for free slots by this scrape's requests. */
+  private readonly slots: SlotTable;
   /** Jobs whose series expired, since start. */
   expiredTotal = 0;
   /** Jobs whose increments went to `_other` in the last scrape for want of a slot. */
   foldedJobs = 0;
 
   constructor(
-    private readonly maxJobs: number,
+    maxJobs: number,
     private readonly expiryMs: number,
-  ) {}
+  ) {
+    this.slots = new SlotTable({ max: maxJobs, folded: 'compete' });
+  }
 
   get memberCount(): number {
-    return this.members;
+    return this.slots.memberCount;
   }
 
   /** Hands one scrape's increments to series. `groups` is keyed by seriesKey (OTHER_KEY for malformed). */
   settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean): void {
-    // Expire first, so the slots freed now go to waiting jobs in this same scrape.
-    for (const [key, s] of this.series) {
-      if (key === OTHER_KEY || groups.has(key) || !this.expired(s, now, epoch)) continue;
+    // Expire first, so the slots freed now go to waiting jobs in this same scrape. A series present in
+    // this scrape (even without increments) is alive; one whose first value is not shown yet must stay.
+    const mayGo = (key: string): boolean => {
+      const s = this.series.get(key);
+      return !groups.has(key) && (s === undefined || s.lastBornEpoch < epoch - 1);
+    };
+    for (const key of this.slots.expire(now, this.expiryMs, mayGo)) {
       this.series.delete(key);
-      this.members -= 1;
       this.expiredTotal += 1;
     }
     const waiting: SeriesGroup[] = [];
     for (const [key, g] of groups) {
       if (key === OTHER_KEY) continue;
       const s = this.series.get(key);
-      if (s) this.apply(s, g.deltas, now, epoch, baseline);
-      else waiting.push(g);
+      if (s) {
+        this.slots.touch(key, now);
+        this.apply(s, g.deltas, now, epoch, baseline);
+      } else {
+        waiting.push(g);
+      }
     }
-    const chosen = new Set(mostActive(waiting, this.maxJobs - this.members));
+    // Activity counts per scrape: a job folded now competes afresh next time.
+    const chosen = new Set(this.slots.fillFrom(waiting, now));
     const folded: (U64 | undefined)[] = [];
     const malformed = groups.get(OTHER_KEY);
     if (malformed) mergeDeltas(folded, malformed.deltas);
     this.foldedJobs = 0;
     for (const g of waiting) {
-      if (chosen.has(g)) {
-        this.members += 1;
+      if (chosen.has(g.key)) {
         this.apply(this.create(g.key, g.labels), g.deltas, now, epoch, baseline);
       } else {
         this.foldedJobs += 1;
@@ -141,7 +126,7 @@ export class SeriesBook {
    * was exported as 0 there, so dropping it now would hide its first increment from Prometheus.
    */
   private expired(s: SeriesState, now: number, epoch: number): boolean {
-    return now - s.lastCredit >= this.expiryMs && s.lastBornEpoch < epoch - 1;
+    return idleFor(s.lastCredit, now, this.expiryMs) && s.lastBornEpoch < epoch - 1;
   }
 
   private create(key: string, labels: SeriesLabels): SeriesState {

@@ -50,3 +50,29 @@ test('a job first seen on an unverified claim is charged to its owner once kerne
   assert.equal(slots.route('10', 1, 0, { uid: 2001, verified: false }), '10');
   assert.equal(slots.route('11', 1, 0, { uid: 1000, verified: true }), OTHER);
 });
+
+test('a job idle for exactly the expiry loses its slot, as in every bounded table (it used to keep it one more round)', () => {
+  const slots = new JobSlots(1);
+  assert.equal(slots.route('a', 1, 0), 'a');
+  assert.equal(slots.route('b', 9, 100), OTHER);
+  assert.deepEqual(slots.maintain(599, 600), [], 'idle 599 ms of 600: kept');
+  assert.deepEqual(slots.maintain(600, 600), ['a'], 'idle 600 ms of 600: released');
+  assert.equal(slots.route('b', 1, 600), 'b', 'the waiting job took the freed slot');
+  assert.deepEqual(slots.maintain(1200, 600), ['b']);
+  assert.equal(slots.waitingCount, 0);
+});
+
+test('a waiting job that gets a slot on arrival stops waiting: a later maintain does not admit it again and charge its uid twice', () => {
+  const slots = new JobSlots(4, { maxPerUser: 2, maxUnverified: 4 });
+  const squatter = { uid: 5, verified: false };
+  assert.equal(slots.route('8', 1, 0, squatter), '8');
+  assert.equal(slots.route('9', 1, 0, squatter), '9');
+  assert.equal(slots.route('10', 1, 500, squatter), OTHER, 'uid 5 at its share: 10 waits');
+  assert.equal(slots.route('9', 1, 500, { uid: 1000, verified: true }), '9', 'job 9 is uid 1000\'s: uid 5 has one slot left');
+  assert.equal(slots.route('10', 1, 550, squatter), '10', 'the free share goes to 10 at once');
+  slots.route('9', 1, 600, { uid: 1000, verified: true });
+  slots.route('10', 1, 600, squatter);
+  assert.deepEqual(slots.maintain(700, 600), ['8']);
+  assert.equal(slots.waitingCount, 0);
+  assert.equal(slots.route('11', 1, 700, squatter), '11', 'uid 5 holds one slot (10), so it may have a second');
+});

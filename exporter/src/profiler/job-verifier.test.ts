@@ -137,3 +137,16 @@ test('a claim that cannot be checked is refused unless the same uid has a verifi
   // jobio run's private receiver trusts its own children.
   assert.equal(new JobVerifier(procfs, { trustClaims: true }).verify({ pid: 96, uid: 1000, jobid: '701', source: 'SLURM_JOB_ID' }), 'verified');
 });
+
+test('a Flux claim in the ƒ spelling is checked against the job\'s sdexec unit; a user\'s look-alike unit proves nothing', () => {
+  const unit = '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n';
+  const procfs = fakeProc({
+    30: { environ: 'FLUX_JOB_ID=ƒiFkbMhFM\0', cgroup: unit },
+    31: { environ: 'FLUX_JOB_ID=ƒiFkbMhFM\0', cgroup: '0::/user.slice/user-1001.slice/user@1001.service/app.slice/imp-shell-0-fiFkbMhFM.service\n' },
+  });
+  const v = new JobVerifier(procfs);
+  assert.equal(v.verify({ pid: 30, uid: 1000, jobid: 'ƒiFkbMhFM', source: 'FLUX_JOB_ID' }), 'verified');
+  assert.equal(v.ownerOf('ƒiFkbMhFM'), 1000, 'proved by the kernel: the unit of Flux\'s manager (uid 500) holds a process of uid 1000');
+  // Bob's own unit is no kernel evidence: his claim rests on his environment only and meets alice's ownership.
+  assert.equal(v.verify({ pid: 31, uid: 1001, jobid: 'ƒiFkbMhFM', source: 'FLUX_JOB_ID' }), 'mismatch');
+});

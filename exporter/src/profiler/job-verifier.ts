@@ -27,7 +27,7 @@
 // procfs, and keep the frames of one process in order without a queue per process.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JOBID_VARIABLES, cgroupJobIds, environValue } from '../labels/process-job.js';
+import { JOBID_VARIABLES, canonicalJobId, cgroupJobIds, environValue } from '../labels/process-job.js';
 
 // The evidence rules are the one pid → job resolver's (labels/process-job.ts); re-exported for the
 // profiler's own modules.
@@ -86,6 +86,16 @@ function parentPid(stat: string): number | undefined {
   return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
 }
 
+/** A job id in jobio's spelling (Flux: ASCII F58), or as given when it is no well-formed id. */
+function spelled(variable: string, jobid: string): string {
+  return canonicalJobId(variable, jobid) ?? jobid;
+}
+
+/** Whether an environment's value of `variable` names `jobid` (in any of the scheduler's spellings). */
+function sameJob(variable: string, said: string | undefined, jobid: string): boolean {
+  return said !== undefined && spelled(variable, said) === spelled(variable, jobid);
+}
+
 export class JobVerifier {
   /** Job id → uid proven by kernel evidence (cgroup or step daemon ancestry) to run it. */
   private readonly owners = new Map<string, number>();
@@ -129,14 +139,15 @@ export class JobVerifier {
   private evidence(claim: JobClaim): 'kernel' | 'environ' | 'none' | 'mismatch' {
     const early = claim.evidence;
     const cgroup = early ? early.cgroup : readOrUndefined(join(this.procfs, String(claim.pid), 'cgroup'))?.toString('utf8');
-    const ids = cgroup ? cgroupJobIds(cgroup) : [];
-    if (ids.length > 0) return ids.includes(claim.jobid) ? 'kernel' : 'mismatch';
+    const ids = cgroup ? cgroupJobIds(cgroup, claim.uid) : [];
+    // Cgroups name jobs in jobio's spelling (Flux: ASCII F58); the claim carries the variable's own.
+    if (ids.length > 0) return ids.includes(spelled(claim.source, claim.jobid)) ? 'kernel' : 'mismatch';
     const step = this.stepDaemonJob(claim.pid);
     if (step !== undefined) return step === claim.jobid ? 'kernel' : 'mismatch';
     // Early evidence is taken as given even if the process is still there: it is what it was at start.
     const environ = early ? early.environ : readOrUndefined(join(this.procfs, String(claim.pid), 'environ'));
     // An empty environ means a zombie or kernel thread: no evidence either way.
-    if (environ !== undefined && environ.length > 0) return environValue(environ, claim.source) === claim.jobid ? 'environ' : 'mismatch';
+    if (environ !== undefined && environ.length > 0) return sameJob(claim.source, environValue(environ, claim.source), claim.jobid) ? 'environ' : 'mismatch';
     return 'none';
   }
 

@@ -7,6 +7,7 @@
 import { CALL_TYPES, CLASSES, DIRECTIONS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
 import { JobSlots } from './job-slots.js';
+import { SlotTable } from '../labels/slot-table.js';
 import { NONE, OTHER } from '../labels/reserved.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
 import { reasonsOf } from './reasons.js';
@@ -45,11 +46,12 @@ export const OTHER_MOUNT = OTHER;
 /**
  * Bounded cardinality for the mount label (docs/architecture.md "Bounded cardinality"). The mount path comes from the process's own
  * frame, so a process could name any number of made-up mounts: each job (and `_other`) keeps at most
- * `max` distinct mount values; the load on further ones goes to mount="_other" (totals stay true)
- * and is counted. A job's allowance goes with its series when it expires.
+ * `max` distinct mount values, first come (a slot table per job that remembers nothing it folds); the
+ * load on further ones goes to mount="_other" (totals stay true) and is counted. A job's allowance goes
+ * with its series when it expires.
  */
 export class MountLabels {
-  private readonly perJob = new Map<string, Set<string>>();
+  private readonly perJob = new Map<string, SlotTable>();
   /** Mount frames whose mount was folded into mount="_other". */
   folded = 0;
 
@@ -58,14 +60,11 @@ export class MountLabels {
   label(job: string, path: string): string {
     let mounts = this.perJob.get(job);
     if (!mounts) {
-      mounts = new Set();
+      mounts = new SlotTable({ max: this.max, folded: 'forget' });
       this.perJob.set(job, mounts);
     }
-    if (mounts.has(path)) return path;
-    if (mounts.size < this.max && path !== OTHER_MOUNT) {
-      mounts.add(path);
-      return path;
-    }
+    // No idle rule for mounts (only the job's expiry frees them), so the time given is irrelevant.
+    if (path !== OTHER_MOUNT && mounts.route(path, 0, 0)) return path;
     this.folded++;
     return OTHER_MOUNT;
   }

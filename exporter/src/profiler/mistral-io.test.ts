@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { iec, namedRanges, perSecond, pow2Range } from './mistral-io.js';
+import { iec, keyedValues, namedRanges, perSecond, pow2Range } from './mistral-io.js';
+import { emptyCounters, slot } from './counters.js';
 import { fsHost, isoTimestamp } from './mistral-records.js';
 
 test('IEC size-range names', () => {
@@ -26,4 +27,18 @@ test('fshost and timestamps', () => {
   assert.equal(fsHost('/dev/sda1'), '');
   assert.equal(fsHost('tmpfs'), '');
   assert.match(isoTimestamp(Date.UTC(2023, 8, 19, 12, 38, 20)), /^2023-09-19T\d\d:38:20[+-]\d\d:\d\d$/);
+});
+
+test('combined size bins: the threshold ranges and the powers of two side by side, the same calls in each', () => {
+  const v = emptyCounters();
+  v[slot.sizedCalls(1, 0)] = 40; // 40 writes of 4 KiB: small, and in the 4KiB-8KiB power of two
+  v[slot.sizedBytes(1, 0)] = 40 * 4096;
+  v[slot.pow2Calls(1, 13)] = 40;
+  v[slot.pow2Bytes(1, 13)] = 40 * 4096;
+  const o = { smallThreshold: 32768, largeThreshold: 134217728, minSampled: 10 };
+  const calls = (bins: 'small-medium-large' | 'pow2' | 'combined'): Record<string, number> =>
+    Object.fromEntries([...keyedValues(v, { ...o, sizeBins: bins })].filter(([k, kv]) => k.startsWith('write_') && kv.calls > 0).map(([k, kv]) => [k, kv.calls]));
+  assert.deepEqual(calls('small-medium-large'), { 'write_0-32KiB': 40 });
+  assert.deepEqual(calls('pow2'), { 'write_4KiB-8KiB': 40 });
+  assert.deepEqual(calls('combined'), { 'write_0-32KiB': 40, 'write_4KiB-8KiB': 40 });
 });

@@ -7,7 +7,8 @@ import { slot, type Counters } from './counters.js';
 import type { SecondsWindow } from './run-totals.js';
 
 export interface IoKeyOptions {
-  readonly sizeBins: 'small-medium-large' | 'pow2';
+  /** combined: both the threshold ranges and the powers of two. */
+  readonly sizeBins: 'small-medium-large' | 'pow2' | 'combined';
   readonly smallThreshold: number;
   readonly largeThreshold: number;
   /** Durations are omitted when fewer calls than this were timed. */
@@ -82,11 +83,16 @@ export function keyedValues(v: Counters, o: IoKeyOptions): Map<string, KeyValues
   (['read', 'write'] as const).forEach((dir, d) => {
     const c = callIndex(dir);
     const sampled = v[slot.sampled(c)] ?? 0;
-    if (o.sizeBins === 'pow2') {
-      for (let i = 0; i < POW2_BINS; i++) out.set(`${dir}_${pow2Range(i)}`, { calls: v[slot.pow2Calls(d, i)] ?? 0, bytes: v[slot.pow2Bytes(d, i)] ?? 0, sampled: 0 });
-    } else {
+    if (o.sizeBins !== 'pow2') {
       const names = namedRanges(o.smallThreshold, o.largeThreshold);
       SIZE_BINS.forEach((_, b) => out.set(`${dir}_${names[b]}`, { calls: v[slot.sizedCalls(d, b)] ?? 0, bytes: v[slot.sizedBytes(d, b)] ?? 0, timeNs: v[slot.sizedTimeNs(d, b)] ?? 0, sampled }));
+    }
+    if (o.sizeBins !== 'small-medium-large') {
+      // A power-of-two range never has the name of a threshold range (0-1B, 1B-2B, … against 0-<small>).
+      for (let i = 0; i < POW2_BINS; i++) {
+        const key = `${dir}_${pow2Range(i)}`;
+        if (!out.has(key)) out.set(key, { calls: v[slot.pow2Calls(d, i)] ?? 0, bytes: v[slot.pow2Bytes(d, i)] ?? 0, sampled: 0 });
+      }
     }
     let bytes = 0;
     for (let b = 0; b < SIZE_BINS.length; b++) bytes += v[slot.sizedBytes(d, b)] ?? 0;

@@ -224,7 +224,7 @@ test('idle processes expire', () => {
   assert.equal(h.table.size, 1);
 });
 
-// Sequence numbering as the C profiler does it (flush.c): the first frame is 0, every frame sent or
+// Sequence numbering as the C profiler does it (transport.c): the first frame is 0, every frame sent or
 // dropped takes the next number, and a process frame's dropped_frames counts the drops before it.
 
 test('a process forgotten after an idle gap resumes from a baseline: no jump', () => {
@@ -376,4 +376,26 @@ test('a process switching its job claim credits the new job only with what it di
   h.send(cred(60), proc(4, 30), mount(5, 18));
   assert.equal(h.writes('|1000|/data'), 13, '10 before the switch, 3 after switching back');
   assert.equal(h.writes('900|1000|/data'), 5, 'before: 15, the whole history again');
+});
+
+test('a Flux job\'s profiler figures go under jobio\'s spelling of its id (ASCII F58), checked against its sdexec unit', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-flux-'));
+  try {
+    mkdirSync(join(procfs, '70'));
+    writeFileSync(join(procfs, '70/cgroup'), '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n');
+    writeFileSync(join(procfs, '70/environ'), 'FLUX_JOB_ID=ƒiFkbMhFM\0');
+    mkdirSync(join(procfs, '71'));
+    writeFileSync(join(procfs, '71/environ'), 'FLUX_JOB_ID=91088924704768\0');
+    const h = harness(procfs);
+    h.table.handle({ ...proc(0, 100), jobid: 'ƒiFkbMhFM', jobidSource: 'FLUX_JOB_ID' }, cred(70));
+    h.table.handle(mount(1, 10), cred(70));
+    // The same job named in decimal by another of its processes (no unit cgroup: its environment is checked).
+    h.table.handle({ ...proc(0, 50), jobid: '91088924704768', jobidSource: 'FLUX_JOB_ID' }, cred(71));
+    h.table.handle(mount(1, 5), cred(71));
+    assert.equal(h.writes('fiFkbMhFM|1000|/data'), 15);
+    assert.equal(h.runtime.get('fiFkbMhFM'), 150);
+    assert.deepEqual(h.rejected, []);
+  } finally {
+    rmSync(procfs, { recursive: true, force: true });
+  }
 });

@@ -27,6 +27,7 @@
 import { FLAG_EXEC, FLAG_FINAL } from '../parsers/profiler-wire.js';
 import type { MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/profiler-record.js';
 import { countersOf, delta, scalarDelta, type Counters } from './counters.js';
+import { canonicalJobId } from '../labels/process-job.js';
 import type { JobVerifier, ProcEvidence } from './job-verifier.js';
 import { DEFAULT_CEILINGS, kernelStart, neededMs, SLACK_MS, type Ceilings } from './plausibility.js';
 
@@ -236,19 +237,21 @@ export class ProcessTable {
     // has exited its /proc entry is gone, and a second look would find no evidence against it).
     if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes', cred.uid);
     if (!entry && this.entries.size >= this.limits.maxProcesses) return this.onReject('process_limit', cred.uid);
-    if (!entry || entry.identity.jobid !== record.jobid) {
-      const ownerBefore = this.verifier.ownerOf(record.jobid);
-      const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid: record.jobid, source: record.jobidSource, evidence: cred.evidence });
-      const owner = this.verifier.ownerOf(record.jobid);
-      if (owner !== undefined && owner !== ownerBefore) this.ownerKnown(record.jobid, owner);
-      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid: record.jobid, exe: record.exe };
+    // The job as jobio labels it: Flux's id in its ASCII F58 spelling, whichever FLUX_JOB_ID held.
+    const jobid = canonicalJobId(record.jobidSource, record.jobid) ?? record.jobid;
+    if (!entry || entry.identity.jobid !== jobid) {
+      const ownerBefore = this.verifier.ownerOf(jobid);
+      const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid, source: record.jobidSource, evidence: cred.evidence });
+      const owner = this.verifier.ownerOf(jobid);
+      if (owner !== undefined && owner !== ownerBefore) this.ownerKnown(jobid, owner);
+      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
         entry = { identity, accepted: false, refusal: 'job_mismatch', lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, baseline: deliveredBefore > 0n, ending: false, lastSeenMs: 0 };
         this.clockFor(cred.pid);
         this.entries.set(key, entry);
         this.perUid.set(cred.uid, (this.perUid.get(cred.uid) ?? 0) + 1);
-      } else if (entry.identity.jobid !== record.jobid) {
+      } else if (entry.identity.jobid !== jobid) {
         // A new claim: the figures already credited stay with the old job; the new one gets what the
         // process does from now on (the snapshots stay the reference: its history is not counted twice).
         entry.identity = identity;

@@ -1,16 +1,19 @@
-// Finds the Slurm job cgroups on this host under --path.sysfs (docs/gpu-and-cgroups.md). Layouts, as Slurm's
-// cgroup plugins create them:
-//   v2: fs/cgroup/system.slice/[<node>_]slurmstepd.scope/job_<id>/           (owner: see jobOwner;
+// Finds the batch jobs' cgroups on this host under --path.sysfs (docs/gpu-and-cgroups.md,
+// docs/schedulers.md), in the root-anchored layouts of labels/job-cgroup-layouts.ts:
+//   Slurm v2: fs/cgroup/system.slice/[<node>_]slurmstepd.scope/job_<id>/   (owner: see jobOwner;
 //       the job's processes are looked up under --path.procfs)
-//   v1: fs/cgroup/<controller>/slurm[_<node>]/uid_<uid>/job_<id>/           (cpuacct and memory trees)
-//   OpenPBS/PBS Pro cgroups hook: fs/cgroup/pbs_jobs.service/jobid/<id>/ (v2) and
-//       fs/cgroup/<controller>/pbs_jobs.service/jobid/<id>/ (v1), id `<seq>.<server>`; owner from the
-//       real uid of any process in the job's cgroups (docs/schedulers.md)
+//   Slurm v1: fs/cgroup/<controller>/slurm[_<node>]/uid_<uid>/job_<id>/   (cpuacct and memory trees)
+//   OpenPBS/PBS Pro cgroups hook: fs/cgroup/[<controller>/]pbs_jobs.service/jobid/<seq>.<server>/
+//   LSF: fs/cgroup/[<controller>/]lsf/<cluster>/job.<jobid>.<index>.<time>/
+//   Flux (v2, sdexec): fs/cgroup/user.slice/user-<U>.slice/user@<U>.service/[app.slice/](imp-)shell-<rank>-f<F58>.service/
+// PBS, LSF and Flux owners: the real uid of a process in the job's cgroups (root and, for Flux, the
+// unit manager's uid are passed over while a job process is there); directory owners are never used.
 // The v1 cpu accounting controller is mounted as `cpuacct`, `cpu,cpuacct` or `cpuacct,cpu`.
 // Slurm 26.05's SLUID directory names (`s<13 chars>`) are not job ids and are not read yet.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JOBID_TEXT, PBS_JOBS_PARENT, processUid, SLURM_JOB_DIR } from '../labels/process-job.js';
+import { processUid } from '../labels/process-job.js';
+import { fluxUnitJobId, JOBID_TEXT, LSF_CLUSTER_DIR, LSF_TOP, lsfJobId, PBS_JOBS_PARENT, SLURM_JOB_DIR, SLURM_UID_DIR, SLURM_V1_TOP, SLURM_V2_SCOPE, FLUX_OWNER_UID_MAX, USER_SLICE } from '../labels/job-cgroup-layouts.js';
 import { readPseudoFile } from './pseudo-files.js';
 import { sysPath, type Paths } from '../util/paths.js';
 
@@ -26,14 +29,11 @@ export interface CgroupJob {
 }
 
 export interface CgroupDiscovery {
-  /** True when any scheduler's job cgroup root exists (Slurm or PBS): the host runs jobs in cgroups (even with no job now). */
+  /** True when any scheduler's job cgroup root exists (Slurm, PBS, LSF; Flux once a job is found): the host runs jobs in cgroups (even with no job now). */
   readonly slurm: boolean;
   readonly jobs: readonly CgroupJob[];
 }
 
-const SLURM_V1 = /^slurm(_.+)?$/;
-const SCOPE_V2 = /^(.+_)?slurmstepd\.scope$/;
-const UID_DIR = /^uid_(\d{1,10})$/;
 const CPU_CONTROLLERS = ['cpuacct', 'cpu,cpuacct', 'cpuacct,cpu'];
 
 async function subdirs(dir: string): Promise<string[]> {
@@ -53,14 +53,17 @@ const MAX_OWNER_CGROUPS = 256;
  * the root-owned slurmstepd). Slurm's cgroup/v2 plugin creates every directory as root, so directory
  * owners say nothing. Undefined while no task runs yet (between the job's start and its first step).
  */
-async function jobOwner(jobDir: string, procfs: string, anyProcess = false): Promise<number | undefined> {
+async function jobOwner(jobDir: string, procfs: string, anyProcess = false, passOver: (uid: number) => boolean = () => false): Promise<number | undefined> {
   let searched = 0;
+  let passedOver: number | undefined;
   const visit = async (dir: string, inUser: boolean): Promise<number | undefined> => {
     if (++searched > MAX_OWNER_CGROUPS) return undefined;
     if (inUser) {
       for (const pid of await cgroupPids(dir)) {
         const uid = await processUid(procfs, pid);
-        if (uid !== undefined) return uid;
+        if (uid === undefined) continue;
+        if (!passOver(uid)) return uid;
+        passedOver ??= uid;
       }
     }
     for (const name of await subdirs(dir)) {
@@ -69,7 +72,7 @@ async function jobOwner(jobDir: string, procfs: string, anyProcess = false): Pro
     }
     return undefined;
   };
-  return visit(jobDir, anyProcess);
+  return (await visit(jobDir, anyProcess)) ?? passedOver;
 }
 
 /** The pids in a cgroup's `cgroup.procs` (empty when there is none or it cannot be read). */
@@ -85,7 +88,7 @@ async function cgroupPids(dir: string): Promise<number[]> {
 async function findV2(root: string, procfs: string, jobs: Map<string, CgroupJob>, owners: OwnerCache): Promise<boolean> {
   let slurm = false;
   const slice = join(root, 'system.slice');
-  for (const scope of (await subdirs(slice)).filter((n) => SCOPE_V2.test(n))) {
+  for (const scope of (await subdirs(slice)).filter((n) => SLURM_V2_SCOPE.test(n))) {
     slurm = true;
     for (const name of await subdirs(join(slice, scope))) {
       const id = SLURM_JOB_DIR.exec(name)?.[1];
@@ -104,10 +107,10 @@ async function findV2(root: string, procfs: string, jobs: Map<string, CgroupJob>
 async function findV1Controller(controllerRoot: string): Promise<{ slurm: boolean; jobs: Map<string, { uid: number; dir: string }> }> {
   const jobs = new Map<string, { uid: number; dir: string }>();
   let slurm = false;
-  for (const top of (await subdirs(controllerRoot)).filter((n) => SLURM_V1.test(n))) {
+  for (const top of (await subdirs(controllerRoot)).filter((n) => SLURM_V1_TOP.test(n))) {
     slurm = true;
     for (const uidName of await subdirs(join(controllerRoot, top))) {
-      const uid = UID_DIR.exec(uidName)?.[1];
+      const uid = SLURM_UID_DIR.exec(uidName)?.[1];
       if (!uid) continue;
       for (const name of await subdirs(join(controllerRoot, top, uidName))) {
         const id = SLURM_JOB_DIR.exec(name)?.[1];
@@ -135,43 +138,99 @@ async function findV1(root: string, jobs: Map<string, CgroupJob>): Promise<boole
   return cpu.slurm || memory.slurm;
 }
 
+/** A layout rooted at the top of each hierarchy (PBS, LSF): where its jobs are below one base (a v1 controller or the v2 root). */
+interface RootedLayout {
+  /** True when the layout's top directory exists below `base`. */
+  present(base: string): Promise<boolean>;
+  /** Job id → job directory below `base`. */
+  jobs(base: string): Promise<Map<string, string>>;
+}
+
+const PBS_LAYOUT: RootedLayout = {
+  present: (base) => isDir(join(base, ...PBS_JOBS_PARENT)),
+  async jobs(base) {
+    const parent = join(base, ...PBS_JOBS_PARENT);
+    return new Map((await subdirs(parent)).filter((n) => JOBID_TEXT.test(n)).map((n) => [n, join(parent, n)]));
+  },
+};
+
+const LSF_LAYOUT: RootedLayout = {
+  present: (base) => isDir(join(base, LSF_TOP)),
+  async jobs(base) {
+    const found = new Map<string, string>();
+    for (const cluster of (await subdirs(join(base, LSF_TOP))).filter((n) => LSF_CLUSTER_DIR.test(n))) {
+      for (const name of await subdirs(join(base, LSF_TOP, cluster))) {
+        const id = lsfJobId(name);
+        if (id !== undefined && !found.has(id)) found.set(id, join(base, LSF_TOP, cluster, name));
+      }
+    }
+    return found;
+  },
+};
+
 /**
- * PBS job cgroups (the hook puts only the job's own processes in them, so any process names the
- * owner): v2 when the cgroup root is a v2 hierarchy, else per v1 controller.
+ * The jobs of a root-anchored layout (the scheduler puts only the job's own processes in them, so a
+ * process there names the owner; root's are passed over while a job process is there): v2 below the
+ * cgroup root, else per v1 controller.
  */
-async function findPbs(root: string, procfs: string, jobs: Map<string, CgroupJob>, owners: OwnerCache): Promise<boolean> {
-  const parent = (base: string): string => join(base, ...PBS_JOBS_PARENT);
-  const ids = async (base: string): Promise<string[]> => (await subdirs(parent(base))).filter((n) => JOBID_TEXT.test(n));
+async function findRooted(root: string, procfs: string, jobs: Map<string, CgroupJob>, owners: OwnerCache, layout: RootedLayout): Promise<boolean> {
   const owner = async (id: string, dir: string): Promise<number | undefined> => {
-    const uid = owners.get(id) ?? (await jobOwner(dir, procfs, true));
+    const uid = owners.get(id) ?? (await jobOwner(dir, procfs, true, (u) => u === 0));
     if (uid !== undefined) owners.set(id, uid);
     return uid;
   };
-  const v2 = await ids(root);
   let cpuBase: string | undefined;
   for (const name of CPU_CONTROLLERS) {
-    if (await isDir(parent(join(root, name)))) {
+    if (await layout.present(join(root, name))) {
       cpuBase = join(root, name);
       break;
     }
   }
   const memoryBase = join(root, 'memory');
-  const v1 = new Set([...(cpuBase ? await ids(cpuBase) : []), ...(await ids(memoryBase))]);
-  const found = (await isDir(parent(root))) || cpuBase !== undefined || (await isDir(parent(memoryBase)));
-  for (const id of v2) {
+  const found = (await layout.present(root)) || cpuBase !== undefined || (await layout.present(memoryBase));
+  for (const [id, dir] of await layout.jobs(root)) {
     if (jobs.has(id)) continue;
-    const dir = join(parent(root), id);
     const uid = await owner(id, dir);
     jobs.set(id, { jobid: id, layout: 'v2', ...(uid !== undefined ? { uid } : {}), cpuDir: dir, memoryDir: dir });
   }
-  for (const id of v1) {
+  const cpu = cpuBase ? await layout.jobs(cpuBase) : new Map<string, string>();
+  const memory = await layout.jobs(memoryBase);
+  for (const id of new Set([...cpu.keys(), ...memory.keys()])) {
     if (jobs.has(id)) continue;
-    const cpuDir = cpuBase && (await isDir(join(parent(cpuBase), id))) ? join(parent(cpuBase), id) : undefined;
-    const memoryDir = (await isDir(join(parent(memoryBase), id))) ? join(parent(memoryBase), id) : undefined;
+    const cpuDir = cpu.get(id);
+    const memoryDir = memory.get(id);
     const dir = cpuDir ?? memoryDir;
-    if (dir === undefined) continue; // gone between the listing and now
+    if (dir === undefined) continue;
     const uid = await owner(id, dir);
     jobs.set(id, { jobid: id, layout: 'v1', ...(uid !== undefined ? { uid } : {}), ...(cpuDir ? { cpuDir } : {}), ...(memoryDir ? { memoryDir } : {}) });
+  }
+  return found;
+}
+
+/**
+ * Flux jobs run by sdexec (v2): job-shell units in the systemd user manager of a system account (Flux's
+ * owner; ordinary users' managers are not walked). A unit counts only once a
+ * process in it runs as another uid than its manager (the job's user, put there by Flux's IMP), the
+ * same proof the pid resolver asks for; any user can name a unit of their own manager like Flux's.
+ */
+async function findFlux(root: string, procfs: string, jobs: Map<string, CgroupJob>, owners: OwnerCache): Promise<boolean> {
+  let found = false;
+  const users = join(root, 'user.slice');
+  for (const slice of await subdirs(users)) {
+    const uid = USER_SLICE.exec(slice)?.[1];
+    if (uid === undefined || Number(uid) > FLUX_OWNER_UID_MAX) continue; // Flux runs as a system account
+    const manager = join(users, slice, `user@${uid}.service`);
+    const units = [...(await subdirs(manager)).map((n) => join(manager, n)), ...(await subdirs(join(manager, 'app.slice'))).map((n) => join(manager, 'app.slice', n))];
+    for (const dir of units) {
+      const id = fluxUnitJobId(dir.slice(dir.lastIndexOf('/') + 1));
+      if (id === undefined || jobs.has(id)) continue;
+      const managerUid = Number(uid);
+      const owner = owners.get(id) ?? (await jobOwner(dir, procfs, true, (u) => u === 0 || u === managerUid));
+      if (owner === undefined || owner === managerUid) continue; // no job process seen: no proof
+      owners.set(id, owner);
+      found = true;
+      jobs.set(id, { jobid: id, layout: 'v2', uid: owner, cpuDir: dir, memoryDir: dir });
+    }
   }
   return found;
 }
@@ -189,7 +248,7 @@ async function isDir(path: string): Promise<boolean> {
 export type OwnerCache = Map<string, number>;
 
 /**
- * Every Slurm job cgroup on the host (v2 first; a hybrid host reports each job once). `owners`
+ * Every batch job cgroup on the host (v2 first; a hybrid host reports each job once). `owners`
  * remembers v2 owners between calls, so a job's processes are looked up once, not every scrape.
  * Stops (throws) between layouts once `signal` aborts.
  */
@@ -200,10 +259,14 @@ export async function findCgroupJobs(paths: Paths, owners: OwnerCache = new Map(
   signal?.throwIfAborted();
   const v1 = await findV1(root, jobs);
   signal?.throwIfAborted();
-  const pbs = await findPbs(root, paths.procfs, jobs, owners);
+  const pbs = await findRooted(root, paths.procfs, jobs, owners, PBS_LAYOUT);
+  signal?.throwIfAborted();
+  const lsf = await findRooted(root, paths.procfs, jobs, owners, LSF_LAYOUT);
+  signal?.throwIfAborted();
+  const flux = await findFlux(root, paths.procfs, jobs, owners);
   signal?.throwIfAborted();
   for (const id of owners.keys()) if (!jobs.has(id)) owners.delete(id);
-  // Numeric order of Slurm ids; PBS ids (`<seq>.<server>`) by their numeric prefix, then text.
+  // Numeric order of Slurm and LSF ids; PBS ids (`<seq>.<server>`) by their numeric prefix, then text.
   const sorted = [...jobs.values()].sort((a, b) => a.jobid.localeCompare(b.jobid, 'en', { numeric: true }));
-  return { slurm: v1 || v2 || pbs, jobs: sorted };
+  return { slurm: v1 || v2 || pbs || lsf || flux, jobs: sorted };
 }

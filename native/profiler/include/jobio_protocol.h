@@ -26,6 +26,19 @@
 /* The receiver rejects (and counts) any message larger than this. */
 #define JOBIO_WIRE_MAX_FRAME 16384u
 
+/*
+ * The profiler's defaults and the scheduler variables a job id is taken from, defined here once:
+ * the library (native/profiler/src/core.c), the receiver's evidence capture (native/seqpacket) and,
+ * as TypeScript copies, `jobio run` (exporter/src/cli/run-options.ts) and the job resolver
+ * (exporter/src/labels/process-job.ts); test/profiler-native/protocol-constants.test.ts reads this
+ * header and checks that the copies agree.
+ */
+#define JOBIO_DEFAULT_SMALL_THRESHOLD 32768u     /* bytes (32 KiB): below it a transfer is small */
+#define JOBIO_DEFAULT_LARGE_THRESHOLD 134217728u /* bytes (128 MiB): from it a transfer is large */
+#define JOBIO_DEFAULT_SAMPLE_EVERY 16u           /* durations are measured for 1 call in 16 */
+/* In order of precedence: the first one set names the job (an initialiser list of strings). */
+#define JOBIO_JOBID_VARIABLES "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID", "FLUX_JOB_ID"
+
 /* Frame kinds. */
 enum jobio_frame_kind {
   JOBIO_FRAME_PROCESS = 1, /* struct jobio_frame_process: identity and process-wide totals */
@@ -56,7 +69,7 @@ enum jobio_class { JOBIO_RED = 0, JOBIO_YELLOW = 1, JOBIO_GREEN = 2, JOBIO_CLASS
 /* Transfer directions for the size histograms. */
 enum jobio_dir { JOBIO_DIR_READ = 0, JOBIO_DIR_WRITE = 1, JOBIO_DIR_COUNT = 2 };
 
-/* Named size bins with the configured thresholds (default small < 32 KiB <= medium < 128 MiB <= large). */
+/* Named size bins with the configured thresholds (defaults: JOBIO_DEFAULT_SMALL_THRESHOLD, _LARGE_THRESHOLD). */
 enum jobio_size_bin { JOBIO_SIZE_SMALL = 0, JOBIO_SIZE_MEDIUM = 1, JOBIO_SIZE_LARGE = 2, JOBIO_SIZE_COUNT = 3 };
 
 /* Power-of-two bins: bin 0 holds transfers of exactly 0 bytes; bin k (1..63) holds [2^(k-1), 2^k). */
@@ -135,7 +148,7 @@ struct jobio_process_ext {
 /* JOBIO_FRAME_PROCESS: who the process is, and process-wide figures. */
 struct jobio_frame_process {
   struct jobio_frame_header header;
-  char jobid[64];            /* from SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, JOB_ID, FLUX_JOB_ID; "" if none */
+  char jobid[64];            /* from the first of JOBIO_JOBID_VARIABLES set; "" if none */
   char jobid_source[16];     /* the variable it came from, e.g. "SLURM_JOB_ID"; "" if none */
   char exe[64];              /* basename of the executable */
   uint64_t runtime_ns;       /* wall-clock run time so far (now_ns - start_ns, monotonic) */

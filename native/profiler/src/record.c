@@ -1,13 +1,11 @@
 /*
  * Record functions used by the wrappers (the slower, out-of-line ones; the read/write fast path is
- * static inline in jobio.h). Each one: stop the clock, classify (docs/profiler.md "Classification"), count into the
+ * static inline in hot.h). Each one: stop the clock, classify (docs/profiler.md "Classification"), count into the
  * thread's block, restore errno, maybe flush.
  */
 #include <string.h>
 
 #include "jobio.h"
-
-void jobio_own_forget(int fd);
 
 /* Network transfers: red if failed, else green; sizes still binned. */
 static void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est) {

@@ -3,7 +3,6 @@
 #define JOBIO_RECORD_H
 #include "jobio.h"
 
-void jobio_own_forget(int fd);
 void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos);
 void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls);
 void jobio_rec_path(struct jobio_ctx *c, int dirfd, const char *path, int call, int cls);

@@ -1,7 +1,7 @@
 /*
  * Process lifecycle: exec (flush first, JOBIO_FLAG_EXEC), _exit/_Exit (final flush), vfork (the
  * child shares our memory: it must not touch any state), posix_spawn and the bypass environment.
- * fork needs no wrapper: pthread_atfork handlers (core.c) reset the child.
+ * fork needs no wrapper: pthread_atfork handlers (fork.c) reset the child.
  */
 #include <stdarg.h>
 #include <string.h>
@@ -145,48 +145,36 @@ static int jobio_count_args(const char *arg, va_list ap) {
   return n;
 }
 
-JOBIO_EXPORT int execl(const char *path, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  int n = jobio_count_args(arg, ap);
-  va_end(ap);
+enum jobio_execl_kind { JOBIO_EXECL, JOBIO_EXECLP, JOBIO_EXECLE };
+
+/* The one gathering of execl, execlp and execle: arg and the rest of ap (up to its NULL, then
+ * execle's envp) into an argv in this frame (a VLA, never malloc: this may run in a vfork child),
+ * handed to execv, execvp or execve. */
+static int jobio_execl_args(enum jobio_execl_kind kind, const char *path, const char *arg, va_list ap) {
+  va_list count;
+  va_copy(count, ap);
+  int n = jobio_count_args(arg, count);
+  va_end(count);
   char *argv[n + 1];
-  va_start(ap, arg);
   argv[0] = (char *)arg;
   for (int i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);
-  va_end(ap);
   argv[n] = NULL;
-  return execv(path, argv);
+  if (kind == JOBIO_EXECLE) return execve(path, argv, va_arg(ap, char *const *));
+  return kind == JOBIO_EXECLP ? execvp(path, argv) : execv(path, argv);
 }
 
-JOBIO_EXPORT int execlp(const char *file, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  int n = jobio_count_args(arg, ap);
-  va_end(ap);
-  char *argv[n + 1];
-  va_start(ap, arg);
-  argv[0] = (char *)arg;
-  for (int i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);
-  va_end(ap);
-  argv[n] = NULL;
-  return execvp(file, argv);
-}
-
-JOBIO_EXPORT int execle(const char *path, const char *arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  int n = jobio_count_args(arg, ap);
-  va_end(ap);
-  char *argv[n + 1];
-  va_start(ap, arg);
-  argv[0] = (char *)arg;
-  for (int i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);
-  char *const *envp = va_arg(ap, char *const *);
-  va_end(ap);
-  argv[n] = NULL;
-  return execve(path, argv, envp);
-}
+/* The variadic entry points: each hands its va_list to the gathering above. */
+#define JOBIO_EXECL_ENTRY(name, kind)                                   \
+  JOBIO_EXPORT int name(const char *path, const char *arg, ...) {       \
+    va_list ap;                                                         \
+    va_start(ap, arg);                                                  \
+    int r = jobio_execl_args(kind, path, arg, ap);                      \
+    va_end(ap);                                                         \
+    return r;                                                           \
+  }
+JOBIO_EXECL_ENTRY(execl, JOBIO_EXECL)
+JOBIO_EXECL_ENTRY(execlp, JOBIO_EXECLP) /* path: the file name, looked up in PATH */
+JOBIO_EXECL_ENTRY(execle, JOBIO_EXECLE)
 
 /* ---------------- posix_spawn: only the bypass environment (the parent's state is untouched) ---------------- */
 static int jobio_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,

@@ -6,10 +6,7 @@
 int main(int argc, char **argv) {
   t_init(argc, argv);
   if (argc >= 3 && strcmp(argv[2], "phase2") == 0) {
-    int fd = open(P("g"), O_CREAT | O_WRONLY | O_TRUNC, 0644);
-    CHECK(fd >= 0);
-    for (int i = 0; i < 3; i++) CHECK(write(fd, t_buf, 10) == 10);
-    CHECK(close(fd) == 0);
+    t_create_write_close("g", 3, 10);
     return 0;
   }
   int fd = open(P("f"), O_CREAT | O_WRONLY | O_TRUNC, 0644);

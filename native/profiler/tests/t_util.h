@@ -36,4 +36,11 @@ static inline void t_init(int argc, char **argv) {
   snprintf(t_dir, sizeof t_dir, "%s", argv[1]);
   memset(t_buf, 'x', sizeof t_buf);
 }
+/* Create `name`, write n transfers of len bytes to it, close it (the counts a test expects). */
+static inline void t_create_write_close(const char *name, int n, size_t len) {
+  int fd = open(P(name), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  CHECK(fd >= 0);
+  for (int i = 0; i < n; i++) CHECK(write(fd, t_buf, len) == (ssize_t)len);
+  CHECK(close(fd) == 0);
+}
 #endif

@@ -13,6 +13,9 @@
 #include <chrono>
 #include <cstring>
 
+#include "delivery.h"
+#include "evidence.h"
+
 namespace jobio {
 
 namespace {
@@ -60,71 +63,6 @@ struct SeqpacketServer::Connection {
   gid_t gid;
   pid_t evidence_pid = 0;  // sender whose /proc evidence was captured last on this connection
 };
-
-struct SeqpacketServer::Event {
-  enum Kind { kFrame, kOversized, kClose } kind;
-  uint64_t connection;
-  pid_t pid;
-  uid_t uid;
-  gid_t gid;
-  size_t size;
-  std::vector<uint8_t> data;
-  bool has_evidence = false;
-  bool has_cgroup = false;
-  bool has_environ = false;
-  std::string cgroup;
-  std::string job_vars;  // only the scheduler variables, NUL-separated; "\0" if none (non-empty environ)
-  uint64_t cost = 0;     // what it adds to Counters::queued_bytes while queued (set by Deliver)
-};
-
-namespace {
-
-// Reads up to `cap` bytes of a /proc file; false if it cannot be opened.
-bool ReadSmallFile(const std::string& path, size_t cap, std::string& out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  out.clear();
-  char chunk[4096];
-  for (;;) {
-    ssize_t got = read(fd, chunk, sizeof(chunk));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    out.append(chunk, static_cast<size_t>(got));
-    if (out.size() >= cap) break;
-  }
-  close(fd);
-  return true;
-}
-
-// The variables the profiler takes the job id from (exporter/src/profiler/job-verifier.ts).
-const char* const kJobVariables[] = {"SLURM_JOB_ID=", "PBS_JOBID=", "LSB_JOBID=", "JOB_ID=", "FLUX_JOB_ID="};
-
-}  // namespace
-
-void SeqpacketServer::CaptureEvidence(Event* event) const {
-  if (procfs_.empty()) return;
-  const std::string dir = procfs_ + "/" + std::to_string(event->pid) + "/";
-  event->has_evidence = true;
-  event->has_cgroup = ReadSmallFile(dir + "cgroup", 64 << 10, event->cgroup);
-  std::string block;
-  // environ is bounded by the kernel's argument limits; 4 MiB covers any real one.
-  if (ReadSmallFile(dir + "environ", 4u << 20, block) && !block.empty()) {
-    event->has_environ = true;
-    for (size_t at = 0; at < block.size();) {
-      size_t end = block.find('\0', at);
-      if (end == std::string::npos) end = block.size();
-      for (const char* name : kJobVariables) {
-        size_t n = std::strlen(name);
-        if (end - at >= n && block.compare(at, n, name) == 0) {
-          event->job_vars.append(block, at, end - at);
-          event->job_vars.push_back('\0');
-        }
-      }
-      at = end + 1;
-    }
-    if (event->job_vars.empty()) event->job_vars.push_back('\0');
-  }
-}
 
 void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(env, "SeqpacketServer",
@@ -388,7 +326,7 @@ SeqpacketServer::ReadResult SeqpacketServer::ReadAll(Connection& connection, std
         }
       }
     }
-    auto* event = new Event{Event::kFrame, connection.id, pid, uid, gid, static_cast<size_t>(got), {}, false, false, false, {}, {}};
+    auto* event = new Event{Event::kFrame, connection.id, pid, uid, gid, static_cast<size_t>(got), {}, {}};
     if (static_cast<size_t>(got) > max_frame_ || (msg.msg_flags & MSG_TRUNC)) {
       event->kind = Event::kOversized;
       counters_->oversized++;
@@ -397,7 +335,7 @@ SeqpacketServer::ReadResult SeqpacketServer::ReadAll(Connection& connection, std
       counters_->frames++;
       if (pid != connection.evidence_pid) {
         connection.evidence_pid = pid;
-        CaptureEvidence(event);
+        CaptureEvidence(procfs_, pid, event->evidence);
       }
     }
     Deliver(event);
@@ -415,79 +353,7 @@ void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& 
   auto user = per_user.find(c.uid);
   if (user != per_user.end() && --user->second == 0) per_user.erase(user);
   counters_->closed++;
-  Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, false, false, false, {}, {}});
-}
-
-void SeqpacketServer::Deliver(Event* event) {
-  // Never block the receiving thread on a slow JavaScript side: a full queue drops and counts. The
-  // queue is bounded in bytes (what the events hold), not only in events, so memory stays bounded
-  // whatever the senders' frame sizes; and each sender uid may hold only its share of it, so one
-  // local user's flood costs the others nothing. Only this thread adds, so check-then-add cannot
-  // overshoot (delivery only ever lowers the figures).
-  event->cost = sizeof(Event) + event->data.capacity() + event->cgroup.capacity() + event->job_vars.capacity();
-  Counters& c = *counters_;
-  std::unique_lock<std::mutex> lock(c.per_uid_mutex);
-  Counters::PerUid& user = c.per_uid[event->uid];
-  bool over_share = max_queue_bytes_per_user_ != 0 && user.bytes + event->cost > max_queue_bytes_per_user_;
-  bool over_total = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_;
-  if (over_share || over_total) {
-    user.dropped++;
-    c.queue_dropped++;
-    lock.unlock();
-    delete event;
-    return;
-  }
-  user.bytes += event->cost;
-  c.queued_bytes += event->cost;
-  lock.unlock();
-  napi_status status = tsfn_.NonBlockingCall(event);
-  if (status == napi_ok) {
-    c.enqueued++;
-  } else {
-    lock.lock();
-    user.bytes -= event->cost;
-    user.dropped++;
-    c.queued_bytes -= event->cost;
-    c.queue_dropped++;
-    lock.unlock();
-    delete event;
-  }
-}
-
-void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event) {
-  if (context != nullptr) {
-    Counters& c = **context;
-    std::lock_guard<std::mutex> lock(c.per_uid_mutex);
-    c.delivered++;
-    c.queued_bytes -= event->cost;
-    c.per_uid[event->uid].bytes -= event->cost;
-  }
-  if (env == nullptr || callback == nullptr) {
-    delete event;
-    return;
-  }
-  Napi::Object out = Napi::Object::New(env);
-  const char* type = event->kind == Event::kFrame ? "frame" : event->kind == Event::kOversized ? "oversized" : "close";
-  out.Set("type", Napi::String::New(env, type));
-  out.Set("connection", Napi::Number::New(env, static_cast<double>(event->connection)));
-  out.Set("pid", Napi::Number::New(env, event->pid));
-  out.Set("uid", Napi::Number::New(env, event->uid));
-  out.Set("gid", Napi::Number::New(env, event->gid));
-  out.Set("size", Napi::Number::New(env, static_cast<double>(event->size)));
-  if (event->kind == Event::kFrame) out.Set("data", Napi::Buffer<uint8_t>::Copy(env, event->data.data(), event->data.size()));
-  if (event->has_evidence) {
-    Napi::Object evidence = Napi::Object::New(env);
-    if (event->has_cgroup) evidence.Set("cgroup", Napi::String::New(env, event->cgroup));
-    if (event->has_environ) evidence.Set("environ", Napi::Buffer<char>::Copy(env, event->job_vars.data(), event->job_vars.size()));
-    out.Set("evidence", evidence);
-  }
-  delete event;
-  try {
-    callback.Call({out});
-  } catch (const Napi::Error& err) {
-    // The listener threw: surface it as an uncaught exception rather than losing it silently.
-    err.ThrowAsJavaScriptException();
-  }
+  Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, {}});
 }
 
 void SeqpacketServer::Stop() {

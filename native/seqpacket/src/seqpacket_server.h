@@ -29,7 +29,7 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   explicit SeqpacketServer(const Napi::CallbackInfo& info);
   ~SeqpacketServer() override;
 
-  /** One message or connection event handed from the epoll thread to JavaScript. */
+  /** One message or connection event handed from the epoll thread to JavaScript (delivery.h). */
   struct Event;
   /** One accepted peer; owned by the epoll thread. */
   struct Connection;
@@ -84,16 +84,10 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   /** Reads until EAGAIN, end of file or kReadsPerTurn messages. */
   ReadResult ReadAll(Connection& connection, std::vector<uint8_t>& buffer);
   void CloseConnection(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t id);
+  /** Queues an event for JavaScript, or drops and counts it (delivery.cc). */
   void Deliver(Event* event);
   void Stop();
   static void OnEnvCleanup(SeqpacketServer* self);
-
-  /**
-   * Job id evidence of a sender, read from <procfs>/<pid> by the epoll thread as its first frame on a
-   * connection arrives (so a short-lived process is still there; JavaScript may look much later):
-   * the cgroup file, and the scheduler variables of its environ.
-   */
-  void CaptureEvidence(Event* event) const;
 
   std::string path_;
   std::string procfs_;

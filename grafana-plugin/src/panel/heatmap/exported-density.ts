@@ -6,7 +6,7 @@
 // queries still give the drill-down members. A cell's count is the exported one; the members listed
 // are the jobs with their own series; the difference is shown as "N more jobs without their own series".
 import { buildDensity, type DensityIndex, type DensityOptions } from './density';
-import type { HeatSeries } from './series';
+import { findTime, type HeatSeries } from './series';
 
 export const DECADE_LABEL = 'decade';
 
@@ -21,25 +21,6 @@ function decadeOf(label: string | undefined): number | 'zero' | undefined {
     return 'zero';
   }
   return label !== undefined && /^-?\d+$/.test(label) ? Number(label) : undefined;
-}
-
-/** Index of `t` in ascending `times`, or -1. */
-function indexOfTime(times: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = times.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = times[mid] as number;
-    if (v === t) {
-      return mid;
-    }
-    if (v < t) {
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return -1;
 }
 
 /** The sorted union of the bucket series' timestamps (when no per-job series gives a time axis). */
@@ -103,7 +84,7 @@ export function buildExportedDensity(all: HeatSeries[], options: DensityOptions 
     const row = d === 'zero' ? 0 : Math.min(Math.max(d - minExponent + 1, 1), rows - 1);
     for (let j = 0; j < b.values.length; j++) {
       const v = Number(b.values[j]);
-      const step = indexOfTime(times, b.times[j] as number);
+      const step = findTime(times, b.times[j] as number);
       if (step < 0 || !(v > 0) || !Number.isFinite(v)) {
         continue;
       }

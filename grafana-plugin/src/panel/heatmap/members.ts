@@ -1,7 +1,7 @@
 // The series in one heatmap cell, with their values at that step, largest first: one column recomputed
 // with the same bucketing rule as density.ts (nothing per point is kept between the two).
 import { type DensityIndex, rowOf } from './density';
-import { type HeatSeries, seriesName } from './series';
+import { findTime, type HeatSeries, seriesName } from './series';
 
 export interface CellMember {
   index: number;
@@ -15,25 +15,6 @@ function scanTime(times: ArrayLike<number>, t: number): number {
   for (let j = 0; j < times.length; j++) {
     if (times[j] === t) {
       return j;
-    }
-  }
-  return -1;
-}
-
-/** Index of `t` in strictly increasing `times`, or -1. */
-function findTime(times: ArrayLike<number>, t: number): number {
-  let lo = 0;
-  let hi = times.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = times[mid] as number;
-    if (v === t) {
-      return mid;
-    }
-    if (v < t) {
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
     }
   }
   return -1;

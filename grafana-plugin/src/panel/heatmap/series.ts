@@ -36,3 +36,22 @@ export function framesToSeries(frames: DataFrame[]): HeatSeries[] {
   }
   return out;
 }
+
+/** Index of `t` in strictly increasing `times`, or -1. */
+export function findTime(times: ArrayLike<number>, t: number): number {
+  let lo = 0;
+  let hi = times.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = times[mid] as number;
+    if (v === t) {
+      return mid;
+    }
+    if (v < t) {
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return -1;
+}

@@ -1,0 +1,10 @@
+/* Configuration from the environment and the tracing decision (config.c). */
+#ifndef JOBIO_CONFIG_H
+#define JOBIO_CONFIG_H
+#include <stddef.h>
+
+void jobio_read_config(void);   /* JOBIO_* variables into jobio_cfg */
+void jobio_read_identity(void); /* program name and job id into jobio_g */
+void jobio_decide_active(void); /* jobio_cfg.active: disabled, bypassed, excluded, scheduler command */
+void jobio_copy(char *dst, size_t cap, const char *src);
+#endif

@@ -1,0 +1,13 @@
+/* Fork (fork.c): a child is a process of its own, with its own counts, descriptors and connection. */
+#ifndef JOBIO_FORK_H
+#define JOBIO_FORK_H
+#include "common.h"
+
+#pragma GCC visibility push(hidden)
+
+void jobio_fork_handlers_install(void);
+/* A child made without fork handlers (_Fork, clone): noticed at flush time by its pid. */
+void jobio_check_pid(void);
+
+#pragma GCC visibility pop
+#endif /* JOBIO_FORK_H */

@@ -1,0 +1,19 @@
+/* Mounts (mounts.c): the mount of a file, and the stats slot of each mount with activity. */
+#ifndef JOBIO_MOUNTS_H
+#define JOBIO_MOUNTS_H
+#include "common.h"
+
+#pragma GCC visibility push(hidden)
+
+void jobio_mounts_init(void);
+int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode);
+int jobio_slot_for_fd(int fd, const struct stat *st);
+int jobio_network_slot(void);
+int jobio_slot_mount(int slot, const char **path, const char **fstype, const char **source);
+void jobio_cwd_changed(void);
+void jobio_mounts_after_fork(void);
+
+extern uint32_t jobio_mount_gen;
+
+#pragma GCC visibility pop
+#endif /* JOBIO_MOUNTS_H */

@@ -1,0 +1,78 @@
+#include "delivery.h"
+
+namespace jobio {
+
+void SeqpacketServer::Deliver(Event* event) {
+  // Never block the receiving thread on a slow JavaScript side: a full queue drops and counts. The
+  // queue is bounded in bytes (what the events hold), not only in events, so memory stays bounded
+  // whatever the senders' frame sizes; and each sender uid may hold only its share of it, so one
+  // local user's flood costs the others nothing. Only this thread adds, so check-then-add cannot
+  // overshoot (delivery only ever lowers the figures).
+  event->cost = sizeof(Event) + event->data.capacity() + event->evidence.cgroup.capacity() + event->evidence.job_vars.capacity();
+  Counters& c = *counters_;
+  std::unique_lock<std::mutex> lock(c.per_uid_mutex);
+  Counters::PerUid& user = c.per_uid[event->uid];
+  bool over_share = max_queue_bytes_per_user_ != 0 && user.bytes + event->cost > max_queue_bytes_per_user_;
+  bool over_total = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_;
+  if (over_share || over_total) {
+    user.dropped++;
+    c.queue_dropped++;
+    lock.unlock();
+    delete event;
+    return;
+  }
+  user.bytes += event->cost;
+  c.queued_bytes += event->cost;
+  lock.unlock();
+  napi_status status = tsfn_.NonBlockingCall(event);
+  if (status == napi_ok) {
+    c.enqueued++;
+  } else {
+    lock.lock();
+    user.bytes -= event->cost;
+    user.dropped++;
+    c.queued_bytes -= event->cost;
+    c.queue_dropped++;
+    lock.unlock();
+    delete event;
+  }
+}
+
+void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event) {
+  if (context != nullptr) {
+    Counters& c = **context;
+    std::lock_guard<std::mutex> lock(c.per_uid_mutex);
+    c.delivered++;
+    c.queued_bytes -= event->cost;
+    c.per_uid[event->uid].bytes -= event->cost;
+  }
+  if (env == nullptr || callback == nullptr) {
+    delete event;
+    return;
+  }
+  Napi::Object out = Napi::Object::New(env);
+  const char* type = event->kind == Event::kFrame ? "frame" : event->kind == Event::kOversized ? "oversized" : "close";
+  out.Set("type", Napi::String::New(env, type));
+  out.Set("connection", Napi::Number::New(env, static_cast<double>(event->connection)));
+  out.Set("pid", Napi::Number::New(env, event->pid));
+  out.Set("uid", Napi::Number::New(env, event->uid));
+  out.Set("gid", Napi::Number::New(env, event->gid));
+  out.Set("size", Napi::Number::New(env, static_cast<double>(event->size)));
+  if (event->kind == Event::kFrame) out.Set("data", Napi::Buffer<uint8_t>::Copy(env, event->data.data(), event->data.size()));
+  const Evidence& found = event->evidence;
+  if (found.has_evidence) {
+    Napi::Object evidence = Napi::Object::New(env);
+    if (found.has_cgroup) evidence.Set("cgroup", Napi::String::New(env, found.cgroup));
+    if (found.has_environ) evidence.Set("environ", Napi::Buffer<char>::Copy(env, found.job_vars.data(), found.job_vars.size()));
+    out.Set("evidence", evidence);
+  }
+  delete event;
+  try {
+    callback.Call({out});
+  } catch (const Napi::Error& err) {
+    // The listener threw: surface it as an uncaught exception rather than losing it silently.
+    err.ThrowAsJavaScriptException();
+  }
+}
+
+}  // namespace jobio

@@ -1,0 +1,26 @@
+// Job id evidence of a sender, read from <procfs>/<pid> by the epoll thread as its first frame on a
+// connection arrives (so a short-lived process is still there; JavaScript may look much later): the
+// cgroup file, and the scheduler variables of its environ. Separate concern from the socket server.
+#ifndef JOBIO_SEQPACKET_EVIDENCE_H
+#define JOBIO_SEQPACKET_EVIDENCE_H
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace jobio {
+
+struct Evidence {
+  bool has_evidence = false;  // captured at all (procfs set)
+  bool has_cgroup = false;
+  bool has_environ = false;
+  std::string cgroup;
+  std::string job_vars;  // only the scheduler variables, NUL-separated; "\0" if none (non-empty environ)
+};
+
+/** Fills `out` from <procfs>/<pid>; nothing when procfs is empty. */
+void CaptureEvidence(const std::string& procfs, pid_t pid, Evidence& out);
+
+}  // namespace jobio
+
+#endif
