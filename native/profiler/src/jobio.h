@@ -654,6 +654,15 @@ int jobio_fd_slot(int fd);
 
 _Static_assert((int)JOBIO_DIR_READ == (int)JOBIO_CALL_READ && (int)JOBIO_DIR_WRITE == (int)JOBIO_CALL_WRITE, "dir = call");
 
+/* ---- network peers (net_peers.c, mounts.c): socket I/O per peer address with JOBIO_NETWORK=1 ---- */
+#define JOBIO_NET_PEERS 16 /* peer addresses with a stats slot of their own, per process; later ones fold */
+int jobio_peer_slot(uint64_t key, void (*name)(const void *arg, char *buf, size_t cap), const void *arg);
+int jobio_net_addr_slot(const struct sockaddr *a, socklen_t len);
+int jobio_net_fd_slot(int fd);
+uint64_t jobio_net_folded(void);
+void jobio_net_after_fork(void);
+void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est);
+
 #pragma GCC visibility pop
 
 #endif /* JOBIO_H */

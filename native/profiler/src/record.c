@@ -10,7 +10,7 @@
 void jobio_own_forget(int fd);
 
 /* Network transfers: red if failed, else green; sizes still binned. */
-static void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est) {
+void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est) {
   int sampled = c->t0 != 0;
   int cls = r < 0 ? JOBIO_RED : JOBIO_GREEN;
   jobio_count(m, dir, cls, est, sampled);
