@@ -239,6 +239,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
         io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
         droppedFrames: totals.droppedFrames,
         rejected,
+        networkFolded: totals.networkFolded,
         diagnosis,
       }),
     );

@@ -46,7 +46,7 @@ test('once the kernel names a job\'s owner, the other users\' series of that job
   store.mountDelta(squatter, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
   store.mountDelta(id, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
   store.mountDelta({ ...squatter, jobid: '43' }, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
-  store.processDelta(squatter, { runtimeNs: 1e9, droppedFrames: 0, ignoredCalls: 0 });
+  store.processDelta(squatter, { runtimeNs: 1e9, droppedFrames: 0, ignoredCalls: 0, networkFolded: 0 });
   store.jobOwnerKnown('42', 1000);
   assert.deepEqual([...store.calls.values.values()].map((e) => `${e.labels[0]}/${e.labels[1]}`).sort(), ['42/1000', '43/2001']);
   assert.equal(store.runtimeSeconds.values.size, 0);
