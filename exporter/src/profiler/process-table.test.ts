@@ -424,3 +424,19 @@ test('a process switching its job claim credits the new job only with what it di
   assert.equal(h.writes('|1000|/data'), 13, '10 before the switch, 3 after switching back');
   assert.equal(h.writes('900|1000|/data'), 5, 'before: 15, the whole history again');
 });
+
+test('network_folded is cumulative like dropped frames: increments reach the sink, a repeat adds nothing', () => {
+  const folded: number[] = [];
+  const h = harness();
+  const sink = h.sink.processDelta.bind(h.sink);
+  h.sink.processDelta = (id, inc, rec) => {
+    folded.push(inc.networkFolded);
+    sink(id, inc, rec);
+  };
+  h.table.handle({ ...proc(0, 100), networkFolded: 2 }, cred(5));
+  h.table.handle(mount(1, 1), cred(5));
+  h.table.handle({ ...proc(2, 200), networkFolded: 5 }, cred(5));
+  h.table.handle(mount(3, 2), cred(5));
+  h.table.handle({ ...proc(4, 300), networkFolded: 5 }, cred(5));
+  assert.deepEqual(folded, [2, 3, 0]);
+});
