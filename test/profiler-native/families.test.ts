@@ -245,7 +245,7 @@ describe('wrapped families: exact counts and classes', () => {
       const p = proc(r.dump, 't_net_peers');
       const byPeer = Object.fromEntries(p.mounts.filter((m) => m.fstype === 'socket').map((m) => [m.path.replace(/@jobio\?t\d+#[0-9a-f]{16}$/, '@jobio?t…#…'), counted(m)]));
       assert.deepEqual(byPeer, {
-        '[network] ::1': { connect: [0, 0, 1], accept: [0, 0, 1], write: [0, 0, 2], read: [0, 0, 2] },
+        '[network] ::1': { connect: [0, 0, 1], accept: [0, 0, 1], write: [1, 0, 2], read: [0, 0, 2] }, // the red write: from an IPv4 socket
         '[network] 127.0.0.1': { write: [0, 0, 1], read: [0, 0, 1] },
         '[network] unix:@jobio?t…#…': { write: [0, 0, 1] },
       });

@@ -87,18 +87,20 @@ JOBIO_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *len, int fl) {
   return r;
 
 /*
- * The same for a call that may name its peer: a sent datagram's destination (given), a received
- * one's source (filled in by the kernel: only when it fit the caller's buffer). Without one, the
- * descriptor's peer.
+ * The same for a call that may name its peer: a sent datagram's destination (given: a failed send
+ * counts, red, on it too), a received one's source (filled in by the kernel: only when the call
+ * succeeded and it fit the caller's buffer). Without one, the descriptor's peer.
  */
 #define JOBIO_NETXFER_TO(dir, fd, name, namelen_after, call_expr)                                  \
   struct jobio_ctx c;                                                                               \
   if (!jobio_net_on(&c) || jobio_is_own(fd)) return call_expr;                                      \
   ssize_t r = call_expr;                                                                            \
   socklen_t got = (name) ? (namelen_after) : 0;                                                     \
-  if (got > 0 && r >= 0) {                                                                          \
+  if (got > 0 && (r >= 0 || (dir) == JOBIO_DIR_WRITE)) {                                           \
     int saved = errno;                                                                              \
-    jobio_rec_net_to(&c, jobio_net_addr_slot((const struct sockaddr *)(name), got), dir, r);       \
+    int slot = jobio_net_addr_slot((const struct sockaddr *)(name), got);                           \
+    errno = saved; /* the call's: the reason of a failed send */                                    \
+    jobio_rec_net_to(&c, slot, dir, r);                                                             \
     errno = saved;                                                                                  \
   } else {                                                                                          \
     jobio_rec_xfer(&c, fd, dir, r, 0);                                                              \

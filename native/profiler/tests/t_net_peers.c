@@ -6,7 +6,8 @@
  *   v6:   a TCP connection over ::1 (connect, accept, 100 bytes from the client to the server),
  *         a UDP datagram of 7 bytes to ::1 read back with its source, a
  *         datagram of 3 bytes to ::ffff:127.0.0.1 (the IPv4 peer 127.0.0.1) read back, and 4 bytes
- *         to an abstract Unix name with an unprintable byte. Exits 77 when ::1 cannot be used. */
+ *         to an abstract Unix name with an unprintable byte; a sendto to ::1 from an IPv4 socket
+ *         fails (EAFNOSUPPORT) and counts red on ::1. Exits 77 when ::1 cannot be used. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -99,6 +100,7 @@ static void six(void) {
   mh.msg_iov = &iov;
   mh.msg_iovlen = 1;
   CHECK(recvmsg(b4, &mh, 0) == 3);
+  CHECK(sendto(b4, t_buf, 9, 0, (struct sockaddr *)&rx6, sizeof rx6) == -1 && errno == EAFNOSUPPORT);
 
   struct sockaddr_un un;
   memset(&un, 0, sizeof un);
