@@ -117,8 +117,15 @@ test('a python client of two TCP servers and a Unix socket: one network record p
   expect('127.0.0.2', peers.b.received, peers.b.sent, 1);
   expect(`unix:${unixPath}`, peers.unix.received, peers.unix.sent, 1);
   expect('*', peers.a.received + peers.b.received + peers.unix.received, peers.a.sent + peers.b.sent + peers.unix.sent, 3);
-  // every periodic record has the address of a peer of this run, or the total
-  for (const x of records.filter((y) => y.type === 'network' && y.jobtotal === false)) assert.ok(totals.has(x.address as string), String(x.address));
+  // the frames: records per address (and "*") whose figures add up to the job totals
+  const periodic = records.filter((y) => y.type === 'network' && y.jobtotal === false);
+  assert.deepEqual([...new Set(periodic.map((x) => x.address as string))].sort(), [...totals.keys()].sort());
+  for (const [address, total] of totals) {
+    for (const key of ['connect', 'write_all', 'read_all']) {
+      const framed = periodic.filter((x) => x.address === address).reduce((n, x) => n + (figures(x.io as Obj, key).calls ?? 0), 0);
+      assert.equal(framed, figures(total.io as Obj, key).calls, `${address} ${key}: frames add up to the total`);
+    }
+  }
   assert.doesNotMatch(r.stderr, /went to more peer addresses/);
 });
 
