@@ -236,6 +236,13 @@ describe('wrapped families: exact counts and classes', () => {
     assert.deepEqual([peer1.sizes.write.small.bytes, peer1.sizes.read.small.bytes, folded.sizes.write.small.bytes], [10, 10, 25]);
   });
 
+  test('network peers: an unreadable address makes the call fail with EFAULT, never the program crash', async () => {
+    const { p } = await profile('t_net_peers', () => {}, { JOBIO_NETWORK: '1' }, ['badbuf']);
+    const byPeer = Object.fromEntries(p.mounts.filter((m) => m.fstype === 'socket').map((m) => [m.path, counted(m)]));
+    // the failed calls count on their sockets' peers: unconnected, so "[network]"
+    assert.deepEqual(byPeer, { '[network] 127.0.0.1': { write: [0, 0, 1] }, '[network]': { write: [2, 0, 0], read: [1, 0, 0] } });
+  });
+
   test('network peers: IPv6, an IPv4-mapped address as its IPv4 peer, an abstract Unix name made printable', async (t) => {
     const dir = tempDir();
     try {
@@ -245,9 +252,10 @@ describe('wrapped families: exact counts and classes', () => {
       const p = proc(r.dump, 't_net_peers');
       const byPeer = Object.fromEntries(p.mounts.filter((m) => m.fstype === 'socket').map((m) => [m.path.replace(/@jobio\?t\d+#[0-9a-f]{16}$/, '@jobio?t…#…'), counted(m)]));
       assert.deepEqual(byPeer, {
-        '[network] ::1': { connect: [0, 0, 1], accept: [0, 0, 1], write: [1, 0, 2], read: [0, 0, 2] }, // the red write: from an IPv4 socket
+        '[network] ::1': { connect: [0, 0, 1], accept: [0, 0, 1], write: [0, 0, 2], read: [0, 0, 2] },
         '[network] 127.0.0.1': { write: [0, 0, 1], read: [0, 0, 1] },
         '[network] unix:@jobio?t…#…': { write: [0, 0, 1] },
+        '[network]': { write: [1, 0, 0] }, // a failed sendto counts on its socket's peer (an unconnected one has none)
       });
       assert.equal(p.network_folded, 0);
     } finally {

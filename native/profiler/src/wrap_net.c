@@ -87,20 +87,22 @@ JOBIO_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *len, int fl) {
   return r;
 
 /*
- * The same for a call that may name its peer: a sent datagram's destination (given: a failed send
- * counts, red, on it too), a received one's source (filled in by the kernel: only when the call
- * succeeded and it fit the caller's buffer). Without one, the descriptor's peer.
+ * The same for a call that may name its peer: a sent datagram's destination, a received one's
+ * source (filled in by the kernel: only if it fit the caller's buffer, whose size `cap` is taken
+ * before the call). Only after a call that succeeded, so the kernel has read (or written) the
+ * address: a failed call may have failed on an unreadable one, and counts on the descriptor's peer.
+ * Nothing of the caller's is read when the call is not counted.
  */
-#define JOBIO_NETXFER_TO(dir, fd, name, namelen_after, call_expr)                                  \
+#define JOBIO_NETXFER_TO(dir, fd, cap_expr, name, namelen_after, call_expr)                        \
   struct jobio_ctx c;                                                                               \
   if (!jobio_net_on(&c) || jobio_is_own(fd)) return call_expr;                                      \
+  socklen_t cap = (cap_expr);                                                                       \
+  (void)cap;                                                                                        \
   ssize_t r = call_expr;                                                                            \
-  socklen_t got = (name) ? (namelen_after) : 0;                                                     \
-  if (got > 0 && (r >= 0 || (dir) == JOBIO_DIR_WRITE)) {                                           \
+  socklen_t got = r >= 0 && (name) ? (namelen_after) : 0;                                          \
+  if (got > 0) {                                                                                    \
     int saved = errno;                                                                              \
-    int slot = jobio_net_addr_slot((const struct sockaddr *)(name), got);                           \
-    errno = saved; /* the call's: the reason of a failed send */                                    \
-    jobio_rec_net_to(&c, slot, dir, r);                                                             \
+    jobio_rec_net_to(&c, jobio_net_addr_slot((const struct sockaddr *)(name), got), dir, r);       \
     errno = saved;                                                                                  \
   } else {                                                                                          \
     jobio_rec_xfer(&c, fd, dir, r, 0);                                                              \
@@ -115,23 +117,21 @@ JOBIO_EXPORT ssize_t send(int fd, const void *b, size_t n, int fl) {
 }
 JOBIO_EXPORT ssize_t recv(int fd, void *b, size_t n, int fl) { JOBIO_NETXFER(JOBIO_DIR_READ, fd, REAL(recv)(fd, b, n, fl)) }
 JOBIO_EXPORT ssize_t sendto(int fd, const void *b, size_t n, int fl, const struct sockaddr *a, socklen_t l) {
-  JOBIO_NETXFER_TO(JOBIO_DIR_WRITE, fd, a, l, REAL(sendto)(fd, b, n, fl, a, l))
+  JOBIO_NETXFER_TO(JOBIO_DIR_WRITE, fd, 0, a, l, REAL(sendto)(fd, b, n, fl, a, l))
 }
 JOBIO_EXPORT ssize_t recvfrom(int fd, void *b, size_t n, int fl, struct sockaddr *a, socklen_t *l) {
-  socklen_t cap = l ? *l : 0;
-  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, a, JOBIO_FITS(l, cap), REAL(recvfrom)(fd, b, n, fl, a, l))
+  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, a && l ? *l : 0, a, JOBIO_FITS(l, cap), REAL(recvfrom)(fd, b, n, fl, a, l))
 }
 JOBIO_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int fl) {
-  JOBIO_NETXFER_TO(JOBIO_DIR_WRITE, fd, m ? m->msg_name : NULL, m->msg_namelen, REAL(sendmsg)(fd, m, fl))
+  JOBIO_NETXFER_TO(JOBIO_DIR_WRITE, fd, 0, m ? m->msg_name : NULL, m->msg_namelen, REAL(sendmsg)(fd, m, fl))
 }
 JOBIO_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl) {
-  socklen_t cap = m ? m->msg_namelen : 0;
-  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, m ? m->msg_name : NULL, m->msg_namelen <= cap ? m->msg_namelen : 0, REAL(recvmsg)(fd, m, fl))
+  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, m && m->msg_name ? m->msg_namelen : 0, m ? m->msg_name : NULL, m->msg_namelen <= cap ? m->msg_namelen : 0,
+                   REAL(recvmsg)(fd, m, fl))
 }
 JOBIO_EXPORT ssize_t __recv_chk(int fd, void *b, size_t n, size_t blen, int fl) {
   JOBIO_NETXFER(JOBIO_DIR_READ, fd, REAL(__recv_chk)(fd, b, n, blen, fl))
 }
 JOBIO_EXPORT ssize_t __recvfrom_chk(int fd, void *b, size_t n, size_t blen, int fl, struct sockaddr *a, socklen_t *l) {
-  socklen_t cap = l ? *l : 0;
-  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, a, JOBIO_FITS(l, cap), REAL(__recvfrom_chk)(fd, b, n, blen, fl, a, l))
+  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, a && l ? *l : 0, a, JOBIO_FITS(l, cap), REAL(__recvfrom_chk)(fd, b, n, blen, fl, a, l))
 }

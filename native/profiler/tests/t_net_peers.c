@@ -7,10 +7,15 @@
  *         a UDP datagram of 7 bytes to ::1 read back with its source, a
  *         datagram of 3 bytes to ::ffff:127.0.0.1 (the IPv4 peer 127.0.0.1) read back, and 4 bytes
  *         to an abstract Unix name with an unprintable byte; a sendto to ::1 from an IPv4 socket
- *         fails (EAFNOSUPPORT) and counts red on ::1. Exits 77 when ::1 cannot be used. */
+ *         fails (EAFNOSUPPORT) and counts red on the socket's own peer: none, so "[network]".
+ *         Exits 77 when ::1 cannot be used.
+ *   badbuf: sendto, sendmsg and recvfrom given an unreadable address fail with EFAULT and the
+ *         program carries on (the library reads an address only after a call that succeeded):
+ *         one datagram of 10 bytes to 127.0.0.1 is sent, then the three calls fail. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -113,11 +118,40 @@ static void six(void) {
   CHECK(us >= 0 && sendto(us, t_buf, 4, 0, (struct sockaddr *)&un, ul) == 4);
 }
 
+/* an invalid address (not NULL: that would mean "no address") the compiler cannot see through */
+static void *volatile nowhere;
+
+static void badbuf(void) {
+  nowhere = (void *)(uintptr_t)8;
+  struct sockaddr_in rx = v4("127.0.0.1", 0);
+  int b = bound(SOCK_DGRAM, &rx, sizeof rx);
+  CHECK(b >= 0);
+  int u = socket(AF_INET, SOCK_DGRAM, 0);
+  CHECK(u >= 0 && sendto(u, t_buf, 10, 0, (struct sockaddr *)&rx, sizeof rx) == 10);
+  errno = 0;
+  CHECK(sendto(u, t_buf, 10, 0, nowhere, sizeof rx) == -1 && errno == EFAULT);
+  struct iovec iov = {t_buf, 10};
+  struct msghdr mh;
+  memset(&mh, 0, sizeof mh);
+  mh.msg_name = nowhere;
+  mh.msg_namelen = sizeof rx;
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  errno = 0;
+  CHECK(sendmsg(u, &mh, 0) == -1 && errno == EFAULT);
+  char buf[64];
+  socklen_t len = sizeof rx;
+  errno = 0;
+  CHECK(recvfrom(b, buf, sizeof buf, 0, nowhere, &len) == -1 && errno == EFAULT);
+}
+
 int main(int argc, char **argv) {
   t_init(argc, argv);
   CHECK(argc >= 3);
   if (strcmp(argv[2], "fold") == 0)
     fold();
+  else if (strcmp(argv[2], "badbuf") == 0)
+    badbuf();
   else
     six();
   return 0;
