@@ -14,7 +14,7 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
   assert.deepEqual(c.sizes, { header: HEADER.size, process: PROCESS.size, mount: MOUNT.size, callStats: MOUNT.callStatsSize, sizeStats: MOUNT.sizeStatsSize });
   const { size: _h, ...header } = HEADER;
   assert.deepEqual(c.header, header);
-  assert.deepEqual(c.process, { jobid: PROCESS.jobid, jobid_source: PROCESS.jobid_source, exe: PROCESS.exe, runtime_ns: PROCESS.runtime_ns, dropped_frames: PROCESS.dropped_frames, ignored_calls: PROCESS.ignored_calls, mount_count: PROCESS.mount_count, small_threshold: PROCESS.small_threshold, large_threshold: PROCESS.large_threshold, sample_every: PROCESS.sample_every, io_uring_setups: PROCESS.io_uring_setups, posix_aio_calls: PROCESS.posix_aio_calls, libaio_iocbs: PROCESS.libaio_iocbs, mmap_bytes: PROCESS.mmap_bytes, exec_target: PROCESS.exec_target, spawned_total: PROCESS.spawned_total, spawned: PROCESS.spawned });
+  assert.deepEqual(c.process, { jobid: PROCESS.jobid, jobid_source: PROCESS.jobid_source, exe: PROCESS.exe, runtime_ns: PROCESS.runtime_ns, dropped_frames: PROCESS.dropped_frames, ignored_calls: PROCESS.ignored_calls, mount_count: PROCESS.mount_count, small_threshold: PROCESS.small_threshold, large_threshold: PROCESS.large_threshold, sample_every: PROCESS.sample_every, network_folded: PROCESS.network_folded, io_uring_setups: PROCESS.io_uring_setups, posix_aio_calls: PROCESS.posix_aio_calls, libaio_iocbs: PROCESS.libaio_iocbs, mmap_bytes: PROCESS.mmap_bytes, exec_target: PROCESS.exec_target, spawned_total: PROCESS.spawned_total, spawned: PROCESS.spawned });
   assert.deepEqual(c.mount, { path: MOUNT.path, fstype: MOUNT.fstype, fsname: MOUNT.fsname, call: MOUNT.call, sized: MOUNT.sized, pow2_calls: MOUNT.pow2_calls, pow2_bytes: MOUNT.pow2_bytes, reason_calls: MOUNT.reason_calls, reason_time_ns: MOUNT.reason_time_ns, stdio_calls: MOUNT.stdio_calls, stdio_bytes: MOUNT.stdio_bytes });
   assert.deepEqual(c.v1, { process: PROCESS.sizeV1, mount: MOUNT.sizeV1, reasonCount: WIRE_REASONS.length, stdioCount: STDIO_FNS.length });
   const enums = c.enums ?? {};
@@ -43,6 +43,7 @@ test('decodes every field of frames written by the C structs', () => {
   assert.equal(proc.smallThreshold, 32768);
   assert.equal(proc.largeThreshold, 134217728);
   assert.equal(proc.sampleEvery, 1);
+  assert.equal(proc.networkFolded, expected.networkFolded(1));
   assert.equal(proc.header.sequence, 1n);
   assert.equal(proc.header.flags, 0);
   assert.equal(proc.header.startNs, expected.startNs);
