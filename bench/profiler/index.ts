@@ -28,7 +28,15 @@ const ops = [
   { op: 'write', label: 'write 16 B to a file', n: 1_000_000, cg: [20_000, 60_000] },
   { op: 'stat', label: 'stat', n: 200_000, cg: [10_000, 30_000] },
   { op: 'lseek', label: 'lseek', n: 1_000_000, cg: [20_000, 60_000] },
+  // socket I/O with network metering on: the connected socket's peer is kept in its descriptor's
+  // slot; a datagram with an address looks its peer up (hash and compare) on every call
+  { op: 'send', label: 'send 16 B, connected UDP (JOBIO_NETWORK=1)', n: 500_000, cg: [20_000, 60_000], env: { JOBIO_NETWORK: '1' } },
+  { op: 'sendto', label: 'sendto 16 B with its address (JOBIO_NETWORK=1)', n: 500_000, cg: [20_000, 60_000], env: { JOBIO_NETWORK: '1' } },
 ];
+const opEnv = (o: (typeof ops)[number], cfg: Config): Record<string, string> => ({ ...('env' in o ? o.env : {}), ...cfg.env });
+// JOBIO_BENCH_OPS=send,sendto: only these operations (a quick look at one change)
+const only = process.env['JOBIO_BENCH_OPS']?.split(',');
+const selected = only ? ops.filter((o) => only.includes(o.op)) : ops;
 
 function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = {};
@@ -65,10 +73,10 @@ function report(): string {
     // wall time: best of 5 rounds, configurations interleaved so drift hits all alike
     const ns = new Map<string, number>();
     for (let round = 0; round < 5; round++) {
-      for (const o of ops) {
+      for (const o of selected) {
         for (const c of configs) {
           const k = `${o.op}|${c.name}`;
-          const v = nsPerOp(o.op, o.n, dir, c);
+          const v = nsPerOp(o.op, o.n, dir, { ...c, env: opEnv(o, c) });
           ns.set(k, Math.min(ns.get(k) ?? Infinity, v));
         }
       }
@@ -76,11 +84,11 @@ function report(): string {
     // instructions per call: the slope between two loop lengths (start-up cost cancels out)
     const instr = new Map<string, number>();
     if (hasValgrind) {
-      for (const o of ops) {
+      for (const o of selected) {
         for (const c of configs) {
           const [n1, n2] = o.cg as [number, number];
-          const i1 = instructions(o.op, n1, dir, c);
-          const i2 = instructions(o.op, n2, dir, c);
+          const i1 = instructions(o.op, n1, dir, { ...c, env: opEnv(o, c) });
+          const i2 = instructions(o.op, n2, dir, { ...c, env: opEnv(o, c) });
           instr.set(`${o.op}|${c.name}`, (i2 - i1) / (n2 - n1));
         }
       }
@@ -99,7 +107,7 @@ function report(): string {
     );
     lines.push('| operation | N | plain ns | config | added instr/call | added ns/call | time ratio to plain |');
     lines.push('| --- | --- | --- | --- | --- | --- | --- |');
-    for (const o of ops) {
+    for (const o of selected) {
       const base = ns.get(`${o.op}|plain`)!;
       const baseI = instr.get(`${o.op}|plain`);
       for (const c of configs.slice(1)) {

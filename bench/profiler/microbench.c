@@ -1,14 +1,20 @@
 /*
  * Profiler microbenchmark: one operation in a tight loop, timed with CLOCK_MONOTONIC.
  *   microbench OP N DIR     OP: read (pread of 4 KiB from a cached file), write (16 bytes to a
- *                           file), stat (of a file), lseek (to offset 0)
+ *                           file), stat (of a file), lseek (to offset 0), send (16 bytes on a UDP
+ *                           socket connected to 127.0.0.1), sendto (16 bytes with the address each
+ *                           time); the receiving socket is never read: loopback drops what does
+ *                           not fit, and the sender still succeeds
  * Prints "OP N ns_per_op". Run plain, under the no-op preload and under libjobio (bench/profiler/index.ts).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,7 +27,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: microbench read|write|stat|lseek N DIR\n");
+    fprintf(stderr, "usage: microbench read|write|stat|lseek|send|sendto N DIR\n");
     return 2;
   }
   const char *op = argv[1];
@@ -34,6 +40,14 @@ int main(int argc, char **argv) {
   if (fd < 0 || write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) return 1;
   if (pread(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) return 1; /* now cached */
   struct stat st;
+  struct sockaddr_in to;
+  memset(&to, 0, sizeof to);
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t tolen = sizeof to;
+  int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
+  if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&to, tolen) != 0 || getsockname(rx, (struct sockaddr *)&to, &tolen) != 0) return 1;
+  if (strcmp(op, "send") == 0 && connect(tx, (struct sockaddr *)&to, tolen) != 0) return 1;
   double t0 = now();
   if (strcmp(op, "read") == 0) {
     for (long i = 0; i < n; i++)
@@ -47,6 +61,12 @@ int main(int argc, char **argv) {
   } else if (strcmp(op, "lseek") == 0) {
     for (long i = 0; i < n; i++)
       if (lseek(fd, 0, SEEK_SET) != 0) return 1;
+  } else if (strcmp(op, "send") == 0) {
+    for (long i = 0; i < n; i++)
+      if (send(tx, buf, 16, 0) != 16) return 1;
+  } else if (strcmp(op, "sendto") == 0) {
+    for (long i = 0; i < n; i++)
+      if (sendto(tx, buf, 16, 0, (struct sockaddr *)&to, tolen) != 16) return 1;
   } else {
     return 2;
   }

@@ -203,21 +203,64 @@ describe('wrapped families: exact counts and classes', () => {
     assert.equal(p.ignored_calls, 4);
   });
 
-  test('network calls only with JOBIO_NETWORK=1, on the [network] pseudo mount', async () => {
+  test('network calls only with JOBIO_NETWORK=1, per peer address: a pair, a Unix path, a failed connect', async () => {
     const on = await profile('t_net', () => {}, { JOBIO_NETWORK: '1' });
-    const net = on.p.mounts.find((m) => m.path === '[network]');
-    assert.ok(net, 'a [network] mount');
-    assert.equal(net.fstype, 'socket');
-    assert.deepEqual(counted(net), {
-      connect: [1, 0, 1],
-      accept: [1, 0, 1],
-      write: [0, 0, 4],
-      read: [1, 0, 4],
+    const net = on.p.mounts.filter((m) => m.path.startsWith('[network]'));
+    assert.ok(net.every((m) => m.fstype === 'socket'));
+    // the work directory is a temporary one: the Unix paths are named by their last component
+    const byPeer = Object.fromEntries(net.map((m) => [m.path.replace(/unix:\/.*\//, 'unix:…/'), counted(m)]));
+    assert.deepEqual(byPeer, {
+      '[network] unix': { write: [0, 0, 4], read: [1, 0, 4] }, // the socketpair: no names on either side
+      '[network] unix:…/sock': { connect: [0, 0, 1], accept: [0, 0, 1] }, // both ends named by the listening path
+      '[network] unix:…/nosock': { connect: [1, 0, 0] }, // a failed connect counts on the address it tried
+      '[network]': { accept: [1, 0, 0] }, // a failed accept has no peer
     });
+    assert.equal(on.p.network_folded, 0);
     const off = await profile('t_net');
-    assert.equal(off.p.mounts.find((m) => m.path === '[network]'), undefined);
+    assert.equal(off.p.mounts.find((m) => m.path.startsWith('[network]')), undefined);
     assert.deepEqual(counted(off.p.totals), {});
     assert.equal(off.p.ignored_calls, 2); // the plain read/write on sockets
+  });
+
+  test('network peers: the first 16 addresses of a process apart, later ones folded into [network] and counted', async () => {
+    const { p } = await profile('t_net_peers', () => {}, { JOBIO_NETWORK: '1' }, ['fold']);
+    const byPeer = Object.fromEntries(p.mounts.filter((m) => m.fstype === 'socket').map((m) => [m.path, counted(m)]));
+    const expected: Record<string, Counts> = { '[network] 127.0.0.1': { write: [0, 0, 1], read: [0, 0, 1] } };
+    for (let i = 2; i <= 16; i++) expected[`[network] 127.0.0.${i}`] = { write: [0, 0, 1] };
+    expected['[network]'] = { write: [0, 0, 3], connect: [0, 0, 1] }; // to .17 and .18, and the socket connected to .19
+    assert.deepEqual(byPeer, expected);
+    assert.equal(p.network_folded, 3);
+    const peer1 = p.mounts.find((m) => m.path === '[network] 127.0.0.1');
+    const folded = p.mounts.find((m) => m.path === '[network]');
+    assert.ok(peer1 && folded);
+    assert.deepEqual([peer1.sizes.write.small.bytes, peer1.sizes.read.small.bytes, folded.sizes.write.small.bytes], [10, 10, 25]);
+  });
+
+  test('network peers: an unreadable address makes the call fail with EFAULT, never the program crash', async () => {
+    const { p } = await profile('t_net_peers', () => {}, { JOBIO_NETWORK: '1' }, ['badbuf']);
+    const byPeer = Object.fromEntries(p.mounts.filter((m) => m.fstype === 'socket').map((m) => [m.path, counted(m)]));
+    // the failed calls count on their sockets' peers: unconnected, so "[network]"
+    assert.deepEqual(byPeer, { '[network] 127.0.0.1': { write: [0, 0, 1] }, '[network]': { write: [2, 0, 0], read: [1, 0, 0] } });
+  });
+
+  test('network peers: IPv6, an IPv4-mapped address as its IPv4 peer, an abstract Unix name made printable', async (t) => {
+    const dir = tempDir();
+    try {
+      const r = await runProfiled(testBin('t_net_peers'), [dir, 'v6'], { dir, env: { JOBIO_NETWORK: '1' } });
+      if (r.status === 77) return t.skip('no IPv6 loopback (::1) on this machine');
+      assert.equal(r.status, 0, r.stderr.toString());
+      const p = proc(r.dump, 't_net_peers');
+      const byPeer = Object.fromEntries(p.mounts.filter((m) => m.fstype === 'socket').map((m) => [m.path.replace(/@jobio\?t\d+#[0-9a-f]{16}$/, '@jobio?t…#…'), counted(m)]));
+      assert.deepEqual(byPeer, {
+        '[network] ::1': { connect: [0, 0, 1], accept: [0, 0, 1], write: [0, 0, 2], read: [0, 0, 2] },
+        '[network] 127.0.0.1': { write: [0, 0, 1], read: [0, 0, 1] },
+        '[network] unix:@jobio?t…#…': { write: [0, 0, 1] },
+        '[network]': { write: [1, 0, 0] }, // a failed sendto counts on its socket's peer (an unconnected one has none)
+      });
+      assert.equal(p.network_folded, 0);
+    } finally {
+      removeDir(dir);
+    }
   });
 
   test('a known mix, classified by hand', async () => {

@@ -74,6 +74,7 @@ export interface DumpProcess {
   small_threshold: number;
   large_threshold: number;
   sample_every: number;
+  network_folded: number;
   io_uring_setups: number;
   posix_aio_calls: number;
   libaio_iocbs: number;

@@ -60,5 +60,6 @@ export const expected = {
   pow2Bytes: (s: number, d: number, i: number): number => s * (64 * d + i) * 3,
   runtimeNs: (s: number): number => s * 2_500_000_000,
   droppedFrames: (s: number): number => s * 2,
+  networkFolded: (s: number): number => s * 3,
   startNs: 1700000000123456789n,
 };

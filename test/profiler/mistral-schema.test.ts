@@ -11,14 +11,14 @@ const fixture = (name: string): string => readFileSync(fileURLToPath(new URL(`..
 
 test('every example record of the manual is valid, and every record type is among them', () => {
   const records = readValidLog(fixture('manual-examples.jsonl'));
-  assert.equal(records.length, 10);
+  assert.equal(records.length, 12);
   const types = new Set(records.map((r) => `${String(r.type)}${r.jobtotal === true ? ' (job total)' : ''}`));
   assert.deepEqual([...types].sort(), ['gpu', 'jobsummary (job total)', 'mountpoint', 'mountpoint (job total)', 'mountpointsummary (job total)', 'network', 'resources', 'resources (job total)']);
 });
 
 test('each broken example is rejected with its problem named', () => {
   const cases = fixture('manual-examples-invalid.jsonl').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { problem: string; record: unknown });
-  assert.equal(cases.length, 8);
+  assert.equal(cases.length, 10);
   for (const c of cases) {
     const errors = validateRecord(c.record);
     assert.ok(errors.some((e) => e.includes(c.problem)), `${c.problem}: got ${JSON.stringify(errors)}`);

@@ -95,7 +95,11 @@ export function validateRecord(r: unknown): string[] {
       io(r.io, 'io', errors);
       break;
     case 'network':
+      // the peer's address (an IP, or jobio's "unix:PATH"), or "*" for the total over every peer
       if (typeof r.address !== 'string') errors.push('address: not a string');
+      else if (r.address === '') errors.push('address: empty');
+      if (typeof r.cumulative !== 'boolean') errors.push('cumulative: not a boolean');
+      else if (r.cumulative !== (r.address === '*')) errors.push(r.cumulative ? 'address: must be "*" in a cumulative record' : 'cumulative: must be true for address "*"');
       if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
       io(r.io, 'io', errors);
       break;

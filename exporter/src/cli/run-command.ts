@@ -47,7 +47,7 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--sample-max-per-sec <n>', 'At most n timed calls per second per thread (0 = no cap). Default 0.'))
     .addOption(new Option('--min-sampled <n>', 'Report durations only when at least n calls were timed. Default 10.'))
     .addOption(new Option('--env <var>', 'Report this environment variable in every record (repeatable, or comma-separated).').argParser(collect))
-    .addOption(new Option('--network', 'Count socket I/O (connect, accept, send, recv) and write network records.'))
+    .addOption(new Option('--network', 'Count socket I/O (connect, accept, send, recv) per peer address and write network records (one per address and the total).'))
     .addOption(new Option('--error-log <file>', "The profiler library's own messages go to FILE (never to CMD's output)."))
     .addOption(new Option('--nvml-library <lib>', 'NVML library for the gpu records (a soname or a path; none = no gpu records). Default libnvidia-ml.so.1.'))
     .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
@@ -256,6 +256,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
         io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
         droppedFrames: totals.droppedFrames,
         rejected,
+        networkFolded: totals.networkFolded,
         diagnosis,
       }),
     );

@@ -20,10 +20,35 @@ import type { GpuSampler } from './run-gpu.js';
 import { diagnosisRecord, type Diagnosis } from '../profiler/diagnosis.js';
 import { ALL_RECORDS, type RecordSelection } from './mistral-config.js';
 
-/** The pseudo mount under which the library counts socket I/O when JOBIO_NETWORK=1. */
+/** The pseudo mounts under which the library counts socket I/O when JOBIO_NETWORK=1. */
 export const NETWORK_FSTYPE = 'socket';
 
 export const isNetwork = (m: MountSeries): boolean => m.info.fstype === NETWORK_FSTYPE;
+
+/**
+ * The peer address of a network pseudo mount: "[network] 10.1.2.3" is the I/O with 10.1.2.3;
+ * "[network]" alone (peers beyond the library's per-process slots, sockets without a peer) has none.
+ */
+export function peerAddress(m: MountSeries): string | undefined {
+  const prefix = '[network] ';
+  return m.info.path.startsWith(prefix) && m.info.path.length > prefix.length ? m.info.path.slice(prefix.length) : undefined;
+}
+
+/** Several series as one over seconds [from, to): the per-second sums and the total. */
+export function combinedWindow(series: readonly MountSeries[], from: number, to: number): SecondsWindow {
+  const seconds = new Map<number, Counters>();
+  const sum = emptyCounters();
+  for (const m of series) {
+    for (const [s, v] of m.seconds) {
+      if (s < from || s >= to) continue;
+      const acc = seconds.get(s) ?? emptyCounters();
+      addInto(acc, v);
+      seconds.set(s, acc);
+      addInto(sum, v);
+    }
+  }
+  return { present: [...seconds.values()], seconds: Math.max(1, to - from), sum };
+}
 
 export class RunOutput {
   constructor(
@@ -54,33 +79,37 @@ export class RunOutput {
   /** mountpoint (per mount and `*`), network and resources records for seconds [from, to). */
   frame(from: number, to: number, timestampMs: number, jobtotal: false | JobTimes): void {
     const files = [...this.totals.mounts.values()].filter((m) => !isNetwork(m));
-    const all: Counters[] = [];
-    const seconds = new Map<number, Float64Array>();
+    let written = 0;
     for (const m of files) {
       const w = this.totals.window(m, from, to);
       if (jobtotal === false && w.present.length === 0) continue;
       this.write(mountpointRecord(this.ctx, m.info, w, timestampMs, jobtotal));
-      all.push(w.sum);
-      for (const [s, v] of m.seconds) {
-        if (s < from || s >= to) continue;
-        const acc = seconds.get(s) ?? emptyCounters();
-        addInto(acc, v);
-        seconds.set(s, acc);
-      }
+      written++;
     }
-    if (all.length > 0 || jobtotal !== false) {
-      const sum = emptyCounters();
-      for (const v of all) addInto(sum, v);
-      const window: SecondsWindow = { present: [...seconds.values()], seconds: Math.max(1, to - from), sum };
-      this.write(mountpointRecord(this.ctx, '*', window, timestampMs, jobtotal));
-    }
-    if (this.network) {
-      for (const m of this.totals.mounts.values()) if (isNetwork(m)) this.write(networkRecord(this.ctx, this.totals.window(m, from, to), timestampMs, jobtotal));
-    }
+    if (written > 0 || jobtotal !== false) this.write(mountpointRecord(this.ctx, '*', combinedWindow(files, from, to), timestampMs, jobtotal));
+    if (this.network) this.networkFrame(from, to, timestampMs, jobtotal);
     if (this.sampler && jobtotal === false) this.write(resourcesRecord(this.ctx, this.sampler.window(from, to), timestampMs, false));
     const gpus = this.gpu?.windows(from, to) ?? [];
     for (const g of gpus) this.write(gpuRecord(this.ctx, g, Math.max(1, to - from), timestampMs, jobtotal));
     if (gpus.length > 0) this.write(gpuRecord(this.ctx, allGpus(gpus), Math.max(1, to - from), timestampMs, jobtotal));
+  }
+
+  /**
+   * network records: one per peer address with I/O in the window (all of them in the job total), then
+   * the total over every socket (address "*", cumulative), which alone holds the "[network]" part.
+   */
+  private networkFrame(from: number, to: number, timestampMs: number, jobtotal: false | JobTimes): void {
+    const sockets = [...this.totals.mounts.values()].filter(isNetwork);
+    if (sockets.length === 0) return;
+    for (const m of sockets) {
+      const address = peerAddress(m);
+      if (address === undefined) continue;
+      const w = this.totals.window(m, from, to);
+      if (jobtotal === false && w.present.length === 0) continue;
+      this.write(networkRecord(this.ctx, address, w, timestampMs, jobtotal));
+    }
+    const all = combinedWindow(sockets, from, to);
+    if (jobtotal !== false || all.present.length > 0) this.write(networkRecord(this.ctx, '*', all, timestampMs, jobtotal));
   }
 
   /** End of the job: job-total mountpoint records, mountpointsummary per mount, jobsummary, resources. */

@@ -18,6 +18,8 @@ export interface SummaryInput {
   readonly io: IoKeyOptions;
   readonly droppedFrames: number;
   readonly rejected: number;
+  /** socket calls whose peer address went into the network total only (beyond the addresses a process keeps apart) */
+  readonly networkFolded?: number;
   readonly diagnosis?: Diagnosis;
 }
 
@@ -144,6 +146,7 @@ export function formatSummary(s: SummaryInput): string {
     lines.push('', 'not seen by the profiler:');
     for (const u of s.diagnosis.unseen) lines.push(`  ${u.kind}: ${u.detail}`);
   }
+  if ((s.networkFolded ?? 0) > 0) lines.push('', `note: ${s.networkFolded} socket call(s) went to more peer addresses than a process keeps apart: counted in the network total (address "*") only`);
   if (s.droppedFrames > 0 || s.rejected > 0) lines.push('', `warning: ${s.droppedFrames} record(s) could not be sent by the processes and ${s.rejected} were rejected: figures may be incomplete`);
   return lines.join('\n') + '\n';
 }

@@ -86,6 +86,7 @@ export const profilerCollector = defineCollector({
       acceptErrors: new Counter({ name: 'jobio_profiler_accept_errors_total', help: 'Times accepting a socket connection failed for lack of file descriptors or memory (accepting then pauses for 100 ms).', registers: [registry] }),
       dropped: new Counter({ name: 'jobio_profiler_records_dropped_total', help: 'Frames the profiled processes could not send (no receiver or socket full), as they reported.', registers: [registry] }),
       processes: new Gauge({ name: 'jobio_profiler_processes', help: 'Profiled processes currently tracked by the receiver.', registers: [registry] }),
+      networkFolded: new Counter({ name: 'jobio_profiler_network_folded_total', help: 'Socket calls (connections, addressed datagrams) whose peer address was beyond the 16 a profiled process keeps apart, as the processes reported (jobio run --output has them in the address "*" total only; here all socket I/O is on mount="[network]").', registers: [registry] }),
       foldedMounts: new Counter({ name: 'jobio_profiler_mounts_folded_total', help: 'Mount frames whose mount was beyond its job\'s max-mounts distinct mounts and went to mount="_other".', registers: [registry] }),
       foldedJobs: new Gauge({ name: 'jobio_profiler_folded_jobs', help: 'Jobs without their own series (beyond max-jobs) whose load goes to jobid="_other".', registers: [registry] }),
     });
@@ -135,6 +136,8 @@ export const profilerCollector = defineCollector({
         metrics.acceptErrors.inc(acceptErrors);
         metrics.dropped.reset();
         metrics.dropped.inc(store.droppedFrames);
+        metrics.networkFolded.reset();
+        metrics.networkFolded.inc(store.networkFolded);
         metrics.processes.set(receiver.processes);
         metrics.foldedJobs.set(store.foldedJobs);
         metrics.foldedMounts.reset();

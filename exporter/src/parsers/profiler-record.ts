@@ -47,6 +47,8 @@ export interface ProcessRecord {
   readonly smallThreshold: number;
   readonly largeThreshold: number;
   readonly sampleEvery: number;
+  /** socket calls whose peer address had no slot of its own in the library and went to `[network]` only (0 from senders before it) */
+  readonly networkFolded?: number;
   /** Version 2 (zero in version 1 frames; optional for hand-made records): I/O seen but not counted, and the program an EXEC frame precedes. */
   readonly unseen?: ProcessUnseen;
   readonly execTarget?: string;
@@ -149,6 +151,7 @@ function decodeProcess(buf: Buffer, header: FrameHeader): DecodeResult {
       smallThreshold: buf.readUInt32LE(PROCESS.small_threshold),
       largeThreshold: u64(buf, PROCESS.large_threshold),
       sampleEvery: buf.readUInt32LE(PROCESS.sample_every),
+      networkFolded: buf.readUInt32LE(PROCESS.network_folded),
       unseen: { ioUringSetups: ext(PROCESS.io_uring_setups), posixAioCalls: ext(PROCESS.posix_aio_calls), libaioIocbs: ext(PROCESS.libaio_iocbs), mmapBytes: ext(PROCESS.mmap_bytes) },
       execTarget,
       spawnedTotal,

@@ -59,6 +59,7 @@ export const PROCESS = {
   small_threshold: 220,
   large_threshold: 224,
   sample_every: 232,
+  network_folded: 236,
   /** struct jobio_process_ext (version 2) */
   io_uring_setups: 240,
   posix_aio_calls: 248,

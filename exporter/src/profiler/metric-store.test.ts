@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { emptyCounters, slot } from './counters.js';
 import { JobSlots } from './job-slots.js';
-import { MountLabels, OTHER_MOUNT, ProfilerMetricStore } from './metric-store.js';
+import { MountLabels, NETWORK_MOUNT, OTHER_MOUNT, ProfilerMetricStore } from './metric-store.js';
 import type { ProcessIdentity } from './process-table.js';
 
 const id: ProcessIdentity = { key: '1/1', pid: 1, uid: 1000, gid: 1000, jobid: '42', exe: 'x' };
@@ -46,8 +46,20 @@ test('once the kernel names a job\'s owner, the other users\' series of that job
   store.mountDelta(squatter, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
   store.mountDelta(id, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
   store.mountDelta({ ...squatter, jobid: '43' }, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
-  store.processDelta(squatter, { runtimeNs: 1e9, droppedFrames: 0, ignoredCalls: 0 });
+  store.processDelta(squatter, { runtimeNs: 1e9, droppedFrames: 0, ignoredCalls: 0, networkFolded: 0 });
   store.jobOwnerKnown('42', 1000);
   assert.deepEqual([...store.calls.values.values()].map((e) => `${e.labels[0]}/${e.labels[1]}`).sort(), ['42/1000', '43/2001']);
   assert.equal(store.runtimeSeconds.values.size, 0);
+});
+
+test('socket I/O of every peer address goes to the one mount="[network]" label: addresses add no series, totals stay true', () => {
+  const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new MountLabels(2));
+  for (let i = 0; i < 100; i++) store.mountDelta(id, { path: `[network] 10.0.0.${i}`, fstype: 'socket', fsname: 'network' }, oneRead());
+  store.mountDelta(id, { path: '[network]', fstype: 'socket', fsname: 'network' }, oneRead());
+  store.mountDelta(id, { path: '/a', fstype: 'ext4', fsname: '/dev/sda1' }, oneRead());
+  store.processDelta(id, { runtimeNs: 0, droppedFrames: 0, ignoredCalls: 0, networkFolded: 7 });
+  const byMount = new Map([...store.calls.values.values()].map((e) => [e.labels[2], e.value]));
+  assert.deepEqual([...byMount].sort(), [['/a', 1], [NETWORK_MOUNT, 101]]);
+  assert.equal(store.foldedMounts, 0, 'the addresses take one place of the job\'s mount allowance, not 100');
+  assert.equal(store.networkFolded, 7);
 });

@@ -12,8 +12,14 @@ import { NONE, OTHER } from '../labels/reserved.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
 import { reasonsOf } from './reasons.js';
 
-/** The fstype of the library's `[network]` pseudo mount (small transfers there are green). */
+/** The fstype of the library's `[network]` pseudo mounts (small transfers there are green). */
 const NETWORK_FSTYPE = 'socket';
+/**
+ * The mount label of all socket I/O. The library counts it per peer address ("[network] 10.1.2.3",
+ * for the per-address records of `jobio run --output`); here every address goes to the one label, so
+ * the series stay as many as without addresses.
+ */
+export const NETWORK_MOUNT = '[network]';
 
 /** A sum per label tuple; the job label is always the first element. */
 export class LabelledSums {
@@ -89,6 +95,8 @@ export class ProfilerMetricStore implements AggregatorSink {
     return [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds, this.reasonCalls, this.reasonBytes, this.reasonSeconds];
   }
   droppedFrames = 0;
+  /** Socket calls the libraries counted on `[network]` only, for lack of a slot for their peer address. */
+  networkFolded = 0;
 
   constructor(
     private readonly slots: JobSlots,
@@ -115,7 +123,8 @@ export class ProfilerMetricStore implements AggregatorSink {
     let weight = 0;
     for (let c = 0; c < CALL_TYPES.length; c++) for (let k = 0; k < CLASSES.length; k++) weight += inc[slot.calls(c, k)] ?? 0;
     const [job, user] = this.labels(id, weight);
-    const path = this.mounts.label(job, mount.path);
+    const network = mount.fstype === NETWORK_FSTYPE;
+    const path = this.mounts.label(job, network ? NETWORK_MOUNT : mount.path);
     CALL_TYPES.forEach((call, c) =>
       CLASSES.forEach((cls, k) => {
         this.calls.add([job, user, path, call, cls], inc[slot.calls(c, k)] ?? 0);
@@ -126,7 +135,7 @@ export class ProfilerMetricStore implements AggregatorSink {
       const sums = dir === 'read' ? this.readBytes : this.writeBytes;
       SIZE_BINS.forEach((size, b) => sums.add([job, user, path, size], inc[slot.sizedBytes(d, b)] ?? 0));
     });
-    for (const f of reasonsOf(inc, mount.fstype === NETWORK_FSTYPE)) {
+    for (const f of reasonsOf(inc, network)) {
       const labels = [job, user, path, f.cls, f.reason];
       this.reasonCalls.add(labels, f.calls);
       this.reasonBytes.add(labels, f.bytes);
@@ -136,6 +145,7 @@ export class ProfilerMetricStore implements AggregatorSink {
 
   processDelta(id: ProcessIdentity, inc: ProcessIncrement): void {
     this.droppedFrames += inc.droppedFrames;
+    this.networkFolded += inc.networkFolded;
     const [job, user] = this.labels(id, 0);
     this.runtimeSeconds.add([job, user], inc.runtimeNs / 1e9);
   }

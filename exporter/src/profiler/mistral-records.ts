@@ -68,13 +68,13 @@ export function mountpointRecord(ctx: RecordContext, mount: MountInfo | '*', win
   };
 }
 
-/** A `network` record: like `mountpoint` with `address`; the wire format carries no peer address, so it is `*`. */
-export function networkRecord(ctx: RecordContext, window: SecondsWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
+/** A `network` record: like `mountpoint` with the peer `address` instead of the mount; `*` the total over every peer (cumulative). */
+export function networkRecord(ctx: RecordContext, address: string, window: SecondsWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
   return {
     ...common(ctx, 'network', timestampMs, jobtotal),
     timeframe: `${window.seconds}s`,
-    cumulative: true,
-    address: '*',
+    cumulative: address === '*',
+    address,
     io: ioObject(window, ctx.io),
   };
 }

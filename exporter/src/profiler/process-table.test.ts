@@ -399,3 +399,19 @@ test('a Flux job\'s profiler figures go under jobio\'s spelling of its id (ASCII
     rmSync(procfs, { recursive: true, force: true });
   }
 });
+
+test('network_folded is cumulative like dropped frames: increments reach the sink, a repeat adds nothing', () => {
+  const folded: number[] = [];
+  const h = harness();
+  const sink = h.sink.processDelta.bind(h.sink);
+  h.sink.processDelta = (id, inc, rec) => {
+    folded.push(inc.networkFolded);
+    sink(id, inc, rec);
+  };
+  h.table.handle({ ...proc(0, 100), networkFolded: 2 }, cred(5));
+  h.table.handle(mount(1, 1), cred(5));
+  h.table.handle({ ...proc(2, 200), networkFolded: 5 }, cred(5));
+  h.table.handle(mount(3, 2), cred(5));
+  h.table.handle({ ...proc(4, 300), networkFolded: 5 }, cred(5));
+  assert.deepEqual(folded, [2, 3, 0]);
+});

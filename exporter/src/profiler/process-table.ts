@@ -61,6 +61,8 @@ export interface ProcessIncrement {
   readonly runtimeNs: number;
   readonly droppedFrames: number;
   readonly ignoredCalls: number;
+  /** socket calls the library counted on `[network]` only, for lack of a slot for their peer address */
+  readonly networkFolded: number;
 }
 
 /** Receives increments, in frame order. */
@@ -278,13 +280,14 @@ export class ProcessTable {
       const runtimeNs = scalarDelta(record.runtimeNs, prev?.runtimeNs);
       const droppedFrames = scalarDelta(record.droppedFrames, prev?.droppedFrames);
       const ignoredCalls = scalarDelta(record.ignoredCalls, prev?.ignoredCalls);
-      const bounded = { runtimeNs: Math.min(runtimeNs, leftMs * 1e6), droppedFrames: Math.min(droppedFrames, perLife), ignoredCalls: Math.min(ignoredCalls, perLife) };
-      if (bounded.runtimeNs !== runtimeNs || bounded.droppedFrames !== droppedFrames || bounded.ignoredCalls !== ignoredCalls) this.onReject('implausible', cred.uid);
+      const networkFolded = scalarDelta(record.networkFolded ?? 0, prev?.networkFolded ?? 0);
+      const bounded = { runtimeNs: Math.min(runtimeNs, leftMs * 1e6), droppedFrames: Math.min(droppedFrames, perLife), ignoredCalls: Math.min(ignoredCalls, perLife), networkFolded: Math.min(networkFolded, perLife) };
+      if (bounded.runtimeNs !== runtimeNs || bounded.droppedFrames !== droppedFrames || bounded.ignoredCalls !== ignoredCalls || bounded.networkFolded !== networkFolded) this.onReject('implausible', cred.uid);
       clock.runtimeUntilMs += bounded.runtimeNs / 1e6;
       this.sink.processDelta(entry.identity, bounded, record);
       // The highest figures stay the reference, so a drop and a rise again add nothing twice.
       entry.lastProcess = prev
-        ? { ...record, runtimeNs: Math.max(record.runtimeNs, prev.runtimeNs), droppedFrames: Math.max(record.droppedFrames, prev.droppedFrames), ignoredCalls: Math.max(record.ignoredCalls, prev.ignoredCalls) }
+        ? { ...record, runtimeNs: Math.max(record.runtimeNs, prev.runtimeNs), droppedFrames: Math.max(record.droppedFrames, prev.droppedFrames), ignoredCalls: Math.max(record.ignoredCalls, prev.ignoredCalls), networkFolded: Math.max(record.networkFolded ?? 0, prev.networkFolded ?? 0) }
         : record;
     }
     this.maybeEnd(key, entry);

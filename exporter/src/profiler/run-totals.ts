@@ -40,6 +40,8 @@ export class RunTotals implements AggregatorSink {
   readonly mounts = new Map<string, MountSeries>();
   runtimeNs = 0;
   droppedFrames = 0;
+  /** socket calls counted only in the network total (a process had more peers than it keeps apart) */
+  networkFolded = 0;
   ignoredCalls = 0;
   readonly processes = new Set<string>();
   readonly jobids = new Set<string>();
@@ -88,6 +90,7 @@ export class RunTotals implements AggregatorSink {
     this.runtimeNs += increment.runtimeNs;
     this.droppedFrames += increment.droppedFrames;
     this.ignoredCalls += increment.ignoredCalls;
+    this.networkFolded += increment.networkFolded;
   }
 
   /** io_uring, POSIX AIO, libaio and file mappings, over every process. */

@@ -158,7 +158,10 @@ struct jobio_frame_process {
   uint32_t small_threshold;  /* bytes: below it a transfer is "small" (red) */
   uint64_t large_threshold;  /* bytes: at or above it a transfer is "large" */
   uint32_t sample_every;     /* durations are measured for 1 call in sample_every */
-  uint32_t reserved;
+  /* socket calls whose peer address got no slot of its own (JOBIO_NETWORK=1, more peers than the
+   * library keeps per process) and were counted on "[network]" only; saturates. Was a reserved 0,
+   * so older senders report none. */
+  uint32_t network_folded;
   struct jobio_process_ext ext; /* version 2 */
 };
 

@@ -86,7 +86,7 @@ int jobio_fd_learn(int fd) {
     slot = jobio_slot_for_fd(fd, &st);
     if (slot == -3) {
       kind = JOBIO_FD_NET;
-      slot = jobio_network_slot();
+      slot = jobio_net_fd_slot(fd);
       if (slot < 0) kind = JOBIO_FD_IGNORED, slot = 0;
     } else if (slot < 0) {
       kind = JOBIO_FD_IGNORED;
@@ -112,7 +112,7 @@ int jobio_fd_slot(int fd) {
     int slot = jobio_sys_fstat(fd, &st) == 0 ? jobio_slot_for_fd(fd, &st) : -1;
     jobio_guard_leave();
     errno = saved;
-    return slot == -3 ? jobio_network_slot() : slot;
+    return slot == -3 ? jobio_net_fd_slot(fd) : slot;
   }
   struct jobio_fd *e = &jobio_fds[fd];
   int kind = e->kind;

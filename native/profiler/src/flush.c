@@ -50,6 +50,7 @@ static void jobio_process_frame(struct jobio_frame_process *pf, uint32_t flags, 
   pf->small_threshold = (uint32_t)(jobio_cfg.small > 0xffffffffu ? 0xffffffffu : jobio_cfg.small);
   pf->large_threshold = jobio_cfg.large;
   pf->sample_every = jobio_cfg.sample_every;
+  pf->network_folded = (uint32_t)(jobio_net_folded() > 0xffffffffu ? 0xffffffffu : jobio_net_folded());
   pf->ext.io_uring_setups = __atomic_load_n(&jobio_g.io_uring_setups, __ATOMIC_RELAXED);
   pf->ext.posix_aio_calls = __atomic_load_n(&jobio_g.posix_aio_calls, __ATOMIC_RELAXED);
   pf->ext.libaio_iocbs = __atomic_load_n(&jobio_g.libaio_iocbs, __ATOMIC_RELAXED);

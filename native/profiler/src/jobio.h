@@ -23,6 +23,7 @@
 #include "hot.h"
 #include "log.h"
 #include "mounts.h"
+#include "net_peers.h"
 #include "real.h"
 #include "sampling.h"
 #include "state.h"

@@ -5,6 +5,12 @@
  * (relative paths are joined to the cached working directory, lexically normalised). Pseudo file
  * systems are "ignored": their calls only add to ignored_calls. The table is append-only, so
  * readers never lock; mounts that disappear are marked gone.
+ *
+ * With JOBIO_NETWORK=1 the table starts with pseudo mounts that no path or device matches: entry 0
+ * is "[network]", the socket I/O of peers without an entry of their own, and entries 1 to
+ * JOBIO_NET_PEERS are taken by the first peer addresses of the process, "[network] 10.1.2.3"
+ * (net_peers.c names them). A peer entry is claimed by its address hash with one compare-and-swap,
+ * so the wrappers never lock to find or add one.
  */
 #include <limits.h>
 #include <string.h>
@@ -21,6 +27,8 @@ struct jobio_mount {
   uint8_t ignored;
   uint8_t gone;
   uint8_t seen;
+  uint8_t named;     /* path, fstype and source are written (a peer entry is named after its claim) */
+  uint64_t peer_key; /* network peer entries: hash of the peer address, 0 while free */
   char path[256];
   char fstype[32];
   char source[128];
@@ -123,6 +131,7 @@ static void jobio_mount_line(char *line) {
   m->ignored = (uint8_t)jobio_is_ignored_fs(m->fstype);
   m->gone = 0;
   m->seen = 1;
+  m->named = 1;
   __atomic_store_n(&jobio_mount_count, count + 1, __ATOMIC_RELEASE);
 }
 
@@ -178,23 +187,36 @@ void jobio_cwd_changed(void) {
   errno = saved;
 }
 
+/* Name a network pseudo mount: "[network]", or "[network] ADDRESS" for a peer's own entry. */
+static void jobio_net_name(struct jobio_mount *m, const char *address) {
+  static const char prefix[] = "[network]";
+  memcpy(m->path, prefix, sizeof prefix);
+  if (address[0]) {
+    m->path[sizeof prefix - 1] = ' ';
+    jobio_copyz(m->path + sizeof prefix, sizeof m->path - sizeof prefix, address);
+  }
+  jobio_copyz(m->fstype, sizeof m->fstype, "socket");
+  jobio_copyz(m->source, sizeof m->source, "network");
+  __atomic_store_n(&m->named, 1, __ATOMIC_RELEASE);
+}
+
 void jobio_mounts_init(void) {
   for (int i = 0; i < JOBIO_MAX_SLOTS; i++) jobio_slot_mounts[i] = -1;
   jobio_mounts = jobio_sys_mmap(sizeof(struct jobio_mount) * JOBIO_MAX_MOUNTS);
   if (!jobio_mounts) return;
   if (jobio_cfg.network) {
-    struct jobio_mount *m = &jobio_mounts[0];
-    m->id = -1;
-    m->dev = ~0ull;
-    m->slot = -1;
-    m->gone = 0;
-    m->seen = 1;
-    jobio_copyz(m->path, sizeof m->path, "[network]");
-    m->pathlen = 0; /* never a prefix */
-    jobio_copyz(m->fstype, sizeof m->fstype, "socket");
-    jobio_copyz(m->source, sizeof m->source, "network");
+    for (int i = 0; i <= JOBIO_NET_PEERS; i++) {
+      struct jobio_mount *m = &jobio_mounts[i];
+      m->id = -1;
+      m->dev = ~0ull;
+      m->slot = -1;
+      m->gone = 0;
+      m->seen = 1;
+      m->pathlen = 0; /* never a prefix */
+    }
+    jobio_net_name(&jobio_mounts[0], "");
     jobio_net_mount = 0;
-    jobio_mount_count = 1;
+    jobio_mount_count = JOBIO_NET_PEERS + 1;
   }
   pthread_mutex_lock(&jobio_mount_lock);
   jobio_mounts_read();
@@ -203,7 +225,10 @@ void jobio_mounts_init(void) {
   jobio_cwd_read();
 }
 
-void jobio_mounts_after_fork(void) { pthread_mutex_init(&jobio_mount_lock, NULL); }
+void jobio_mounts_after_fork(void) {
+  pthread_mutex_init(&jobio_mount_lock, NULL);
+  jobio_net_after_fork();
+}
 
 /* Re-read mountinfo, at most once a second, never waiting for another thread doing it. */
 static int jobio_mounts_refresh(void) {
@@ -239,12 +264,35 @@ static int jobio_mount_slot(int mi) {
 
 int jobio_network_slot(void) { return jobio_net_mount >= 0 ? jobio_mount_slot(jobio_net_mount) : -1; }
 
+/*
+ * The slot of the peer whose address hashes to `key` (never 0): its entry, claimed on first sight
+ * and named by name(arg, buf, cap). -1 when every peer entry is taken by other addresses (or no stats
+ * slot is left): the caller counts it on "[network]". Two threads meeting a new peer at once both
+ * see the one entry the first compare-and-swap gave it.
+ */
+int jobio_peer_slot(uint64_t key, void (*name)(const void *arg, char *buf, size_t cap), const void *arg) {
+  if (jobio_net_mount < 0 || !jobio_mounts) return -1;
+  for (int i = 1; i <= JOBIO_NET_PEERS; i++) {
+    struct jobio_mount *m = &jobio_mounts[i];
+    uint64_t have = __atomic_load_n(&m->peer_key, __ATOMIC_ACQUIRE);
+    if (have == 0 && __atomic_compare_exchange_n(&m->peer_key, &have, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      char address[sizeof m->path - sizeof "[network] "];
+      name(arg, address, sizeof address);
+      jobio_net_name(m, address);
+      return jobio_mount_slot(i);
+    }
+    if (have == key) return jobio_mount_slot(i);
+  }
+  return -1;
+}
+
 int jobio_slot_mount(int slot, const char **path, const char **fstype, const char **source) {
   if (slot < 0 || slot >= JOBIO_MAX_SLOTS) return 0;
   int mi = jobio_slot_mounts[slot];
   if (mi < 0 || !jobio_mounts) return 0;
   struct jobio_mount *m = &jobio_mounts[mi];
   if (__atomic_load_n(&m->slot, __ATOMIC_ACQUIRE) != slot) return 0;
+  if (!__atomic_load_n(&m->named, __ATOMIC_ACQUIRE)) return 0; /* a peer being named: its counts go next time */
   *path = m->path;
   *fstype = m->fstype;
   *source = m->source;

@@ -7,8 +7,9 @@
 
 #include "jobio.h"
 
-/* Network transfers: red if failed, else green; sizes still binned. */
-static void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est) {
+/* Network transfers: red if failed, else green; sizes still binned. (Inlined here; jobio_count_net
+ * is the same for the datagram wrappers, which know the slot from the call's address.) */
+JOBIO_HOT void jobio_count_net_here(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est) {
   int sampled = c->t0 != 0;
   int cls = r < 0 ? JOBIO_RED : JOBIO_GREEN;
   jobio_count(m, dir, cls, est, sampled);
@@ -21,6 +22,10 @@ static void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir
   if (sampled) m->sized[dir][bin].time_ns += est;
   m->pow2_calls[dir][p]++;
   m->pow2_bytes[dir][p] += n;
+}
+
+void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est) {
+  jobio_count_net_here(c, m, dir, r, est);
 }
 
 void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int moves_pos) {
@@ -45,7 +50,7 @@ void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint6
         if (moves_pos && e->pos >= 0) e->pos += r;
       }
       break;
-    case JOBIO_FD_NET: jobio_count_net(c, jobio_ms(b, e->slot), dir, r, est); break;
+    case JOBIO_FD_NET: jobio_count_net_here(c, jobio_ms(b, e->slot), dir, r, est); break;
     case JOBIO_FD_OWN: break;
     default: b->ignored++; break;
   }

@@ -317,10 +317,10 @@ static void print_json(void) {
       printf(",\"jobid_source\":");
       json_str(f->jobid_source);
       printf(",\"runtime_ns\":%llu,\"dropped_frames\":%llu,\"ignored_calls\":%llu,\"mount_count\":%u,"
-             "\"small_threshold\":%u,\"large_threshold\":%llu,\"sample_every\":%u",
+             "\"small_threshold\":%u,\"large_threshold\":%llu,\"sample_every\":%u,\"network_folded\":%u",
              (unsigned long long)f->runtime_ns, (unsigned long long)f->dropped_frames,
              (unsigned long long)f->ignored_calls, f->mount_count, f->small_threshold,
-             (unsigned long long)f->large_threshold, f->sample_every);
+             (unsigned long long)f->large_threshold, f->sample_every, f->network_folded);
       f->ext.exec_target[sizeof f->ext.exec_target - 1] = 0;
       printf(",\"io_uring_setups\":%llu,\"posix_aio_calls\":%llu,\"libaio_iocbs\":%llu,\"mmap_bytes\":%llu,\"exec_target\":",
              (unsigned long long)f->ext.io_uring_setups, (unsigned long long)f->ext.posix_aio_calls,

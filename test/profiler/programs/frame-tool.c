@@ -46,7 +46,7 @@ static int layout(void) {
   FIELD(struct jobio_frame_process, jobid); FIELD(struct jobio_frame_process, jobid_source); FIELD(struct jobio_frame_process, exe);
   FIELD(struct jobio_frame_process, runtime_ns); FIELD(struct jobio_frame_process, dropped_frames); FIELD(struct jobio_frame_process, ignored_calls);
   FIELD(struct jobio_frame_process, mount_count); FIELD(struct jobio_frame_process, small_threshold); FIELD(struct jobio_frame_process, large_threshold);
-  FIELD(struct jobio_frame_process, sample_every);
+  FIELD(struct jobio_frame_process, sample_every); FIELD(struct jobio_frame_process, network_folded);
   printf("    \"io_uring_setups\": %zu,\n", offsetof(struct jobio_frame_process, ext.io_uring_setups));
   printf("    \"posix_aio_calls\": %zu,\n", offsetof(struct jobio_frame_process, ext.posix_aio_calls));
   printf("    \"libaio_iocbs\": %zu,\n", offsetof(struct jobio_frame_process, ext.libaio_iocbs));

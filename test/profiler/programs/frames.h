@@ -37,6 +37,7 @@ static inline void fill_process(struct jobio_frame_process *p, uint64_t s, uint6
   p->small_threshold = 32768;
   p->large_threshold = 134217728ULL;
   p->sample_every = 1;
+  p->network_folded = (uint32_t)(s * 3);
 }
 
 static inline void fill_mount(struct jobio_frame_mount *m, uint64_t s, uint64_t seq, uint32_t flags) {
