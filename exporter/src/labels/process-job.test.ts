@@ -1,10 +1,10 @@
 // pid → job: cgroup and environ texts, cgroup first; owners from /proc/<pid>/status.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJobId, cgroupJobIds, environJobId, jobOfProcess, processUid, readProcessJob } from './process-job.js';
+import { fakeProc } from '../../../test/helpers/fake-proc.js';
 
 test('job id from the scheduler variables of an environ block, first found wins', () => {
   assert.equal(environJobId('PATH=/bin\0SLURM_JOB_ID=4242\0HOME=/root\0'), '4242');
@@ -42,12 +42,14 @@ test('the cgroup outranks the environment: a process in job 888 that says SLURM_
 });
 
 test('readProcessJob and processUid read <procfs>/<pid>: the real uid from status, not the directory owner', async () => {
-  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-'));
+  const procfs = fakeProc({
+    41: {
+      status: 'Name:\tsim\nUid:\t1001\t0\t0\t0\nGid:\t100\t100\t100\t100\n',
+      cgroup: '0::/system.slice/slurmstepd.scope/job_888/step_0/user/task_0\n',
+      environ: 'SLURM_JOB_ID=999\0',
+    },
+  });
   try {
-    mkdirSync(join(procfs, '41'));
-    writeFileSync(join(procfs, '41/status'), 'Name:\tsim\nUid:\t1001\t0\t0\t0\nGid:\t100\t100\t100\t100\n');
-    writeFileSync(join(procfs, '41/cgroup'), '0::/system.slice/slurmstepd.scope/job_888/step_0/user/task_0\n');
-    writeFileSync(join(procfs, '41/environ'), 'SLURM_JOB_ID=999\0');
     assert.equal(await processUid(procfs, 41), 1001);
     assert.deepEqual(await readProcessJob(procfs, 41), { jobid: '888', source: 'cgroup', uid: 1001 });
     assert.equal(await readProcessJob(procfs, 42), undefined);
@@ -106,12 +108,14 @@ test('a Flux job in both encodings: FLUX_JOB_ID as ƒ-F58 or decimal names the j
 });
 
 test('readProcessJob reads the environment as UTF-8 bytes (ƒ) and gives the Flux resolver the real uid', async () => {
-  const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-flux-'));
+  const procfs = fakeProc({
+    51: {
+      uid: 1000,
+      cgroup: '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n',
+      environ: Buffer.from('FLUX_JOB_ID=ƒiHP9Htes\0', 'utf8'),
+    },
+  });
   try {
-    mkdirSync(join(procfs, '51'));
-    writeFileSync(join(procfs, '51/status'), 'Name:\tflux-shell\nUid:\t1000\t1000\t1000\t1000\n');
-    writeFileSync(join(procfs, '51/cgroup'), '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n');
-    writeFileSync(join(procfs, '51/environ'), Buffer.from('FLUX_JOB_ID=ƒiHP9Htes\0', 'utf8'));
     assert.deepEqual(await readProcessJob(procfs, 51), { jobid: 'fiFkbMhFM', source: 'cgroup', uid: 1000 });
     writeFileSync(join(procfs, '51/cgroup'), '0::/user.slice/user-1000.slice/session-3.scope\n');
     assert.deepEqual(await readProcessJob(procfs, 51), { jobid: 'fiHP9Htes', source: 'environ', uid: 1000 });
