@@ -57,7 +57,13 @@ struct jobio_sc {
   FILE *fp;
   int fd;
   int slot;
-  struct jobio_fst s0;
+  struct jobio_fst s0; /* the buffer before the call */
+};
+
+/* What the end of a counted call works with (jobio_sc_stop). */
+struct jobio_sc_after {
+  struct jobio_fst s1;   /* the buffer after the call */
+  struct jobio_fs_ops o; /* where the deduced system calls go */
 };
 
 /* Is this call on a counted stream? Then lock it, look at its buffer and maybe start the clock. */
@@ -78,6 +84,24 @@ static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) {
   return 1;
 }
 
+/* The call has returned: stop the clock, keep errno aside, look at the buffer again and unlock the
+ * stream. The deductions follow, then jobio_sc_end with the time and errno this returned (kept out
+ * of *a, whose address the deductions take, so that they stay in registers across them). */
+static inline uint64_t jobio_sc_stop(struct jobio_sc *s, struct jobio_sc_after *a, int *saved_errno) {
+  uint64_t est;
+  uint64_t t1 = jobio_stop(&s->c, &est);
+  *saved_errno = errno;
+  jobio_fst_take(s->fp, &a->s1);
+  funlockfile(s->fp);
+  a->o = (struct jobio_fs_ops){&s->c, s->fd, s->c.t0 != 0, est, 0};
+  return t1;
+}
+
+static inline void jobio_sc_end(int saved_errno, uint64_t t1) {
+  errno = saved_errno;
+  jobio_after(t1);
+}
+
 static void jobio_sc_app(struct jobio_sc *s, int fn, uint64_t bytes) {
   struct jobio_mstats *m = jobio_ms(s->c.t->block, (unsigned)s->slot);
   m->ext.stdio_calls[fn]++;
@@ -87,32 +111,22 @@ static void jobio_sc_app(struct jobio_sc *s, int fn, uint64_t bytes) {
 /* After a reading call: consumed as for jobio_fs_reads. */
 static void jobio_sc_read(struct jobio_sc *s, int fn, int64_t consumed, uint64_t app_bytes, uint64_t fread_want,
                           uint64_t min_consumed) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(&s->c, &est);
-  int saved = errno;
-  struct jobio_fst s1;
-  jobio_fst_take(s->fp, &s1);
-  funlockfile(s->fp);
-  struct jobio_fs_ops o = {&s->c, s->fd, s->c.t0 != 0, est, 0};
-  jobio_fs_reads(&o, &s->s0, &s1, consumed, fread_want, min_consumed);
+  struct jobio_sc_after a;
+  int saved;
+  uint64_t t1 = jobio_sc_stop(s, &a, &saved);
+  jobio_fs_reads(&a.o, &s->s0, &a.s1, consumed, fread_want, min_consumed);
   if (fn >= 0) jobio_sc_app(s, fn, app_bytes);
-  errno = saved;
-  jobio_after(t1);
+  jobio_sc_end(saved, t1);
 }
 
 /* After a writing call that took `accepted` bytes. */
 static void jobio_sc_write(struct jobio_sc *s, int fn, uint64_t accepted, int xsputn) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(&s->c, &est);
-  int saved = errno;
-  struct jobio_fst s1;
-  jobio_fst_take(s->fp, &s1);
-  funlockfile(s->fp);
-  struct jobio_fs_ops o = {&s->c, s->fd, s->c.t0 != 0, est, 0};
-  jobio_fs_writes(&o, &s->s0, &s1, accepted, xsputn);
+  struct jobio_sc_after a;
+  int saved;
+  uint64_t t1 = jobio_sc_stop(s, &a, &saved);
+  jobio_fs_writes(&a.o, &s->s0, &a.s1, accepted, xsputn);
   if (fn >= 0) jobio_sc_app(s, fn, accepted);
-  errno = saved;
-  jobio_after(t1);
+  jobio_sc_end(saved, t1);
 }
 
 /* ---------------- open and close ---------------- */
@@ -445,18 +459,13 @@ JOBIO_EXPORT int fflush_unlocked(FILE *fp) { JOBIO_FFLUSH(1, REAL(fflush_unlocke
   jobio_sc_seek(&s);                                              \
   return r;
 static void jobio_sc_seek(struct jobio_sc *s) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(&s->c, &est);
-  int saved = errno;
-  struct jobio_fst s1;
-  jobio_fst_take(s->fp, &s1);
-  funlockfile(s->fp);
-  struct jobio_fs_ops o = {&s->c, s->fd, s->c.t0 != 0, est, 0};
-  jobio_fs_flush(&o, &s->s0);
-  if (s1.rend > s1.rbase && (s1.rend != s->s0.rend || s1.rbase != s->s0.rbase))
-    jobio_fs_reads(&o, &s->s0, &s1, JOBIO_CONSUMED_UNKNOWN, 0, 0);
-  errno = saved;
-  jobio_after(t1);
+  struct jobio_sc_after a;
+  int saved;
+  uint64_t t1 = jobio_sc_stop(s, &a, &saved);
+  jobio_fs_flush(&a.o, &s->s0);
+  if (a.s1.rend > a.s1.rbase && (a.s1.rend != s->s0.rend || a.s1.rbase != s->s0.rbase))
+    jobio_fs_reads(&a.o, &s->s0, &a.s1, JOBIO_CONSUMED_UNKNOWN, 0, 0);
+  jobio_sc_end(saved, t1);
 }
 JOBIO_EXPORT int fseek(FILE *fp, long off, int whence) { JOBIO_FSEEK(REAL(fseek)(fp, off, whence)) }
 JOBIO_EXPORT int fseeko(FILE *fp, off_t off, int whence) { JOBIO_FSEEK(REAL(fseeko)(fp, off, whence)) }
