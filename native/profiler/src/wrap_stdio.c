@@ -238,15 +238,9 @@ JOBIO_EXPORT int fclose(FILE *fp) {
 }
 
 /* ---------------- the body of a counted call ---------------- */
-/* Every wrapper below: forward at once (a tail call) unless the stream is counted; else make the
- * call, then the statements given after call_expr record what it did (they see its result r and
- * the call s). */
-#define JOBIO_SC_CALL(type, fpv, call_expr, ...)    \
-  struct jobio_sc s;                                \
-  if (!jobio_sc_begin(&s, (fpv))) return call_expr; \
-  type r = call_expr;                               \
-  __VA_ARGS__;                                      \
-  return r;
+/* Every wrapper below: counted if its stream is (the statements after call_expr see the call s). */
+#define JOBIO_SC_CALL(type, fpv, call_expr, ...) \
+  JOBIO_WRAP_BODY(struct jobio_sc s, jobio_sc_begin(&s, (fpv)), type, call_expr, __VA_ARGS__)
 
 /* The variadic entry points of the printf and scanf families: the va_list to their common body. */
 #define JOBIO_VA_CALL(vcall) \
