@@ -26,7 +26,8 @@ void jobio_rec_seek(struct jobio_ctx *c, int fd, int64_t off, int whence, int64_
   __VA_ARGS__;                                              \
   return r;
 /* The same with a context c from jobio_begin (timed) or jobio_begin_notime. */
-#define JOBIO_CTX_CALL(begin, type, call_expr, ...) JOBIO_WRAP_BODY(struct jobio_ctx c, begin(&c), type, call_expr, __VA_ARGS__)
+#define JOBIO_CTX_CALL(begin, type, call_expr, ...) \
+  JOBIO_WRAP_BODY(struct jobio_ctx c, begin(&c), type, call_expr, __VA_ARGS__)
 
 /* the mode argument of open-like calls is only there with O_CREAT or O_TMPFILE */
 static inline int jobio_needs_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }

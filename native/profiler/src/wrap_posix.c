@@ -407,9 +407,9 @@ static void jobio_mmap_seen(int fd, size_t len, int64_t off) {
   t->busy--;
   errno = saved;
 }
-#define JOBIO_MMAP(call_expr)                                                                          \
+#define JOBIO_MMAP(call_expr)                                                                                 \
   JOBIO_WRAP_BODY(struct jobio_ctx c, fd >= 0 && !(fl & MAP_ANONYMOUS) && jobio_begin(&c), void *, call_expr, \
-                  if (r != MAP_FAILED) jobio_mmap_seen(fd, len, (int64_t)off);                           \
+                  if (r != MAP_FAILED) jobio_mmap_seen(fd, len, (int64_t)off);                                \
                   jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN))
 JOBIO_EXPORT void *mmap(void *a, size_t len, int prot, int fl, int fd, off_t off) {
   JOBIO_MMAP(REAL(mmap)(a, len, prot, fl, fd, off))
@@ -420,18 +420,18 @@ JOBIO_EXPORT void *mmap64(void *a, size_t len, int prot, int fl, int fd, off64_t
 
 /* ---------------- descriptor aliasing (not counted as calls) ---------------- */
 /* counted: whether this call makes an alias at all (fcntl: F_DUPFD, F_DUPFD_CLOEXEC) */
-#define JOBIO_ALIAS(counted, call_expr)                                                           \
+#define JOBIO_ALIAS(counted, call_expr)                                                    \
   JOBIO_WRAP_BODY(struct jobio_ctx c, (counted) && jobio_begin_notime(&c), int, call_expr, \
                   if (r >= 0) jobio_rec_alias(&c, fd, r))
 JOBIO_EXPORT int dup(int fd) { JOBIO_ALIAS(1, REAL(dup)(fd)) }
 JOBIO_EXPORT int dup2(int fd, int nfd) { JOBIO_ALIAS(1, REAL(dup2)(fd, nfd)) }
 JOBIO_EXPORT int dup3(int fd, int nfd, int fl) { JOBIO_ALIAS(1, REAL(dup3)(fd, nfd, fl)) }
 /* (as glibc does: the argument is an int or a pointer, taken as a pointer) */
-#define JOBIO_FCNTL(call_expr)         \
-  va_list ap;                          \
-  va_start(ap, cmd);                   \
-  void *arg = va_arg(ap, void *);      \
-  va_end(ap);                          \
+#define JOBIO_FCNTL(call_expr)    \
+  va_list ap;                     \
+  va_start(ap, cmd);              \
+  void *arg = va_arg(ap, void *); \
+  va_end(ap);                     \
   JOBIO_ALIAS(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC, call_expr)
 JOBIO_EXPORT int fcntl(int fd, int cmd, ...) { JOBIO_FCNTL(REAL(fcntl)(fd, cmd, arg)) }
 JOBIO_EXPORT int fcntl64(int fd, int cmd, ...) { JOBIO_FCNTL(REAL(fcntl64)(fd, cmd, arg)) }

@@ -84,14 +84,14 @@ static int jobio_env_change(char *const envp[]) {
 
 /* Make call_expr with `env`: envp as it is, or for a bypassed program's children a copy with the
  * mark, in this frame (a VLA, never malloc: this may run in a vfork child). */
-#define JOBIO_ENV_CALL(envp, call_expr)                         \
-  int n_ = jobio_env_change(envp);                              \
-  if (n_ < 0) {                                                 \
-    char *const *env = (envp);                                  \
-    return call_expr;                                           \
-  }                                                             \
-  char *marked_[n_ + 2];                                        \
-  char *const *env = jobio_env_with_mark((envp), n_, marked_);  \
+#define JOBIO_ENV_CALL(envp, call_expr)                        \
+  int n_ = jobio_env_change(envp);                             \
+  if (n_ < 0) {                                                \
+    char *const *env = (envp);                                 \
+    return call_expr;                                          \
+  }                                                            \
+  char *marked_[n_ + 2];                                       \
+  char *const *env = jobio_env_with_mark((envp), n_, marked_); \
   return call_expr;
 
 /* ---------------- exec family ---------------- */
@@ -106,9 +106,15 @@ JOBIO_EXPORT int execve(const char *path, char *const argv[], char *const envp[]
 JOBIO_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int fl) {
   JOBIO_EXEC(path, envp, REAL(execveat)(dirfd, path, argv, env, fl))
 }
-JOBIO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) { JOBIO_EXEC(NULL, envp, REAL(fexecve)(fd, argv, env)) }
-JOBIO_EXPORT int execv(const char *path, char *const argv[]) { JOBIO_EXEC(path, environ, REAL(execve)(path, argv, env)) }
-JOBIO_EXPORT int execvp(const char *file, char *const argv[]) { JOBIO_EXEC(file, environ, REAL(execvpe)(file, argv, env)) }
+JOBIO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+  JOBIO_EXEC(NULL, envp, REAL(fexecve)(fd, argv, env))
+}
+JOBIO_EXPORT int execv(const char *path, char *const argv[]) {
+  JOBIO_EXEC(path, environ, REAL(execve)(path, argv, env))
+}
+JOBIO_EXPORT int execvp(const char *file, char *const argv[]) {
+  JOBIO_EXEC(file, environ, REAL(execvpe)(file, argv, env))
+}
 JOBIO_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
   JOBIO_EXEC(file, envp, REAL(execvpe)(file, argv, env))
 }

@@ -251,8 +251,9 @@ JOBIO_EXPORT int fclose(FILE *fp) {
   return r;
 
 /* ---------------- reading ---------------- */
-#define JOBIO_FREAD(call_expr) \
-  JOBIO_SC_CALL(size_t, fp, call_expr, jobio_sc_read(&s, JOBIO_STDIO_FREAD, (int64_t)(r * size), r * size, size * n, 0))
+#define JOBIO_FREAD(call_expr)         \
+  JOBIO_SC_CALL(size_t, fp, call_expr, \
+                jobio_sc_read(&s, JOBIO_STDIO_FREAD, (int64_t)(r * size), (r * size), (size * n), 0))
 JOBIO_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *fp) { JOBIO_FREAD(REAL(fread)(p, size, n, fp)) }
 JOBIO_EXPORT size_t fread_unlocked(void *p, size_t size, size_t n, FILE *fp) {
   JOBIO_FREAD(REAL(fread_unlocked)(p, size, n, fp))
@@ -264,22 +265,25 @@ JOBIO_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size
   JOBIO_FREAD(REAL(__fread_unlocked_chk)(p, plen, size, n, fp))
 }
 
-/* (a line may hold NUL bytes: it gave at least strlen) */
-#define JOBIO_FGETS(call_expr)                                                                           \
-  JOBIO_SC_CALL(char *, fp, call_expr, size_t got = r ? strlen(r) : 0;                                   \
-                jobio_sc_read(&s, JOBIO_STDIO_FGETS, n - 1 < 4096 ? JOBIO_CONSUMED_UNKNOWN : (int64_t)got, got, 0, got))
+static inline void jobio_sc_fgets(struct jobio_sc *s, const char *r, int n) {
+  size_t got = r ? strlen(r) : 0; /* (a line may hold NUL bytes: at least this much) */
+  jobio_sc_read(s, JOBIO_STDIO_FGETS, n - 1 < 4096 ? JOBIO_CONSUMED_UNKNOWN : (int64_t)got, got, 0, got);
+}
+#define JOBIO_FGETS(call_expr) JOBIO_SC_CALL(char *, fp, call_expr, jobio_sc_fgets(&s, r, n))
 JOBIO_EXPORT char *fgets(char *b, int n, FILE *fp) { JOBIO_FGETS(REAL(fgets)(b, n, fp)) }
 JOBIO_EXPORT char *fgets_unlocked(char *b, int n, FILE *fp) { JOBIO_FGETS(REAL(fgets_unlocked)(b, n, fp)) }
 JOBIO_EXPORT char *__fgets_chk(char *b, size_t len, int n, FILE *fp) { JOBIO_FGETS(REAL(__fgets_chk)(b, len, n, fp)) }
 
-#define JOBIO_GETLINE(call_expr) \
-  JOBIO_SC_CALL(ssize_t, fp, call_expr, jobio_sc_read(&s, JOBIO_STDIO_GETLINE, r > 0 ? r : 0, r > 0 ? (uint64_t)r : 0, 0, 0))
+#define JOBIO_GETLINE(call_expr)        \
+  JOBIO_SC_CALL(ssize_t, fp, call_expr, \
+                jobio_sc_read(&s, JOBIO_STDIO_GETLINE, r > 0 ? r : 0, r > 0 ? (uint64_t)r : 0, 0, 0))
 JOBIO_EXPORT ssize_t getline(char **l, size_t *n, FILE *fp) { JOBIO_GETLINE(REAL(getline)(l, n, fp)) }
 JOBIO_EXPORT ssize_t getdelim(char **l, size_t *n, int d, FILE *fp) { JOBIO_GETLINE(REAL(getdelim)(l, n, d, fp)) }
 JOBIO_EXPORT ssize_t __getdelim(char **l, size_t *n, int d, FILE *fp) { JOBIO_GETLINE(REAL(__getdelim)(l, n, d, fp)) }
 
 /* fn < 0: not an application call (__uflow: a buffer refill of an inlined getc_unlocked) */
-#define JOBIO_GETC(fn, fpv, call_expr) JOBIO_SC_CALL(int, fpv, call_expr, jobio_sc_read(&s, fn, r != EOF, r != EOF, 0, 0))
+#define JOBIO_GETC(fn, fpv, call_expr) \
+  JOBIO_SC_CALL(int, fpv, call_expr, jobio_sc_read(&s, fn, r != EOF, r != EOF, 0, 0))
 JOBIO_EXPORT int fgetc(FILE *fp) { JOBIO_GETC(JOBIO_STDIO_FGETC, fp, REAL(fgetc)(fp)) }
 JOBIO_EXPORT int getc(FILE *fp) { JOBIO_GETC(JOBIO_STDIO_FGETC, fp, REAL(getc)(fp)) }
 JOBIO_EXPORT int getchar(void) { JOBIO_GETC(JOBIO_STDIO_FGETC, stdin, REAL(getchar)()) }
@@ -312,7 +316,8 @@ JOBIO_EXPORT int jobio_w_vfscanf(FILE *fp, const char *fmt, va_list ap) { return
 JOBIO_EXPORT int __isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap) { return jobio_vscanf_common(fp, 1, fmt, ap); }
 
 /* ---------------- writing ---------------- */
-#define JOBIO_FWRITE(call_expr) JOBIO_SC_CALL(size_t, fp, call_expr, jobio_sc_write(&s, JOBIO_STDIO_FWRITE, r * size, 1))
+#define JOBIO_FWRITE(call_expr) \
+  JOBIO_SC_CALL(size_t, fp, call_expr, jobio_sc_write(&s, JOBIO_STDIO_FWRITE, (r * size), 1))
 JOBIO_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *fp) { JOBIO_FWRITE(REAL(fwrite)(p, size, n, fp)) }
 JOBIO_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *fp) {
   JOBIO_FWRITE(REAL(fwrite_unlocked)(p, size, n, fp))
@@ -342,7 +347,8 @@ JOBIO_EXPORT int __printf_chk(int flag, const char *fmt, ...) { JOBIO_PRINTF(std
 
 /* fputs/puts: the string's length (puts adds its newline) */
 #define JOBIO_FPUTS(fpv, extra, call_expr) \
-  JOBIO_SC_CALL(int, fpv, call_expr, jobio_sc_write(&s, JOBIO_STDIO_FPUTS, r >= 0 ? strlen(str) + (extra) : 0, !(extra)))
+  JOBIO_SC_CALL(int, fpv, call_expr,       \
+                jobio_sc_write(&s, JOBIO_STDIO_FPUTS, r >= 0 ? strlen(str) + (extra) : 0, !(extra)))
 JOBIO_EXPORT int fputs(const char *str, FILE *fp) { JOBIO_FPUTS(fp, 0, REAL(fputs)(str, fp)) }
 JOBIO_EXPORT int fputs_unlocked(const char *str, FILE *fp) { JOBIO_FPUTS(fp, 0, REAL(fputs_unlocked)(str, fp)) }
 JOBIO_EXPORT int puts(const char *str) { JOBIO_FPUTS(stdout, 1, REAL(puts)(str)) }
@@ -392,10 +398,10 @@ static int jobio_fflush_all(int unlocked) {
 }
 
 /* (the bytes it flushed: what was pending before it, s.s0) */
-#define JOBIO_FFLUSH(unlocked, call_expr)                                                                  \
-  if (!fp) return jobio_fflush_all(unlocked);                                                              \
+#define JOBIO_FFLUSH(unlocked, call_expr)                                                                              \
+  if (!fp) return jobio_fflush_all(unlocked);                                                                          \
   JOBIO_SC_CALL(int, fp, call_expr, uint64_t before = s.s0.wptr > s.s0.wbase ? (uint64_t)(s.s0.wptr - s.s0.wbase) : 0; \
-                jobio_sc_write(&s, JOBIO_STDIO_FFLUSH, 0, 0);                                              \
+                jobio_sc_write(&s, JOBIO_STDIO_FFLUSH, 0, 0);                                                          \
                 jobio_ms(s.c.t->block, (unsigned)s.slot)->ext.stdio_bytes[JOBIO_STDIO_FFLUSH] += r == 0 ? before : 0)
 JOBIO_EXPORT int fflush(FILE *fp) { JOBIO_FFLUSH(0, REAL(fflush)(fp)) }
 JOBIO_EXPORT int fflush_unlocked(FILE *fp) { JOBIO_FFLUSH(1, REAL(fflush_unlocked)(fp)) }
