@@ -12,8 +12,6 @@
 
 #include "record.h"
 
-#define JOBIO_UNPAREN(...) __VA_ARGS__
-
 /* ---------------- open family ---------------- */
 static inline int jobio_open_at(int sym, int dirfd, const char *path, int flags, mode_t mode) {
   /* one body for every open-like entry point; sym picks the real function */
