@@ -12,7 +12,8 @@ import { ClientStatsBook } from '../lustre/client-book.js';
 import { nodeJobLabel } from '../lustre/node-job.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
-import { updateStats } from '../lustre/stats-update.js';
+import { statsSteps } from '../lustre/stats-update.js';
+import { updateLustre } from '../lustre/update.js';
 import { findCgroupJobs } from '../sources/cgroup-jobs.js';
 import { findLliteStatsFiles, readLustreMounts } from '../sources/lustre-client-files.js';
 import { LustreClientMetrics } from './lustre_client_metrics.js';
@@ -47,13 +48,7 @@ export const lustreClientCollector: CollectorDescriptor = {
           find: () => Promise.resolve(files),
           pick: (p: { kind: string; file: string }) => (p.kind === 'llite' && p.file === 'stats' ? '' : undefined),
         };
-        const found = await updateStats(book, settings, paths, logger, signal);
-        if (!found) {
-          metrics.clear();
-          return 'absent';
-        }
-        metrics.refill(book);
-        return 'ok';
+        return updateLustre(statsSteps(book, settings, paths, logger), book, metrics, signal);
       },
     };
   },

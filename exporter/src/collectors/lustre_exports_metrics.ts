@@ -1,10 +1,12 @@
-// The metrics of the lustre_exports collector (names fixed in docs/metrics.md), refilled from a settled
-// StatsAccumulator: reset, then refill, synchronously.
+// The metrics of the lustre_exports collector (names fixed in docs/metrics.md), written by the one
+// Lustre refill (lustre/refill.ts) from a settled StatsAccumulator whose series are client NIDs.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { StatsAccumulator } from '../lustre/stats-accumulator.js';
+import type { ExportField } from '../lustre/export-fields.js';
+import type { LustreWriter } from '../lustre/refill.js';
+import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
 import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
-export class LustreExportsMetrics {
+export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target' | 'client'>;
   private readonly writeBytes: Counter<'target' | 'client'>;
   private readonly operations: Counter<'target' | 'client' | 'operation'>;
@@ -35,23 +37,22 @@ export class LustreExportsMetrics {
     this.targetBound.clear();
   }
 
-  refill(acc: StatsAccumulator): void {
-    this.clear();
+  whole(acc: StatsAccumulator): void {
     this.targetBound.set(acc.droppedTargets);
-    for (const t of acc.targetViews()) {
-      const target = t.name;
-      if (t.read) this.clients.set({ target }, t.clients);
-      this.folded.set({ target }, t.foldedClients);
-      this.maxClients.set({ target }, this.maxClientsValue);
-      this.parseErrors.inc({ target }, t.parseErrorsTotal);
-      for (const s of t.series) {
-        const client = s.labels.jobid;
-        for (const { kind, operation, value } of acc.samples(s)) {
-          if (kind === 'read_bytes') this.readBytes.inc({ target, client }, value);
-          else if (kind === 'write_bytes') this.writeBytes.inc({ target, client }, value);
-          else if (kind === 'operations') this.operations.inc({ target, client, operation }, value);
-        }
-      }
-    }
+  }
+
+  target(t: StatsTargetView): void {
+    const target = t.name;
+    if (t.read) this.clients.set({ target }, t.clients);
+    this.folded.set({ target }, t.foldedClients);
+    this.maxClients.set({ target }, this.maxClientsValue);
+    this.parseErrors.inc({ target }, t.parseErrorsTotal);
+  }
+
+  sample(t: StatsTargetView, client: string, { kind, operation }: ExportField, value: number): void {
+    const target = t.name;
+    if (kind === 'read_bytes') this.readBytes.inc({ target, client }, value);
+    else if (kind === 'write_bytes') this.writeBytes.inc({ target, client }, value);
+    else if (kind === 'operations') this.operations.inc({ target, client, operation }, value);
   }
 }

@@ -1,15 +1,17 @@
-// The metrics of the lustre_jobstats collector (names fixed in docs/metrics.md) and how a settled
-// accumulator is written into them: reset, then refill, synchronously. The per-job counters are
-// rendered straight from the accumulator's series (lustre_jobstats_series.ts); the per-target
-// gauges and counters are ordinary prom-client metrics.
+// The metrics of the lustre_jobstats collector (names fixed in docs/metrics.md), written by the one
+// Lustre refill (lustre/refill.ts) from a settled accumulator. The per-job counters are rendered from
+// the targets' samples when Prometheus scrapes (lustre_jobstats_series.ts); the per-target gauges and
+// counters are ordinary prom-client metrics.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
+import type { JobStatsAccumulator, TargetView } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
-import { JobSeriesCounter, snapshotOf } from './lustre_jobstats_series.js';
+import type { SampledTarget, LustreWriter } from '../lustre/refill.js';
+import type { SeriesLabels } from '../lustre/series-book.js';
+import { JobSeriesCounter } from './lustre_jobstats_series.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
-export class LustreJobStatsMetrics {
+export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
   private readonly readBytes: JobSeriesCounter;
   private readonly writeBytes: JobSeriesCounter;
   private readonly operations: JobSeriesCounter;
@@ -25,6 +27,8 @@ export class LustreJobStatsMetrics {
   private readonly maxJobs: Gauge<'target'>;
   private readonly targetBound: TargetBoundMetrics;
   private readonly density: LustreJobStatsDensityMetrics;
+  /** The targets the per-job counters render, filled by target() after clear() shows a new list. */
+  private shown: SampledTarget<SeriesLabels>[] = [];
 
   constructor(
     registry: Registry,
@@ -58,25 +62,26 @@ export class LustreJobStatsMetrics {
     for (const metric of this.all()) metric.reset();
     this.targetBound.clear();
     this.density.clear();
+    this.shown = [];
   }
 
-  refill(acc: JobStatsAccumulator): void {
-    this.clear();
+  whole(acc: JobStatsAccumulator): void {
     this.targetBound.set(acc.droppedTargets);
-    const snapshot = snapshotOf(acc);
-    for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(snapshot);
-    for (const t of acc.targetViews()) {
-      const target = t.name;
-      if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);
-      this.maxJobs.set({ target }, this.maxJobsValue);
-      this.exportedJobs.set({ target }, t.exportedJobs);
-      this.foldedJobs.set({ target }, t.foldedJobs);
-      this.expiredJobs.inc({ target }, t.expiredJobsTotal);
-      this.parseErrors.inc({ target }, t.parseErrorsTotal);
-      this.readErrors.inc({ target }, t.readErrorsTotal);
-      this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
-      this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
-      this.density.fill(t);
-    }
+    for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(this.shown);
+  }
+
+  target(t: TargetView): void {
+    const target = t.name;
+    this.shown.push(t);
+    if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);
+    this.maxJobs.set({ target }, this.maxJobsValue);
+    this.exportedJobs.set({ target }, t.exportedJobs);
+    this.foldedJobs.set({ target }, t.foldedJobs);
+    this.expiredJobs.inc({ target }, t.expiredJobsTotal);
+    this.parseErrors.inc({ target }, t.parseErrorsTotal);
+    this.readErrors.inc({ target }, t.readErrorsTotal);
+    this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
+    this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
+    this.density.fill(t);
   }
 }

@@ -1,10 +1,12 @@
-// The metrics of the lustre_stats collector (names fixed in docs/metrics.md), refilled from a settled
-// StatsAccumulator whose only series per target has client ''.
+// The metrics of the lustre_stats collector (names fixed in docs/metrics.md), written by the one
+// Lustre refill (lustre/refill.ts) from a settled StatsAccumulator whose only series per target is ''.
 import { Counter, type Registry } from 'prom-client';
-import type { StatsAccumulator } from '../lustre/stats-accumulator.js';
+import type { ExportField } from '../lustre/export-fields.js';
+import type { LustreWriter } from '../lustre/refill.js';
+import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
 import { TargetBoundMetrics } from './lustre_targets_metrics.js';
 
-export class LustreStatsMetrics {
+export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target'>;
   private readonly writeBytes: Counter<'target'>;
   private readonly operations: Counter<'target' | 'operation'>;
@@ -26,19 +28,18 @@ export class LustreStatsMetrics {
     this.targetBound.clear();
   }
 
-  refill(acc: StatsAccumulator): void {
-    this.clear();
+  whole(acc: StatsAccumulator): void {
     this.targetBound.set(acc.droppedTargets);
-    for (const t of acc.targetViews()) {
-      const target = t.name;
-      this.parseErrors.inc({ target }, t.parseErrorsTotal);
-      for (const s of t.series) {
-        for (const { kind, operation, value } of acc.samples(s)) {
-          if (kind === 'read_bytes') this.readBytes.inc({ target }, value);
-          else if (kind === 'write_bytes') this.writeBytes.inc({ target }, value);
-          else if (kind === 'operations') this.operations.inc({ target, operation }, value);
-        }
-      }
-    }
+  }
+
+  target(t: StatsTargetView): void {
+    this.parseErrors.inc({ target: t.name }, t.parseErrorsTotal);
+  }
+
+  sample(t: StatsTargetView, _series: string, { kind, operation }: ExportField, value: number): void {
+    const target = t.name;
+    if (kind === 'read_bytes') this.readBytes.inc({ target }, value);
+    else if (kind === 'write_bytes') this.writeBytes.inc({ target }, value);
+    else if (kind === 'operations') this.operations.inc({ target, operation }, value);
   }
 }

@@ -7,7 +7,8 @@ import { CreditBook, type Credit } from './credits.js';
 import { EntryTracker, type QualityCounts } from './entry-tracker.js';
 import { FieldTable } from './export-fields.js';
 import type { JobIdFormats } from './jobid-format.js';
-import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels, type SeriesState } from './series-book.js';
+import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
 import { rateDensity, type DensityJob, type RateDensity } from './rate-density.js';
 
@@ -55,7 +56,8 @@ export interface TargetView {
   readonly truncatedReadsTotal: number;
   /** New entries not remembered for want of room (max-entries). */
   readonly droppedEntriesTotal: number;
-  readonly series: Iterable<SeriesState>;
+  /** The samples of the target's series, each named by its labels (jobid, user, process). */
+  readonly samples: TargetSamples<SeriesLabels>;
   /** Jobs and users per rate decade over the interval since the previous read (undefined: no interval). */
   readonly density: RateDensity | undefined;
 }
@@ -92,8 +94,11 @@ function labelsOf(credit: Credit, userLabel: UserLabel): SeriesLabels {
   return identity.process === undefined ? { jobid: NONE, user } : { jobid: NONE, user, process: identity.process };
 }
 
+/** A job series is named by its labels as they are. */
+const labelsAsTheyAre = (labels: SeriesLabels): SeriesLabels => labels;
+
 export class JobStatsAccumulator {
-  readonly fields = new FieldTable();
+  private readonly fields = new FieldTable();
   private readonly targets = new Map<string, TargetState>();
   private epoch = 0;
   private collected = false;
@@ -103,11 +108,6 @@ export class JobStatsAccumulator {
   droppedTargets = 0;
 
   constructor(private readonly options: AccumulatorOptions) {}
-
-  /** The current scrape's number: series fields born in it are exported as 0. */
-  get scrapeEpoch(): number {
-    return this.epoch;
-  }
 
   begin(): void {
     this.epoch += 1;
@@ -269,6 +269,7 @@ export class JobStatsAccumulator {
   }
 
   *targetViews(): Iterable<TargetView> {
+    const fields = [...this.fields.fields];
     for (const t of this.targets.values()) {
       yield {
         name: t.ref.name,
@@ -282,7 +283,7 @@ export class JobStatsAccumulator {
         expiredJobsTotal: t.book.expiredTotal,
         truncatedReadsTotal: t.truncatedReadsTotal,
         droppedEntriesTotal: t.tracker.droppedEntries,
-        series: t.book.series.values(),
+        samples: new TargetSamples([...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
         density: t.density,
       };
     }

@@ -1,0 +1,42 @@
+// The one update() of the Lustre collectors (job_stats, export stats, target stats, llite stats):
+// begin a scrape, read the source (lctl or the pseudo-files, as the collector decides), settle what
+// was read even when the read failed, then either say the source is absent or refill the metrics.
+import type { UpdateOutcome } from '../scrape/collector.js';
+import { refill, type LustreWriter, type SampledTarget, type SettledSource } from './refill.js';
+
+/** What a collector does in each step of one scrape. */
+export interface UpdateSteps {
+  begin(): void;
+  /** Reads the source into the accumulator; resolves whether the source exists on this host at all. */
+  read(signal: AbortSignal): Promise<boolean>;
+  /**
+   * Settles the scrape. `complete` is false when the read stopped early (lctl timed out, a directory
+   * could not be listed, the scrape was aborted): what it did not reach is kept, not forgotten.
+   */
+  finish(complete: boolean): Promise<void> | void;
+}
+
+/** An accumulator that can say whether it still knows any target (read now, or series until expiry). */
+export interface UpdatedSource extends SettledSource<SampledTarget<unknown>> {
+  readonly targetCount: number;
+}
+
+export async function updateLustre<A extends UpdatedSource>(steps: UpdateSteps, source: A, writer: LustreWriter<A>, signal: AbortSignal): Promise<UpdateOutcome> {
+  steps.begin();
+  let found = false;
+  let failure: { error: unknown } | undefined; // boxed: the error thrown may itself be undefined
+  try {
+    found = await steps.read(signal);
+  } catch (err) {
+    failure = { error: err };
+  }
+  // Settle whatever was read even on failure: entries already advanced must not lose increments.
+  await steps.finish(failure === undefined);
+  if (failure !== undefined) throw failure.error;
+  if (!found && source.targetCount === 0) {
+    writer.clear();
+    return 'absent';
+  }
+  refill(source, writer);
+  return 'ok';
+}
