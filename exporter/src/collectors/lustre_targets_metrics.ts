@@ -1,33 +1,56 @@
-// `<prefix>_targets_dropped` and `<prefix>_max_targets` of the Lustre collectors: how many targets were
-// present but not read (beyond --collector.<name>.max-targets). Without labels prom-client shows 0 even
-// after reset(), so these are registered only while the collector has Lustre targets to report on.
-import { Gauge, type Registry } from 'prom-client';
+// Label-less metrics of the Lustre collectors: `<prefix>_targets_dropped` and `<prefix>_max_targets`
+// (targets present but not read, beyond --collector.<name>.max-targets) and jobstats' unattributed
+// lines. Without labels prom-client shows 0 even after reset(), so these are registered only while the
+// collector has Lustre targets to report on.
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** One label-less metric, in the registry only between show() and clear(). */
+export class ShownWhilePresent<M extends Gauge | Counter> {
+  private constructor(
+    private readonly registry: Registry,
+    private readonly name: string,
+    private readonly metric: M,
+  ) {}
+
+  static gauge(registry: Registry, name: string, help: string): ShownWhilePresent<Gauge> {
+    return new ShownWhilePresent(registry, name, new Gauge({ name, help, registers: [] }));
+  }
+
+  static counter(registry: Registry, name: string, help: string): ShownWhilePresent<Counter> {
+    return new ShownWhilePresent(registry, name, new Counter({ name, help, registers: [] }));
+  }
+
+  clear(): void {
+    this.registry.removeSingleMetric(this.name);
+  }
+
+  show(): M {
+    this.registry.registerMetric(this.metric);
+    return this.metric;
+  }
+}
 
 export class TargetBoundMetrics {
-  private readonly dropped: Gauge;
-  private readonly max: Gauge;
-  private readonly names: readonly string[];
+  private readonly dropped: ShownWhilePresent<Gauge>;
+  private readonly max: ShownWhilePresent<Gauge>;
 
   constructor(
-    private readonly registry: Registry,
+    registry: Registry,
     prefix: string,
     collector: string,
     private readonly maxTargets: number,
   ) {
-    this.names = [`${prefix}_targets_dropped`, `${prefix}_max_targets`];
-    this.dropped = new Gauge({ name: `${prefix}_targets_dropped`, help: `Lustre targets present but not read in the last scrape, beyond --collector.${collector}.max-targets.`, registers: [] });
-    this.max = new Gauge({ name: `${prefix}_max_targets`, help: `The cap on targets read per scrape (--collector.${collector}.max-targets).`, registers: [] });
+    this.dropped = ShownWhilePresent.gauge(registry, `${prefix}_targets_dropped`, `Lustre targets present but not read in the last scrape, beyond --collector.${collector}.max-targets.`);
+    this.max = ShownWhilePresent.gauge(registry, `${prefix}_max_targets`, `The cap on targets read per scrape (--collector.${collector}.max-targets).`);
   }
 
   clear(): void {
-    for (const name of this.names) this.registry.removeSingleMetric(name);
+    this.dropped.clear();
+    this.max.clear();
   }
 
   set(dropped: number): void {
-    this.registry.registerMetric(this.dropped);
-    this.dropped.set(dropped);
-    if (!Number.isFinite(this.maxTargets)) return;
-    this.registry.registerMetric(this.max);
-    this.max.set(this.maxTargets);
+    this.dropped.show().set(dropped);
+    if (Number.isFinite(this.maxTargets)) this.max.show().set(this.maxTargets);
   }
 }
