@@ -6,6 +6,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ClientStatsBook, ClientTargetView } from '../lustre/client-book.js';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
+import { UnreadableDirsMetric } from './lustre_targets_metrics.js';
 
 type Place = 'fs' | 'mount';
 
@@ -16,9 +17,11 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
   private readonly operationSeconds: Counter<Place | 'jobid' | 'operation'>;
   private readonly parseErrors: Counter<Place>;
   private readonly mountInfo: Gauge<Place | 'llite'>;
+  private readonly unreadableDirs: UnreadableDirsMetric;
 
   constructor(registry: Registry) {
     const registers = [registry];
+    this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_client');
     this.readBytes = new Counter({ name: 'jobio_lustre_client_read_bytes_total', help: 'Bytes read through this node\'s Lustre client (sum of read_bytes in llite stats), credited to the node\'s job, in bytes.', labelNames: ['fs', 'mount', 'jobid'] as const, registers });
     this.writeBytes = new Counter({ name: 'jobio_lustre_client_write_bytes_total', help: 'Bytes written through this node\'s Lustre client (sum of write_bytes in llite stats), credited to the node\'s job, in bytes.', labelNames: ['fs', 'mount', 'jobid'] as const, registers });
     this.operations = new Counter({ name: 'jobio_lustre_client_operations_total', help: 'Operations of this node\'s Lustre client per llite counter (samples in llite stats), credited to the node\'s job.', labelNames: ['fs', 'mount', 'jobid', 'operation'] as const, registers });
@@ -29,6 +32,11 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
 
   clear(): void {
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.parseErrors, this.mountInfo]) m.reset();
+    this.unreadableDirs.clear();
+  }
+
+  whole(book: ClientStatsBook): void {
+    this.unreadableDirs.set(book.unreadableDirsTotal);
   }
 
   target(t: ClientTargetView): void {

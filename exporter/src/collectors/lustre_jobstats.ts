@@ -63,9 +63,15 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
         if (settings.lctl) {
           const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal);
           if (!result.absent) acc.ingest(result.stdout);
-          return !result.absent;
+          return { found: !result.absent, complete: true };
         }
-        const present = await findJobStatsFiles(paths);
+        const { files: present, unlisted } = await findJobStatsFiles(paths);
+        for (const { dir, target, error } of unlisted) {
+          acc.unreadableDirsTotal += 1;
+          logger.warn({ path: dir, err: error.message }, 'cannot list Lustre directory');
+          const ref = target && { kind: target.kind, name: target.target };
+          if (ref && acc.admit(ref)) acc.markFailed(ref); // counted as the target's read error
+        }
         const files = present.filter((file) => acc.admit(file.ref));
         // A few files at a time, one reused chunk buffer per lane: each target has its own reader.
         await forEachLimited(files, READ_LANES, async (file, lane) => {
@@ -74,7 +80,8 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
           if ('error' in outcome) logger.warn({ path: file.path, err: outcome.error.message }, 'cannot read job_stats');
           else if ('truncated' in outcome && outcome.truncated) logger.debug({ path: file.path, maxBytes: settings.maxFileBytes }, 'job_stats read cut at max-file-bytes');
         });
-        return present.length > 0;
+        // A directory above the targets could not be listed: the targets not seen are kept.
+        return { found: present.length > 0, complete: unlisted.every((u) => u.target !== undefined) };
       },
       async finish(complete) {
         if (acc.droppedTargets !== droppedTargetsLogged) {

@@ -9,7 +9,7 @@ import type { SampledTarget, LustreWriter } from '../lustre/refill.js';
 import type { SeriesLabels } from '../lustre/series-book.js';
 import { JobSeriesCounter } from './lustre_jobstats_series.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
-import { ShownWhilePresent, TargetBoundMetrics } from './lustre_targets_metrics.js';
+import { ShownWhilePresent, TargetBoundMetrics, UnreadableDirsMetric } from './lustre_targets_metrics.js';
 
 export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
   private readonly readBytes: JobSeriesCounter;
@@ -27,6 +27,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private readonly maxJobs: Gauge<'target'>;
   private readonly targetBound: TargetBoundMetrics;
   private readonly unattributed: ShownWhilePresent<Counter>;
+  private readonly unreadableDirs: UnreadableDirsMetric;
   private readonly density: LustreJobStatsDensityMetrics;
   /** The targets the per-job counters render, filled by target() after clear() shows a new list. */
   private shown: SampledTarget<SeriesLabels>[] = [];
@@ -53,6 +54,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
     this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
     this.unattributed = ShownWhilePresent.counter(registry, 'jobio_lustre_jobstats_unattributed_lines_total', 'Entries and lines of an lctl get_param dump before any <kind>.<target>.job_stats= header: no target to charge them to, so skipped.');
+    this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_jobstats');
     this.density = new LustreJobStatsDensityMetrics(registry);
   }
 
@@ -64,6 +66,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     for (const metric of this.all()) metric.reset();
     this.targetBound.clear();
     this.unattributed.clear();
+    this.unreadableDirs.clear();
     this.density.clear();
     this.shown = [];
   }
@@ -73,6 +76,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     const unattributed = this.unattributed.show();
     unattributed.reset();
     unattributed.inc(acc.unattributedLines);
+    this.unreadableDirs.set(acc.unreadableDirsTotal);
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(this.shown);
   }
 

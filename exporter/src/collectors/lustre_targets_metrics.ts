@@ -1,6 +1,6 @@
 // Label-less metrics of the Lustre collectors: `<prefix>_targets_dropped` and `<prefix>_max_targets`
-// (targets present but not read, beyond --collector.<name>.max-targets) and jobstats' unattributed
-// lines. Without labels prom-client shows 0 even after reset(), so these are registered only while the
+// (targets present but not read, beyond --collector.<name>.max-targets), `<prefix>_unreadable_dirs_total`
+// and jobstats' unattributed lines. Without labels prom-client shows 0 even after reset(), so these are registered only while the
 // collector has Lustre targets to report on.
 import { Counter, Gauge, type Registry } from 'prom-client';
 
@@ -52,5 +52,24 @@ export class TargetBoundMetrics {
   set(dropped: number): void {
     this.dropped.show().set(dropped);
     if (Number.isFinite(this.maxTargets)) this.max.show().set(this.maxTargets);
+  }
+}
+
+/** Directories that exist but could not be listed, shown as a running total (written by set()). */
+export class UnreadableDirsMetric {
+  private readonly counter: ShownWhilePresent<Counter>;
+
+  constructor(registry: Registry, prefix: string) {
+    this.counter = ShownWhilePresent.counter(registry, `${prefix}_unreadable_dirs_total`, 'Lustre directories that exist but could not be listed (EACCES, EIO): a kind directory (obdfilter/, mdt/, llite/ under one of the roots) or a target\'s; the targets in them were not read and keep what they had.');
+  }
+
+  clear(): void {
+    this.counter.clear();
+  }
+
+  set(total: number): void {
+    const counter = this.counter.show();
+    counter.reset();
+    counter.inc(total);
   }
 }

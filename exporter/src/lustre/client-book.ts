@@ -75,6 +75,14 @@ export class ClientStatsBook implements StatsSink {
     this.acc.droppedTargets = count;
   }
 
+  get unreadableDirsTotal(): number {
+    return this.acc.unreadableDirsTotal;
+  }
+
+  set unreadableDirsTotal(count: number) {
+    this.acc.unreadableDirsTotal = count;
+  }
+
   /** Whether the accumulator already holds this llite instance's place. */
   has(instance: string): boolean {
     return this.acc.has(clientPlace(instance, this.mountsByFs).key);

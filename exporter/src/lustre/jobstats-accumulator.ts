@@ -106,6 +106,8 @@ export class JobStatsAccumulator {
   unattributedLines = 0;
   /** Targets present but not read this scrape because maxTargets were already kept. */
   droppedTargets = 0;
+  /** Directories that exist but could not be listed, since start (counted by the update). */
+  unreadableDirsTotal = 0;
 
   constructor(private readonly options: AccumulatorOptions) {}
 

@@ -81,6 +81,9 @@ export class StatsAccumulator {
   /** Targets present but not read this scrape (beyond max-targets), set by the update. */
   droppedTargets = 0;
 
+  /** Directories that exist but could not be listed, since start (counted by the update). */
+  unreadableDirsTotal = 0;
+
   /** Whether the target is known (read before, or still holding series). */
   has(target: string): boolean {
     return this.targets.has(target);
@@ -154,9 +157,19 @@ export class StatsAccumulator {
     } else t.groups.set(key, { key, labels, deltas, activity });
   }
 
-  /** A file that exists but could not be read: keep its last values (no increment is lost later). */
-  markFailed(target: string, client: string): void {
+  /**
+   * A file that exists but could not be read: keep its last values (no increment is lost later).
+   * Without `client`, the target's directory could not be listed: every file of the target is kept.
+   */
+  markFailed(target: string, client?: string): void {
     const t = this.target(target);
+    if (client === undefined) {
+      for (const [known, file] of t.files) {
+        file.seen = this.epoch;
+        t.present.add(known);
+      }
+      return;
+    }
     const file = t.files.get(client);
     if (file) file.seen = this.epoch;
     t.present.add(client);

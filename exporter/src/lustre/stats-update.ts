@@ -5,14 +5,14 @@ import type { Collector } from '../scrape/collector.js';
 import type { Logger } from '../util/logger.js';
 import type { Paths } from '../util/paths.js';
 import { parseLustreStats, parseStatsParam, type StatsParam, type StatsSection } from '../parsers/lustre-stats.js';
-import { readStatsFiles, type StatsFile } from '../sources/lustre-stats-files.js';
+import { readStatsFiles, type FoundStatsFiles } from '../sources/lustre-stats-files.js';
 import { runLctl } from '../sources/lustre-lctl.js';
 import type { LustreWriter } from './refill.js';
 import type { StatsAccumulator } from './stats-accumulator.js';
 import { updateLustre, type UpdateSteps } from './update.js';
 
 /** What updateStats() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
-export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount' | 'has' | 'droppedTargets'>;
+export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount' | 'has' | 'droppedTargets' | 'unreadableDirsTotal'>;
 
 export interface StatsUpdateSettings {
   readonly lctl: boolean;
@@ -23,7 +23,7 @@ export interface StatsUpdateSettings {
   /** lctl patterns, e.g. `obdfilter.*.exports.*.stats`. */
   readonly lctlArgs: readonly string[];
   /** Finds the files when reading the pseudo-files. */
-  readonly find: (paths: Paths) => Promise<StatsFile[]>;
+  readonly find: (paths: Paths) => Promise<FoundStatsFiles>;
   /** Which lctl sections belong to this collector; returns the client ('' for a target's totals). */
   readonly pick: (param: StatsParam) => string | undefined;
 }
@@ -47,9 +47,14 @@ export function statsSteps(acc: StatsSink, settings: StatsUpdateSettings, paths:
           found = true;
           if (admit(param.target)) acc.ingest(param.target, client, section);
         }
-        return found;
+        return { found, complete: true };
       }
-      const present = await settings.find(paths);
+      const { files: present, unlisted } = await settings.find(paths);
+      for (const { dir, target, error } of unlisted) {
+        acc.unreadableDirsTotal += 1;
+        logger.warn({ path: dir, err: error.message }, 'cannot list Lustre directory');
+        if (target && admit(target.target)) acc.markFailed(target.target);
+      }
       const files = present.filter((file) => admit(file.target));
       for await (const read of readStatsFiles(files, signal)) {
         if ('error' in read) {
@@ -61,7 +66,8 @@ export function statsSteps(acc: StatsSink, settings: StatsUpdateSettings, paths:
         // An empty file (every counter at zero is omitted) is a present file without counters.
         acc.ingest(read.target, read.client, section ?? emptySection());
       }
-      return present.length > 0;
+      // A directory above the targets could not be listed: the targets not seen are kept.
+      return { found: present.length > 0, complete: unlisted.every((u) => u.target !== undefined) };
     },
     finish(complete) {
       acc.droppedTargets = admit.dropped.size;

@@ -4,11 +4,19 @@
 import type { UpdateOutcome } from '../scrape/collector.js';
 import { refill, type LustreWriter, type SampledTarget, type SettledSource } from './refill.js';
 
+/** What one read found. */
+export interface ReadOutcome {
+  /** The source exists on this host (lctl printed the parameters, or files were found). */
+  readonly found: boolean;
+  /** False when a directory could not be listed: the targets not seen are kept, not forgotten. */
+  readonly complete: boolean;
+}
+
 /** What a collector does in each step of one scrape. */
 export interface UpdateSteps {
   begin(): void;
-  /** Reads the source into the accumulator; resolves whether the source exists on this host at all. */
-  read(signal: AbortSignal): Promise<boolean>;
+  /** Reads the source into the accumulator. */
+  read(signal: AbortSignal): Promise<ReadOutcome>;
   /**
    * Settles the scrape. `complete` is false when the read stopped early (lctl timed out, a directory
    * could not be listed, the scrape was aborted): what it did not reach is kept, not forgotten.
@@ -23,17 +31,17 @@ export interface UpdatedSource extends SettledSource<SampledTarget<unknown>> {
 
 export async function updateLustre<A extends UpdatedSource>(steps: UpdateSteps, source: A, writer: LustreWriter<A>, signal: AbortSignal): Promise<UpdateOutcome> {
   steps.begin();
-  let found = false;
+  let outcome: ReadOutcome = { found: false, complete: false };
   let failure: { error: unknown } | undefined; // boxed: the error thrown may itself be undefined
   try {
-    found = await steps.read(signal);
+    outcome = await steps.read(signal);
   } catch (err) {
     failure = { error: err };
   }
   // Settle whatever was read even on failure: entries already advanced must not lose increments.
-  await steps.finish(failure === undefined);
+  await steps.finish(failure === undefined && outcome.complete);
   if (failure !== undefined) throw failure.error;
-  if (!found && source.targetCount === 0) {
+  if (!outcome.found && source.targetCount === 0) {
     writer.clear();
     return 'absent';
   }
