@@ -1,5 +1,6 @@
-// Run by unlisted-dirs.test.ts as an unprivileged user who owns the tree in argv[2] (root lists any
-// directory whatever its mode): four scrapes of the lustre_jobstats and lustre_exports collectors while
+// Run by unlisted-dirs.test.ts with the tree in argv[2]; with a uid in argv[3] (the tests run as root,
+// who lists any directory whatever its mode) it becomes that user, the tree's owner, once its modules
+// are loaded (so the checkout need not be readable by that user). Then four scrapes of the lustre_jobstats and lustre_exports collectors while
 // a target's directory, then the obdfilter/ directory above the targets, cannot be listed. Prints the
 // update outcomes and the expositions as JSON.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,11 @@ import { lustreJobStatsCollector } from '../../exporter/src/collectors/lustre_jo
 import { createLogger } from '../../exporter/src/util/logger.js';
 
 const root = process.argv[2] ?? '';
+const dropTo = process.argv[3];
+if (dropTo !== undefined) {
+  process.setgid?.(Number(dropTo));
+  process.setuid?.(Number(dropTo));
+}
 const obdfilter = join(root, 'proc/fs/lustre/obdfilter');
 const entry = (bytes: number): string => `job_stats:\n- job_id:          9:5000:n1\n  write_bytes:     { samples:           1, unit: bytes, min: 1, max: 1, sum: ${bytes} }\n`;
 const exportStats = (bytes: number): string => `snapshot_time             1700000000.000000001 secs.nsecs\nwrite_bytes               1 samples [bytes] ${bytes} ${bytes} ${bytes}\n`;

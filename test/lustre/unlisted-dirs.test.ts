@@ -2,7 +2,7 @@
 // target's directory fails that target's read (its series are kept, jobstats counts a read error), a
 // directory above the targets keeps every target it hid, and nothing is counted twice when they are
 // readable again. Root lists any directory, so the scenario runs as an unprivileged user who owns the
-// tree (nobody, when the tests run as root).
+// tree (it becomes nobody, when the tests run as root).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -27,7 +27,7 @@ test('lustre: an unlistable target directory, then the obdfilter/ directory, are
   chmodSync(root, 0o755);
   const asRoot = process.getuid?.() === 0;
   if (asRoot) chownTree(root, NOBODY);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/lustre/unlisted-dirs-scenario.ts'), root], { cwd: repoRoot, encoding: 'utf8', ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}) });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/lustre/unlisted-dirs-scenario.ts'), root, ...(asRoot ? [String(NOBODY)] : [])], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
   const scrapes = JSON.parse(run.stdout) as { outcomes: string[]; text: string }[];
   const value = (i: number, pattern: RegExp): string | undefined => line(scrapes[i]?.text ?? '', pattern)?.split(' ').at(-1);
