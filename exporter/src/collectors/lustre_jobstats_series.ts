@@ -70,24 +70,28 @@ export class JobSeriesCounter {
     this.snapshot = EMPTY;
   }
 
-  /** Calls `emit` for every exported sample of this family, series by series (values scaled). */
-  private forEachSample(emit: (target: string, labels: SeriesLabels, field: ExportField, value: number) => void): void {
+  /**
+   * Visits every exported sample of this family, target by target: `visitorOf` makes the visitor of one
+   * target (one closure a target, so a sample costs one call), values scaled by the divisor.
+   */
+  private forEachSample(visitorOf: (target: string) => (labels: SeriesLabels, field: ExportField, value: number) => void): void {
     for (const t of this.snapshot) {
-      t.samples.forEach((labels, field, value) => emit(t.name, labels, field, this.divisor === 1 ? value : value / this.divisor), this.kind);
+      const visit = visitorOf(t.name);
+      t.samples.forEach(this.divisor === 1 ? visit : (labels, field, value) => visit(labels, field, value / this.divisor), this.kind);
     }
   }
 
   /** Number of series, without rendering them (jobio_exporter_series). */
   seriesCount(): number {
     let n = 0;
-    this.forEachSample(() => (n += 1));
+    this.forEachSample(() => () => (n += 1));
     return n;
   }
 
   /** The JSON form (getMetricsAsJSON): every sample as prom-client would list it. */
   get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
     const values: Sample[] = [];
-    this.forEachSample((target, labels, field, value) => values.push({ labels: labelsOf(target, labels, this.withOperation ? field.operation : undefined), value }));
+    this.forEachSample((target) => (labels, field, value) => values.push({ labels: labelsOf(target, labels, this.withOperation ? field.operation : undefined), value }));
     return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
   }
 
@@ -108,7 +112,7 @@ export class JobSeriesCounter {
     const blocks: { metricName: string; value: number }[] = [];
     let pending = '';
     let pendingValue = 0;
-    this.forEachSample((target, labels, field, value) => {
+    this.forEachSample((target) => (labels, field, value) => {
       // The prefix is a function of (target, labels): rendered again only when either changes.
       if (labels !== lastLabels || target !== lastTarget) {
         lastLabels = labels;
