@@ -4,7 +4,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
-import { TargetBoundMetrics, UnreadableDirsMetric } from './lustre_targets_metrics.js';
+import { SourceMetrics } from './lustre_targets_metrics.js';
 
 export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target' | 'client'>;
@@ -14,16 +14,14 @@ export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly folded: Gauge<'target'>;
   private readonly maxClients: Gauge<'target'>;
   private readonly parseErrors: Counter<'target'>;
-  private readonly targetBound: TargetBoundMetrics;
-  private readonly unreadableDirs: UnreadableDirsMetric;
+  private readonly source: SourceMetrics;
 
   constructor(
     registry: Registry,
     private readonly maxClientsValue: number,
     maxTargets = Number.POSITIVE_INFINITY,
   ) {
-    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_export', 'lustre_exports', maxTargets);
-    this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_export');
+    this.source = new SourceMetrics(registry, 'jobio_lustre_export', 'lustre_exports', maxTargets);
     const registers = [registry];
     this.readBytes = new Counter({ name: 'jobio_lustre_export_read_bytes_total', help: 'Bytes read by the client (NID) from the target (sum of the export stats read_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
     this.writeBytes = new Counter({ name: 'jobio_lustre_export_write_bytes_total', help: 'Bytes written by the client (NID) to the target (sum of the export stats write_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
@@ -36,13 +34,11 @@ export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
 
   clear(): void {
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.clients, this.folded, this.maxClients, this.parseErrors]) m.reset();
-    this.targetBound.clear();
-    this.unreadableDirs.clear();
+    this.source.clear();
   }
 
   whole(acc: StatsAccumulator): void {
-    this.targetBound.set(acc.droppedTargets);
-    this.unreadableDirs.set(acc.unreadableDirsTotal);
+    this.source.set(acc);
   }
 
   target(t: StatsTargetView): void {

@@ -9,7 +9,7 @@ import type { SampledTarget, LustreWriter } from '../lustre/refill.js';
 import type { SeriesLabels } from '../lustre/series-book.js';
 import { JobSeriesCounter } from './lustre_jobstats_series.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
-import { ShownWhilePresent, TargetBoundMetrics, UnreadableDirsMetric } from './lustre_targets_metrics.js';
+import { ShownWhilePresent, SourceMetrics } from './lustre_targets_metrics.js';
 
 export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
   private readonly readBytes: JobSeriesCounter;
@@ -25,9 +25,8 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private readonly truncatedReads: Counter<'target'>;
   private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
-  private readonly targetBound: TargetBoundMetrics;
+  private readonly source: SourceMetrics;
   private readonly unattributed: ShownWhilePresent<Counter>;
-  private readonly unreadableDirs: UnreadableDirsMetric;
   private readonly density: LustreJobStatsDensityMetrics;
   /** The targets the per-job counters render, filled by target() after clear() shows a new list. */
   private shown: SampledTarget<SeriesLabels>[] = [];
@@ -51,10 +50,9 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     this.readErrors = new Counter({ name: 'jobio_lustre_jobstats_read_errors_total', help: 'Failed reads of the target\'s job_stats file (its series are kept as they were).', labelNames: ['target'] as const, registers });
     this.truncatedReads = new Counter({ name: 'jobio_lustre_jobstats_truncated_reads_total', help: 'Reads of the target\'s job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).', labelNames: ['target'] as const, registers });
     this.droppedEntries = new Counter({ name: 'jobio_lustre_jobstats_dropped_entries_total', help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).', labelNames: ['target'] as const, registers });
-    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
+    this.source = new SourceMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
     this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
     this.unattributed = ShownWhilePresent.counter(registry, 'jobio_lustre_jobstats_unattributed_lines_total', 'Entries and lines of an lctl get_param dump before any <kind>.<target>.job_stats= header: no target to charge them to, so skipped.');
-    this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_jobstats');
     this.density = new LustreJobStatsDensityMetrics(registry);
   }
 
@@ -64,19 +62,17 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
 
   clear(): void {
     for (const metric of this.all()) metric.reset();
-    this.targetBound.clear();
+    this.source.clear();
     this.unattributed.clear();
-    this.unreadableDirs.clear();
     this.density.clear();
     this.shown = [];
   }
 
   whole(acc: JobStatsAccumulator): void {
-    this.targetBound.set(acc.droppedTargets);
+    this.source.set(acc);
     const unattributed = this.unattributed.show();
     unattributed.reset();
     unattributed.inc(acc.unattributedLines);
-    this.unreadableDirs.set(acc.unreadableDirsTotal);
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(this.shown);
   }
 

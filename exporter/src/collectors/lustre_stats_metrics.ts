@@ -4,7 +4,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
-import { TargetBoundMetrics, UnreadableDirsMetric } from './lustre_targets_metrics.js';
+import { SourceMetrics } from './lustre_targets_metrics.js';
 
 export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target'>;
@@ -12,12 +12,10 @@ export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly operations: Counter<'target' | 'operation'>;
   private readonly parseErrors: Counter<'target'>;
 
-  private readonly targetBound: TargetBoundMetrics;
-  private readonly unreadableDirs: UnreadableDirsMetric;
+  private readonly source: SourceMetrics;
 
   constructor(registry: Registry, maxTargets = Number.POSITIVE_INFINITY) {
-    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_target', 'lustre_stats', maxTargets);
-    this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_target');
+    this.source = new SourceMetrics(registry, 'jobio_lustre_target', 'lustre_stats', maxTargets);
     const registers = [registry];
     this.readBytes = new Counter({ name: 'jobio_lustre_target_read_bytes_total', help: 'Bytes read from the target by all clients (sum of read_bytes in obdfilter stats), in bytes.', labelNames: ['target'] as const, registers });
     this.writeBytes = new Counter({ name: 'jobio_lustre_target_write_bytes_total', help: 'Bytes written to the target by all clients (sum of write_bytes in obdfilter stats), in bytes.', labelNames: ['target'] as const, registers });
@@ -27,13 +25,11 @@ export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
 
   clear(): void {
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.parseErrors]) m.reset();
-    this.targetBound.clear();
-    this.unreadableDirs.clear();
+    this.source.clear();
   }
 
   whole(acc: StatsAccumulator): void {
-    this.targetBound.set(acc.droppedTargets);
-    this.unreadableDirs.set(acc.unreadableDirsTotal);
+    this.source.set(acc);
   }
 
   target(t: StatsTargetView): void {

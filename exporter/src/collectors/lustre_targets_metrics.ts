@@ -1,7 +1,7 @@
 // Label-less metrics of the Lustre collectors: `<prefix>_targets_dropped` and `<prefix>_max_targets`
 // (targets present but not read, beyond --collector.<name>.max-targets), `<prefix>_unreadable_dirs_total`
-// and jobstats' unattributed lines. Without labels prom-client shows 0 even after reset(), so these are registered only while the
-// collector has Lustre targets to report on.
+// and jobstats' unattributed lines. Without labels prom-client shows 0 even after reset(), so these are
+// registered only while the collector has Lustre targets to report on.
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** One label-less metric, in the registry only between show() and clear(). */
@@ -30,9 +30,17 @@ export class ShownWhilePresent<M extends Gauge | Counter> {
   }
 }
 
-export class TargetBoundMetrics {
+/** What a Lustre server collector says about its source as a whole. */
+export interface SourceFigures {
+  readonly droppedTargets: number;
+  readonly unreadableDirsTotal: number;
+}
+
+/** The label-less metrics of a Lustre server collector: targets dropped, their cap, unreadable dirs. */
+export class SourceMetrics {
   private readonly dropped: ShownWhilePresent<Gauge>;
   private readonly max: ShownWhilePresent<Gauge>;
+  private readonly unreadableDirs: UnreadableDirsMetric;
 
   constructor(
     registry: Registry,
@@ -42,16 +50,19 @@ export class TargetBoundMetrics {
   ) {
     this.dropped = ShownWhilePresent.gauge(registry, `${prefix}_targets_dropped`, `Lustre targets present but not read in the last scrape, beyond --collector.${collector}.max-targets.`);
     this.max = ShownWhilePresent.gauge(registry, `${prefix}_max_targets`, `The cap on targets read per scrape (--collector.${collector}.max-targets).`);
+    this.unreadableDirs = new UnreadableDirsMetric(registry, prefix);
   }
 
   clear(): void {
     this.dropped.clear();
     this.max.clear();
+    this.unreadableDirs.clear();
   }
 
-  set(dropped: number): void {
-    this.dropped.show().set(dropped);
+  set(source: SourceFigures): void {
+    this.dropped.show().set(source.droppedTargets);
     if (Number.isFinite(this.maxTargets)) this.max.show().set(this.maxTargets);
+    this.unreadableDirs.set(source.unreadableDirsTotal);
   }
 }
 
