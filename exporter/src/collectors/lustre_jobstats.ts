@@ -10,7 +10,7 @@ import { findJobStatsFiles, readJobStatsFile } from '../sources/lustre-jobstats-
 import { runLctl } from '../sources/lustre-lctl.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { forEachLimited } from '../util/for-each-limited.js';
-import { updateLustre, type UpdateSteps } from '../lustre/update.js';
+import { failUnlisted, updateLustre, type UpdateSteps } from '../lustre/update.js';
 import { LustreJobStatsMetrics } from './lustre_jobstats_metrics.js';
 
 export const DEFAULT_JOBID_FORMAT = '%j:%u:%H,%e.%u';
@@ -66,12 +66,12 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
           return { found: !result.absent, complete: true };
         }
         const { files: present, unlisted } = await findJobStatsFiles(paths);
-        for (const { dir, target, error } of unlisted) {
-          acc.unreadableDirsTotal += 1;
-          logger.warn({ path: dir, err: error.message }, 'cannot list Lustre directory');
-          const ref = target && { kind: target.kind, name: target.target };
-          if (ref && acc.admit(ref)) acc.markFailed(ref); // counted as the target's read error
-        }
+        acc.unreadableDirsTotal += unlisted.length;
+        // A target whose directory cannot be listed counts a read error.
+        const complete = failUnlisted(unlisted, logger, ({ kind, target }) => {
+          const ref = { kind, name: target };
+          if (acc.admit(ref)) acc.markFailed(ref);
+        });
         const files = present.filter((file) => acc.admit(file.ref));
         // A few files at a time, one reused chunk buffer per lane: each target has its own reader.
         await forEachLimited(files, READ_LANES, async (file, lane) => {
@@ -80,8 +80,7 @@ export const lustreJobStatsCollector: CollectorDescriptor = {
           if ('error' in outcome) logger.warn({ path: file.path, err: outcome.error.message }, 'cannot read job_stats');
           else if ('truncated' in outcome && outcome.truncated) logger.debug({ path: file.path, maxBytes: settings.maxFileBytes }, 'job_stats read cut at max-file-bytes');
         });
-        // A directory above the targets could not be listed: the targets not seen are kept.
-        return { found: present.length > 0, complete: unlisted.every((u) => u.target !== undefined) };
+        return { found: present.length > 0, complete };
       },
       async finish(complete) {
         if (acc.droppedTargets !== droppedTargetsLogged) {

@@ -9,9 +9,9 @@ import { readStatsFiles, type FoundStatsFiles } from '../sources/lustre-stats-fi
 import { runLctl } from '../sources/lustre-lctl.js';
 import type { LustreWriter } from './refill.js';
 import type { StatsAccumulator } from './stats-accumulator.js';
-import { updateLustre, type UpdateSteps } from './update.js';
+import { failUnlisted, updateLustre, type UpdateSteps } from './update.js';
 
-/** What updateStats() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
+/** What statsSteps() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
 export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount' | 'has' | 'droppedTargets' | 'unreadableDirsTotal'>;
 
 export interface StatsUpdateSettings {
@@ -50,11 +50,10 @@ export function statsSteps(acc: StatsSink, settings: StatsUpdateSettings, paths:
         return { found, complete: true };
       }
       const { files: present, unlisted } = await settings.find(paths);
-      for (const { dir, target, error } of unlisted) {
-        acc.unreadableDirsTotal += 1;
-        logger.warn({ path: dir, err: error.message }, 'cannot list Lustre directory');
-        if (target && admit(target.target)) acc.markFailed(target.target);
-      }
+      acc.unreadableDirsTotal += unlisted.length;
+      const complete = failUnlisted(unlisted, logger, ({ target }) => {
+        if (admit(target)) acc.markFailed(target);
+      });
       const files = present.filter((file) => admit(file.target));
       for await (const read of readStatsFiles(files, signal)) {
         if ('error' in read) {
@@ -66,8 +65,7 @@ export function statsSteps(acc: StatsSink, settings: StatsUpdateSettings, paths:
         // An empty file (every counter at zero is omitted) is a present file without counters.
         acc.ingest(read.target, read.client, section ?? emptySection());
       }
-      // A directory above the targets could not be listed: the targets not seen are kept.
-      return { found: present.length > 0, complete: unlisted.every((u) => u.target !== undefined) };
+      return { found: present.length > 0, complete };
     },
     finish(complete) {
       acc.droppedTargets = admit.dropped.size;

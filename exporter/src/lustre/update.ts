@@ -2,6 +2,8 @@
 // begin a scrape, read the source (lctl or the pseudo-files, as the collector decides), settle what
 // was read even when the read failed, then either say the source is absent or refill the metrics.
 import type { UpdateOutcome } from '../scrape/collector.js';
+import type { TargetDir, UnlistedDir } from '../sources/lustre-tree.js';
+import type { Logger } from '../util/logger.js';
 import { refill, type LustreWriter, type SampledTarget, type SettledSource } from './refill.js';
 
 /** What one read found. */
@@ -47,4 +49,17 @@ export async function updateLustre<A extends UpdatedSource>(steps: UpdateSteps, 
   }
   refill(source, writer);
   return 'ok';
+}
+
+/**
+ * Logs the directories that could not be listed and fails the read of each target among them (its
+ * series are kept). Returns whether the read is still complete: false when a directory above the
+ * targets was hidden, so the targets not seen must be kept, not forgotten. The caller counts them.
+ */
+export function failUnlisted(unlisted: readonly UnlistedDir[], logger: Logger, failTarget: (target: TargetDir) => void): boolean {
+  for (const { dir, target, error } of unlisted) {
+    logger.warn({ path: dir, err: error.message }, 'cannot list Lustre directory');
+    if (target) failTarget(target);
+  }
+  return unlisted.every((u) => u.target !== undefined);
 }
