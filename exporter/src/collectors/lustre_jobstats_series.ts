@@ -1,6 +1,6 @@
 // The per-job counters of lustre_jobstats (read/write bytes, operations, operation seconds) as
-// prom-client metrics that hold no values of their own: each is rendered straight from the
-// accumulator's series (SeriesBook) at collect time.
+// prom-client metrics that hold no values of their own: each is rendered straight from the samples
+// the accumulator hands out (lustre/series-samples.ts) at collect time.
 //
 // Why: with every job exported (max-jobs above the entry count) a 20,000-entry OST file makes
 // 280,000 series; copying them into prom-client Counters costs one labels object, one hash string

@@ -1,7 +1,8 @@
 // The state of the lustre_jobstats collector across scrapes, without any I/O or prom-client:
 // per target, the entries' last values (EntryTracker) and the exported series (SeriesBook).
 //
-// One scrape: begin() → ingest() each file or lctl dump → uids() to resolve → finish() → targets().
+// One scrape: begin() → ingest() or read() each file, or ingest() an lctl dump → uids() to resolve →
+// finish() → targetViews(), whose samples lustre/refill.ts writes into the metrics.
 import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
 import { CreditBook, type Credit } from './credits.js';
 import { EntryTracker, type QualityCounts } from './entry-tracker.js';
