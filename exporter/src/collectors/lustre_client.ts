@@ -12,13 +12,17 @@ import { ClientStatsBook } from '../lustre/client-book.js';
 import { nodeJobLabel } from '../lustre/node-job.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { readStatsSettings, statsFlags } from '../lustre/stats-settings.js';
-import { updateStats } from '../lustre/stats-update.js';
+import { statsSteps } from '../lustre/stats-update.js';
+import { updateLustre } from '../lustre/update.js';
 import { findCgroupJobs } from '../sources/cgroup-jobs.js';
 import { findLliteStatsFiles, readLustreMounts } from '../sources/lustre-client-files.js';
+import type { FoundStatsFiles } from '../sources/lustre-stats-files.js';
 import { LustreClientMetrics } from './lustre_client_metrics.js';
 
 /** Job series per mount within the expiry (jobs follow each other on a node); more go to `_other`. */
 export const DEFAULT_CLIENT_MAX_JOBS = 16;
+
+const NONE_FOUND: FoundStatsFiles = { files: [], unlisted: [] };
 
 export const lustreClientCollector: CollectorDescriptor = {
   name: 'lustre_client',
@@ -36,24 +40,18 @@ export const lustreClientCollector: CollectorDescriptor = {
     let previousJobs: Set<string> | undefined;
     return {
       async update(signal) {
-        const [mounts, files, jobs] = await Promise.all([readLustreMounts(paths), common.lctl ? Promise.resolve([]) : findLliteStatsFiles(paths), findCgroupJobs(paths)]);
+        const [mounts, found, jobs] = await Promise.all([readLustreMounts(paths), common.lctl ? Promise.resolve(NONE_FOUND) : findLliteStatsFiles(paths), findCgroupJobs(paths)]);
         const currentJobs = new Set(jobs.jobs.map((j) => j.jobid));
         book.prepare(mounts, nodeJobLabel(previousJobs, currentJobs));
         previousJobs = currentJobs;
         const settings = {
           ...common,
-          lctl: common.lctl || (files.length === 0 && mounts.length > 0),
+          lctl: common.lctl || (found.files.length === 0 && mounts.length > 0),
           lctlArgs: ['llite.*.stats'],
-          find: () => Promise.resolve(files),
+          find: () => Promise.resolve(found),
           pick: (p: { kind: string; file: string }) => (p.kind === 'llite' && p.file === 'stats' ? '' : undefined),
         };
-        const found = await updateStats(book, settings, paths, logger, signal);
-        if (!found) {
-          metrics.clear();
-          return 'absent';
-        }
-        metrics.refill(book);
-        return 'ok';
+        return updateLustre(statsSteps(book, settings, paths, logger), book, metrics, signal);
       },
     };
   },

@@ -13,7 +13,8 @@ export interface ClientBytes extends ClientPlace {
 
 /** Place key → bytes; empty on a node without a Lustre client (or whose llite files are not readable). */
 export async function readClientBytes(paths: Paths): Promise<Map<string, ClientBytes>> {
-  const [files, mounts] = await Promise.all([findLliteStatsFiles(paths), readLustreMounts(paths)]);
+  // A directory this user cannot list hides its mounts, as an unreadable file does.
+  const [{ files }, mounts] = await Promise.all([findLliteStatsFiles(paths), readLustreMounts(paths)]);
   const byFs = mountsByFs(mounts);
   const out = new Map<string, ClientBytes>();
   for (const file of files) {

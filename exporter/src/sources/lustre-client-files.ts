@@ -2,30 +2,20 @@
 // Lustre file system (the instance is `<fsname>-<superblock address>`, e.g. `lustrefs-ffff88105db50000`),
 // under /proc/fs/lustre (up to 2.11), /sys/kernel/debug/lustre (2.12 on) or /sys/fs/lustre, looked up
 // in every root as for the server files; and the mount table that says where each file system is mounted.
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { procPath, type Paths } from '../util/paths.js';
-import { lustreRoots } from './lustre-jobstats-files.js';
-import type { StatsFile } from './lustre-stats-files.js';
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch {
-    return []; // no such layout on this host
-  }
-}
+import { findTargets } from './lustre-tree.js';
+import type { FoundStatsFiles } from './lustre-stats-files.js';
 
 /** `llite.*.stats`: one file per client mount (target = the llite instance). */
-export async function findLliteStatsFiles(paths: Paths): Promise<StatsFile[]> {
-  const found = new Map<string, StatsFile>();
-  for (const root of lustreRoots(paths)) {
-    for (const instance of await listDir(join(root, 'llite'))) {
-      if (found.has(instance)) continue;
-      if ((await listDir(join(root, 'llite', instance))).includes('stats')) found.set(instance, { target: instance, client: '', path: join(root, 'llite', instance, 'stats') });
-    }
-  }
-  return [...found.values()];
+export function findLliteStatsFiles(paths: Paths): Promise<FoundStatsFiles> {
+  return findTargets(
+    paths,
+    ['llite'],
+    ({ target, dir }, entries) => (entries.includes('stats') ? [{ target, client: '', path: join(dir, 'stats') }] : []),
+    (_kind, instance) => instance,
+  );
 }
 
 export interface LustreMount {

@@ -110,11 +110,21 @@ export async function readPseudoFile(path: string, options: { readonly signal?: 
   return parts.length === 1 && only !== undefined ? only : Buffer.concat(parts);
 }
 
-/** The entries of a directory, sorted; [] when it does not exist or cannot be listed. */
+/** A path that does not exist, or one of whose components is not a directory. */
+export function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * The entries of a directory, sorted; [] when it does not exist (a layout this host does not have).
+ * A directory that exists but cannot be listed (EACCES, EIO, ELOOP) throws: it must not pass for absent.
+ */
 export async function listDir(dir: string): Promise<string[]> {
   try {
     return (await readdir(dir)).sort();
-  } catch {
-    return []; // no such layout on this host
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
   }
 }
