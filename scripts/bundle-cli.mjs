@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Part of `npm run build:ts`: bundles the compiled CLI (dist/cli/main.js) into dist/bundle/, one file
-// per subcommand plus shared chunks, so `jobio run` loads a handful of files instead of ~50 modules
-// (Node 20 has no compile cache; module loading was most of `jobio run`'s start-up). bin/jobio.js
-// uses the bundle for `run` and `preload-path` when it is not older than dist/cli/main.js.
+// Part of `npm run build:ts`: bundles the compiled code of `jobio run` and `jobio preload-path`
+// (dist/cli/quick-main.js and what it imports) into one CommonJS file, dist/bundle/quick-main.cjs.
+// bin/jobio.js loads it for those two subcommands when it is not older than dist/cli/main.js.
+// Why one CommonJS file: `jobio run` starts inside every job, and its fixed cost is measured against
+// Node's own start (bench/run). Node 20 has no compile cache; ~50 ES modules, or a dozen ESM chunks,
+// cost more to resolve, link and compile than one CommonJS file that require() reads at once.
 // esbuild comes with the dev dependencies (through tsx); without it the step is skipped and the
 // unbundled CLI is used.
 import { rmSync } from 'node:fs';
@@ -18,17 +20,17 @@ try {
 }
 rmSync(`${root}dist/bundle`, { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: [`${root}dist/cli/main.js`],
+  entryPoints: [`${root}dist/cli/quick-main.js`],
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  outdir: `${root}dist/bundle`,
-  // commander is bundled (every command loads it); the rest is left to Node's resolution: the YAML
-  // parser is loaded only for --config, and the exporter's web stack is not on the bundled paths.
+  outfile: `${root}dist/bundle/quick-main.cjs`,
+  // commander is bundled; the YAML parser (loaded only for --config) and the rest stay with Node's resolution
   external: ['yaml', 'express', 'prom-client', 'pino', 'bcryptjs', 'node-addon-api'],
-  // commander is CommonJS: its require() calls of Node's modules need a real require in ESM output
-  banner: { js: "import { createRequire as __jobioCreateRequire } from 'node:module'; const require = __jobioCreateRequire(import.meta.url);" },
+  // The modules find the addons, the library and package.json from their own location
+  // (import.meta.url): the bundle's, dist/bundle/, which sits at the same depth as dist/<module dir>/.
+  define: { 'import.meta.url': '__jobioModuleUrl' },
+  banner: { js: "const __jobioModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });

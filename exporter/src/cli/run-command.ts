@@ -2,7 +2,7 @@
 // private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
 // red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, join } from 'node:path';
 import { Command, Option } from 'commander';
@@ -160,7 +160,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const procfs = flags['path.procfs'];
     const sysfs = flags['path.sysfs'];
     const lustrePaths = { procfs: typeof procfs === 'string' ? procfs : '/proc', sysfs: typeof sysfs === 'string' ? sysfs : '/sys', rootfs: '/' };
-    const clientBefore = await readClientBytes(lustrePaths);
+    const clientBefore = readClientBytes(lustrePaths);
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
     const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...libraryEnvironment(options, socketPath), LD_PRELOAD: preload } });
@@ -176,20 +176,21 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     sampler?.start();
     const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => totals.second());
     gpu?.start();
-    const output = new RunOutput(fd, context, totals, sampler, options.network, gpu);
+    // Without --output there is no log: no records are built.
+    const output = fd !== undefined ? new RunOutput(fd, context, totals, sampler, options.network, gpu) : undefined;
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
-    const scheduleFrame = (): void => {
+    const scheduleFrame = (out: RunOutput): void => {
       // A little after the frame's end, so the library's last flush of that second has arrived.
       frameTimer = setTimeout(() => {
-        output.frame(nextFrame * options.timeframeSec, (nextFrame + 1) * options.timeframeSec, startMs + (nextFrame + 1) * frameMs, false);
+        out.frame(nextFrame * options.timeframeSec, (nextFrame + 1) * options.timeframeSec, startMs + (nextFrame + 1) * frameMs, false);
         nextFrame++;
-        scheduleFrame();
+        scheduleFrame(out);
       }, Math.max(0, startMs + (nextFrame + 1) * frameMs + 250 - Date.now()));
       frameTimer.unref();
     };
-    scheduleFrame();
+    if (output) scheduleFrame(output);
 
     const result = await exited;
     const endMs = Date.now();
@@ -203,7 +204,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     }
     const status = exitStatus(result.code, result.signal);
     const complete = await drain(receiver);
-    const clientAfter = await readClientBytes(lustrePaths);
+    const clientAfter = readClientBytes(lustrePaths);
     const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
     receiver.close();
     const after = addon.childrenUsage();
@@ -214,7 +215,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     totals.foldTail(slots);
     sampler?.foldTail(slots);
     gpu?.foldTail(slots);
-    if (slots > written) output.frame(written, slots, endMs, false);
+    if (slots > written) output?.frame(written, slots, endMs, false);
     const times = { startMs, endMs };
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
     const diagnosis = diagnose({
@@ -224,7 +225,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: basename(file) } : {}),
       smallThreshold: options.smallThreshold,
     });
-    output.finish(times, slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
+    output?.finish(times, slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
     const total = emptyCounters();
     for (const m of files) addInto(total, m.total);
     process.stderr.write(
@@ -253,6 +254,11 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     for (const [sig, h] of handlers) process.off(sig, h);
     receiver?.close();
     if (fd !== undefined) closeSync(fd);
-    rmSync(dir, { recursive: true, force: true });
+    // receiver.close() removed the socket: the directory is empty unless something else got in.
+    try {
+      rmdirSync(dir);
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
