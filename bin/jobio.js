@@ -19,13 +19,17 @@ const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
  * Runs the bundle as require() would, but compiled with the code cache beside it when that is not
  * older than the bundle (V8 itself refuses a cache from another Node or V8 version and compiles
  * afresh). `npm run build` writes the cache by running `jobio run -- true` with
- * JOBIO_CODE_CACHE=write, after the run, so the functions of the run path are in it.
+ * JOBIO_CODE_CACHE=write, after the run, so the functions of the run path are in it;
+ * JOBIO_CODE_CACHE=report says on stderr whether the cache was used, refused or missing.
  */
 function loadBundle(path, bundleMtime) {
   const cachePath = `${path}.v8-cache`;
   const cachedData = (mtime(cachePath) ?? -1) >= bundleMtime ? readFileSync(cachePath) : undefined;
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${readFileSync(path, 'utf8')}\n})`;
   const script = new Script(wrapped, { filename: path, cachedData });
+  if (process.env.JOBIO_CODE_CACHE === 'report') {
+    process.stderr.write(`jobio: code cache ${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'refused' : 'used'}\n`);
+  }
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(path), module, path, dirname(path));
   const writeCache = () => {

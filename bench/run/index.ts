@@ -35,6 +35,9 @@ export function run(): Promise<string> {
     baseline.push(wallMs(['-e', '0']));
     profiled.push(wallMs([jobio, 'run', '--', 'true']));
   }
+  // Whether V8 took the bundle's code cache (bin/jobio.js): a refused cache costs ~25 M instructions.
+  const cache = spawnSync(process.execPath, [jobio, 'run', '--', 'true'], { env: { ...process.env, JOBIO_CODE_CACHE: 'report' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const cacheState = /^jobio: code cache (\w+)$/m.exec(cache.stderr.toString())?.[1] ?? 'not reported';
   const b = median(baseline);
   const p = median(profiled);
   const ratio = p / b;
@@ -44,7 +47,7 @@ export function run(): Promise<string> {
     [
       '## jobio run: start-up',
       '',
-      `Medians of ${N} alternated runs each (wall clock, same run).`,
+      `Medians of ${N} alternated runs each (wall clock, same run). The bundle's code cache: ${cacheState}.`,
       '',
       '| command | median wall ms | middle half (25th–75th percentile) |',
       '| --- | ---: | ---: |',

@@ -16,8 +16,10 @@ interface Result {
 
 /** Runs `file args` with PATH set to `path` (and node's own directory, for the #! line), in `cwd`. */
 function runOnPath(file: string, args: readonly string[], path: string, cwd: string): Promise<Result> {
+  // JOBIO_CODE_CACHE=report: bin/jobio.js says whether V8 took the bundle's code cache
+  const env = { ...process.env, PATH: `${path}:${dirname(process.execPath)}`, JOBIO_CODE_CACHE: 'report' };
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, env: { ...process.env, PATH: `${path}:${dirname(process.execPath)}` }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(file, args, { cwd, env, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
       resolve({ code, stdout, stderr });
     });
@@ -39,6 +41,7 @@ test('jobio on PATH through a link (and a link to the link, as npm link makes) r
     assert.equal(r.code, 3, `exit status passed through (stderr: ${r.stderr})`);
     assert.match(r.stderr, summaryLine);
     assert.match(r.stderr, / over 1 process\(es\)/);
+    assert.match(r.stderr, /^jobio: code cache used$/m, 'the cache npm run build wrote is taken');
     const p = await runOnPath('jobio', ['preload-path'], path, work);
     assert.equal(p.code, 0);
     assert.equal(p.stdout, `${join(repoRoot, 'native/profiler/build/libjobio.so')}\n`);
@@ -56,5 +59,6 @@ test('a code cache V8 refuses (from another Node version, or damaged) is ignored
   writeFileSync(join(dir, 'dist/bundle/quick-main.cjs.v8-cache'), Buffer.alloc(4096, 0x5a));
   const r = await runOnPath(join(dir, 'bin/jobio.js'), ['run', '--', 'sh', '-c', 'exit 3'], join(dir, 'bin'), dir);
   assert.equal(r.code, 3, `stderr: ${r.stderr}`);
+  assert.match(r.stderr, /^jobio: code cache refused$/m);
   assert.match(r.stderr, summaryLine);
 });
