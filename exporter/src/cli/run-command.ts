@@ -21,6 +21,7 @@ import { GpuSampler } from './run-gpu.js';
 import { formatSummary } from './run-summary.js';
 import { expandOutputPath } from './output-path.js';
 import { formatCoverage } from './run-coverage.js';
+import { Wakeup } from './run-wakeup.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
 
@@ -94,14 +95,20 @@ export function exitStatus(code: number | null, signal: NodeJS.Signals | null): 
   return 128 + (n ?? 0);
 }
 
-async function drain(receiver: ProfilerReceiver): Promise<boolean> {
+/**
+ * Waits until every connection has been read to its end, or DRAIN_TIMEOUT_MS. It looks again after
+ * each event the receiver handles (a goodbye usually arrives just after CMD's exit, so no fixed
+ * sleep), and every 20 ms in case a connection ends with no event of its own.
+ */
+async function drain(receiver: ProfilerReceiver, handled: Wakeup): Promise<boolean> {
   const until = Date.now() + DRAIN_TIMEOUT_MS;
   for (;;) {
     if (receiver.drained()) return true;
     if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, 20));
+    await handled.next(20);
   }
 }
+
 
 async function runProfiled(argv: readonly string[], flags: Record<string, unknown>): Promise<number> {
   let options: RunOptions;
@@ -152,11 +159,12 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
   const startMs = Date.now();
   const totals = new RunTotals(startMs);
   let receiver: ProfilerReceiver | undefined;
+  const handled = new Wakeup();
   const handlers = new Map<string, () => void>();
   try {
     // No job id verification: only this user's processes can reach the private socket, and what they
     // claim goes to this user's own report; a short child could otherwise exit before /proc is read.
-    receiver = new ProfilerReceiver({ socketPath, mode: 0o600, procfs: '/proc', sink: totals, verifyJobs: false });
+    receiver = new ProfilerReceiver({ socketPath, mode: 0o600, procfs: '/proc', sink: totals, verifyJobs: false, onHandled: () => handled.signal() });
     const procfs = flags['path.procfs'];
     const sysfs = flags['path.sysfs'];
     const lustrePaths = { procfs: typeof procfs === 'string' ? procfs : '/proc', sysfs: typeof sysfs === 'string' ? sysfs : '/sys', rootfs: '/' };
@@ -203,7 +211,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       return notFound ? 127 : 126;
     }
     const status = exitStatus(result.code, result.signal);
-    const complete = await drain(receiver);
+    const complete = await drain(receiver, handled);
     const clientAfter = readClientBytes(lustrePaths);
     const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
     receiver.close();
