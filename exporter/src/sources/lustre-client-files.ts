@@ -2,10 +2,12 @@
 // Lustre file system (the instance is `<fsname>-<superblock address>`, e.g. `lustrefs-ffff88105db50000`),
 // under /proc/fs/lustre (up to 2.11), /sys/kernel/debug/lustre (2.12 on) or /sys/fs/lustre, looked up
 // in every root as for the server files; and the mount table that says where each file system is mounted.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { procPath, type Paths } from '../util/paths.js';
-import { findTargets } from './lustre-tree.js';
+import { findTargets, lustreRoots } from './lustre-tree.js';
+import { listDirSync } from './pseudo-files.js';
 import type { FoundStatsFiles } from './lustre-stats-files.js';
 
 /** `llite.*.stats`: one file per client mount (target = the llite instance). */
@@ -16,6 +18,31 @@ export function findLliteStatsFiles(paths: Paths): Promise<FoundStatsFiles> {
     ({ target, dir }, entries) => (entries.includes('stats') ? [{ target, client: '', path: join(dir, 'stats') }] : []),
     (_kind, instance) => instance,
   );
+}
+
+/**
+ * The llite stats files, synchronously and without the error report: for `jobio run`, which reads
+ * these pseudo-files (kernel memory, no server round trip) once before its command starts, and for
+ * which an asynchronous walk cost a thread-pool hop per directory. A directory it cannot list hides
+ * its mounts, as an unreadable file does.
+ */
+export function findLliteStatsFilesSync(paths: Paths): { target: string; path: string }[] {
+  const found = new Map<string, string>();
+  for (const root of lustreRoots(paths)) {
+    const dir = join(root, 'llite');
+    for (const instance of listQuietly(dir)) {
+      if (!found.has(instance) && listQuietly(join(dir, instance)).includes('stats')) found.set(instance, join(dir, instance, 'stats'));
+    }
+  }
+  return [...found].map(([target, path]) => ({ target, path }));
+}
+
+function listQuietly(dir: string): string[] {
+  try {
+    return listDirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 export interface LustreMount {
@@ -47,6 +74,15 @@ export function parseLustreMounts(text: string): LustreMount[] {
 export async function readLustreMounts(paths: Paths): Promise<LustreMount[]> {
   try {
     return parseLustreMounts(await readFile(procPath(paths, 'mounts'), 'latin1'));
+  } catch {
+    return [];
+  }
+}
+
+/** As readLustreMounts, synchronously (see findLliteStatsFilesSync). */
+export function readLustreMountsSync(paths: Paths): LustreMount[] {
+  try {
+    return parseLustreMounts(readFileSync(procPath(paths, 'mounts'), 'latin1'));
   } catch {
     return [];
   }
