@@ -4,8 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatsAccumulator } from '../../exporter/src/lustre/stats-accumulator.js';
-import { exportedValue } from '../../exporter/src/lustre/series-book.js';
-import { u64ToNumber } from '../../exporter/src/lustre/u64.js';
+import { refill } from '../../exporter/src/lustre/refill.js';
 import { parseLustreStats } from '../../exporter/src/parsers/lustre-stats.js';
 
 interface Client {
@@ -30,14 +29,11 @@ function scrape(acc: StatsAccumulator, clients: Record<string, Client>, now: num
   for (const [nid, c] of Object.entries(clients)) acc.ingest('fs-OST0000', nid, parseLustreStats(statsText(c))[0]!);
   acc.finish(now);
   const out = new Map<string, number>();
-  for (const t of acc.targetViews()) {
-    for (const s of t.series) {
-      for (const [f, field] of acc.fields.fields.entries()) {
-        const v = exportedValue(s, f, acc.scrapeEpoch);
-        if (v !== undefined) out.set(`${field.kind === 'operations' ? `op_${field.operation}` : field.kind}{${s.labels.jobid}}`, u64ToNumber(v));
-      }
-    }
-  }
+  refill(acc, {
+    clear: () => out.clear(),
+    target: () => undefined,
+    sample: (_t, client, field, v) => out.set(`${field.kind === 'operations' ? `op_${field.operation}` : field.kind}{${client}}`, v),
+  });
   return out;
 }
 

@@ -29,6 +29,7 @@ const cases: readonly GoldenCase[] = [
   { name: 'synthetic-2.15-2.17', tree: 'synthetic-2.15-2.17' },
   { name: 'whamcloud-2.14.0_ddn-obdfilter-lctl', lctlFile: 'lctl/lctl_get_param.obdfilter.job_stats.txt' },
   { name: 'whamcloud-2.14.0_ddn-mdt-lctl', lctlFile: 'lctl/lctl_get_param.mdt.job_stats.txt' },
+  { name: 'unattributed-lctl', lctlFile: 'lctl/unattributed.lctl.txt' },
   { name: 'no-lustre', tree: 'no-lustre' },
 ];
 
@@ -52,6 +53,8 @@ for (const c of cases) {
         assert.doesNotMatch(exporter.log(), /"level":"(warn|error)"/, 'and logs no warning or error');
       } else {
         assert.match(text, /^jobio_scrape_collector_success\{collector="lustre_jobstats"\} 1$/m);
+        // Only the dump with an entry and a stray line before its first header has lines without a target.
+        assert.match(text, new RegExp(`^jobio_lustre_jobstats_unattributed_lines_total ${c.name === 'unattributed-lctl' ? 2 : 0}$`, 'm'));
       }
       assertGolden(normaliseExposition(text), join(repoRoot, `test/golden/lustre_jobstats/${c.name}.prom`));
     } finally {

@@ -1,9 +1,12 @@
 // Drives a JobStatsAccumulator through scrapes and reads back what the collector would export, as
-// plain maps, so scenario and property tests can assert exact values without prom-client.
-import { JobStatsAccumulator, type TargetRef, type UserLabel } from '../../exporter/src/lustre/jobstats-accumulator.js';
+// plain maps, so scenario and property tests can assert exact values without prom-client. The maps are
+// written by the production refill (lustre/refill.ts), the same loop that fills the collector's metrics.
+import { JobStatsAccumulator, type TargetRef, type TargetView, type UserLabel } from '../../exporter/src/lustre/jobstats-accumulator.js';
 import { compileJobIdFormats } from '../../exporter/src/lustre/jobid-format.js';
-import { exportedValue } from '../../exporter/src/lustre/series-book.js';
-import { u64ToNumber } from '../../exporter/src/lustre/u64.js';
+import type { ExportField } from '../../exporter/src/lustre/export-fields.js';
+import { refill, type LustreWriter } from '../../exporter/src/lustre/refill.js';
+import type { SeriesLabels } from '../../exporter/src/lustre/series-book.js';
+import { u64ToNumber, type U64 } from '../../exporter/src/lustre/u64.js';
 
 export interface HarnessOptions {
   readonly maxJobs?: number;
@@ -38,30 +41,36 @@ export function scrapeOnce(acc: JobStatsAccumulator, files: Record<string, strin
   return read(acc);
 }
 
-export function read(acc: JobStatsAccumulator): ScrapeOutput {
-  const exported = new Map<string, number>();
-  const held = new Map<string, number>();
-  const targets: ScrapeOutput['targets'] = new Map();
-  const fields = acc.fields.fields;
-  for (const t of acc.targetViews()) {
-    targets.set(t.name, { read: t.read, quality: { ...t.quality }, folded: t.foldedJobs, exportedJobs: t.exportedJobs, parseErrors: t.parseErrorsTotal, readErrors: t.readErrorsTotal, expired: t.expiredJobsTotal });
-    for (const s of t.series) {
-      for (let f = 0; f < fields.length; f += 1) {
-        const value = exportedValue(s, f, acc.scrapeEpoch);
-        if (value === undefined) continue;
-        const field = fields[f]!;
-        const labels = [t.name, s.labels.jobid, s.labels.user, ...(s.labels.process !== undefined ? [`process=${s.labels.process}`] : [])];
-        if (field.kind === 'operations' || field.kind === 'operation_seconds') labels.push(field.operation);
-        const key = `${field.kind}{${labels.join(',')}}`;
-        // Two targets of one name (an MDT and an OST both called OST0001 in a test tree) share label
-        // sets: prom-client adds their inc()s, and so does this map.
-        exported.set(key, (exported.get(key) ?? 0) + u64ToNumber(value));
-        const full = u64ToNumber(s.values[f]!);
-        if (full !== u64ToNumber(value)) held.set(key, (held.get(key) ?? 0) + full);
-      }
-    }
+/** A refill writer into plain maps. */
+class MapWriter implements LustreWriter<JobStatsAccumulator> {
+  readonly exported = new Map<string, number>();
+  readonly held = new Map<string, number>();
+  readonly targets: ScrapeOutput['targets'] = new Map();
+
+  clear(): void {
+    for (const m of [this.exported, this.held, this.targets]) m.clear();
   }
-  return { exported, held, targets };
+
+  target(t: TargetView): void {
+    this.targets.set(t.name, { read: t.read, quality: { ...t.quality }, folded: t.foldedJobs, exportedJobs: t.exportedJobs, parseErrors: t.parseErrorsTotal, readErrors: t.readErrorsTotal, expired: t.expiredJobsTotal });
+  }
+
+  sample(t: TargetView, series: SeriesLabels, field: ExportField, value: number, total: U64): void {
+    const labels = [t.name, series.jobid, series.user, ...(series.process !== undefined ? [`process=${series.process}`] : [])];
+    if (field.kind === 'operations' || field.kind === 'operation_seconds') labels.push(field.operation);
+    const key = `${field.kind}{${labels.join(',')}}`;
+    // Two targets of one name (an MDT and an OST both called OST0001 in a test tree) share label
+    // sets: prom-client adds their inc()s, and so does this map.
+    this.exported.set(key, (this.exported.get(key) ?? 0) + value);
+    const full = u64ToNumber(total);
+    if (full !== value) this.held.set(key, (this.held.get(key) ?? 0) + full);
+  }
+}
+
+export function read(acc: JobStatsAccumulator): ScrapeOutput {
+  const writer = new MapWriter();
+  refill(acc, writer);
+  return writer;
 }
 
 /** Sum of exported values whose key starts with `prefix` (e.g. `write_bytes{OST0,`). */

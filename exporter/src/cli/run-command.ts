@@ -2,7 +2,7 @@
 // private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
 // red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, join } from 'node:path';
 import { Command, Option } from 'commander';
@@ -21,6 +21,7 @@ import { GpuSampler } from './run-gpu.js';
 import { formatSummary } from './run-summary.js';
 import { expandOutputPath } from './output-path.js';
 import { formatCoverage } from './run-coverage.js';
+import { Wakeup } from './run-wakeup.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
 import { ALL_RECORDS, parseMistralConfig, type MistralSettings } from './mistral-config.js';
@@ -96,12 +97,17 @@ export function exitStatus(code: number | null, signal: NodeJS.Signals | null): 
   return 128 + (n ?? 0);
 }
 
-async function drain(receiver: ProfilerReceiver): Promise<boolean> {
+/**
+ * Waits until every connection has been read to its end, or DRAIN_TIMEOUT_MS. It looks again after
+ * each event the receiver handles (a goodbye usually arrives just after CMD's exit, so no fixed
+ * sleep), and every 20 ms in case a connection ends with no event of its own.
+ */
+async function drain(receiver: ProfilerReceiver, handled: Wakeup): Promise<boolean> {
   const until = Date.now() + DRAIN_TIMEOUT_MS;
   for (;;) {
     if (receiver.drained()) return true;
     if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, 20));
+    await handled.next(20);
   }
 }
 
@@ -169,15 +175,16 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
   const startMs = Date.now();
   const totals = new RunTotals(startMs);
   let receiver: ProfilerReceiver | undefined;
+  const handled = new Wakeup();
   const handlers = new Map<string, () => void>();
   try {
     // No job id verification: only this user's processes can reach the private socket, and what they
     // claim goes to this user's own report; a short child could otherwise exit before /proc is read.
-    receiver = new ProfilerReceiver({ socketPath, mode: 0o600, procfs: '/proc', sink: totals, verifyJobs: false });
+    receiver = new ProfilerReceiver({ socketPath, mode: 0o600, procfs: '/proc', sink: totals, verifyJobs: false, onHandled: () => handled.signal() });
     const procfs = flags['path.procfs'];
     const sysfs = flags['path.sysfs'];
     const lustrePaths = { procfs: typeof procfs === 'string' ? procfs : '/proc', sysfs: typeof sysfs === 'string' ? sysfs : '/sys', rootfs: '/' };
-    const clientBefore = await readClientBytes(lustrePaths);
+    const clientBefore = readClientBytes(lustrePaths);
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
     const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...mistral?.library, ...libraryEnvironment(options, socketPath), LD_PRELOAD: preload } });
@@ -193,20 +200,21 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     sampler?.start();
     const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => totals.second());
     gpu?.start();
-    const output = new RunOutput(fd, context, totals, sampler, options.network, gpu, mistral?.records ?? ALL_RECORDS);
+    // Without --output there is no log: no records are built.
+    const output = fd !== undefined ? new RunOutput(fd, context, totals, sampler, options.network, gpu, mistral?.records ?? ALL_RECORDS) : undefined;
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
-    const scheduleFrame = (): void => {
+    const scheduleFrame = (out: RunOutput): void => {
       // A little after the frame's end, so the library's last flush of that second has arrived.
       frameTimer = setTimeout(() => {
-        output.frame(nextFrame * options.timeframeSec, (nextFrame + 1) * options.timeframeSec, startMs + (nextFrame + 1) * frameMs, false);
+        out.frame(nextFrame * options.timeframeSec, (nextFrame + 1) * options.timeframeSec, startMs + (nextFrame + 1) * frameMs, false);
         nextFrame++;
-        scheduleFrame();
+        scheduleFrame(out);
       }, Math.max(0, startMs + (nextFrame + 1) * frameMs + 250 - Date.now()));
       frameTimer.unref();
     };
-    if (options.timeframeSec > 0) scheduleFrame(); // timeframe `no`: the one frame is written at the end
+    if (output && options.timeframeSec > 0) scheduleFrame(output); // timeframe `no`: the one frame is written at the end
 
     const result = await exited;
     const endMs = Date.now();
@@ -219,8 +227,8 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       return notFound ? 127 : 126;
     }
     const status = exitStatus(result.code, result.signal);
-    const complete = await drain(receiver);
-    const clientAfter = await readClientBytes(lustrePaths);
+    const complete = await drain(receiver, handled);
+    const clientAfter = readClientBytes(lustrePaths);
     const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
     receiver.close();
     const after = addon.childrenUsage();
@@ -231,7 +239,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     totals.foldTail(slots);
     sampler?.foldTail(slots);
     gpu?.foldTail(slots);
-    if (slots > written) output.frame(written, slots, endMs, false);
+    if (slots > written) output?.frame(written, slots, endMs, false);
     const times = { startMs, endMs };
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
     const diagnosis = diagnose({
@@ -241,7 +249,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: basename(file) } : {}),
       smallThreshold: options.smallThreshold,
     });
-    output.finish(times, slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
+    output?.finish(times, slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
     const total = emptyCounters();
     for (const m of files) addInto(total, m.total);
     process.stderr.write(
@@ -271,6 +279,11 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     for (const [sig, h] of handlers) process.off(sig, h);
     receiver?.close();
     if (fd !== undefined) closeSync(fd);
-    rmSync(dir, { recursive: true, force: true });
+    // receiver.close() removed the socket: the directory is empty unless something else got in.
+    try {
+      rmdirSync(dir);
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }

@@ -1,6 +1,7 @@
 // The GPUs of the node as `jobio run` sees them, for the log's `gpu` records: NVML (through the
 // native/nvml addon) sampled once a second while CMD runs, plus once at the start and once at the end.
 // Where NVML is not there (no library, no driver) there are no `gpu` records, quietly.
+import { existsSync } from 'node:fs';
 import { loadNvmlAddon, type Nvml, type NvmlDeviceSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
 import type { GpuFigures } from '../profiler/mistral-records.js';
@@ -15,6 +16,22 @@ export interface GpuPoint {
   /** Cumulative PCIe bytes since the first sample (rate × time, a sampled estimate). */
   readonly rxBytes: number;
   readonly txBytes: number;
+}
+
+/**
+ * The device nodes through which NVML reaches the NVIDIA driver: /dev/nvidiactl on Linux, /dev/dxg
+ * under WSL. Without either the driver's NVML cannot initialise, so `jobio run` does not load it.
+ */
+const DRIVER_NODES = ['/dev/nvidiactl', '/dev/dxg'];
+
+/**
+ * Whether NVML is worth loading: always for a library given by path; for the driver's own soname
+ * (libnvidia-ml.so.1) only where a driver device node exists. Loading the addon and looking for the
+ * library costs `jobio run` a few milliseconds of start-up on every node without a GPU.
+ */
+export function nvmlWorthLoading(library: string, driverNodes: readonly string[] = DRIVER_NODES): boolean {
+  if (library.includes('/') || !library.startsWith('libnvidia-ml.so')) return true;
+  return driverNodes.some((node) => existsSync(node));
 }
 
 /** One GPU over a window, in the units of the log (J, bytes, %, °C, W): what a `gpu` record holds. */
@@ -34,6 +51,7 @@ export class GpuSampler {
 
   /** A sampler with its first sample taken, or undefined when NVML is not there. */
   static async open(library: string, second: () => number): Promise<GpuSampler | undefined> {
+    if (!nvmlWorthLoading(library)) return undefined;
     let nvml: Nvml;
     try {
       nvml = new (loadNvmlAddon().Nvml)(library);

@@ -11,10 +11,14 @@ import { ClientStatsBook } from '../lustre/client-book.js';
 import { nodeJobLabel } from '../lustre/node-job.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { statsFlags } from '../lustre/stats-settings.js';
-import { updateStats } from '../lustre/stats-update.js';
+import { statsSteps } from '../lustre/stats-update.js';
+import { updateLustre } from '../lustre/update.js';
 import { findCgroupJobs } from '../sources/cgroup-jobs.js';
 import { findLliteStatsFiles, readLustreMounts } from '../sources/lustre-client-files.js';
+import type { FoundStatsFiles } from '../sources/lustre-stats-files.js';
 import { LustreClientMetrics } from './lustre_client_metrics.js';
+
+const NONE_FOUND: FoundStatsFiles = { files: [], unlisted: [] };
 
 export const lustreClientCollector = defineCollector({
   name: 'lustre_client',
@@ -31,24 +35,18 @@ export const lustreClientCollector = defineCollector({
     let previousJobs: Set<string> | undefined;
     return {
       async update(signal) {
-        const [mounts, files, jobs] = await Promise.all([readLustreMounts(paths), settings.lctl ? Promise.resolve([]) : findLliteStatsFiles(paths), findCgroupJobs(paths, undefined, signal)]);
+        const [mounts, found, jobs] = await Promise.all([readLustreMounts(paths), settings.lctl ? Promise.resolve(NONE_FOUND) : findLliteStatsFiles(paths), findCgroupJobs(paths, undefined, signal)]);
         const currentJobs = new Set(jobs.jobs.map((j) => j.jobid));
         book.prepare(mounts, nodeJobLabel(previousJobs, currentJobs));
         previousJobs = currentJobs;
         const read = {
           ...settings,
-          lctl: settings.lctl || (files.length === 0 && mounts.length > 0),
+          lctl: settings.lctl || (found.files.length === 0 && mounts.length > 0),
           lctlArgs: ['llite.*.stats'],
-          find: () => Promise.resolve(files),
+          find: () => Promise.resolve(found),
           pick: (p: { kind: string; file: string }) => (p.kind === 'llite' && p.file === 'stats' ? '' : undefined),
         };
-        const found = await updateStats(book, read, paths, logger, signal);
-        if (!found) {
-          metrics.clear();
-          return 'absent';
-        }
-        metrics.refill(book);
-        return 'ok';
+        return updateLustre(statsSteps(book, read, paths, logger), book, metrics, signal);
       },
     };
   },

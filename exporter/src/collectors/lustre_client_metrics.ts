@@ -1,21 +1,27 @@
-// The metrics of the lustre_client collector, refilled from the settled accumulator behind a
-// ClientStatsBook. Read and write bytes are exported for every series, at 0 when the mount never moved
-// them (the 2.14 capture has no read_bytes line at all), so the coverage rules can add them up.
+// The metrics of the lustre_client collector, written by the one Lustre refill (lustre/refill.ts) from
+// the settled accumulator behind a ClientStatsBook. Read and write bytes are exported for every series,
+// at 0 when the mount never moved them (the 2.14 capture has no read_bytes line at all), so the
+// coverage rules can add them up.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ClientStatsBook } from '../lustre/client-book.js';
+import type { ClientStatsBook, ClientTargetView } from '../lustre/client-book.js';
+import type { ExportField } from '../lustre/export-fields.js';
+import type { LustreWriter } from '../lustre/refill.js';
+import { UnreadableDirsMetric } from './lustre_targets_metrics.js';
 
 type Place = 'fs' | 'mount';
 
-export class LustreClientMetrics {
+export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
   private readonly readBytes: Counter<Place | 'jobid'>;
   private readonly writeBytes: Counter<Place | 'jobid'>;
   private readonly operations: Counter<Place | 'jobid' | 'operation'>;
   private readonly operationSeconds: Counter<Place | 'jobid' | 'operation'>;
   private readonly parseErrors: Counter<Place>;
   private readonly mountInfo: Gauge<Place | 'llite'>;
+  private readonly unreadableDirs: UnreadableDirsMetric;
 
   constructor(registry: Registry) {
     const registers = [registry];
+    this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_client');
     this.readBytes = new Counter({ name: 'jobio_lustre_client_read_bytes_total', help: 'Bytes read through this node\'s Lustre client (sum of read_bytes in llite stats), credited to the node\'s job, in bytes.', labelNames: ['fs', 'mount', 'jobid'] as const, registers });
     this.writeBytes = new Counter({ name: 'jobio_lustre_client_write_bytes_total', help: 'Bytes written through this node\'s Lustre client (sum of write_bytes in llite stats), credited to the node\'s job, in bytes.', labelNames: ['fs', 'mount', 'jobid'] as const, registers });
     this.operations = new Counter({ name: 'jobio_lustre_client_operations_total', help: 'Operations of this node\'s Lustre client per llite counter (samples in llite stats), credited to the node\'s job.', labelNames: ['fs', 'mount', 'jobid', 'operation'] as const, registers });
@@ -26,28 +32,25 @@ export class LustreClientMetrics {
 
   clear(): void {
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.parseErrors, this.mountInfo]) m.reset();
+    this.unreadableDirs.clear();
   }
 
-  refill(book: ClientStatsBook): void {
-    this.clear();
-    const acc = book.acc;
-    for (const t of acc.targetViews()) {
-      const place = book.places.get(t.name);
-      if (!place) continue;
-      const { fs, mount } = place;
-      this.parseErrors.inc({ fs, mount }, t.parseErrorsTotal);
-      if (t.read) this.mountInfo.set({ fs, mount, llite: place.instance }, 1);
-      for (const s of t.series) {
-        const jobid = s.labels.jobid;
-        this.readBytes.inc({ fs, mount, jobid }, 0);
-        this.writeBytes.inc({ fs, mount, jobid }, 0);
-        for (const { kind, operation, value } of acc.samples(s)) {
-          if (kind === 'read_bytes') this.readBytes.inc({ fs, mount, jobid }, value);
-          else if (kind === 'write_bytes') this.writeBytes.inc({ fs, mount, jobid }, value);
-          else if (kind === 'operations') this.operations.inc({ fs, mount, jobid, operation }, value);
-          else this.operationSeconds.inc({ fs, mount, jobid, operation }, value / 1e6);
-        }
-      }
-    }
+  whole(book: ClientStatsBook): void {
+    this.unreadableDirs.set(book.unreadableDirsTotal);
+  }
+
+  target(t: ClientTargetView): void {
+    const { fs, mount, instance } = t.place;
+    this.parseErrors.inc({ fs, mount }, t.parseErrorsTotal);
+    if (t.read) this.mountInfo.set({ fs, mount, llite: instance }, 1);
+  }
+
+  sample(t: ClientTargetView, jobid: string, { kind, operation }: ExportField, value: number): void {
+    const { fs, mount } = t.place;
+    // Both byte counters of the series exist from its first sample on (inc by 0 creates them).
+    this.readBytes.inc({ fs, mount, jobid }, kind === 'read_bytes' ? value : 0);
+    this.writeBytes.inc({ fs, mount, jobid }, kind === 'write_bytes' ? value : 0);
+    if (kind === 'operations') this.operations.inc({ fs, mount, jobid, operation }, value);
+    else if (kind === 'operation_seconds') this.operationSeconds.inc({ fs, mount, jobid, operation }, value / 1e6);
   }
 }

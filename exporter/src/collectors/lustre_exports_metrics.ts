@@ -1,10 +1,12 @@
-// The metrics of the lustre_exports collector (names fixed in docs/metrics.md), refilled from a settled
-// StatsAccumulator: reset, then refill, synchronously.
+// The metrics of the lustre_exports collector (names fixed in docs/metrics.md), written by the one
+// Lustre refill (lustre/refill.ts) from a settled StatsAccumulator whose series are client NIDs.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { StatsAccumulator } from '../lustre/stats-accumulator.js';
-import { TargetBoundMetrics } from './lustre_targets_metrics.js';
+import type { ExportField } from '../lustre/export-fields.js';
+import type { LustreWriter } from '../lustre/refill.js';
+import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
+import { SourceMetrics } from './lustre_targets_metrics.js';
 
-export class LustreExportsMetrics {
+export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target' | 'client'>;
   private readonly writeBytes: Counter<'target' | 'client'>;
   private readonly operations: Counter<'target' | 'client' | 'operation'>;
@@ -12,14 +14,14 @@ export class LustreExportsMetrics {
   private readonly folded: Gauge<'target'>;
   private readonly maxClients: Gauge<'target'>;
   private readonly parseErrors: Counter<'target'>;
-  private readonly targetBound: TargetBoundMetrics;
+  private readonly source: SourceMetrics;
 
   constructor(
     registry: Registry,
     private readonly maxClientsValue: number,
     maxTargets = Number.POSITIVE_INFINITY,
   ) {
-    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_export', 'lustre_exports', maxTargets);
+    this.source = new SourceMetrics(registry, 'jobio_lustre_export', 'lustre_exports', maxTargets);
     const registers = [registry];
     this.readBytes = new Counter({ name: 'jobio_lustre_export_read_bytes_total', help: 'Bytes read by the client (NID) from the target (sum of the export stats read_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
     this.writeBytes = new Counter({ name: 'jobio_lustre_export_write_bytes_total', help: 'Bytes written by the client (NID) to the target (sum of the export stats write_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
@@ -32,26 +34,25 @@ export class LustreExportsMetrics {
 
   clear(): void {
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.clients, this.folded, this.maxClients, this.parseErrors]) m.reset();
-    this.targetBound.clear();
+    this.source.clear();
   }
 
-  refill(acc: StatsAccumulator): void {
-    this.clear();
-    this.targetBound.set(acc.droppedTargets);
-    for (const t of acc.targetViews()) {
-      const target = t.name;
-      if (t.read) this.clients.set({ target }, t.clients);
-      this.folded.set({ target }, t.foldedClients);
-      this.maxClients.set({ target }, this.maxClientsValue);
-      this.parseErrors.inc({ target }, t.parseErrorsTotal);
-      for (const s of t.series) {
-        const client = s.labels.jobid;
-        for (const { kind, operation, value } of acc.samples(s)) {
-          if (kind === 'read_bytes') this.readBytes.inc({ target, client }, value);
-          else if (kind === 'write_bytes') this.writeBytes.inc({ target, client }, value);
-          else if (kind === 'operations') this.operations.inc({ target, client, operation }, value);
-        }
-      }
-    }
+  whole(acc: StatsAccumulator): void {
+    this.source.set(acc);
+  }
+
+  target(t: StatsTargetView): void {
+    const target = t.name;
+    if (t.read) this.clients.set({ target }, t.clients);
+    this.folded.set({ target }, t.foldedClients);
+    this.maxClients.set({ target }, this.maxClientsValue);
+    this.parseErrors.inc({ target }, t.parseErrorsTotal);
+  }
+
+  sample(t: StatsTargetView, client: string, { kind, operation }: ExportField, value: number): void {
+    const target = t.name;
+    if (kind === 'read_bytes') this.readBytes.inc({ target, client }, value);
+    else if (kind === 'write_bytes') this.writeBytes.inc({ target, client }, value);
+    else if (kind === 'operations') this.operations.inc({ target, client, operation }, value);
   }
 }

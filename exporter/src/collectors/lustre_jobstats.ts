@@ -11,6 +11,7 @@ import { findJobStatsFiles, readJobStatsFile } from '../sources/lustre-jobstats-
 import { runLctl } from '../sources/lustre-lctl.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { forEachLimited } from '../util/for-each-limited.js';
+import { failUnlisted, updateLustre, type UpdateSteps } from '../lustre/update.js';
 import { LustreJobStatsMetrics } from './lustre_jobstats_metrics.js';
 
 /** Files read at once, and the chunk each is read in (memory: READ_LANES × CHUNK_BYTES). */
@@ -46,46 +47,40 @@ export const lustreJobStatsCollector = defineCollector({
     const users = userResolverFor(paths, settings);
     const buffers: Buffer[] = [];
 
-    return {
-      async update(signal) {
-        acc.begin();
-        let found = false;
-        let failure: { error: unknown } | undefined; // boxed: the error thrown may itself be undefined
-        try {
-          if (settings.lctl) {
-            const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal);
-            found = !result.absent;
-            if (found) acc.ingest(result.stdout);
-          } else {
-            const present = await findJobStatsFiles(paths);
-            found = present.length > 0;
-            const files = present.filter((file) => acc.admit(file.ref));
-            // A few files at a time, one reused chunk buffer per lane: each target has its own reader.
-            await forEachLimited(files, READ_LANES, async (file, lane) => {
-              signal.throwIfAborted();
-              const outcome = await readJobStatsFile(file, acc.read(file.ref), settings.maxFileBytes, signal, (buffers[lane] ??= Buffer.allocUnsafe(CHUNK_BYTES)));
-              if ('error' in outcome) logger.warn({ path: file.path, err: outcome.error.message }, 'cannot read job_stats');
-              else if ('truncated' in outcome && outcome.truncated) logger.debug({ path: file.path, maxBytes: settings.maxFileBytes }, 'job_stats read cut at max-file-bytes');
-            });
-          }
-        } catch (err) {
-          failure = { error: err };
+    const steps: UpdateSteps = {
+      begin: () => acc.begin(),
+      async read(signal) {
+        if (settings.lctl) {
+          const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal);
+          if (!result.absent) acc.ingest(result.stdout);
+          return { found: !result.absent, complete: true };
         }
+        const { files: present, unlisted } = await findJobStatsFiles(paths);
+        acc.unreadableDirsTotal += unlisted.length;
+        // A target whose directory cannot be listed counts a read error.
+        const complete = failUnlisted(unlisted, logger, ({ kind, target }) => {
+          const ref = { kind, name: target };
+          if (acc.admit(ref)) acc.markFailed(ref);
+        });
+        const files = present.filter((file) => acc.admit(file.ref));
+        // A few files at a time, one reused chunk buffer per lane: each target has its own reader.
+        await forEachLimited(files, READ_LANES, async (file, lane) => {
+          signal.throwIfAborted();
+          const outcome = await readJobStatsFile(file, acc.read(file.ref), settings.maxFileBytes, signal, (buffers[lane] ??= Buffer.allocUnsafe(CHUNK_BYTES)));
+          if ('error' in outcome) logger.warn({ path: file.path, err: outcome.error.message }, 'cannot read job_stats');
+          else if ('truncated' in outcome && outcome.truncated) logger.debug({ path: file.path, maxBytes: settings.maxFileBytes }, 'job_stats read cut at max-file-bytes');
+        });
+        return { found: present.length > 0, complete };
+      },
+      async finish(complete) {
         if (acc.droppedTargets !== droppedTargetsLogged) {
           if (acc.droppedTargets > 0) logger.warn({ dropped: acc.droppedTargets, maxTargets: settings.maxTargets }, 'more Lustre targets than --collector.lustre_jobstats.max-targets: the others are not read');
           droppedTargetsLogged = acc.droppedTargets;
         }
-        // Settle whatever was read even on failure: entries already advanced must not lose increments.
         await users.resolve(acc.uids());
-        acc.finish(Date.now(), (uid) => users.label(uid), failure === undefined);
-        if (failure !== undefined) throw failure.error;
-        if (!found && acc.targetCount === 0) {
-          metrics.clear();
-          return 'absent';
-        }
-        metrics.refill(acc);
-        return 'ok';
+        acc.finish(Date.now(), (uid) => users.label(uid), complete);
       },
     };
+    return { update: (signal) => updateLustre(steps, acc, metrics, signal) };
   },
 });

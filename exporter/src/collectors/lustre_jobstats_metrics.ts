@@ -1,15 +1,17 @@
-// The metrics of the lustre_jobstats collector (names fixed in docs/metrics.md) and how a settled
-// accumulator is written into them: reset, then refill, synchronously. The per-job counters are
-// rendered straight from the accumulator's series (lustre_jobstats_series.ts); the per-target
-// gauges and counters are ordinary prom-client metrics.
+// The metrics of the lustre_jobstats collector (names fixed in docs/metrics.md), written by the one
+// Lustre refill (lustre/refill.ts) from a settled accumulator. The per-job counters are rendered from
+// the targets' samples when Prometheus scrapes (lustre_jobstats_series.ts); the per-target gauges and
+// counters are ordinary prom-client metrics.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
+import type { JobStatsAccumulator, TargetView } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
-import { JobSeriesCounter, snapshotOf } from './lustre_jobstats_series.js';
+import type { SampledTarget, LustreWriter } from '../lustre/refill.js';
+import type { SeriesLabels } from '../lustre/series-book.js';
+import { JobSeriesCounter } from './lustre_jobstats_series.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
-import { TargetBoundMetrics } from './lustre_targets_metrics.js';
+import { ShownWhilePresent, SourceMetrics } from './lustre_targets_metrics.js';
 
-export class LustreJobStatsMetrics {
+export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
   private readonly readBytes: JobSeriesCounter;
   private readonly writeBytes: JobSeriesCounter;
   private readonly operations: JobSeriesCounter;
@@ -23,8 +25,11 @@ export class LustreJobStatsMetrics {
   private readonly truncatedReads: Counter<'target'>;
   private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
-  private readonly targetBound: TargetBoundMetrics;
+  private readonly source: SourceMetrics;
+  private readonly unattributed: ShownWhilePresent<Counter>;
   private readonly density: LustreJobStatsDensityMetrics;
+  /** The targets the per-job counters render, filled by target() after clear() shows a new list. */
+  private shown: SampledTarget<SeriesLabels>[] = [];
 
   constructor(
     registry: Registry,
@@ -45,8 +50,9 @@ export class LustreJobStatsMetrics {
     this.readErrors = new Counter({ name: 'jobio_lustre_jobstats_read_errors_total', help: 'Failed reads of the target\'s job_stats file (its series are kept as they were).', labelNames: ['target'] as const, registers });
     this.truncatedReads = new Counter({ name: 'jobio_lustre_jobstats_truncated_reads_total', help: 'Reads of the target\'s job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).', labelNames: ['target'] as const, registers });
     this.droppedEntries = new Counter({ name: 'jobio_lustre_jobstats_dropped_entries_total', help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).', labelNames: ['target'] as const, registers });
-    this.targetBound = new TargetBoundMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
+    this.source = new SourceMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
     this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
+    this.unattributed = ShownWhilePresent.counter(registry, 'jobio_lustre_jobstats_unattributed_lines_total', 'Entries and lines of an lctl get_param dump before any <kind>.<target>.job_stats= header: no target to charge them to, so skipped.');
     this.density = new LustreJobStatsDensityMetrics(registry);
   }
 
@@ -56,27 +62,32 @@ export class LustreJobStatsMetrics {
 
   clear(): void {
     for (const metric of this.all()) metric.reset();
-    this.targetBound.clear();
+    this.source.clear();
+    this.unattributed.clear();
     this.density.clear();
+    this.shown = [];
   }
 
-  refill(acc: JobStatsAccumulator): void {
-    this.clear();
-    this.targetBound.set(acc.droppedTargets);
-    const snapshot = snapshotOf(acc);
-    for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(snapshot);
-    for (const t of acc.targetViews()) {
-      const target = t.name;
-      if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);
-      this.maxJobs.set({ target }, this.maxJobsValue);
-      this.exportedJobs.set({ target }, t.exportedJobs);
-      this.foldedJobs.set({ target }, t.foldedJobs);
-      this.expiredJobs.inc({ target }, t.expiredJobsTotal);
-      this.parseErrors.inc({ target }, t.parseErrorsTotal);
-      this.readErrors.inc({ target }, t.readErrorsTotal);
-      this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
-      this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
-      this.density.fill(t);
-    }
+  whole(acc: JobStatsAccumulator): void {
+    this.source.set(acc);
+    const unattributed = this.unattributed.show();
+    unattributed.reset();
+    unattributed.inc(acc.unattributedLines);
+    for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(this.shown);
+  }
+
+  target(t: TargetView): void {
+    const target = t.name;
+    this.shown.push(t);
+    if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);
+    this.maxJobs.set({ target }, this.maxJobsValue);
+    this.exportedJobs.set({ target }, t.exportedJobs);
+    this.foldedJobs.set({ target }, t.foldedJobs);
+    this.expiredJobs.inc({ target }, t.expiredJobsTotal);
+    this.parseErrors.inc({ target }, t.parseErrorsTotal);
+    this.readErrors.inc({ target }, t.readErrorsTotal);
+    this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
+    this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
+    this.density.fill(t);
   }
 }

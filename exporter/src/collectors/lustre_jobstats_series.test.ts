@@ -13,8 +13,7 @@ import { countSeries } from '../scrape/series-count.js';
 import { createLogger } from '../util/logger.js';
 import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { compileJobIdFormats } from '../lustre/jobid-format.js';
-import { exportedValue } from '../lustre/series-book.js';
-import { u64ToNumber } from '../lustre/u64.js';
+import { refill } from '../lustre/refill.js';
 
 const FAMILIES = ['read_bytes_total', 'write_bytes_total', 'operations_total', 'operation_seconds_total'].map((f) => `jobio_lustre_jobstats_${f}`);
 
@@ -38,20 +37,15 @@ async function promClientText(acc: JobStatsAccumulator): Promise<string> {
     operations: new Counter({ name: FAMILIES[2]!, help: 'h', labelNames: op, registers }),
     operation_seconds: new Counter({ name: FAMILIES[3]!, help: 'h', labelNames: op, registers }),
   };
-  const fields = acc.fields.fields;
-  for (const t of acc.targetViews()) {
-    for (const s of t.series) {
-      const labels = s.labels.process === undefined ? { target: t.name, jobid: s.labels.jobid, user: s.labels.user } : { target: t.name, jobid: s.labels.jobid, user: s.labels.user, process: s.labels.process };
-      for (let f = 0; f < fields.length; f += 1) {
-        const value = exportedValue(s, f, acc.scrapeEpoch);
-        if (value === undefined) continue;
-        const field = fields[f]!;
-        const v = u64ToNumber(value);
-        if (field.kind === 'read_bytes' || field.kind === 'write_bytes') counters[field.kind].inc(labels, v);
-        else counters[field.kind].inc({ ...labels, operation: field.operation }, field.kind === 'operation_seconds' ? v / 1e6 : v);
-      }
-    }
-  }
+  refill(acc, {
+    clear: () => undefined,
+    target: () => undefined,
+    sample(t, series, field, v) {
+      const labels = series.process === undefined ? { target: t.name, jobid: series.jobid, user: series.user } : { target: t.name, jobid: series.jobid, user: series.user, process: series.process };
+      if (field.kind === 'read_bytes' || field.kind === 'write_bytes') counters[field.kind].inc(labels, v);
+      else counters[field.kind].inc({ ...labels, operation: field.operation }, field.kind === 'operation_seconds' ? v / 1e6 : v);
+    },
+  });
   return registry.metrics();
 }
 

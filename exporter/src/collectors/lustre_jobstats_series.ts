@@ -1,6 +1,6 @@
 // The per-job counters of lustre_jobstats (read/write bytes, operations, operation seconds) as
-// prom-client metrics that hold no values of their own: each is rendered straight from the
-// accumulator's series (SeriesBook) at collect time.
+// prom-client metrics that hold no values of their own: each is rendered straight from the samples
+// the accumulator hands out (lustre/series-samples.ts) at collect time.
 //
 // Why: with every job exported (max-jobs above the entry count) a 20,000-entry OST file makes
 // 280,000 series; copying them into prom-client Counters costs one labels object, one hash string
@@ -13,19 +13,14 @@
 // Same exposition as the prom-client Counters it replaces: same order (target, series, field
 // number), same label order and escaping, same value formatting, 0 in the scrape that creates a field.
 import type { Registry } from 'prom-client';
-import type { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
-import type { FieldKind } from '../lustre/export-fields.js';
-import { exportedValue, type SeriesState } from '../lustre/series-book.js';
-import { u64ToNumber } from '../lustre/u64.js';
+import type { ExportField, FieldKind } from '../lustre/export-fields.js';
+import type { SampledTarget } from '../lustre/refill.js';
+import type { SeriesLabels } from '../lustre/series-book.js';
 
-/** What one refill captured: enough to render the same numbers until the next refill. */
-export interface SeriesSnapshot {
-  readonly epoch: number;
-  readonly fields: readonly { readonly kind: FieldKind; readonly operation: string }[];
-  readonly targets: readonly { readonly name: string; readonly series: readonly SeriesState[] }[];
-}
+/** What one refill showed: the targets and their samples, rendered until the next refill. */
+export type SeriesSnapshot = readonly SampledTarget<SeriesLabels>[];
 
-const EMPTY: SeriesSnapshot = { epoch: 0, fields: [], targets: [] };
+const EMPTY: SeriesSnapshot = [];
 
 /** prom-client's label value escaping (backslash, newline, double quote). */
 function escapeLabel(value: string): string {
@@ -75,46 +70,28 @@ export class JobSeriesCounter {
     this.snapshot = EMPTY;
   }
 
-  /** The field numbers of this family in the snapshot. */
-  private fieldIds(): number[] {
-    const ids: number[] = [];
-    const { fields } = this.snapshot;
-    for (let f = 0; f < fields.length; f += 1) if (fields[f]!.kind === this.kind) ids.push(f);
-    return ids;
-  }
-
   /**
-   * Calls `emit` for every exported sample, series by series (plain loops: this runs 280,000 times
-   * per scrape with every job exported, and a generator's result objects were most of its garbage).
+   * Visits every exported sample of this family, target by target: `visitorOf` makes the visitor of one
+   * target (one closure a target, so a sample costs one call), values scaled by the divisor.
    */
-  private forEachSample(emit: (target: string, s: SeriesState, field: number, value: number) => void): void {
-    const { epoch, targets } = this.snapshot;
-    const ids = this.fieldIds();
-    if (ids.length === 0) return;
-    for (const t of targets) {
-      for (const s of t.series) {
-        for (const f of ids) {
-          const value = exportedValue(s, f, epoch);
-          if (value === undefined) continue;
-          const v = u64ToNumber(value);
-          emit(t.name, s, f, this.divisor === 1 ? v : v / this.divisor);
-        }
-      }
+  private forEachSample(visitorOf: (target: string) => (labels: SeriesLabels, field: ExportField, value: number) => void): void {
+    for (const t of this.snapshot) {
+      const visit = visitorOf(t.name);
+      t.samples.forEach(this.divisor === 1 ? visit : (labels, field, value) => visit(labels, field, value / this.divisor), this.kind);
     }
   }
 
   /** Number of series, without rendering them (jobio_exporter_series). */
   seriesCount(): number {
     let n = 0;
-    this.forEachSample(() => (n += 1));
+    this.forEachSample(() => () => (n += 1));
     return n;
   }
 
   /** The JSON form (getMetricsAsJSON): every sample as prom-client would list it. */
   get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
     const values: Sample[] = [];
-    const { fields } = this.snapshot;
-    this.forEachSample((target, s, f, value) => values.push({ labels: labelsOf(target, s, this.withOperation ? fields[f]!.operation : undefined), value }));
+    this.forEachSample((target) => (labels, field, value) => values.push({ labels: labelsOf(target, labels, this.withOperation ? field.operation : undefined), value }));
     return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
   }
 
@@ -126,22 +103,25 @@ export class JobSeriesCounter {
    * end of the scrape. A series' labels are written once for all its fields.
    */
   getForPromString(): Promise<{ name: string; help: string; type: string; aggregator: string; values: { metricName: string; value: number }[] }> {
-    const { fields } = this.snapshot;
-    const operations = fields.map((field) => `,operation="${escapeLabel(field.operation)}"}`);
-    const blocks: { metricName: string; value: number }[] = [];
-    let lines: string[] = [];
-    let lastSeries: SeriesState | undefined;
+    // The `,operation="…"}` ending of each field, rendered once per field and scrape.
+    const operations: string[] = [];
+    let lastTarget: string | undefined;
+    let lastLabels: SeriesLabels | undefined;
     let prefix = '';
+    let lines: string[] = [];
+    const blocks: { metricName: string; value: number }[] = [];
     let pending = '';
     let pendingValue = 0;
-    this.forEachSample((target, s, f, value) => {
-      if (s !== lastSeries) {
-        lastSeries = s;
-        const { jobid, user, process } = s.labels;
+    this.forEachSample((target) => (labels, field, value) => {
+      // The prefix is a function of (target, labels): rendered again only when either changes.
+      if (labels !== lastLabels || target !== lastTarget) {
+        lastLabels = labels;
+        lastTarget = target;
+        const { jobid, user, process } = labels;
         prefix = `${this.name}{target="${escapeLabel(target)}",jobid="${escapeLabel(jobid)}",user="${escapeLabel(user)}"${process === undefined ? '' : `,process="${escapeLabel(process)}"`}`;
       }
       if (pending !== '') lines.push(`${pending} ${formatValue(pendingValue)}`);
-      pending = this.withOperation ? prefix + operations[f]! : `${prefix}}`;
+      pending = this.withOperation ? prefix + (operations[field.id] ??= `,operation="${escapeLabel(field.operation)}"}`) : `${prefix}}`;
       pendingValue = value;
       if (lines.length >= BLOCK_LINES) {
         lines.push(pending);
@@ -158,21 +138,9 @@ export class JobSeriesCounter {
   }
 }
 
-function labelsOf(target: string, s: SeriesState, operation: string | undefined): Record<string, string> {
-  const labels: Record<string, string> = { target, jobid: s.labels.jobid, user: s.labels.user };
-  if (s.labels.process !== undefined) labels.process = s.labels.process;
+function labelsOf(target: string, series: SeriesLabels, operation: string | undefined): Record<string, string> {
+  const labels: Record<string, string> = { target, jobid: series.jobid, user: series.user };
+  if (series.process !== undefined) labels.process = series.process;
   if (operation !== undefined) labels.operation = operation;
   return labels;
-}
-
-/**
- * Captures the accumulator's series as they are now (call right after finish()). The snapshot holds
- * the live series objects, not copies: their values change only in finish(), and every finish() is
- * followed in the same tick by a refill (or, when the update failed, the scraper serves nothing of
- * this collector), so what is rendered is always what the last refill saw.
- */
-export function snapshotOf(acc: JobStatsAccumulator): SeriesSnapshot {
-  const targets = [];
-  for (const t of acc.targetViews()) targets.push({ name: t.name, series: [...t.series] });
-  return { epoch: acc.scrapeEpoch, fields: [...acc.fields.fields], targets };
 }

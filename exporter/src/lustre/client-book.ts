@@ -5,7 +5,7 @@
 // Increments go to the series of the node's current job (node-job.ts).
 import type { StatsSection } from '../parsers/lustre-stats.js';
 import type { LustreMount } from '../sources/lustre-client-files.js';
-import type { StatsAccumulator } from './stats-accumulator.js';
+import type { StatsAccumulator, StatsTargetView } from './stats-accumulator.js';
 import type { StatsSink } from './stats-update.js';
 import { NO_JOB } from './node-job.js';
 
@@ -49,13 +49,18 @@ export function clientPlace(instance: string, byFs: ReadonlyMap<string, readonly
   return { fs, mount, instance, key };
 }
 
+/** A mount's target view: the accumulator's, with where the file system is mounted. */
+export interface ClientTargetView extends StatsTargetView {
+  readonly place: ClientPlace;
+}
+
 export class ClientStatsBook implements StatsSink {
   private mountsByFs: ReadonlyMap<string, readonly string[]> = new Map();
   private jobLabel = NO_JOB;
   /** Accumulator target key → labels. */
-  readonly places = new Map<string, ClientPlace>();
+  private readonly places = new Map<string, ClientPlace>();
 
-  constructor(readonly acc: StatsAccumulator) {}
+  constructor(private readonly acc: StatsAccumulator) {}
 
   get targetCount(): number {
     return this.acc.targetCount;
@@ -68,6 +73,14 @@ export class ClientStatsBook implements StatsSink {
 
   set droppedTargets(count: number) {
     this.acc.droppedTargets = count;
+  }
+
+  get unreadableDirsTotal(): number {
+    return this.acc.unreadableDirsTotal;
+  }
+
+  set unreadableDirsTotal(count: number) {
+    this.acc.unreadableDirsTotal = count;
   }
 
   /** Whether the accumulator already holds this llite instance's place. */
@@ -105,5 +118,13 @@ export class ClientStatsBook implements StatsSink {
     this.acc.finish(now, complete);
     const live = new Set([...this.acc.targetViews()].map((t) => t.name));
     for (const key of this.places.keys()) if (!live.has(key)) this.places.delete(key);
+  }
+
+  /** The mounts of the settled accumulator, each series named by the job it was credited to. */
+  *targetViews(): Iterable<ClientTargetView> {
+    for (const view of this.acc.targetViews()) {
+      const place = this.places.get(view.name);
+      if (place) yield { ...view, place };
+    }
   }
 }

@@ -1,8 +1,8 @@
 // Read and write bytes of every Lustre client mount of this node, read once from the llite stats files
 // (for `jobio run`, which compares two such readings around its command). Exact: bigint.
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { parseLustreStats } from '../parsers/lustre-stats.js';
-import { findLliteStatsFiles, readLustreMounts } from '../sources/lustre-client-files.js';
+import { findLliteStatsFilesSync, readLustreMountsSync } from '../sources/lustre-client-files.js';
 import type { Paths } from '../util/paths.js';
 import { clientPlace, mountsByFs, type ClientPlace } from './client-book.js';
 
@@ -12,14 +12,15 @@ export interface ClientBytes extends ClientPlace {
 }
 
 /** Place key → bytes; empty on a node without a Lustre client (or whose llite files are not readable). */
-export async function readClientBytes(paths: Paths): Promise<Map<string, ClientBytes>> {
-  const [files, mounts] = await Promise.all([findLliteStatsFiles(paths), readLustreMounts(paths)]);
-  const byFs = mountsByFs(mounts);
+export function readClientBytes(paths: Paths): Map<string, ClientBytes> {
+  // Synchronous: read once before CMD starts, where an asynchronous walk only delays it.
+  const files = findLliteStatsFilesSync(paths);
+  const byFs = mountsByFs(files.length > 0 ? readLustreMountsSync(paths) : []);
   const out = new Map<string, ClientBytes>();
   for (const file of files) {
     let section;
     try {
-      [section] = parseLustreStats(await readFile(file.path));
+      [section] = parseLustreStats(readFileSync(file.path));
     } catch {
       continue; // unmounted meanwhile, or not readable by this user
     }

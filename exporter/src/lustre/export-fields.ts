@@ -10,6 +10,8 @@ import type { U64 } from './u64.js';
 export type FieldKind = 'operations' | 'operation_seconds' | 'read_bytes' | 'write_bytes';
 
 export interface ExportField {
+  /** The field's number in its table (the index of its value in every series). */
+  readonly id: number;
   readonly kind: FieldKind;
   /** Lustre's operation name (`open`, `read`, `punch`, ...); `read`/`write` for the byte fields. */
   readonly operation: string;
@@ -33,7 +35,7 @@ export class FieldTable {
     if (known !== undefined) return known;
     if (this.fields.length >= this.limit) return -1;
     const id = this.fields.length;
-    this.fields.push({ kind, operation });
+    this.fields.push({ id, kind, operation });
     byOperation.set(operation, id);
     return id;
   }

@@ -1,13 +1,15 @@
 // The state of the lustre_jobstats collector across scrapes, without any I/O or prom-client:
 // per target, the entries' last values (EntryTracker) and the exported series (SeriesBook).
 //
-// One scrape: begin() → ingest() each file or lctl dump → uids() to resolve → finish() → targets().
+// One scrape: begin() → ingest() or read() each file, or ingest() an lctl dump → uids() to resolve →
+// finish() → targetViews(), whose samples lustre/refill.ts writes into the metrics.
 import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
 import { CreditBook, type Credit } from './credits.js';
 import { EntryTracker, type QualityCounts } from './entry-tracker.js';
 import { FieldTable } from './export-fields.js';
 import type { JobIdFormats } from './jobid-format.js';
-import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels, type SeriesState } from './series-book.js';
+import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
 import { rateDensity, type DensityJob, type RateDensity } from './rate-density.js';
 
@@ -55,7 +57,8 @@ export interface TargetView {
   readonly truncatedReadsTotal: number;
   /** New entries not remembered for want of room (max-entries). */
   readonly droppedEntriesTotal: number;
-  readonly series: Iterable<SeriesState>;
+  /** The samples of the target's series, each named by its labels (jobid, user, process). */
+  readonly samples: TargetSamples<SeriesLabels>;
   /** Jobs and users per rate decade over the interval since the previous read (undefined: no interval). */
   readonly density: RateDensity | undefined;
 }
@@ -92,8 +95,11 @@ function labelsOf(credit: Credit, userLabel: UserLabel): SeriesLabels {
   return identity.process === undefined ? { jobid: NONE, user } : { jobid: NONE, user, process: identity.process };
 }
 
+/** A job series is named by its labels as they are. */
+const labelsAsTheyAre = (labels: SeriesLabels): SeriesLabels => labels;
+
 export class JobStatsAccumulator {
-  readonly fields = new FieldTable();
+  private readonly fields = new FieldTable();
   private readonly targets = new Map<string, TargetState>();
   private epoch = 0;
   private collected = false;
@@ -101,13 +107,10 @@ export class JobStatsAccumulator {
   unattributedLines = 0;
   /** Targets present but not read this scrape because maxTargets were already kept. */
   droppedTargets = 0;
+  /** Directories that exist but could not be listed, since start (counted by the update). */
+  unreadableDirsTotal = 0;
 
   constructor(private readonly options: AccumulatorOptions) {}
-
-  /** The current scrape's number: series fields born in it are exported as 0. */
-  get scrapeEpoch(): number {
-    return this.epoch;
-  }
 
   begin(): void {
     this.epoch += 1;
@@ -269,6 +272,7 @@ export class JobStatsAccumulator {
   }
 
   *targetViews(): Iterable<TargetView> {
+    const fields = [...this.fields.fields];
     for (const t of this.targets.values()) {
       yield {
         name: t.ref.name,
@@ -282,7 +286,7 @@ export class JobStatsAccumulator {
         expiredJobsTotal: t.book.expiredTotal,
         truncatedReadsTotal: t.truncatedReadsTotal,
         droppedEntriesTotal: t.tracker.droppedEntries,
-        series: t.book.series.values(),
+        samples: new TargetSamples([...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
         density: t.density,
       };
     }

@@ -12,16 +12,22 @@
 //   active); the others' increments go to client="_other", so sums over clients stay true;
 // - a series lives while its file is present and for `expiryMs` after it went away.
 import type { StatsSection } from '../parsers/lustre-stats.js';
-import { FieldTable, type FieldKind } from './export-fields.js';
-import { exportedValue, mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesState } from './series-book.js';
+import { FieldTable } from './export-fields.js';
+import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import { TargetSamples } from './series-samples.js';
 import { statsFields } from './stats-fields.js';
-import { u64Add, u64Less, u64Sub, u64ToNumber, type U64 } from './u64.js';
+import { u64Add, u64Less, u64Sub, type U64 } from './u64.js';
 
-/** One field of one series, as a collector writes it. */
-export interface ExportedSample {
-  readonly kind: FieldKind;
-  readonly operation: string;
-  readonly value: number;
+// A stats series is named by one string: the client's NID (lustre_exports), '' (a target's own totals,
+// lustre_stats) or the node's job (lustre_client), `_other` for folded load. The series book keys its
+// series by job labels, so the name rides in their `jobid` slot: these two functions are the only
+// places that know it.
+function bookLabels(seriesName: string): SeriesLabels {
+  return { jobid: seriesName, user: '' };
+}
+
+function seriesNameOf(labels: SeriesLabels): string {
+  return labels.jobid;
 }
 
 export interface StatsAccumulatorOptions {
@@ -56,35 +62,17 @@ export interface StatsTargetView {
   readonly clients: number;
   readonly foldedClients: number;
   readonly parseErrorsTotal: number;
-  /** labels.jobid holds the client NID (SeriesBook's label slot), `_other` for folded load. */
-  readonly series: Iterable<SeriesState>;
+  /** The samples of the target's series, each named by its series name (see bookLabels). */
+  readonly samples: TargetSamples<string>;
 }
 
 export class StatsAccumulator {
-  readonly fields = new FieldTable();
+  private readonly fields = new FieldTable();
   private readonly targets = new Map<string, TargetState>();
   private epoch = 0;
   private collected = false;
 
   constructor(private readonly options: StatsAccumulatorOptions) {}
-
-  /**
-   * The fields of series `s` to expose in this scrape, ready to write (value as a number, 0 in the
-   * scrape that created the field): metric classes only write what they are handed.
-   */
-  *samples(s: SeriesState): Generator<ExportedSample> {
-    const fields = this.fields.fields;
-    for (let f = 0; f < fields.length; f += 1) {
-      const value = exportedValue(s, f, this.scrapeEpoch);
-      const field = fields[f];
-      if (value === undefined || field === undefined) continue;
-      yield { kind: field.kind, operation: field.operation, value: u64ToNumber(value) };
-    }
-  }
-
-  get scrapeEpoch(): number {
-    return this.epoch;
-  }
 
   get targetCount(): number {
     return this.targets.size;
@@ -92,6 +80,9 @@ export class StatsAccumulator {
 
   /** Targets present but not read this scrape (beyond max-targets), set by the update. */
   droppedTargets = 0;
+
+  /** Directories that exist but could not be listed, since start (counted by the update). */
+  unreadableDirsTotal = 0;
 
   /** Whether the target is known (read before, or still holding series). */
   has(target: string): boolean {
@@ -117,11 +108,11 @@ export class StatsAccumulator {
   }
 
   /**
-   * One stats file of `target` (client '' for the target's own totals). `label` is the series the
+   * One stats file of `target` (client '' for the target's own totals). `seriesName` is the series the
    * increments go to (the client itself unless given: lustre_client keys its one file per mount by ''
    * and credits the node's current job).
    */
-  ingest(target: string, client: string, section: StatsSection, label: string = client): void {
+  ingest(target: string, client: string, section: StatsSection, seriesName: string = client): void {
     const t = this.target(target);
     t.parseErrorsTotal += section.badLines;
     const { values, dropped } = statsFields(section, this.fields);
@@ -155,7 +146,7 @@ export class StatsAccumulator {
     for (const { id, value } of values) file.values.set(id, value);
     file.startTime = section.startTime;
     file.seen = this.epoch;
-    const labels = { jobid: label, user: '' };
+    const labels = bookLabels(seriesName);
     const key = seriesKey(labels);
     // A present client with no increment still gets a group when it has a series: presence keeps it alive.
     if (activity === 0 && !deltas.some((d) => d !== undefined && d !== 0) && !t.book.series.has(key)) return;
@@ -166,9 +157,19 @@ export class StatsAccumulator {
     } else t.groups.set(key, { key, labels, deltas, activity });
   }
 
-  /** A file that exists but could not be read: keep its last values (no increment is lost later). */
-  markFailed(target: string, client: string): void {
+  /**
+   * A file that exists but could not be read: keep its last values (no increment is lost later).
+   * Without `client`, the target's directory could not be listed: every file of the target is kept.
+   */
+  markFailed(target: string, client?: string): void {
     const t = this.target(target);
+    if (client === undefined) {
+      for (const [known, file] of t.files) {
+        file.seen = this.epoch;
+        t.present.add(known);
+      }
+      return;
+    }
     const file = t.files.get(client);
     if (file) file.seen = this.epoch;
     t.present.add(client);
@@ -187,8 +188,10 @@ export class StatsAccumulator {
   }
 
   *targetViews(): Iterable<StatsTargetView> {
+    const fields = [...this.fields.fields];
     for (const [name, t] of this.targets) {
-      yield { name, read: t.readEpoch === this.epoch, clients: t.present.size, foldedClients: t.book.foldedJobs, parseErrorsTotal: t.parseErrorsTotal, series: t.book.series.values() };
+      const samples = new TargetSamples([...t.book.series.values()], fields, this.epoch, seriesNameOf);
+      yield { name, read: t.readEpoch === this.epoch, clients: t.present.size, foldedClients: t.book.foldedJobs, parseErrorsTotal: t.parseErrorsTotal, samples };
     }
   }
 }

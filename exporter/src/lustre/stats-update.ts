@@ -5,12 +5,14 @@ import type { Collector } from '../scrape/collector.js';
 import type { Logger } from '../util/logger.js';
 import type { Paths } from '../util/paths.js';
 import { parseLustreStats, parseStatsParam, type StatsParam, type StatsSection } from '../parsers/lustre-stats.js';
-import { readStatsFiles, type StatsFile } from '../sources/lustre-stats-files.js';
+import { readStatsFiles, type FoundStatsFiles } from '../sources/lustre-stats-files.js';
 import { runLctl } from '../sources/lustre-lctl.js';
+import type { LustreWriter } from './refill.js';
 import type { StatsAccumulator } from './stats-accumulator.js';
+import { failUnlisted, updateLustre, type UpdateSteps } from './update.js';
 
-/** What updateStats() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
-export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount' | 'has' | 'droppedTargets'>;
+/** What statsSteps() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
+export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount' | 'has' | 'droppedTargets' | 'unreadableDirsTotal'>;
 
 export interface StatsUpdateSettings {
   readonly lctl: boolean;
@@ -21,31 +23,37 @@ export interface StatsUpdateSettings {
   /** lctl patterns, e.g. `obdfilter.*.exports.*.stats`. */
   readonly lctlArgs: readonly string[];
   /** Finds the files when reading the pseudo-files. */
-  readonly find: (paths: Paths) => Promise<StatsFile[]>;
+  readonly find: (paths: Paths) => Promise<FoundStatsFiles>;
   /** Which lctl sections belong to this collector; returns the client ('' for a target's totals). */
   readonly pick: (param: StatsParam) => string | undefined;
 }
 
-/** Resolves to false when there is no source at all (absent, quiet). */
-export async function updateStats(acc: StatsSink, settings: StatsUpdateSettings, paths: Paths, logger: Logger, signal: AbortSignal): Promise<boolean> {
-  acc.begin();
-  let found = false;
-  let failure: { error: unknown } | undefined; // boxed: the error thrown may itself be undefined
-  const admit = targetAdmission(acc, settings.maxTargets);
-  try {
-    if (settings.lctl) {
-      const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal, ['get_param', ...settings.lctlArgs]);
-      for (const section of result.absent ? [] : parseLustreStats(result.stdout)) {
-        const param = section.param === undefined ? undefined : parseStatsParam(section.param);
-        const client = param === undefined ? undefined : settings.pick(param);
-        if (param === undefined || client === undefined) continue; // another parameter of the dump
-        found = true;
-        if (!admit(param.target)) continue;
-        acc.ingest(param.target, client, section);
+/** The steps of one scrape of a stats collector (lustre/update.ts runs them). */
+export function statsSteps(acc: StatsSink, settings: StatsUpdateSettings, paths: Paths, logger: Logger): UpdateSteps {
+  let admit = targetAdmission(acc, settings.maxTargets);
+  return {
+    begin() {
+      acc.begin();
+      admit = targetAdmission(acc, settings.maxTargets);
+    },
+    async read(signal) {
+      if (settings.lctl) {
+        let found = false;
+        const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal, ['get_param', ...settings.lctlArgs]);
+        for (const section of result.absent ? [] : parseLustreStats(result.stdout)) {
+          const param = section.param === undefined ? undefined : parseStatsParam(section.param);
+          const client = param === undefined ? undefined : settings.pick(param);
+          if (param === undefined || client === undefined) continue; // another parameter of the dump
+          found = true;
+          if (admit(param.target)) acc.ingest(param.target, client, section);
+        }
+        return { found, complete: true };
       }
-    } else {
-      const present = await settings.find(paths);
-      found = present.length > 0;
+      const { files: present, unlisted } = await settings.find(paths);
+      acc.unreadableDirsTotal += unlisted.length;
+      const complete = failUnlisted(unlisted, logger, ({ target }) => {
+        if (admit(target)) acc.markFailed(target);
+      });
       const files = present.filter((file) => admit(file.target));
       for await (const read of readStatsFiles(files, signal)) {
         if ('error' in read) {
@@ -57,16 +65,14 @@ export async function updateStats(acc: StatsSink, settings: StatsUpdateSettings,
         // An empty file (every counter at zero is omitted) is a present file without counters.
         acc.ingest(read.target, read.client, section ?? emptySection());
       }
-    }
-  } catch (err) {
-    failure = { error: err };
-  }
-  acc.droppedTargets = admit.dropped.size;
-  if (acc.droppedTargets > 0) logger.debug({ dropped: acc.droppedTargets, maxTargets: settings.maxTargets }, 'more Lustre targets than max-targets: the others are not read');
-  // Settle what was read even on failure; an incomplete read keeps the files it did not reach.
-  acc.finish(Date.now(), failure === undefined);
-  if (failure !== undefined) throw failure.error;
-  return found || acc.targetCount > 0;
+      return { found: present.length > 0, complete };
+    },
+    finish(complete) {
+      acc.droppedTargets = admit.dropped.size;
+      if (acc.droppedTargets > 0) logger.debug({ dropped: acc.droppedTargets, maxTargets: settings.maxTargets }, 'more Lustre targets than max-targets: the others are not read');
+      acc.finish(Date.now(), complete);
+    },
+  };
 }
 
 /**
@@ -91,25 +97,10 @@ function targetAdmission(acc: StatsSink, maxTargets: number): ((target: string) 
   return Object.assign(admit, { dropped });
 }
 
-/** What both stats collectors export from the accumulator. */
-export interface StatsMetrics {
-  clear(): void;
-  refill(acc: StatsAccumulator): void;
-}
-
-/** The update() of a stats collector: one scrape into the accumulator, then the metrics refilled. */
-export function statsUpdater(acc: StatsAccumulator, settings: StatsUpdateSettings, metrics: StatsMetrics, paths: Paths, logger: Logger): Collector {
-  return {
-    async update(signal) {
-      const found = await updateStats(acc, settings, paths, logger, signal);
-      if (!found) {
-        metrics.clear();
-        return 'absent';
-      }
-      metrics.refill(acc);
-      return 'ok';
-    },
-  };
+/** The update() of the lustre_exports and lustre_stats collectors. */
+export function statsUpdater(acc: StatsAccumulator, settings: StatsUpdateSettings, metrics: LustreWriter<StatsAccumulator>, paths: Paths, logger: Logger): Collector {
+  const steps = statsSteps(acc, settings, paths, logger);
+  return { update: (signal) => updateLustre(steps, acc, metrics, signal) };
 }
 
 /** What parseLustreStats makes of `snapshot_time 0 secs.nsecs`: a section without counters. */

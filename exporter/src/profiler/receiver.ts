@@ -37,6 +37,8 @@ export interface ReceiverOptions {
   readonly verifyJobs?: boolean;
   /** Open connections of one uid beyond this are closed at once and counted (default 256). */
   readonly maxConnectionsPerUser?: number;
+  /** Called after each event from the socket is handled: `jobio run` waits on it for drained(). */
+  readonly onHandled?: () => void;
 }
 
 /**
@@ -62,7 +64,12 @@ export class ProfilerReceiver {
     this.server = new addon.SeqpacketServer(
       options.socketPath,
       { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnectionsPerUser: options.maxConnectionsPerUser ?? 256 },
-      (event) => this.onEvent(event),
+      options.onHandled === undefined
+        ? (event) => this.onEvent(event)
+        : (event) => {
+            this.onEvent(event);
+            options.onHandled?.();
+          },
     );
   }
 

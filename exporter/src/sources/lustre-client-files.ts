@@ -2,30 +2,47 @@
 // Lustre file system (the instance is `<fsname>-<superblock address>`, e.g. `lustrefs-ffff88105db50000`),
 // under /proc/fs/lustre (up to 2.11), /sys/kernel/debug/lustre (2.12 on) or /sys/fs/lustre, looked up
 // in every root as for the server files; and the mount table that says where each file system is mounted.
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { procPath, type Paths } from '../util/paths.js';
-import { lustreRoots } from './lustre-jobstats-files.js';
-import type { StatsFile } from './lustre-stats-files.js';
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch {
-    return []; // no such layout on this host
-  }
-}
+import { findTargets, lustreRoots } from './lustre-tree.js';
+import { listDirSync } from './pseudo-files.js';
+import type { FoundStatsFiles } from './lustre-stats-files.js';
 
 /** `llite.*.stats`: one file per client mount (target = the llite instance). */
-export async function findLliteStatsFiles(paths: Paths): Promise<StatsFile[]> {
-  const found = new Map<string, StatsFile>();
+export function findLliteStatsFiles(paths: Paths): Promise<FoundStatsFiles> {
+  return findTargets(
+    paths,
+    ['llite'],
+    ({ target, dir }, entries) => (entries.includes('stats') ? [{ target, client: '', path: join(dir, 'stats') }] : []),
+    (_kind, instance) => instance,
+  );
+}
+
+/**
+ * The llite stats files, synchronously and without the error report: for `jobio run`, which reads
+ * these pseudo-files (kernel memory, no server round trip) once before its command starts, and for
+ * which an asynchronous walk cost a thread-pool hop per directory. A directory it cannot list hides
+ * its mounts, as an unreadable file does.
+ */
+export function findLliteStatsFilesSync(paths: Paths): { target: string; path: string }[] {
+  const found = new Map<string, string>();
   for (const root of lustreRoots(paths)) {
-    for (const instance of await listDir(join(root, 'llite'))) {
-      if (found.has(instance)) continue;
-      if ((await listDir(join(root, 'llite', instance))).includes('stats')) found.set(instance, { target: instance, client: '', path: join(root, 'llite', instance, 'stats') });
+    const dir = join(root, 'llite');
+    for (const instance of listQuietly(dir)) {
+      if (!found.has(instance) && listQuietly(join(dir, instance)).includes('stats')) found.set(instance, join(dir, instance, 'stats'));
     }
   }
-  return [...found.values()];
+  return [...found].map(([target, path]) => ({ target, path }));
+}
+
+function listQuietly(dir: string): string[] {
+  try {
+    return listDirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 export interface LustreMount {
@@ -57,6 +74,15 @@ export function parseLustreMounts(text: string): LustreMount[] {
 export async function readLustreMounts(paths: Paths): Promise<LustreMount[]> {
   try {
     return parseLustreMounts(await readFile(procPath(paths, 'mounts'), 'latin1'));
+  } catch {
+    return [];
+  }
+}
+
+/** As readLustreMounts, synchronously (see findLliteStatsFilesSync). */
+export function readLustreMountsSync(paths: Paths): LustreMount[] {
+  try {
+    return parseLustreMounts(readFileSync(procPath(paths, 'mounts'), 'latin1'));
   } catch {
     return [];
   }

@@ -1,7 +1,7 @@
 // Discovery of job_stats across the layouts Lustre versions use, one read per target.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findJobStatsFiles, readJobStatsFile } from './lustre-jobstats-files.js';
@@ -24,7 +24,8 @@ function tree(): string {
 
 test('findJobStatsFiles: every layout, first root wins, targets without job_stats skipped', async () => {
   const root = tree();
-  const files = await findJobStatsFiles({ procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root });
+  const { files, unlisted } = await findJobStatsFiles({ procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root });
+  assert.deepEqual(unlisted, []);
   assert.deepEqual(
     files.map((f) => [f.ref.kind, f.ref.name, f.path.slice(root.length)]),
     [
@@ -52,5 +53,29 @@ test('findJobStatsFiles: every layout, first root wins, targets without job_stat
 
 test('findJobStatsFiles: no Lustre at all is an empty list, not an error', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-none-'));
-  assert.deepEqual(await findJobStatsFiles({ procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }), []);
+  assert.deepEqual(await findJobStatsFiles({ procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }), { files: [], unlisted: [] });
+});
+
+test('findJobStatsFiles: a directory that exists but cannot be listed is reported, with its target when it is a target', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-unlisted-'));
+  mkdirSync(join(root, 'proc/fs/lustre/obdfilter/fs-OST0000'), { recursive: true });
+  writeFileSync(join(root, 'proc/fs/lustre/obdfilter/fs-OST0000/job_stats'), '');
+  // A symlink to itself cannot be listed even by root (ELOOP), as a directory without permission
+  // cannot be by anyone else (test/lustre/unlisted-dirs.test.ts runs that case unprivileged).
+  symlinkSync('fs-OST0001', join(root, 'proc/fs/lustre/obdfilter/fs-OST0001'));
+  symlinkSync('mdt', join(root, 'proc/fs/lustre/mdt'));
+  mkdirSync(join(root, 'sys/fs/lustre'), { recursive: true });
+  writeFileSync(join(root, 'sys/fs/lustre/obdfilter'), 'a file where a directory should be: absent, not an error');
+  const { files, unlisted } = await findJobStatsFiles({ procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root });
+  assert.deepEqual(
+    files.map((f) => f.ref.name),
+    ['fs-OST0000'],
+  );
+  assert.deepEqual(
+    unlisted.map((u) => [u.dir.slice(root.length), u.target?.target, (u.error as NodeJS.ErrnoException).code]),
+    [
+      ['/proc/fs/lustre/mdt', undefined, 'ELOOP'],
+      ['/proc/fs/lustre/obdfilter/fs-OST0001', 'fs-OST0001', 'ELOOP'],
+    ],
+  );
 });

@@ -1,12 +1,10 @@
 // Finds and reads the Lustre plain stats pseudo-files of the server targets on this host:
 //   <root>/obdfilter/<target>/stats, <root>/mdt/<target>/md_stats           (lustre_stats)
 //   <root>/{obdfilter,mdt}/<target>/exports/<nid>/stats                       (lustre_exports)
-// under the same roots as job_stats (lustre-jobstats-files.ts: /proc/fs/lustre, /sys/fs/lustre,
-// /sys/kernel/debug/lustre, from --path.procfs/--path.sysfs). Versions moved these files between the
-// roots independently, so each file is looked up in every root; the first root holding it wins.
+// under the roots of lustre-tree.ts (/proc/fs/lustre, /sys/fs/lustre, /sys/kernel/debug/lustre).
 import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
-import { lustreRoots } from './lustre-jobstats-files.js';
+import { findTargets, type FoundTargets } from './lustre-tree.js';
 import { listDir, readPseudoFile } from './pseudo-files.js';
 
 export interface StatsFile {
@@ -18,37 +16,31 @@ export interface StatsFile {
 
 export type StatsRead = (StatsFile & { readonly data: Buffer }) | (StatsFile & { readonly error: Error });
 
-/** `obdfilter.*.stats` and `mdt.*.md_stats`: one file per target. */
-export async function findTargetStatsFiles(paths: Paths): Promise<StatsFile[]> {
-  const found = new Map<string, StatsFile>();
-  for (const root of lustreRoots(paths)) {
-    for (const [kind, file] of [['obdfilter', 'stats'], ['mdt', 'md_stats']] as const) {
-      for (const target of await listDir(join(root, kind))) {
-        if (found.has(target)) continue;
-        if ((await listDir(join(root, kind, target))).includes(file)) found.set(target, { target, client: '', path: join(root, kind, target, file) });
-      }
-    }
-  }
-  return [...found.values()];
+/** What the stats collectors find: their files, and the directories that could not be listed. */
+export type FoundStatsFiles = FoundTargets<StatsFile>;
+
+const TARGET_STATS_FILE: Readonly<Record<string, string>> = { obdfilter: 'stats', mdt: 'md_stats' };
+
+/** `obdfilter.*.stats` and `mdt.*.md_stats`: one file per target (targets keyed by name alone). */
+export function findTargetStatsFiles(paths: Paths): Promise<FoundStatsFiles> {
+  return findTargets(
+    paths,
+    ['obdfilter', 'mdt'],
+    ({ kind, target, dir }, entries) => {
+      const file = TARGET_STATS_FILE[kind] ?? '';
+      return entries.includes(file) ? [{ target, client: '', path: join(dir, file) }] : [];
+    },
+    (_kind, target) => target,
+  );
 }
 
 /** `{obdfilter,mdt}.*.exports.*.stats`: one file per target and client. */
-export async function findExportStatsFiles(paths: Paths): Promise<StatsFile[]> {
-  const found = new Map<string, StatsFile>();
-  for (const root of lustreRoots(paths)) {
-    for (const kind of ['obdfilter', 'mdt'] as const) {
-      for (const target of await listDir(join(root, kind))) {
-        const exports = join(root, kind, target, 'exports');
-        for (const nid of await listDir(exports)) {
-          // `exports/clear` is a write-only control file, not a client.
-          if (nid === 'clear' || !nid.includes('@')) continue;
-          const key = `${target}\u0000${nid}`;
-          if (!found.has(key)) found.set(key, { target, client: nid, path: join(exports, nid, 'stats') });
-        }
-      }
-    }
-  }
-  return [...found.values()];
+export function findExportStatsFiles(paths: Paths): Promise<FoundStatsFiles> {
+  return findTargets(paths, ['obdfilter', 'mdt'], async ({ target, dir }) => {
+    const exports = join(dir, 'exports');
+    // `exports/clear` is a write-only control file, not a client.
+    return (await listDir(exports)).filter((nid) => nid !== 'clear' && nid.includes('@')).map((nid) => ({ target, client: nid, path: join(exports, nid, 'stats') }));
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
 // file read of the process), a device never ends, a 2 GB file costs 2 GB if read whole. So every file
 // is opened with O_NONBLOCK (a FIFO opens at once), must be a regular file by fstat() of the opened
 // descriptor (no race with a rename), and is read in bounded chunks up to a byte limit.
-import { constants } from 'node:fs';
+import { constants, readdirSync } from 'node:fs';
 import { open, readdir, type FileHandle } from 'node:fs/promises';
 
 /** The file exists but is not one the exporter reads: a FIFO, a device, a socket, a directory. */
@@ -110,11 +110,31 @@ export async function readPseudoFile(path: string, options: { readonly signal?: 
   return parts.length === 1 && only !== undefined ? only : Buffer.concat(parts);
 }
 
-/** The entries of a directory, sorted; [] when it does not exist or cannot be listed. */
+/** A path that does not exist, or one of whose components is not a directory. */
+export function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * The entries of a directory, sorted; [] when it does not exist (a layout this host does not have).
+ * A directory that exists but cannot be listed (EACCES, EIO, ELOOP) throws: it must not pass for absent.
+ */
 export async function listDir(dir: string): Promise<string[]> {
   try {
     return (await readdir(dir)).sort();
-  } catch {
-    return []; // no such layout on this host
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
+  }
+}
+
+/** As listDir, synchronously (for `jobio run`'s one reading before its command starts). */
+export function listDirSync(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
   }
 }

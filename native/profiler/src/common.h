@@ -34,6 +34,8 @@
 #define JOBIO_UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* hot-path helpers: always inlined (the compiler would otherwise outline them past a few uses) */
 #define JOBIO_HOT static inline __attribute__((always_inline))
+/* a parenthesised parameter or argument list, without its parentheses (wrapper-defining macros) */
+#define JOBIO_UNPAREN(...) __VA_ARGS__
 
 /* ---- limits ---- */
 #define JOBIO_MAX_SLOTS 64     /* mounts with activity per process (stats slots) */

@@ -36,19 +36,29 @@ void jobio_copy(char *dst, size_t cap, const char *src) {
   dst[i] = 0;
 }
 
+/* The next word of a comma-separated list at *p, spaces around it trimmed: [*s, *e), and *p moved
+ * past it. 0 at the end of the list. The one reading of every list (JOBIO_BYPASS, JOBIO_EXCLUDE,
+ * JOBIO_TRACE_SCHEDULER, the scheduler commands). */
+static int jobio_list_word(const char **p, const char **s, const char **e) {
+  const char *q = *p;
+  while (*q == ',' || *q == ' ') q++;
+  if (!*q) return 0;
+  *s = q;
+  while (*q && *q != ',') q++;
+  const char *end = q;
+  while (end > *s && end[-1] == ' ') end--;
+  *e = end;
+  *p = q;
+  return 1;
+}
+
 /* Is `name` one of the comma-separated words of `list`? */
 static int jobio_in_list(const char *list, const char *name) {
   if (!list || !name || !*name) return 0;
   size_t n = strlen(name);
-  const char *p = list;
-  while (*p) {
-    while (*p == ',' || *p == ' ') p++;
-    const char *s = p;
-    while (*p && *p != ',') p++;
-    const char *e = p;
-    while (e > s && e[-1] == ' ') e--;
+  const char *s, *e;
+  for (const char *p = list; jobio_list_word(&p, &s, &e);)
     if ((size_t)(e - s) == n && memcmp(s, name, n) == 0) return 1;
-  }
   return 0;
 }
 
@@ -72,14 +82,9 @@ static const char *jobio_program_in_list(const char *list) {
   const char *argv0 = program_invocation_short_name, *argv0_full = program_invocation_name;
   if (jobio_in_list(list, jobio_g.exe)) return jobio_g.exe;
   if (jobio_in_list(list, argv0)) return argv0;
-  const char *p = list;
-  while (*p) {
-    while (*p == ',' || *p == ' ') p++;
-    const char *s = p;
-    while (*p && *p != ',') p++;
-    const char *e = p;
-    while (e > s && e[-1] == ' ') e--;
-    if (e == s || *s != '/') continue;
+  const char *s, *e;
+  for (const char *p = list; jobio_list_word(&p, &s, &e);) {
+    if (*s != '/') continue;
     if (jobio_path_under(s, e, jobio_exe_path)) return jobio_g.exe;
     if (jobio_path_under(s, e, argv0_full)) return argv0;
   }

@@ -12,8 +12,6 @@
 
 #include "record.h"
 
-#define JOBIO_UNPAREN(...) __VA_ARGS__
-
 /* ---------------- open family ---------------- */
 static inline int jobio_open_at(int sym, int dirfd, const char *path, int flags, mode_t mode) {
   /* one body for every open-like entry point; sym picks the real function */
@@ -204,33 +202,20 @@ static inline void jobio_rec_copy(struct jobio_ctx *c, int in, int in_moves, int
   jobio_after(t1);
 }
 
+/* in_moves, out_moves: whether the call moves the descriptor's offset (no offset pointer given) */
+#define JOBIO_COPY(in_moves, out_moves, call_expr) \
+  JOBIO_CTX_CALL(jobio_begin, ssize_t, call_expr, jobio_rec_copy(&c, in, (in_moves), out, (out_moves), r))
 JOBIO_EXPORT ssize_t copy_file_range(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned fl) {
-  struct jobio_ctx c;
-  if (!jobio_begin(&c)) return REAL(copy_file_range)(in, off_in, out, off_out, len, fl);
-  ssize_t r = REAL(copy_file_range)(in, off_in, out, off_out, len, fl);
-  jobio_rec_copy(&c, in, off_in == NULL, out, off_out == NULL, r);
-  return r;
+  JOBIO_COPY(off_in == NULL, off_out == NULL, REAL(copy_file_range)(in, off_in, out, off_out, len, fl))
 }
 JOBIO_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count) {
-  struct jobio_ctx c;
-  if (!jobio_begin(&c)) return REAL(sendfile)(out, in, off, count);
-  ssize_t r = REAL(sendfile)(out, in, off, count);
-  jobio_rec_copy(&c, in, off == NULL, out, 1, r);
-  return r;
+  JOBIO_COPY(off == NULL, 1, REAL(sendfile)(out, in, off, count))
 }
 JOBIO_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count) {
-  struct jobio_ctx c;
-  if (!jobio_begin(&c)) return REAL(sendfile64)(out, in, off, count);
-  ssize_t r = REAL(sendfile64)(out, in, off, count);
-  jobio_rec_copy(&c, in, off == NULL, out, 1, r);
-  return r;
+  JOBIO_COPY(off == NULL, 1, REAL(sendfile64)(out, in, off, count))
 }
 JOBIO_EXPORT ssize_t splice(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned fl) {
-  struct jobio_ctx c;
-  if (!jobio_begin(&c)) return REAL(splice)(in, off_in, out, off_out, len, fl);
-  ssize_t r = REAL(splice)(in, off_in, out, off_out, len, fl);
-  jobio_rec_copy(&c, in, off_in == NULL, out, off_out == NULL, r);
-  return r;
+  JOBIO_COPY(off_in == NULL, off_out == NULL, REAL(splice)(in, off_in, out, off_out, len, fl))
 }
 
 /* ---------------- seek ---------------- */
@@ -334,18 +319,10 @@ static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t
 JOBIO_SEEK_WRAP(lseek, off_t)
 JOBIO_SEEK_WRAP(lseek64, off64_t)
 /* ---------------- delete and fschange (red on failure, yellow on success) ---------------- */
-#define JOBIO_PATHCALL(call, dirfd, path, call_expr)              \
-  struct jobio_ctx c;                                            \
-  if (!jobio_begin(&c)) return call_expr;                        \
-  int r = call_expr;                                             \
-  jobio_rec_path(&c, dirfd, path, call, jobio_fail_cls(r));      \
-  return r;
-#define JOBIO_FDCALL(call, fd, call_expr)                         \
-  struct jobio_ctx c;                                            \
-  if (!jobio_begin(&c)) return call_expr;                        \
-  int r = call_expr;                                             \
-  jobio_rec_fd(&c, fd, call, jobio_fail_cls(r));                 \
-  return r;
+#define JOBIO_PATHCALL(call, dirfd, path, call_expr) \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr, jobio_rec_path(&c, dirfd, path, call, jobio_fail_cls(r)))
+#define JOBIO_FDCALL(call, fd, call_expr) \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr, jobio_rec_fd(&c, fd, call, jobio_fail_cls(r)))
 
 JOBIO_EXPORT int unlink(const char *p) { JOBIO_PATHCALL(JOBIO_CALL_DELETE, AT_FDCWD, p, REAL(unlink)(p)) }
 JOBIO_EXPORT int unlinkat(int d, const char *p, int fl) {
@@ -428,78 +405,40 @@ static void jobio_mmap_seen(int fd, size_t len, int64_t off) {
   t->busy--;
   errno = saved;
 }
+#define JOBIO_MMAP(call_expr)                                                                                 \
+  JOBIO_WRAP_BODY(struct jobio_ctx c, fd >= 0 && !(fl & MAP_ANONYMOUS) && jobio_begin(&c), void *, call_expr, \
+                  if (r != MAP_FAILED) jobio_mmap_seen(fd, len, (int64_t)off);                                \
+                  jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN))
 JOBIO_EXPORT void *mmap(void *a, size_t len, int prot, int fl, int fd, off_t off) {
-  struct jobio_ctx c;
-  if (fd < 0 || (fl & MAP_ANONYMOUS) || !jobio_begin(&c)) return REAL(mmap)(a, len, prot, fl, fd, off);
-  void *r = REAL(mmap)(a, len, prot, fl, fd, off);
-  if (r != MAP_FAILED) jobio_mmap_seen(fd, len, (int64_t)off);
-  jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN);
-  return r;
+  JOBIO_MMAP(REAL(mmap)(a, len, prot, fl, fd, off))
 }
 JOBIO_EXPORT void *mmap64(void *a, size_t len, int prot, int fl, int fd, off64_t off) {
-  struct jobio_ctx c;
-  if (fd < 0 || (fl & MAP_ANONYMOUS) || !jobio_begin(&c)) return REAL(mmap64)(a, len, prot, fl, fd, off);
-  void *r = REAL(mmap64)(a, len, prot, fl, fd, off);
-  if (r != MAP_FAILED) jobio_mmap_seen(fd, len, (int64_t)off);
-  jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN);
-  return r;
+  JOBIO_MMAP(REAL(mmap64)(a, len, prot, fl, fd, off))
 }
 
 /* ---------------- descriptor aliasing (not counted as calls) ---------------- */
-JOBIO_EXPORT int dup(int fd) {
-  struct jobio_ctx c;
-  if (!jobio_begin_notime(&c)) return REAL(dup)(fd);
-  int r = REAL(dup)(fd);
-  if (r >= 0) jobio_rec_alias(&c, fd, r);
-  return r;
-}
-JOBIO_EXPORT int dup2(int fd, int nfd) {
-  struct jobio_ctx c;
-  if (!jobio_begin_notime(&c)) return REAL(dup2)(fd, nfd);
-  int r = REAL(dup2)(fd, nfd);
-  if (r >= 0) jobio_rec_alias(&c, fd, r);
-  return r;
-}
-JOBIO_EXPORT int dup3(int fd, int nfd, int fl) {
-  struct jobio_ctx c;
-  if (!jobio_begin_notime(&c)) return REAL(dup3)(fd, nfd, fl);
-  int r = REAL(dup3)(fd, nfd, fl);
-  if (r >= 0) jobio_rec_alias(&c, fd, r);
-  return r;
-}
-JOBIO_EXPORT int fcntl(int fd, int cmd, ...) {
-  va_list ap;
-  va_start(ap, cmd);
-  void *arg = va_arg(ap, void *); /* as glibc does: the argument is an int or a pointer */
-  va_end(ap);
-  struct jobio_ctx c;
-  if ((cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) || !jobio_begin_notime(&c)) return REAL(fcntl)(fd, cmd, arg);
-  int r = REAL(fcntl)(fd, cmd, arg);
-  if (r >= 0) jobio_rec_alias(&c, fd, r);
-  return r;
-}
-JOBIO_EXPORT int fcntl64(int fd, int cmd, ...) {
-  va_list ap;
-  va_start(ap, cmd);
-  void *arg = va_arg(ap, void *);
-  va_end(ap);
-  struct jobio_ctx c;
-  if ((cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) || !jobio_begin_notime(&c)) return REAL(fcntl64)(fd, cmd, arg);
-  int r = REAL(fcntl64)(fd, cmd, arg);
-  if (r >= 0) jobio_rec_alias(&c, fd, r);
-  return r;
-}
+/* counted: whether this call makes an alias at all (fcntl: F_DUPFD, F_DUPFD_CLOEXEC) */
+#define JOBIO_ALIAS(counted, call_expr)                                                    \
+  JOBIO_WRAP_BODY(struct jobio_ctx c, (counted) && jobio_begin_notime(&c), int, call_expr, \
+                  if (r >= 0) jobio_rec_alias(&c, fd, r))
+JOBIO_EXPORT int dup(int fd) { JOBIO_ALIAS(1, REAL(dup)(fd)) }
+JOBIO_EXPORT int dup2(int fd, int nfd) { JOBIO_ALIAS(1, REAL(dup2)(fd, nfd)) }
+JOBIO_EXPORT int dup3(int fd, int nfd, int fl) { JOBIO_ALIAS(1, REAL(dup3)(fd, nfd, fl)) }
+/* (as glibc does: the argument is an int or a pointer, taken as a pointer) */
+#define JOBIO_FCNTL(call_expr)    \
+  va_list ap;                     \
+  va_start(ap, cmd);              \
+  void *arg = va_arg(ap, void *); \
+  va_end(ap);                     \
+  JOBIO_ALIAS(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC, call_expr)
+JOBIO_EXPORT int fcntl(int fd, int cmd, ...) { JOBIO_FCNTL(REAL(fcntl)(fd, cmd, arg)) }
+JOBIO_EXPORT int fcntl64(int fd, int cmd, ...) { JOBIO_FCNTL(REAL(fcntl64)(fd, cmd, arg)) }
 
 /* ---------------- working directory (tracked for relative paths) ---------------- */
-JOBIO_EXPORT int chdir(const char *p) {
-  int r = REAL(chdir)(p);
+static inline int jobio_cwd_after(int r) {
   struct jobio_ctx c;
   if (r == 0 && jobio_begin_notime(&c)) jobio_cwd_changed();
   return r;
 }
-JOBIO_EXPORT int fchdir(int fd) {
-  int r = REAL(fchdir)(fd);
-  struct jobio_ctx c;
-  if (r == 0 && jobio_begin_notime(&c)) jobio_cwd_changed();
-  return r;
-}
+JOBIO_EXPORT int chdir(const char *p) { return jobio_cwd_after(REAL(chdir)(p)); }
+JOBIO_EXPORT int fchdir(int fd) { return jobio_cwd_after(REAL(fchdir)(fd)); }

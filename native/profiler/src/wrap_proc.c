@@ -40,15 +40,9 @@ static void jobio_before_exec_of(const char *path) {
     return;
   }
   if (!jobio_begin_notime(&c)) return;
-  const char *base = path;
-  for (const char *p = path; p && *p; p++)
-    if (*p == '/') base = p + 1;
-  size_t i = 0;
-  for (; base && base[i] && i + 1 < sizeof jobio_g.exec_target; i++) jobio_g.exec_target[i] = base[i];
-  jobio_g.exec_target[i] = 0;
+  jobio_basename_into(jobio_g.exec_target, sizeof jobio_g.exec_target, path);
   jobio_flush_final(JOBIO_FLAG_EXEC);
 }
-#define jobio_before_exec() jobio_before_exec_of(NULL)
 
 /* ---------------- bypass: mark the environment of a bypassed program's children ---------------- */
 static char jobio_bypass_var[96];
@@ -88,53 +82,41 @@ static int jobio_env_change(char *const envp[]) {
   return n;
 }
 
+/* Make call_expr with `env`: envp as it is, or for a bypassed program's children a copy with the
+ * mark, in this frame (a VLA, never malloc: this may run in a vfork child). */
+#define JOBIO_ENV_CALL(envp, call_expr)                        \
+  int n_ = jobio_env_change(envp);                             \
+  if (n_ < 0) {                                                \
+    char *const *env = (envp);                                 \
+    return call_expr;                                          \
+  }                                                            \
+  char *marked_[n_ + 2];                                       \
+  char *const *env = jobio_env_with_mark((envp), n_, marked_); \
+  return call_expr;
+
 /* ---------------- exec family ---------------- */
+/* The last snapshot first (naming the program, path: NULL for fexecve), then the call with env.
+ * execv and execvp are execve and execvpe with environ, as in glibc. */
+#define JOBIO_EXEC(path, envp, call_expr) \
+  jobio_before_exec_of(path);             \
+  JOBIO_ENV_CALL(envp, call_expr)
 JOBIO_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
-  jobio_before_exec_of(path);
-  int n = jobio_env_change(envp);
-  if (n < 0) return REAL(execve)(path, argv, envp);
-  char *env[n + 2];
-  return REAL(execve)(path, argv, jobio_env_with_mark(envp, n, env));
+  JOBIO_EXEC(path, envp, REAL(execve)(path, argv, env))
 }
-
 JOBIO_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int fl) {
-  jobio_before_exec_of(path);
-  int n = jobio_env_change(envp);
-  if (n < 0) return REAL(execveat)(dirfd, path, argv, envp, fl);
-  char *env[n + 2];
-  return REAL(execveat)(dirfd, path, argv, jobio_env_with_mark(envp, n, env), fl);
+  JOBIO_EXEC(path, envp, REAL(execveat)(dirfd, path, argv, env, fl))
 }
-
 JOBIO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
-  jobio_before_exec();
-  int n = jobio_env_change(envp);
-  if (n < 0) return REAL(fexecve)(fd, argv, envp);
-  char *env[n + 2];
-  return REAL(fexecve)(fd, argv, jobio_env_with_mark(envp, n, env));
+  JOBIO_EXEC(NULL, envp, REAL(fexecve)(fd, argv, env))
 }
-
 JOBIO_EXPORT int execv(const char *path, char *const argv[]) {
-  jobio_before_exec_of(path);
-  int n = jobio_env_change(environ);
-  if (n < 0) return REAL(execv)(path, argv);
-  char *env[n + 2];
-  return REAL(execve)(path, argv, jobio_env_with_mark(environ, n, env));
+  JOBIO_EXEC(path, environ, REAL(execve)(path, argv, env))
 }
-
 JOBIO_EXPORT int execvp(const char *file, char *const argv[]) {
-  jobio_before_exec_of(file);
-  int n = jobio_env_change(environ);
-  if (n < 0) return REAL(execvp)(file, argv);
-  char *env[n + 2];
-  return REAL(execvpe)(file, argv, jobio_env_with_mark(environ, n, env));
+  JOBIO_EXEC(file, environ, REAL(execvpe)(file, argv, env))
 }
-
 JOBIO_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
-  jobio_before_exec_of(file);
-  int n = jobio_env_change(envp);
-  if (n < 0) return REAL(execvpe)(file, argv, envp);
-  char *env[n + 2];
-  return REAL(execvpe)(file, argv, jobio_env_with_mark(envp, n, env));
+  JOBIO_EXEC(file, envp, REAL(execvpe)(file, argv, env))
 }
 
 /* execl*: gather the variadic arguments into an argv on the stack, as glibc does */
@@ -177,56 +159,43 @@ JOBIO_EXECL_ENTRY(execlp, JOBIO_EXECLP) /* path: the file name, looked up in PAT
 JOBIO_EXECL_ENTRY(execle, JOBIO_EXECLE)
 
 /* ---------------- posix_spawn: only the bypass environment (the parent's state is untouched) ---------------- */
-static int jobio_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-                             const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
-  int n = jobio_env_change(envp);
-  if (n < 0) return REAL(posix_spawn)(pid, path, fa, at, argv, envp);
-  char *env[n + 2];
-  return REAL(posix_spawn)(pid, path, fa, at, argv, jobio_env_with_mark(envp, n, env));
-}
-static int jobio_spawned_ret(int r, pid_t *pid, const char *path) {
-  struct jobio_ctx c;
-  if (r == 0 && pid && jobio_begin_notime(&c)) jobio_note_spawned(*pid, path);
-  return r;
+/* search: posix_spawnp (the file looked up in PATH) */
+static int jobio_spawn_env(int search, pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
+  JOBIO_ENV_CALL(envp, (search ? REAL(posix_spawnp) : REAL(posix_spawn))(pid, path, fa, at, argv, env))
 }
 
-static int jobio_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-                              const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
-  int n = jobio_env_change(envp);
-  if (n < 0) return REAL(posix_spawnp)(pid, file, fa, at, argv, envp);
-  char *env[n + 2];
-  return REAL(posix_spawnp)(pid, file, fa, at, argv, jobio_env_with_mark(envp, n, env));
+/* The child is noted (did its program say hello?): its pid is needed even if the caller's is NULL. */
+static int jobio_spawn(int search, pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                       const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
+  pid_t local;
+  pid_t *p = pid ? pid : &local;
+  int r = jobio_spawn_env(search, p, path, fa, at, argv, envp);
+  struct jobio_ctx c;
+  if (r == 0 && jobio_begin_notime(&c)) jobio_note_spawned(*p, path);
+  return r;
 }
 
 JOBIO_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                              const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
-  pid_t local;
-  pid_t *p = pid ? pid : &local;
-  return jobio_spawned_ret(jobio_posix_spawn(p, path, fa, at, argv, envp), p, path);
+  return jobio_spawn(0, pid, path, fa, at, argv, envp);
 }
 JOBIO_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                               const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
-  pid_t local;
-  pid_t *p = pid ? pid : &local;
-  return jobio_spawned_ret(jobio_posix_spawnp(p, file, fa, at, argv, envp), p, file);
+  return jobio_spawn(1, pid, file, fa, at, argv, envp);
 }
 
 /* ---------------- _exit: destructors do not run, so flush here ---------------- */
-JOBIO_EXPORT void _exit(int status) {
+/* sym: _exit or _Exit (the same in glibc; each is forwarded to its own name) */
+static inline __attribute__((noreturn)) void jobio_exit_now(int sym, int status) {
   struct jobio_ctx c;
   if (jobio_begin_notime(&c)) jobio_flush_final(JOBIO_FLAG_FINAL);
-  REAL(_exit)(status);
+  (sym == JOBIO_SYM__exit ? REAL(_exit) : REAL(_Exit))(status);
   syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
-
-JOBIO_EXPORT void _Exit(int status) {
-  struct jobio_ctx c;
-  if (jobio_begin_notime(&c)) jobio_flush_final(JOBIO_FLAG_FINAL);
-  REAL(_Exit)(status);
-  syscall(SYS_exit_group, status);
-  __builtin_unreachable();
-}
+JOBIO_EXPORT void _exit(int status) { jobio_exit_now(JOBIO_SYM__exit, status); }
+JOBIO_EXPORT void _Exit(int status) { jobio_exit_now(JOBIO_SYM__Exit, status); }
 
 /* ---------------- vfork ---------------- */
 /*

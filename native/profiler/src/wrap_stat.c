@@ -9,8 +9,6 @@
 
 #include "record.h"
 
-#define JOBIO_UNPAREN(...) __VA_ARGS__
-
 static inline void jobio_rec_stat(struct jobio_ctx *c, int dirfd, const char *path, int r, uint64_t dev, mode_t mode) {
   if (r == 0)
     jobio_rec_stat_ok(c, dirfd, path, 1, dev, mode);
@@ -66,24 +64,19 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
   }
 
 /* (the program's own fstat of a descriptor opened by path confirms its mount for free) */
-#define JOBIO_STAT_FD(call_expr, fd, buf) \
-  struct jobio_ctx c;                  \
-  if (!jobio_begin(&c)) return call_expr; \
-  int r = call_expr;                   \
-  if (r == 0 && (unsigned)(fd) < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) \
-    jobio_fd_confirm(fd, 1, (uint64_t)(buf)->st_dev, (buf)->st_mode); \
-  jobio_rec_fstat(&c, fd, r);          \
-  return r;
+#define JOBIO_STAT_FD(call_expr, fd, buf)                                                               \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr,                                                           \
+                 if (r == 0 && (unsigned)(fd) < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) \
+                     jobio_fd_confirm(fd, 1, (uint64_t)(buf)->st_dev, (buf)->st_mode);                  \
+                 jobio_rec_fstat(&c, fd, r))
 
-#define JOBIO_STAT_AT(call_expr, dirfd, path, flags, buf)                                        \
-  struct jobio_ctx c;                                                                            \
-  if (!jobio_begin(&c)) return call_expr;                                                        \
-  int r = call_expr;                                                                             \
-  if (jobio_is_fd_stat(path, flags))                                                             \
-    jobio_rec_fstat(&c, dirfd == AT_FDCWD ? -1 : dirfd, r);                                      \
-  else                                                                                           \
-    jobio_rec_stat(&c, dirfd, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                           \
-  return r;
+/* dev, mode: of the answer, read by the caller only when r == 0 */
+#define JOBIO_STAT_AT_DEV(call_expr, dirfd, path, flags, dev, mode)                                         \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr,                                                               \
+                 if (jobio_is_fd_stat(path, flags)) jobio_rec_fstat(&c, dirfd == AT_FDCWD ? -1 : dirfd, r); \
+                 else jobio_rec_stat(&c, dirfd, path, r, (dev), (mode)))
+#define JOBIO_STAT_AT(call_expr, dirfd, path, flags, buf) \
+  JOBIO_STAT_AT_DEV(call_expr, dirfd, path, flags, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf))
 
 JOBIO_STAT_PATH_WRAP(stat, (const char *p, struct stat *b), (p, b), p, b)
 JOBIO_STAT_PATH_WRAP(stat64, (const char *p, struct stat64 *b), (p, b), p, b)
@@ -99,16 +92,8 @@ JOBIO_EXPORT int fstatat64(int d, const char *p, struct stat64 *b, int fl) {
 }
 
 JOBIO_EXPORT int statx(int d, const char *p, int fl, unsigned int mask, struct statx *b) {
-  struct jobio_ctx c;
-  if (!jobio_begin(&c)) return REAL(statx)(d, p, fl, mask, b);
-  int r = REAL(statx)(d, p, fl, mask, b);
-  if (jobio_is_fd_stat(p, fl))
-    jobio_rec_fstat(&c, d == AT_FDCWD ? -1 : d, r);
-  else if (r == 0)
-    jobio_rec_stat_ok(&c, d, p, 1, makedev(b->stx_dev_major, b->stx_dev_minor), b->stx_mode);
-  else
-    jobio_rec_path(&c, d, p, JOBIO_CALL_ACCESS, JOBIO_RED);
-  return r;
+  JOBIO_STAT_AT_DEV(REAL(statx)(d, p, fl, mask, b), d, p, fl, r == 0 ? makedev(b->stx_dev_major, b->stx_dev_minor) : 0,
+                    r == 0 ? b->stx_mode : 0)
 }
 
 /* legacy entry points (binaries linked against glibc < 2.33) */
@@ -126,23 +111,8 @@ JOBIO_EXPORT int __fxstatat64(int v, int d, const char *p, struct stat64 *b, int
 }
 
 /* access: no device in the answer, attributed by path */
-JOBIO_EXPORT int access(const char *p, int mode) {
-  struct jobio_ctx c;
-  if (!jobio_begin(&c)) return REAL(access)(p, mode);
-  int r = REAL(access)(p, mode);
-  if (r == 0)
-    jobio_rec_stat_ok(&c, AT_FDCWD, p, 0, 0, 0);
-  else
-    jobio_rec_path(&c, AT_FDCWD, p, JOBIO_CALL_ACCESS, JOBIO_RED);
-  return r;
-}
-JOBIO_EXPORT int faccessat(int d, const char *p, int mode, int fl) {
-  struct jobio_ctx c;
-  if (!jobio_begin(&c)) return REAL(faccessat)(d, p, mode, fl);
-  int r = REAL(faccessat)(d, p, mode, fl);
-  if (r == 0)
-    jobio_rec_stat_ok(&c, d, p, 0, 0, 0);
-  else
-    jobio_rec_path(&c, d, p, JOBIO_CALL_ACCESS, JOBIO_RED);
-  return r;
-}
+#define JOBIO_ACCESS(dirfd, call_expr)                                                              \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr, if (r == 0) jobio_rec_stat_ok(&c, dirfd, p, 0, 0, 0); \
+                 else jobio_rec_path(&c, dirfd, p, JOBIO_CALL_ACCESS, JOBIO_RED))
+JOBIO_EXPORT int access(const char *p, int mode) { JOBIO_ACCESS(AT_FDCWD, REAL(access)(p, mode)) }
+JOBIO_EXPORT int faccessat(int d, const char *p, int mode, int fl) { JOBIO_ACCESS(d, REAL(faccessat)(d, p, mode, fl)) }

@@ -57,7 +57,13 @@ struct jobio_sc {
   FILE *fp;
   int fd;
   int slot;
-  struct jobio_fst s0;
+  struct jobio_fst s0; /* the buffer before the call */
+};
+
+/* What the end of a counted call works with (jobio_sc_stop). */
+struct jobio_sc_after {
+  struct jobio_fst s1;   /* the buffer after the call */
+  struct jobio_fs_ops o; /* where the deduced system calls go */
 };
 
 /* Is this call on a counted stream? Then lock it, look at its buffer and maybe start the clock. */
@@ -78,6 +84,24 @@ static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) {
   return 1;
 }
 
+/* The call has returned: stop the clock, keep errno aside, look at the buffer again and unlock the
+ * stream. The deductions follow, then jobio_sc_end with the time and errno this returned (kept out
+ * of *a, whose address the deductions take, so that they stay in registers across them). */
+static inline uint64_t jobio_sc_stop(struct jobio_sc *s, struct jobio_sc_after *a, int *saved_errno) {
+  uint64_t est;
+  uint64_t t1 = jobio_stop(&s->c, &est);
+  *saved_errno = errno;
+  jobio_fst_take(s->fp, &a->s1);
+  funlockfile(s->fp);
+  a->o = (struct jobio_fs_ops){&s->c, s->fd, s->c.t0 != 0, est, 0};
+  return t1;
+}
+
+static inline void jobio_sc_end(int saved_errno, uint64_t t1) {
+  errno = saved_errno;
+  jobio_after(t1);
+}
+
 static void jobio_sc_app(struct jobio_sc *s, int fn, uint64_t bytes) {
   struct jobio_mstats *m = jobio_ms(s->c.t->block, (unsigned)s->slot);
   m->ext.stdio_calls[fn]++;
@@ -87,32 +111,22 @@ static void jobio_sc_app(struct jobio_sc *s, int fn, uint64_t bytes) {
 /* After a reading call: consumed as for jobio_fs_reads. */
 static void jobio_sc_read(struct jobio_sc *s, int fn, int64_t consumed, uint64_t app_bytes, uint64_t fread_want,
                           uint64_t min_consumed) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(&s->c, &est);
-  int saved = errno;
-  struct jobio_fst s1;
-  jobio_fst_take(s->fp, &s1);
-  funlockfile(s->fp);
-  struct jobio_fs_ops o = {&s->c, s->fd, s->c.t0 != 0, est, 0};
-  jobio_fs_reads(&o, &s->s0, &s1, consumed, fread_want, min_consumed);
+  struct jobio_sc_after a;
+  int saved;
+  uint64_t t1 = jobio_sc_stop(s, &a, &saved);
+  jobio_fs_reads(&a.o, &s->s0, &a.s1, consumed, fread_want, min_consumed);
   if (fn >= 0) jobio_sc_app(s, fn, app_bytes);
-  errno = saved;
-  jobio_after(t1);
+  jobio_sc_end(saved, t1);
 }
 
 /* After a writing call that took `accepted` bytes. */
 static void jobio_sc_write(struct jobio_sc *s, int fn, uint64_t accepted, int xsputn) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(&s->c, &est);
-  int saved = errno;
-  struct jobio_fst s1;
-  jobio_fst_take(s->fp, &s1);
-  funlockfile(s->fp);
-  struct jobio_fs_ops o = {&s->c, s->fd, s->c.t0 != 0, est, 0};
-  jobio_fs_writes(&o, &s->s0, &s1, accepted, xsputn);
+  struct jobio_sc_after a;
+  int saved;
+  uint64_t t1 = jobio_sc_stop(s, &a, &saved);
+  jobio_fs_writes(&a.o, &s->s0, &a.s1, accepted, xsputn);
   if (fn >= 0) jobio_sc_app(s, fn, accepted);
-  errno = saved;
-  jobio_after(t1);
+  jobio_sc_end(saved, t1);
 }
 
 /* ---------------- open and close ---------------- */
@@ -223,54 +237,53 @@ JOBIO_EXPORT int fclose(FILE *fp) {
   return r;
 }
 
-/* ---------------- reading ---------------- */
-#define JOBIO_FREAD(name, call_expr)                                                       \
-  struct jobio_sc s;                                                                     \
-  if (!jobio_sc_begin(&s, fp)) return call_expr;                                         \
-  size_t r = call_expr;                                                                  \
-  jobio_sc_read(&s, JOBIO_STDIO_FREAD, (int64_t)(r * size), r * size, size * n, 0);         \
+/* ---------------- the body of a counted call ---------------- */
+/* Every wrapper below: counted if its stream is (the statements after call_expr see the call s). */
+#define JOBIO_SC_CALL(type, fpv, call_expr, ...) \
+  JOBIO_WRAP_BODY(struct jobio_sc s, jobio_sc_begin(&s, (fpv)), type, call_expr, __VA_ARGS__)
+
+/* The variadic entry points of the printf and scanf families: the va_list to their common body. */
+#define JOBIO_VA_CALL(vcall) \
+  va_list ap;                \
+  va_start(ap, fmt);         \
+  int r = vcall;             \
+  va_end(ap);                \
   return r;
 
-JOBIO_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *fp) { JOBIO_FREAD(fread, REAL(fread)(p, size, n, fp)) }
+/* ---------------- reading ---------------- */
+#define JOBIO_FREAD(call_expr)         \
+  JOBIO_SC_CALL(size_t, fp, call_expr, \
+                jobio_sc_read(&s, JOBIO_STDIO_FREAD, (int64_t)(r * size), (r * size), (size * n), 0))
+JOBIO_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *fp) { JOBIO_FREAD(REAL(fread)(p, size, n, fp)) }
 JOBIO_EXPORT size_t fread_unlocked(void *p, size_t size, size_t n, FILE *fp) {
-  JOBIO_FREAD(fread_unlocked, REAL(fread_unlocked)(p, size, n, fp))
+  JOBIO_FREAD(REAL(fread_unlocked)(p, size, n, fp))
 }
 JOBIO_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *fp) {
-  JOBIO_FREAD(__fread_chk, REAL(__fread_chk)(p, plen, size, n, fp))
+  JOBIO_FREAD(REAL(__fread_chk)(p, plen, size, n, fp))
 }
 JOBIO_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *fp) {
-  JOBIO_FREAD(__fread_unlocked_chk, REAL(__fread_unlocked_chk)(p, plen, size, n, fp))
+  JOBIO_FREAD(REAL(__fread_unlocked_chk)(p, plen, size, n, fp))
 }
 
-#define JOBIO_FGETS(call_expr)                                        \
-  struct jobio_sc s;                                                  \
-  if (!jobio_sc_begin(&s, fp)) return call_expr;                      \
-  char *r = call_expr;                                                \
-  size_t got = r ? strlen(r) : 0; /* (a line may hold NUL bytes: at least this much) */ \
-  jobio_sc_read(&s, JOBIO_STDIO_FGETS, n - 1 < 4096 ? JOBIO_CONSUMED_UNKNOWN : (int64_t)got, got, 0, got); \
-  return r;
+static inline void jobio_sc_fgets(struct jobio_sc *s, const char *r, int n) {
+  size_t got = r ? strlen(r) : 0; /* (a line may hold NUL bytes: at least this much) */
+  jobio_sc_read(s, JOBIO_STDIO_FGETS, n - 1 < 4096 ? JOBIO_CONSUMED_UNKNOWN : (int64_t)got, got, 0, got);
+}
+#define JOBIO_FGETS(call_expr) JOBIO_SC_CALL(char *, fp, call_expr, jobio_sc_fgets(&s, r, n))
 JOBIO_EXPORT char *fgets(char *b, int n, FILE *fp) { JOBIO_FGETS(REAL(fgets)(b, n, fp)) }
 JOBIO_EXPORT char *fgets_unlocked(char *b, int n, FILE *fp) { JOBIO_FGETS(REAL(fgets_unlocked)(b, n, fp)) }
 JOBIO_EXPORT char *__fgets_chk(char *b, size_t len, int n, FILE *fp) { JOBIO_FGETS(REAL(__fgets_chk)(b, len, n, fp)) }
 
-#define JOBIO_GETLINE(call_expr)                                              \
-  struct jobio_sc s;                                                          \
-  if (!jobio_sc_begin(&s, fp)) return call_expr;                              \
-  ssize_t r = call_expr;                                                      \
-  jobio_sc_read(&s, JOBIO_STDIO_GETLINE, r > 0 ? r : 0, r > 0 ? (uint64_t)r : 0, 0, 0); \
-  return r;
+#define JOBIO_GETLINE(call_expr)        \
+  JOBIO_SC_CALL(ssize_t, fp, call_expr, \
+                jobio_sc_read(&s, JOBIO_STDIO_GETLINE, r > 0 ? r : 0, r > 0 ? (uint64_t)r : 0, 0, 0))
 JOBIO_EXPORT ssize_t getline(char **l, size_t *n, FILE *fp) { JOBIO_GETLINE(REAL(getline)(l, n, fp)) }
 JOBIO_EXPORT ssize_t getdelim(char **l, size_t *n, int d, FILE *fp) { JOBIO_GETLINE(REAL(getdelim)(l, n, d, fp)) }
 JOBIO_EXPORT ssize_t __getdelim(char **l, size_t *n, int d, FILE *fp) { JOBIO_GETLINE(REAL(__getdelim)(l, n, d, fp)) }
 
 /* fn < 0: not an application call (__uflow: a buffer refill of an inlined getc_unlocked) */
-#define JOBIO_GETC(fn, fpv, call_expr)                                \
-  FILE *fp_ = (fpv);                                                  \
-  struct jobio_sc s;                                                  \
-  if (!jobio_sc_begin(&s, fp_)) return call_expr;                     \
-  int r = call_expr;                                                  \
-  jobio_sc_read(&s, fn, r != EOF, r != EOF, 0, 0);                       \
-  return r;
+#define JOBIO_GETC(fn, fpv, call_expr) \
+  JOBIO_SC_CALL(int, fpv, call_expr, jobio_sc_read(&s, fn, r != EOF, r != EOF, 0, 0))
 JOBIO_EXPORT int fgetc(FILE *fp) { JOBIO_GETC(JOBIO_STDIO_FGETC, fp, REAL(fgetc)(fp)) }
 JOBIO_EXPORT int getc(FILE *fp) { JOBIO_GETC(JOBIO_STDIO_FGETC, fp, REAL(getc)(fp)) }
 JOBIO_EXPORT int getchar(void) { JOBIO_GETC(JOBIO_STDIO_FGETC, stdin, REAL(getchar)()) }
@@ -279,59 +292,32 @@ JOBIO_EXPORT int getc_unlocked(FILE *fp) { JOBIO_GETC(JOBIO_STDIO_FGETC, fp, REA
 JOBIO_EXPORT int __uflow(FILE *fp) { JOBIO_GETC(-1, fp, REAL(__uflow)(fp)) }
 
 JOBIO_EXPORT int ungetc(int ch, FILE *fp) {
-  struct jobio_sc s;
-  if (!jobio_sc_begin(&s, fp)) return REAL(ungetc)(ch, fp);
-  int r = REAL(ungetc)(ch, fp);
-  jobio_sc_read(&s, JOBIO_STDIO_UNGETC, r != EOF ? -1 : 0, 0, 0, 0);
-  return r;
+  JOBIO_SC_CALL(int, fp, REAL(ungetc)(ch, fp), jobio_sc_read(&s, JOBIO_STDIO_UNGETC, r != EOF ? -1 : 0, 0, 0, 0))
 }
 
 /* fscanf & co.: the bytes consumed are not known (one refill at most is assumed) */
-#define JOBIO_SCANF(fpv, vcall)                                   \
-  FILE *fp_ = (fpv);                                              \
-  va_list ap;                                                     \
-  va_start(ap, fmt);                                              \
-  struct jobio_sc s;                                              \
-  int r;                                                          \
-  if (!jobio_sc_begin(&s, fp_)) {                                 \
-    r = vcall;                                                    \
-  } else {                                                        \
-    r = vcall;                                                    \
-    jobio_sc_read(&s, JOBIO_STDIO_FSCANF, JOBIO_CONSUMED_UNKNOWN, 0, 0, 0); \
-  }                                                               \
-  va_end(ap);                                                     \
+static inline int jobio_vscanf_common(FILE *fp, int isoc99, const char *fmt, va_list ap) {
+  struct jobio_sc s;
+  int counted = jobio_sc_begin(&s, fp);
+  int r = (isoc99 ? REAL(__isoc99_vfscanf) : REAL(vfscanf))(fp, fmt, ap);
+  if (counted) jobio_sc_read(&s, JOBIO_STDIO_FSCANF, JOBIO_CONSUMED_UNKNOWN, 0, 0, 0);
   return r;
+}
 /* (stdio.h renames fscanf, scanf and vfscanf to their __isoc99_ versions in C11: the plain
  * symbols get their names from asm labels) */
 JOBIO_EXPORT int jobio_w_fscanf(FILE *fp, const char *fmt, ...) __asm__("fscanf");
 JOBIO_EXPORT int jobio_w_scanf(const char *fmt, ...) __asm__("scanf");
 JOBIO_EXPORT int jobio_w_vfscanf(FILE *fp, const char *fmt, va_list ap) __asm__("vfscanf");
-JOBIO_EXPORT int jobio_w_fscanf(FILE *fp, const char *fmt, ...) { JOBIO_SCANF(fp, REAL(vfscanf)(fp, fmt, ap)) }
-JOBIO_EXPORT int __isoc99_fscanf(FILE *fp, const char *fmt, ...) { JOBIO_SCANF(fp, REAL(__isoc99_vfscanf)(fp, fmt, ap)) }
-JOBIO_EXPORT int jobio_w_scanf(const char *fmt, ...) { JOBIO_SCANF(stdin, REAL(vfscanf)(stdin, fmt, ap)) }
-JOBIO_EXPORT int __isoc99_scanf(const char *fmt, ...) { JOBIO_SCANF(stdin, REAL(__isoc99_vfscanf)(stdin, fmt, ap)) }
-JOBIO_EXPORT int jobio_w_vfscanf(FILE *fp, const char *fmt, va_list ap) {
-  struct jobio_sc s;
-  if (!jobio_sc_begin(&s, fp)) return REAL(vfscanf)(fp, fmt, ap);
-  int r = REAL(vfscanf)(fp, fmt, ap);
-  jobio_sc_read(&s, JOBIO_STDIO_FSCANF, JOBIO_CONSUMED_UNKNOWN, 0, 0, 0);
-  return r;
-}
-JOBIO_EXPORT int __isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap) {
-  struct jobio_sc s;
-  if (!jobio_sc_begin(&s, fp)) return REAL(__isoc99_vfscanf)(fp, fmt, ap);
-  int r = REAL(__isoc99_vfscanf)(fp, fmt, ap);
-  jobio_sc_read(&s, JOBIO_STDIO_FSCANF, JOBIO_CONSUMED_UNKNOWN, 0, 0, 0);
-  return r;
-}
+JOBIO_EXPORT int jobio_w_fscanf(FILE *fp, const char *fmt, ...) { JOBIO_VA_CALL(jobio_vscanf_common(fp, 0, fmt, ap)) }
+JOBIO_EXPORT int __isoc99_fscanf(FILE *fp, const char *fmt, ...) { JOBIO_VA_CALL(jobio_vscanf_common(fp, 1, fmt, ap)) }
+JOBIO_EXPORT int jobio_w_scanf(const char *fmt, ...) { JOBIO_VA_CALL(jobio_vscanf_common(stdin, 0, fmt, ap)) }
+JOBIO_EXPORT int __isoc99_scanf(const char *fmt, ...) { JOBIO_VA_CALL(jobio_vscanf_common(stdin, 1, fmt, ap)) }
+JOBIO_EXPORT int jobio_w_vfscanf(FILE *fp, const char *fmt, va_list ap) { return jobio_vscanf_common(fp, 0, fmt, ap); }
+JOBIO_EXPORT int __isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap) { return jobio_vscanf_common(fp, 1, fmt, ap); }
 
 /* ---------------- writing ---------------- */
-#define JOBIO_FWRITE(call_expr)                                           \
-  struct jobio_sc s;                                                      \
-  if (!jobio_sc_begin(&s, fp)) return call_expr;                          \
-  size_t r = call_expr;                                                   \
-  jobio_sc_write(&s, JOBIO_STDIO_FWRITE, r * size, 1);                    \
-  return r;
+#define JOBIO_FWRITE(call_expr) \
+  JOBIO_SC_CALL(size_t, fp, call_expr, jobio_sc_write(&s, JOBIO_STDIO_FWRITE, (r * size), 1))
 JOBIO_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *fp) { JOBIO_FWRITE(REAL(fwrite)(p, size, n, fp)) }
 JOBIO_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *fp) {
   JOBIO_FWRITE(REAL(fwrite_unlocked)(p, size, n, fp))
@@ -353,37 +339,23 @@ JOBIO_EXPORT int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap)
 JOBIO_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap) {
   return jobio_vprintf_common(stdout, 1, flag, fmt, ap);
 }
-#define JOBIO_PRINTF(fpv, chk, flag)                        \
-  va_list ap;                                               \
-  va_start(ap, fmt);                                        \
-  int r = jobio_vprintf_common((fpv), (chk), (flag), fmt, ap); \
-  va_end(ap);                                               \
-  return r;
+#define JOBIO_PRINTF(fpv, chk, flag) JOBIO_VA_CALL(jobio_vprintf_common((fpv), (chk), (flag), fmt, ap))
 JOBIO_EXPORT int fprintf(FILE *fp, const char *fmt, ...) { JOBIO_PRINTF(fp, 0, 0) }
 JOBIO_EXPORT int printf(const char *fmt, ...) { JOBIO_PRINTF(stdout, 0, 0) }
 JOBIO_EXPORT int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...) { JOBIO_PRINTF(fp, 1, flag) }
 JOBIO_EXPORT int __printf_chk(int flag, const char *fmt, ...) { JOBIO_PRINTF(stdout, 1, flag) }
 
 /* fputs/puts: the string's length (puts adds its newline) */
-#define JOBIO_FPUTS(fpv, extra, call_expr)                                        \
-  FILE *fp_ = (fpv);                                                              \
-  struct jobio_sc s;                                                              \
-  if (!jobio_sc_begin(&s, fp_)) return call_expr;                                 \
-  int r = call_expr;                                                              \
-  jobio_sc_write(&s, JOBIO_STDIO_FPUTS, r >= 0 ? strlen(str) + (extra) : 0, !(extra)); \
-  return r;
+#define JOBIO_FPUTS(fpv, extra, call_expr) \
+  JOBIO_SC_CALL(int, fpv, call_expr,       \
+                jobio_sc_write(&s, JOBIO_STDIO_FPUTS, r >= 0 ? strlen(str) + (extra) : 0, !(extra)))
 JOBIO_EXPORT int fputs(const char *str, FILE *fp) { JOBIO_FPUTS(fp, 0, REAL(fputs)(str, fp)) }
 JOBIO_EXPORT int fputs_unlocked(const char *str, FILE *fp) { JOBIO_FPUTS(fp, 0, REAL(fputs_unlocked)(str, fp)) }
 JOBIO_EXPORT int puts(const char *str) { JOBIO_FPUTS(stdout, 1, REAL(puts)(str)) }
 
 /* fn < 0: not an application call (__overflow: a flush of an inlined putc_unlocked) */
-#define JOBIO_PUTC(fn, fpv, accepted, call_expr)                  \
-  FILE *fp_ = (fpv);                                              \
-  struct jobio_sc s;                                              \
-  if (!jobio_sc_begin(&s, fp_)) return call_expr;                 \
-  int r = call_expr;                                              \
-  jobio_sc_write(&s, fn, r != EOF ? (accepted) : 0, 0);           \
-  return r;
+#define JOBIO_PUTC(fn, fpv, accepted, call_expr) \
+  JOBIO_SC_CALL(int, fpv, call_expr, jobio_sc_write(&s, fn, r != EOF ? (accepted) : 0, 0))
 JOBIO_EXPORT int fputc(int ch, FILE *fp) { JOBIO_PUTC(JOBIO_STDIO_FPUTC, fp, 1, REAL(fputc)(ch, fp)) }
 JOBIO_EXPORT int putc(int ch, FILE *fp) { JOBIO_PUTC(JOBIO_STDIO_FPUTC, fp, 1, REAL(putc)(ch, fp)) }
 JOBIO_EXPORT int putchar(int ch) { JOBIO_PUTC(JOBIO_STDIO_FPUTC, stdout, 1, REAL(putchar)(ch)) }
@@ -425,38 +397,25 @@ static int jobio_fflush_all(int unlocked) {
   return r;
 }
 
-#define JOBIO_FFLUSH(unlocked, call_expr)                       \
-  if (!fp) return jobio_fflush_all(unlocked);                   \
-  struct jobio_sc s;                                            \
-  if (!jobio_sc_begin(&s, fp)) return call_expr;                \
-  int r = call_expr;                                            \
-  uint64_t before = s.s0.wptr > s.s0.wbase ? (uint64_t)(s.s0.wptr - s.s0.wbase) : 0; \
-  jobio_sc_write(&s, JOBIO_STDIO_FFLUSH, 0, 0);                 \
-  jobio_ms(s.c.t->block, (unsigned)s.slot)->ext.stdio_bytes[JOBIO_STDIO_FFLUSH] += r == 0 ? before : 0; \
-  return r;
+/* (the bytes it flushed: what was pending before it, s.s0) */
+#define JOBIO_FFLUSH(unlocked, call_expr)                                                                              \
+  if (!fp) return jobio_fflush_all(unlocked);                                                                          \
+  JOBIO_SC_CALL(int, fp, call_expr, uint64_t before = s.s0.wptr > s.s0.wbase ? (uint64_t)(s.s0.wptr - s.s0.wbase) : 0; \
+                jobio_sc_write(&s, JOBIO_STDIO_FFLUSH, 0, 0);                                                          \
+                jobio_ms(s.c.t->block, (unsigned)s.slot)->ext.stdio_bytes[JOBIO_STDIO_FFLUSH] += r == 0 ? before : 0)
 JOBIO_EXPORT int fflush(FILE *fp) { JOBIO_FFLUSH(0, REAL(fflush)(fp)) }
 JOBIO_EXPORT int fflush_unlocked(FILE *fp) { JOBIO_FFLUSH(1, REAL(fflush_unlocked)(fp)) }
 
 /* A seek flushes what is pending (a write), and on a read stream may read the block it lands in. */
-#define JOBIO_FSEEK(call_expr)                                    \
-  struct jobio_sc s;                                              \
-  if (!jobio_sc_begin(&s, fp)) return call_expr;                  \
-  int r = call_expr;                                              \
-  jobio_sc_seek(&s);                                              \
-  return r;
+#define JOBIO_FSEEK(call_expr) JOBIO_SC_CALL(int, fp, call_expr, jobio_sc_seek(&s))
 static void jobio_sc_seek(struct jobio_sc *s) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(&s->c, &est);
-  int saved = errno;
-  struct jobio_fst s1;
-  jobio_fst_take(s->fp, &s1);
-  funlockfile(s->fp);
-  struct jobio_fs_ops o = {&s->c, s->fd, s->c.t0 != 0, est, 0};
-  jobio_fs_flush(&o, &s->s0);
-  if (s1.rend > s1.rbase && (s1.rend != s->s0.rend || s1.rbase != s->s0.rbase))
-    jobio_fs_reads(&o, &s->s0, &s1, JOBIO_CONSUMED_UNKNOWN, 0, 0);
-  errno = saved;
-  jobio_after(t1);
+  struct jobio_sc_after a;
+  int saved;
+  uint64_t t1 = jobio_sc_stop(s, &a, &saved);
+  jobio_fs_flush(&a.o, &s->s0);
+  if (a.s1.rend > a.s1.rbase && (a.s1.rend != s->s0.rend || a.s1.rbase != s->s0.rbase))
+    jobio_fs_reads(&a.o, &s->s0, &a.s1, JOBIO_CONSUMED_UNKNOWN, 0, 0);
+  jobio_sc_end(saved, t1);
 }
 JOBIO_EXPORT int fseek(FILE *fp, long off, int whence) { JOBIO_FSEEK(REAL(fseek)(fp, off, whence)) }
 JOBIO_EXPORT int fseeko(FILE *fp, off_t off, int whence) { JOBIO_FSEEK(REAL(fseeko)(fp, off, whence)) }
