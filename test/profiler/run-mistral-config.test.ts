@@ -76,9 +76,11 @@ test('the fixtures: unsupported keys are warned about by name and line, an inval
   const unsupported = join(fixtures, 'mistral_config-unsupported.yaml');
   const r = await runJobio(['run', '--mistral-config', unsupported, '--', 'true']);
   assert.equal(r.code, 0, r.stderr);
-  for (const [line, key] of [[3, 'license'], [4, 'contract'], [7, 'thresholds.huge'], [10, 'sampling.per-file']] as const) {
+  for (const [line, key] of [[3, 'license'], [4, 'contract'], [7, 'thresholds.huge'], [10, 'sampling.per-file'], [14, 'plugin']] as const) {
     assert.ok(r.stderr.includes(`jobio run: warning: ${unsupported}:${line}: ${key}: not supported by jobio, ignored`), `${key} named:\n${r.stderr}`);
   }
+  // The plug-in mapping is named once, not once per sub-key.
+  assert.equal(r.stderr.split('\n').filter((l) => l.includes(': plugin')).length, 1, r.stderr);
   const invalid = join(fixtures, 'mistral_config-invalid.yaml');
   const bad = await runJobio(['run', '--mistral-config', invalid, '--', 'true']);
   assert.equal(bad.code, 2);

@@ -47,6 +47,8 @@ test('unsupported keys are each named with file:line in a warning; the supported
     'mistral_config-unsupported.yaml:4: contract: not supported by jobio, ignored',
     'mistral_config-unsupported.yaml:7: thresholds.huge: not supported by jobio, ignored',
     'mistral_config-unsupported.yaml:10: sampling.per-file: not supported by jobio, ignored',
+    // Mistral's output plug-in mapping: one warning for the whole mapping, none per sub-key.
+    'mistral_config-unsupported.yaml:14: plugin: not supported by jobio, ignored',
   ]);
   const o = resolveRunOptions(s.raw, {});
   assert.equal(o.timeframeSec, 0, 'timeframe: no = one frame for the whole run');
