@@ -31,6 +31,8 @@ test('gpu: 2 fake GPUs, a job process on GPU 0 → golden exposition, promtool-c
   const config = fakeConfig(['gpus=2', `gpu0.pids=${child.pid}`, `gpu1.pids=${process.pid}`, 'gpu0.name=NVIDIA A100-SXM4-80GB', 'gpu1.name=NVIDIA A100-SXM4-80GB', 'gpu0.energy_mj=123456789']);
   const exporter = await startGpuExporter(config);
   try {
+    // The integration window lies between the two scrapes' samples: within [t0, end of the second scrape].
+    const t0 = performance.now();
     const text = await scrape(`${exporter.url}/metrics`);
     const lint = promtoolCheckMetrics(text);
     assert.ok(lint.ok, `promtool check metrics:\n${lint.output}`);
@@ -40,7 +42,6 @@ test('gpu: 2 fake GPUs, a job process on GPU 0 → golden exposition, promtool-c
     assert.doesNotMatch(text, /^jobio_gpu_job_info\{gpu="1"/m);
     if (user === 'alice') assertGolden(normaliseExposition(text), join(repoRoot, 'test/golden/gpu/two-gpus.prom'));
     // The first sample only starts the clock; the next one integrates 2048 KB/s (rx) and 1024 KB/s (tx).
-    const t0 = performance.now();
     await new Promise((r) => setTimeout(r, 300));
     const later = await scrape(`${exporter.url}/metrics`);
     const elapsed = (performance.now() - t0) / 1000;
@@ -69,6 +70,32 @@ test('gpu: process → job follows the cgroup, not a contradicting SLURM_JOB_ID;
     assert.equal(success(text, 'gpu'), '1');
     assert.match(text, /^jobio_gpu_job_info\{gpu="0",jobid="888",user="bob"\} 1$/m);
     assert.doesNotMatch(text, /jobid="999"/);
+  } finally {
+    await exporter.stop();
+    rmSync(procfs, { recursive: true, force: true });
+  }
+});
+
+// max-jobs bounds jobio_gpu_job_info: three jobs on one GPU with max-jobs=2 give two series, the third
+// is counted as folded, and the next scrape keeps the same two (membership is sticky).
+test('gpu: beyond max-jobs, GPU-job pairs are folded and counted; the exported ones stay', async () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-gpu-proc-'));
+  const pids = [777001, 777002, 777003];
+  pids.forEach((pid, i) => {
+    mkdirSync(join(procfs, String(pid)));
+    writeFileSync(join(procfs, String(pid), 'status'), 'Name:\tsim\nUid:\t1000\t1000\t1000\t1000\n');
+    writeFileSync(join(procfs, String(pid), 'cgroup'), `0::/system.slice/slurmstepd.scope/job_70${i}/step_0/user/task_0\n`);
+  });
+  const exporter = await startGpuExporter(fakeConfig(['gpus=1', `gpu0.pids=${pids.join(',')}`]), [`--path.procfs=${procfs}`, '--collector.gpu.max-jobs=2']);
+  try {
+    const jobsOf = (text: string): string[] => [...text.matchAll(/^jobio_gpu_job_info\{gpu="0",jobid="(\d+)",user="alice"\} 1$/gm)].map((m) => m[1] ?? '');
+    const first = await scrape(`${exporter.url}/metrics`);
+    assert.equal(success(first, 'gpu'), '1');
+    assert.deepEqual(jobsOf(first), ['700', '701']);
+    assert.equal(value(first, 'jobio_gpu_jobs_folded'), 1);
+    const second = await scrape(`${exporter.url}/metrics`);
+    assert.deepEqual(jobsOf(second), ['700', '701']);
+    assert.equal(value(second, 'jobio_gpu_jobs_folded'), 1);
   } finally {
     await exporter.stop();
     rmSync(procfs, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { durationFlag, positiveIntegerFlag, switchFlag, valueFlag } from '../scr
 import { loadNvmlAddon, type Nvml, type NvmlCallError, type NvmlSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
 import { readProcessJob } from '../labels/process-job.js';
+import { SlotTable } from '../labels/slot-table.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { makeGpuMetrics, type GpuMetrics } from './gpu_metrics.js';
 
@@ -41,12 +42,15 @@ export const gpuCollector = defineCollector({
     timeoutMs: durationFlag('timeout', '5s', 'Deadline of the NVML calls of one scrape; a hung driver makes the collector fail, not the scrape.'),
     pcie: switchFlag('pcie', true, 'Query PCIe throughput (about 40 ms per GPU inside the driver).'),
     processes: switchFlag('processes', true, 'Query the compute processes of each GPU to export jobio_gpu_job_info.'),
-    maxJobs: positiveIntegerFlag('max-jobs', 100, 'jobio_gpu_job_info series per scrape at most; further jobs are dropped from it (and counted in the log).'),
+    maxJobs: positiveIntegerFlag('max-jobs', 100, 'jobio_gpu_job_info series at most; a GPU-job pair keeps its series while the job runs on that GPU, further pairs are counted in jobio_gpu_jobs_folded.'),
     ...USER_FLAGS,
   },
   create({ registry, paths, settings: s, logger }) {
     const users = userResolverFor(paths, s);
     const pcie = new PcieIntegrator();
+    // Sticky GPU-job pairs: a pair keeps its series while its job is on the GPU; a folded pair waits
+    // for a free slot (longest waiting first), so the series do not flap from scrape to scrape.
+    const jobSlots = new SlotTable({ max: s.maxJobs, folded: 'compete' });
     let nvml: Nvml | undefined;
     let ready = false;
     let inFlight: Promise<unknown> | undefined;
@@ -118,7 +122,12 @@ export const gpuCollector = defineCollector({
             jobs.push({ gpu: String(d.index), jobid: job.jobid, uid: job.uid });
           }
         }
-        if (jobs.length > s.maxJobs) logger.warn({ jobs: jobs.length, max: s.maxJobs }, 'more GPU jobs than --collector.gpu.max-jobs; the rest are not exported');
+        const pairKey = (j: { gpu: string; jobid: string }): string => `${j.gpu}\u0000${j.jobid}`;
+        const nowMs = Date.now();
+        jobSlots.retainOnly(new Set(jobs.map(pairKey)));
+        jobSlots.fill();
+        const exported = jobs.filter((j) => jobSlots.route(pairKey(j), 1, nowMs));
+        if (exported.length < jobs.length) logger.debug({ jobs: jobs.length, max: s.maxJobs }, 'more GPU jobs than --collector.gpu.max-jobs; the rest are counted in jobio_gpu_jobs_folded');
         await users.resolve(new Set(jobs.map((j) => j.uid)));
 
         // Snapshot complete: reset and refill synchronously (no collect() hooks: the registry is never read half-filled).
@@ -145,7 +154,8 @@ export const gpuCollector = defineCollector({
           if (d.powerMilliwatts !== undefined) m.power.set({ gpu }, d.powerMilliwatts / 1000);
         }
         pcie.retain(present);
-        for (const j of jobs.slice(0, s.maxJobs)) m.jobInfo.set({ gpu: j.gpu, jobid: j.jobid, user: users.label(j.uid) }, 1);
+        for (const j of exported) m.jobInfo.set({ gpu: j.gpu, jobid: j.jobid, user: users.label(j.uid) }, 1);
+        m.jobsFolded.set(jobs.length - exported.length);
         return 'ok';
       },
       async close() {

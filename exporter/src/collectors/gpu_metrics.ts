@@ -16,6 +16,7 @@ export function makeGpuMetrics(registry: Registry) {
     temperature: new Gauge({ name: 'jobio_gpu_temperature_celsius', help: 'GPU core temperature in degrees Celsius.', labelNames: gpu, registers }),
     power: new Gauge({ name: 'jobio_gpu_power_watts', help: 'GPU power draw in watts.', labelNames: gpu, registers }),
     jobInfo: new Gauge({ name: 'jobio_gpu_job_info', help: 'Constant 1 while the job has compute processes on the GPU.', labelNames: ['gpu', 'jobid', 'user'] as const, registers }),
+    jobsFolded: new Gauge({ name: 'jobio_gpu_jobs_folded', help: 'GPU-job pairs found in the last scrape without a jobio_gpu_job_info series (beyond max-jobs; a pair keeps its series while its job runs on the GPU).', registers }),
   };
 }
 
