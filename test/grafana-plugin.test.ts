@@ -14,10 +14,7 @@ const pluginDir = fileURLToPath(new URL('../grafana-plugin/', import.meta.url));
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 function requireInstall(): void {
-  assert.ok(
-    existsSync(join(pluginDir, 'node_modules', '@grafana', 'ui')),
-    'grafana-plugin/node_modules is missing: run "npm ci --prefix grafana-plugin" (CI must install the plugin package)',
-  );
+  assert.ok(existsSync(join(pluginDir, 'node_modules', '@grafana', 'ui')), 'grafana-plugin/node_modules is missing: run "npm ci --prefix grafana-plugin" (CI must install the plugin package)');
 }
 
 function run(args: string[], timeoutMs: number, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
@@ -137,7 +134,6 @@ interface Panel {
   gridPos?: { h: number; w: number; x: number; y: number };
 }
 
-
 /** Metric names of the contract: the catalogue docs/metrics.md, itself checked against the real exporter's output by its own test. */
 function contractMetrics(): Set<string> {
   const catalogue = readFileSync(join(repo, 'docs', 'metrics.md'), 'utf8');
@@ -213,7 +209,10 @@ test('dashboards degrade gracefully: variables and core views need only the Prom
   const jobDashboardVars = JSON.parse(readFileSync(join(repo, 'dashboards', 'job.json'), 'utf8')).templating.list.map((v: { name: string }) => v.name);
   assert.ok(jobDashboardVars.includes('jobid'), 'the job dashboard takes var-jobid (links from the panel set it)');
   for (const file of dashboardFiles()) {
-    const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as { panels: Panel[]; templating: { list: Array<{ name: string; type: string; datasource?: { type: string }; definition?: string }> } };
+    const d = JSON.parse(readFileSync(join(repo, 'dashboards', file), 'utf8')) as {
+      panels: Panel[];
+      templating: { list: Array<{ name: string; type: string; datasource?: { type: string }; definition?: string }> };
+    };
     for (const v of d.templating.list.filter((x) => x.type === 'query')) {
       assert.equal(v.datasource?.type, 'prometheus', `${file}: variable $${v.name} comes from Prometheus`);
       assert.match(String(v.definition), /^label_values\(.+, [a-z]+\)$/, `${file}: $${v.name} is a label_values query`);
@@ -234,7 +233,10 @@ test('dashboards degrade gracefully: variables and core views need only the Prom
   const gpu = JSON.parse(readFileSync(join(repo, 'dashboards', 'host-gpu.json'), 'utf8')).panels as Array<Panel & { fieldConfig: any }>;
   const power = gpu.find((p) => JSON.stringify(p.targets).includes('jobio_gpu_power_watts')) as Panel & { fieldConfig: any };
   assert.equal(power.fieldConfig.defaults.unit, 'watt');
-  assert.deepEqual(power.fieldConfig.overrides[0].properties, [{ id: 'unit', value: 'celsius' }, { id: 'custom.axisPlacement', value: 'right' }]);
+  assert.deepEqual(power.fieldConfig.overrides[0].properties, [
+    { id: 'unit', value: 'celsius' },
+    { id: 'custom.axisPlacement', value: 'right' },
+  ]);
   const ioTime = gpu.find((p) => JSON.stringify(p.targets).includes('rate(jobio_profiler_io_seconds_total')) as Panel & { fieldConfig: any };
   assert.equal(ioTime.fieldConfig.defaults.unit, 'suffix: s/s');
   const job = JSON.parse(readFileSync(join(repo, 'dashboards', 'job.json'), 'utf8')).panels as Array<Panel & { fieldConfig: any }>;
@@ -254,7 +256,11 @@ test('dashboards: every Prometheus query parses in promtool (variables and range
     for (const p of d.panels) {
       for (const t of p.targets ?? []) {
         if ((t['datasource'] as { type: string }).type === 'prometheus') {
-          exprs.push(String(t['expr']).replace(/\$__(range|rate_interval|interval)/g, '5m').replace(/\$[a-z_]+/g, 'x'));
+          exprs.push(
+            String(t['expr'])
+              .replace(/\$__(range|rate_interval|interval)/g, '5m')
+              .replace(/\$[a-z_]+/g, 'x'),
+          );
         }
       }
     }
@@ -278,11 +284,14 @@ test('dashboards: every Prometheus query parses in promtool (variables and range
   }
 });
 
-test('provisioning/grafana: the data sources\' intervals are the shipped Prometheus scrape interval', () => {
+test("provisioning/grafana: the data sources' intervals are the shipped Prometheus scrape interval", () => {
   const scrape = /^\s*scrape_interval: (\S+)$/m.exec(readFileSync(join(repo, 'provisioning', 'prometheus', 'prometheus.yml'), 'utf8'))?.[1];
   assert.equal(scrape, '30s');
   const ds = readFileSync(join(repo, 'provisioning', 'grafana', 'datasources', 'jobio.yaml'), 'utf8');
-  assert.deepEqual([...ds.matchAll(/^\s*(timeInterval|scrapeInterval): (\S+)$/gm)].map((m) => `${m[1]}=${m[2]}`), [`timeInterval=${scrape}`, `scrapeInterval=${scrape}`]);
+  assert.deepEqual(
+    [...ds.matchAll(/^\s*(timeInterval|scrapeInterval): (\S+)$/gm)].map((m) => `${m[1]}=${m[2]}`),
+    [`timeInterval=${scrape}`, `scrapeInterval=${scrape}`],
+  );
 });
 
 test('provisioning/grafana: app, Prometheus and jobio data sources, dashboard provider', () => {

@@ -1,4 +1,4 @@
-// Lint is part of the build contract like the types: `npm run lint` at the root (typescript-eslint,
+// Lint and format are part of the build contract like the types: `npm run lint` at the root (typescript-eslint,
 // type-aware, over the exporter, tests and benchmarks) and in grafana-plugin/ (Grafana's shared
 // configuration) must report nothing, so a finding fails CI like a failing test.
 import { test } from 'node:test';
@@ -24,4 +24,12 @@ test('npm run lint in grafana-plugin: the plugin sources have no finding', () =>
   const plugin = join(repoRoot, 'grafana-plugin');
   const r = eslint(plugin, ['src']);
   assert.equal(r.status, 0, r.output);
+});
+
+test('npm run format:check: the code is as Prettier formats it (.prettierrc.json)', () => {
+  const bin = join(repoRoot, 'node_modules/prettier/bin/prettier.cjs');
+  assert.ok(existsSync(bin), `${bin} is missing: run npm ci`);
+  const globs = ['exporter/**/*.ts', 'test/**/*.{ts,js,mjs}', 'bench/**/*.{ts,js,mjs}', 'scripts/**/*.{js,mjs}', 'bin/*.js', 'grafana-plugin/{src,test-browser,scripts,bench}/**/*.{ts,tsx,js,mjs}'];
+  const r = spawnSync(process.execPath, [bin, '--check', '--log-level', 'warn', ...globs], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  assert.equal(r.status, 0, `run npm run format; files not formatted:\n${r.stdout}${r.stderr}`);
 });

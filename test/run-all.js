@@ -28,9 +28,5 @@ if (files.length === 0) {
   console.error(`no test files match "${filter}"`);
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files],
-  { cwd: root, stdio: 'inherit' },
-);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files], { cwd: root, stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -75,7 +75,10 @@ function exportStats(i: number, gen: number): string {
 
 /** A target's own stats (obdfilter/<target>/stats), the same layout with the OSS-side operations. */
 function targetStats(t: number, gen: number): string {
-  return exportStats(t * 131 + 7, gen).replace(/^set_info.*$/m, (l) => `${l}\n${line('create', 8n + BigInt(gen), 'usecs', 2618n, 284_516n, 444_666n, 89_526_331_570n)}\n${line('get_info', 2n, 'usecs', 1217n, 13_065n, 14_282n, 172_175_314n)}`);
+  return exportStats(t * 131 + 7, gen).replace(
+    /^set_info.*$/m,
+    (l) => `${l}\n${line('create', 8n + BigInt(gen), 'usecs', 2618n, 284_516n, 444_666n, 89_526_331_570n)}\n${line('get_info', 2n, 'usecs', 1217n, 13_065n, 14_282n, 172_175_314n)}`,
+  );
 }
 
 const nid = (i: number): string => `10.${(i >> 8) & 255}.${i & 255}.${(i % 7) + 1}@o2ib`;
@@ -181,7 +184,10 @@ function scaledExposition(bytes: number): string {
   for (const b of blocks) {
     out.push(...b.head, ...b.fixed);
     for (let c = 0; c < copies; c += 1) {
-      for (const l of b.perClient) out.push(l.replace(/client="(\d+)\.(\d+)\.(\d+)\.(\d+)@/, (_, _a: string, _b: string, x: string, y: string) => `client="10.${c & 255}.${x}.${y}@`).replace(/client="(\d+)@lo"/, `client="$1.${c}@lo"`));
+      for (const l of b.perClient)
+        out.push(
+          l.replace(/client="(\d+)\.(\d+)\.(\d+)\.(\d+)@/, (_, _a: string, _b: string, x: string, y: string) => `client="10.${c & 255}.${x}.${y}@`).replace(/client="(\d+)@lo"/, `client="$1.${c}@lo"`),
+        );
     }
   }
   return out.join('\n') + '\n';
@@ -268,7 +274,15 @@ function report(): string {
       const base = child(['lines', file, '7']);
       const client = child(['expo', file, 'client', '7']);
       const all = child(['expo', file, 'all', '7']);
-      row('top parser, `--by client` families', `${mb} MB exposition, ${(base.lines as number).toLocaleString('en')} lines`, '`text.split("\\n")`', base, client, client.runsMs, `${(client.samples as number).toLocaleString('en')} samples kept`);
+      row(
+        'top parser, `--by client` families',
+        `${mb} MB exposition, ${(base.lines as number).toLocaleString('en')} lines`,
+        '`text.split("\\n")`',
+        base,
+        client,
+        client.runsMs,
+        `${(client.samples as number).toLocaleString('en')} samples kept`,
+      );
       row('top parser, every sample', 'same', 'same', base, all, all.runsMs, `${(all.samples as number).toLocaleString('en')} samples`);
       notes.push(`top parser: bad lines ${client.badLines as number} (client families) / ${all.badLines as number} (all).`);
     }

@@ -56,10 +56,11 @@ function instance(descriptor, paths, options) {
   const c = descriptor.create({ registry, paths, options: /** @type {any} */ (options), logger });
   /** @type {unknown} */
   let status;
-  const scrape = () => timed(async () => {
-    status = await c.update(signal);
-    await registry.metrics();
-  });
+  const scrape = () =>
+    timed(async () => {
+      status = await c.update(signal);
+      await registry.metrics();
+    });
   /** Series in the registry, and the sum of each named gauge's values. */
   const count = async () => {
     const families = /** @type {{name: string, values?: {value: number, labels: Record<string, string | number>}[]}[]} */ (/** @type {unknown} */ (await registry.getMetricsAsJSON()));

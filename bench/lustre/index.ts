@@ -19,7 +19,13 @@ function writeJobStats(path: string, entries: number, format: GeneratedFormat, s
   writeSync(fd, 'job_stats:\n');
   const jobs = busy ? everyOperationBusy(syntheticJobs(entries, format, scale), ops, scale) : syntheticJobs(entries, format, scale);
   for (let i = 0; i < jobs.length; i += 1000) {
-    writeSync(fd, jobs.slice(i, i + 1000).flatMap((j) => entryLines(j, format, ops)).join('\n') + '\n');
+    writeSync(
+      fd,
+      jobs
+        .slice(i, i + 1000)
+        .flatMap((j) => entryLines(j, format, ops))
+        .join('\n') + '\n',
+    );
   }
   closeSync(fd);
 }
@@ -188,7 +194,9 @@ function costPerJob(dir: string): string[] {
     rmSync(first);
     rmSync(grown);
     figures.push({ jobs, rss: coll.maxRssMb! });
-    rows.push(`| ${jobs.toLocaleString('en')} | ${coll.series} | ${((coll.series! / jobs) * 1000).toFixed(0)} | ${coll.bodyMb!.toFixed(1)} | ${((coll.bodyMb! / jobs) * 1000).toFixed(2)} | ${coll.maxRssMb!.toFixed(0)} |`);
+    rows.push(
+      `| ${jobs.toLocaleString('en')} | ${coll.series} | ${((coll.series! / jobs) * 1000).toFixed(0)} | ${coll.bodyMb!.toFixed(1)} | ${((coll.bodyMb! / jobs) * 1000).toFixed(2)} | ${coll.maxRssMb!.toFixed(0)} |`,
+    );
   }
   const [small, , large] = figures;
   const perThousand = ((large!.rss - small!.rss) / (large!.jobs - small!.jobs)) * 1000;

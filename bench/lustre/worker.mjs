@@ -89,7 +89,12 @@ async function readAll(dir) {
   const root = join(dir, 'proc/fs/lustre/obdfilter');
   const names = await readdir(root);
   const runs = [];
-  for (let i = 0; i < 3; i += 1) runs.push(await timed(async () => { for (const n of names) await readFile(join(root, n, 'job_stats')); }));
+  for (let i = 0; i < 3; i += 1)
+    runs.push(
+      await timed(async () => {
+        for (const n of names) await readFile(join(root, n, 'job_stats'));
+      }),
+    );
   return { ms: Math.min(...runs), files: names.length };
 }
 
@@ -106,7 +111,7 @@ async function targets(dir, max) {
   const scrape = () => timed(async () => (await c.update(signal), await registry.metrics()));
   const firstMs = await scrape();
   const idleMs = Math.min(await scrape(), await scrape());
-  const series = (await registry.getMetricsAsJSON()).reduce((n, m) => n + (/** @type {{values?: unknown[]}} */ (m).values?.length ?? 0), 0);
+  const series = (await registry.getMetricsAsJSON()).reduce((n, m) => n + /** @type {{values?: unknown[]}} */ (m.values?.length ?? 0), 0);
   return { firstMs, idleMs, series };
 }
 

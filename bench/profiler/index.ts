@@ -45,7 +45,9 @@ function env(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function nsPerOp(op: string, n: number, dir: string, cfg: Config): number {
-  const out = execFileSync(bench, [op, String(n), dir], { env: env(cfg.env) }).toString().trim();
+  const out = execFileSync(bench, [op, String(n), dir], { env: env(cfg.env) })
+    .toString()
+    .trim();
   return Number(out.split(' ')[2]);
 }
 

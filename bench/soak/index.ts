@@ -32,8 +32,12 @@ export async function run(): Promise<string> {
     `| profiler series (max) | ${r.profilerSeriesMax} |`,
     `| fake job ids the hostile user started | ${r.fakeJobsStarted} |`,
     `| job_stats jobs at the end | ${r.lustreJobs} |`,
-    `| rejected by reason | ${Object.entries(r.rejected).map(([k, v]) => `${k} ${v}`).join(', ')} |`,
-    `| rejected or dropped by user | ${Object.entries(r.rejectedByUser).map(([k, v]) => `${k} ${v}`).join(', ')} |`,
+    `| rejected by reason | ${Object.entries(r.rejected)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} |`,
+    `| rejected or dropped by user | ${Object.entries(r.rejectedByUser)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} |`,
     '',
   ];
   if (r.decreases.length > 0) lines.push('Counters that went down:', '', ...r.decreases.slice(0, 20).map((d) => `- ${d}`), '');

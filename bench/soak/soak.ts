@@ -144,7 +144,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       mkdirSync(work);
       chownSync(work, user.uid, user.gid);
       const jobid = `honest${i + 1}`;
-      const child = as(user, `i=0; while [ ! -e ${stop} ]; do dd if=/dev/zero of=${work}/out bs=4k count=${BLOCKS} status=none || exit 1; i=$((i+1)); echo $i; done`, { LD_PRELOAD: lib, JOBIO_SOCKET: socket, SLURM_JOB_ID: jobid });
+      const child = as(user, `i=0; while [ ! -e ${stop} ]; do dd if=/dev/zero of=${work}/out bs=4k count=${BLOCKS} status=none || exit 1; i=$((i+1)); echo $i; done`, {
+        LD_PRELOAD: lib,
+        JOBIO_SOCKET: socket,
+        SLURM_JOB_ID: jobid,
+      });
       let runs = 0;
       if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => (runs = Number(line)));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -156,7 +160,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const forgers: ChildProcess[] = [];
     for (let f = 0; f < 2; f++) forgers[f] = as(hostile, `exec ${tool} send ${socket} hostile ${squat} SLURM_JOB_ID`, { SLURM_JOB_ID: squat, FRAME_TOOL_ROUNDS: '0' });
     let fakeJobsStarted = 0;
-    const fakes = as(hostile, `j=0; while [ ! -e ${stop} ]; do j=$((j+1)); echo $j; SLURM_JOB_ID=fake$j FRAME_TOOL_ROUNDS=2 FRAME_TOOL_PROCESSES=8 FRAME_TOOL_MOUNTS=8 ${tool} send ${socket} hostile fake$j SLURM_JOB_ID 2>/dev/null; done`, {});
+    const fakes = as(
+      hostile,
+      `j=0; while [ ! -e ${stop} ]; do j=$((j+1)); echo $j; SLURM_JOB_ID=fake$j FRAME_TOOL_ROUNDS=2 FRAME_TOOL_PROCESSES=8 FRAME_TOOL_MOUNTS=8 ${tool} send ${socket} hostile fake$j SLURM_JOB_ID 2>/dev/null; done`,
+      {},
+    );
     if (fakes.stdout) createInterface({ input: fakes.stdout }).on('line', (line) => (fakeJobsStarted = Number(line)));
 
     const started = Date.now();
@@ -193,7 +201,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       rssMax = Math.max(rssMax, rss);
       if (!rssWarm && Date.now() - started >= options.durationMs / 3) rssWarm = rss;
       if (rssWarm) late.push(rss);
-      log(`${Math.round((Date.now() - started) / 1000)} s: RSS ${rss.toFixed(0)} MB, processes ${sum(samples, 'jobio_profiler_processes', {})}, honest runs ${honest.map((h) => h.runs()).join('/')}, fake jobs ${fakeJobsStarted}, rejected ${sum(samples, 'jobio_profiler_records_rejected_total', {})}`);
+      log(
+        `${Math.round((Date.now() - started) / 1000)} s: RSS ${rss.toFixed(0)} MB, processes ${sum(samples, 'jobio_profiler_processes', {})}, honest runs ${honest.map((h) => h.runs()).join('/')}, fake jobs ${fakeJobsStarted}, rejected ${sum(samples, 'jobio_profiler_records_rejected_total', {})}`,
+      );
     }
 
     // Stop: the hostile senders are killed, the honest loops finish their run and exit.

@@ -18,7 +18,9 @@ import { buildHarness } from '../test-browser/build.mjs';
 import { serveStatic } from '../test-browser/server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({ options: { series: { type: 'string', default: '10000' }, steps: { type: 'string', default: '720' }, json: { type: 'boolean', default: false }, runs: { type: 'string', default: '11' } } });
+const { values: args } = parseArgs({
+  options: { series: { type: 'string', default: '10000' }, steps: { type: 'string', default: '720' }, json: { type: 'boolean', default: false }, runs: { type: 'string', default: '11' } },
+});
 const SERIES = Number(args.series);
 const STEPS = Number(args.steps);
 const RUNS = Number(args.runs);
@@ -112,7 +114,16 @@ async function computeBench() {
   const t0 = performance.now();
   const members = cellMembers(index, series, Math.floor(busiest / index.rows), busiest % index.rows);
   const membersMs = performance.now() - t0;
-  return { computeMedianMs: median(times), computeMinMs: Math.min(...times), baselineMedianMs: median(baseline), ratioMedian: median(ratios), ratioMax: Math.max(...ratios), rows: index.rows, busiestCell: members.length, membersMs };
+  return {
+    computeMedianMs: median(times),
+    computeMinMs: Math.min(...times),
+    baselineMedianMs: median(baseline),
+    ratioMedian: median(ratios),
+    ratioMax: Math.max(...ratios),
+    rows: index.rows,
+    busiestCell: members.length,
+    membersMs,
+  };
 }
 
 async function browserBench() {
@@ -177,7 +188,7 @@ if (args.json) {
   const f = (x) => x.toFixed(1);
   console.log(`## Grafana plugin
 
-Density heatmap, ${SERIES.toLocaleString('en')} series × ${STEPS} steps (up to ${(SERIES * STEPS / 1e6).toFixed(1)} M points; 20 % of series start late or end early, 7 % zeros, rates over 9 decades). ${result.date}, ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, Chromium headless.
+Density heatmap, ${SERIES.toLocaleString('en')} series × ${STEPS} steps (up to ${((SERIES * STEPS) / 1e6).toFixed(1)} M points; 20 % of series start late or end early, 7 % zeros, rates over 9 decades). ${result.date}, ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, Chromium headless.
 
 | measure | value |
 | --- | --- |

@@ -223,7 +223,7 @@ async function main() {
     // Every query of one summary: calls, seconds, bytes, reason calls and seconds.
     const summaryRequests = (prefix, exprs) => Object.fromEntries(Object.entries(exprs).map(([k, q]) => [`${prefix}-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, instant(q)]));
     const requests = {
-      'buildinfo': { path: '/api/v1/status/buildinfo', params: {} },
+      buildinfo: { path: '/api/v1/status/buildinfo', params: {} },
       'health-count': instant('count({__name__=~"jobio_.+"})'),
       ...summaryRequests('summary-jobid', summaryJob),
       ...summaryRequests('summary-mount-7001', summaryMount),

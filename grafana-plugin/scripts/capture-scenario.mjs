@@ -73,13 +73,62 @@ function histKey(bytes) {
 // Users.
 
 const NAMES = [
-  'alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia', 'peggy', 'rupert', 'sybil', 'trent',
-  'victor', 'walter', 'yves', 'zoe', 'quinn', 'uma', 'xena', 'aaron', 'beatriz', 'chen', 'dmitri', 'elif', 'farah', 'goran', 'hana', 'ines', 'jonas',
-  'kaito', 'lena', 'mateo', 'nadia', 'oskar', 'priya', 'rashid', 'saanvi', 'tomas', 'ulla', 'vera', 'wanjiru', 'ximena', 'yusuf', 'zainab', 'amara',
+  'alice',
+  'bob',
+  'carol',
+  'dave',
+  'erin',
+  'frank',
+  'grace',
+  'heidi',
+  'ivan',
+  'judy',
+  'mallory',
+  'niaj',
+  'olivia',
+  'peggy',
+  'rupert',
+  'sybil',
+  'trent',
+  'victor',
+  'walter',
+  'yves',
+  'zoe',
+  'quinn',
+  'uma',
+  'xena',
+  'aaron',
+  'beatriz',
+  'chen',
+  'dmitri',
+  'elif',
+  'farah',
+  'goran',
+  'hana',
+  'ines',
+  'jonas',
+  'kaito',
+  'lena',
+  'mateo',
+  'nadia',
+  'oskar',
+  'priya',
+  'rashid',
+  'saanvi',
+  'tomas',
+  'ulla',
+  'vera',
+  'wanjiru',
+  'ximena',
+  'yusuf',
+  'zainab',
+  'amara',
 ];
 /** alice, bob (5000, 5001, as in test/fixtures/lustre/rootfs), carol … mallory (5002 …), MDT users from 5010. */
 export const PROFILER_USERS = { alice: 5000, bob: 5001, carol: 5002, dave: 5003, erin: 5004, mallory: 5005 };
-export const MDT_USERS = NAMES.filter((n) => !(n in PROFILER_USERS)).slice(0, 40).map((name, i) => ({ name, uid: 5010 + i }));
+export const MDT_USERS = NAMES.filter((n) => !(n in PROFILER_USERS))
+  .slice(0, 40)
+  .map((name, i) => ({ name, uid: 5010 + i }));
 
 /** A passwd file: the fixture's lines plus every user of the scenario. */
 export function passwd(fixturePasswd) {
@@ -162,7 +211,13 @@ export class JobStatsScenario {
     const storm = t >= D / 3 && t < (5 * D) / 6 ? 20000 : 2;
     add(this.mdt, '7010', PROFILER_USERS.mallory, { getattr: [storm * 0.6], open: [storm * 0.2], close: [storm * 0.2] });
     // Profiler jobs on the MDT.
-    for (const [jobid, user, rate] of [['7001', 'alice', 3], ['7002', 'bob', 1], ['7003', 'carol', 40], ['7004', 'dave', 120], ['7005', 'erin', 2]]) {
+    for (const [jobid, user, rate] of [
+      ['7001', 'alice', 3],
+      ['7002', 'bob', 1],
+      ['7003', 'carol', 40],
+      ['7004', 'dave', 120],
+      ['7005', 'erin', 2],
+    ]) {
       add(this.mdt, jobid, PROFILER_USERS[user], Object.fromEntries(this.mdtMix.map(([op, share]) => [op, [rate * share]])));
     }
     // OST jobs.
@@ -207,7 +262,12 @@ export class JobStatsScenario {
       const tpl = target === this.mdt ? this.tpl.mdt : this.tpl.ost;
       const lines = ['job_stats:'];
       for (const [id, e] of entries) {
-        lines.push(`- job_id:          "${id}"`, `  snapshot_time:   ${now.toFixed(9)} secs.nsecs`, `  start_time:      ${e.startTime.toFixed(9)} secs.nsecs`, `  elapsed_time:    ${(now - e.startTime).toFixed(9)} secs.nsecs`);
+        lines.push(
+          `- job_id:          "${id}"`,
+          `  snapshot_time:   ${now.toFixed(9)} secs.nsecs`,
+          `  start_time:      ${e.startTime.toFixed(9)} secs.nsecs`,
+          `  elapsed_time:    ${(now - e.startTime).toFixed(9)} secs.nsecs`,
+        );
         for (const { op, unit: u } of tpl.ops) {
           const c = e.counters.get(op) ?? { samples: 0, sum: 0 };
           lines.push(opLine(op, u, c.samples, c.sum, c.samples > 0 ? c.sum / c.samples : 0));

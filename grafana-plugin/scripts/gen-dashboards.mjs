@@ -25,7 +25,13 @@ const prom = (refId, expr, extra = {}) => ({ refId, datasource: PROM, expr, ...e
 const jobio = (refId, query) => ({ refId, datasource: JOBIO, ...query });
 const unit = (u) => ({ fieldConfig: { defaults: { unit: u }, overrides: [] } });
 /** A second y axis on the right for the series of one query (its own unit). */
-const rightAxis = (refId, u) => ({ matcher: { id: 'byFrameRefID', options: refId }, properties: [{ id: 'unit', value: u }, { id: 'custom.axisPlacement', value: 'right' }] });
+const rightAxis = (refId, u) => ({
+  matcher: { id: 'byFrameRefID', options: refId },
+  properties: [
+    { id: 'unit', value: u },
+    { id: 'custom.axisPlacement', value: 'right' },
+  ],
+});
 /** Instant table of a Prometheus query, label columns kept, the value named. */
 const table = (valueName, u) => ({
   fieldConfig: { defaults: { unit: u }, overrides: [{ matcher: { id: 'byName', options: 'Value' }, properties: [{ id: 'displayName', value: valueName }] }] },
@@ -86,10 +92,13 @@ function cluster() {
     [promVar('target', 'Target', 'jobio_lustre_jobstats_entries', 'target', true), promVar('user', 'User', `jobio_lustre_jobstats_operations_total{${t}}`, 'user', true)],
     [
       panel('Operations per target (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 0 }, [prom('A', `sum by (target) (${R.targetOps}{${t}})`, { legendFormat: '{{target}}' })], unit('ops')),
-      panel('Bandwidth per target (5 m rate; write up, read down)', 'timeseries', { h: 8, w: 12, x: 12, y: 0 }, [
-        prom('A', `sum by (target) (${R.targetWrite}{${t}})`, { legendFormat: '{{target}} write' }),
-        prom('B', `-sum by (target) (${R.targetRead}{${t}})`, { legendFormat: '{{target}} read' }),
-      ], unit('Bps')),
+      panel(
+        'Bandwidth per target (5 m rate; write up, read down)',
+        'timeseries',
+        { h: 8, w: 12, x: 12, y: 0 },
+        [prom('A', `sum by (target) (${R.targetWrite}{${t}})`, { legendFormat: '{{target}} write' }), prom('B', `-sum by (target) (${R.targetRead}{${t}})`, { legendFormat: '{{target}} read' })],
+        unit('Bps'),
+      ),
       panel(
         'Density of per-job operation rates per target, every job counted (click a cell: its jobs; click a job: $user)',
         'jobio-jobio-panel',
@@ -99,13 +108,49 @@ function cluster() {
           prom('A', `sum by (target, user, jobid) (${R.jobOps}{${t},jobid!="_other"})`, { legendFormat: '{{target}} {{user}} {{jobid}}' }),
           prom('B', `sum by (decade) (jobio_lustre_jobstats_rate_jobs{${t},class="operations"})`, { legendFormat: '{{decade}}' }),
         ],
-        { options: { view: 'heatmap', heatmap: { unit: 'ops', listLabels: 'target,user,jobid', drillVariable: 'user', drillLabel: 'user', jobLabel: 'jobid', jobDashboard: 'jobio-job', showNoData: true, colorScheme: 'viridis' } } },
+        {
+          options: {
+            view: 'heatmap',
+            heatmap: {
+              unit: 'ops',
+              listLabels: 'target,user,jobid',
+              drillVariable: 'user',
+              drillLabel: 'user',
+              jobLabel: 'jobid',
+              jobDashboard: 'jobio-job',
+              showNoData: true,
+              colorScheme: 'viridis',
+            },
+          },
+        },
       ),
-      panel('Top users by bytes now (5 m rate, selected users)', 'table', { h: 9, w: 8, x: 0, y: 20 }, [prom('A', `topk(10, sum by (user) (${bothBytes(R.jobRead, R.jobWrite, `${t}, user=~"$user"`)}))`, { instant: true, format: 'table' })], table('bytes/s', 'Bps')),
-      panel('Top jobs by operations now (5 m rate, selected users)', 'table', { h: 9, w: 8, x: 8, y: 20 }, [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })], table('operations/s', 'ops')),
-      panel('Top operations now (5 m rate)', 'table', { h: 9, w: 8, x: 16, y: 20 }, [prom('A', `topk(10, sum by (operation) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })], table('operations/s', 'ops')),
-      panel('Trend change per target (short 5m vs long 1h average; change = ±1)', 'timeseries', { h: 8, w: 16, x: 0, y: 29 }, [jobio('A', { queryType: 'trend', metric: 'operations', shortWindow: '5m', longWindow: '1h', changeRatio: 2, filters: { target: '$target' } })]),
-      panel('Jobstats identifier quality', 'bargauge', { h: 8, w: 8, x: 16, y: 29 }, [prom('A', `sum by (quality) (jobio_lustre_jobstats_entries{${t}})`, { legendFormat: '{{quality}}', instant: true })]),
+      panel(
+        'Top users by bytes now (5 m rate, selected users)',
+        'table',
+        { h: 9, w: 8, x: 0, y: 20 },
+        [prom('A', `topk(10, sum by (user) (${bothBytes(R.jobRead, R.jobWrite, `${t}, user=~"$user"`)}))`, { instant: true, format: 'table' })],
+        table('bytes/s', 'Bps'),
+      ),
+      panel(
+        'Top jobs by operations now (5 m rate, selected users)',
+        'table',
+        { h: 9, w: 8, x: 8, y: 20 },
+        [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })],
+        table('operations/s', 'ops'),
+      ),
+      panel(
+        'Top operations now (5 m rate)',
+        'table',
+        { h: 9, w: 8, x: 16, y: 20 },
+        [prom('A', `topk(10, sum by (operation) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })],
+        table('operations/s', 'ops'),
+      ),
+      panel('Trend change per target (short 5m vs long 1h average; change = ±1)', 'timeseries', { h: 8, w: 16, x: 0, y: 29 }, [
+        jobio('A', { queryType: 'trend', metric: 'operations', shortWindow: '5m', longWindow: '1h', changeRatio: 2, filters: { target: '$target' } }),
+      ]),
+      panel('Jobstats identifier quality', 'bargauge', { h: 8, w: 8, x: 16, y: 29 }, [
+        prom('A', `sum by (quality) (jobio_lustre_jobstats_entries{${t}})`, { legendFormat: '{{quality}}', instant: true }),
+      ]),
     ],
   );
 }
@@ -119,32 +164,98 @@ function job() {
     'Is this job’s I/O healthy? Red/yellow/green summary from the profiler, characterisation from Lustre jobstats.',
     [promVar('user', 'User', `${JOB_SERIES}}`, 'user', false), promVar('jobid', 'Job', `${JOB_SERIES}, user="$user"}`, 'jobid', false)],
     [
-      panel('I/O summary by mount (profiler)', 'jobio-jobio-panel', { h: 8, w: 12, x: 0, y: 0 }, [jobio('A', { queryType: 'summary', groupBy: 'mount', filters: { jobid: '$jobid' } })], { options: { view: 'summary', summary: { groupBy: 'mount', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 50, callsRefId: 'A', secondsRefId: 'B', bytesRefId: 'C', jobDashboard: 'jobio-job' } } }),
-      panel('I/O summary of $user’s jobs (standard Prometheus queries; click a job to open it)', 'jobio-jobio-panel', { h: 8, w: 12, x: 12, y: 0 }, [
-        prom('A', 'sum by (jobid, user, class) (increase(jobio_profiler_calls_total{user="$user"}[$__range]))', { instant: true }),
-        prom('B', 'sum by (jobid, user, class) (increase(jobio_profiler_io_seconds_total{user="$user"}[$__range]))', { instant: true }),
-        // Read and write series differ only by name: tagged apart before `or` (increase drops the name).
-        prom('C', 'sum by (jobid, user) (label_replace(increase(jobio_profiler_read_bytes_total{user="$user"}[$__range]), "direction", "read", "", "") or label_replace(increase(jobio_profiler_write_bytes_total{user="$user"}[$__range]), "direction", "write", "", ""))', { instant: true }),
-      ], { options: { view: 'summary', summary: { groupBy: 'jobid', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 50, callsRefId: 'A', secondsRefId: 'B', bytesRefId: 'C', jobDashboard: 'jobio-job' } } }),
-      panel('Characterisation over the job’s life (c = 1 MiB per interval)', 'table', { h: 6, w: 24, x: 0, y: 8 }, [jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$jobid' } })]),
-      panel('Job bandwidth per target (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 14 }, [
-        prom('A', `sum by (target) (${R.jobWrite}{${j}})`, { legendFormat: '{{target}} write' }),
-        prom('B', `sum by (target) (${R.jobRead}{${j}})`, { legendFormat: '{{target}} read' }),
-      ], unit('Bps')),
+      panel('I/O summary by mount (profiler)', 'jobio-jobio-panel', { h: 8, w: 12, x: 0, y: 0 }, [jobio('A', { queryType: 'summary', groupBy: 'mount', filters: { jobid: '$jobid' } })], {
+        options: {
+          view: 'summary',
+          summary: {
+            groupBy: 'mount',
+            rollupRule: 'threshold',
+            rollupBasis: 'time',
+            redAt: 50,
+            yellowAt: 50,
+            ignoreBelow: 0,
+            sortBy: 'red',
+            maxGroups: 50,
+            callsRefId: 'A',
+            secondsRefId: 'B',
+            bytesRefId: 'C',
+            jobDashboard: 'jobio-job',
+          },
+        },
+      }),
+      panel(
+        'I/O summary of $user’s jobs (standard Prometheus queries; click a job to open it)',
+        'jobio-jobio-panel',
+        { h: 8, w: 12, x: 12, y: 0 },
+        [
+          prom('A', 'sum by (jobid, user, class) (increase(jobio_profiler_calls_total{user="$user"}[$__range]))', { instant: true }),
+          prom('B', 'sum by (jobid, user, class) (increase(jobio_profiler_io_seconds_total{user="$user"}[$__range]))', { instant: true }),
+          // Read and write series differ only by name: tagged apart before `or` (increase drops the name).
+          prom(
+            'C',
+            'sum by (jobid, user) (label_replace(increase(jobio_profiler_read_bytes_total{user="$user"}[$__range]), "direction", "read", "", "") or label_replace(increase(jobio_profiler_write_bytes_total{user="$user"}[$__range]), "direction", "write", "", ""))',
+            { instant: true },
+          ),
+        ],
+        {
+          options: {
+            view: 'summary',
+            summary: {
+              groupBy: 'jobid',
+              rollupRule: 'threshold',
+              rollupBasis: 'time',
+              redAt: 50,
+              yellowAt: 50,
+              ignoreBelow: 0,
+              sortBy: 'red',
+              maxGroups: 50,
+              callsRefId: 'A',
+              secondsRefId: 'B',
+              bytesRefId: 'C',
+              jobDashboard: 'jobio-job',
+            },
+          },
+        },
+      ),
+      panel('Characterisation over the job’s life (c = 1 MiB per interval)', 'table', { h: 6, w: 24, x: 0, y: 8 }, [
+        jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$jobid' } }),
+      ]),
+      panel(
+        'Job bandwidth per target (5 m rate)',
+        'timeseries',
+        { h: 8, w: 12, x: 0, y: 14 },
+        [prom('A', `sum by (target) (${R.jobWrite}{${j}})`, { legendFormat: '{{target}} write' }), prom('B', `sum by (target) (${R.jobRead}{${j}})`, { legendFormat: '{{target}} read' })],
+        unit('Bps'),
+      ),
       panel('Job metadata operations (5 m rate)', 'timeseries', { h: 8, w: 12, x: 12, y: 14 }, [prom('A', `sum by (operation) (${R.jobOps}{${j}})`, { legendFormat: '{{operation}}' })], unit('ops')),
       panel('Profiler calls by class (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 22 }, [prom('A', `sum by (class) (${R.jobCalls}{${j}})`, { legendFormat: '{{class}}' })], unit('ops')),
-      panel('Profiler bytes by size bin', 'timeseries', { h: 8, w: 12, x: 12, y: 22 }, [
-        prom('A', `sum by (size) (rate(jobio_profiler_write_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: 'write {{size}}' }),
-        prom('B', `sum by (size) (rate(jobio_profiler_read_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: 'read {{size}}' }),
-      ], unit('Bps')),
-      panel('CPU (cgroup; cores busy)', 'timeseries', { h: 8, w: 12, x: 0, y: 30 }, [
-        prom('A', `sum(rate(jobio_job_cpu_user_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'user' }),
-        prom('B', `sum(rate(jobio_job_cpu_system_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'system' }),
-      ], { fieldConfig: { defaults: { unit: 'short', custom: { axisLabel: 'cores', stacking: { mode: 'normal', group: 'A' }, fillOpacity: 20 } }, overrides: [] } }),
-      panel('Memory (cgroup)', 'timeseries', { h: 8, w: 12, x: 12, y: 30 }, [
-        prom('A', `sum(jobio_job_memory_bytes{${j}})`, { legendFormat: 'now' }),
-        prom('B', `sum(jobio_job_memory_peak_bytes{${j}})`, { legendFormat: 'peak' }),
-      ], unit('bytes')),
+      panel(
+        'Profiler bytes by size bin',
+        'timeseries',
+        { h: 8, w: 12, x: 12, y: 22 },
+        [
+          prom('A', `sum by (size) (rate(jobio_profiler_write_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: 'write {{size}}' }),
+          prom('B', `sum by (size) (rate(jobio_profiler_read_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: 'read {{size}}' }),
+        ],
+        unit('Bps'),
+      ),
+      panel(
+        'CPU (cgroup; cores busy)',
+        'timeseries',
+        { h: 8, w: 12, x: 0, y: 30 },
+        [
+          prom('A', `sum(rate(jobio_job_cpu_user_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'user' }),
+          prom('B', `sum(rate(jobio_job_cpu_system_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'system' }),
+        ],
+        { fieldConfig: { defaults: { unit: 'short', custom: { axisLabel: 'cores', stacking: { mode: 'normal', group: 'A' }, fillOpacity: 20 } }, overrides: [] } },
+      ),
+      panel(
+        'Memory (cgroup)',
+        'timeseries',
+        { h: 8, w: 12, x: 12, y: 30 },
+        [prom('A', `sum(jobio_job_memory_bytes{${j}})`, { legendFormat: 'now' }), prom('B', `sum(jobio_job_memory_peak_bytes{${j}})`, { legendFormat: 'peak' })],
+        unit('bytes'),
+      ),
     ],
   );
 }
@@ -157,27 +268,83 @@ function hostGpu() {
     'jobio / Host and GPU',
     'Was the GPU job waiting on I/O? GPU metrics beside the profiler’s I/O time on the same host.',
     [
-      { name: 'instance', label: 'Host', type: 'query', datasource: PROM, query: { query: 'label_values(jobio_build_info, instance)', refId: 'v' }, definition: 'label_values(jobio_build_info, instance)', refresh: 2, multi: false, includeAll: false, current: {}, hide: 0 },
+      {
+        name: 'instance',
+        label: 'Host',
+        type: 'query',
+        datasource: PROM,
+        query: { query: 'label_values(jobio_build_info, instance)', refId: 'v' },
+        definition: 'label_values(jobio_build_info, instance)',
+        refresh: 2,
+        multi: false,
+        includeAll: false,
+        current: {},
+        hide: 0,
+      },
       promVar('jobid', 'Job', `${JOB_SERIES}, ${g}}`, 'jobid', true),
     ],
     [
       panel('GPU utilisation', 'timeseries', { h: 8, w: 12, x: 0, y: 0 }, [prom('A', `jobio_gpu_utilization_ratio{${g}}`, { legendFormat: 'GPU {{gpu}}' })], unit('percentunit')),
-      panel('Profiler I/O time by class (jobs on this host; seconds in I/O per second)', 'timeseries', { h: 8, w: 12, x: 12, y: 0 }, [prom('A', `sum by (class) (rate(jobio_profiler_io_seconds_total{${g}, jobid=~"$jobid"}[$__rate_interval]))`, { legendFormat: '{{class}}' })], { fieldConfig: { defaults: { unit: 'suffix: s/s', custom: { axisLabel: 'I/O seconds per second' } }, overrides: [] } }),
-      panel('GPU memory used / total', 'timeseries', { h: 8, w: 8, x: 0, y: 8 }, [
-        prom('A', `jobio_gpu_memory_used_bytes{${g}}`, { legendFormat: 'GPU {{gpu}} used' }),
-        prom('B', `jobio_gpu_memory_total_bytes{${g}}`, { legendFormat: 'GPU {{gpu}} total' }),
-      ], unit('bytes')),
-      panel('GPU power (left) and temperature (right)', 'timeseries', { h: 8, w: 8, x: 8, y: 8 }, [
-        prom('A', `jobio_gpu_power_watts{${g}}`, { legendFormat: 'GPU {{gpu}} power' }),
-        prom('B', `jobio_gpu_temperature_celsius{${g}}`, { legendFormat: 'GPU {{gpu}} temperature' }),
-      ], { fieldConfig: { defaults: { unit: 'watt' }, overrides: [rightAxis('B', 'celsius')] } }),
-      panel('PCIe traffic', 'timeseries', { h: 8, w: 8, x: 16, y: 8 }, [
-        prom('A', `rate(jobio_gpu_pcie_receive_bytes_total{${g}}[$__rate_interval])`, { legendFormat: 'GPU {{gpu}} rx' }),
-        prom('B', `rate(jobio_gpu_pcie_transmit_bytes_total{${g}}[$__rate_interval])`, { legendFormat: 'GPU {{gpu}} tx' }),
-      ], unit('Bps')),
-      panel('Energy over the range', 'stat', { h: 6, w: 8, x: 0, y: 16 }, [prom('A', `sum by (gpu) (increase(jobio_gpu_energy_joules_total{${g}}[$__range]))`, { legendFormat: 'GPU {{gpu}}', instant: true })], unit('joule')),
-      panel('Jobs on GPUs', 'table', { h: 6, w: 8, x: 8, y: 16 }, [prom('A', `jobio_gpu_job_info{${g}} * on (instance, gpu) group_left (name) jobio_gpu_info{${g}}`, { instant: true, format: 'table' })]),
-      panel('Profiler I/O summary of these jobs', 'jobio-jobio-panel', { h: 6, w: 8, x: 16, y: 16 }, [jobio('A', { queryType: 'summary', groupBy: 'jobid', filters: { jobid: '$jobid' } })], { options: { view: 'summary', summary: { groupBy: 'jobid', rollupRule: 'threshold', rollupBasis: 'time', redAt: 50, yellowAt: 50, ignoreBelow: 0, sortBy: 'red', maxGroups: 20, callsRefId: 'A', secondsRefId: 'B', bytesRefId: 'C', jobDashboard: 'jobio-job' } } }),
+      panel(
+        'Profiler I/O time by class (jobs on this host; seconds in I/O per second)',
+        'timeseries',
+        { h: 8, w: 12, x: 12, y: 0 },
+        [prom('A', `sum by (class) (rate(jobio_profiler_io_seconds_total{${g}, jobid=~"$jobid"}[$__rate_interval]))`, { legendFormat: '{{class}}' })],
+        { fieldConfig: { defaults: { unit: 'suffix: s/s', custom: { axisLabel: 'I/O seconds per second' } }, overrides: [] } },
+      ),
+      panel(
+        'GPU memory used / total',
+        'timeseries',
+        { h: 8, w: 8, x: 0, y: 8 },
+        [prom('A', `jobio_gpu_memory_used_bytes{${g}}`, { legendFormat: 'GPU {{gpu}} used' }), prom('B', `jobio_gpu_memory_total_bytes{${g}}`, { legendFormat: 'GPU {{gpu}} total' })],
+        unit('bytes'),
+      ),
+      panel(
+        'GPU power (left) and temperature (right)',
+        'timeseries',
+        { h: 8, w: 8, x: 8, y: 8 },
+        [prom('A', `jobio_gpu_power_watts{${g}}`, { legendFormat: 'GPU {{gpu}} power' }), prom('B', `jobio_gpu_temperature_celsius{${g}}`, { legendFormat: 'GPU {{gpu}} temperature' })],
+        { fieldConfig: { defaults: { unit: 'watt' }, overrides: [rightAxis('B', 'celsius')] } },
+      ),
+      panel(
+        'PCIe traffic',
+        'timeseries',
+        { h: 8, w: 8, x: 16, y: 8 },
+        [
+          prom('A', `rate(jobio_gpu_pcie_receive_bytes_total{${g}}[$__rate_interval])`, { legendFormat: 'GPU {{gpu}} rx' }),
+          prom('B', `rate(jobio_gpu_pcie_transmit_bytes_total{${g}}[$__rate_interval])`, { legendFormat: 'GPU {{gpu}} tx' }),
+        ],
+        unit('Bps'),
+      ),
+      panel(
+        'Energy over the range',
+        'stat',
+        { h: 6, w: 8, x: 0, y: 16 },
+        [prom('A', `sum by (gpu) (increase(jobio_gpu_energy_joules_total{${g}}[$__range]))`, { legendFormat: 'GPU {{gpu}}', instant: true })],
+        unit('joule'),
+      ),
+      panel('Jobs on GPUs', 'table', { h: 6, w: 8, x: 8, y: 16 }, [
+        prom('A', `jobio_gpu_job_info{${g}} * on (instance, gpu) group_left (name) jobio_gpu_info{${g}}`, { instant: true, format: 'table' }),
+      ]),
+      panel('Profiler I/O summary of these jobs', 'jobio-jobio-panel', { h: 6, w: 8, x: 16, y: 16 }, [jobio('A', { queryType: 'summary', groupBy: 'jobid', filters: { jobid: '$jobid' } })], {
+        options: {
+          view: 'summary',
+          summary: {
+            groupBy: 'jobid',
+            rollupRule: 'threshold',
+            rollupBasis: 'time',
+            redAt: 50,
+            yellowAt: 50,
+            ignoreBelow: 0,
+            sortBy: 'red',
+            maxGroups: 20,
+            callsRefId: 'A',
+            secondsRefId: 'B',
+            bytesRefId: 'C',
+            jobDashboard: 'jobio-job',
+          },
+        },
+      }),
     ],
   );
 }
@@ -190,14 +357,50 @@ const clientBytes = (sel) => `rate(jobio_lustre_client_read_bytes_total{${sel}}[
 /** Cluster: density of per-node client bandwidth and metadata rates; a cell → its nodes → $client_node → its jobs → job dashboard. */
 function withClientDensity(d) {
   const y = bottom(d);
-  const heat = (unitName) => ({ view: 'heatmap', heatmap: { unit: unitName, listLabels: 'instance,jobid', drillVariable: 'client_node', drillLabel: 'instance', showNoData: true, colorScheme: 'viridis' } });
-  d.templating.list.push({ name: 'client_node', label: 'Client node', type: 'query', datasource: PROM, query: { query: 'label_values(jobio_lustre_client_mount_info, instance)', refId: 'v' }, definition: 'label_values(jobio_lustre_client_mount_info, instance)', refresh: 2, multi: true, includeAll: true, current: {}, hide: 0 });
+  const heat = (unitName) => ({
+    view: 'heatmap',
+    heatmap: { unit: unitName, listLabels: 'instance,jobid', drillVariable: 'client_node', drillLabel: 'instance', showNoData: true, colorScheme: 'viridis' },
+  });
+  d.templating.list.push({
+    name: 'client_node',
+    label: 'Client node',
+    type: 'query',
+    datasource: PROM,
+    query: { query: 'label_values(jobio_lustre_client_mount_info, instance)', refId: 'v' },
+    definition: 'label_values(jobio_lustre_client_mount_info, instance)',
+    refresh: 2,
+    multi: true,
+    includeAll: true,
+    current: {},
+    hide: 0,
+  });
   d.panels.push(
-    panel('Density of per-node Lustre client bandwidth (click a cell: its nodes; click a node: $client_node)', 'jobio-jobio-panel', { h: 10, w: 12, x: 0, y }, [prom('A', `sum by (instance, jobid) (${clientBytes('')})`, { legendFormat: '{{instance}} {{jobid}}' })], { options: heat('Bps') }),
-    panel('Density of per-node Lustre client metadata rates (click a cell: its nodes; click a node: $client_node)', 'jobio-jobio-panel', { h: 10, w: 12, x: 12, y }, [prom('A', 'sum by (instance, jobid) (rate(jobio_lustre_client_operations_total{operation!~"read|write"}[$__rate_interval]))', { legendFormat: '{{instance}} {{jobid}}' })], { options: heat('ops') }),
-    panel('Lustre client bandwidth of $client_node by job (click a series: the job dashboard)', 'timeseries', { h: 8, w: 24, x: 0, y: y + 10 }, [prom('A', `sum by (instance, jobid) (${clientBytes('instance=~"$client_node"')})`, { legendFormat: '{{instance}} {{jobid}}' })], {
-      fieldConfig: { defaults: { unit: 'Bps', links: [{ title: 'Job ${__field.labels.jobid}', url: '/d/jobio-job/jobio-job?var-jobid=${__field.labels.jobid}&${__url_time_range}' }] }, overrides: [] },
-    }),
+    panel(
+      'Density of per-node Lustre client bandwidth (click a cell: its nodes; click a node: $client_node)',
+      'jobio-jobio-panel',
+      { h: 10, w: 12, x: 0, y },
+      [prom('A', `sum by (instance, jobid) (${clientBytes('')})`, { legendFormat: '{{instance}} {{jobid}}' })],
+      { options: heat('Bps') },
+    ),
+    panel(
+      'Density of per-node Lustre client metadata rates (click a cell: its nodes; click a node: $client_node)',
+      'jobio-jobio-panel',
+      { h: 10, w: 12, x: 12, y },
+      [prom('A', 'sum by (instance, jobid) (rate(jobio_lustre_client_operations_total{operation!~"read|write"}[$__rate_interval]))', { legendFormat: '{{instance}} {{jobid}}' })],
+      { options: heat('ops') },
+    ),
+    panel(
+      'Lustre client bandwidth of $client_node by job (click a series: the job dashboard)',
+      'timeseries',
+      { h: 8, w: 24, x: 0, y: y + 10 },
+      [prom('A', `sum by (instance, jobid) (${clientBytes('instance=~"$client_node"')})`, { legendFormat: '{{instance}} {{jobid}}' })],
+      {
+        fieldConfig: {
+          defaults: { unit: 'Bps', links: [{ title: 'Job ${__field.labels.jobid}', url: '/d/jobio-job/jobio-job?var-jobid=${__field.labels.jobid}&${__url_time_range}' }] },
+          overrides: [],
+        },
+      },
+    ),
   );
   return d;
 }
@@ -209,10 +412,36 @@ function withCoverage(d) {
   const prof = (dir) => `sum by (mount) (rate(jobio_profiler_${dir}_bytes_total{${j}}[$__rate_interval]))`;
   const client = `sum by (mount) (${clientBytes(j)})`;
   d.panels.push(
-    panel('Profiler coverage: share of the job’s Lustre client bytes the profiler saw (below 50 %: see docs/lustre.md)', 'timeseries', { h: 8, w: 16, x: 0, y }, [
-      prom('A', `(${prof('read')} + ${prof('write')} or ${prof('read')} or ${prof('write')} or ${client} * 0) / (${client} > 0)`, { legendFormat: '{{mount}}' }),
-    ], { fieldConfig: { defaults: { unit: 'percentunit', min: 0, thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'green', value: 0.5 }] }, custom: { thresholdsStyle: { mode: 'line' } } }, overrides: [] } }),
-    panel('Lustre client bytes of the job’s nodes (client view)', 'timeseries', { h: 8, w: 8, x: 16, y }, [prom('A', `sum by (mount) (${clientBytes(j)})`, { legendFormat: '{{mount}}' })], unit('Bps')),
+    panel(
+      'Profiler coverage: share of the job’s Lustre client bytes the profiler saw (below 50 %: see docs/lustre.md)',
+      'timeseries',
+      { h: 8, w: 16, x: 0, y },
+      [prom('A', `(${prof('read')} + ${prof('write')} or ${prof('read')} or ${prof('write')} or ${client} * 0) / (${client} > 0)`, { legendFormat: '{{mount}}' })],
+      {
+        fieldConfig: {
+          defaults: {
+            unit: 'percentunit',
+            min: 0,
+            thresholds: {
+              mode: 'absolute',
+              steps: [
+                { color: 'red', value: null },
+                { color: 'green', value: 0.5 },
+              ],
+            },
+            custom: { thresholdsStyle: { mode: 'line' } },
+          },
+          overrides: [],
+        },
+      },
+    ),
+    panel(
+      'Lustre client bytes of the job’s nodes (client view)',
+      'timeseries',
+      { h: 8, w: 8, x: 16, y },
+      [prom('A', `sum by (mount) (${clientBytes(j)})`, { legendFormat: '{{mount}}' })],
+      unit('Bps'),
+    ),
   );
   return d;
 }
@@ -226,14 +455,30 @@ function withAccounts(d) {
   const info = 'max by (jobid, account) (jobio_job_info{account=~"$account"})';
   d.templating.list.push({ ...promVar('account', 'Account', 'jobio_job_info', 'account', true), allValue: '.*' });
   d.panels.push(
-    panel('Operations per account (5 m rate; jobs with scheduler metadata)', 'timeseries', { h: 8, w: 12, x: 0, y }, [prom('A', `sum by (account) (sum by (jobid) (${R.jobOps}{${t}}) * on (jobid) group_left (account) ${info})`, { legendFormat: '{{account}}' })], unit('ops')),
-    panel('Top jobs of the selected accounts by operations now (5 m rate)', 'table', { h: 8, w: 12, x: 12, y }, [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}}) * on (jobid) group_left (account) ${info})`, { instant: true, format: 'table' })], table('operations/s', 'ops')),
+    panel(
+      'Operations per account (5 m rate; jobs with scheduler metadata)',
+      'timeseries',
+      { h: 8, w: 12, x: 0, y },
+      [prom('A', `sum by (account) (sum by (jobid) (${R.jobOps}{${t}}) * on (jobid) group_left (account) ${info})`, { legendFormat: '{{account}}' })],
+      unit('ops'),
+    ),
+    panel(
+      'Top jobs of the selected accounts by operations now (5 m rate)',
+      'table',
+      { h: 8, w: 12, x: 12, y },
+      [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}}) * on (jobid) group_left (account) ${info})`, { instant: true, format: 'table' })],
+      table('operations/s', 'ops'),
+    ),
   );
   return d;
 }
 
 mkdirSync(out, { recursive: true });
-for (const [file, d] of [['cluster-filesystem.json', withAccounts(withClientDensity(cluster()))], ['job.json', withCoverage(job())], ['host-gpu.json', hostGpu()]]) {
+for (const [file, d] of [
+  ['cluster-filesystem.json', withAccounts(withClientDensity(cluster()))],
+  ['job.json', withCoverage(job())],
+  ['host-gpu.json', hostGpu()],
+]) {
   writeFileSync(join(out, file), `${JSON.stringify(d, null, 2)}\n`);
   console.log(`wrote dashboards/${file} (${d.panels.length} panels)`);
 }

@@ -22,7 +22,10 @@ const rangeSeconds = (manifest.toMs - manifest.fromMs) / 1000;
 const time = manifest.toMs / 1000;
 const vector = (rows) => rows.map(([metric, v]) => ({ metric, value: [time, String(v)] }));
 const write = (name, query, rows) =>
-  writeFileSync(join(out, `${name}.json`), `${JSON.stringify({ path: '/api/v1/query', params: { query, time }, status: 200, body: { status: 'success', data: { resultType: 'vector', result: vector(rows) } } }, null, 1)}\n`);
+  writeFileSync(
+    join(out, `${name}.json`),
+    `${JSON.stringify({ path: '/api/v1/query', params: { query, time }, status: 200, body: { status: 'success', data: { resultType: 'vector', result: vector(rows) } } }, null, 1)}\n`,
+  );
 
 mkdirSync(out, { recursive: true });
 const job = summaryExprs('jobid', [], rangeSeconds);
@@ -44,10 +47,17 @@ const split = [
   ['7004', 'red', 'failed_call', 0.02],
   ['7001', 'red', 'open_nothing_transferred', 1],
 ];
-for (const [suffix, source] of [['calls', 'summary-jobid-calls'], ['seconds', 'summary-jobid-seconds']]) {
+for (const [suffix, source] of [
+  ['calls', 'summary-jobid-calls'],
+  ['seconds', 'summary-jobid-seconds'],
+]) {
   const rows = real(source);
   const query = suffix === 'calls' ? job.reasonCalls : job.reasonSeconds;
-  write(`summary-jobid-reason-${suffix}`, query, split.map(([jobid, cls, reason, share]) => [{ jobid, class: cls, reason }, totalOf(rows, jobid, cls) * share]));
+  write(
+    `summary-jobid-reason-${suffix}`,
+    query,
+    split.map(([jobid, cls, reason, share]) => [{ jobid, class: cls, reason }, totalOf(rows, jobid, cls) * share]),
+  );
 }
 const mount = summaryExprs('mount', [{ label: 'jobid', values: ['7001'] }], rangeSeconds);
 write('summary-mount-7001-bytes', mount.bytes, [
@@ -57,7 +67,10 @@ write('summary-mount-7001-bytes', mount.bytes, [
 // An exporter without the reason breakdown: empty results, as Prometheus answers for an absent metric.
 write('summary-mount-7001-reason-calls', mount.reasonCalls, []);
 write('summary-mount-7001-reason-seconds', mount.reasonSeconds, []);
-for (const [name, values] of [['quote', ['x"} or vector(1) or {a="']], ['regex', ['7001', '.*']]]) {
+for (const [name, values] of [
+  ['quote', ['x"} or vector(1) or {a="']],
+  ['regex', ['7001', '.*']],
+]) {
   const e = summaryExprs('jobid', [{ label: 'jobid', values }], rangeSeconds);
   write(`injection-summary-jobid-${name}-bytes`, e.bytes, name === 'regex' ? [[{ jobid: '7001', user: 'alice' }, 7650410496]] : []);
   write(`injection-summary-jobid-${name}-reason-calls`, e.reasonCalls, name === 'regex' ? [[{ jobid: '7001', class: 'red', reason: 'open_nothing_transferred' }, 79]] : []);

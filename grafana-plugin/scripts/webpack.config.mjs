@@ -10,15 +10,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  * Not react/jsx-runtime: JSX compiles to React.createElement (classic transform below), so Grafana
  * versions that do not share the JSX runtime load the modules too.
  */
-export const EXTERNALS = [
-  'react',
-  'react-dom',
-  '@grafana/data',
-  '@grafana/ui',
-  '@grafana/runtime',
-  '@emotion/css',
-  'rxjs',
-];
+export const EXTERNALS = ['react', 'react-dom', '@grafana/data', '@grafana/ui', '@grafana/runtime', '@emotion/css', 'rxjs'];
 
 export const ENTRIES = {
   module: './src/module.ts',

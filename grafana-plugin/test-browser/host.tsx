@@ -62,14 +62,32 @@ async function framesFromBuiltDataSource(view: string): Promise<DataFrame[]> {
   runtime.setBackendSrv({ fetch: captureFetch } as unknown as runtime.BackendSrv);
   const DataSource = dsModule['plugin'].DataSourceClass;
   const m = window.__manifest;
-  const ds = new DataSource({ id: 1, uid: 'jobio', type: 'jobio-jobio-datasource', name: 'jobio', url: '/api/datasources/proxy/uid/jobio', jsonData: { scrapeInterval: `${m.scrapeSeconds}s` }, meta: {}, access: 'proxy', readOnly: false });
+  const ds = new DataSource({
+    id: 1,
+    uid: 'jobio',
+    type: 'jobio-jobio-datasource',
+    name: 'jobio',
+    url: '/api/datasources/proxy/uid/jobio',
+    jsonData: { scrapeInterval: `${m.scrapeSeconds}s` },
+    meta: {},
+    access: 'proxy',
+    readOnly: false,
+  });
   const from = dateTime(m.fromMs);
   const to = dateTime(m.toMs);
   const targets =
-    view === 'heatmap'
-      ? [{ refId: 'A', queryType: 'raw', expr: window.__captures['heatmap-mdt-user-rates']?.params['query'] }]
-      : [{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }];
-  const res = await ds.query({ requestId: 'h', interval: `${m.stepSeconds}s`, intervalMs: m.stepSeconds * 1000, range: { from, to, raw: { from, to } }, scopedVars: {}, targets, timezone: 'utc', app: 'dashboard', startTime: Date.now() });
+    view === 'heatmap' ? [{ refId: 'A', queryType: 'raw', expr: window.__captures['heatmap-mdt-user-rates']?.params['query'] }] : [{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }];
+  const res = await ds.query({
+    requestId: 'h',
+    interval: `${m.stepSeconds}s`,
+    intervalMs: m.stepSeconds * 1000,
+    range: { from, to, raw: { from, to } },
+    scopedVars: {},
+    targets,
+    timezone: 'utc',
+    app: 'dashboard',
+    startTime: Date.now(),
+  });
   return res.data;
 }
 
@@ -123,7 +141,13 @@ async function main() {
     <ThemeContext.Provider value={theme}>
       <PanelContextProvider value={{ eventsScope: 'global', eventBus }}>
         <div style={{ padding: 8, background: theme.colors.background.primary, border: `1px solid ${theme.colors.border.weak}`, width: width + 16 }}>
-          <div style={{ fontSize: 14, fontWeight: 500, marginBottom: 8 }}>{view === 'heatmap' ? (params.get('scenario') === 'bench' ? `Density of ${frames.length.toLocaleString('en')} synthetic per-series rates` : 'Density of per-user metadata rates on scratch-MDT0000') : 'Job I/O summary (red/yellow/green)'}</div>
+          <div style={{ fontSize: 14, fontWeight: 500, marginBottom: 8 }}>
+            {view === 'heatmap'
+              ? params.get('scenario') === 'bench'
+                ? `Density of ${frames.length.toLocaleString('en')} synthetic per-series rates`
+                : 'Density of per-user metadata rates on scratch-MDT0000'
+              : 'Job I/O summary (red/yellow/green)'}
+          </div>
           <Panel
             id={1}
             data={{ state: LoadingState.Done, series, timeRange }}

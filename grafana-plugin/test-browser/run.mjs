@@ -20,7 +20,11 @@ async function check(name, fn) {
     console.log(`ok - ${name}`);
   } catch (e) {
     failed++;
-    console.log(`not ok - ${name}\n  ${String(e?.stack ?? e).split('\n').join('\n  ')}`);
+    console.log(
+      `not ok - ${name}\n  ${String(e?.stack ?? e)
+        .split('\n')
+        .join('\n  ')}`,
+    );
   }
 }
 

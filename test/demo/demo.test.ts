@@ -74,7 +74,9 @@ const total = (samples: readonly Sample[], name: string, labels: Record<string, 
   samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
 
 async function promQuery(url: string, expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
-  const body = (await (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`)).json()) as { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+  const body = (await (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`)).json()) as {
+    data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+  };
   return body.data.result;
 }
 
@@ -104,7 +106,8 @@ test('jobio demo --duration 60s --no-top: jobstats, profiler, rules and the meta
     assert.equal(sample(metrics, 'jobio_scrape_collector_success', { collector: 'profiler' }), 1);
     assert.equal(total(metrics, 'jobio_profiler_records_rejected_total', {}), 0, 'every profiler frame is accepted (process checks read the real /proc)');
     // Exact relations of the replay: the storm's opens and closes have one rate; bob's writes are 4 KiB RPCs.
-    const op = (jobid: string, target: string, operation: string): number | undefined => metrics.find((m) => m.name === 'jobio_lustre_jobstats_operations_total' && m.labels.jobid === jobid && m.labels.target === target && m.labels.operation === operation)?.value;
+    const op = (jobid: string, target: string, operation: string): number | undefined =>
+      metrics.find((m) => m.name === 'jobio_lustre_jobstats_operations_total' && m.labels.jobid === jobid && m.labels.target === target && m.labels.operation === operation)?.value;
     assert.equal(op('4203', 'es01a-MDT0000', 'open'), op('4203', 'es01a-MDT0000', 'close'));
     const bobWrites = op('4202', 'es01a-OST0001', 'write');
     assert.ok(bobWrites !== undefined);
@@ -114,7 +117,11 @@ test('jobio demo --duration 60s --no-top: jobstats, profiler, rules and the meta
     assert.equal(total(metrics, 'jobio_profiler_write_bytes_total', { jobid: '5101' }), 4 * 1048576 * total(metrics, 'jobio_profiler_calls_total', { jobid: '5101', call: 'write' }));
 
     // Prometheus evaluates jobio's recording rules on both sources ...
-    await pollUntil('recording rule series', async () => ((await promQuery(prometheus, 'jobid_target_operation:jobio_lustre_jobstats_operations:rate5m{jobid="4203"} > 0')).length > 0 ? true : undefined), demo);
+    await pollUntil(
+      'recording rule series',
+      async () => ((await promQuery(prometheus, 'jobid_target_operation:jobio_lustre_jobstats_operations:rate5m{jobid="4203"} > 0')).length > 0 ? true : undefined),
+      demo,
+    );
     await pollUntil('profiler rule series', async () => ((await promQuery(prometheus, 'jobid_class:jobio_profiler_calls:rate5m{jobid="5102",class="red"} > 0')).length > 0 ? true : undefined), demo);
     // ... and the metadata storm raises its alert (pending: `for: 5m` is longer than the demo).
     const storm = await pollUntil(
@@ -142,7 +149,11 @@ test('jobio demo without Prometheus says how to install it and goes on; SIGINT (
     const { exporter, prometheus, dir } = await demo.ready;
     assert.equal(prometheus, undefined);
     assert.match(demo.stdout(), /prometheus +not started: jobio-no-such-prometheus is not installed\. .*apt-get install prometheus/);
-    await pollUntil('jobstats series', async () => (total(parseExposition(await scrape(`${exporter}/metrics`)), 'jobio_lustre_jobstats_operations_total', { jobid: '4201' }) > 0 ? true : undefined), demo);
+    await pollUntil(
+      'jobstats series',
+      async () => (total(parseExposition(await scrape(`${exporter}/metrics`)), 'jobio_lustre_jobstats_operations_total', { jobid: '4201' }) > 0 ? true : undefined),
+      demo,
+    );
     demo.child.kill('SIGINT');
     assert.equal(await demo.exited, 0);
     assert.equal(existsSync(dir), false);

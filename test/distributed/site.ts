@@ -86,7 +86,14 @@ function writeTarget(root: string, target: TargetSpec, elapsed: number): void {
   const dir = join(root, target.name.includes('-MDT') ? MDT_DIR : OST_DIR, target.name);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'job_stats');
-  writeFileSync(`${path}.tmp`, jobStatsText(target.jobs.map((j) => generated(j, elapsed)), '2.14', targetOps(target)));
+  writeFileSync(
+    `${path}.tmp`,
+    jobStatsText(
+      target.jobs.map((j) => generated(j, elapsed)),
+      '2.14',
+      targetOps(target),
+    ),
+  );
   renameSync(`${path}.tmp`, path);
 }
 
@@ -110,7 +117,13 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
     const starts: Array<() => Promise<SiteHost>> = [];
     for (const { server, root } of lustreRoots) {
       starts.push(() =>
-        startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', `--path.procfs=${join(root, 'proc')}`, `--path.sysfs=${join(root, 'sys')}`, `--path.rootfs=${lustreRootfs}`]).then((exporter) => ({
+        startExporter([
+          '--collector.disable-defaults',
+          '--collector.lustre_jobstats',
+          `--path.procfs=${join(root, 'proc')}`,
+          `--path.sysfs=${join(root, 'sys')}`,
+          `--path.rootfs=${lustreRootfs}`,
+        ]).then((exporter) => ({
           host: server.host,
           kind: 'lustre-server' as const,
           exporter,
@@ -189,8 +202,6 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
 
 /** file_sd target lists: one group per host kind, labelled with its role. */
 export function fileSdTargets(hosts: readonly SiteHost[]): string {
-  const groups = (['lustre-server', 'compute'] as const)
-    .map((kind) => ({ kind, targets: hosts.filter((h) => h.kind === kind).map((h) => h.address) }))
-    .filter((g) => g.targets.length > 0);
+  const groups = (['lustre-server', 'compute'] as const).map((kind) => ({ kind, targets: hosts.filter((h) => h.kind === kind).map((h) => h.address) })).filter((g) => g.targets.length > 0);
   return groups.map((g) => `- targets: ${JSON.stringify(g.targets)}\n  labels: { role: ${g.kind} }\n`).join('');
 }

@@ -32,20 +32,46 @@ const spec: SiteSpec = {
   lustre: [
     {
       host: 'mds1',
-      targets: [{ name: 'fs-MDT0000', jobs: [{ id: '1001:5000:n1', ops: { open: 4000, getattr: 2000 } }, { id: '1003:5000:n1', ops: { open: 2 }, writeBytes: 8000 * 1048576 }] }],
+      targets: [
+        {
+          name: 'fs-MDT0000',
+          jobs: [
+            { id: '1001:5000:n1', ops: { open: 4000, getattr: 2000 } },
+            { id: '1003:5000:n1', ops: { open: 2 }, writeBytes: 8000 * 1048576 },
+          ],
+        },
+      ],
     },
     {
       host: 'oss1',
       targets: [
         { name: 'fs-OST0000', jobs: [{ id: '1003:5000:n1', writeBytes: 50 * MB }] },
-        { name: 'fs-OST0001', jobs: [{ id: '1003:5000:n1', writeBytes: 50 * MB }, { id: '1002:5001:n2', readBytes: 200 * MB }] },
+        {
+          name: 'fs-OST0001',
+          jobs: [
+            { id: '1003:5000:n1', writeBytes: 50 * MB },
+            { id: '1002:5001:n2', readBytes: 200 * MB },
+          ],
+        },
       ],
     },
     {
       host: 'oss2',
       targets: [
-        { name: 'fs-OST0002', jobs: [{ id: '1003:5000:n1', writeBytes: 50 * MB }, { id: '1004:5001:n2', readBytes: 30 * MB, ops: { getattr: 50 } }] },
-        { name: 'fs-OST0003', jobs: [{ id: '1003:5000:n1', writeBytes: 50 * MB }, { id: '1004:5001:n2', readBytes: 30 * MB, ops: { getattr: 50 } }] },
+        {
+          name: 'fs-OST0002',
+          jobs: [
+            { id: '1003:5000:n1', writeBytes: 50 * MB },
+            { id: '1004:5001:n2', readBytes: 30 * MB, ops: { getattr: 50 } },
+          ],
+        },
+        {
+          name: 'fs-OST0003',
+          jobs: [
+            { id: '1003:5000:n1', writeBytes: 50 * MB },
+            { id: '1004:5001:n2', readBytes: 30 * MB, ops: { getattr: 50 } },
+          ],
+        },
       ],
     },
   ],
@@ -253,7 +279,12 @@ test('the jobio data source: every query type and variable lookup, built by the 
   // Characterisation of a writer and of a reader (a counter that never moved is not exported).
   const writer = b.characterisationExprs(job('1003'));
   const reader = b.characterisationExprs(job('1004'));
-  range.push(['characterisation 1003 write', writer.write], ['characterisation 1003 operations', writer.operations], ['characterisation 1004 read', reader.read], ['characterisation 1004 operations', reader.operations]);
+  range.push(
+    ['characterisation 1003 write', writer.write],
+    ['characterisation 1003 operations', writer.operations],
+    ['characterisation 1004 read', reader.read],
+    ['characterisation 1004 operations', reader.operations],
+  );
   for (const metric of ['operations', 'bytes']) range.push([`trend ${metric}`, b.trendExpr(metric, [], RATE_WINDOW)]);
 
   const problems: string[] = [];
@@ -303,7 +334,10 @@ test('jobio top --prometheus: the same table from VictoriaMetrics as from Promet
     v.map((r) => `${r.job} ${r.rest}`),
     p.map((r) => `${r.job} ${r.rest}`),
   );
-  assert.deepEqual(p.map((r) => r.job), ['1001', '1002', '1003', '1004']);
+  assert.deepEqual(
+    p.map((r) => r.job),
+    ['1001', '1002', '1003', '1004'],
+  );
   for (const [i, row] of p.entries()) {
     const other = v[i]!;
     for (const col of ['wr', 'rd', 'reqs'] as const) {

@@ -17,7 +17,9 @@ function dryRun(files: readonly string[]): { status: number | null; output: stri
 
 test('vmalert -dryRun accepts every shipped rule file and refuses a broken one', () => {
   const dir = join(repoRoot, 'provisioning/prometheus/rules');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yml')).map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yml'))
+    .map((f) => join(dir, f));
   assert.ok(files.length >= 2);
   const ok = dryRun(files);
   assert.equal(ok.status, 0, ok.output);

@@ -36,39 +36,43 @@ function normalise(text: string): string {
   return normaliseExposition(text).replace(/^(jobio_exporter_series\{collector="process"\}) \d+$/m, '$1 <n>');
 }
 
-test('all collectors on one host: every collector succeeds, one golden exposition, promtool-clean', { skip: asRoot ? false : 'the job spool is believed only when root-owned (a root checkout, as in CI)' }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'jobio-all-'));
-  const host = assembleHost(dir);
-  const socket = join(dir, 'profiler.sock');
-  const gpus = fakeConfig(['gpus=2', 'gpu0.pids=4123', 'gpu0.name=NVIDIA A100-SXM4-80GB', 'gpu1.name=NVIDIA A100-SXM4-80GB', 'gpu0.energy_mj=123456789']);
-  const exporter = await startExporter(
-    [
-      ...allCollectors.map((c) => `--collector.${c.name}`),
-      `--path.procfs=${host.procfs}`,
-      `--path.sysfs=${host.sysfs}`,
-      `--path.rootfs=${host.rootfs}`,
-      `--path.lustre=${host.lustre}`,
-      `--collector.profiler.socket=${socket}`,
-      `--collector.gpu.nvml-library=${fakeLibrary}`,
-      '--collector.job_info.squeue=',
-    ],
-    { env: { JOBIO_FAKE_NVML_CONFIG: gpus } },
-  );
-  try {
-    // A sender the fake procfs does not know: its frames are refused and counted, never credited.
-    assert.equal(sendScenario(socket, 'valid', '4242', 'SLURM_JOB_ID', { SLURM_JOB_ID: '4242', FRAME_TOOL_HOLD_MS: '300' }).status, 0);
-    // The receiver works asynchronously: wait until it has judged the 4 frames the scenario sends.
-    let text = await scrape(`${exporter.url}/metrics`);
-    for (const until = Date.now() + 10_000; !/unverified_job"\} 4$/m.test(text) && Date.now() < until; ) {
-      await new Promise((r) => setTimeout(r, 100));
-      text = await scrape(`${exporter.url}/metrics`);
+test(
+  'all collectors on one host: every collector succeeds, one golden exposition, promtool-clean',
+  { skip: asRoot ? false : 'the job spool is believed only when root-owned (a root checkout, as in CI)' },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jobio-all-'));
+    const host = assembleHost(dir);
+    const socket = join(dir, 'profiler.sock');
+    const gpus = fakeConfig(['gpus=2', 'gpu0.pids=4123', 'gpu0.name=NVIDIA A100-SXM4-80GB', 'gpu1.name=NVIDIA A100-SXM4-80GB', 'gpu0.energy_mj=123456789']);
+    const exporter = await startExporter(
+      [
+        ...allCollectors.map((c) => `--collector.${c.name}`),
+        `--path.procfs=${host.procfs}`,
+        `--path.sysfs=${host.sysfs}`,
+        `--path.rootfs=${host.rootfs}`,
+        `--path.lustre=${host.lustre}`,
+        `--collector.profiler.socket=${socket}`,
+        `--collector.gpu.nvml-library=${fakeLibrary}`,
+        '--collector.job_info.squeue=',
+      ],
+      { env: { JOBIO_FAKE_NVML_CONFIG: gpus } },
+    );
+    try {
+      // A sender the fake procfs does not know: its frames are refused and counted, never credited.
+      assert.equal(sendScenario(socket, 'valid', '4242', 'SLURM_JOB_ID', { SLURM_JOB_ID: '4242', FRAME_TOOL_HOLD_MS: '300' }).status, 0);
+      // The receiver works asynchronously: wait until it has judged the 4 frames the scenario sends.
+      let text = await scrape(`${exporter.url}/metrics`);
+      for (const until = Date.now() + 10_000; !/unverified_job"\} 4$/m.test(text) && Date.now() < until;) {
+        await new Promise((r) => setTimeout(r, 100));
+        text = await scrape(`${exporter.url}/metrics`);
+      }
+      const lint = promtoolCheckMetrics(text);
+      assert.ok(lint.ok, `promtool check metrics:\n${lint.output}`);
+      for (const c of allCollectors) assert.match(text, new RegExp(`^jobio_scrape_collector_success\\{collector="${c.name}"\\} 1$`, 'm'), `collector ${c.name} succeeds`);
+      assertGolden(normalise(text), join(repoRoot, 'test/golden/exporter/all-collectors.prom'));
+    } finally {
+      await exporter.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
-    const lint = promtoolCheckMetrics(text);
-    assert.ok(lint.ok, `promtool check metrics:\n${lint.output}`);
-    for (const c of allCollectors) assert.match(text, new RegExp(`^jobio_scrape_collector_success\\{collector="${c.name}"\\} 1$`, 'm'), `collector ${c.name} succeeds`);
-    assertGolden(normalise(text), join(repoRoot, 'test/golden/exporter/all-collectors.prom'));
-  } finally {
-    await exporter.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -22,7 +22,9 @@ test('100 parallel wrong passwords: bounded checks, 429 beyond the queue, counte
     const good = { headers: { Authorization: basic('prometheus', 's3cret') } };
     assert.equal((await fetch(url, good)).status, 200, 'first scrape verifies and caches the credentials');
 
-    const attempts = Array.from({ length: 100 }, (_, i) => fetch(url, { headers: { Authorization: basic(i % 2 ? 'prometheus' : 'mallory', `guess${i}`) } }).then(async (r) => (await r.text(), r.status)));
+    const attempts = Array.from({ length: 100 }, (_, i) =>
+      fetch(url, { headers: { Authorization: basic(i % 2 ? 'prometheus' : 'mallory', `guess${i}`) } }).then(async (r) => (await r.text(), r.status)),
+    );
     const scrapesDuringFlood = Array.from({ length: 5 }, () => fetch(url, good).then((r) => r.status));
     const [statuses, scrapes] = await Promise.all([Promise.all(attempts), Promise.all(scrapesDuringFlood)]);
 

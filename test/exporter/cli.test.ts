@@ -19,7 +19,19 @@ test('--help lists the subcommands and exits 0', async () => {
 test('exporter --help lists node_exporter-style flags', async () => {
   const r = await runJobio(['exporter', '--help']);
   assert.equal(r.code, 0);
-  for (const flag of ['--web.listen-address', '--web.telemetry-path', '--web.config.file', '--log.level', '--log.format', '--path.procfs', '--path.sysfs', '--path.rootfs', '--path.lustre', '--collector.disable-defaults', '--no-collector.process']) {
+  for (const flag of [
+    '--web.listen-address',
+    '--web.telemetry-path',
+    '--web.config.file',
+    '--log.level',
+    '--log.format',
+    '--path.procfs',
+    '--path.sysfs',
+    '--path.rootfs',
+    '--path.lustre',
+    '--collector.disable-defaults',
+    '--no-collector.process',
+  ]) {
     assert.ok(r.stdout.includes(flag), `help mentions ${flag}`);
   }
 });

@@ -24,7 +24,10 @@ test('HTTPS with basic auth: curl and a real Prometheus get in, wrong credential
   // $2y$ is what htpasswd writes; the exporter-toolkit accepts it, so must we.
   const hash = bcrypt.hashSync('s3cret', 10).replace(/^\$2b\$/, '$2y$');
   const webConfig = join(tls.dir, 'web.yml');
-  writeFileSync(webConfig, `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: '${hash}'\nhttp_server_config:\n  headers:\n    X-Content-Type-Options: nosniff\n`);
+  writeFileSync(
+    webConfig,
+    `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: '${hash}'\nhttp_server_config:\n  headers:\n    X-Content-Type-Options: nosniff\n`,
+  );
   const exporter = await startExporter(['--collector.disable-defaults', `--web.config.file=${webConfig}`], { scheme: 'https' });
   try {
     const ok = curl(['--cacert', tls.cert, '-u', 'prometheus:s3cret', `${exporter.url}/metrics`]);

@@ -50,11 +50,14 @@ async function withExporter<T>(tlsYaml: string, body: (e: RunningExporter) => Pr
 
 async function selfMetric(exporter: RunningExporter, pattern: RegExp): Promise<number> {
   const text = await new Promise<string>((resolveText, reject) => {
-    const req = request({ host: '127.0.0.1', port: exporter.port, path: '/metrics', agent: false, ca: readFileSync(server.cert), cert: readFileSync(signed.cert), key: readFileSync(signed.key) }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString('utf8')));
-      res.on('end', () => resolveText(body));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: exporter.port, path: '/metrics', agent: false, ca: readFileSync(server.cert), cert: readFileSync(signed.cert), key: readFileSync(signed.key) },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString('utf8')));
+        res.on('end', () => resolveText(body));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -99,7 +102,10 @@ test('client_allowed_sans: only certificates with an allowed DNS, IP, email or U
   await withExporter(`  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n  client_allowed_sans:\n${sans}`, async (exporter) => {
     const seen = [];
     for (const [client] of clients) seen.push(await get(exporter, client));
-    assert.deepEqual(seen, clients.map(([, expected]) => expected));
+    assert.deepEqual(
+      seen,
+      clients.map(([, expected]) => expected),
+    );
     assert.equal(await selfMetric(exporter, /^jobio_web_tls_client_refused_total\{reason="san_not_allowed"\} (\d+)$/m), 2);
   });
 });

@@ -16,8 +16,7 @@ export function fakeConfig(lines: readonly string[]): string {
 }
 
 export function startGpuExporter(config: string, flags: readonly string[] = []): Promise<RunningExporter> {
-  return startExporter(
-    ['--collector.disable-defaults', '--collector.gpu', `--collector.gpu.nvml-library=${fakeLibrary}`, `--path.rootfs=${rootfs}`, ...flags],
-    { env: { JOBIO_FAKE_NVML_CONFIG: config } },
-  );
+  return startExporter(['--collector.disable-defaults', '--collector.gpu', `--collector.gpu.nvml-library=${fakeLibrary}`, `--path.rootfs=${rootfs}`, ...flags], {
+    env: { JOBIO_FAKE_NVML_CONFIG: config },
+  });
 }

@@ -10,7 +10,17 @@ import { readValidLog, type LogRecord } from '../profiler/mistral-schema.js';
 import { fakeConfig, fakeLibrary } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobio-run-gpu-'));
-const config = fakeConfig(['gpus=2', 'gpu0.util=55', 'gpu0.temp=61', `gpu0.mem_used=${3 * 2 ** 30}`, 'gpu0.power_mw=250000', 'gpu0.pcie_rx_kbps=4096', 'gpu0.pcie_tx_kbps=1024', 'gpu1.util=5', 'gpu1.temp=35']);
+const config = fakeConfig([
+  'gpus=2',
+  'gpu0.util=55',
+  'gpu0.temp=61',
+  `gpu0.mem_used=${3 * 2 ** 30}`,
+  'gpu0.power_mw=250000',
+  'gpu0.pcie_rx_kbps=4096',
+  'gpu0.pcie_tx_kbps=1024',
+  'gpu1.util=5',
+  'gpu1.temp=35',
+]);
 
 test('gpu records from the fake NVML: every frame and the job total, per GPU and for all', async () => {
   const out = join(dir, 'gpu.jsonl');
@@ -21,7 +31,10 @@ test('gpu records from the fake NVML: every frame and the job total, per GPU and
   const periodic = gpu.filter((x) => x.jobtotal === false);
   const resources = records.filter((x) => x.type === 'resources' && x.jobtotal === false);
   // each frame: /dev/nvidia0, /dev/nvidia1 and "*", in that order
-  assert.deepEqual(periodic.map((x) => x.gpu), resources.flatMap(() => ['/dev/nvidia0', '/dev/nvidia1', '*']));
+  assert.deepEqual(
+    periodic.map((x) => x.gpu),
+    resources.flatMap(() => ['/dev/nvidia0', '/dev/nvidia1', '*']),
+  );
   const total = (device: string): LogRecord => gpu.find((x) => x.jobtotal === true && x.gpu === device) as LogRecord;
   const g0 = total('/dev/nvidia0').usage as LogRecord;
   assert.equal(g0.utilisation, 55);

@@ -11,17 +11,19 @@ import { dirname } from 'node:path';
  */
 export function normaliseExposition(text: string): string {
   const isWeb = (line: string | undefined): boolean => line !== undefined && /^(# (HELP|TYPE) )?jobio_web_/.test(line);
-  return text
-    .split('\n')
-    // A dropped jobio_web_ family takes the blank line that separates it from the one before along.
-    .filter((line, i, lines) => !isWeb(line) && !(line === '' && isWeb(lines[i + 1])))
-    .filter((line) => !/^(# (HELP|TYPE) )?(process_|nodejs_)/.test(line))
-    .map((line) => {
-      if (line.startsWith('jobio_scrape_collector_duration_seconds{')) return line.replace(/ \S+$/, ' <duration>');
-      if (line.startsWith('jobio_build_info{')) return 'jobio_build_info{<build labels>} 1';
-      return line;
-    })
-    .join('\n');
+  return (
+    text
+      .split('\n')
+      // A dropped jobio_web_ family takes the blank line that separates it from the one before along.
+      .filter((line, i, lines) => !isWeb(line) && !(line === '' && isWeb(lines[i + 1])))
+      .filter((line) => !/^(# (HELP|TYPE) )?(process_|nodejs_)/.test(line))
+      .map((line) => {
+        if (line.startsWith('jobio_scrape_collector_duration_seconds{')) return line.replace(/ \S+$/, ' <duration>');
+        if (line.startsWith('jobio_build_info{')) return 'jobio_build_info{<build labels>} 1';
+        return line;
+      })
+      .join('\n')
+  );
 }
 
 export function assertGolden(actual: string, goldenPath: string): void {

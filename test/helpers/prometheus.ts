@@ -34,7 +34,12 @@ export interface PromVectorSample {
 function configYaml(targets: readonly ScrapeTarget[], interval: string, extra: string): string {
   const jobs = targets
     .map((t) => {
-      const lines = [`  - job_name: ${JSON.stringify(t.job)}`, `    scrape_interval: ${interval}`, `    scheme: ${t.scheme ?? 'http'}`, `    metrics_path: ${JSON.stringify(t.metricsPath ?? '/metrics')}`];
+      const lines = [
+        `  - job_name: ${JSON.stringify(t.job)}`,
+        `    scrape_interval: ${interval}`,
+        `    scheme: ${t.scheme ?? 'http'}`,
+        `    metrics_path: ${JSON.stringify(t.metricsPath ?? '/metrics')}`,
+      ];
       if (t.basicAuth) lines.push('    basic_auth:', `      username: ${JSON.stringify(t.basicAuth.username)}`, `      password: ${JSON.stringify(t.basicAuth.password)}`);
       if (t.insecureSkipVerify) lines.push('    tls_config:', '      insecure_skip_verify: true');
       lines.push('    static_configs:', `      - targets: [${JSON.stringify(t.address)}]`);
@@ -53,7 +58,10 @@ export async function startPrometheus(targets: readonly ScrapeTarget[], opts: { 
  * remote_write only, no local queries: the scrapers of a sharded setup); `files` are written beside
  * the configuration first (rule files, file_sd target lists), under the given relative names.
  */
-export async function startPrometheusWithConfig(configText: string, opts: { agent?: boolean; files?: Record<string, string> } = {}): Promise<RunningPrometheus & { readonly pid: number; readonly dir: string }> {
+export async function startPrometheusWithConfig(
+  configText: string,
+  opts: { agent?: boolean; files?: Record<string, string> } = {},
+): Promise<RunningPrometheus & { readonly pid: number; readonly dir: string }> {
   const service = await startService({
     binary: 'prometheus',
     readyPath: '/-/ready',

@@ -270,7 +270,9 @@ function processesOf(marker: string): number[] {
 function removeEmptyCgroups(dir: string): void {
   let entries: string[] = [];
   try {
-    entries = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    entries = readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch {
     return;
   }
@@ -406,10 +408,16 @@ export async function startSlurm(opts: StartOptions = {}): Promise<SlurmStart> {
     };
     process.once('exit', onExit);
 
-    const logs = (): string =>
-      ['slurmctld.out', 'slurmctld.log', 'slurmd.out', 'slurmd.log'].map((f) => `--- ${f}\n${tail(join(dir, f))}`).join('\n');
+    const logs = (): string => ['slurmctld.out', 'slurmctld.log', 'slurmd.out', 'slurmd.log'].map((f) => `--- ${f}\n${tail(join(dir, f))}`).join('\n');
     const run = (file: string, args: readonly string[], user?: TestUser, input?: string) =>
-      spawnSync(file, args, { env: { ...env, ...(user ? { HOME: work, USER: user.name, LOGNAME: user.name } : {}) }, encoding: 'utf8', timeout: 20_000, cwd: work, input, ...(user ? { uid: user.uid, gid: user.gid } : {}) });
+      spawnSync(file, args, {
+        env: { ...env, ...(user ? { HOME: work, USER: user.name, LOGNAME: user.name } : {}) },
+        encoding: 'utf8',
+        timeout: 20_000,
+        cwd: work,
+        input,
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      });
 
     // Ready: the node reports idle (poll; never a fixed sleep).
     let ready = false;
@@ -467,7 +475,9 @@ export async function startSlurm(opts: StartOptions = {}): Promise<SlurmStart> {
       conf,
       node,
       cgroups: attempt.cgroups ? 'v1' : 'none',
-      variantReason: attempt.cgroups ? `variant A, job cgroups v1 (${attempt.reason})` : `baseline without cgroups (${[attempt.reason, ...failures.map((f) => f.split('\n')[0])].filter(Boolean).join('; ')})`,
+      variantReason: attempt.cgroups
+        ? `variant A, job cgroups v1 (${attempt.reason})`
+        : `baseline without cgroups (${[attempt.reason, ...failures.map((f) => f.split('\n')[0])].filter(Boolean).join('; ')})`,
       env,
       client,
       submit({ script, user, args = [], env: extra = {} }) {
@@ -500,7 +510,8 @@ export async function startSlurm(opts: StartOptions = {}): Promise<SlurmStart> {
         run(bin.scancel, [jobid]);
       },
       output: (jobid) => join(work, `job-${jobid}.out`),
-      describe: () => `Slurm 22.05 single node ${node} on 127.0.0.1:${ports.ctld}/${ports.slurmd}, ${cluster.variantReason}, munge ${munge.startedPid ? `started (pid ${munge.startedPid})` : 'already running'}`,
+      describe: () =>
+        `Slurm 22.05 single node ${node} on 127.0.0.1:${ports.ctld}/${ports.slurmd}, ${cluster.variantReason}, munge ${munge.startedPid ? `started (pid ${munge.startedPid})` : 'already running'}`,
       logs,
       async stop() {
         if (stopped) return;
@@ -509,9 +520,18 @@ export async function startSlurm(opts: StartOptions = {}): Promise<SlurmStart> {
         const ids = run(bin.squeue, ['-h', '-o', '%i']).stdout.split('\n').filter(Boolean);
         if (ids.length > 0) run(bin.scancel, ids);
         const deadline = Date.now() + 15_000;
-        while (Date.now() < deadline && run(bin.squeue, ['-h', '-t', 'all', '-o', '%i %T']).stdout.split('\n').some((l) => / (RUNNING|COMPLETING|PENDING|CONFIGURING)$/.test(l))) await sleep(100);
+        while (
+          Date.now() < deadline &&
+          run(bin.squeue, ['-h', '-t', 'all', '-o', '%i %T'])
+            .stdout.split('\n')
+            .some((l) => / (RUNNING|COMPLETING|PENDING|CONFIGURING)$/.test(l))
+        )
+          await sleep(100);
         // 2. slurmd, then slurmctld (it saves its state first), by PID.
-        for (const [d, ms] of [[slurmd, 10_000], [ctld, 15_000]] as const) {
+        for (const [d, ms] of [
+          [slurmd, 10_000],
+          [ctld, 15_000],
+        ] as const) {
           if (!d.pid || d.exitCode !== null || d.signalCode !== null) continue;
           process.kill(d.pid, 'SIGTERM');
           if (!(await waitExit(d.pid, ms))) process.kill(d.pid, 'SIGKILL');
@@ -541,4 +561,3 @@ export async function startSlurm(opts: StartOptions = {}): Promise<SlurmStart> {
   releaseLock();
   return { skip: `Slurm daemons could not start on this host:\n${failures.join('\n')}` };
 }
-

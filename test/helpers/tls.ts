@@ -16,7 +16,9 @@ export function makeSelfSignedCert(): TlsFiles {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-tls-'));
   const cert = join(dir, 'server.crt');
   const key = join(dir, 'server.key');
-  execFileSync(openssl, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(openssl, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {
+    stdio: 'ignore',
+  });
   return { dir, cert, key };
 }
 
@@ -58,6 +60,10 @@ export function makeCa(dir = mkdtempSync(join(tmpdir(), 'jobio-ca-'))): TestCa {
 export function makeSelfSignedClient(dir: string, name: string, san: string): ClientCert {
   const openssl = requireBinary('openssl');
   const out = { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
-  execFileSync(openssl, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', out.key, '-out', out.cert, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`], { stdio: 'ignore' });
+  execFileSync(
+    openssl,
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', out.key, '-out', out.cert, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`],
+    { stdio: 'ignore' },
+  );
   return out;
 }

@@ -31,7 +31,12 @@ for (const c of cases) {
 }
 
 test('job_info: no spool and no squeue is quiet (success 0, no series, no warning)', async () => {
-  const exporter = await startExporter(['--collector.disable-defaults', '--collector.job_info', '--collector.job_info.squeue=/nonexistent/squeue', `--path.rootfs=${join(repoRoot, 'test/fixtures/cgroup/rootfs')}`]);
+  const exporter = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.job_info',
+    '--collector.job_info.squeue=/nonexistent/squeue',
+    `--path.rootfs=${join(repoRoot, 'test/fixtures/cgroup/rootfs')}`,
+  ]);
   try {
     const text = await scrape(`${exporter.url}/metrics`);
     assert.match(text, /^jobio_scrape_collector_success\{collector="job_info"\} 0$/m);

@@ -56,13 +56,17 @@ test('Flux prolog/epilog: FLUX_JOB_ID as ƒ-F58 or decimal → one job file unde
   const { rootfs, spool } = hostRoot();
   // A stand-in for `flux`: the two subcommands the hooks use, answering for job 91088924704768 only.
   const fakeFlux = join(rootfs, 'flux');
-  writeFileSync(fakeFlux, [
-    '#!/bin/sh',
-    'if [ "$1 $2 $3" = "job id --to=f58plain" ] && [ "$4" = 91088924704768 ]; then echo fiFkbMhFM; exit 0; fi',
-    'if [ "$1" = jobs ]; then printf "batch\\tsim run 1\\n"; exit 0; fi',
-    'exit 1',
-    '',
-  ].join('\n'), { mode: 0o755 });
+  writeFileSync(
+    fakeFlux,
+    [
+      '#!/bin/sh',
+      'if [ "$1 $2 $3" = "job id --to=f58plain" ] && [ "$4" = 91088924704768 ]; then echo fiFkbMhFM; exit 0; fi',
+      'if [ "$1" = jobs ]; then printf "batch\\tsim run 1\\n"; exit 0; fi',
+      'exit 1',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
   try {
     const env = { JOBIO_SPOOL: spool, JOBIO_FLUX: fakeFlux, FLUX_JOB_USERID: '1000' };
     run('provisioning/flux/jobio-prolog.sh', { ...env, FLUX_JOB_ID: 'ƒiFkbMhFM' });

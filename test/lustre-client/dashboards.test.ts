@@ -25,11 +25,12 @@ interface Dashboard {
 
 const load = (file: string): Dashboard => JSON.parse(readFileSync(join(repoRoot, 'dashboards', file), 'utf8')) as Dashboard;
 
-test('job dashboard: a profiler-coverage panel over the job\'s client and profiler bytes', () => {
+test("job dashboard: a profiler-coverage panel over the job's client and profiler bytes", () => {
   const coverage = load('job.json').panels.find((p) => p.title.startsWith('Profiler coverage'));
   assert.ok(coverage, 'coverage panel');
   const expr = coverage.targets?.[0]?.expr ?? '';
-  for (const name of ['jobio_profiler_read_bytes_total', 'jobio_profiler_write_bytes_total', 'jobio_lustre_client_read_bytes_total', 'jobio_lustre_client_write_bytes_total']) assert.ok(expr.includes(name), name);
+  for (const name of ['jobio_profiler_read_bytes_total', 'jobio_profiler_write_bytes_total', 'jobio_lustre_client_read_bytes_total', 'jobio_lustre_client_write_bytes_total'])
+    assert.ok(expr.includes(name), name);
   assert.match(expr, /jobid=~"\$jobid"/);
 });
 
@@ -47,7 +48,15 @@ test('cluster dashboard: per-node client bandwidth and metadata density heatmaps
 test('every PromQL expression of the cluster and job dashboards parses', () => {
   const exprs: string[] = [];
   for (const file of ['cluster-filesystem.json', 'job.json']) {
-    for (const p of load(file).panels) for (const t of p.targets ?? []) if (t.expr) exprs.push(t.expr.replace(/\$__rate_interval/g, '5m').replace(/\$__range/g, '1h').replace(/\$[a-z_]+/g, 'x'));
+    for (const p of load(file).panels)
+      for (const t of p.targets ?? [])
+        if (t.expr)
+          exprs.push(
+            t.expr
+              .replace(/\$__rate_interval/g, '5m')
+              .replace(/\$__range/g, '1h')
+              .replace(/\$[a-z_]+/g, 'x'),
+          );
   }
   const dir = mkdtempSync(join(tmpdir(), 'jobio-dash-'));
   try {

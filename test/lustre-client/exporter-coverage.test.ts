@@ -33,7 +33,10 @@ function llite(read: number, write: number): string {
  */
 async function sendAsJob(procfs: string, socket: string, dir: string): Promise<void> {
   const go = join(dir, `go-${Date.now()}`);
-  const child = spawn('/bin/sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.02; done; exec ${frameTool()} send ${socket} valid 4242 SLURM_JOB_ID`], { env: { ...process.env, SLURM_JOB_ID: '4242', FRAME_TOOL_HOLD_MS: '300' }, stdio: 'ignore' });
+  const child = spawn('/bin/sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.02; done; exec ${frameTool()} send ${socket} valid 4242 SLURM_JOB_ID`], {
+    env: { ...process.env, SLURM_JOB_ID: '4242', FRAME_TOOL_HOLD_MS: '300' },
+    stdio: 'ignore',
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   symlinkSync(`/proc/${child.pid}`, join(procfs, String(child.pid)));
   writeFileSync(go, '');
@@ -49,7 +52,8 @@ async function scrapeUntil(url: string, ok: (s: Sample[]) => boolean): Promise<S
   }
 }
 
-const bytes = (s: Sample[], prefix: string): number => s.filter((x) => (x.name === `${prefix}_read_bytes_total` || x.name === `${prefix}_write_bytes_total`) && x.labels.jobid === '4242' && x.labels.mount === '/data').reduce((a, x) => a + x.value, 0);
+const bytes = (s: Sample[], prefix: string): number =>
+  s.filter((x) => (x.name === `${prefix}_read_bytes_total` || x.name === `${prefix}_write_bytes_total`) && x.labels.jobid === '4242' && x.labels.mount === '/data').reduce((a, x) => a + x.value, 0);
 
 test('coverage: profiler frames and llite counters of one job on one exporter give the true ratio, and the rules record it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-coverage-'));
@@ -64,7 +68,14 @@ test('coverage: profiler frames and llite counters of one job on one exporter gi
   let write = 50_000 * KiB4;
   writeFileSync(llitePath, llite(read, write));
   const socket = join(dir, 'profiler.sock');
-  const exporter = await startExporter(['--collector.disable-defaults', '--collector.profiler', '--collector.lustre_client', `--collector.profiler.socket=${socket}`, `--path.procfs=${procfs}`, `--path.sysfs=${sysfs}`]);
+  const exporter = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.profiler',
+    '--collector.lustre_client',
+    `--collector.profiler.socket=${socket}`,
+    `--path.procfs=${procfs}`,
+    `--path.sysfs=${sysfs}`,
+  ]);
   try {
     const url = `${exporter.url}/metrics`;
     // The job's first process; the client moves what it did plus a static program's unseen writes.
@@ -91,7 +102,9 @@ test('coverage: profiler frames and llite counters of one job on one exporter gi
     for (const [i, s] of [first, second].entries()) {
       for (const x of s) {
         if (!/^jobio_(profiler|lustre_client)_(read|write)_bytes_total$/.test(x.name)) continue;
-        const labels = Object.entries({ ...x.labels, instance: 'node1' }).map(([k, v]) => `${k}="${v}"`).join(',');
+        const labels = Object.entries({ ...x.labels, instance: 'node1' })
+          .map(([k, v]) => `${k}="${v}"`)
+          .join(',');
         const key = `${x.name}{${labels}}`;
         const values = series.get(key) ?? [Number.NaN, Number.NaN];
         values[i] = x.value;
@@ -100,7 +113,10 @@ test('coverage: profiler frames and llite counters of one job on one exporter gi
     }
     const input = [...series].map(([key, [a, b]]) => `      - series: '${key}'\n        values: '${Number.isNaN(a) ? '_' : a} ${b}x5'`).join('\n');
     const testFile = join(dir, 'coverage.test.yml');
-    writeFileSync(testFile, `rule_files:\n  - ${join(repoRoot, 'provisioning/prometheus/rules/jobio-client-coverage.yml')}\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:\n${input}\n    promql_expr_test:\n      - expr: round(instance_fs_mount_jobid:jobio_profiler_coverage:ratio, 0.0001)\n        eval_time: 3m\n        exp_samples:\n          - labels: '{instance="node1",fs="scratch",mount="/data",jobid="4242"}'\n            value: ${TRUE_COVERAGE}\n`);
+    writeFileSync(
+      testFile,
+      `rule_files:\n  - ${join(repoRoot, 'provisioning/prometheus/rules/jobio-client-coverage.yml')}\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:\n${input}\n    promql_expr_test:\n      - expr: round(instance_fs_mount_jobid:jobio_profiler_coverage:ratio, 0.0001)\n        eval_time: 3m\n        exp_samples:\n          - labels: '{instance="node1",fs="scratch",mount="/data",jobid="4242"}'\n            value: ${TRUE_COVERAGE}\n`,
+    );
     const r = spawnSync(requireBinary('promtool', 'prometheus'), ['test', 'rules', testFile], { encoding: 'utf8' });
     assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
   } finally {

@@ -82,7 +82,14 @@ for (const c of cases) {
 
 test('lustre_client: a Lustre mount whose stats are visible neither as files nor through lctl fails the collector with a clear error, not the scrape', async () => {
   const tree = join(fixtures, 'client-2.14-lctl');
-  const exporter = await startExporter(['--collector.disable-defaults', '--collector.lustre_client', '--collector.process', `--path.procfs=${join(tree, 'proc')}`, `--path.sysfs=${join(tree, 'sys')}`, '--collector.lustre_client.lctl-path=/nonexistent/lctl']);
+  const exporter = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.lustre_client',
+    '--collector.process',
+    `--path.procfs=${join(tree, 'proc')}`,
+    `--path.sysfs=${join(tree, 'sys')}`,
+    '--collector.lustre_client.lctl-path=/nonexistent/lctl',
+  ]);
   try {
     const text = await scrape(`${exporter.url}/metrics`);
     assert.match(text, /^jobio_scrape_collector_success\{collector="lustre_client"\} 0$/m);
@@ -94,7 +101,17 @@ test('lustre_client: a Lustre mount whose stats are visible neither as files nor
 });
 
 test('lustre_client: --collector.lustre_client.lctl reads through lctl even where no mount is listed', async () => {
-  const exporter = await startExporter(['--collector.disable-defaults', '--collector.lustre_client', `--path.procfs=${join(fixtures, 'no-lustre/proc')}`, `--path.sysfs=${join(fixtures, 'no-lustre/sys')}`, '--collector.lustre_client.lctl', `--collector.lustre_client.lctl-path=${join(fixtures, 'bin/fake-lctl')}`], { env: { JOBIO_FAKE_LCTL_FILE: join(fixtures, 'lctl/llite_client.lctl.txt') } });
+  const exporter = await startExporter(
+    [
+      '--collector.disable-defaults',
+      '--collector.lustre_client',
+      `--path.procfs=${join(fixtures, 'no-lustre/proc')}`,
+      `--path.sysfs=${join(fixtures, 'no-lustre/sys')}`,
+      '--collector.lustre_client.lctl',
+      `--collector.lustre_client.lctl-path=${join(fixtures, 'bin/fake-lctl')}`,
+    ],
+    { env: { JOBIO_FAKE_LCTL_FILE: join(fixtures, 'lctl/llite_client.lctl.txt') } },
+  );
   try {
     const text = await scrape(`${exporter.url}/metrics`);
     assert.match(text, /^jobio_lustre_client_operations_total\{fs="ai400x2",mount="_unknown",jobid="_none",operation="inode_permission"\} 629305628$/m);

@@ -33,7 +33,13 @@ function llite(writeBytes: number, readBytes = 20480): string {
 function coverageRow(stderr: string, mount: string): string[] | undefined {
   const lines = stderr.split('\n');
   const start = lines.findIndex((l) => l.startsWith("profiler coverage against this node's Lustre client"));
-  return start < 0 ? undefined : lines.slice(start).find((l) => l.startsWith(`${mount} `))?.trim().split(/\s{2,}/);
+  return start < 0
+    ? undefined
+    : lines
+        .slice(start)
+        .find((l) => l.startsWith(`${mount} `))
+        ?.trim()
+        .split(/\s{2,}/);
 }
 
 function node(): { root: string; data: string; mount: string; dir: (instance: string) => string } {

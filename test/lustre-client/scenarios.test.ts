@@ -14,7 +14,12 @@ import { silentLogger } from '../../exporter/src/util/logger.js';
 class Node {
   readonly root = mkdtempSync(join(tmpdir(), 'jobio-client-'));
   readonly registry = new Registry();
-  readonly collector = lustreClientCollector.create({ registry: this.registry, paths: { procfs: join(this.root, 'proc'), sysfs: join(this.root, 'sys'), rootfs: this.root }, options: {}, logger: silentLogger() });
+  readonly collector = lustreClientCollector.create({
+    registry: this.registry,
+    paths: { procfs: join(this.root, 'proc'), sysfs: join(this.root, 'sys'), rootfs: this.root },
+    options: {},
+    logger: silentLogger(),
+  });
   private instance = '';
 
   constructor() {
@@ -28,7 +33,10 @@ class Node {
     this.instance = instance;
     const dir = join(this.root, 'proc/fs/lustre/llite', instance);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'stats'), `snapshot_time 1700000000.000000001 secs.nsecs\nwrite_bytes ${writeBytes / 4096} samples [bytes] 4096 4096 ${writeBytes}\nopen ${opens} samples [usecs] 10 20 ${opens * 15}\n`);
+    writeFileSync(
+      join(dir, 'stats'),
+      `snapshot_time 1700000000.000000001 secs.nsecs\nwrite_bytes ${writeBytes / 4096} samples [bytes] 4096 4096 ${writeBytes}\nopen ${opens} samples [usecs] 10 20 ${opens * 15}\n`,
+    );
   }
 
   jobs(...ids: string[]): void {
@@ -42,7 +50,10 @@ class Node {
     assert.equal(await this.collector.update(new AbortController().signal), 'ok');
     const out: Record<string, number | string> = {};
     for (const line of (await this.registry.metrics()).split('\n')) {
-      const m = /^jobio_lustre_client_(write_bytes_total|operations_total|operation_seconds_total|mount_info)\{fs="scratch",mount="\/scratch"(?:,jobid="([^"]*)")?(?:,operation="open")?(?:,llite="([^"]*)")?\} (\S+)$/.exec(line);
+      const m =
+        /^jobio_lustre_client_(write_bytes_total|operations_total|operation_seconds_total|mount_info)\{fs="scratch",mount="\/scratch"(?:,jobid="([^"]*)")?(?:,operation="open")?(?:,llite="([^"]*)")?\} (\S+)$/.exec(
+          line,
+        );
       if (!m) continue;
       if (m[1] === 'mount_info') out['llite'] = m[3] ?? '';
       else out[`${m[1]!.replace('_total', '')}{${m[2]}}`] = Number(m[4]);
@@ -60,7 +71,11 @@ test('lustre_client: growth, jobs coming and going, remounts and a shared node, 
   try {
     node.jobs('7');
     node.stats('scratch-ffff0001', 4096 * 10, 3);
-    assert.deepEqual(await node.scrape(), { 'write_bytes{7}': 40960, 'operations{7}': 3, 'operation_seconds{7}': 45e-6, llite: 'scratch-ffff0001' }, 'the first collection starts at the file values, credited to the running job');
+    assert.deepEqual(
+      await node.scrape(),
+      { 'write_bytes{7}': 40960, 'operations{7}': 3, 'operation_seconds{7}': 45e-6, llite: 'scratch-ffff0001' },
+      'the first collection starts at the file values, credited to the running job',
+    );
 
     node.stats('scratch-ffff0001', 4096 * 25, 5);
     assert.deepEqual(await node.scrape(), { 'write_bytes{7}': 102400, 'operations{7}': 5, 'operation_seconds{7}': 75e-6, llite: 'scratch-ffff0001' }, 'growth');

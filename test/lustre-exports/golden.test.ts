@@ -23,7 +23,12 @@ const cases: readonly GoldenCase[] = [
   { collector: 'lustre_exports', name: 'hp-2.10.1', tree: 'stats-hp-2.10.1' },
   { collector: 'lustre_exports', name: 'mixed-layouts', tree: 'stats-mixed-layouts' },
   { collector: 'lustre_exports', name: 'whamcloud-2.14.0_ddn133-lctl', lctlFile: 'lctl/2.14.0_ddn133_exports.lctl.txt' },
-  { collector: 'lustre_exports', name: 'ziyht-2.12.5-674-clients-max-clients-20-lctl', lctlFile: 'lctl/ziyht-2.12.5-mdt.exports.all.stats.lctl.txt', flags: ['--collector.lustre_exports.max-clients=20'] },
+  {
+    collector: 'lustre_exports',
+    name: 'ziyht-2.12.5-674-clients-max-clients-20-lctl',
+    lctlFile: 'lctl/ziyht-2.12.5-mdt.exports.all.stats.lctl.txt',
+    flags: ['--collector.lustre_exports.max-clients=20'],
+  },
   { collector: 'lustre_exports', name: 'no-lustre', tree: 'no-lustre' },
   { collector: 'lustre_stats', name: 'hp-2.10.1', tree: 'stats-hp-2.10.1' },
   { collector: 'lustre_stats', name: 'mixed-layouts', tree: 'stats-mixed-layouts' },

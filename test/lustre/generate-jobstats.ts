@@ -13,7 +13,23 @@ export interface GeneratedJob {
 }
 
 export const OST_OPS_210 = ['read_bytes', 'write_bytes', 'getattr', 'setattr', 'punch', 'sync', 'destroy', 'create', 'statfs', 'get_info', 'set_info', 'quotactl'] as const;
-export const OST_OPS_214 = ['read_bytes', 'write_bytes', 'read', 'write', 'getattr', 'setattr', 'punch', 'sync', 'destroy', 'create', 'statfs', 'get_info', 'set_info', 'quotactl', 'prealloc'] as const;
+export const OST_OPS_214 = [
+  'read_bytes',
+  'write_bytes',
+  'read',
+  'write',
+  'getattr',
+  'setattr',
+  'punch',
+  'sync',
+  'destroy',
+  'create',
+  'statfs',
+  'get_info',
+  'set_info',
+  'quotactl',
+  'prealloc',
+] as const;
 
 const pad = (text: string | number | bigint, width: number): string => String(text).padStart(width, ' ');
 const name17 = (op: string): string => `${op}:`.padEnd(17, ' ');

@@ -64,7 +64,9 @@ for (const c of cases) {
 }
 
 test('lustre_jobstats: a hanging lctl fails the collector by its deadline, not the scrape', async () => {
-  const exporter = await startExporter([...argsFor({ name: 'lctl-hang', lctlFile: 'x' }), '--collector.lustre_jobstats.lctl-timeout=300ms'], { env: { JOBIO_FAKE_LCTL_SLEEP: '5', JOBIO_FAKE_LCTL_FILE: '/dev/null' } });
+  const exporter = await startExporter([...argsFor({ name: 'lctl-hang', lctlFile: 'x' }), '--collector.lustre_jobstats.lctl-timeout=300ms'], {
+    env: { JOBIO_FAKE_LCTL_SLEEP: '5', JOBIO_FAKE_LCTL_FILE: '/dev/null' },
+  });
   try {
     const started = Date.now();
     const text = await scrape(`${exporter.url}/metrics`);

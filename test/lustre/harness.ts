@@ -52,7 +52,15 @@ class MapWriter implements LustreWriter<JobStatsAccumulator> {
   }
 
   target(t: TargetView): void {
-    this.targets.set(t.name, { read: t.read, quality: { ...t.quality }, folded: t.foldedJobs, exportedJobs: t.exportedJobs, parseErrors: t.parseErrorsTotal, readErrors: t.readErrorsTotal, expired: t.expiredJobsTotal });
+    this.targets.set(t.name, {
+      read: t.read,
+      quality: { ...t.quality },
+      folded: t.foldedJobs,
+      exportedJobs: t.exportedJobs,
+      parseErrors: t.parseErrorsTotal,
+      readErrors: t.readErrorsTotal,
+      expired: t.expiredJobsTotal,
+    });
   }
 
   sample(t: TargetView, series: SeriesLabels, field: ExportField, value: number, total: U64): void {

@@ -60,7 +60,10 @@ test('lustre_jobstats: peak memory does not grow with the size of job_stats file
   try {
     const s = run(small.dir);
     const l = run(large.dir);
-    for (const [r, t] of [[s, small], [l, large]] as const) {
+    for (const [r, t] of [
+      [s, small],
+      [l, large],
+    ] as const) {
       assert.deepEqual(r.outcomes, ['ok', 'ok']);
       // The file of zeros is one line without a newline: one malformed line per read, nothing else.
       assert.equal(value(r.metrics, 'jobio_lustre_jobstats_parse_errors_total{target="fs-OST0000"}'), 2);

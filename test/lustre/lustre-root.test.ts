@@ -19,7 +19,15 @@ test('--path.lustre: job_stats from a captured tree and a real profiled dd, both
   const lib = requireProfilerLibrary();
   const dir = mkdtempSync(join(tmpdir(), 'jobio-lustre-root-'));
   const socket = join(dir, 'profiler.sock');
-  const exporter = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', '--collector.lustre_jobstats.jobid-format=%j', '--collector.profiler', `--collector.profiler.socket=${socket}`, `--path.lustre=${tree}`, `--path.rootfs=${rootfs}`]);
+  const exporter = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.lustre_jobstats',
+    '--collector.lustre_jobstats.jobid-format=%j',
+    '--collector.profiler',
+    `--collector.profiler.socket=${socket}`,
+    `--path.lustre=${tree}`,
+    `--path.rootfs=${rootfs}`,
+  ]);
   try {
     const r = spawnSync('sh', ['-c', 'sleep 0.3; dd if=/dev/zero of="$1" bs=4k count=100 status=none', 'sh', join(dir, 'out.bin')], {
       env: { ...process.env, LD_PRELOAD: lib, JOBIO_SOCKET: socket, SLURM_JOB_ID: '4711' },
@@ -37,7 +45,14 @@ test('--path.lustre: job_stats from a captured tree and a real profiled dd, both
       text = await scrape(`${exporter.url}/metrics`);
       if (writes(text) >= 100) break;
     }
-    assert.equal(writes(text), 100, text.split('\n').filter((l) => /rejected_total\{/.test(l)).join('\n'));
+    assert.equal(
+      writes(text),
+      100,
+      text
+        .split('\n')
+        .filter((l) => /rejected_total\{/.test(l))
+        .join('\n'),
+    );
     assert.match(text, /^jobio_lustre_jobstats_entries\{target="lustrefs-OST0000",quality="correct"\} 35$/m);
     assert.match(text, /^jobio_scrape_collector_success\{collector="lustre_jobstats"\} 1$/m);
     assert.doesNotMatch(exporter.log(), /"level":"(warn|error)"/, 'nothing to warn about');
@@ -49,11 +64,21 @@ test('--path.lustre: job_stats from a captured tree and a real profiled dd, both
 
 test('--path.procfs at a tree without processes while the profiler runs: a warning that names the flags', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-lustre-root-'));
-  const exporter = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', '--collector.profiler', `--collector.profiler.socket=${join(dir, 'profiler.sock')}`, `--path.procfs=${join(tree, 'proc')}`, `--path.rootfs=${rootfs}`]);
+  const exporter = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.lustre_jobstats',
+    '--collector.profiler',
+    `--collector.profiler.socket=${join(dir, 'profiler.sock')}`,
+    `--path.procfs=${join(tree, 'proc')}`,
+    `--path.rootfs=${rootfs}`,
+  ]);
   try {
     const text = await scrape(`${exporter.url}/metrics`);
     assert.match(text, /^jobio_scrape_collector_success\{collector="lustre_jobstats"\} 1$/m, 'the Lustre files are still read there (backward compatible)');
-    const warning = exporter.log().split('\n').find((l) => l.includes('"level":"warn"') && l.includes('--path.lustre'));
+    const warning = exporter
+      .log()
+      .split('\n')
+      .find((l) => l.includes('"level":"warn"') && l.includes('--path.lustre'));
     assert.ok(warning, exporter.log());
     assert.match(warning, /has no processes/);
   } finally {
@@ -69,7 +94,10 @@ test('a second exporter on the same profiler socket path says so at warn', async
   try {
     const second = await startExporter(args);
     try {
-      const line = second.log().split('\n').find((l) => l.includes('another receiver is listening'));
+      const line = second
+        .log()
+        .split('\n')
+        .find((l) => l.includes('another receiver is listening'));
       assert.ok(line, second.log());
       assert.match(line, /"level":"warn"/);
     } finally {
@@ -83,7 +111,10 @@ test('a second exporter on the same profiler socket path says so at warn', async
 
 test('--path.lustre that does not exist or is a file is refused at start with exit 2', async () => {
   const { runJobio } = await import('../helpers/exporter.js');
-  for (const [dir, message] of [[join(tree, 'nope'), /--path\.lustre: .*nope does not exist/], [join(repoRoot, 'package.json'), /--path\.lustre: .*package\.json is not a directory/]] as const) {
+  for (const [dir, message] of [
+    [join(tree, 'nope'), /--path\.lustre: .*nope does not exist/],
+    [join(repoRoot, 'package.json'), /--path\.lustre: .*package\.json is not a directory/],
+  ] as const) {
     const result = await runJobio(['exporter', '--web.listen-address=127.0.0.1:0', `--path.lustre=${dir}`]);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, message);

@@ -40,7 +40,7 @@ async function scrapedAfter(prom: RunningPrometheus, afterMs: number): Promise<n
   return sample!.value;
 }
 
-test('real Prometheus: increase() over the run equals every job\'s true total, across cleanup, restart and folding', async () => {
+test("real Prometheus: increase() over the run equals every job's true total, across cleanup, restart and folding", async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-prom-'));
   const dir = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
   mkdirSync(dir, { recursive: true });

@@ -32,7 +32,12 @@ put(join(obdfilter, 'fs-OST0001/job_stats'), entry(7));
 const paths = { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root };
 const logger = createLogger('error', 'json');
 // Each collector is given only options it declares (lustre_exports has no user label, so no getent).
-const collectors = ([[lustreJobStatsCollector, { getent: false }], [lustreExportsCollector, {}]] as const).map(([descriptor, options]) => {
+const collectors = (
+  [
+    [lustreJobStatsCollector, { getent: false }],
+    [lustreExportsCollector, {}],
+  ] as const
+).map(([descriptor, options]) => {
   const registry = new Registry();
   return { registry, collector: descriptor.create({ registry, paths, options, logger }) };
 });

@@ -30,11 +30,22 @@ test('lustre: an unlistable target directory, then the obdfilter/ directory, are
   const run = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/lustre/unlisted-dirs-scenario.ts'), root, ...(asRoot ? [String(NOBODY)] : [])], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
   const scrapes = JSON.parse(run.stdout) as { outcomes: string[]; text: string }[];
-  const value = (i: number, pattern: RegExp): string | undefined => line(scrapes[i]?.text ?? '', pattern)?.split(' ').at(-1);
+  const value = (i: number, pattern: RegExp): string | undefined =>
+    line(scrapes[i]?.text ?? '', pattern)
+      ?.split(' ')
+      .at(-1);
   const jobBytes = (i: number, target: string): string | undefined => value(i, new RegExp(`^jobio_lustre_jobstats_write_bytes_total\\{target="${target}",jobid="9",user="uid:5000"\\}`));
   const clientBytes = (i: number): string | undefined => value(i, /^jobio_lustre_export_write_bytes_total\{target="fs-OST0000",client="10.0.0.1@tcp"\}/);
 
-  assert.deepEqual(scrapes.map((s) => s.outcomes), [['ok', 'ok'], ['ok', 'ok'], ['ok', 'ok'], ['ok', 'ok']]);
+  assert.deepEqual(
+    scrapes.map((s) => s.outcomes),
+    [
+      ['ok', 'ok'],
+      ['ok', 'ok'],
+      ['ok', 'ok'],
+      ['ok', 'ok'],
+    ],
+  );
   assert.deepEqual([jobBytes(0, 'fs-OST0000'), jobBytes(0, 'fs-OST0001'), clientBytes(0)], ['100', '7', '4096']);
   assert.equal(value(0, /^jobio_lustre_jobstats_unreadable_dirs_total /), '0');
 

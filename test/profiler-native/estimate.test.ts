@@ -47,7 +47,7 @@ interface Snapshot {
 function snapshots(raw: Buffer): Snapshot[] {
   const out: Snapshot[] = [];
   const last = new Map<string, bigint[]>();
-  for (let off = 0; off + 4 <= raw.length; ) {
+  for (let off = 0; off + 4 <= raw.length;) {
     const len = raw.readUInt32LE(off);
     const f = raw.subarray(off + 4, off + 4 + len);
     off += 4 + len;

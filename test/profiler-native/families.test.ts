@@ -9,12 +9,7 @@ import { buildTests, counted, proc, removeDir, runProfiled, run, cleanEnv, tempD
 
 type Counts = Record<string, [number, number, number]>;
 
-async function profile(
-  prog: string,
-  setup: (dir: string) => void = () => {},
-  env: Record<string, string> = {},
-  extraArgs: string[] = [],
-): Promise<{ p: DumpProcess; stdout: string }> {
+async function profile(prog: string, setup: (dir: string) => void = () => {}, env: Record<string, string> = {}, extraArgs: string[] = []): Promise<{ p: DumpProcess; stdout: string }> {
   const dir = tempDir();
   try {
     const work = join(dir, 'work');
@@ -163,7 +158,7 @@ describe('wrapped families: exact counts and classes', () => {
     assert.deepEqual(p.totals.stdio, { fread: [5, 40220], fwrite: [3, 40105] });
   });
 
-  test('no fstat per open: files reached through symlinks into another mount are attributed by device (the program\'s fstat, or one before the first transfer)', async () => {
+  test("no fstat per open: files reached through symlinks into another mount are attributed by device (the program's fstat, or one before the first transfer)", async () => {
     const shm = tempDir('/dev/shm');
     try {
       const { p } = await profile('t_symlink', () => {}, {}, [shm]);
@@ -217,7 +212,10 @@ describe('wrapped families: exact counts and classes', () => {
     });
     assert.equal(on.p.network_folded, 0);
     const off = await profile('t_net');
-    assert.equal(off.p.mounts.find((m) => m.path.startsWith('[network]')), undefined);
+    assert.equal(
+      off.p.mounts.find((m) => m.path.startsWith('[network]')),
+      undefined,
+    );
     assert.deepEqual(counted(off.p.totals), {});
     assert.equal(off.p.ignored_calls, 2); // the plain read/write on sockets
   });
@@ -328,7 +326,10 @@ describe('wrapped families: exact counts and classes', () => {
       removeDir(dir);
       assert.equal(r.status, 0);
       const q = proc(r.dump, 't_rw');
-      assert.deepEqual(q.mounts.map((m) => m.fstype), ['tmpfs']);
+      assert.deepEqual(
+        q.mounts.map((m) => m.fstype),
+        ['tmpfs'],
+      );
       const dir2 = tempDir();
       const devnull = await runProfiled('/bin/dd', ['if=/proc/self/status', 'of=/dev/null', 'bs=4096'], { dir: dir2 });
       removeDir(dir2);
@@ -343,7 +344,11 @@ describe('wrapped families: exact counts and classes', () => {
 
 describe('library surface', () => {
   test('exports exactly the declaration table (version script), every entry resolvable', () => {
-    const table = execFileSync(join(testBin('..'), 'jobio-symbols')).toString().trim().split('\n').sort();
+    const table = execFileSync(join(testBin('..'), 'jobio-symbols'))
+      .toString()
+      .trim()
+      .split('\n')
+      .sort();
     const exported = execFileSync('nm', ['-D', '--defined-only', lib])
       .toString()
       .trim()

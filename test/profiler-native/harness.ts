@@ -112,11 +112,7 @@ export interface RunResult {
   ms: number;
 }
 
-export function run(
-  cmd: string,
-  args: string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: Buffer | string; timeoutMs?: number } = {},
-): Promise<RunResult> {
+export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: Buffer | string; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
     const child = spawn(cmd, args, { env: opts.env ?? cleanEnv(), cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });

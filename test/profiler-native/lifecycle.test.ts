@@ -4,20 +4,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  buildTests,
-  cleanEnv,
-  counted,
-  lib,
-  proc,
-  removeDir,
-  run,
-  runProfiled,
-  startDump,
-  tempDir,
-  testBin,
-  type ProfiledResult,
-} from './harness.js';
+import { buildTests, cleanEnv, counted, lib, proc, removeDir, run, runProfiled, startDump, tempDir, testBin, type ProfiledResult } from './harness.js';
 
 async function profiled(prog: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<ProfiledResult & { work: string }> {
   const dir = tempDir();
@@ -224,7 +211,10 @@ describe('lifecycle', () => {
     const s1 = await runProfiled(srun, [], { dir });
     assert.deepEqual(s1.dump.processes, []);
     const s2 = await runProfiled(srun, [], { dir, env: { JOBIO_TRACE_SCHEDULER: '1' } });
-    assert.deepEqual(s2.dump.processes.map((p) => p.exe), ['srun']);
+    assert.deepEqual(
+      s2.dump.processes.map((p) => p.exe),
+      ['srun'],
+    );
     removeDir(dir);
   });
 

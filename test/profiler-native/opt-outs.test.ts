@@ -50,7 +50,11 @@ describe('opt-outs', () => {
     for (const entry of [w.mycat, w.bin, `${w.bin}/`, `foo, ${w.bin}`]) {
       const r = await runProfiled('sh', ['-c', script], { dir: w.dir, env: { JOBIO_BYPASS: entry } });
       assert.equal(r.status, 0, r.stderr.toString());
-      assert.deepEqual(exes(r).filter((e) => e !== 'dash' && e !== 'bash' && e !== 'sh'), ['cat'], `JOBIO_BYPASS=${entry}`);
+      assert.deepEqual(
+        exes(r).filter((e) => e !== 'dash' && e !== 'bash' && e !== 'sh'),
+        ['cat'],
+        `JOBIO_BYPASS=${entry}`,
+      );
       const cat = r.dump.processes.find((p) => p.exe === 'cat');
       assert.equal(readBytes(cat!), oracle.bytes / 2, 'the traced cat read what strace saw it read');
     }
@@ -69,7 +73,10 @@ describe('opt-outs', () => {
     assert.deepEqual(bypassed.dump.processes, []);
     const excluded = await runProfiled(sh, ['-c', script], { dir: w.dir, env: { JOBIO_EXCLUDE: sh } });
     assert.deepEqual(exes(excluded), ['cat', 'cat'], 'JOBIO_EXCLUDE alone: the children are traced');
-    assert.equal(excluded.dump.processes.reduce((a, p) => a + readBytes(p), 0), 2 * FILE_BYTES);
+    assert.equal(
+      excluded.dump.processes.reduce((a, p) => a + readBytes(p), 0),
+      2 * FILE_BYTES,
+    );
     const covered = await runProfiled(sh, ['-c', script], { dir: w.dir, env: { JOBIO_EXCLUDE: sh, JOBIO_EXCLUDE_CHILDREN: '1' } });
     assert.deepEqual(covered.dump.processes, []);
     const again = await runProfiled(sh, ['-c', script], { dir: w.dir, env: { JOBIO_EXCLUDE: sh, JOBIO_EXCLUDE_CHILDREN: '1', JOBIO_TRACE_CHILDREN: '1' } });
@@ -83,11 +90,20 @@ describe('opt-outs', () => {
     const script = `${join(dir, 'srun')}; ${join(dir, 'mpirun')}`;
     const named = await runProfiled('sh', ['-c', script], { dir, env: { JOBIO_TRACE_SCHEDULER: 'mpirun' } });
     assert.equal(named.status, 0, named.stderr.toString());
-    assert.deepEqual(exes(named).filter((e) => e === 'srun' || e === 'mpirun'), ['mpirun']);
+    assert.deepEqual(
+      exes(named).filter((e) => e === 'srun' || e === 'mpirun'),
+      ['mpirun'],
+    );
     const all = await runProfiled('sh', ['-c', script], { dir, env: { JOBIO_TRACE_SCHEDULER: '1' } });
-    assert.deepEqual(exes(all).filter((e) => e === 'srun' || e === 'mpirun'), ['mpirun', 'srun']);
+    assert.deepEqual(
+      exes(all).filter((e) => e === 'srun' || e === 'mpirun'),
+      ['mpirun', 'srun'],
+    );
     const none = await runProfiled('sh', ['-c', script], { dir });
-    assert.deepEqual(exes(none).filter((e) => e === 'srun' || e === 'mpirun'), []);
+    assert.deepEqual(
+      exes(none).filter((e) => e === 'srun' || e === 'mpirun'),
+      [],
+    );
     removeDir(dir);
   });
 

@@ -39,15 +39,18 @@ test('the header holds the documented defaults: 32 KiB, 128 MiB, 1 call in 16', 
 
 test("jobio run's defaults are the header's", () => {
   const options = resolveRunOptions({}, {});
-  assert.deepEqual(
-    { small: options.smallThreshold, large: options.largeThreshold, sampleEvery: options.sampleEvery },
-    { small, large, sampleEvery },
-  );
+  assert.deepEqual({ small: options.smallThreshold, large: options.largeThreshold, sampleEvery: options.sampleEvery }, { small, large, sampleEvery });
 });
 
 test("jobio run --help states the header's defaults", () => {
-  const help = runCommand(() => undefined).helpInformation().replace(/\s+/g, ' ');
-  for (const [flag, value] of [['--small-threshold', iec(small)], ['--large-threshold', iec(large)], ['--sample-every', String(sampleEvery)]] as const) {
+  const help = runCommand(() => undefined)
+    .helpInformation()
+    .replace(/\s+/g, ' ');
+  for (const [flag, value] of [
+    ['--small-threshold', iec(small)],
+    ['--large-threshold', iec(large)],
+    ['--sample-every', String(sampleEvery)],
+  ] as const) {
     assert.match(help, new RegExp(`${flag} <[a-z]+> [^-]*Default ${value}[.;]`), `${flag}: Default ${value}`);
   }
 });

@@ -100,10 +100,22 @@ const GIT_ENV = {
 
 const cases: Case[] = [
   { name: 'dd', exe: 'dd', setup: inputs, cmd: ['dd', 'if=in.bin', 'of=dd.out', 'bs=4096', 'status=none'], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
-  { name: 'dd with a large block and fsync', exe: 'dd', setup: inputs, cmd: ['dd', 'if=in.bin', 'of=dd2.out', 'bs=100000', 'conv=fsync', 'status=none'], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
+  {
+    name: 'dd with a large block and fsync',
+    exe: 'dd',
+    setup: inputs,
+    cmd: ['dd', 'if=in.bin', 'of=dd2.out', 'bs=100000', 'conv=fsync', 'status=none'],
+    exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'],
+  },
   { name: 'cp (copy_file_range)', exe: 'cp', setup: inputs, cmd: ['cp', 'in.bin', 'cp.out'], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
   { name: 'cat to a pipe', exe: 'cat', setup: inputs, cmd: ['cat', 'in.bin', 'small.txt'], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
-  { name: 'tar create', exe: 'tar', setup: inputs, cmd: ['tar', '--sort=name', '--mtime=2024-01-01', '--owner=0', '--group=0', '-cf', 'out.tar', 'src/a.txt', 'src/b.bin', 'small.txt'], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
+  {
+    name: 'tar create',
+    exe: 'tar',
+    setup: inputs,
+    cmd: ['tar', '--sort=name', '--mtime=2024-01-01', '--owner=0', '--group=0', '-cf', 'out.tar', 'src/a.txt', 'src/b.bin', 'small.txt'],
+    exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'],
+  },
   {
     name: 'tar extract',
     exe: 'tar',
@@ -116,14 +128,40 @@ const cases: Case[] = [
     exact: ['reads', 'readBytes', 'writes', 'writeBytes'],
   },
   // stdio: the counts are the buffer fills and flushes, as strace sees them (docs/profiler.md "stdio")
-  { name: 'sort (fread/fwrite through stdio; -o and > redirection)', exe: 'sort', setup: textInputs, cmd: ['sh', '-c', 'sort -r lines.txt -o sort.out && sort -n lines.txt > sort2.out'], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
+  {
+    name: 'sort (fread/fwrite through stdio; -o and > redirection)',
+    exe: 'sort',
+    setup: textInputs,
+    cmd: ['sh', '-c', 'sort -r lines.txt -o sort.out && sort -n lines.txt > sort2.out'],
+    exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'],
+  },
   { name: 'gzip and gunzip', exe: 'gzip', setup: textInputs, cmd: ['sh', '-c', 'gzip -kn lines.txt && gzip -dc lines.txt.gz > back.txt'], exact: ['reads', 'readBytes', 'writes', 'writeBytes'] },
   { name: 'python3 text I/O', exe: 'python3.11', setup: textInputs, cmd: ['/usr/bin/python3', '-I', '-S', '-B', '-c', PY_TEXT], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
-  { name: 'C program mixing every stdio text function with POSIX calls', exe: 't_stdio_text', setup: () => undefined, cmd: ['sh', '-c', `${testBin('t_stdio_text')} . > stdout.txt`], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'] },
-  { name: 'python3 (os.read, open().read, os.write, os.stat)', exe: 'python3.11', setup: inputs, cmd: ['/usr/bin/python3', '-I', '-S', '-B', '-c', PY], exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens', 'stats'] },
+  {
+    name: 'C program mixing every stdio text function with POSIX calls',
+    exe: 't_stdio_text',
+    setup: () => undefined,
+    cmd: ['sh', '-c', `${testBin('t_stdio_text')} . > stdout.txt`],
+    exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens'],
+  },
+  {
+    name: 'python3 (os.read, open().read, os.write, os.stat)',
+    exe: 'python3.11',
+    setup: inputs,
+    cmd: ['/usr/bin/python3', '-I', '-S', '-B', '-c', PY],
+    exact: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens', 'stats'],
+  },
   // git writes some files with fprintf/fputs and reads its config with getc: stdio moves those
   // bytes with libc-internal calls the profiler does not see (and mmaps packs and the index)
-  { name: 'git init/add/commit', exe: 'git', setup: inputs, cmd: ['sh', '-c', 'git init -q repo && cp -r src repo/ && git -C repo add . && git -C repo commit -q -m one && git -C repo log --format=%H'], env: GIT_ENV, exact: [], atMost: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens', 'stats'] },
+  {
+    name: 'git init/add/commit',
+    exe: 'git',
+    setup: inputs,
+    cmd: ['sh', '-c', 'git init -q repo && cp -r src repo/ && git -C repo add . && git -C repo commit -q -m one && git -C repo log --format=%H'],
+    env: GIT_ENV,
+    exact: [],
+    atMost: ['reads', 'readBytes', 'writes', 'writeBytes', 'opens', 'stats'],
+  },
 ];
 
 /** The profiler's totals on the /dev/shm mount, summed over every process of the dump. */
@@ -205,7 +243,10 @@ describe('real programs: identical results, counts equal to strace', () => {
         }
         assert.ok(ours.reads + ours.writes > 0);
         for (const p of prof.dump.processes) assert.ok(p.final || p.exec, `${p.exe} sent its final snapshot`);
-        assert.ok(prof.dump.processes.some((p) => p.exe === c.exe), `a ${c.exe} process in ${prof.dump.processes.map((p) => p.exe).join(',')}`);
+        assert.ok(
+          prof.dump.processes.some((p) => p.exe === c.exe),
+          `a ${c.exe} process in ${prof.dump.processes.map((p) => p.exe).join(',')}`,
+        );
       } finally {
         removeDir(base);
       }

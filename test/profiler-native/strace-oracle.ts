@@ -5,11 +5,30 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 export const STRACE_CALLS = [
-  'read', 'pread64', 'readv', 'preadv', 'preadv2',
-  'write', 'pwrite64', 'writev', 'pwritev', 'pwritev2',
-  'copy_file_range', 'sendfile', 'splice',
-  'open', 'openat', 'creat',
-  'newfstatat', 'fstat', 'statx', 'lstat', 'stat', 'access', 'faccessat', 'faccessat2',
+  'read',
+  'pread64',
+  'readv',
+  'preadv',
+  'preadv2',
+  'write',
+  'pwrite64',
+  'writev',
+  'pwritev',
+  'pwritev2',
+  'copy_file_range',
+  'sendfile',
+  'splice',
+  'open',
+  'openat',
+  'creat',
+  'newfstatat',
+  'fstat',
+  'statx',
+  'lstat',
+  'stat',
+  'access',
+  'faccessat',
+  'faccessat2',
 ];
 
 export interface Oracle {

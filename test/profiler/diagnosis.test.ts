@@ -94,7 +94,13 @@ test('programs that ran without the profiler are said: a static child inside sh 
     const s = await runLogged([reasonsStatic, join(dir, 's')]);
     assert.equal(s.code, 99, 'the static command itself ran (and failed: its files exist already)');
     const ds = diagnosisOf(s.records);
-    assert.deepEqual(ds.unseen, [{ kind: 'not_profiled', processes: 1, detail: `1 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons; their I/O is not in these figures` }]);
+    assert.deepEqual(ds.unseen, [
+      {
+        kind: 'not_profiled',
+        processes: 1,
+        detail: `1 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons; their I/O is not in these figures`,
+      },
+    ]);
     assert.match(s.stderr, /no I\/O on file systems was recorded/);
     assert.match(s.stderr, /not_profiled: 1 process\(es\) ran without the profiler/);
   } finally {
@@ -147,7 +153,10 @@ for (const engine of ['psync', 'sync', 'libaio', 'io_uring']) {
         assert.equal(ours.writes, layout);
         const a = (d.unseen as LogRecord[]).find((x) => x.kind === 'async_io');
         assert.ok(a && /io_uring ring\(s\) set up: the I\/O they carried is not counted/.test(a.detail), JSON.stringify(d.unseen));
-        assert.ok((d.reasons as LogRecord[]).some((x) => x.reason === 'open_bytes_unseen'), 'the ring-fed open is not "nothing transferred"');
+        assert.ok(
+          (d.reasons as LogRecord[]).some((x) => x.reason === 'open_bytes_unseen'),
+          'the ring-fed open is not "nothing transferred"',
+        );
         assert.ok(!(d.reasons as LogRecord[]).some((x) => x.reason === 'open_nothing_transferred'));
         return;
       }

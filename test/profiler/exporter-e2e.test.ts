@@ -31,7 +31,10 @@ test('exporter: frames on the socket become exact jobio_profiler_* series; garba
     assert.equal(sendScenario(socket, 'valid', '4242', 'SLURM_JOB_ID', { SLURM_JOB_ID: '4242', FRAME_TOOL_HOLD_MS: '300' }).status, 0);
     assert.equal(sendScenario(socket, 'garbage', '77', 'SLURM_JOB_ID', { SLURM_JOB_ID: '77', FRAME_TOOL_HOLD_MS: '300' }).status, 0);
     assert.equal(sendScenario(socket, 'valid', '4242', 'SLURM_JOB_ID', { SLURM_JOB_ID: '1', FRAME_TOOL_HOLD_MS: '300' }).status, 0);
-    const text = await waitForMetric(`${exporter.url}/metrics`, (t) => /jobio_profiler_records_rejected_total\{reason="job_mismatch"\} 4/.test(t) && /jobio_profiler_runtime_seconds_total\{jobid="77"/.test(t));
+    const text = await waitForMetric(
+      `${exporter.url}/metrics`,
+      (t) => /jobio_profiler_records_rejected_total\{reason="job_mismatch"\} 4/.test(t) && /jobio_profiler_runtime_seconds_total\{jobid="77"/.test(t),
+    );
     const lint = promtoolCheckMetrics(text);
     assert.ok(lint.ok, `promtool check metrics:\n${lint.output}`);
     const series = parseExposition(text);
@@ -55,8 +58,26 @@ test('exporter: frames on the socket become exact jobio_profiler_* series; garba
     assert.equal(sample(series, 'jobio_profiler_records_dropped_total', {}), expected.droppedFrames(3) + expected.droppedFrames(1));
     const rejected = (reason: string): number | undefined => sample(series, 'jobio_profiler_records_rejected_total', { reason });
     assert.deepEqual(
-      Object.fromEntries(['bad_magic', 'bad_version', 'bad_kind', 'short', 'bad_length', 'bad_string', 'oversized', 'job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'overloaded'].map((r) => [r, rejected(r)])),
-      { bad_magic: 2, bad_version: 1, bad_kind: 1, short: 1, bad_length: 1, bad_string: 1, oversized: 1, job_mismatch: 4, unverified_job: 0, no_process: 0, stale: 0, too_many_processes: 0, overloaded: 0 },
+      Object.fromEntries(
+        ['bad_magic', 'bad_version', 'bad_kind', 'short', 'bad_length', 'bad_string', 'oversized', 'job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'overloaded'].map(
+          (r) => [r, rejected(r)],
+        ),
+      ),
+      {
+        bad_magic: 2,
+        bad_version: 1,
+        bad_kind: 1,
+        short: 1,
+        bad_length: 1,
+        bad_string: 1,
+        oversized: 1,
+        job_mismatch: 4,
+        unverified_job: 0,
+        no_process: 0,
+        stale: 0,
+        too_many_processes: 0,
+        overloaded: 0,
+      },
     );
     assert.equal(series.filter((s) => s.name === 'jobio_profiler_calls_total' && s.labels.jobid === '1').length, 0, 'nothing credited to the impostor');
     // The whole exposition, as a golden file (also the catalogue test's evidence of every profiler metric).

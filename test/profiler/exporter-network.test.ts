@@ -42,7 +42,8 @@ test('exporter: socket I/O of 19 peers is on the one mount="[network]" label, fo
     const series = parseExposition(text).filter((s) => s.name.startsWith('jobio_profiler_') && s.labels.jobid === '31338');
     const sockets = new Set(series.map((s) => s.labels.mount).filter((m) => m?.startsWith('[network')));
     assert.deepEqual([...sockets], ['[network]']);
-    const find = (call: string, cls: string): number | undefined => series.find((s) => s.name === 'jobio_profiler_calls_total' && s.labels.mount === '[network]' && s.labels.call === call && s.labels.class === cls)?.value;
+    const find = (call: string, cls: string): number | undefined =>
+      series.find((s) => s.name === 'jobio_profiler_calls_total' && s.labels.mount === '[network]' && s.labels.call === call && s.labels.class === cls)?.value;
     // 18 datagrams and one send on the connected socket; the one datagram read back; the connect
     assert.deepEqual([find('write', 'green'), find('read', 'green'), find('connect', 'green')], [19, 1, 1]);
     const bytes = series.filter((s) => s.name === 'jobio_profiler_write_bytes_total' && s.labels.mount === '[network]').reduce((a, s) => a + s.value, 0);

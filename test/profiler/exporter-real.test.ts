@@ -43,7 +43,14 @@ test('exporter: dd under LD_PRELOAD shows its exact writes in jobio_profiler_* s
     const series = parseExposition(text);
     const find = (name: string, labels: Record<string, string>): number | undefined => series.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
     // 4 KiB writes are below the 32 KiB small threshold: all red, all in the small bin.
-    assert.equal(writeCalls(text), 250, text.split("\n").filter((l) => /rejected_total\{|dropped_total |calls_total.*write/.test(l)).join("\n"));
+    assert.equal(
+      writeCalls(text),
+      250,
+      text
+        .split('\n')
+        .filter((l) => /rejected_total\{|dropped_total |calls_total.*write/.test(l))
+        .join('\n'),
+    );
     assert.equal(find('jobio_profiler_calls_total', { jobid: '31337', user: '_system', mount, call: 'write', class: 'red' }), 250);
     assert.equal(find('jobio_profiler_write_bytes_total', { jobid: '31337', user: '_system', mount, size: 'small' }), 250 * 4096);
     assert.equal(find('jobio_profiler_write_bytes_total', { jobid: '31337', mount, size: 'medium' }) ?? 0, 0);

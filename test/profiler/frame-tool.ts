@@ -29,7 +29,7 @@ export function frameTool(): string {
 export function dumpFrames(): Buffer[] {
   const out = execFileSync(frameTool(), ['dump']);
   const frames: Buffer[] = [];
-  for (let at = 0; at < out.length; ) {
+  for (let at = 0; at < out.length;) {
     const len = out.readUInt32LE(at);
     frames.push(out.subarray(at + 4, at + 4 + len));
     at += 4 + len;

@@ -17,10 +17,16 @@ test('every example record of the manual is valid, and every record type is amon
 });
 
 test('each broken example is rejected with its problem named', () => {
-  const cases = fixture('manual-examples-invalid.jsonl').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { problem: string; record: unknown });
+  const cases = fixture('manual-examples-invalid.jsonl')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { problem: string; record: unknown });
   assert.equal(cases.length, 10);
   for (const c of cases) {
     const errors = validateRecord(c.record);
-    assert.ok(errors.some((e) => e.includes(c.problem)), `${c.problem}: got ${JSON.stringify(errors)}`);
+    assert.ok(
+      errors.some((e) => e.includes(c.problem)),
+      `${c.problem}: got ${JSON.stringify(errors)}`,
+    );
   }
 });

@@ -155,7 +155,18 @@ export function validateRecord(r: unknown): string[] {
       if (!Array.isArray(r.reasons)) errors.push('reasons: not an array');
       else
         r.reasons.forEach((x: unknown, i: number) => {
-          if (!isObj(x) || !REASON_CLASSES.includes(String(x.class)) || typeof x.reason !== 'string' || !/^[a-z_]+$/.test(x.reason) || typeof x.mount !== 'string' || typeof x.hint !== 'string' || x.hint === '' || !isNum(x.calls) || !isNum(x.bytes) || !isNum(x.time))
+          if (
+            !isObj(x) ||
+            !REASON_CLASSES.includes(String(x.class)) ||
+            typeof x.reason !== 'string' ||
+            !/^[a-z_]+$/.test(x.reason) ||
+            typeof x.mount !== 'string' ||
+            typeof x.hint !== 'string' ||
+            x.hint === '' ||
+            !isNum(x.calls) ||
+            !isNum(x.bytes) ||
+            !isNum(x.time)
+          )
             errors.push(`reasons[${i}]: needs class, reason, mount, calls, bytes, time, hint`);
         });
       if (!Array.isArray(r.unseen)) errors.push('unseen: not an array');

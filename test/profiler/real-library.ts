@@ -32,7 +32,12 @@ export interface StraceCount {
 export function straceCount(cmd: readonly string[], syscalls: readonly string[], keep: (path: string) => boolean, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): StraceCount {
   const strace = requireBinary('strace');
   const prefix = `${opts.cwd ?? '/tmp'}/strace-${process.pid}-${Date.now()}`;
-  const r = spawnSync(strace, ['-f', '-ff', '-y', '-qq', '-e', `trace=${syscalls.join(',')}`, '-o', prefix, ...cmd], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(strace, ['-f', '-ff', '-y', '-qq', '-e', `trace=${syscalls.join(',')}`, '-o', prefix, ...cmd], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
   if (r.status === null) throw new Error(`strace failed: ${r.stderr}`);
   const count: StraceCount = { calls: 0, bytes: 0 };
   for (const call of readStraceCalls(prefix)) {

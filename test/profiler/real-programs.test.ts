@@ -44,7 +44,13 @@ function profiled(cmd: readonly string[], output: string, env: NodeJS.ProcessEnv
 function mountTotal(log: string, mount: string): Obj {
   const records = readValidLog(readFileSync(log, 'utf8'));
   const r = records.find((x) => x.type === 'mountpoint' && x.jobtotal === true && (x.mountpoint as Obj).path === mount);
-  assert.ok(r, `no job-total record for mount ${mount}; mounts: ${records.filter((x) => x.type === 'mountpoint').map((x) => (x.mountpoint as Obj).path).join(', ')}`);
+  assert.ok(
+    r,
+    `no job-total record for mount ${mount}; mounts: ${records
+      .filter((x) => x.type === 'mountpoint')
+      .map((x) => (x.mountpoint as Obj).path)
+      .join(', ')}`,
+  );
   return r;
 }
 
@@ -176,13 +182,27 @@ test('python3: identical output and exit status; writes equal strace', () => {
 
 test('git: identical commits and exit statuses', () => {
   const git = requireBinary('git');
-  const env = { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@example.com', GIT_AUTHOR_DATE: '2020-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2020-01-01T00:00:00Z', HOME: work, GIT_CONFIG_NOSYSTEM: '1' };
+  const env = {
+    GIT_AUTHOR_NAME: 'a',
+    GIT_AUTHOR_EMAIL: 'a@example.com',
+    GIT_COMMITTER_NAME: 'a',
+    GIT_COMMITTER_EMAIL: 'a@example.com',
+    GIT_AUTHOR_DATE: '2020-01-01T00:00:00Z',
+    GIT_COMMITTER_DATE: '2020-01-01T00:00:00Z',
+    HOME: work,
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
   const heads: string[] = [];
   for (const [i, run] of [plain, (cmd: readonly string[], e: NodeJS.ProcessEnv) => profiled(cmd, join(work, `git-${Date.now()}.jsonl`), e)].entries()) {
     const repo = join(work, `repo${i}`);
     mkdirSync(repo);
     for (let f = 0; f < 10; f++) writeFileSync(join(repo, `f${f}.txt`), `content ${f}\n`.repeat(50));
-    for (const cmd of [['init', '-q', '-b', 'main'], ['add', '.'], ['commit', '-q', '-m', 'first']]) assert.equal(run([git, '-C', repo, ...cmd], env).status, 0, cmd.join(' '));
+    for (const cmd of [
+      ['init', '-q', '-b', 'main'],
+      ['add', '.'],
+      ['commit', '-q', '-m', 'first'],
+    ])
+      assert.equal(run([git, '-C', repo, ...cmd], env).status, 0, cmd.join(' '));
     const log = run([git, '-C', repo, 'log', '--format=%H %s'], env);
     heads.push(log.stdout.toString('utf8'));
     assert.equal(run([git, '-C', repo, 'rev-parse', 'nope'], env).status, plain([git, '-C', repo, 'rev-parse', 'nope'], env).status);

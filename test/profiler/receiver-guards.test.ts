@@ -69,7 +69,11 @@ test('connections beyond maxConnectionsPerUser are refused and counted by reason
   const r = new ProfilerReceiver({ socketPath: path, procfs: '/proc', sink, maxConnectionsPerUser: 1, verifyJobs: false });
   try {
     // One connection held open by a Python child while the frame tool (same uid) sends on a second one.
-    const holder = spawn(requireBinary('python3'), ['-c', `import socket, sys\nc = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\nc.connect(${JSON.stringify(path)})\nprint('open', flush=True)\nsys.stdin.readline()`], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const holder = spawn(
+      requireBinary('python3'),
+      ['-c', `import socket, sys\nc = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\nc.connect(${JSON.stringify(path)})\nprint('open', flush=True)\nsys.stdin.readline()`],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     await new Promise((resolve) => holder.stdout.once('data', resolve));
     const end = Date.now() + 5000;
     while (r.stats().accepted < 1 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -77,8 +81,14 @@ test('connections beyond maxConnectionsPerUser are refused and counted by reason
     holder.stdin.end();
     await new Promise((resolve) => holder.once('exit', resolve));
     await drained(r);
-    assert.deepEqual([...r.refusedConnections()], [['per_user_limit', 1], ['max_connections', 0]]);
-    assert.equal(jobs.get('4242'), undefined, 'the refused connection\'s frames were not read');
+    assert.deepEqual(
+      [...r.refusedConnections()],
+      [
+        ['per_user_limit', 1],
+        ['max_connections', 0],
+      ],
+    );
+    assert.equal(jobs.get('4242'), undefined, "the refused connection's frames were not read");
     spawnSync(frameTool(), ['send', path, 'valid', '4242', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
     await drained(r);
     assert.equal(jobs.get('4242'), 2, 'once the slot is free the same uid is served again');

@@ -34,7 +34,7 @@ test('records of two processes add up exactly, and every record is valid Mistral
   assert.ok(data && star, 'job-total records for /data and *');
   assert.equal(star.cumulative, true);
   assert.deepEqual(data.mountpoint, { path: '/data', fstype: 'lustre', fsname: '10.0.0.1@tcp:/scratch', fshost: '10.0.0.1@tcp' });
-  const n = records.find((x) => x.type === 'jobsummary')?.iosummary.total.accumulatedruntime / expected.runtimeNs(1) * 1000;
+  const n = (records.find((x) => x.type === 'jobsummary')?.iosummary.total.accumulatedruntime / expected.runtimeNs(1)) * 1000;
   assert.ok(n === 2 || n === 3, `2 or 3 processes sent (${n})`);
   const io = data.io as Obj;
   assert.equal(io['write_all'].calls.total, n * (expected.calls(1, 1, 0) + expected.calls(1, 1, 1) + expected.calls(1, 1, 2)));
@@ -45,13 +45,16 @@ test('records of two processes add up exactly, and every record is valid Mistral
   assert.equal(io['metadata'].calls.total, n * sumCalls((c) => ![0, 1, 9].includes(c)));
   // sampled(read) = 3 per process < 10: no duration; sampled(write) = 4 → also none; metadata ≥ 10 → duration.
   assert.equal(io['read_all'].duration, undefined);
-  assert.equal(io['metadata'].duration.total, Math.round(n * CALL_TYPES.reduce((a, _, c) => ([0, 1, 9].includes(c) ? a : a + CLASSES.reduce((b, _k, k) => b + expected.timeNs(1, c, k), 0)), 0) / 1000 * 1000) / 1000);
+  assert.equal(
+    io['metadata'].duration.total,
+    Math.round(((n * CALL_TYPES.reduce((a, _, c) => ([0, 1, 9].includes(c) ? a : a + CLASSES.reduce((b, _k, k) => b + expected.timeNs(1, c, k), 0)), 0)) / 1000) * 1000) / 1000,
+  );
   assert.deepEqual(data.environment, { HOME: process.env['HOME'] ?? '', JOBIO_NOT_SET: '' });
   const summary = records.find((x) => x.type === 'jobsummary') as Obj;
   assert.equal(summary.iosummary.total.calls, n * sumCalls(() => true));
   assert.equal(summary.iosummary.red.calls.iocount, n * sumCalls((_c, k) => k === 0));
   assert.equal(summary.iosummary.green.calls.iocount, n * sumCalls((_c, k) => k === 2));
-  assert.equal(summary.iosummary.total.accumulatedruntime, n * expected.runtimeNs(1) / 1000);
+  assert.equal(summary.iosummary.total.accumulatedruntime, (n * expected.runtimeNs(1)) / 1000);
   assert.ok(summary.jobrealtime > 0 && summary.jobendtime >= summary.jobstarttime);
   assert.equal(records.filter((x) => x.type === 'mountpointsummary').length, 1);
   const resources = records.filter((x) => x.type === 'resources' && x.jobtotal === true);

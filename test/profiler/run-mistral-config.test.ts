@@ -40,7 +40,10 @@ test('timeframe no, totals no, resources and diagnosis off, combined size bins: 
   assert.equal(r.code, 0, r.stderr);
   const records = readValidLog(readFileSync(out, 'utf8'));
   assert.deepEqual([...new Set(records.map((x) => x.type))].sort(), ['jobsummary', 'mountpoint', 'mountpointsummary']);
-  assert.ok(records.every((x) => x.type !== 'mountpoint' || x.jobtotal === false), 'no job-total mountpoint records');
+  assert.ok(
+    records.every((x) => x.type !== 'mountpoint' || x.jobtotal === false),
+    'no job-total mountpoint records',
+  );
   // one frame for the whole run: one record per mount with I/O and one for all mounts
   const mount = mountOf(target);
   assert.equal(records.filter((x) => x.type === 'mountpoint' && x.mountpoint.path === mount).length, 1);
@@ -76,7 +79,13 @@ test('the fixtures: unsupported keys are warned about by name and line, an inval
   const unsupported = join(fixtures, 'mistral_config-unsupported.yaml');
   const r = await runJobio(['run', '--mistral-config', unsupported, '--', 'true']);
   assert.equal(r.code, 0, r.stderr);
-  for (const [line, key] of [[3, 'license'], [4, 'contract'], [7, 'thresholds.huge'], [10, 'sampling.per-file'], [14, 'plugin']] as const) {
+  for (const [line, key] of [
+    [3, 'license'],
+    [4, 'contract'],
+    [7, 'thresholds.huge'],
+    [10, 'sampling.per-file'],
+    [14, 'plugin'],
+  ] as const) {
     assert.ok(r.stderr.includes(`jobio run: warning: ${unsupported}:${line}: ${key}: not supported by jobio, ignored`), `${key} named:\n${r.stderr}`);
   }
   // The plug-in mapping is named once, not once per sub-key.

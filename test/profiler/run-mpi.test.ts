@@ -52,7 +52,10 @@ function descendants(root: number): number[] {
 async function readRanks(dir: string, jobioPid: number | undefined): Promise<{ ranks: { rss: number; vmem: number }[]; tree: { rss: number; vmem: number } }> {
   const files = Array.from({ length: RANKS }, (_, r) => join(dir, `rank-${r}.pid`));
   for (let i = 0; i < 600 && !files.every((f) => existsSync(f)); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(files.every((f) => existsSync(f)), 'every rank wrote its pid');
+  assert.ok(
+    files.every((f) => existsSync(f)),
+    'every rank wrote its pid',
+  );
   const ranks = files.map((f) => memoryOf(Number(readFileSync(f, 'utf8'))));
   const tree = { rss: 0, vmem: 0 };
   if (jobioPid !== undefined) {
@@ -107,7 +110,10 @@ test('jobio run -- mpirun -n 4: one log for the node, job memory over every rank
   assert.ok(job.rssmem.max <= job.vmem.max && job.rssmem['mean/s'] <= job.rssmem.max && job.vmem['mean/s'] <= job.vmem.max);
   // a periodic record of the hold saw all four ranks at once
   const periodic = records.filter((x) => x.type === 'resources' && x.jobtotal === false);
-  assert.ok(periodic.some((x) => x.resources.job.rssmem.max >= ranksRss * 0.95), 'a frame during the hold holds every rank');
+  assert.ok(
+    periodic.some((x) => x.resources.job.rssmem.max >= ranksRss * 0.95),
+    'a frame during the hold holds every rank',
+  );
   // the ranks' writes reached the log (the real profiler in every rank)
   const star = records.find((x) => x.type === 'mountpoint' && x.jobtotal === true && x.mountpoint.path === '*');
   assert.ok((star?.io['write_all']?.calls.total ?? 0) >= RANKS, 'every rank wrote its file');
@@ -120,7 +126,9 @@ test('mpirun -n 4 jobio run: one log per rank, %p tells them apart', async () =>
   const seen = await readRanks(dir, undefined);
   const { code, stderr } = await started.exited;
   assert.equal(code, 0, stderr);
-  const logs = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
+  const logs = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
   assert.equal(logs.length, RANKS, logs.join(' '));
   for (const f of logs) assert.match(f, new RegExp(`^${short.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+\\.jsonl$`));
   // each log's memory is its own rank's: sorted, they cover the ranks' own readings one by one

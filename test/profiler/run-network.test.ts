@@ -41,10 +41,11 @@ function serve(expect: number, reply: number): Peer {
   return peer;
 }
 
-const listen = (p: Peer, ...args: [number, string] | [string]): Promise<void> => new Promise((resolve, reject) => {
-  p.server.once('error', reject);
-  p.server.listen(...(args as [number, string]), () => resolve());
-});
+const listen = (p: Peer, ...args: [number, string] | [string]): Promise<void> =>
+  new Promise((resolve, reject) => {
+    p.server.once('error', reject);
+    p.server.listen(...(args as [number, string]), () => resolve());
+  });
 
 /** Runs jobio run asynchronously (the servers above answer from this process's event loop). */
 function jobio(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {

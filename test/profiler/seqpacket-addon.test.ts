@@ -27,14 +27,20 @@ test('validates its arguments with precise messages', () => {
   assert.throws(() => new addon.SeqpacketServer(join(dir, 'a'), { maxFrame: 10, mode: 0o1777 }, ok), /options.mode/);
   assert.throws(() => new addon.SeqpacketServer(join(dir, 'a'), { maxFrame: 10 }, 'nope' as never), /onEvent must be a function/);
   assert.throws(() => new (addon.SeqpacketServer as unknown as new (...a: unknown[]) => unknown)(join(dir, 'a'), { maxFrame: 10 }, ok, 4), /takes 3 arguments/);
-  assert.throws(() => new addon.SeqpacketServer('/nonexistent-jobio/a.sock', { maxFrame: 10 }, ok), (e: Error & { code?: string }) => e.code === 'ENOENT');
+  assert.throws(
+    () => new addon.SeqpacketServer('/nonexistent-jobio/a.sock', { maxFrame: 10 }, ok),
+    (e: Error & { code?: string }) => e.code === 'ENOENT',
+  );
 });
 
 test('socket files: stale ones are replaced, live ones and regular files are not; mode is applied; close removes it', () => {
   const path = join(dir, 's.sock');
   const a = new addon.SeqpacketServer(path, { maxFrame: 10, mode: 0o660 }, () => undefined);
   assert.equal(statSync(path).mode & 0o777, 0o660);
-  assert.throws(() => new addon.SeqpacketServer(path, { maxFrame: 10 }, () => undefined), (e: Error & { code?: string }) => e.code === 'EADDRINUSE');
+  assert.throws(
+    () => new addon.SeqpacketServer(path, { maxFrame: 10 }, () => undefined),
+    (e: Error & { code?: string }) => e.code === 'EADDRINUSE',
+  );
   a.close();
   a.close();
   assert.equal(existsSync(path), false);
@@ -68,7 +74,10 @@ test('messages keep their boundaries; oversized ones are counted; credentials ar
     assert.equal(py.status, 0, py.stderr);
     await until(() => events.some((e) => e.type === 'close'));
     const frames = events.filter((e) => e.type === 'frame');
-    assert.deepEqual(frames.slice(0, 3).map((e) => e.data?.toString()), ['one', 'two', 'x'.repeat(100)]);
+    assert.deepEqual(
+      frames.slice(0, 3).map((e) => e.data?.toString()),
+      ['one', 'two', 'x'.repeat(100)],
+    );
     const oversized = events.find((e) => e.type === 'oversized');
     assert.equal(oversized?.size, 5000);
     const child = frames[3];

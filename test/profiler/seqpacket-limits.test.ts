@@ -135,9 +135,7 @@ test('one uid cannot hold more than maxConnectionsPerUser connections; the other
       // Closed by the receiver: end of file, or a reset since the frame sent on it was never read.
       'try: assert c[3].recv(10) == b"", "the connection beyond the cap is closed by the receiver"',
       'except ConnectionResetError: pass',
-      ...(root
-        ? ['pid = os.fork()', 'if pid == 0:', '    os.setuid(65534); o = connect(); o.send(b"other"); o.close(); os._exit(0)', 'assert os.waitpid(pid, 0)[1] == 0']
-        : []),
+      ...(root ? ['pid = os.fork()', 'if pid == 0:', '    os.setuid(65534); o = connect(); o.send(b"other"); o.close(); os._exit(0)', 'assert os.waitpid(pid, 0)[1] == 0'] : []),
       'c[0].close()',
       'time.sleep(0.3)',
       'n = connect(); n.send(b"c4"); n.close()',
@@ -200,47 +198,51 @@ test('the queue to JavaScript is bounded in bytes: frames beyond queueBytes are 
   }
 });
 
-test('one uid flooding the queue to JavaScript cannot make another uid lose frames: each uid has its share, losses are counted per uid', { skip: process.getuid?.() !== 0 && 'needs root to send as another uid' }, async () => {
-  const path = join(dir, 'fair.sock');
-  chmodSync(dir, 0o755);
-  const events: SeqpacketEvent[] = [];
-  const server = new addon.SeqpacketServer(path, { maxFrame: 8192, queueBytes: 1 << 20, queueBytesPerUser: 256 << 10 }, (e) => events.push(e));
-  const flooder = 65534;
-  try {
-    // The flooder (uid 65534) sends 2,000 frames of 4,000 bytes (8 MB, eight times the whole queue),
-    // then this uid sends 200 frames of 500 bytes. spawnSync blocks JavaScript meanwhile, so nothing
-    // is consumed: before per-uid shares the flood filled the queue and the 200 frames were dropped.
-    const script = [
-      'import socket, os',
-      'def connect():',
-      '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
-      `    c.connect(${JSON.stringify(path)})`,
-      '    return c',
-      'pid = os.fork()',
-      'if pid == 0:',
-      `    os.setuid(${flooder}); c = connect()`,
-      '    for i in range(2000): c.send(b"F" * 4000)',
-      '    c.close(); os._exit(0)',
-      'assert os.waitpid(pid, 0)[1] == 0',
-      'c = connect()',
-      'for i in range(200): c.send(b"V" * 500)',
-      'c.close()',
-    ].join('\n');
-    const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
-    assert.equal(py.status, 0, py.stderr);
-    await until('both connections to close', () => server.stats().closed === 2);
-    await until('the queue to drain', () => server.stats().delivered === server.stats().enqueued && events.length === server.stats().enqueued);
-    const frames = events.filter((e) => e.type === 'frame');
-    const victim = frames.filter((e) => e.uid !== flooder);
-    assert.equal(victim.length, 200, 'the other uid kept all its frames');
-    const flood = frames.filter((e) => e.uid === flooder).length;
-    assert.ok(flood >= 40 && flood <= 66, `the flooder kept about its 256 KiB share of 4,000-byte frames (${flood})`);
-    // The flooder's close event is small enough to fit in what is left of its share, or not.
-    const lost = 2001 - flood - events.filter((e) => e.type === 'close' && e.uid === flooder).length;
-    const stats = server.stats();
-    assert.deepEqual(stats.queueDroppedByUid, { [flooder]: lost }, 'losses counted per uid, none for the other uid');
-    assert.equal(stats.queueDropped, lost);
-  } finally {
-    server.close();
-  }
-});
+test(
+  'one uid flooding the queue to JavaScript cannot make another uid lose frames: each uid has its share, losses are counted per uid',
+  { skip: process.getuid?.() !== 0 && 'needs root to send as another uid' },
+  async () => {
+    const path = join(dir, 'fair.sock');
+    chmodSync(dir, 0o755);
+    const events: SeqpacketEvent[] = [];
+    const server = new addon.SeqpacketServer(path, { maxFrame: 8192, queueBytes: 1 << 20, queueBytesPerUser: 256 << 10 }, (e) => events.push(e));
+    const flooder = 65534;
+    try {
+      // The flooder (uid 65534) sends 2,000 frames of 4,000 bytes (8 MB, eight times the whole queue),
+      // then this uid sends 200 frames of 500 bytes. spawnSync blocks JavaScript meanwhile, so nothing
+      // is consumed: before per-uid shares the flood filled the queue and the 200 frames were dropped.
+      const script = [
+        'import socket, os',
+        'def connect():',
+        '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
+        `    c.connect(${JSON.stringify(path)})`,
+        '    return c',
+        'pid = os.fork()',
+        'if pid == 0:',
+        `    os.setuid(${flooder}); c = connect()`,
+        '    for i in range(2000): c.send(b"F" * 4000)',
+        '    c.close(); os._exit(0)',
+        'assert os.waitpid(pid, 0)[1] == 0',
+        'c = connect()',
+        'for i in range(200): c.send(b"V" * 500)',
+        'c.close()',
+      ].join('\n');
+      const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
+      assert.equal(py.status, 0, py.stderr);
+      await until('both connections to close', () => server.stats().closed === 2);
+      await until('the queue to drain', () => server.stats().delivered === server.stats().enqueued && events.length === server.stats().enqueued);
+      const frames = events.filter((e) => e.type === 'frame');
+      const victim = frames.filter((e) => e.uid !== flooder);
+      assert.equal(victim.length, 200, 'the other uid kept all its frames');
+      const flood = frames.filter((e) => e.uid === flooder).length;
+      assert.ok(flood >= 40 && flood <= 66, `the flooder kept about its 256 KiB share of 4,000-byte frames (${flood})`);
+      // The flooder's close event is small enough to fit in what is left of its share, or not.
+      const lost = 2001 - flood - events.filter((e) => e.type === 'close' && e.uid === flooder).length;
+      const stats = server.stats();
+      assert.deepEqual(stats.queueDroppedByUid, { [flooder]: lost }, 'losses counted per uid, none for the other uid');
+      assert.equal(stats.queueDropped, lost);
+    } finally {
+      server.close();
+    }
+  },
+);

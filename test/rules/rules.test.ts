@@ -11,7 +11,9 @@ import { repoRoot } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
 
 const rulesDir = join(repoRoot, 'provisioning/prometheus/rules');
-const ruleFiles = readdirSync(rulesDir).filter((f) => f.endsWith('.yml')).map((f) => join(rulesDir, f));
+const ruleFiles = readdirSync(rulesDir)
+  .filter((f) => f.endsWith('.yml'))
+  .map((f) => join(rulesDir, f));
 
 function promtool(args: string[]): { status: number | null; output: string } {
   const r = spawnSync(requireBinary('promtool', 'prometheus'), args, { cwd: repoRoot, encoding: 'utf8' });
@@ -24,7 +26,9 @@ test('promtool check rules accepts every rule file', () => {
 });
 
 test('promtool test rules: each alert fires on its case and not on its neighbours', () => {
-  const testFiles = readdirSync(join(repoRoot, 'test/rules')).filter((f) => f.endsWith('.test.yml')).map((f) => join('test/rules', f));
+  const testFiles = readdirSync(join(repoRoot, 'test/rules'))
+    .filter((f) => f.endsWith('.test.yml'))
+    .map((f) => join('test/rules', f));
   assert.ok(testFiles.length >= 2, `rule test files: ${testFiles.join(', ')}`);
   const r = promtool(['test', 'rules', ...testFiles]);
   assert.equal(r.status, 0, r.output);

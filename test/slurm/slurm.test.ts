@@ -52,7 +52,16 @@ before(async () => {
   chmodSync(socketDir, 0o755);
   socket = join(socketDir, 'profiler.sock');
   exporter = await startExporter(
-    ['--collector.disable-defaults', '--collector.profiler', `--collector.profiler.socket=${socket}`, '--collector.cgroup', '--path.sysfs=/sys', '--collector.job_info', `--collector.job_info.spool-dir=${spool}`, '--collector.job_info.squeue-interval=1s'],
+    [
+      '--collector.disable-defaults',
+      '--collector.profiler',
+      `--collector.profiler.socket=${socket}`,
+      '--collector.cgroup',
+      '--path.sysfs=/sys',
+      '--collector.job_info',
+      `--collector.job_info.spool-dir=${spool}`,
+      '--collector.job_info.squeue-interval=1s',
+    ],
     { env: { SLURM_CONF: slurm.conf } },
   );
 });
@@ -91,7 +100,13 @@ async function pollMetrics(what: string, done: (s: Sample[]) => boolean, timeout
   for (;;) {
     const s = await metrics();
     if (done(s)) return s;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; /metrics:\n${s.filter((x) => x.name.startsWith('jobio_profiler') || x.name.startsWith('jobio_job')).map((x) => `${x.name}${JSON.stringify(x.labels)} ${x.value}`).join('\n')}`);
+    if (Date.now() > until)
+      throw new Error(
+        `timed out waiting for ${what}; /metrics:\n${s
+          .filter((x) => x.name.startsWith('jobio_profiler') || x.name.startsWith('jobio_job'))
+          .map((x) => `${x.name}${JSON.stringify(x.labels)} ${x.value}`)
+          .join('\n')}`,
+      );
     await sleep(100);
   }
 }
@@ -153,7 +168,7 @@ test('profiler in a Slurm job: exact counts under the job id and the submitting 
   });
   assert.equal(liar.status, 0, liar.stderr);
   // Its start-up PROCESS frame, final PROCESS frame and MOUNT frame.
-  m = await pollMetrics('the outside liar\'s frames rejected', (x) => rejected(x) >= before1 + 3);
+  m = await pollMetrics("the outside liar's frames rejected", (x) => rejected(x) >= before1 + 3);
   const liar1Rejected = rejected(m) - before1;
 
   // Liar 2: a process inside another job claims job A. With job cgroups the kernel's cgroup names
@@ -172,17 +187,19 @@ test('profiler in a Slurm job: exact counts under the job id and the submitting 
   feedFifo(gateB, 10 * 4096);
   assert.equal(await s.waitEnded(b), 'COMPLETED');
   assert.match(readFileSync(s.output(b), 'utf8'), /dd exit 0/);
-  m = await pollMetrics('the inside liar\'s final frames rejected', (x) => rejected(x) >= before2 + 3);
+  m = await pollMetrics("the inside liar's final frames rejected", (x) => rejected(x) >= before2 + 3);
   const liar2Rejected = rejected(m) - before2;
 
-  assert.equal(writes(m), 250, 'neither liar\'s writes (100 outside, 10 in the other job) were counted anywhere');
+  assert.equal(writes(m), 250, "neither liar's writes (100 outside, 10 in the other job) were counted anywhere");
   assert.equal(writes(m, { jobid: a, user: 'jobiotest' }), 250);
   assert.deepEqual([...new Set(m.filter((x) => x.name === 'jobio_profiler_calls_total' && x.labels.jobid === a).map((x) => x.labels.user))], ['jobiotest'], 'only alice appears in her job');
   assert.equal(m.filter((x) => x.name.startsWith('jobio_profiler_') && x.labels.user === 'jobiotest2' && x.labels.jobid === a).length, 0);
-  t.diagnostic(`rejected job_mismatch frames: outside liar (bob) ${liar1Rejected}, liar in job ${b} (${liarUser.name}, ${s.cgroups === 'v1' ? 'caught by the job cgroup' : 'caught by the owner uid'}) ${liar2Rejected}; total ${rejected(m)}`);
+  t.diagnostic(
+    `rejected job_mismatch frames: outside liar (bob) ${liar1Rejected}, liar in job ${b} (${liarUser.name}, ${s.cgroups === 'v1' ? 'caught by the job cgroup' : 'caught by the owner uid'}) ${liar2Rejected}; total ${rejected(m)}`,
+  );
 });
 
-test('job squatting: a user who claims a running job before its processes are seen takes nothing; the job\'s own counts are exact and the invented ones go', async (t) => {
+test("job squatting: a user who claims a running job before its processes are seen takes nothing; the job's own counts are exact and the invented ones go", async (t) => {
   const s = cluster(t);
   if (!s) return;
   const mount = mountOf(s.work);
@@ -205,18 +222,18 @@ test('job squatting: a user who claims a running job before its processes are se
     stdio: 'ignore',
   });
   const squatterExit = new Promise((resolve) => squatter.once('exit', resolve));
-  await pollMetrics('the squatter\'s start-up frame accepted', (x) => x.some((y) => y.name === 'jobio_profiler_runtime_seconds_total' && y.labels.jobid === job && y.labels.user === 'jobiotest2'));
+  await pollMetrics("the squatter's start-up frame accepted", (x) => x.some((y) => y.name === 'jobio_profiler_runtime_seconds_total' && y.labels.jobid === job && y.labels.user === 'jobiotest2'));
   feedFifo(gateBob, 100 * 4096);
   assert.equal(await squatterExit, 0);
-  await pollMetrics('the squatter\'s claim accepted on its environment (nobody owns the job yet)', (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 100);
+  await pollMetrics("the squatter's claim accepted on its environment (nobody owns the job yet)", (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 100);
   // Alice's dd starts (held in open() on gate1 until its start-up frame is judged): the kernel names
   // her as the job's owner, and bob's series of the job go (before: bob owned the job, and without
   // job cgroups alice's frames were refused).
   feedFifo(gate0, 1);
-  await pollMetrics('the squatter\'s invented series dropped once the owner is known', (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 0);
+  await pollMetrics("the squatter's invented series dropped once the owner is known", (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 0);
   feedFifo(gate1, 20 * 4096);
   assert.equal(await s.waitEnded(job), 'COMPLETED');
-  const m = await pollMetrics('alice\'s 20 writes', (x) => writes(x, { jobid: job, user: 'jobiotest' }) >= 20);
+  const m = await pollMetrics("alice's 20 writes", (x) => writes(x, { jobid: job, user: 'jobiotest' }) >= 20);
   assert.equal(writes(m, { jobid: job }), 20, 'the job shows exactly its own writes');
   assert.deepEqual([...new Set(m.filter((x) => x.name.startsWith('jobio_profiler_') && x.labels.jobid === job).map((x) => x.labels.user))], ['jobiotest']);
 });
@@ -227,7 +244,12 @@ test('jobio run inside a Slurm job: the Mistral records carry the Slurm job id',
   const job = submit(t, s, {
     user: alice,
     args: ['--mem=1G'],
-    script: ['#!/bin/sh', `${process.execPath} ${jobioBin} run -o "$PWD/run-$SLURM_JOB_ID.jsonl" -- dd if=/dev/zero of="$PWD/run-$SLURM_JOB_ID.bin" bs=4k count=100 status=none`, 'echo "jobio run exit $?"', ''].join('\n'),
+    script: [
+      '#!/bin/sh',
+      `${process.execPath} ${jobioBin} run -o "$PWD/run-$SLURM_JOB_ID.jsonl" -- dd if=/dev/zero of="$PWD/run-$SLURM_JOB_ID.bin" bs=4k count=100 status=none`,
+      'echo "jobio run exit $?"',
+      '',
+    ].join('\n'),
   });
   assert.equal(await s.waitEnded(job, 60_000), 'COMPLETED', readFileSync(s.output(job), 'utf8'));
   const out = readFileSync(s.output(job), 'utf8');
@@ -265,7 +287,9 @@ test('cgroup collector on the real Slurm job cgroup (v1): CPU seconds and memory
   assert.ok(cpu > 0 && memory > 0);
   assert.ok(memory <= 200 * 1048576, `memory ${memory} within the job's 200M limit`);
   assert.ok(sum(m, 'jobio_job_memory_peak_bytes', labels) >= memory);
-  t.diagnostic(`job ${job}: jobio_job_cpu_user_seconds_total ${cpu}, jobio_job_cpu_system_seconds_total ${sum(m, 'jobio_job_cpu_system_seconds_total', labels)}, jobio_job_memory_bytes ${memory}, jobio_cgroup_jobs ${sum(m, 'jobio_cgroup_jobs', {})}`);
+  t.diagnostic(
+    `job ${job}: jobio_job_cpu_user_seconds_total ${cpu}, jobio_job_cpu_system_seconds_total ${sum(m, 'jobio_job_cpu_system_seconds_total', labels)}, jobio_job_memory_bytes ${memory}, jobio_cgroup_jobs ${sum(m, 'jobio_cgroup_jobs', {})}`,
+  );
   writeFileSync(join(s.work, `release-${job}`), '');
   assert.equal(await s.waitEnded(job), 'COMPLETED');
   // Its cgroup is gone: its current memory goes, its final CPU seconds and peak stay (finished-expiry).
@@ -283,7 +307,13 @@ test('jobio top --by client: the job map from the real squeue names the running 
   const nid = '127.0.0.1@tcp';
   writeFileSync(join(root, 'nids'), `${nid} ${s.node}\n`);
   writeSnapshot(root, { jobs: {}, clients: { [nid]: { wrMiB: 1 } } });
-  const lustre = await startExporter(['--collector.disable-defaults', '--collector.lustre_exports', `--path.procfs=${join(root, 'proc')}`, `--path.sysfs=${join(root, 'sys')}`, `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`]);
+  const lustre = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.lustre_exports',
+    `--path.procfs=${join(root, 'proc')}`,
+    `--path.sysfs=${join(root, 'sys')}`,
+    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
+  ]);
   const savedConf = process.env.SLURM_CONF;
   try {
     // The module: the default job-map command is the real squeue.
@@ -292,7 +322,7 @@ test('jobio top --by client: the job map from the real squeue names the running 
     await mapper.refresh();
     assert.equal(mapper.warning, undefined);
     assert.deepEqual(mapper.job(s.node), { job, owner: 'jobiotest' });
-    assert.deepEqual(mapper.job(`${s.node}.cluster.example`), { job, owner: 'jobiotest' }, 'a FQDN matches squeue\'s short name');
+    assert.deepEqual(mapper.job(`${s.node}.cluster.example`), { job, owner: 'jobiotest' }, "a FQDN matches squeue's short name");
 
     // The CLI end to end: the client keeps writing while `jobio top` takes its two scrapes.
     let wr = 1;
@@ -325,7 +355,7 @@ test('jobio top --by client: the job map from the real squeue names the running 
   }
 });
 
-test('job_info on the real Slurm: the Prolog\'s root-owned file and squeue name a running job\'s account, partition, name and working directory, shown in jobio top\'s ACCOUNT and WORKDIR columns; the Epilog ends it', async (t) => {
+test("job_info on the real Slurm: the Prolog's root-owned file and squeue name a running job's account, partition, name and working directory, shown in jobio top's ACCOUNT and WORKDIR columns; the Epilog ends it", async (t) => {
   const s = cluster(t);
   if (!s) return;
   const name = 'io job|1';
@@ -357,13 +387,23 @@ test('job_info on the real Slurm: the Prolog\'s root-owned file and squeue name 
   const ossRoot = mkdtempSync(join(tmpdir(), 'jobio-slurm-oss-'));
   const entry = `${job}:${alice.uid}:${s.node}`;
   writeSnapshot(ossRoot, { jobs: { [entry]: { wrMiB: 1 } }, clients: {} });
-  const oss = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', `--path.procfs=${join(ossRoot, 'proc')}`, `--path.sysfs=${join(ossRoot, 'sys')}`, `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`]);
+  const oss = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.lustre_jobstats',
+    `--path.procfs=${join(ossRoot, 'proc')}`,
+    `--path.sysfs=${join(ossRoot, 'sys')}`,
+    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
+  ]);
   try {
     const source = new ExporterSource([`${oss.url}/metrics`, `${exporter!.url}/metrics`], 'job', {}, 10_000, true);
     assert.equal(await source.next(), undefined);
     writeSnapshot(ossRoot, { jobs: { [entry]: { wrMiB: 3 } }, clients: {} });
     const table = formatTable(sortRows(jobRows((await source.next()) ?? []), 'job'), 'job', 0, ['JOB', 'WR_MB', 'ACCOUNT', 'WORKDIR'], source.jobInfo);
-    const pad = (cells: string[], widths: number[]): string => cells.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    const pad = (cells: string[], widths: number[]): string =>
+      cells
+        .map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd();
     const widths = [Math.max(3, job.length), 5, 7, s.work.length];
     assert.equal(table, [pad(['JOB', 'WR_MB', 'ACCOUNT', 'WORKDIR'], widths), pad([job, '2.0', 'proj1', s.work], widths), ''].join('\n'));
   } finally {
@@ -409,6 +449,12 @@ test('a 2-second job between two scrapes (30 s interval): the next scrape has it
   const writes = (x: readonly Sample[]) => sum(x, 'jobio_profiler_calls_total', { call: 'write', mount, ...labels });
   const after = await pollMetrics(`job ${job}'s 250 writes`, (x) => writes(x) >= 250);
   assert.equal(writes(after), 250);
-  assert.equal(sum(after, 'jobio_profiler_records_rejected_total', { reason: 'unverified_job' }), sum(before, 'jobio_profiler_records_rejected_total', { reason: 'unverified_job' }), 'none of the job\'s frames refused');
-  t.diagnostic(`job ${job} (2 s): cpu_user ${sum(next, 'jobio_job_cpu_user_seconds_total', labels)} s, cpu_system ${sum(next, 'jobio_job_cpu_system_seconds_total', labels)} s, memory_peak ${sum(next, 'jobio_job_memory_peak_bytes', labels)} B, profiler writes ${writes(after)} (in the first scrape after its end: ${writes(next)})`);
+  assert.equal(
+    sum(after, 'jobio_profiler_records_rejected_total', { reason: 'unverified_job' }),
+    sum(before, 'jobio_profiler_records_rejected_total', { reason: 'unverified_job' }),
+    "none of the job's frames refused",
+  );
+  t.diagnostic(
+    `job ${job} (2 s): cpu_user ${sum(next, 'jobio_job_cpu_user_seconds_total', labels)} s, cpu_system ${sum(next, 'jobio_job_cpu_system_seconds_total', labels)} s, memory_peak ${sum(next, 'jobio_job_memory_peak_bytes', labels)} B, profiler writes ${writes(after)} (in the first scrape after its end: ${writes(next)})`,
+  );
 });

@@ -31,16 +31,31 @@ before(async () => {
   chmodSync(spool, 0o755);
   writeFileSync(join(spool, '101'), 'uid=5000\naccount=proj_ocean\npartition=compute\njob_name=ocean\nwork_dir=/home/alice/ocean run\n', { mode: 0o644 });
   writeFileSync(join(spool, '202'), 'uid=5001\naccount=proj_gen\npartition=gpu\njob_name=align\nwork_dir=/scratch/bob\n', { mode: 0o644 });
-  oss = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', `--path.procfs=${join(root, 'proc')}`, `--path.sysfs=${join(root, 'sys')}`, `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`]);
+  oss = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.lustre_jobstats',
+    `--path.procfs=${join(root, 'proc')}`,
+    `--path.sysfs=${join(root, 'sys')}`,
+    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
+  ]);
   node = await startExporter(['--collector.disable-defaults', '--collector.job_info', '--collector.job_info.squeue=', `--collector.job_info.spool-dir=${spool}`]);
-  prom = await startPrometheus([{ job: 'oss', address: `127.0.0.1:${oss.port}` }, { job: 'node', address: `127.0.0.1:${node.port}` }], { scrapeInterval: '1s' });
+  prom = await startPrometheus(
+    [
+      { job: 'oss', address: `127.0.0.1:${oss.port}` },
+      { job: 'node', address: `127.0.0.1:${node.port}` },
+    ],
+    { scrapeInterval: '1s' },
+  );
   const scraped = async (afterMs: number): Promise<number> => {
     const [s] = await prom!.waitFor('min(timestamp(jobio_scrape_collector_success{collector=~"lustre_jobstats|job_info"}))', (x) => (x[0]?.value ?? 0) * 1000 > afterMs + 50, 30_000);
     return s!.value;
   };
   // Jobs born after the exporter's first collection, then grown: increase() over the run is exact.
   let last = await scraped(0);
-  for (const jobs of [{ '101:5000:n1': { wrMiB: 1 }, '202:5001:n3': { rdMiB: 1 }, '303:5000:n4': { wrMiB: 1 } }, { '101:5000:n1': { wrMiB: 3 }, '202:5001:n3': { rdMiB: 2 }, '303:5000:n4': { wrMiB: 2 } }]) {
+  for (const jobs of [
+    { '101:5000:n1': { wrMiB: 1 }, '202:5001:n3': { rdMiB: 1 }, '303:5000:n4': { wrMiB: 1 } },
+    { '101:5000:n1': { wrMiB: 3 }, '202:5001:n3': { rdMiB: 2 }, '303:5000:n4': { wrMiB: 2 } },
+  ]) {
     const writtenAt = Date.now();
     writeSnapshot(root, { jobs, clients: {} });
     last = await scraped(writtenAt);

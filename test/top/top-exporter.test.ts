@@ -21,11 +21,21 @@ async function withExporters<T>(count: number, fn: (roots: string[], urls: strin
   for (const root of roots) writeSnapshot(root, { jobs: {}, clients: {} });
   const exporters = await Promise.all(
     roots.map((root) =>
-      startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', '--collector.lustre_exports', `--path.procfs=${join(root, 'proc')}`, `--path.sysfs=${join(root, 'sys')}`, `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`]),
+      startExporter([
+        '--collector.disable-defaults',
+        '--collector.lustre_jobstats',
+        '--collector.lustre_exports',
+        `--path.procfs=${join(root, 'proc')}`,
+        `--path.sysfs=${join(root, 'sys')}`,
+        `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
+      ]),
     ),
   );
   try {
-    return await fn(roots, exporters.map((e) => `${e.url}/metrics`));
+    return await fn(
+      roots,
+      exporters.map((e) => `${e.url}/metrics`),
+    );
   } finally {
     await Promise.all(exporters.map((e) => e.stop()));
     for (const root of roots) rmSync(root, { recursive: true, force: true });

@@ -115,7 +115,15 @@ test('jobio top: unreachable Prometheus exits 1 with a clear message; bad flags 
   const result = await runJobio(['top', '--prometheus', `http://127.0.0.1:${port}`, '--once']);
   assert.equal(result.code, 1);
   assert.match(result.stderr, new RegExp(`^jobio top: cannot reach Prometheus at http://127\\.0\\.0\\.1:${port}: ECONNREFUSED\\n$`));
-  for (const args of [['--once'], ['--prometheus', 'x', '--exporter', 'http://127.0.0.1:1/'], ['--prometheus', 'http://127.0.0.1:1', '--interval', 'soon'], ['--prometheus', 'http://127.0.0.1:1', '--sort', 'size'], ['--prometheus', 'http://127.0.0.1:1', '--limit', '-1'], ['--prometheus', 'http://127.0.0.1:1', '--by', 'host'], ['--bogus']]) {
+  for (const args of [
+    ['--once'],
+    ['--prometheus', 'x', '--exporter', 'http://127.0.0.1:1/'],
+    ['--prometheus', 'http://127.0.0.1:1', '--interval', 'soon'],
+    ['--prometheus', 'http://127.0.0.1:1', '--sort', 'size'],
+    ['--prometheus', 'http://127.0.0.1:1', '--limit', '-1'],
+    ['--prometheus', 'http://127.0.0.1:1', '--by', 'host'],
+    ['--bogus'],
+  ]) {
     const bad = await runJobio(['top', ...args]);
     assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`);
     assert.notEqual(bad.stderr, '');

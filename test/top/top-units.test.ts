@@ -52,10 +52,7 @@ test('PromQL escaping keeps any label value one string literal', () => {
   assert.equal(buildQuery('job', 'write', 10_000, { jobid: 'j"' }), 'sum by (jobid, user, target) (increase(jobio_lustre_jobstats_write_bytes_total{jobid="j\\""}[10s]))');
   // Per client, REQS leaves out the keep-alive pings, as lltop does.
   assert.equal(buildQuery('client', 'reqs', 1500, {}), 'sum by (client, target) (increase(jobio_lustre_export_operations_total{operation!="ping"}[1500ms]))');
-  assert.equal(
-    buildQuery('client', 'reqs', 10_000, { target: 'OST"0' }),
-    'sum by (client, target) (increase(jobio_lustre_export_operations_total{target="OST\\"0",operation!="ping"}[10s]))',
-  );
+  assert.equal(buildQuery('client', 'reqs', 10_000, { target: 'OST"0' }), 'sum by (client, target) (increase(jobio_lustre_export_operations_total{target="OST\\"0",operation!="ping"}[10s]))');
   assert.equal(buildQuery('job', 'reqs', 10_000, {}), 'sum by (jobid, user, target) (increase(jobio_lustre_jobstats_operations_total[10s]))');
 });
 
@@ -70,7 +67,10 @@ test('NID and job maps', () => {
   assert.deepEqual([...parseNidMap('# c\n10.0.0.1@o2ib n1 # comment\n\nbroken\n')], [['10.0.0.1@o2ib', 'n1']]);
   const jobs = parseJobMap('12 alice n[1-2]\n13 n2\n\n14\n');
   assert.deepEqual(jobs.get('n1'), [{ job: '12', owner: 'alice' }]);
-  assert.deepEqual(jobs.get('n2'), [{ job: '12', owner: 'alice' }, { job: '13', owner: '-' }]);
+  assert.deepEqual(jobs.get('n2'), [
+    { job: '12', owner: 'alice' },
+    { job: '13', owner: '-' },
+  ]);
   assert.equal(jobs.size, 2);
 });
 

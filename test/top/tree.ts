@@ -42,7 +42,14 @@ function atomicWrite(path: string, text: string): void {
 export function writeSnapshot(root: string, snapshot: Snapshot): void {
   const dir = join(root, 'proc/fs/lustre/obdfilter', TARGET);
   mkdirSync(join(dir, 'exports'), { recursive: true });
-  atomicWrite(join(dir, 'job_stats'), jobStatsText(Object.entries(snapshot.jobs).map(([id, load]) => job(id, load)), '2.14', ['read_bytes', 'write_bytes', 'read', 'write']));
+  atomicWrite(
+    join(dir, 'job_stats'),
+    jobStatsText(
+      Object.entries(snapshot.jobs).map(([id, load]) => job(id, load)),
+      '2.14',
+      ['read_bytes', 'write_bytes', 'read', 'write'],
+    ),
+  );
   for (const [nid, load] of Object.entries(snapshot.clients)) {
     mkdirSync(join(dir, 'exports', nid), { recursive: true });
     atomicWrite(join(dir, 'exports', nid, 'stats'), exportStats(load));

@@ -7,7 +7,9 @@ import { runDemo } from '../demo/run-demo.js';
 
 export function demoCommand(run: (action: () => Promise<number>) => void): Command {
   const command = new Command('demo')
-    .description('Show jobio on any Linux box: a replayed Lustre cluster with a metadata storm and tiny writes, real programs under the profiler, the exporter, a private Prometheus with the jobio rules (if installed) and a live `jobio top` table. No root needed; everything lives in a temporary directory removed on exit.')
+    .description(
+      'Show jobio on any Linux box: a replayed Lustre cluster with a metadata storm and tiny writes, real programs under the profiler, the exporter, a private Prometheus with the jobio rules (if installed) and a live `jobio top` table. No root needed; everything lives in a temporary directory removed on exit.',
+    )
     .addOption(new Option('--duration <duration>', 'Stop by itself after this long (e.g. 60s, 5m); default: until Ctrl-C.').argParser(duration))
     .addOption(new Option('--no-top', 'Do not show the refreshing table (for scripts): print the addresses and wait.'))
     .addOption(new Option('--interval <duration>', 'Refresh period of the table.').default(2000, '2s').argParser(duration))

@@ -34,7 +34,11 @@ export function exporterCommand(run: (action: () => Promise<number>) => void, op
     .addOption(new Option('--web.listen-address <address>', 'Address to listen on for the web interface and telemetry.').default(DEFAULT_LISTEN_ADDRESS))
     .addOption(new Option('--web.telemetry-path <path>', 'Path under which to expose metrics.').default('/metrics'))
     .addOption(new Option('--web.config.file <file>', 'Configuration file for TLS and basic authentication (Prometheus exporter-toolkit format).'))
-    .addOption(new Option('--web.max-connections <n>', 'Open connections at most; at the cap the longest-waiting connection without a request in progress is closed.').default(String(DEFAULT_LIMITS.maxConnections)))
+    .addOption(
+      new Option('--web.max-connections <n>', 'Open connections at most; at the cap the longest-waiting connection without a request in progress is closed.').default(
+        String(DEFAULT_LIMITS.maxConnections),
+      ),
+    )
     .addOption(new Option('--web.max-connections-per-peer <n>', 'Open connections at most from one client address (same rule at the cap).').default(String(DEFAULT_LIMITS.maxPerPeer)))
     .addOption(new Option('--web.header-timeout <duration>', 'Time a client has to complete the TLS handshake and send its request headers.').default(`${DEFAULT_LIMITS.headerTimeoutMs / 1000}s`))
     .addOption(new Option('--web.request-timeout <duration>', 'Time a client has to send its whole request.').default(`${DEFAULT_LIMITS.requestTimeoutMs / 1000}s`))
@@ -42,7 +46,12 @@ export function exporterCommand(run: (action: () => Promise<number>) => void, op
     .addOption(new Option('--log.format <format>', 'Output format of log messages.').choices(LOG_FORMATS).default('logfmt'))
     .addOption(new Option('--path.procfs <path>', 'procfs mountpoint.').default('/proc'))
     .addOption(new Option('--path.sysfs <path>', 'sysfs mountpoint.').default('/sys'))
-    .addOption(new Option('--path.lustre <dir>', 'Root of the Lustre parameter files only (<dir>/proc/fs/lustre, <dir>/sys/fs/lustre, <dir>/sys/kernel/debug/lustre), e.g. a captured tree; default: below --path.procfs and --path.sysfs.'))
+    .addOption(
+      new Option(
+        '--path.lustre <dir>',
+        'Root of the Lustre parameter files only (<dir>/proc/fs/lustre, <dir>/sys/fs/lustre, <dir>/sys/kernel/debug/lustre), e.g. a captured tree; default: below --path.procfs and --path.sysfs.',
+      ),
+    )
     .addOption(new Option('--path.rootfs <path>', 'rootfs mountpoint (host files such as /etc/passwd are read below it).').default('/'))
     .addOption(new Option('--scrape.timeout <duration>', 'Deadline for each collector in one scrape; a collector over it reports success 0.').default('10s'));
   addCollectorFlags(command, descriptors);

@@ -57,7 +57,10 @@ test('unsupported keys are each named with file:line in a warning; the supported
 });
 
 test('a value that cannot be honoured is an error naming file:line: key', () => {
-  assert.throws(() => parseFixture('mistral_config-invalid.yaml'), (err: Error) => err instanceof UsageError && err.message === 'mistral_config-invalid.yaml:4: sizebins: "logarithmic" must be small-medium-large, pow2 or combined');
+  assert.throws(
+    () => parseFixture('mistral_config-invalid.yaml'),
+    (err: Error) => err instanceof UsageError && err.message === 'mistral_config-invalid.yaml:4: sizebins: "logarithmic" must be small-medium-large, pow2 or combined',
+  );
   const cases: [string, RegExp][] = [
     ['totals: maybe\n', /^f:1: totals: "maybe" is not yes or no$/],
     ['a: 1\nnotrace: [bin/tool]\n', /^f:2: notrace: "bin\/tool": give a base name, or a full path or directory starting with \/$/],
@@ -67,7 +70,12 @@ test('a value that cannot be honoured is an error naming file:line: key', () => 
     ['- a\n- b\n', /^f:1: expected a mapping of keys$/],
     ['timeframe: [1\n', /^f:\d+: /],
   ];
-  for (const [text, re] of cases) assert.throws(() => parseMistralConfig(text, 'f'), (err: Error) => err instanceof UsageError && re.test(err.message), text);
+  for (const [text, re] of cases)
+    assert.throws(
+      () => parseMistralConfig(text, 'f'),
+      (err: Error) => err instanceof UsageError && re.test(err.message),
+      text,
+    );
   // the shared option checks, located in the file
   const located: [string, string][] = [
     ['timeframe: 500ms\n', 'f:1: timeframe: "500ms" must be a whole number of seconds, at least 1s'],
@@ -76,7 +84,12 @@ test('a value that cannot be honoured is an error naming file:line: key', () => 
     ['environment: [OK, not-a-name]\n', 'f:1: environment: "not-a-name" is not an environment variable name'],
     ['sizebins: combined\nthresholds: {small: 4KiB, large: 8KiB}\n', 'f:1: sizebins: the thresholds name a power-of-two range (small 1 B, or large twice a power-of-two small); choose others'],
   ];
-  for (const [text, message] of located) assert.throws(() => parseMistralConfig(text, 'f'), (err: Error) => err instanceof UsageError && err.message === message, `${text}: ${message}`);
+  for (const [text, message] of located)
+    assert.throws(
+      () => parseMistralConfig(text, 'f'),
+      (err: Error) => err instanceof UsageError && err.message === message,
+      `${text}: ${message}`,
+    );
 });
 
 test('lists may be YAML sequences or comma-separated; an empty file selects everything', () => {

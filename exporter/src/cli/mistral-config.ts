@@ -30,7 +30,22 @@ export interface MistralSettings {
 export const ALL_RECORDS: RecordSelection = { totals: true, sections: Object.fromEntries(SECTIONS.map((s) => [s, true])) as Record<Section, boolean> };
 
 /** The keys read, and under `thresholds` and `sampling` their sub-keys. */
-const TOP_KEYS = ['output', 'timeframe', 'totals', 'sizebins', 'thresholds', 'sampling', 'environment', 'notrace', 'bypass', 'trace-children', 'trace-scheduler', 'error-log', 'nvml-library', ...SECTIONS] as const;
+const TOP_KEYS = [
+  'output',
+  'timeframe',
+  'totals',
+  'sizebins',
+  'thresholds',
+  'sampling',
+  'environment',
+  'notrace',
+  'bypass',
+  'trace-children',
+  'trace-scheduler',
+  'error-log',
+  'nvml-library',
+  ...SECTIONS,
+] as const;
 const THRESHOLD_KEYS = { small: 'small-threshold', large: 'large-threshold' } as const;
 const SAMPLING_KEYS = { every: 'sample-every', 'max-per-second': 'sample-max-per-sec', 'min-sampled': 'min-sampled' } as const;
 const SIZEBINS: Record<string, string> = { 'small-medium-large': 'small-medium-large', smallmediumlarge: 'small-medium-large', pow2: 'pow2', combined: 'combined' };

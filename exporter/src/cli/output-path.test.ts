@@ -13,6 +13,12 @@ test('%h is the short host name, %j the job id, %p the pid, %% a percent sign', 
 });
 
 test('an unknown or dangling % is a usage error naming it', () => {
-  assert.throws(() => expandOutputPath('io-%x.jsonl', v), (e: unknown) => e instanceof UsageError && /"%x"/.test(e.message) && /%h short host name/.test(e.message));
-  assert.throws(() => expandOutputPath('io-%', v), (e: unknown) => e instanceof UsageError && /at its end/.test(e.message));
+  assert.throws(
+    () => expandOutputPath('io-%x.jsonl', v),
+    (e: unknown) => e instanceof UsageError && /"%x"/.test(e.message) && /%h short host name/.test(e.message),
+  );
+  assert.throws(
+    () => expandOutputPath('io-%', v),
+    (e: unknown) => e instanceof UsageError && /at its end/.test(e.message),
+  );
 });

@@ -27,7 +27,10 @@ function readStat(procfs: string, pid: number): Stat | undefined {
   try {
     const text = readFileSync(`${procfs}/${pid}/stat`, 'utf8');
     // Fields after the command name (which may contain spaces and parentheses): state ppid ... utime(11) stime cutime cstime.
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = text
+      .slice(text.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     return { ppid: f[1] ?? 0, user: (f[11] ?? 0) + (f[13] ?? 0), system: (f[12] ?? 0) + (f[14] ?? 0) };
   } catch {
     return undefined; // exited between the listing and the read

@@ -39,7 +39,12 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .description('Run CMD under the I/O profiler (children included), print its red/yellow/green I/O summary to stderr and pass its exit status through.')
     .usage('[options] -- CMD [ARGS...]')
     .argument('<command...>', 'the command to profile, and its arguments (after --)')
-    .addOption(new Option('-o, --output <file>', 'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).'))
+    .addOption(
+      new Option(
+        '-o, --output <file>',
+        'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).',
+      ),
+    )
     .addOption(new Option('--timeframe <duration>', 'Length of the periodic records (whole seconds, e.g. 10s, 1m; no = one frame for the whole run). Default 10s.'))
     .addOption(new Option('--small-threshold <size>', 'Transfers below this are small (red). Default 32KiB.'))
     .addOption(new Option('--large-threshold <size>', 'Transfers from this size up are large. Default 128MiB.'))
@@ -52,7 +57,7 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--error-log <file>', "The profiler library's own messages go to FILE (never to CMD's output)."))
     .addOption(new Option('--nvml-library <lib>', 'NVML library for the gpu records (a soname or a path; none = no gpu records). Default libnvidia-ml.so.1.'))
     .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
-    .addOption(new Option('--mistral-config <file>', 'A site\'s mistral_config.yaml: the supported subset is read, other keys are named in warnings (--config and flags win; docs/jobio-run.md).'))
+    .addOption(new Option('--mistral-config <file>', "A site's mistral_config.yaml: the supported subset is read, other keys are named in warnings (--config and flags win; docs/jobio-run.md)."))
     .addOption(new Option('--path.procfs <path>', 'Where the Lustre client stats (fs/lustre/llite) and the mount table are read, for the profiler coverage line.').default('/proc'))
     .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default('/sys'))
     .passThroughOptions();
@@ -207,11 +212,14 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     let frameTimer: NodeJS.Timeout | undefined;
     const scheduleFrame = (out: RunOutput): void => {
       // A little after the frame's end, so the library's last flush of that second has arrived.
-      frameTimer = setTimeout(() => {
-        out.frame(nextFrame * options.timeframeSec, (nextFrame + 1) * options.timeframeSec, startMs + (nextFrame + 1) * frameMs, false);
-        nextFrame++;
-        scheduleFrame(out);
-      }, Math.max(0, startMs + (nextFrame + 1) * frameMs + 250 - Date.now()));
+      frameTimer = setTimeout(
+        () => {
+          out.frame(nextFrame * options.timeframeSec, (nextFrame + 1) * options.timeframeSec, startMs + (nextFrame + 1) * frameMs, false);
+          nextFrame++;
+          scheduleFrame(out);
+        },
+        Math.max(0, startMs + (nextFrame + 1) * frameMs + 250 - Date.now()),
+      );
       frameTimer.unref();
     };
     if (output && options.timeframeSec > 0) scheduleFrame(output); // timeframe `no`: the one frame is written at the end
@@ -268,10 +276,12 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
         diagnosis,
       }),
     );
-    const profilerBytes = new Map(files.map((m) => {
-      const kv = keyedValues(m.total, { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled });
-      return [m.info.path, (kv.get('read_all')?.bytes ?? 0) + (kv.get('write_all')?.bytes ?? 0)] as const;
-    }));
+    const profilerBytes = new Map(
+      files.map((m) => {
+        const kv = keyedValues(m.total, { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled });
+        return [m.info.path, (kv.get('read_all')?.bytes ?? 0) + (kv.get('write_all')?.bytes ?? 0)] as const;
+      }),
+    );
     process.stderr.write(formatCoverage(clientDeltas(clientBefore, clientAfter), profilerBytes));
     if (!complete) process.stderr.write('jobio run: some processes of the command were still connected after it ended; their last figures may be missing\n');
     return status;

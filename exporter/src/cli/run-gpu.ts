@@ -81,7 +81,11 @@ export class GpuSampler {
   /** As RunTotals.foldTail: points of seconds from `slots` on join the last slot. */
   foldTail(slots: number): void {
     const last = Math.max(0, slots - 1);
-    for (const [index, list] of this.points) this.points.set(index, list.map((p) => (p.second > last ? { ...p, second: last } : p)));
+    for (const [index, list] of this.points)
+      this.points.set(
+        index,
+        list.map((p) => (p.second > last ? { ...p, second: last } : p)),
+      );
   }
 
   private sample(): Promise<void> {

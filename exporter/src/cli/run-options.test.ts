@@ -4,8 +4,27 @@ import { libraryEnvironment, parseSize, resolveRunOptions, UsageError } from './
 
 test('defaults follow Mistral and docs/profiler.md', () => {
   const o = resolveRunOptions({}, {});
-  assert.deepEqual(o, { timeframeSec: 10, smallThreshold: 32768, largeThreshold: 134217728, sizeBins: 'small-medium-large', sampleEvery: 16, sampleMaxPerSec: 0, env: [], network: false, minSampled: 10, nvmlLibrary: 'libnvidia-ml.so.1' });
-  assert.deepEqual(libraryEnvironment(o, '/s'), { JOBIO_SOCKET: '/s', JOBIO_TIMEFRAME: '1', JOBIO_SMALL_THRESHOLD: '32768', JOBIO_LARGE_THRESHOLD: '134217728', JOBIO_SAMPLE_EVERY: '16', JOBIO_SAMPLE_MAX_PER_SEC: '0', JOBIO_NETWORK: '0' });
+  assert.deepEqual(o, {
+    timeframeSec: 10,
+    smallThreshold: 32768,
+    largeThreshold: 134217728,
+    sizeBins: 'small-medium-large',
+    sampleEvery: 16,
+    sampleMaxPerSec: 0,
+    env: [],
+    network: false,
+    minSampled: 10,
+    nvmlLibrary: 'libnvidia-ml.so.1',
+  });
+  assert.deepEqual(libraryEnvironment(o, '/s'), {
+    JOBIO_SOCKET: '/s',
+    JOBIO_TIMEFRAME: '1',
+    JOBIO_SMALL_THRESHOLD: '32768',
+    JOBIO_LARGE_THRESHOLD: '134217728',
+    JOBIO_SAMPLE_EVERY: '16',
+    JOBIO_SAMPLE_MAX_PER_SEC: '0',
+    JOBIO_NETWORK: '0',
+  });
 });
 
 test('flags override the file; sizes, durations and lists are parsed', () => {
@@ -32,6 +51,9 @@ test('bad values are usage errors naming the option', () => {
     [{ network: 'maybe' }, /--network/],
     [{ 'size-bins': 'combined', 'small-threshold': '1' }, /--size-bins combined: the thresholds name a power-of-two range/],
   ] as const) {
-    assert.throws(() => resolveRunOptions({}, raw), (e: Error) => e instanceof UsageError && message.test(e.message));
+    assert.throws(
+      () => resolveRunOptions({}, raw),
+      (e: Error) => e instanceof UsageError && message.test(e.message),
+    );
   }
 });

@@ -29,7 +29,20 @@ export interface RunOptions {
 }
 
 /** The keys accepted both as `--key` flags and in the YAML file. */
-export const RUN_OPTION_KEYS = ['output', 'timeframe', 'small-threshold', 'large-threshold', 'size-bins', 'sample-every', 'sample-max-per-sec', 'env', 'error-log', 'network', 'min-sampled', 'nvml-library'] as const;
+export const RUN_OPTION_KEYS = [
+  'output',
+  'timeframe',
+  'small-threshold',
+  'large-threshold',
+  'size-bins',
+  'sample-every',
+  'sample-max-per-sec',
+  'env',
+  'error-log',
+  'network',
+  'min-sampled',
+  'nvml-library',
+] as const;
 type Key = (typeof RUN_OPTION_KEYS)[number];
 export type RawRunOptions = Partial<Record<Key, unknown>>;
 
@@ -105,7 +118,10 @@ export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOpti
   if (sizeBins === 'combined' && (smallThreshold === 1 || (pow2(smallThreshold) && largeThreshold === 2 * smallThreshold)))
     throw new UsageError('--size-bins combined: the thresholds name a power-of-two range (small 1 B, or large twice a power-of-two small); choose others');
   const envRaw = raw.env ?? [];
-  const env = (Array.isArray(envRaw) ? envRaw.map(text) : [text(envRaw)]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const env = (Array.isArray(envRaw) ? envRaw.map(text) : [text(envRaw)])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   for (const name of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env: "${name}" is not an environment variable name`);
   return {
     ...(raw.output !== undefined ? { output: text(raw.output) } : {}),

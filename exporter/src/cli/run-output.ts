@@ -130,9 +130,7 @@ export class RunOutput {
       // resident size, so vmem.max is at least rssmem.max.
       const rssMaxBytes = Math.max(this.sampler.peakRssBytes, usage?.maxRssBytes ?? 0);
       const vmemMaxBytes = Math.max(this.sampler.peakVmemBytes, rssMaxBytes);
-      this.write(
-        resourcesRecord(this.ctx, { ...w, ...(usage ? { jobUserTotalUs: usage.userUs, jobSystemTotalUs: usage.systemUs } : {}), rssMaxBytes, vmemMaxBytes }, times.endMs, times),
-      );
+      this.write(resourcesRecord(this.ctx, { ...w, ...(usage ? { jobUserTotalUs: usage.userUs, jobSystemTotalUs: usage.systemUs } : {}), rssMaxBytes, vmemMaxBytes }, times.endMs, times));
     }
   }
 }

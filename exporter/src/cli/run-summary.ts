@@ -44,7 +44,14 @@ export function humanSeconds(us: number): string {
 
 export function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)} %` : '-');
@@ -68,9 +75,20 @@ function mountTable(mounts: readonly MountSeries[], io: IoKeyOptions): string {
   for (const m of mounts) {
     const kv = keyedValues(m.total, io);
     const get = (key: string) => kv.get(key) ?? { calls: 0, bytes: 0 };
-    rows.push([m.info.path, m.info.fstype, String(get('read_all').calls), humanBytes(get('read_all').bytes ?? 0), String(get('write_all').calls), humanBytes(get('write_all').bytes ?? 0), String(get('metadata').calls), String(get('seek').calls)]);
+    rows.push([
+      m.info.path,
+      m.info.fstype,
+      String(get('read_all').calls),
+      humanBytes(get('read_all').bytes ?? 0),
+      String(get('write_all').calls),
+      humanBytes(get('write_all').bytes ?? 0),
+      String(get('metadata').calls),
+      String(get('seek').calls),
+    ]);
     for (const dir of ['read', 'write']) {
-      const bins = [...kv.entries()].filter(([k, v]) => k.startsWith(`${dir}_`) && k !== `${dir}_all` && v.calls > 0).map(([k, v]) => `${k.slice(dir.length + 1)}: ${v.calls} (${humanBytes(v.bytes ?? 0)})`);
+      const bins = [...kv.entries()]
+        .filter(([k, v]) => k.startsWith(`${dir}_`) && k !== `${dir}_all` && v.calls > 0)
+        .map(([k, v]) => `${k.slice(dir.length + 1)}: ${v.calls} (${humanBytes(v.bytes ?? 0)})`);
       if (bins.length > 0) detail.push(`  ${m.info.path} ${dir}s by size  ${bins.join(', ')}`);
     }
   }
@@ -111,7 +129,9 @@ function stdioLines(mounts: readonly MountSeries[]): string[] {
     };
     const [r, rb] = fs(0);
     const [w, wb] = fs(1);
-    out.push(`  ${m.info.path} stdio calls (average size): ${parts.join(', ')}; the file system saw ${r.toLocaleString('en-US')} reads (${avg(rb, r)}) and ${w.toLocaleString('en-US')} writes (${avg(wb, w)}) in all`);
+    out.push(
+      `  ${m.info.path} stdio calls (average size): ${parts.join(', ')}; the file system saw ${r.toLocaleString('en-US')} reads (${avg(rb, r)}) and ${w.toLocaleString('en-US')} writes (${avg(wb, w)}) in all`,
+    );
   }
   return out;
 }
@@ -121,7 +141,11 @@ function reasonLines(d: Diagnosis, minSampled: number, timed: boolean): string[]
   const top = d.reasons.slice(0, SUMMARY_REASONS);
   const rows = [['class', 'reason', 'mount', 'calls', 'bytes', 'time']];
   for (const r of top) rows.push([r.cls, r.reason, r.mount, r.calls.toLocaleString('en-US'), humanBytes(r.bytes), timed ? humanSeconds(r.timeNs / 1000) : '-']);
-  const lines = ['', `why calls were red or yellow (largest time first${d.reasons.length > top.length ? `, ${top.length} of ${d.reasons.length}` : ''}${timed ? '' : `; times not reported below ${minSampled} timed calls`}):`, table(rows)];
+  const lines = [
+    '',
+    `why calls were red or yellow (largest time first${d.reasons.length > top.length ? `, ${top.length} of ${d.reasons.length}` : ''}${timed ? '' : `; times not reported below ${minSampled} timed calls`}):`,
+    table(rows),
+  ];
   for (const r of top) lines.push(`  - ${r.hint}`);
   return lines;
 }

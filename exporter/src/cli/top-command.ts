@@ -55,12 +55,21 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
   const command = new Command('top')
     .description('lltop-style table of the Lustre load per job over an interval, from Prometheus or from exporters.')
     .addOption(new Option('--prometheus <url>', 'Query this Prometheus server (increase() over the interval).'))
-    .addOption(new Option('--exporter <url>', 'Scrape this exporter directly (repeatable; /metrics is added to a bare host:port URL).').argParser((v, prev: string[] | undefined) => collect(metricsUrl(v), prev)))
+    .addOption(
+      new Option('--exporter <url>', 'Scrape this exporter directly (repeatable; /metrics is added to a bare host:port URL).').argParser((v, prev: string[] | undefined) =>
+        collect(metricsUrl(v), prev),
+      ),
+    )
     .addOption(new Option('--by <what>', 'job: from lustre_jobstats; client: from lustre_exports, NID → host → job.').choices(['job', 'client']).default('job'))
     .addOption(new Option('--interval <duration>', 'The interval the table covers, and the refresh period.').default(10_000, '10s').argParser(duration))
     .addOption(new Option('--once', 'Print one table and exit.'))
     .addOption(new Option('--sort <key>', `Sort by ${SORT_KEYS.join(', ')} (numbers descending).`).default('wr').argParser(sortKey))
-    .addOption(new Option('--columns <list>', `Columns to print, comma-separated, from ${Object.keys(COLUMNS).join(', ')} (HOSTS only with --by client). ACCOUNT and WORKDIR come from jobio_job_info (Prometheus, or the --exporter scrapes).`))
+    .addOption(
+      new Option(
+        '--columns <list>',
+        `Columns to print, comma-separated, from ${Object.keys(COLUMNS).join(', ')} (HOSTS only with --by client). ACCOUNT and WORKDIR come from jobio_job_info (Prometheus, or the --exporter scrapes).`,
+      ),
+    )
     .addOption(new Option('--limit <n>', 'Rows to print (0 = all).').default(20).argParser(limit))
     .addOption(new Option('--jobid <id>', 'Only this job id (--by job).'))
     .addOption(new Option('--target <name>', 'Only this Lustre target (fs-OST0000).'))
@@ -109,7 +118,15 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
         ...(columns ? { columns } : {}),
         time: o['time'] as number | undefined,
         filters: mode === 'job' ? { jobid: o['jobid'] as string | undefined, target: o['target'] as string | undefined } : { target: o['target'] as string | undefined },
-        mapper: mode === 'client' ? new ClientMapper({ nidMapFile: o['nidMap'] as string | undefined, nidCommand: o['nidCommand'] as string | undefined, jobMapFile: o['jobMap'] as string | undefined, jobMapCommand: o['jobMapCommand'] as string | undefined }) : undefined,
+        mapper:
+          mode === 'client'
+            ? new ClientMapper({
+                nidMapFile: o['nidMap'] as string | undefined,
+                nidCommand: o['nidCommand'] as string | undefined,
+                jobMapFile: o['jobMap'] as string | undefined,
+                jobMapCommand: o['jobMapCommand'] as string | undefined,
+              })
+            : undefined,
       };
       return runTop(settings, process.stdout);
     }),

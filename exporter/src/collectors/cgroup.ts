@@ -38,7 +38,7 @@ export const cgroupCollector = defineCollector({
     maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series; further jobs are summed into jobid="_other" for their whole life.'),
     userHz: positiveIntegerFlag('user-hz', 100, 'Clock ticks per second of v1 cpuacct.stat (USER_HZ), used where cpuacct.usage_user/usage_sys are missing.'),
     sampleIntervalMs: durationFlag('sample-interval', '1s', 'Job cgroups are also sampled this often between scrapes, so a job shorter than the scrape interval keeps its last values.'),
-    finishedExpiryMs: durationFlag('finished-expiry', '10m', 'An ended job\'s final CPU seconds and peak memory stay exported this long after its cgroup went.'),
+    finishedExpiryMs: durationFlag('finished-expiry', '10m', "An ended job's final CPU seconds and peak memory stay exported this long after its cgroup went."),
     ...USER_FLAGS,
   },
   create({ registry, paths, settings, logger }) {

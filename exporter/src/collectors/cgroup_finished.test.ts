@@ -12,11 +12,20 @@ test('FinishedJobs: a job gone between samplings keeps its last CPU and peak (no
   book.observe([job('8', 6, 50)], 2000); // job 7 ended between 1000 and 2000
   assert.deepEqual(book.finals(), [{ jobid: '7', uid: 1000, cpu: { user: 2, system: 0.2 }, memoryPeakBytes: 300 }]);
   book.observe([], 3000);
-  assert.deepEqual(book.finals().map((s) => s.jobid), ['7', '8']);
+  assert.deepEqual(
+    book.finals().map((s) => s.jobid),
+    ['7', '8'],
+  );
   book.observe([], 2000 + 600_000); // 7 ended at 2000: exactly at the expiry, still kept
-  assert.deepEqual(book.finals().map((s) => s.jobid), ['7', '8']);
+  assert.deepEqual(
+    book.finals().map((s) => s.jobid),
+    ['7', '8'],
+  );
   book.observe([], 2001 + 600_000);
-  assert.deepEqual(book.finals().map((s) => s.jobid), ['8']);
+  assert.deepEqual(
+    book.finals().map((s) => s.jobid),
+    ['8'],
+  );
   book.observe([job('8', 1, 10)], 2002 + 600_000); // the id runs again (requeue): no longer final
   assert.deepEqual(book.finals(), []);
   assert.equal(book.finishedCount, 0);

@@ -42,7 +42,11 @@ export const gpuCollector = defineCollector({
     timeoutMs: durationFlag('timeout', '5s', 'Deadline of the NVML calls of one scrape; a hung driver makes the collector fail, not the scrape.'),
     pcie: switchFlag('pcie', true, 'Query PCIe throughput (about 40 ms per GPU inside the driver).'),
     processes: switchFlag('processes', true, 'Query the compute processes of each GPU to export jobio_gpu_job_info.'),
-    maxJobs: positiveIntegerFlag('max-jobs', 100, 'jobio_gpu_job_info series at most; a GPU-job pair keeps its series while the job runs on that GPU, further pairs are counted in jobio_gpu_jobs_folded.'),
+    maxJobs: positiveIntegerFlag(
+      'max-jobs',
+      100,
+      'jobio_gpu_job_info series at most; a GPU-job pair keeps its series while the job runs on that GPU, further pairs are counted in jobio_gpu_jobs_folded.',
+    ),
     ...USER_FLAGS,
   },
   create({ registry, paths, settings: s, logger }) {
@@ -65,7 +69,14 @@ export const gpuCollector = defineCollector({
       if (inFlight) throw new Error(`an NVML call from an earlier scrape has not returned (hung driver?); not calling ${what}`);
       const p = start();
       inFlight = p;
-      void p.then(() => undefined, () => undefined).finally(() => { if (inFlight === p) inFlight = undefined; });
+      void p
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => {
+          if (inFlight === p) inFlight = undefined;
+        });
       let timer: NodeJS.Timeout | undefined;
       let onAbort: (() => void) | undefined;
       const deadline = new Promise<never>((_, reject) => {

@@ -8,7 +8,12 @@ export function makeGpuMetrics(registry: Registry) {
   return {
     info: new Gauge({ name: 'jobio_gpu_info', help: 'Constant 1 per GPU, labelled with its NVML index, UUID and name.', labelNames: ['gpu', 'uuid', 'name'] as const, registers }),
     energy: new Counter({ name: 'jobio_gpu_energy_joules_total', help: 'Energy used by the GPU since the driver was loaded, in joules (NVML total energy consumption).', labelNames: gpu, registers }),
-    pcieRx: new Counter({ name: 'jobio_gpu_pcie_receive_bytes_total', help: 'Bytes received by the GPU over PCIe, integrated by the exporter from NVML throughput samples.', labelNames: gpu, registers }),
+    pcieRx: new Counter({
+      name: 'jobio_gpu_pcie_receive_bytes_total',
+      help: 'Bytes received by the GPU over PCIe, integrated by the exporter from NVML throughput samples.',
+      labelNames: gpu,
+      registers,
+    }),
     pcieTx: new Counter({ name: 'jobio_gpu_pcie_transmit_bytes_total', help: 'Bytes sent by the GPU over PCIe, integrated by the exporter from NVML throughput samples.', labelNames: gpu, registers }),
     utilization: new Gauge({ name: 'jobio_gpu_utilization_ratio', help: 'Fraction of the last sample period in which a kernel ran on the GPU (0-1).', labelNames: gpu, registers }),
     memoryUsed: new Gauge({ name: 'jobio_gpu_memory_used_bytes', help: 'GPU memory in use in bytes.', labelNames: gpu, registers }),
@@ -16,7 +21,11 @@ export function makeGpuMetrics(registry: Registry) {
     temperature: new Gauge({ name: 'jobio_gpu_temperature_celsius', help: 'GPU core temperature in degrees Celsius.', labelNames: gpu, registers }),
     power: new Gauge({ name: 'jobio_gpu_power_watts', help: 'GPU power draw in watts.', labelNames: gpu, registers }),
     jobInfo: new Gauge({ name: 'jobio_gpu_job_info', help: 'Constant 1 while the job has compute processes on the GPU.', labelNames: ['gpu', 'jobid', 'user'] as const, registers }),
-    jobsFolded: new Gauge({ name: 'jobio_gpu_jobs_folded', help: 'GPU-job pairs found in the last scrape without a jobio_gpu_job_info series (beyond max-jobs; a pair keeps its series while its job runs on the GPU).', registers }),
+    jobsFolded: new Gauge({
+      name: 'jobio_gpu_jobs_folded',
+      help: 'GPU-job pairs found in the last scrape without a jobio_gpu_job_info series (beyond max-jobs; a pair keeps its series while its job runs on the GPU).',
+      registers,
+    }),
   };
 }
 

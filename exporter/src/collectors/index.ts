@@ -10,4 +10,14 @@ import { cgroupCollector } from './cgroup.js';
 import { gpuCollector } from './gpu.js';
 import { jobInfoCollector } from './job_info.js';
 
-export const allCollectors: readonly CollectorDescriptor[] = [processCollector, lustreJobStatsCollector, lustreExportsCollector, lustreStatsCollector, lustreClientCollector, profilerCollector, cgroupCollector, gpuCollector, jobInfoCollector];
+export const allCollectors: readonly CollectorDescriptor[] = [
+  processCollector,
+  lustreJobStatsCollector,
+  lustreExportsCollector,
+  lustreStatsCollector,
+  lustreClientCollector,
+  profilerCollector,
+  cgroupCollector,
+  gpuCollector,
+  jobInfoCollector,
+];

@@ -26,7 +26,12 @@ function makeMetrics(registry: Registry) {
     dropped: new Gauge({ name: 'jobio_job_info_dropped_jobs', help: 'Running jobs without a jobio_job_info series (beyond max-jobs).', registers }),
     rejected: new Counter({ name: 'jobio_job_info_spool_rejected_total', help: 'Job spool entries not trusted or not read, by reason.', labelNames: ['reason'], registers }),
     truncated: new Counter({ name: 'jobio_job_info_truncated_labels_total', help: 'Label values cut to label-max-length characters (or with control characters replaced).', registers }),
-    squeueFailures: new Counter({ name: 'jobio_job_info_squeue_failures_total', help: 'squeue calls that failed (error) and lines of its output that did not parse (malformed_line).', labelNames: ['reason'], registers }),
+    squeueFailures: new Counter({
+      name: 'jobio_job_info_squeue_failures_total',
+      help: 'squeue calls that failed (error) and lines of its output that did not parse (malformed_line).',
+      labelNames: ['reason'],
+      registers,
+    }),
   };
 }
 
@@ -47,7 +52,7 @@ export const jobInfoCollector = defineCollector({
     squeue: textFlag('squeue', 'squeue', 'squeue program asked for this node\'s running jobs ("" = never).'),
     squeueIntervalMs: durationFlag('squeue-interval', '60s', 'At most one squeue call per this interval; scrapes in between use its last answer.'),
     squeueTimeoutMs: durationFlag('squeue-timeout', '5s', 'Deadline of one squeue call.'),
-    node: textFlag('node', '', 'This host\'s Slurm node name for squeue -w (default: the short host name).'),
+    node: textFlag('node', '', "This host's Slurm node name for squeue -w (default: the short host name)."),
     maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own jobio_job_info series; further jobs are counted in jobio_job_info_dropped_jobs.'),
     labelMaxLength: positiveIntegerFlag('label-max-length', 128, 'Longest job_name, work_dir, account or partition value kept (longer ones are cut and counted).'),
     ...USER_FLAGS,

@@ -22,12 +22,42 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
   constructor(registry: Registry) {
     const registers = [registry];
     this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_client');
-    this.readBytes = new Counter({ name: 'jobio_lustre_client_read_bytes_total', help: 'Bytes read through this node\'s Lustre client (sum of read_bytes in llite stats), credited to the node\'s job, in bytes.', labelNames: ['fs', 'mount', 'jobid'] as const, registers });
-    this.writeBytes = new Counter({ name: 'jobio_lustre_client_write_bytes_total', help: 'Bytes written through this node\'s Lustre client (sum of write_bytes in llite stats), credited to the node\'s job, in bytes.', labelNames: ['fs', 'mount', 'jobid'] as const, registers });
-    this.operations = new Counter({ name: 'jobio_lustre_client_operations_total', help: 'Operations of this node\'s Lustre client per llite counter (samples in llite stats), credited to the node\'s job.', labelNames: ['fs', 'mount', 'jobid', 'operation'] as const, registers });
-    this.operationSeconds = new Counter({ name: 'jobio_lustre_client_operation_seconds_total', help: 'Time in operations of this node\'s Lustre client (latency sum of [usecs] llite counters, Lustre 2.12+), in seconds.', labelNames: ['fs', 'mount', 'jobid', 'operation'] as const, registers });
-    this.parseErrors = new Counter({ name: 'jobio_lustre_client_parse_errors_total', help: 'llite stats lines that fit no known shape and were skipped.', labelNames: ['fs', 'mount'] as const, registers });
-    this.mountInfo = new Gauge({ name: 'jobio_lustre_client_mount_info', help: 'The llite instance read for each Lustre client mount (1); a new instance means the file system was remounted.', labelNames: ['fs', 'mount', 'llite'] as const, registers });
+    this.readBytes = new Counter({
+      name: 'jobio_lustre_client_read_bytes_total',
+      help: "Bytes read through this node's Lustre client (sum of read_bytes in llite stats), credited to the node's job, in bytes.",
+      labelNames: ['fs', 'mount', 'jobid'] as const,
+      registers,
+    });
+    this.writeBytes = new Counter({
+      name: 'jobio_lustre_client_write_bytes_total',
+      help: "Bytes written through this node's Lustre client (sum of write_bytes in llite stats), credited to the node's job, in bytes.",
+      labelNames: ['fs', 'mount', 'jobid'] as const,
+      registers,
+    });
+    this.operations = new Counter({
+      name: 'jobio_lustre_client_operations_total',
+      help: "Operations of this node's Lustre client per llite counter (samples in llite stats), credited to the node's job.",
+      labelNames: ['fs', 'mount', 'jobid', 'operation'] as const,
+      registers,
+    });
+    this.operationSeconds = new Counter({
+      name: 'jobio_lustre_client_operation_seconds_total',
+      help: "Time in operations of this node's Lustre client (latency sum of [usecs] llite counters, Lustre 2.12+), in seconds.",
+      labelNames: ['fs', 'mount', 'jobid', 'operation'] as const,
+      registers,
+    });
+    this.parseErrors = new Counter({
+      name: 'jobio_lustre_client_parse_errors_total',
+      help: 'llite stats lines that fit no known shape and were skipped.',
+      labelNames: ['fs', 'mount'] as const,
+      registers,
+    });
+    this.mountInfo = new Gauge({
+      name: 'jobio_lustre_client_mount_info',
+      help: 'The llite instance read for each Lustre client mount (1); a new instance means the file system was remounted.',
+      labelNames: ['fs', 'mount', 'llite'] as const,
+      registers,
+    });
   }
 
   clear(): void {

@@ -23,13 +23,43 @@ export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   ) {
     this.source = new SourceMetrics(registry, 'jobio_lustre_export', 'lustre_exports', maxTargets);
     const registers = [registry];
-    this.readBytes = new Counter({ name: 'jobio_lustre_export_read_bytes_total', help: 'Bytes read by the client (NID) from the target (sum of the export stats read_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
-    this.writeBytes = new Counter({ name: 'jobio_lustre_export_write_bytes_total', help: 'Bytes written by the client (NID) to the target (sum of the export stats write_bytes), in bytes.', labelNames: ['target', 'client'] as const, registers });
-    this.operations = new Counter({ name: 'jobio_lustre_export_operations_total', help: 'Requests of the client (NID) on the target per Lustre operation (export stats samples).', labelNames: ['target', 'client', 'operation'] as const, registers });
+    this.readBytes = new Counter({
+      name: 'jobio_lustre_export_read_bytes_total',
+      help: 'Bytes read by the client (NID) from the target (sum of the export stats read_bytes), in bytes.',
+      labelNames: ['target', 'client'] as const,
+      registers,
+    });
+    this.writeBytes = new Counter({
+      name: 'jobio_lustre_export_write_bytes_total',
+      help: 'Bytes written by the client (NID) to the target (sum of the export stats write_bytes), in bytes.',
+      labelNames: ['target', 'client'] as const,
+      registers,
+    });
+    this.operations = new Counter({
+      name: 'jobio_lustre_export_operations_total',
+      help: 'Requests of the client (NID) on the target per Lustre operation (export stats samples).',
+      labelNames: ['target', 'client', 'operation'] as const,
+      registers,
+    });
     this.clients = new Gauge({ name: 'jobio_lustre_export_clients', help: 'Client exports (stats files) in the last read of the target.', labelNames: ['target'] as const, registers });
-    this.folded = new Gauge({ name: 'jobio_lustre_export_folded_clients', help: 'Clients whose increments went to client="_other" in the last scrape for want of a free slot.', labelNames: ['target'] as const, registers });
-    this.maxClients = new Gauge({ name: 'jobio_lustre_export_max_clients', help: 'The cap on clients with their own series per target (--collector.lustre_exports.max-clients).', labelNames: ['target'] as const, registers });
-    this.parseErrors = new Counter({ name: 'jobio_lustre_export_parse_errors_total', help: 'Export stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
+    this.folded = new Gauge({
+      name: 'jobio_lustre_export_folded_clients',
+      help: 'Clients whose increments went to client="_other" in the last scrape for want of a free slot.',
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.maxClients = new Gauge({
+      name: 'jobio_lustre_export_max_clients',
+      help: 'The cap on clients with their own series per target (--collector.lustre_exports.max-clients).',
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.parseErrors = new Counter({
+      name: 'jobio_lustre_export_parse_errors_total',
+      help: 'Export stats lines that fit no known shape and were skipped.',
+      labelNames: ['target'] as const,
+      registers,
+    });
   }
 
   clear(): void {

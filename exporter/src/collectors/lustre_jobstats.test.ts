@@ -152,5 +152,9 @@ test('lustre_jobstats collector: beyond max-targets the further targets are not 
   const text = await registry.metrics();
   assert.match(text, /^jobio_lustre_jobstats_targets_dropped 2$/m);
   assert.match(text, /^jobio_lustre_jobstats_max_targets 2$/m);
-  assert.deepEqual([...text.matchAll(/^jobio_lustre_jobstats_entries\{target="([^"]+)",quality="correct"\} 1$/gm)].map((m) => m[1]), ['fs-OST0000', 'fs-OST0001'], 'the first targets in name order');
+  assert.deepEqual(
+    [...text.matchAll(/^jobio_lustre_jobstats_entries\{target="([^"]+)",quality="correct"\} 1$/gm)].map((m) => m[1]),
+    ['fs-OST0000', 'fs-OST0001'],
+    'the first targets in name order',
+  );
 });

@@ -28,20 +28,39 @@ export const lustreJobStatsCollector = defineCollector({
   help: 'Per-job I/O of the Lustre MDTs and OSTs on this host, from job_stats (quiet where there are none).',
   defaultEnabled: true,
   flags: {
-    jobidFormat: valueFlag('jobid-format', '%j:%u:%H,%e.%u', 'Lustre jobid_name formats of the entry ids, comma-separated, tried in order (%j job, %u uid, %g gid, %e executable, %h FQDN, %H short host, %p pid).', validFormats),
+    jobidFormat: valueFlag(
+      'jobid-format',
+      '%j:%u:%H,%e.%u',
+      'Lustre jobid_name formats of the entry ids, comma-separated, tried in order (%j job, %u uid, %g gid, %e executable, %h FQDN, %H short host, %p pid).',
+      validFormats,
+    ),
     maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series per target; the increments of the others go to jobid="_other".'),
-    expiryMs: durationFlag('expiry', '30m', 'A job series without any increment for this long is removed (longer than the servers\' job_cleanup_interval).'),
+    expiryMs: durationFlag('expiry', '30m', "A job series without any increment for this long is removed (longer than the servers' job_cleanup_interval)."),
     // A big OSS has tens of targets; 10,000 took 12 s a scrape.
-    maxTargets: positiveIntegerFlag('max-targets', DEFAULT_MAX_TARGETS, 'Targets read per scrape (the first in name order, then sticky while they have series); further targets are not read (counted in jobio_lustre_jobstats_targets_dropped).'),
+    maxTargets: positiveIntegerFlag(
+      'max-targets',
+      DEFAULT_MAX_TARGETS,
+      'Targets read per scrape (the first in name order, then sticky while they have series); further targets are not read (counted in jobio_lustre_jobstats_targets_dropped).',
+    ),
     // About 110,000 entries of a 2.14+ OST (2.3 KB each): a scrape of ~2 s on a small server.
-    maxFileBytes: positiveIntegerFlag('max-file-bytes', 256 * 1024 * 1024, 'Bytes read of one job_stats file per scrape; the rest is not read this scrape (counted in jobio_lustre_jobstats_truncated_reads_total).'),
+    maxFileBytes: positiveIntegerFlag(
+      'max-file-bytes',
+      256 * 1024 * 1024,
+      'Bytes read of one job_stats file per scrape; the rest is not read this scrape (counted in jobio_lustre_jobstats_truncated_reads_total).',
+    ),
     // ~0.5 KB each: 100 MB at most.
     maxEntries: positiveIntegerFlag('max-entries', 200_000, 'job_stats entries remembered per target; new entries beyond it are dropped (counted in jobio_lustre_jobstats_dropped_entries_total).'),
     ...lctlFlags('lustre_jobstats', 'job_stats'),
     ...USER_FLAGS,
   },
   create({ registry, paths, settings, logger }) {
-    const acc = new JobStatsAccumulator({ maxJobs: settings.maxJobs, expiryMs: settings.expiryMs, formats: compileJobIdFormats(settings.jobidFormat), maxEntries: settings.maxEntries, maxTargets: settings.maxTargets });
+    const acc = new JobStatsAccumulator({
+      maxJobs: settings.maxJobs,
+      expiryMs: settings.expiryMs,
+      formats: compileJobIdFormats(settings.jobidFormat),
+      maxEntries: settings.maxEntries,
+      maxTargets: settings.maxTargets,
+    });
     const metrics = new LustreJobStatsMetrics(registry, settings.maxJobs, settings.maxTargets);
     let droppedTargetsLogged = 0;
     const users = userResolverFor(paths, settings);
@@ -74,7 +93,8 @@ export const lustreJobStatsCollector = defineCollector({
       },
       async finish(complete) {
         if (acc.droppedTargets !== droppedTargetsLogged) {
-          if (acc.droppedTargets > 0) logger.warn({ dropped: acc.droppedTargets, maxTargets: settings.maxTargets }, 'more Lustre targets than --collector.lustre_jobstats.max-targets: the others are not read');
+          if (acc.droppedTargets > 0)
+            logger.warn({ dropped: acc.droppedTargets, maxTargets: settings.maxTargets }, 'more Lustre targets than --collector.lustre_jobstats.max-targets: the others are not read');
           droppedTargetsLogged = acc.droppedTargets;
         }
         await users.resolve(acc.uids());

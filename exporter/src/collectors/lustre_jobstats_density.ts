@@ -17,9 +17,19 @@ export class LustreJobStatsDensityMetrics {
     const registers = [registry];
     const labelNames = ['target', 'class', 'decade'] as const;
     const bucket = 'rate r over the last collection interval with 10^decade <= r < 10^(decade+1) (decade="zero": read but no increment); every job counted, with or without its own series';
-    this.jobs = new Gauge({ name: 'jobio_lustre_jobstats_rate_jobs', help: `Jobs of the target per ${bucket}. class: operations, metadata (requests other than read/write), read_bytes, write_bytes; per second.`, labelNames, registers });
+    this.jobs = new Gauge({
+      name: 'jobio_lustre_jobstats_rate_jobs',
+      help: `Jobs of the target per ${bucket}. class: operations, metadata (requests other than read/write), read_bytes, write_bytes; per second.`,
+      labelNames,
+      registers,
+    });
     this.users = new Gauge({ name: 'jobio_lustre_jobstats_rate_users', help: `Users of the target (the sum of their jobs) per ${bucket}.`, labelNames, registers });
-    this.interval = new Gauge({ name: 'jobio_lustre_jobstats_rate_interval_seconds', help: 'Length of the interval the rate density of the target is over (between its last two reads), in seconds.', labelNames: ['target'] as const, registers });
+    this.interval = new Gauge({
+      name: 'jobio_lustre_jobstats_rate_interval_seconds',
+      help: 'Length of the interval the rate density of the target is over (between its last two reads), in seconds.',
+      labelNames: ['target'] as const,
+      registers,
+    });
   }
 
   clear(): void {

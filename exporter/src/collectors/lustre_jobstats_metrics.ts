@@ -37,27 +37,100 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     maxTargets = Number.POSITIVE_INFINITY,
   ) {
     const registers = [registry];
-    this.readBytes = new JobSeriesCounter('jobio_lustre_jobstats_read_bytes_total', 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', 'read_bytes', false).register(registry);
-    this.writeBytes = new JobSeriesCounter('jobio_lustre_jobstats_write_bytes_total', 'Bytes written by the job to the target (sum of job_stats write_bytes), in bytes.', 'write_bytes', false).register(registry);
-    this.operations = new JobSeriesCounter('jobio_lustre_jobstats_operations_total', 'Requests of the job on the target per Lustre operation (job_stats samples).', 'operations', true).register(registry);
+    this.readBytes = new JobSeriesCounter('jobio_lustre_jobstats_read_bytes_total', 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', 'read_bytes', false).register(
+      registry,
+    );
+    this.writeBytes = new JobSeriesCounter(
+      'jobio_lustre_jobstats_write_bytes_total',
+      'Bytes written by the job to the target (sum of job_stats write_bytes), in bytes.',
+      'write_bytes',
+      false,
+    ).register(registry);
+    this.operations = new JobSeriesCounter('jobio_lustre_jobstats_operations_total', 'Requests of the job on the target per Lustre operation (job_stats samples).', 'operations', true).register(
+      registry,
+    );
     // Lustre prints microseconds; the division is the one unavoidable rounding.
-    this.operationSeconds = new JobSeriesCounter('jobio_lustre_jobstats_operation_seconds_total', 'Service time of the job\'s requests on the target per operation (job_stats latency sum), in seconds.', 'operation_seconds', true, 1e6).register(registry);
-    this.entries = new Gauge({ name: 'jobio_lustre_jobstats_entries', help: 'job_stats entries in the last read of the target, by identifier quality (correct, missing_jobid, malformed).', labelNames: ['target', 'quality'] as const, registers });
-    this.exportedJobs = new Gauge({ name: 'jobio_lustre_jobstats_exported_jobs', help: 'Jobs of the target that have their own series (at most max-jobs).', labelNames: ['target'] as const, registers });
-    this.foldedJobs = new Gauge({ name: 'jobio_lustre_jobstats_folded_jobs', help: 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.', labelNames: ['target'] as const, registers });
-    this.expiredJobs = new Counter({ name: 'jobio_lustre_jobstats_expired_jobs_total', help: 'Job series removed after the expiry without any increment.', labelNames: ['target'] as const, registers });
+    this.operationSeconds = new JobSeriesCounter(
+      'jobio_lustre_jobstats_operation_seconds_total',
+      "Service time of the job's requests on the target per operation (job_stats latency sum), in seconds.",
+      'operation_seconds',
+      true,
+      1e6,
+    ).register(registry);
+    this.entries = new Gauge({
+      name: 'jobio_lustre_jobstats_entries',
+      help: 'job_stats entries in the last read of the target, by identifier quality (correct, missing_jobid, malformed).',
+      labelNames: ['target', 'quality'] as const,
+      registers,
+    });
+    this.exportedJobs = new Gauge({
+      name: 'jobio_lustre_jobstats_exported_jobs',
+      help: 'Jobs of the target that have their own series (at most max-jobs).',
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.foldedJobs = new Gauge({
+      name: 'jobio_lustre_jobstats_folded_jobs',
+      help: 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.',
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.expiredJobs = new Counter({
+      name: 'jobio_lustre_jobstats_expired_jobs_total',
+      help: 'Job series removed after the expiry without any increment.',
+      labelNames: ['target'] as const,
+      registers,
+    });
     this.parseErrors = new Counter({ name: 'jobio_lustre_jobstats_parse_errors_total', help: 'job_stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
-    this.readErrors = new Counter({ name: 'jobio_lustre_jobstats_read_errors_total', help: 'Failed reads of the target\'s job_stats file (its series are kept as they were).', labelNames: ['target'] as const, registers });
-    this.truncatedReads = new Counter({ name: 'jobio_lustre_jobstats_truncated_reads_total', help: 'Reads of the target\'s job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).', labelNames: ['target'] as const, registers });
-    this.droppedEntries = new Counter({ name: 'jobio_lustre_jobstats_dropped_entries_total', help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).', labelNames: ['target'] as const, registers });
+    this.readErrors = new Counter({
+      name: 'jobio_lustre_jobstats_read_errors_total',
+      help: "Failed reads of the target's job_stats file (its series are kept as they were).",
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.truncatedReads = new Counter({
+      name: 'jobio_lustre_jobstats_truncated_reads_total',
+      help: "Reads of the target's job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).",
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.droppedEntries = new Counter({
+      name: 'jobio_lustre_jobstats_dropped_entries_total',
+      help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).',
+      labelNames: ['target'] as const,
+      registers,
+    });
     this.source = new SourceMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
-    this.maxJobs = new Gauge({ name: 'jobio_lustre_jobstats_max_jobs', help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', labelNames: ['target'] as const, registers });
-    this.unattributed = ShownWhilePresent.counter(registry, 'jobio_lustre_jobstats_unattributed_lines_total', 'Entries and lines of an lctl get_param dump before any <kind>.<target>.job_stats= header: no target to charge them to, so skipped.');
+    this.maxJobs = new Gauge({
+      name: 'jobio_lustre_jobstats_max_jobs',
+      help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).',
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.unattributed = ShownWhilePresent.counter(
+      registry,
+      'jobio_lustre_jobstats_unattributed_lines_total',
+      'Entries and lines of an lctl get_param dump before any <kind>.<target>.job_stats= header: no target to charge them to, so skipped.',
+    );
     this.density = new LustreJobStatsDensityMetrics(registry);
   }
 
   private all(): { reset(): void }[] {
-    return [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.entries, this.exportedJobs, this.foldedJobs, this.expiredJobs, this.parseErrors, this.readErrors, this.truncatedReads, this.droppedEntries, this.maxJobs];
+    return [
+      this.readBytes,
+      this.writeBytes,
+      this.operations,
+      this.operationSeconds,
+      this.entries,
+      this.exportedJobs,
+      this.foldedJobs,
+      this.expiredJobs,
+      this.parseErrors,
+      this.readErrors,
+      this.truncatedReads,
+      this.droppedEntries,
+      this.maxJobs,
+    ];
   }
 
   clear(): void {

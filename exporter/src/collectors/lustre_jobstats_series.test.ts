@@ -70,7 +70,12 @@ function tree(root: string, scale: number, extra: GeneratedJob[] = []): void {
 test('per-job counters: same exposition as prom-client Counters over three scrapes (every job exported, escapes, born-at-0 fields), series counted exactly', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-series-'));
   const registry = new Registry();
-  const c = lustreJobStatsCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: { getent: false, 'max-jobs': 100_000 }, logger: createLogger('error', 'json') });
+  const c = lustreJobStatsCollector.create({
+    registry,
+    paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root },
+    options: { getent: false, 'max-jobs': 100_000 },
+    logger: createLogger('error', 'json'),
+  });
   // The oracle follows the same files with its own accumulator.
   const acc = new JobStatsAccumulator({ maxJobs: 100_000, expiryMs: 30 * 60_000, formats: compileJobIdFormats('%j:%u:%H,%e.%u') });
   const signal = new AbortController().signal;
@@ -84,14 +89,21 @@ test('per-job counters: same exposition as prom-client Counters over three scrap
     tree(root, scale, extra);
     assert.equal(await c.update(signal), 'ok');
     acc.begin();
-    for (const target of ['fs-OST0000', 'fs-OST0001']) acc.ingest(jobStatsText([...jobs(target.endsWith('0') ? 1500 : 700, scale), ...extra], '2.14', [...OST_OPS_214, 'open']), { kind: 'obdfilter', name: target });
+    for (const target of ['fs-OST0000', 'fs-OST0001'])
+      acc.ingest(jobStatsText([...jobs(target.endsWith('0') ? 1500 : 700, scale), ...extra], '2.14', [...OST_OPS_214, 'open']), { kind: 'obdfilter', name: target });
     acc.finish(Date.now(), (uid) => `uid:${uid}`);
     const ours = await registry.metrics();
     const oracle = await promClientText(acc);
     let samples = 0;
     for (const name of FAMILIES) {
-      const mine = family(ours, name).split('\n').slice(2).filter((l) => l !== '');
-      const theirs = family(oracle, name).split('\n').slice(2).filter((l) => l !== '');
+      const mine = family(ours, name)
+        .split('\n')
+        .slice(2)
+        .filter((l) => l !== '');
+      const theirs = family(oracle, name)
+        .split('\n')
+        .slice(2)
+        .filter((l) => l !== '');
       assert.ok(theirs.length > 0, name);
       assert.deepEqual(mine, theirs, `${name} at scale ${scale}`);
       samples += mine.length;
@@ -107,7 +119,12 @@ test('per-job counters: same exposition as prom-client Counters over three scrap
 test('rate density through the collector: with max-jobs 3 every job and user is still counted', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-density-'));
   const registry = new Registry();
-  const c = lustreJobStatsCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: { getent: false, 'max-jobs': 3 }, logger: createLogger('error', 'json') });
+  const c = lustreJobStatsCollector.create({
+    registry,
+    paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root },
+    options: { getent: false, 'max-jobs': 3 },
+    logger: createLogger('error', 'json'),
+  });
   const signal = new AbortController().signal;
   tree(root, 1);
   await c.update(signal);

@@ -15,7 +15,12 @@ test('lustre_stats collector: FIFOs named stats/md_stats are refused, the other 
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-stats-'));
   const registry = new Registry();
   const c = lustreStatsCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: {}, logger: createLogger('error', 'json') });
-  for (const [kind, target, file] of [['obdfilter', 'fs-OST0001', 'stats'], ['obdfilter', 'fs-OST0002', 'stats'], ['mdt', 'fs-MDT0001', 'md_stats'], ['mdt', 'fs-MDT0002', 'md_stats']] as const) {
+  for (const [kind, target, file] of [
+    ['obdfilter', 'fs-OST0001', 'stats'],
+    ['obdfilter', 'fs-OST0002', 'stats'],
+    ['mdt', 'fs-MDT0001', 'md_stats'],
+    ['mdt', 'fs-MDT0002', 'md_stats'],
+  ] as const) {
     mkdirSync(join(root, 'proc/fs/lustre', kind, target), { recursive: true });
     assert.equal(spawnSync('mkfifo', [join(root, 'proc/fs/lustre', kind, target, file)]).status, 0);
   }
@@ -30,7 +35,12 @@ test('lustre_stats collector: FIFOs named stats/md_stats are refused, the other 
 test('lustre_stats collector: beyond max-targets the further targets are not read, and the metric says how many', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-stats-'));
   const registry = new Registry();
-  const c = lustreStatsCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: { 'max-targets': 1 }, logger: createLogger('error', 'json') });
+  const c = lustreStatsCollector.create({
+    registry,
+    paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root },
+    options: { 'max-targets': 1 },
+    logger: createLogger('error', 'json'),
+  });
   for (const name of ['fs-OST0002', 'fs-OST0000', 'fs-OST0001']) {
     mkdirSync(join(root, 'proc/fs/lustre/obdfilter', name), { recursive: true });
     writeFileSync(join(root, 'proc/fs/lustre/obdfilter', name, 'stats'), 'write_bytes               7 samples [bytes] 4096 4194304 4096000\n');
@@ -39,5 +49,8 @@ test('lustre_stats collector: beyond max-targets the further targets are not rea
   const text = await registry.metrics();
   assert.match(text, /^jobio_lustre_target_targets_dropped 2$/m);
   assert.match(text, /^jobio_lustre_target_max_targets 1$/m);
-  assert.deepEqual([...text.matchAll(/^jobio_lustre_target_write_bytes_total\{target="([^"]+)"\}/gm)].map((m) => m[1]), ['fs-OST0000']);
+  assert.deepEqual(
+    [...text.matchAll(/^jobio_lustre_target_write_bytes_total\{target="([^"]+)"\}/gm)].map((m) => m[1]),
+    ['fs-OST0000'],
+  );
 });

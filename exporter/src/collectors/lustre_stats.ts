@@ -21,7 +21,8 @@ export const lustreStatsCollector = defineCollector({
       ...common,
       lctlArgs: ['obdfilter.*.stats', 'mdt.*.md_stats'],
       find: findTargetStatsFiles,
-      pick: (p: { kind: string; nid?: string; file: string }) => (p.nid === undefined && ((p.kind === 'obdfilter' && p.file === 'stats') || (p.kind === 'mdt' && p.file === 'md_stats')) ? '' : undefined),
+      pick: (p: { kind: string; nid?: string; file: string }) =>
+        p.nid === undefined && ((p.kind === 'obdfilter' && p.file === 'stats') || (p.kind === 'mdt' && p.file === 'md_stats')) ? '' : undefined,
     };
     return statsUpdater(acc, settings, metrics, paths, logger);
   },

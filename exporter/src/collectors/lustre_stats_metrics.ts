@@ -17,10 +17,30 @@ export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
   constructor(registry: Registry, maxTargets = Number.POSITIVE_INFINITY) {
     this.source = new SourceMetrics(registry, 'jobio_lustre_target', 'lustre_stats', maxTargets);
     const registers = [registry];
-    this.readBytes = new Counter({ name: 'jobio_lustre_target_read_bytes_total', help: 'Bytes read from the target by all clients (sum of read_bytes in obdfilter stats), in bytes.', labelNames: ['target'] as const, registers });
-    this.writeBytes = new Counter({ name: 'jobio_lustre_target_write_bytes_total', help: 'Bytes written to the target by all clients (sum of write_bytes in obdfilter stats), in bytes.', labelNames: ['target'] as const, registers });
-    this.operations = new Counter({ name: 'jobio_lustre_target_operations_total', help: 'Requests on the target per Lustre operation (samples in obdfilter stats / md_stats).', labelNames: ['target', 'operation'] as const, registers });
-    this.parseErrors = new Counter({ name: 'jobio_lustre_target_parse_errors_total', help: 'Target stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
+    this.readBytes = new Counter({
+      name: 'jobio_lustre_target_read_bytes_total',
+      help: 'Bytes read from the target by all clients (sum of read_bytes in obdfilter stats), in bytes.',
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.writeBytes = new Counter({
+      name: 'jobio_lustre_target_write_bytes_total',
+      help: 'Bytes written to the target by all clients (sum of write_bytes in obdfilter stats), in bytes.',
+      labelNames: ['target'] as const,
+      registers,
+    });
+    this.operations = new Counter({
+      name: 'jobio_lustre_target_operations_total',
+      help: 'Requests on the target per Lustre operation (samples in obdfilter stats / md_stats).',
+      labelNames: ['target', 'operation'] as const,
+      registers,
+    });
+    this.parseErrors = new Counter({
+      name: 'jobio_lustre_target_parse_errors_total',
+      help: 'Target stats lines that fit no known shape and were skipped.',
+      labelNames: ['target'] as const,
+      registers,
+    });
   }
 
   clear(): void {

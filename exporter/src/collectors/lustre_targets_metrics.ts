@@ -71,7 +71,11 @@ export class UnreadableDirsMetric {
   private readonly counter: ShownWhilePresent<Counter>;
 
   constructor(registry: Registry, prefix: string) {
-    this.counter = ShownWhilePresent.counter(registry, `${prefix}_unreadable_dirs_total`, 'Lustre directories that exist but could not be listed (EACCES, EIO): a kind directory (obdfilter/, mdt/, llite/ under one of the roots) or a target\'s; the targets in them were not read and keep what they had.');
+    this.counter = ShownWhilePresent.counter(
+      registry,
+      `${prefix}_unreadable_dirs_total`,
+      "Lustre directories that exist but could not be listed (EACCES, EIO): a kind directory (obdfilter/, mdt/, llite/ under one of the roots) or a target's; the targets in them were not read and keep what they had.",
+    );
   }
 
   clear(): void {

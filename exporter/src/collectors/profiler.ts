@@ -27,7 +27,10 @@ function socketMode(text: string): number {
  */
 function warnIfNoProcesses(procfs: string, logger: Logger): void {
   if (existsSync(join(procfs, 'self'))) return;
-  logger.warn({ procfs }, `--path.procfs=${procfs} has no processes (no ${join(procfs, 'self')}): the profiler checks the processes sending frames there and will reject every frame; give captured Lustre files with --path.lustre and leave --path.procfs at the real /proc`);
+  logger.warn(
+    { procfs },
+    `--path.procfs=${procfs} has no processes (no ${join(procfs, 'self')}): the profiler checks the processes sending frames there and will reject every frame; give captured Lustre files with --path.lustre and leave --path.procfs at the real /proc`,
+  );
 }
 
 export const profilerCollector = defineCollector({
@@ -36,7 +39,7 @@ export const profilerCollector = defineCollector({
   defaultEnabled: true,
   flags: {
     socket: textFlag('socket', '/run/jobio/profiler.sock', 'Unix socket the profiler library sends to (JOBIO_SOCKET of the jobs). Its directory must exist.'),
-    socketMode: valueFlag('socket-mode', '0666', 'Permissions of the socket file (octal); 0666 lets every user\'s job connect.', socketMode),
+    socketMode: valueFlag('socket-mode', '0666', "Permissions of the socket file (octal); 0666 lets every user's job connect.", socketMode),
     maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series; the load of further jobs is summed into jobid="_other".'),
     maxMounts: positiveIntegerFlag('max-mounts', 16, 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".'),
     maxConnectionsPerUser: positiveIntegerFlag('max-connections-per-user', 256, 'Open socket connections one uid may hold; further ones are closed at once and counted.'),
@@ -76,18 +79,59 @@ export const profilerCollector = defineCollector({
       readBytes: new Counter({ name: 'jobio_profiler_read_bytes_total', help: 'Bytes read, by transfer size bin (small/medium/large).', labelNames: sizeLabels, registers: [registry] }),
       writeBytes: new Counter({ name: 'jobio_profiler_write_bytes_total', help: 'Bytes written, by transfer size bin (small/medium/large).', labelNames: sizeLabels, registers: [registry] }),
       ioSeconds: new Counter({ name: 'jobio_profiler_io_seconds_total', help: 'Seconds spent in I/O calls, estimated from sampled durations.', labelNames: callLabels, registers: [registry] }),
-      reasonCalls: new Counter({ name: 'jobio_profiler_reason_calls_total', help: 'Red and yellow calls by the reason for their class (a fixed set, docs/profiler.md); per class they add up to jobio_profiler_calls_total.', labelNames: reasonLabels, registers: [registry] }),
-      reasonBytes: new Counter({ name: 'jobio_profiler_reason_bytes_total', help: 'Bytes moved by the red and yellow calls of each reason (small_read, small_write; 0 for the others).', labelNames: reasonLabels, registers: [registry] }),
-      reasonSeconds: new Counter({ name: 'jobio_profiler_reason_seconds_total', help: 'Seconds spent in the red and yellow calls of each reason, estimated from sampled durations.', labelNames: reasonLabels, registers: [registry] }),
+      reasonCalls: new Counter({
+        name: 'jobio_profiler_reason_calls_total',
+        help: 'Red and yellow calls by the reason for their class (a fixed set, docs/profiler.md); per class they add up to jobio_profiler_calls_total.',
+        labelNames: reasonLabels,
+        registers: [registry],
+      }),
+      reasonBytes: new Counter({
+        name: 'jobio_profiler_reason_bytes_total',
+        help: 'Bytes moved by the red and yellow calls of each reason (small_read, small_write; 0 for the others).',
+        labelNames: reasonLabels,
+        registers: [registry],
+      }),
+      reasonSeconds: new Counter({
+        name: 'jobio_profiler_reason_seconds_total',
+        help: 'Seconds spent in the red and yellow calls of each reason, estimated from sampled durations.',
+        labelNames: reasonLabels,
+        registers: [registry],
+      }),
       runtime: new Counter({ name: 'jobio_profiler_runtime_seconds_total', help: 'Accumulated wall-clock run time of profiled processes in seconds.', labelNames: jobLabels, registers: [registry] }),
       rejected: new Counter({ name: 'jobio_profiler_records_rejected_total', help: 'Profiler messages rejected by the receiver, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
-      userRejected: new Counter({ name: 'jobio_profiler_user_records_rejected_total', help: 'Profiler messages rejected or dropped, by sending user (system uids as _system) and reason.', labelNames: ['user', 'reason'] as const, registers: [registry] }),
-      refusedConnections: new Counter({ name: 'jobio_profiler_connections_refused_total', help: 'Socket connections closed as soon as they were accepted, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
-      acceptErrors: new Counter({ name: 'jobio_profiler_accept_errors_total', help: 'Times accepting a socket connection failed for lack of file descriptors or memory (accepting then pauses for 100 ms).', registers: [registry] }),
-      dropped: new Counter({ name: 'jobio_profiler_records_dropped_total', help: 'Frames the profiled processes could not send (no receiver or socket full), as they reported.', registers: [registry] }),
+      userRejected: new Counter({
+        name: 'jobio_profiler_user_records_rejected_total',
+        help: 'Profiler messages rejected or dropped, by sending user (system uids as _system) and reason.',
+        labelNames: ['user', 'reason'] as const,
+        registers: [registry],
+      }),
+      refusedConnections: new Counter({
+        name: 'jobio_profiler_connections_refused_total',
+        help: 'Socket connections closed as soon as they were accepted, by reason.',
+        labelNames: ['reason'] as const,
+        registers: [registry],
+      }),
+      acceptErrors: new Counter({
+        name: 'jobio_profiler_accept_errors_total',
+        help: 'Times accepting a socket connection failed for lack of file descriptors or memory (accepting then pauses for 100 ms).',
+        registers: [registry],
+      }),
+      dropped: new Counter({
+        name: 'jobio_profiler_records_dropped_total',
+        help: 'Frames the profiled processes could not send (no receiver or socket full), as they reported.',
+        registers: [registry],
+      }),
       processes: new Gauge({ name: 'jobio_profiler_processes', help: 'Profiled processes currently tracked by the receiver.', registers: [registry] }),
-      networkFolded: new Counter({ name: 'jobio_profiler_network_folded_total', help: 'Socket calls (connections, addressed datagrams) whose peer address was beyond the 16 a profiled process keeps apart, as the processes reported (jobio run --output has them in the address "*" total only; here all socket I/O is on mount="[network]").', registers: [registry] }),
-      foldedMounts: new Counter({ name: 'jobio_profiler_mounts_folded_total', help: 'Mount frames whose mount was beyond its job\'s max-mounts distinct mounts and went to mount="_other".', registers: [registry] }),
+      networkFolded: new Counter({
+        name: 'jobio_profiler_network_folded_total',
+        help: 'Socket calls (connections, addressed datagrams) whose peer address was beyond the 16 a profiled process keeps apart, as the processes reported (jobio run --output has them in the address "*" total only; here all socket I/O is on mount="[network]").',
+        registers: [registry],
+      }),
+      foldedMounts: new Counter({
+        name: 'jobio_profiler_mounts_folded_total',
+        help: 'Mount frames whose mount was beyond its job\'s max-mounts distinct mounts and went to mount="_other".',
+        registers: [registry],
+      }),
       foldedJobs: new Gauge({ name: 'jobio_profiler_folded_jobs', help: 'Jobs without their own series (beyond max-jobs) whose load goes to jobid="_other".', registers: [registry] }),
     });
     let metrics: ReturnType<typeof makeMetrics> | undefined;

@@ -39,11 +39,17 @@ const counter = (entry: JobStatsEntry | undefined, name: string): { samples: num
 
 test('the captures give 2 MDTs and 1 OST with their entries; the replay adds 3 OSTs in the OST layout', () => {
   const captured = loadCapturedTargets();
-  assert.deepEqual(captured.map((t) => `${t.kind}/${t.name}:${t.entries.length}`), ['mdt/es01a-MDT0000:5', 'mdt/es02a-MDT0000:7', 'obdfilter/es01a-OST0001:16']);
+  assert.deepEqual(
+    captured.map((t) => `${t.kind}/${t.name}:${t.entries.length}`),
+    ['mdt/es01a-MDT0000:5', 'mdt/es02a-MDT0000:7', 'obdfilter/es01a-OST0001:16'],
+  );
   assert.equal(captured[0]!.operations.length, 24);
   assert.equal(captured[2]!.operations.length, 15);
   const targets = replayTargets(captured, OSTS);
-  assert.deepEqual(targets.map((t) => t.name), ['es01a-MDT0000', 'es02a-MDT0000', 'es01a-OST0000', 'es01a-OST0001', 'es01a-OST0002', 'es01a-OST0003']);
+  assert.deepEqual(
+    targets.map((t) => t.name),
+    ['es01a-MDT0000', 'es02a-MDT0000', 'es01a-OST0000', 'es01a-OST0001', 'es01a-OST0002', 'es01a-OST0003'],
+  );
   assert.deepEqual(targets[2]!.operations, captured[2]!.operations);
 });
 
@@ -85,13 +91,20 @@ test('jobs grow at their rates from their start: the storm, the tiny writes, a j
 test("each target's stats file (md_stats, stats) holds the sum of its job_stats entries", () => {
   withReplay((replay, read, dir) => {
     replay.write(START + 30_000);
-    for (const [kind, target, file] of [['mdt', MDT, 'md_stats'], ['obdfilter', 'es01a-OST0001', 'stats']] as const) {
+    for (const [kind, target, file] of [
+      ['mdt', MDT, 'md_stats'],
+      ['obdfilter', 'es01a-OST0001', 'stats'],
+    ] as const) {
       const [section] = parseLustreStats(readFileSync(join(dir, 'fs', 'lustre', kind, target, file)));
       assert.equal(section?.badLines, 0);
       const sums = new Map<string, number>();
       for (const entry of read(kind, target)) for (const c of entry.counters) sums.set(c.name, (sums.get(c.name) ?? 0) + Number(c.samples));
       const expected = [...sums].filter(([, n]) => n > 0);
-      assert.deepEqual(section.counters.map((c) => [c.name, Number(c.samples)]), expected, target);
+      assert.deepEqual(
+        section.counters.map((c) => [c.name, Number(c.samples)]),
+        expected,
+        target,
+      );
     }
   });
 });

@@ -59,7 +59,12 @@ function counterLine(c: ReplayCounter): string {
 export function jobStatsText(entries: readonly ReplayEntry[], nowSec: number): string {
   const lines = ['job_stats:'];
   for (const entry of entries) {
-    lines.push(`- job_id:          ${entry.printedId}`, `  snapshot_time:   ${seconds(nowSec)}`, `  start_time:      ${seconds(entry.startTime)}`, `  elapsed_time:    ${seconds(Math.max(0, nowSec - entry.startTime))}`);
+    lines.push(
+      `- job_id:          ${entry.printedId}`,
+      `  snapshot_time:   ${seconds(nowSec)}`,
+      `  start_time:      ${seconds(entry.startTime)}`,
+      `  elapsed_time:    ${seconds(Math.max(0, nowSec - entry.startTime))}`,
+    );
     for (const counter of entry.counters) lines.push(counterLine(counter));
   }
   return lines.join('\n') + '\n';

@@ -99,7 +99,10 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
         prometheusNote = `not started: ${settings.prometheus} is not installed. Install it to see jobio's recording rules and alerts (Debian/Ubuntu: sudo apt-get install prometheus; elsewhere a release from https://prometheus.io/download/), then run the demo again`;
       } else {
         try {
-          const rules = readdirSync(rulesDir).filter((f) => f.endsWith('.yml')).sort().map((f) => join(rulesDir, f));
+          const rules = readdirSync(rulesDir)
+            .filter((f) => f.endsWith('.yml'))
+            .sort()
+            .map((f) => join(rulesDir, f));
           const promDir = join(dir, 'prometheus');
           mkdirSync(promDir);
           prometheusUrl = (await startPrometheus(group, { binary, dir: promDir, exporterAddress: new URL(exporter.url).host, ruleFiles: rules })).url;
@@ -123,7 +126,10 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
     if (settings.top) {
       // Each refresh clears the terminal: put the banner back above the table.
       const screen: Output = { isTTY: out.isTTY, write: (text: string) => out.write(text.startsWith(CLEAR) ? CLEAR + banner + '\n' + text.slice(CLEAR.length) : text) };
-      const code = await runTop({ mode: 'job', exporters: [`${exporter.url}/metrics`], intervalMs: settings.intervalMs, timeoutMs: 10_000, once: false, sort: 'reqs', limit: 20, filters: {}, stop: stop.signal }, screen);
+      const code = await runTop(
+        { mode: 'job', exporters: [`${exporter.url}/metrics`], intervalMs: settings.intervalMs, timeoutMs: 10_000, once: false, sort: 'reqs', limit: 20, filters: {}, stop: stop.signal },
+        screen,
+      );
       // jobio top has said why on stderr; the rest of the demo keeps running.
       if (code !== 0 && !stop.signal.aborted) err.write('jobio demo: the table stopped; everything else runs on until Ctrl-C\n');
     }

@@ -49,8 +49,25 @@ const [OST0, OST1, OST2, OST3] = OSTS;
 
 /** Typical service times (µs) of a 2.14 server: what `sum` grows by per request. */
 export const LATENCY_US: Readonly<Record<string, number>> = {
-  open: 140, close: 30, mknod: 160, link: 120, unlink: 180, mkdir: 220, rmdir: 200, rename: 260, getattr: 15, setattr: 110,
-  getxattr: 20, setxattr: 90, statfs: 20, sync: 900, samedir_rename: 240, crossdir_rename: 300, read: 2500, write: 6000, punch: 200,
+  open: 140,
+  close: 30,
+  mknod: 160,
+  link: 120,
+  unlink: 180,
+  mkdir: 220,
+  rmdir: 200,
+  rename: 260,
+  getattr: 15,
+  setattr: 110,
+  getxattr: 20,
+  setxattr: 90,
+  statfs: 20,
+  sync: 900,
+  samedir_rename: 240,
+  crossdir_rename: 300,
+  read: 2500,
+  write: 6000,
+  punch: 200,
 };
 
 const writes = (rpcs: number) => ({ write_bytes: rpcs, write: rpcs });
@@ -66,28 +83,41 @@ export const STORM_RATES: Readonly<Record<string, number>> = { open: 32_000, clo
 
 export const DEMO_JOBS: readonly DemoJob[] = [
   {
-    jobid: '4201', user: alice, host: 'n001', what: 'climate model checkpoint: 16 MiB writes striped over 4 OSTs', startSec: 0,
-    load: [
-      ...OSTS.map((target) => ({ target, rates: { ...writes(12), punch: 0.2 }, rpcBytes: 16 * MiB, latencyUs: { write: 28_000 } })),
-      { target: MDT, rates: { open: 2, close: 2, getattr: 4 } },
-    ],
+    jobid: '4201',
+    user: alice,
+    host: 'n001',
+    what: 'climate model checkpoint: 16 MiB writes striped over 4 OSTs',
+    startSec: 0,
+    load: [...OSTS.map((target) => ({ target, rates: { ...writes(12), punch: 0.2 }, rpcBytes: 16 * MiB, latencyUs: { write: 28_000 } })), { target: MDT, rates: { open: 2, close: 2, getattr: 4 } }],
   },
   {
-    jobid: '4202', user: bob, host: 'n017', what: 'logger appending 4 KiB records: tiny writes', startSec: 2,
+    jobid: '4202',
+    user: bob,
+    host: 'n017',
+    what: 'logger appending 4 KiB records: tiny writes',
+    startSec: 2,
     load: [
       { target: OST1, rates: { ...writes(5000), getattr: 20 }, rpcBytes: 4096, latencyUs: { write: 60 } },
       { target: MDT, rates: { open: 200, close: 200, getattr: 400, setattr: 200 } },
     ],
   },
   {
-    jobid: '4203', user: carol, host: 'n018', what: 'metadata storm: untarring a Python environment on every rank', startSec: 5,
+    jobid: '4203',
+    user: carol,
+    host: 'n018',
+    what: 'metadata storm: untarring a Python environment on every rank',
+    startSec: 5,
     load: [
       { target: MDT, rates: STORM_RATES },
       { target: OST2, rates: { ...writes(100), setattr: 300, punch: 50 }, rpcBytes: 4096, latencyUs: { write: 80 } },
     ],
   },
   {
-    jobid: '4204', user: dave, host: 'n020', what: 'reading input: 8 MiB reads from two OSTs', startSec: 10,
+    jobid: '4204',
+    user: dave,
+    host: 'n020',
+    what: 'reading input: 8 MiB reads from two OSTs',
+    startSec: 10,
     load: [
       { target: OST0, rates: reads(20), rpcBytes: 8 * MiB },
       { target: OST2, rates: reads(20), rpcBytes: 8 * MiB },
@@ -95,7 +125,12 @@ export const DEMO_JOBS: readonly DemoJob[] = [
     ],
   },
   {
-    jobid: '4205', user: erin, host: 'n024', what: 'short post-processing job (runs 25 s)', startSec: 20, endSec: 45,
+    jobid: '4205',
+    user: erin,
+    host: 'n024',
+    what: 'short post-processing job (runs 25 s)',
+    startSec: 20,
+    endSec: 45,
     load: [
       { target: OST3, rates: writes(50), rpcBytes: MiB, latencyUs: { write: 3000 } },
       { target: MDT2, rates: { open: 10, close: 10, mkdir: 1 } },

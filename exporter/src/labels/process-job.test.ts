@@ -27,7 +27,7 @@ test('job id from Slurm cgroup paths (v1 and v2)', () => {
 test('job id from OpenPBS cgroups hook paths (pbs_jobs.service/jobid/<id>, v1 and v2), the full PBS id', () => {
   assert.deepEqual(cgroupJobIds('5:memory:/pbs_jobs.service/jobid/4242.pbsserver\n3:cpu,cpuacct:/pbs_jobs.service/jobid/4242.pbsserver\n'), ['4242.pbsserver']);
   assert.deepEqual(cgroupJobIds('0::/pbs_jobs.service/jobid/17.srv\n'), ['17.srv']);
-  assert.deepEqual(cgroupJobIds('0::/pbs_jobs.service/17.srv\n'), [], 'not the hook\'s layout');
+  assert.deepEqual(cgroupJobIds('0::/pbs_jobs.service/17.srv\n'), [], "not the hook's layout");
   assert.deepEqual(cgroupJobIds('0::/system.slice/jobid/17.srv\n'), []);
   assert.deepEqual(cgroupJobIds('0::/pbs_jobs.service/jobid/a b\n'), []);
   assert.deepEqual(jobOfProcess({ cgroup: '0::/pbs_jobs.service/jobid/17.srv\n', environ: 'PBS_JOBID=18.srv\0' }), { jobid: '17.srv', source: 'cgroup' });
@@ -58,7 +58,7 @@ test('readProcessJob and processUid read <procfs>/<pid>: the real uid from statu
   }
 });
 
-test('job cgroups count only at the hierarchy root: a look-alike inside a user\'s own systemd manager names no job', () => {
+test("job cgroups count only at the hierarchy root: a look-alike inside a user's own systemd manager names no job", () => {
   // Any user may create cgroups below their delegated user@<uid>.service and move their processes there.
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/job_999\n'), []);
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/system.slice/slurmstepd.scope/job_999\n'), []);
@@ -80,17 +80,21 @@ test('job id from LSF cgroup paths (lsf/<cluster>/job.<jobid>.<index>.<time>, v1
   assert.deepEqual(jobOfProcess({ cgroup: '0::/lsf/cluster1/job.4100.0.1\n', environ: 'LSB_JOBID=4101\0' }), { jobid: '4100', source: 'cgroup' });
 });
 
-test('job id from Flux sdexec units: only for a process of another uid than the unit\'s systemd manager', () => {
+test("job id from Flux sdexec units: only for a process of another uid than the unit's systemd manager", () => {
   const unit = '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n';
   assert.deepEqual(cgroupJobIds(unit, 1000), ['fiFkbMhFM']);
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@500.service/app.slice/shell-3-fiHP9Htes.service\n', 1001), ['fiHP9Htes']);
-  assert.deepEqual(cgroupJobIds(unit, 500), [], 'the manager\'s own process (or a user\'s look-alike unit) proves nothing');
+  assert.deepEqual(cgroupJobIds(unit, 500), [], "the manager's own process (or a user's look-alike unit) proves nothing");
   assert.deepEqual(cgroupJobIds(unit), [], 'no uid, no proof');
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@501.service/imp-shell-0-fiFkbMhFM.service\n', 1000), []);
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@500.service/imp-shell-x-fiFkbMhFM.service\n', 1000), []);
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-500.slice/user@500.service/imp-shell-0-f0OIl.service\n', 1000), []);
   assert.deepEqual(cgroupJobIds('0::/system.slice/imp-shell-0-fiFkbMhFM.service\n', 1000), []);
-  assert.deepEqual(cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/imp-shell-0-fiFkbMhFM.service\n', 1000), [], 'Flux runs as a system account: an ordinary user\'s manager is never Flux\'s');
+  assert.deepEqual(
+    cgroupJobIds('0::/user.slice/user-1001.slice/user@1001.service/imp-shell-0-fiFkbMhFM.service\n', 1000),
+    [],
+    "Flux runs as a system account: an ordinary user's manager is never Flux's",
+  );
   assert.deepEqual(cgroupJobIds('0::/user.slice/user-999.slice/user@999.service/imp-shell-0-fiFkbMhFM.service\n', 1000), ['fiFkbMhFM']);
 });
 

@@ -11,7 +11,13 @@ test('idle for at least the expiry: exactly the expiry counts as idle', () => {
 test("'compete': freed slots go to the most active waiting keys, ties by key, whatever the arrival order", () => {
   const table = new SlotTable({ max: 3, folded: 'compete' });
   for (const key of ['a', 'b', 'c']) assert.equal(table.route(key, 1, 0), true);
-  for (const [key, activity] of [['z', 5], ['y', 5], ['x', 1], ['w', 9]] as const) assert.equal(table.route(key, activity, 500), false);
+  for (const [key, activity] of [
+    ['z', 5],
+    ['y', 5],
+    ['x', 1],
+    ['w', 9],
+  ] as const)
+    assert.equal(table.route(key, activity, 500), false);
   assert.deepEqual(table.expire(600, 600), ['a', 'b', 'c']);
   assert.deepEqual(table.fill(), ['w', 'y', 'z']);
   assert.equal(table.waitingCount, 1, 'x still waits');
@@ -58,13 +64,26 @@ test('expire keeps members the caller says must stay, idle or not', () => {
   const table = new SlotTable({ max: 2, folded: 'compete' });
   table.route('a', 1, 0);
   table.route('b', 1, 0);
-  assert.deepEqual(table.expire(1000, 600, (key) => key !== 'a'), ['b']);
+  assert.deepEqual(
+    table.expire(1000, 600, (key) => key !== 'a'),
+    ['b'],
+  );
   assert.equal(table.has('a'), true);
 });
 
-test('fillFrom: one round\'s candidates compete for free slots without being remembered', () => {
+test("fillFrom: one round's candidates compete for free slots without being remembered", () => {
   const table = new SlotTable({ max: 2, folded: 'compete' });
-  assert.deepEqual(table.fillFrom([{ key: 'b', activity: 3 }, { key: 'c', activity: 3 }, { key: 'a', activity: 1 }], 0), ['b', 'c']);
+  assert.deepEqual(
+    table.fillFrom(
+      [
+        { key: 'b', activity: 3 },
+        { key: 'c', activity: 3 },
+        { key: 'a', activity: 1 },
+      ],
+      0,
+    ),
+    ['b', 'c'],
+  );
   assert.equal(table.waitingCount, 0);
   assert.deepEqual(table.fillFrom([{ key: 'd', activity: 9 }], 0), [], 'full');
   assert.deepEqual(table.expire(600, 600), ['b', 'c'], 'admitted at the time given');

@@ -16,7 +16,13 @@ function fakeGetent(dir: string, body: string): string {
 
 test('parsePasswd: first entry wins, comments and junk skipped', () => {
   const names = parsePasswd('# comment\nroot:x:0:0::/root:/bin/sh\nalice:x:5000:5000::/h:/bin/sh\nalias:x:5000:5000::/h:/bin/sh\nbroken\nnan:x:abc:0::/:/bin/sh\n');
-  assert.deepEqual([...names], [[0, 'root'], [5000, 'alice']]);
+  assert.deepEqual(
+    [...names],
+    [
+      [0, 'root'],
+      [5000, 'alice'],
+    ],
+  );
 });
 
 test('UserResolver: passwd first, then one getent call for the rest, unknown uids cached', async () => {

@@ -29,7 +29,11 @@ test('instanceFs and clientPlace: one mount, none, several; the key survives a r
   assert.equal(instanceFs('lustrefs-ffff88105db50000'), 'lustrefs');
   assert.equal(instanceFs('my-fs-ff47bce9ca35d800'), 'my-fs');
   assert.equal(instanceFs('odd'), 'odd');
-  const byFs = mountsByFs([{ fs: 'a', mount: '/a' }, { fs: 'b', mount: '/b1' }, { fs: 'b', mount: '/b2' }]);
+  const byFs = mountsByFs([
+    { fs: 'a', mount: '/a' },
+    { fs: 'b', mount: '/b1' },
+    { fs: 'b', mount: '/b2' },
+  ]);
   const a1 = clientPlace('a-ffff0001', byFs);
   const a2 = clientPlace('a-ffff0002', byFs);
   assert.equal(a1.mount, '/a');
@@ -53,7 +57,9 @@ test('nodeJobLabel: the jobs seen at either end of the interval', () => {
 });
 
 test('statsFields: [usecs] latency sums become operation seconds (exact above 2^53), other units do not', () => {
-  const [section] = parseLustreStats('snapshot_time 1 secs.nsecs\nopen 5 samples [usecs] 1 9 30 200\nopenclosetime 2 samples [usecs] 1 2 9007199254740993 1\nioctl 3 samples [reqs]\nwrite_bytes 2 samples [bytes] 1 1 8192\n');
+  const [section] = parseLustreStats(
+    'snapshot_time 1 secs.nsecs\nopen 5 samples [usecs] 1 9 30 200\nopenclosetime 2 samples [usecs] 1 2 9007199254740993 1\nioctl 3 samples [reqs]\nwrite_bytes 2 samples [bytes] 1 1 8192\n',
+  );
   const table = new FieldTable();
   const { values, dropped } = statsFields(section!, table);
   assert.equal(dropped, 0);

@@ -81,7 +81,10 @@ function compileOne(source: string): CompiledFormat {
 
 /** Parses `--collector.lustre_jobstats.jobid-format`: formats separated by commas, tried in order. */
 export function compileJobIdFormats(list: string): JobIdFormats {
-  const sources = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const sources = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (sources.length === 0) throw new Error('no jobid format given (e.g. %j:%u:%H,%e.%u)');
   return { formats: sources.map(compileOne) };
 }

@@ -104,8 +104,8 @@ test('lustre_jobstats accumulator (property): monotonic counters, born at 0, not
 
 test('lustre_jobstats accumulator (property): cut or garbled real files never throw nor make a counter go down', async () => {
   const { readFileSync } = await import('node:fs');
-  const texts = ['hp-2.10.1-ost/proc/fs/lustre/obdfilter/lustrefs-OST0000/job_stats', 'lctl/lctl_get_param.obdfilter.job_stats.txt', 'synthetic-2.15-2.17/proc/fs/lustre/mdt/fs-MDT0000/job_stats'].map((p) =>
-    readFileSync(new URL(`../../../test/fixtures/lustre/${p}`, import.meta.url), 'utf8'),
+  const texts = ['hp-2.10.1-ost/proc/fs/lustre/obdfilter/lustrefs-OST0000/job_stats', 'lctl/lctl_get_param.obdfilter.job_stats.txt', 'synthetic-2.15-2.17/proc/fs/lustre/mdt/fs-MDT0000/job_stats'].map(
+    (p) => readFileSync(new URL(`../../../test/fixtures/lustre/${p}`, import.meta.url), 'utf8'),
   );
   const damage = fc.record({ which: fc.nat(texts.length - 1), cut: fc.nat(), at: fc.nat(), noise: fc.string({ maxLength: 30 }) });
   fc.assert(

@@ -78,18 +78,21 @@ test('2.15+: a new start_time is a reset even when every value grew', () => {
 
 test('2.14+: read/write requests come from the read/write lines, bytes from *_bytes sums', () => {
   const acc = newAccumulator();
-  const text = jobStatsText([{ id: '1:5000:n1', samples: { write_bytes: 7, write: 7, punch: 2 }, sums: { write_bytes: 7000, write: 70, punch: 4 } }], '2.14', ['read_bytes', 'write_bytes', 'read', 'write', 'punch']);
+  const text = jobStatsText([{ id: '1:5000:n1', samples: { write_bytes: 7, write: 7, punch: 2 }, sums: { write_bytes: 7000, write: 70, punch: 4 } }], '2.14', [
+    'read_bytes',
+    'write_bytes',
+    'read',
+    'write',
+    'punch',
+  ]);
   const out = scrapeOnce(acc, { 'obdfilter/OST0': text }, 0);
-  assert.deepEqual(
-    [...out.exported].sort(),
-    [
-      ['operation_seconds{OST0,1,uid:5000,punch}', 4],
-      ['operation_seconds{OST0,1,uid:5000,write}', 70],
-      ['operations{OST0,1,uid:5000,punch}', 2],
-      ['operations{OST0,1,uid:5000,write}', 7],
-      ['write_bytes{OST0,1,uid:5000}', 7000],
-    ],
-  );
+  assert.deepEqual([...out.exported].sort(), [
+    ['operation_seconds{OST0,1,uid:5000,punch}', 4],
+    ['operation_seconds{OST0,1,uid:5000,write}', 70],
+    ['operations{OST0,1,uid:5000,punch}', 2],
+    ['operations{OST0,1,uid:5000,write}', 7],
+    ['write_bytes{OST0,1,uid:5000}', 7000],
+  ]);
 });
 
 test('entries of one job from several hosts add up into one series; FQDN entries are malformed under %H', () => {

@@ -136,8 +136,14 @@ test('density over 4,000 jobs (8,000 entries, max-jobs 50): every job and user c
   assert.deepEqual(asMap(d.users), expected.users);
   // Each class partitions the jobs (4,000) and the users (37).
   for (const [c] of RATE_CLASSES.entries()) {
-    assert.equal(d.jobs.slice(c * BUCKETS, (c + 1) * BUCKETS).reduce((a, b) => a + b, 0), 4000);
-    assert.equal(d.users.slice(c * BUCKETS, (c + 1) * BUCKETS).reduce((a, b) => a + b, 0), 37);
+    assert.equal(
+      d.jobs.slice(c * BUCKETS, (c + 1) * BUCKETS).reduce((a, b) => a + b, 0),
+      4000,
+    );
+    assert.equal(
+      d.users.slice(c * BUCKETS, (c + 1) * BUCKETS).reduce((a, b) => a + b, 0),
+      37,
+    );
   }
   // The idle jobs (every 11th) are in the zero bucket of every class, never in a decade.
   assert.ok((d.jobs[ZERO_BUCKET] ?? 0) >= Math.ceil(4000 / 11));

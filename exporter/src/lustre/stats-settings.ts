@@ -10,7 +10,11 @@ export function statsFlags(collector: string, what: string) {
   return {
     expiryMs: durationFlag('expiry', '30m', `A series whose ${what} file is gone is removed after this long.`),
     ...lctlFlags(collector, `the ${what} files`),
-    maxTargets: positiveIntegerFlag('max-targets', DEFAULT_MAX_TARGETS, `Targets read per scrape (the first found, then sticky while they have series); further targets are not read (counted in jobio_lustre_${collector === 'lustre_stats' ? 'target' : 'export'}_targets_dropped).`),
+    maxTargets: positiveIntegerFlag(
+      'max-targets',
+      DEFAULT_MAX_TARGETS,
+      `Targets read per scrape (the first found, then sticky while they have series); further targets are not read (counted in jobio_lustre_${collector === 'lustre_stats' ? 'target' : 'export'}_targets_dropped).`,
+    ),
   };
 }
 

@@ -54,11 +54,14 @@ const cases: readonly Case[] = [
     malformed: 0,
     check: ({ entries }) => {
       const [e] = entries;
-      assert.deepEqual(e?.counters.map((c) => [c.name, c.unit, c.samples, c.sum]), [
-        ['read_bytes', 'bytes', 0, 0],
-        ['write_bytes', 'bytes', 64575, 215147593728],
-        ['punch', 'reqs', 1, undefined],
-      ]);
+      assert.deepEqual(
+        e?.counters.map((c) => [c.name, c.unit, c.samples, c.sum]),
+        [
+          ['read_bytes', 'bytes', 0, 0],
+          ['write_bytes', 'bytes', 64575, 215147593728],
+          ['punch', 'reqs', 1, undefined],
+        ],
+      );
       assert.ok(Number.isNaN(e.startTime));
     },
   },
@@ -77,11 +80,14 @@ const cases: readonly Case[] = [
     check: ({ entries }) => {
       const e = entries[0]!;
       assert.equal(e.startTime, 1723102025.0572863); // the double nearest the printed 1723102025.057286226
-      assert.deepEqual(e.counters.map((c) => [c.name, c.unit, c.samples, c.sum]), [
-        ['read_bytes', 'bytes', 0, 0],
-        ['write_bytes', 'bytes', 861, 11025514496],
-        ['write', 'usecs', 861, 7304967],
-      ]);
+      assert.deepEqual(
+        e.counters.map((c) => [c.name, c.unit, c.samples, c.sum]),
+        [
+          ['read_bytes', 'bytes', 0, 0],
+          ['write_bytes', 'bytes', 861, 11025514496],
+          ['write', 'usecs', 861, 7304967],
+        ],
+      );
     },
   },
   {
@@ -105,7 +111,11 @@ const cases: readonly Case[] = [
     text: 'job_stats:\n- job_id:          a\n  parallel_rename_file: { samples:           3, unit: usecs, min: 1, max: 1, sum: 9, sumsq: 27 }\n  crossdir_rename: { samples:           2, unit:  reqs }\n',
     ids: ['a'],
     malformed: 0,
-    check: ({ entries }) => assert.deepEqual(entries[0]?.counters.map((c) => c.name), ['parallel_rename_file', 'crossdir_rename']),
+    check: ({ entries }) =>
+      assert.deepEqual(
+        entries[0]?.counters.map((c) => c.name),
+        ['parallel_rename_file', 'crossdir_rename'],
+      ),
   },
   {
     name: 'u64 beyond 2^53 stays exact (BigInt)',
@@ -141,7 +151,14 @@ const cases: readonly Case[] = [
     text: `obdfilter.fs-OST0000.job_stats=\n${V210}obdfilter.fs-OST0001.job_stats=job_stats:\nmdt.fs-MDT0000.job_stats=\njob_stats:\n- job_id:          m\n  open: { samples: 4, unit: reqs }\n`,
     ids: ['24', 'm'],
     malformed: 0,
-    check: ({ entries }) => assert.deepEqual(entries.map((e) => [e.kind, e.target]), [['obdfilter', 'fs-OST0000'], ['mdt', 'fs-MDT0000']]),
+    check: ({ entries }) =>
+      assert.deepEqual(
+        entries.map((e) => [e.kind, e.target]),
+        [
+          ['obdfilter', 'fs-OST0000'],
+          ['mdt', 'fs-MDT0000'],
+        ],
+      ),
   },
   {
     name: 'lctl dump with other parameters: their values are skipped',
@@ -161,7 +178,11 @@ const cases: readonly Case[] = [
     text: 'job_stats:\n- job_id:          g\n  open:            { samples: -1, unit: reqs }\n  close: { samples: 1, unit: reqs } trailing\n  stat: { unit: reqs }\n{ samples: 1 }\nwhatever\n- jobid: nope\n  setattr: { samples: 7, unit: reqs }\n',
     ids: ['g'],
     malformed: 6,
-    check: ({ entries }) => assert.deepEqual(entries[0]?.counters.map((c) => [c.name, c.samples]), [['setattr', 7]]),
+    check: ({ entries }) =>
+      assert.deepEqual(
+        entries[0]?.counters.map((c) => [c.name, c.samples]),
+        [['setattr', 7]],
+      ),
   },
   { name: 'counter before any job_id is malformed', text: 'job_stats:\n  open: { samples: 1, unit: reqs }\n', ids: [], malformed: 1 },
 ];
@@ -169,7 +190,10 @@ const cases: readonly Case[] = [
 for (const c of cases) {
   test(`job_stats parser: ${c.name}`, () => {
     const parsed = parseJobStats(c.text);
-    assert.deepEqual(parsed.entries.map((e) => e.rawId), c.ids);
+    assert.deepEqual(
+      parsed.entries.map((e) => e.rawId),
+      c.ids,
+    );
     assert.equal(parsed.malformedLines, c.malformed);
     c.check?.(parsed);
   });
@@ -218,7 +242,10 @@ function assertSane(input: string | Uint8Array): void {
 }
 
 test('job_stats parser (property): random bytes never throw', () => {
-  fc.assert(fc.property(fc.uint8Array({ maxLength: 2000 }), (bytes) => assertSane(bytes)), { numRuns: 500 });
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 2000 }), (bytes) => assertSane(bytes)),
+    { numRuns: 500 },
+  );
 });
 
 test('job_stats parser (property): any truncation or splice of real captures never throws', () => {
@@ -235,8 +262,30 @@ test('job_stats parser (property): any truncation or splice of real captures nev
 });
 
 test('job_stats parser (property): line-shaped noise never throws', () => {
-  const token = fc.constantFrom('- job_id:', 'job_stats:', '  open:', ' { samples:', ' 12', ', unit:', ' reqs', ' }', ', sum:', ', hist: {', ' 4K: 1', '=', 'mdt.x.job_stats=', '\n', '  ', '"', '\\x3A', '18446744073709551616');
-  fc.assert(fc.property(fc.array(token, { maxLength: 200 }), (tokens) => assertSane(tokens.join(''))), { numRuns: 500 });
+  const token = fc.constantFrom(
+    '- job_id:',
+    'job_stats:',
+    '  open:',
+    ' { samples:',
+    ' 12',
+    ', unit:',
+    ' reqs',
+    ' }',
+    ', sum:',
+    ', hist: {',
+    ' 4K: 1',
+    '=',
+    'mdt.x.job_stats=',
+    '\n',
+    '  ',
+    '"',
+    '\\x3A',
+    '18446744073709551616',
+  );
+  fc.assert(
+    fc.property(fc.array(token, { maxLength: 200 }), (tokens) => assertSane(tokens.join(''))),
+    { numRuns: 500 },
+  );
 });
 
 test('scanJobStats: the entry view is reused, entries are counted', () => {
@@ -247,11 +296,21 @@ test('scanJobStats: the entry view is reused, entries are counted', () => {
 });
 
 test('job_stats parser: a samples or sum above the u64 range makes its entry invalid (the others are kept)', () => {
-  const entry = (id: string, sum: string, samples = '1'): string => `- job_id:          ${id}\n  write_bytes:     { samples: ${samples}, unit: bytes, min: 1, max: 1, sum: ${sum} }\n  punch:           { samples: 2, unit:  reqs }\n`;
+  const entry = (id: string, sum: string, samples = '1'): string =>
+    `- job_id:          ${id}\n  write_bytes:     { samples: ${samples}, unit: bytes, min: 1, max: 1, sum: ${sum} }\n  punch:           { samples: 2, unit:  reqs }\n`;
   const text = `job_stats:\n${entry('max', '18446744073709551615')}${entry('over', '18446744073709551616')}${entry('huge', '9'.repeat(400))}${entry('samples', '1', '18446744073709551616')}${entry('ok', '7')}`;
   const { entries, malformedLines } = parseJobStats(text);
   assert.equal(malformedLines, 0, 'the lines have a known shape; their entries are rejected, not the lines');
-  assert.deepEqual(entries.map((e) => [e.rawId, e.invalid]), [['max', false], ['over', true], ['huge', true], ['samples', true], ['ok', false]]);
+  assert.deepEqual(
+    entries.map((e) => [e.rawId, e.invalid]),
+    [
+      ['max', false],
+      ['over', true],
+      ['huge', true],
+      ['samples', true],
+      ['ok', false],
+    ],
+  );
   assert.equal(entries[0]!.counters[0]!.sum, 2n ** 64n - 1n);
   assert.equal(entries[4]!.counters[0]!.sum, 7);
 });
@@ -315,7 +374,10 @@ test('JobStatsStream: a read cut at a bound drops the incomplete last entry and 
   const stream = new JobStatsStream(visitor);
   stream.push(Buffer.from(`${V210}- job_id:          25\n  punch:           { samples: 1, unit:  reqs }\n  open: { samp`));
   const result = stream.end(true);
-  assert.deepEqual(seen.map((e) => (Array.isArray(e) ? e[0] : e)), ['24']);
+  assert.deepEqual(
+    seen.map((e) => (Array.isArray(e) ? e[0] : e)),
+    ['24'],
+  );
   assert.equal(result.entries, 1);
   assert.equal(result.malformedLines, 0);
 });

@@ -18,7 +18,10 @@ test('2.10 obdfilter stats: duplicate statfs keeps the first and counts the seco
   assert.equal(s!.duplicates, 1);
   assert.deepEqual(counter(s!, 'statfs'), { name: 'statfs', samples: 35359, unit: 'reqs' });
   assert.deepEqual(counter(s!, 'write_bytes'), { name: 'write_bytes', samples: 4298711, unit: 'bytes', min: 4096n, max: 4194304n, sum: 16552048697344n });
-  assert.deepEqual(s!.counters.map((c) => c.name), ['write_bytes', 'punch', 'create', 'statfs', 'connect', 'reconnect', 'preprw', 'commitrw', 'ping']);
+  assert.deepEqual(
+    s!.counters.map((c) => c.name),
+    ['write_bytes', 'punch', 'create', 'statfs', 'connect', 'reconnect', 'preprw', 'commitrw', 'ping'],
+  );
 });
 
 test('secs.usecs snapshot and 2.12 export stats values up to 7.8e13', () => {
@@ -69,7 +72,10 @@ test('lctl dump 2.14.0_ddn145: start_time and elapsed_time headers', () => {
 test('ziyht 674 MDT export stats reassembled as lctl output', () => {
   const sections = parseLustreStats(fixture('lctl/ziyht-2.12.5-mdt.exports.all.stats.lctl.txt'));
   assert.equal(sections.length, 674);
-  assert.equal(sections.reduce((n, s) => n + s.badLines, 0), 0);
+  assert.equal(
+    sections.reduce((n, s) => n + s.badLines, 0),
+    0,
+  );
   assert.deepEqual(parseStatsParam(sections[1]!.param!), { kind: 'mdt', target: 'public1-MDT0000', nid: '10.10.58.3@o2ib', file: 'stats' });
   assert.equal(sections[1]!.counters.length, 0, 'a client with only zero counters prints just snapshot_time');
 });
@@ -89,15 +95,30 @@ test('malformed input never throws and is counted', () => {
   ];
   for (const [text, counters, bad] of cases) {
     const sections = parseLustreStats(text);
-    assert.equal(sections.reduce((n, s) => n + s.counters.length, 0), counters, JSON.stringify(text));
-    assert.equal(sections.reduce((n, s) => n + s.badLines, 0), bad, JSON.stringify(text));
+    assert.equal(
+      sections.reduce((n, s) => n + s.counters.length, 0),
+      counters,
+      JSON.stringify(text),
+    );
+    assert.equal(
+      sections.reduce((n, s) => n + s.badLines, 0),
+      bad,
+      JSON.stringify(text),
+    );
   }
   assert.equal(parseLustreStats('big 18446744073709551615 samples [reqs]')[0]!.counters[0]!.samples, 18446744073709551615n);
 });
 
 test('lctl framing: inline values, lines before any header, param names', () => {
   const sections = parseLustreStats('stray 1 samples [reqs]\nobdfilter.fs-OST0000.num_exports=2\nobdfilter.fs-OST0000.stats=\nsnapshot_time 5.5 secs.nsecs\nping 3 samples [reqs]\n');
-  assert.deepEqual(sections.map((s) => [s.param, s.counters.length, s.badLines]), [[undefined, 1, 0], ['obdfilter.fs-OST0000.num_exports', 0, 1], ['obdfilter.fs-OST0000.stats', 1, 0]]);
+  assert.deepEqual(
+    sections.map((s) => [s.param, s.counters.length, s.badLines]),
+    [
+      [undefined, 1, 0],
+      ['obdfilter.fs-OST0000.num_exports', 0, 1],
+      ['obdfilter.fs-OST0000.stats', 1, 0],
+    ],
+  );
   assert.equal(parseStatsParam('obdfilter.fs-OST0000.exports.172.20.20.4@o2ib.stats')?.nid, '172.20.20.4@o2ib');
   assert.deepEqual(parseStatsParam('mdt.fs-MDT0000.md_stats'), { kind: 'mdt', target: 'fs-MDT0000', file: 'md_stats' });
   assert.equal(parseStatsParam('mgs.MGS.mgs.stats'), undefined);

@@ -14,15 +14,49 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
   assert.deepEqual(c.sizes, { header: HEADER.size, process: PROCESS.size, mount: MOUNT.size, callStats: MOUNT.callStatsSize, sizeStats: MOUNT.sizeStatsSize });
   const { size: _h, ...header } = HEADER;
   assert.deepEqual(c.header, header);
-  assert.deepEqual(c.process, { jobid: PROCESS.jobid, jobid_source: PROCESS.jobid_source, exe: PROCESS.exe, runtime_ns: PROCESS.runtime_ns, dropped_frames: PROCESS.dropped_frames, ignored_calls: PROCESS.ignored_calls, mount_count: PROCESS.mount_count, small_threshold: PROCESS.small_threshold, large_threshold: PROCESS.large_threshold, sample_every: PROCESS.sample_every, network_folded: PROCESS.network_folded, io_uring_setups: PROCESS.io_uring_setups, posix_aio_calls: PROCESS.posix_aio_calls, libaio_iocbs: PROCESS.libaio_iocbs, mmap_bytes: PROCESS.mmap_bytes, exec_target: PROCESS.exec_target, spawned_total: PROCESS.spawned_total, spawned: PROCESS.spawned });
-  assert.deepEqual(c.mount, { path: MOUNT.path, fstype: MOUNT.fstype, fsname: MOUNT.fsname, call: MOUNT.call, sized: MOUNT.sized, pow2_calls: MOUNT.pow2_calls, pow2_bytes: MOUNT.pow2_bytes, reason_calls: MOUNT.reason_calls, reason_time_ns: MOUNT.reason_time_ns, stdio_calls: MOUNT.stdio_calls, stdio_bytes: MOUNT.stdio_bytes });
+  assert.deepEqual(c.process, {
+    jobid: PROCESS.jobid,
+    jobid_source: PROCESS.jobid_source,
+    exe: PROCESS.exe,
+    runtime_ns: PROCESS.runtime_ns,
+    dropped_frames: PROCESS.dropped_frames,
+    ignored_calls: PROCESS.ignored_calls,
+    mount_count: PROCESS.mount_count,
+    small_threshold: PROCESS.small_threshold,
+    large_threshold: PROCESS.large_threshold,
+    sample_every: PROCESS.sample_every,
+    network_folded: PROCESS.network_folded,
+    io_uring_setups: PROCESS.io_uring_setups,
+    posix_aio_calls: PROCESS.posix_aio_calls,
+    libaio_iocbs: PROCESS.libaio_iocbs,
+    mmap_bytes: PROCESS.mmap_bytes,
+    exec_target: PROCESS.exec_target,
+    spawned_total: PROCESS.spawned_total,
+    spawned: PROCESS.spawned,
+  });
+  assert.deepEqual(c.mount, {
+    path: MOUNT.path,
+    fstype: MOUNT.fstype,
+    fsname: MOUNT.fsname,
+    call: MOUNT.call,
+    sized: MOUNT.sized,
+    pow2_calls: MOUNT.pow2_calls,
+    pow2_bytes: MOUNT.pow2_bytes,
+    reason_calls: MOUNT.reason_calls,
+    reason_time_ns: MOUNT.reason_time_ns,
+    stdio_calls: MOUNT.stdio_calls,
+    stdio_bytes: MOUNT.stdio_bytes,
+  });
   assert.deepEqual(c.v1, { process: PROCESS.sizeV1, mount: MOUNT.sizeV1, reasonCount: WIRE_REASONS.length, stdioCount: STDIO_FNS.length });
   const enums = c.enums ?? {};
   CALL_TYPES.forEach((name, i) => assert.equal(enums[name], i, `call ${name}`));
   assert.equal(enums.callCount, CALL_TYPES.length);
   CLASSES.forEach((name, i) => assert.equal(enums[name], i, `class ${name}`));
   SIZE_BINS.forEach((name, i) => assert.equal(enums[name], i, `size ${name}`));
-  assert.deepEqual([enums.dirRead, enums.dirWrite], DIRECTIONS.map((_, i) => i));
+  assert.deepEqual(
+    [enums.dirRead, enums.dirWrite],
+    DIRECTIONS.map((_, i) => i),
+  );
   assert.deepEqual([enums.kindProcess, enums.kindMount, enums.flagFinal, enums.flagExec], [1, 2, 1, 2]);
 });
 
@@ -41,7 +75,19 @@ test('decodes every field of frames written by the C structs', () => {
   const { jobid, jobidSource, exe, runtimeNs, droppedFrames, ignoredCalls, mountCount, smallThreshold, largeThreshold, sampleEvery, networkFolded } = proc;
   assert.deepEqual(
     { jobid, jobidSource, exe, runtimeNs, droppedFrames, ignoredCalls, mountCount, smallThreshold, largeThreshold, sampleEvery, networkFolded },
-    { jobid: '4242', jobidSource: 'SLURM_JOB_ID', exe: 'frame-tool', runtimeNs: expected.runtimeNs(1), droppedFrames: 2, ignoredCalls: 11, mountCount: 1, smallThreshold: 32768, largeThreshold: 134217728, sampleEvery: 1, networkFolded: expected.networkFolded(1) },
+    {
+      jobid: '4242',
+      jobidSource: 'SLURM_JOB_ID',
+      exe: 'frame-tool',
+      runtimeNs: expected.runtimeNs(1),
+      droppedFrames: 2,
+      ignoredCalls: 11,
+      mountCount: 1,
+      smallThreshold: 32768,
+      largeThreshold: 134217728,
+      sampleEvery: 1,
+      networkFolded: expected.networkFolded(1),
+    },
   );
   assert.deepEqual(
     { sequence: proc.header.sequence, flags: proc.header.flags, startNs: proc.header.startNs, nowNs: proc.header.nowNs },
@@ -127,7 +173,10 @@ test('version 1 frames (a library without the extensions) are accepted, their ex
   assert.deepEqual(m.record.stdioCalls, new Array(STDIO_FNS.length).fill(0));
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
-  assert.deepEqual({ ...full.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined }, { ...m.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined });
+  assert.deepEqual(
+    { ...full.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined },
+    { ...m.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined },
+  );
 });
 
 test('never throws on arbitrary bytes, nor on valid headers with random bodies', () => {

@@ -45,7 +45,7 @@ test('fake job ids of one user cannot take the slots: a uid holds at most its sh
 test('a job first seen on an unverified claim is charged to its owner once kernel evidence shows up', () => {
   const slots = new JobSlots(4, { maxPerUser: 1, maxUnverified: 1 });
   assert.equal(slots.route('9', 1, 0, { uid: 2001, verified: false }), '9');
-  assert.equal(slots.route('9', 1, 0, { uid: 1000, verified: true }), '9', 'the real owner\'s traffic');
+  assert.equal(slots.route('9', 1, 0, { uid: 1000, verified: true }), '9', "the real owner's traffic");
   // The squatter's pool and share are free again; the owner's share is used.
   assert.equal(slots.route('10', 1, 0, { uid: 2001, verified: false }), '10');
   assert.equal(slots.route('11', 1, 0, { uid: 1000, verified: true }), OTHER);
@@ -68,7 +68,7 @@ test('a waiting job that gets a slot on arrival stops waiting: a later maintain 
   assert.equal(slots.route('8', 1, 0, squatter), '8');
   assert.equal(slots.route('9', 1, 0, squatter), '9');
   assert.equal(slots.route('10', 1, 500, squatter), OTHER, 'uid 5 at its share: 10 waits');
-  assert.equal(slots.route('9', 1, 500, { uid: 1000, verified: true }), '9', 'job 9 is uid 1000\'s: uid 5 has one slot left');
+  assert.equal(slots.route('9', 1, 500, { uid: 1000, verified: true }), '9', "job 9 is uid 1000's: uid 5 has one slot left");
   assert.equal(slots.route('10', 1, 550, squatter), '10', 'the free share goes to 10 at once');
   slots.route('9', 1, 600, { uid: 1000, verified: true });
   slots.route('10', 1, 600, squatter);

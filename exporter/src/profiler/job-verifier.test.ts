@@ -42,7 +42,7 @@ test('claims are checked against environ, then cgroup, then the owner of the job
   // Gone processes: accepted only if the same uid proved it belongs to the job.
   expectVerdicts(v, [
     [99, 1000, '100', 'vouched'],
-    [99, 1005, '100', 'unverified', 'another uid\'s environ claim vouches for nobody else'],
+    [99, 1005, '100', 'unverified', "another uid's environ claim vouches for nobody else"],
     [99, 1005, '555', 'unverified', 'nobody vouches for job 555'],
     [11, 1001, '', 'verified', 'no claim', ''],
   ]);
@@ -54,7 +54,7 @@ test('claims are checked against environ, then cgroup, then the owner of the job
   ]);
 });
 
-test('a job cgroup outranks the environment: SLURM_JOB_ID set by hand cannot enter another user\'s job', () => {
+test("a job cgroup outranks the environment: SLURM_JOB_ID set by hand cannot enter another user's job", () => {
   const procfs = fakeProc({
     20: { environ: 'SLURM_JOB_ID=400\0', cgroup: '4:memory:/slurm_vm/uid_1000/job_400/step_batch/task_0\n' },
     21: { environ: 'SLURM_JOB_ID=400\0', cgroup: '0::/user.slice\n' }, // another user, outside any job
@@ -69,7 +69,7 @@ test('a job cgroup outranks the environment: SLURM_JOB_ID set by hand cannot ent
     [21, 1001, '400', 'mismatch', 'environ cannot outvote the owner'],
     [22, 1000, '400', 'mismatch', 'the cgroup names job 401, whatever the environment says'],
     [23, 1000, '500', 'verified'],
-    [24, 1001, '500', 'verified', 'environ is no proof of ownership: each uid\'s claim stands for itself'],
+    [24, 1001, '500', 'verified', "environ is no proof of ownership: each uid's claim stands for itself"],
   ]);
   assert.equal(v.ownerOf('500'), undefined);
 });
@@ -81,21 +81,17 @@ test('job squatting: a claim backed only by the environment, made before the own
     62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' },
   });
   const v = new JobVerifier(procfs);
-  expectVerdicts(v, [
-    [60, 1001, '900', 'verified'],
-  ]);
+  expectVerdicts(v, [[60, 1001, '900', 'verified']]);
   assert.equal(v.ownerOf('900'), undefined, 'before: the squatter became the owner');
   expectVerdicts(v, [
     [61, 1000, '900', 'verified', 'before: the real user was refused as a mismatch'],
     [62, 1000, '900', 'verified'],
   ]);
   assert.equal(v.ownerOf('900'), 1000, 'kernel evidence (the job cgroup) makes the owner');
-  expectVerdicts(v, [
-    [60, 1001, '900', 'mismatch', 'from then on the squatter is refused'],
-  ]);
+  expectVerdicts(v, [[60, 1001, '900', 'mismatch', 'from then on the squatter is refused']]);
 });
 
-test('without job cgroups, descent from the job\'s root-owned slurmstepd is kernel evidence of the job', () => {
+test("without job cgroups, descent from the job's root-owned slurmstepd is kernel evidence of the job", () => {
   const procfs = fakeProc({
     1: { ppid: 0, cmdline: '/sbin/init', uid: 0 },
     40: { ppid: 1, cmdline: 'slurmstepd: [600.batch]', uid: 0 },
@@ -113,9 +109,7 @@ test('without job cgroups, descent from the job\'s root-owned slurmstepd is kern
     [42, 1000, '600', 'verified'],
   ]);
   assert.equal(v.ownerOf('600'), 1000);
-  expectVerdicts(v, [
-    [44, 1001, '600', 'mismatch'],
-  ]);
+  expectVerdicts(v, [[44, 1001, '600', 'mismatch']]);
 });
 
 test('a claim that cannot be checked is refused unless the same uid has a verified claim on the job', () => {
@@ -124,9 +118,7 @@ test('a claim that cannot be checked is refused unless the same uid has a verifi
   });
   const v = new JobVerifier(procfs);
   // User A (1001) claims B's job 700 from a process already gone, before any of B's processes is seen.
-  expectVerdicts(v, [
-    [98, 1001, '700', 'unverified'],
-  ]);
+  expectVerdicts(v, [[98, 1001, '700', 'unverified']]);
   assert.equal(v.ownerOf('700'), undefined, 'an unverified claim owns nothing');
   // B's batch shell is verified through its start-up frame; B's short process (gone) is then vouched for.
   expectVerdicts(v, [
@@ -138,7 +130,7 @@ test('a claim that cannot be checked is refused unless the same uid has a verifi
   assert.equal(new JobVerifier(procfs, { trustClaims: true }).verify({ pid: 96, uid: 1000, jobid: '701', source: 'SLURM_JOB_ID' }), 'verified');
 });
 
-test('a Flux claim in the ƒ spelling is checked against the job\'s sdexec unit; a user\'s look-alike unit proves nothing', () => {
+test("a Flux claim in the ƒ spelling is checked against the job's sdexec unit; a user's look-alike unit proves nothing", () => {
   const unit = '0::/user.slice/user-500.slice/user@500.service/imp-shell-0-fiFkbMhFM.service\n';
   const procfs = fakeProc({
     30: { environ: 'FLUX_JOB_ID=ƒiFkbMhFM\0', cgroup: unit },
@@ -146,7 +138,7 @@ test('a Flux claim in the ƒ spelling is checked against the job\'s sdexec unit;
   });
   const v = new JobVerifier(procfs);
   assert.equal(v.verify({ pid: 30, uid: 1000, jobid: 'ƒiFkbMhFM', source: 'FLUX_JOB_ID' }), 'verified');
-  assert.equal(v.ownerOf('ƒiFkbMhFM'), 1000, 'proved by the kernel: the unit of Flux\'s manager (uid 500) holds a process of uid 1000');
+  assert.equal(v.ownerOf('ƒiFkbMhFM'), 1000, "proved by the kernel: the unit of Flux's manager (uid 500) holds a process of uid 1000");
   // Bob's own unit is no kernel evidence: his claim rests on his environment only and meets alice's ownership.
   assert.equal(v.verify({ pid: 31, uid: 1001, jobid: 'ƒiFkbMhFM', source: 'FLUX_JOB_ID' }), 'mismatch');
 });

@@ -33,7 +33,6 @@ import { JOBID_VARIABLES, canonicalJobId, cgroupJobIds, environValue } from '../
 // profiler's own modules.
 export { JOBID_VARIABLES, cgroupJobIds, environValue };
 
-
 /**
  * - verified: the process's cgroup or environment backs the claim (or it claims no job);
  * - vouched: no evidence readable, but the same uid has a verified claim on the job: accepted;
@@ -67,7 +66,6 @@ export interface JobClaim {
   readonly source: string;
   readonly evidence?: ProcEvidence;
 }
-
 
 function readOrUndefined(path: string): Buffer | undefined {
   try {

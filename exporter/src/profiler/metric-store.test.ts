@@ -40,7 +40,7 @@ test('the mount allowance is per job and goes with the job when it expires', () 
   assert.equal(store.foldedMounts, 0, 'job 42 expired: it starts with a fresh allowance');
 });
 
-test('once the kernel names a job\'s owner, the other users\' series of that job go, and only those', () => {
+test("once the kernel names a job's owner, the other users' series of that job go, and only those", () => {
   const store = new ProfilerMetricStore(new JobSlots(10), () => 0);
   const squatter: ProcessIdentity = { ...id, uid: 2001 };
   store.mountDelta(squatter, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
@@ -59,7 +59,10 @@ test('socket I/O of every peer address goes to the one mount="[network]" label: 
   store.mountDelta(id, { path: '/a', fstype: 'ext4', fsname: '/dev/sda1' }, oneRead());
   store.processDelta(id, { runtimeNs: 0, droppedFrames: 0, ignoredCalls: 0, networkFolded: 7 });
   const byMount = new Map([...store.calls.values.values()].map((e) => [e.labels[2], e.value]));
-  assert.deepEqual([...byMount].sort(), [['/a', 1], [NETWORK_MOUNT, 101]]);
-  assert.equal(store.foldedMounts, 0, 'the addresses take one place of the job\'s mount allowance, not 100');
+  assert.deepEqual([...byMount].sort(), [
+    ['/a', 1],
+    [NETWORK_MOUNT, 101],
+  ]);
+  assert.equal(store.foldedMounts, 0, "the addresses take one place of the job's mount allowance, not 100");
   assert.equal(store.networkFolded, 7);
 });

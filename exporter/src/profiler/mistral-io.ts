@@ -139,14 +139,27 @@ export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string,
   const io: Record<string, IoEntry> = {};
   for (const [key, t] of totals) {
     if (t.calls === 0) continue;
-    const series = (pick: (k: KeyValues) => number): number[] => seconds.map((s) => {
-      const kv = s.get(key);
-      return kv ? pick(kv) : 0;
-    });
-    const entry: IoEntry = { calls: perSecond(series((k) => k.calls), window.seconds) };
-    if (t.bytes !== undefined) entry.bytes = perSecond(series((k) => k.bytes ?? 0), window.seconds);
+    const series = (pick: (k: KeyValues) => number): number[] =>
+      seconds.map((s) => {
+        const kv = s.get(key);
+        return kv ? pick(kv) : 0;
+      });
+    const entry: IoEntry = {
+      calls: perSecond(
+        series((k) => k.calls),
+        window.seconds,
+      ),
+    };
+    if (t.bytes !== undefined)
+      entry.bytes = perSecond(
+        series((k) => k.bytes ?? 0),
+        window.seconds,
+      );
     if (t.timeNs !== undefined && t.sampled >= o.minSampled && t.sampled > 0) {
-      const d = perSecond(series((k) => (k.timeNs ?? 0) / 1000), window.seconds);
+      const d = perSecond(
+        series((k) => (k.timeNs ?? 0) / 1000),
+        window.seconds,
+      );
       entry.duration = { ...d, 'mean/call': round3(d.total / t.calls) };
     }
     io[key] = entry;

@@ -172,7 +172,10 @@ function cpu(values: readonly number[], seconds: number, exactTotal?: number): P
  * statistics are the CPUs it kept busy (CPU time in that second / 1 s), so 3.5 = three and a half CPUs.
  */
 export function cpusObject(cpuUsPerSecond: readonly number[], seconds: number, available: number): Json {
-  const busy = perSecond(cpuUsPerSecond.map((us) => us / 1e6), seconds);
+  const busy = perSecond(
+    cpuUsPerSecond.map((us) => us / 1e6),
+    seconds,
+  );
   return { total: available, 'mean/s': busy['mean/s'], 'median/s': busy['median/s'], 'max/s': busy['max/s'] };
 }
 

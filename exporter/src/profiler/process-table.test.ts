@@ -63,7 +63,14 @@ function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}) {
     },
   };
   let now = 0;
-  const table = new ProcessTable(new JobVerifier(procfs), sink, (r) => rejected.push(r), () => now, undefined, { procfs, ...limits });
+  const table = new ProcessTable(
+    new JobVerifier(procfs),
+    sink,
+    (r) => rejected.push(r),
+    () => now,
+    undefined,
+    { procfs, ...limits },
+  );
   const writes = (key: string): number => totals.get(key)?.[slot.calls(1, 2)] ?? 0;
   /** One snapshot of a process: its frames in order, all from the same socket credentials. */
   const send = (from: Credentials, ...frames: ProfilerRecord[]): void => {
@@ -119,7 +126,7 @@ test('per-frame increments are bounded by what is physically possible in the ela
   // Runtime: wall-clock time cannot grow faster than the clock (a forged 1e18 ns is clamped).
   h.table.handle(proc(4, 1e18, { mounts: 0 }), cred(5));
   // Its budget: an age of 60 s assumed (no /proc here), 2 s elapsed since, 10 s slack.
-  assert.equal(h.runtime.get(''), 72e9, 'runtime clamped to the process\'s life');
+  assert.equal(h.runtime.get(''), 72e9, "runtime clamped to the process's life");
   assert.deepEqual(h.rejected, ['implausible', 'implausible']);
 });
 
@@ -164,7 +171,7 @@ test('a job claim contradicted by the process is rejected with all its frames; u
   assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
 });
 
-test('user A cannot write into job B with a process gone before B is seen; B\'s own short processes can', () => {
+test("user A cannot write into job B with a process gone before B is seen; B's own short processes can", () => {
   const h = harness(fakeProc({ 70: { environ: 'SLURM_JOB_ID=9\0' } }));
   h.send(cred(80, 1001), proc(0, 10, { jobid: '9', flags: FLAG_FINAL }), mount(1, 50, { flags: FLAG_FINAL })); // A: pid 80 already exited
   assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
@@ -176,13 +183,18 @@ test('user A cannot write into job B with a process gone before B is seen; B\'s 
   assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
 });
 
-test('expiry prunes the verifier\'s job owners to the jobs still known', () => {
+test("expiry prunes the verifier's job owners to the jobs still known", () => {
   const procfs = fakeProc({ 70: { environ: 'SLURM_JOB_ID=9\0', cgroup: '0::/system.slice/slurmstepd.scope/job_9/step_batch\n' } });
   const verifier = new JobVerifier(procfs);
   const rejected: string[] = [];
   let now = 0;
   const sink: AggregatorSink = { mountDelta() {}, processDelta() {} };
-  const table = new ProcessTable(verifier, sink, (r) => rejected.push(r), () => now);
+  const table = new ProcessTable(
+    verifier,
+    sink,
+    (r) => rejected.push(r),
+    () => now,
+  );
   table.handle(proc(0, 10, { jobid: '9', mounts: 0 }), cred(70, 1000));
   assert.equal(verifier.ownedJobs, 1);
   now += 1000;
@@ -299,7 +311,13 @@ test('one uid holds at most maxPerUser entries: a process inventing start times 
   const rejected: string[] = [];
   let credited = 0;
   const sink: AggregatorSink = { mountDelta: () => void (credited += 1), processDelta() {} };
-  const table = new ProcessTable(new JobVerifier(fakeProc()), sink, (r) => rejected.push(r), () => 0, 3);
+  const table = new ProcessTable(
+    new JobVerifier(fakeProc()),
+    sink,
+    (r) => rejected.push(r),
+    () => 0,
+    3,
+  );
   for (let s = 0; s < 5; s++) table.handle(proc(0, 10, { start: BigInt(5000 + s), mounts: 0 }), cred(5, 1000));
   assert.equal(table.size, 3);
   assert.deepEqual(rejected, ['too_many_processes', 'too_many_processes']);
@@ -323,12 +341,19 @@ test('a process naming more mount paths than the profiler has slots is capped: e
   assert.equal(h.writes('|1000|/m0'), 5);
 });
 
-test('global bounds: processes and mount entries across all uids, and each uid\'s share of the mount entries; rejections carry the uid', () => {
+test("global bounds: processes and mount entries across all uids, and each uid's share of the mount entries; rejections carry the uid", () => {
   const rejected: string[] = [];
   let credited = 0;
   const sink: AggregatorSink = { mountDelta: () => void (credited += 1), processDelta() {} };
   const limits = { maxProcesses: 5, maxMountEntries: 6, maxMountEntriesPerUser: 4 };
-  const table = new ProcessTable(new JobVerifier(fakeProc()), sink, (r, uid) => rejected.push(`${r}:${uid}`), () => 0, 3, limits);
+  const table = new ProcessTable(
+    new JobVerifier(fakeProc()),
+    sink,
+    (r, uid) => rejected.push(`${r}:${uid}`),
+    () => 0,
+    3,
+    limits,
+  );
   // uid 2001 (below its own cap of 3 processes) and uid 2002: 6 processes asked, 5 fit in the table.
   for (let p = 0; p < 3; p++) table.handle(proc(0, 10, { mounts: 5 }), cred(100 + p, 2001));
   for (let p = 0; p < 3; p++) table.handle(proc(0, 10, { mounts: 3 }), cred(200 + p, 2002));
@@ -350,8 +375,10 @@ test('global bounds: processes and mount entries across all uids, and each uid\'
   assert.equal(table.mountEntries, 3);
 });
 
-test('job squatting: a squatter accepted on its environment alone is revoked once kernel evidence names the job\'s owner', () => {
-  const h = harness(fakeProc({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } }));
+test("job squatting: a squatter accepted on its environment alone is revoked once kernel evidence names the job's owner", () => {
+  const h = harness(
+    fakeProc({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } }),
+  );
   const owners: string[] = [];
   h.sink.jobOwnerKnown = (jobid, uid) => void owners.push(`${jobid}/${uid}`);
   // The squatter (uid 1001) claims job 900 first, from its own environment.
@@ -362,7 +389,7 @@ test('job squatting: a squatter accepted on its environment alone is revoked onc
   h.send(cred(62, 1000), proc(0, 10, { jobid: '900' }), mount(1, 30));
   assert.equal(h.writes('900|1000|/data'), 50);
   assert.deepEqual(h.rejected, []);
-  assert.deepEqual(owners, ['900/1000'], 'the sink is told at once (it drops the squatter\'s series of job 900)');
+  assert.deepEqual(owners, ['900/1000'], "the sink is told at once (it drops the squatter's series of job 900)");
   // The squatter's next snapshot: its claim is revoked, its frames refused, its series to be dropped.
   h.send(cred(60, 1001), proc(2, 20, { jobid: '900' }), mount(3, 1000));
   assert.equal(h.writes('900|1001|/data'), 7);
@@ -378,7 +405,7 @@ test('a process switching its job claim credits the new job only with what it di
   assert.equal(h.writes('900|1000|/data'), 5, 'before: 15, the whole history again');
 });
 
-test('a Flux job\'s profiler figures go under jobio\'s spelling of its id (ASCII F58), checked against its sdexec unit', () => {
+test("a Flux job's profiler figures go under jobio's spelling of its id (ASCII F58), checked against its sdexec unit", () => {
   const procfs = mkdtempSync(join(tmpdir(), 'jobio-proc-flux-'));
   try {
     mkdirSync(join(procfs, '70'));

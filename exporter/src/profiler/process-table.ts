@@ -78,8 +78,21 @@ export interface AggregatorSink {
   jobOwnerKnown?(jobid: string, uid: number): void;
 }
 
-export type TableRejectReason = 'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit' | 'implausible' | 'counter_decrease';
-export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = ['job_mismatch', 'unverified_job', 'no_process', 'stale', 'too_many_processes', 'too_many_mounts', 'process_limit', 'mount_limit', 'user_mount_limit', 'implausible', 'counter_decrease'];
+export type TableRejectReason =
+  'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit' | 'implausible' | 'counter_decrease';
+export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = [
+  'job_mismatch',
+  'unverified_job',
+  'no_process',
+  'stale',
+  'too_many_processes',
+  'too_many_mounts',
+  'process_limit',
+  'mount_limit',
+  'user_mount_limit',
+  'implausible',
+  'counter_decrease',
+];
 
 /**
  * Distinct mount paths kept per process: the profiler has 64 mount slots (JOBIO_MAX_SLOTS), so an honest
@@ -249,7 +262,18 @@ export class ProcessTable {
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
-        entry = { identity, accepted: false, refusal: 'job_mismatch', lastProcess: undefined, lastSequence: -1n, mounts: new Map(), mountsPending: 0, baseline: deliveredBefore > 0n, ending: false, lastSeenMs: 0 };
+        entry = {
+          identity,
+          accepted: false,
+          refusal: 'job_mismatch',
+          lastProcess: undefined,
+          lastSequence: -1n,
+          mounts: new Map(),
+          mountsPending: 0,
+          baseline: deliveredBefore > 0n,
+          ending: false,
+          lastSeenMs: 0,
+        };
         this.clockFor(cred.pid);
         this.entries.set(key, entry);
         this.perUid.set(cred.uid, (this.perUid.get(cred.uid) ?? 0) + 1);
@@ -281,13 +305,25 @@ export class ProcessTable {
       const droppedFrames = scalarDelta(record.droppedFrames, prev?.droppedFrames);
       const ignoredCalls = scalarDelta(record.ignoredCalls, prev?.ignoredCalls);
       const networkFolded = scalarDelta(record.networkFolded ?? 0, prev?.networkFolded ?? 0);
-      const bounded = { runtimeNs: Math.min(runtimeNs, leftMs * 1e6), droppedFrames: Math.min(droppedFrames, perLife), ignoredCalls: Math.min(ignoredCalls, perLife), networkFolded: Math.min(networkFolded, perLife) };
-      if (bounded.runtimeNs !== runtimeNs || bounded.droppedFrames !== droppedFrames || bounded.ignoredCalls !== ignoredCalls || bounded.networkFolded !== networkFolded) this.onReject('implausible', cred.uid);
+      const bounded = {
+        runtimeNs: Math.min(runtimeNs, leftMs * 1e6),
+        droppedFrames: Math.min(droppedFrames, perLife),
+        ignoredCalls: Math.min(ignoredCalls, perLife),
+        networkFolded: Math.min(networkFolded, perLife),
+      };
+      if (bounded.runtimeNs !== runtimeNs || bounded.droppedFrames !== droppedFrames || bounded.ignoredCalls !== ignoredCalls || bounded.networkFolded !== networkFolded)
+        this.onReject('implausible', cred.uid);
       clock.runtimeUntilMs += bounded.runtimeNs / 1e6;
       this.sink.processDelta(entry.identity, bounded, record);
       // The highest figures stay the reference, so a drop and a rise again add nothing twice.
       entry.lastProcess = prev
-        ? { ...record, runtimeNs: Math.max(record.runtimeNs, prev.runtimeNs), droppedFrames: Math.max(record.droppedFrames, prev.droppedFrames), ignoredCalls: Math.max(record.ignoredCalls, prev.ignoredCalls), networkFolded: Math.max(record.networkFolded ?? 0, prev.networkFolded ?? 0) }
+        ? {
+            ...record,
+            runtimeNs: Math.max(record.runtimeNs, prev.runtimeNs),
+            droppedFrames: Math.max(record.droppedFrames, prev.droppedFrames),
+            ignoredCalls: Math.max(record.ignoredCalls, prev.ignoredCalls),
+            networkFolded: Math.max(record.networkFolded ?? 0, prev.networkFolded ?? 0),
+          }
         : record;
     }
     this.maybeEnd(key, entry);

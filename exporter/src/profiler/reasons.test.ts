@@ -29,7 +29,10 @@ test('reasons: derived from the counts and the library, adding up to the class t
     ['yellow', 'forward_seek', 4, 0, 4000],
   ]);
   // on the network pseudo mount small transfers are green: no small_read there
-  assert.equal(reasonsOf(v, true).some((f) => f.reason === 'small_read'), false);
+  assert.equal(
+    reasonsOf(v, true).some((f) => f.reason === 'small_read'),
+    false,
+  );
 });
 
 test('reasons: what a library without reasons (wire version 1) sent is unclassified, so the sums still hold', () => {
@@ -45,13 +48,18 @@ test('reasons: what a library without reasons (wire version 1) sent is unclassif
 });
 
 test('hints carry the figures and the mount', () => {
-  const [f] = reasonsOf((() => {
-    const v = emptyCounters();
-    v[slot.calls(c('write'), k('red'))] = 2000;
-    v[slot.sizedCalls(1, 0)] = 2000;
-    v[slot.sizedBytes(1, 0)] = 2000 * 512;
-    return v;
-  })());
+  const [f] = reasonsOf(
+    (() => {
+      const v = emptyCounters();
+      v[slot.calls(c('write'), k('red'))] = 2000;
+      v[slot.sizedCalls(1, 0)] = 2000;
+      v[slot.sizedBytes(1, 0)] = 2000 * 512;
+      return v;
+    })(),
+  );
   assert.ok(f);
-  assert.equal(hintFor(f, '/scratch', 32768), '2,000 writes of 512 B on average on /scratch: buffer to at least 1 MiB before writing (a larger buffer, setvbuf for stdio) or use MPI-IO collective writes');
+  assert.equal(
+    hintFor(f, '/scratch', 32768),
+    '2,000 writes of 512 B on average on /scratch: buffer to at least 1 MiB before writing (a larger buffer, setvbuf for stdio) or use MPI-IO collective writes',
+  );
 });

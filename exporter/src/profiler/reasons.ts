@@ -82,7 +82,10 @@ export function reasonsOf(v: Counters, network = false): ReasonFigure[] {
   yellow('metadata_change', ['delete', 'fschange']);
 
   // whatever the counts hold beyond the reasons (frames of a library without reasons)
-  for (const [cls, k] of [['red', RED], ['yellow', YELLOW]] as const) {
+  for (const [cls, k] of [
+    ['red', RED],
+    ['yellow', YELLOW],
+  ] as const) {
     const [n, t] = classOf([...CALL_TYPES], k);
     const explained = out.filter((f) => f.cls === cls).reduce((s, f) => s + f.calls, 0);
     const explainedTime = out.filter((f) => f.cls === cls).reduce((s, f) => s + f.timeNs, 0);

@@ -60,7 +60,9 @@ export class ProfilerReceiver {
   /** Binds the socket; throws the addon's error (with `code`, e.g. ENOENT) when it cannot. */
   constructor(options: ReceiverOptions) {
     const addon = loadSeqpacketAddon();
-    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid), Date.now, undefined, { procfs: options.procfs });
+    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid), Date.now, undefined, {
+      procfs: options.procfs,
+    });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
       { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnectionsPerUser: options.maxConnectionsPerUser ?? 256 },

@@ -36,11 +36,23 @@ test('v2 owner: the task processes decide; a job with no task yet waits; the own
     writeFileSync(join(scope, 'job_8/step_extern/cgroup.procs'), '100\n');
     const owners: OwnerCache = new Map();
     const first = await findCgroupJobs(paths, owners);
-    assert.deepEqual(first.jobs.map((j) => [j.jobid, j.uid]), [['7', 1234], ['8', undefined]]);
+    assert.deepEqual(
+      first.jobs.map((j) => [j.jobid, j.uid]),
+      [
+        ['7', 1234],
+        ['8', undefined],
+      ],
+    );
     // The task exits: the owner found before is kept while the job's cgroup exists.
     writeFileSync(join(scope, 'job_7/step_0/user/task_0/cgroup.procs'), '');
     const second = await findCgroupJobs(paths, owners);
-    assert.deepEqual(second.jobs.map((j) => [j.jobid, j.uid]), [['7', 1234], ['8', undefined]]);
+    assert.deepEqual(
+      second.jobs.map((j) => [j.jobid, j.uid]),
+      [
+        ['7', 1234],
+        ['8', undefined],
+      ],
+    );
     // Job 7's cgroup is removed: its owner is forgotten.
     rmSync(join(scope, 'job_7'), { recursive: true });
     await findCgroupJobs(paths, owners);

@@ -13,7 +13,20 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processUid } from '../labels/process-job.js';
-import { fluxUnitJobId, JOBID_TEXT, LSF_CLUSTER_DIR, LSF_TOP, lsfJobId, PBS_JOBS_PARENT, SLURM_JOB_DIR, SLURM_UID_DIR, SLURM_V1_TOP, SLURM_V2_SCOPE, FLUX_OWNER_UID_MAX, USER_SLICE } from '../labels/job-cgroup-layouts.js';
+import {
+  fluxUnitJobId,
+  JOBID_TEXT,
+  LSF_CLUSTER_DIR,
+  LSF_TOP,
+  lsfJobId,
+  PBS_JOBS_PARENT,
+  SLURM_JOB_DIR,
+  SLURM_UID_DIR,
+  SLURM_V1_TOP,
+  SLURM_V2_SCOPE,
+  FLUX_OWNER_UID_MAX,
+  USER_SLICE,
+} from '../labels/job-cgroup-layouts.js';
 import { readPseudoFile } from './pseudo-files.js';
 import { sysPath, type Paths } from '../util/paths.js';
 
@@ -38,7 +51,10 @@ const CPU_CONTROLLERS = ['cpuacct', 'cpu,cpuacct', 'cpuacct,cpu'];
 
 async function subdirs(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    return (await readdir(dir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
   } catch {
     return []; // this layout is not on the host
   }
@@ -79,7 +95,10 @@ async function jobOwner(jobDir: string, procfs: string, anyProcess = false, pass
 async function cgroupPids(dir: string): Promise<number[]> {
   try {
     const text = (await readPseudoFile(join(dir, 'cgroup.procs'))).toString('latin1');
-    return text.split('\n').filter((l) => /^\d{1,10}$/.test(l)).map(Number);
+    return text
+      .split('\n')
+      .filter((l) => /^\d{1,10}$/.test(l))
+      .map(Number);
   } catch {
     return [];
   }

@@ -15,9 +15,14 @@ function spool(): { dir: string; done: () => void } {
   return { dir, done: () => rmSync(base, { recursive: true, force: true }) };
 }
 
-test('parseJobFile: the prolog\'s fields; a value keeps its spaces and = signs; a bad uid is left out', () => {
+test("parseJobFile: the prolog's fields; a value keeps its spaces and = signs; a bad uid is left out", () => {
   assert.deepEqual(parseJobFile('42', 'uid=2000\naccount=proj1\npartition=debug\njob_name=my run=2\nwork_dir=/home/a b\nfuture=x\n'), {
-    jobid: '42', uid: 2000, account: 'proj1', partition: 'debug', jobName: 'my run=2', workDir: '/home/a b',
+    jobid: '42',
+    uid: 2000,
+    account: 'proj1',
+    partition: 'debug',
+    jobName: 'my run=2',
+    workDir: '/home/a b',
   });
   assert.deepEqual(parseJobFile('43', 'uid=-1\naccount=\n'), { jobid: '43' });
 });

@@ -45,7 +45,12 @@ export interface FoundTargets<F> {
  * in one target directory (given the directory's entries; it may list deeper itself). A target is
  * taken from the first root where `pick` finds something, by `key` (kind and name unless given).
  */
-export async function findTargets<F>(paths: Paths, kinds: readonly string[], pick: (target: TargetDir, entries: readonly string[]) => Promise<F[]> | F[], key: (kind: string, target: string) => string = (kind, target) => `${kind}/${target}`): Promise<FoundTargets<F>> {
+export async function findTargets<F>(
+  paths: Paths,
+  kinds: readonly string[],
+  pick: (target: TargetDir, entries: readonly string[]) => Promise<F[]> | F[],
+  key: (kind: string, target: string) => string = (kind, target) => `${kind}/${target}`,
+): Promise<FoundTargets<F>> {
   const files: F[] = [];
   const unlisted: UnlistedDir[] = [];
   const taken = new Set<string>();

@@ -15,9 +15,17 @@ test('pseudo-files: a FIFO, a device, a directory are refused at once as not reg
   assert.equal(spawnSync('mkfifo', [join(dir, 'fifo')]).status, 0);
   symlinkSync('/dev/zero', join(dir, 'zero'));
   mkdirSync(join(dir, 'directory'));
-  for (const [name, kind] of [['fifo', 'a FIFO'], ['zero', 'a character device'], ['directory', 'a directory']] as const) {
+  for (const [name, kind] of [
+    ['fifo', 'a FIFO'],
+    ['zero', 'a character device'],
+    ['directory', 'a directory'],
+  ] as const) {
     await assert.rejects(readPseudoFile(join(dir, name)), (err: unknown) => err instanceof NotRegularFileError && err.message.includes(kind), name);
-    await assert.rejects(streamPseudoFile(join(dir, name), () => undefined, { maxBytes: 10 }), NotRegularFileError, name);
+    await assert.rejects(
+      streamPseudoFile(join(dir, name), () => undefined, { maxBytes: 10 }),
+      NotRegularFileError,
+      name,
+    );
   }
   await assert.rejects(readPseudoFile(join(dir, 'missing')), { code: 'ENOENT' });
 });

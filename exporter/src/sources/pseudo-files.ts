@@ -101,10 +101,14 @@ export async function readPseudoFile(path: string, options: { readonly signal?: 
   const parts: Buffer[] = [];
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_WHOLE_BYTES;
   // Small chunks: these files are a few KB, and one buffer of the bound per read would waste memory.
-  const { truncated } = await streamPseudoFile(path, (c) => {
-    parts.push(Buffer.from(c));
-    return undefined;
-  }, { signal: options.signal, maxBytes, chunkBytes: 64 << 10 });
+  const { truncated } = await streamPseudoFile(
+    path,
+    (c) => {
+      parts.push(Buffer.from(c));
+      return undefined;
+    },
+    { signal: options.signal, maxBytes, chunkBytes: 64 << 10 },
+  );
   if (truncated) throw new FileTooLargeError(`${path} is larger than ${maxBytes} bytes: not read`);
   const [only] = parts;
   return parts.length === 1 && only !== undefined ? only : Buffer.concat(parts);

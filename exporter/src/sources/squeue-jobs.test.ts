@@ -30,7 +30,7 @@ test('SqueueJobs: a missing program is "not a Slurm host"; one call per interval
     await new Promise((r) => setTimeout(r, 10));
     next = await echo.get(1_000_000 + 60_001);
   }
-  assert.equal(next.fresh, true, 'the background call\'s answer arrived');
+  assert.equal(next.fresh, true, "the background call's answer arrived");
   assert.equal((await echo.get(1_000_000 + 60_002)).fresh, false, 'and is reported once');
   const off = new SqueueJobs({ command: '', node: 'n1', intervalMs: 1, timeoutMs: 1 });
   assert.equal((await off.get()).available, false);

@@ -39,7 +39,10 @@ export function parseNidMap(text: string): Map<string, string> {
 export function parseJobMap(text: string): Map<string, JobOfHost[]> {
   const map = new Map<string, JobOfHost[]>();
   for (const line of text.split('\n')) {
-    const fields = line.trim().split(/\s+/).filter((f) => f !== '');
+    const fields = line
+      .trim()
+      .split(/\s+/)
+      .filter((f) => f !== '');
     const job = fields[0];
     const nodes = fields[fields.length - 1];
     if (fields.length < 2 || job === undefined || nodes === undefined) continue;

@@ -98,8 +98,13 @@ export const needsJobInfo = (columns: readonly string[]): boolean => columns.inc
 
 /** Checks a --columns list for a mode; the error names what is allowed. */
 export function parseColumns(text: string, mode: TopMode): string[] {
-  const list = text.split(',').map((c) => c.trim().toUpperCase()).filter((c) => c !== '');
-  const allowed = Object.entries(COLUMNS).filter(([, c]) => c?.modes.includes(mode)).map(([name]) => name);
+  const list = text
+    .split(',')
+    .map((c) => c.trim().toUpperCase())
+    .filter((c) => c !== '');
+  const allowed = Object.entries(COLUMNS)
+    .filter(([, c]) => c?.modes.includes(mode))
+    .map(([name]) => name);
   const bad = list.filter((c) => !allowed.includes(c));
   if (list.length === 0 || bad.length > 0) throw new Error(`--columns: ${list.length === 0 ? 'no column given' : `unknown column ${bad.join(', ')}`} (with --by ${mode}: ${allowed.join(', ')})`);
   return list;
@@ -116,6 +121,10 @@ export function formatTable(rows: readonly TopRow[], mode: TopMode, limit: numbe
   const cells = shown.map((r) => cols.map((c) => c.cell(r, info)));
   const widths = columns.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   // Numbers right-aligned, names left-aligned, like lltop.
-  const line = (c: readonly string[]): string => c.map((v, i) => (cols[i]?.numeric ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (c: readonly string[]): string =>
+    c
+      .map((v, i) => (cols[i]?.numeric ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...cells.map(line)].join('\n') + '\n';
 }

@@ -64,7 +64,8 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
       return queryJobInfo({ url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs });
     };
     const next = async (): Promise<Increment[]> => {
-      if (prometheus !== undefined) return queryIncrements({ url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: settings.filters, time: settings.time, timeoutMs: settings.timeoutMs });
+      if (prometheus !== undefined)
+        return queryIncrements({ url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: settings.filters, time: settings.time, timeoutMs: settings.timeoutMs });
       if (!exporters) return []; // never: exporters is built whenever prometheus is not set
       let increments = await exporters.next();
       // The first scrape only gives the starting values: the table covers the next interval.

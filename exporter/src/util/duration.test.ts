@@ -17,7 +17,11 @@ test('parses Prometheus-style durations', () => {
 
 test('rejects malformed durations with the text in the message', () => {
   for (const bad of ['', '10', 's', '10x', '1h foo', '-5s']) {
-    assert.throws(() => parseDuration(bad), (err: Error) => err.message.includes(`"${bad}"`), bad);
+    assert.throws(
+      () => parseDuration(bad),
+      (err: Error) => err.message.includes(`"${bad}"`),
+      bad,
+    );
   }
 });
 

@@ -13,7 +13,11 @@ async function serve(limits: ServerLimits): Promise<{ port: number; registry: Re
   const app = express();
   app.get('/', (_req, res) => res.send('ok'));
   const registry = new Registry();
-  const server = await listen(app, { host: '127.0.0.1', port: 0 }, { webConfig: { basicAuthUsers: new Map(), headers: new Map() }, metrics: new WebMetrics(registry), logger: createLogger('error', 'json'), limits });
+  const server = await listen(
+    app,
+    { host: '127.0.0.1', port: 0 },
+    { webConfig: { basicAuthUsers: new Map(), headers: new Map() }, metrics: new WebMetrics(registry), logger: createLogger('error', 'json'), limits },
+  );
   return {
     port: (server.address() as AddressInfo).port,
     registry,

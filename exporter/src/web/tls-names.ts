@@ -44,6 +44,12 @@ export function opensslCiphers(names: readonly string[]): string {
 /** The `ecdhCurve` option for Node from Go curve names; throws with the offending name. */
 export function opensslCurves(names: readonly string[]): string {
   return names
-    .map((name) => CURVES[name] ?? (() => { throw new Error(`unknown curve "${name}"; known: ${Object.keys(CURVES).join(', ')}`); })())
+    .map(
+      (name) =>
+        CURVES[name] ??
+        (() => {
+          throw new Error(`unknown curve "${name}"; known: ${Object.keys(CURVES).join(', ')}`);
+        })(),
+    )
     .join(':');
 }

@@ -36,7 +36,11 @@ test('every error names the file and the field', () => {
     [{ http_server_config: { headers: { A: 1 } } }, /http_server_config.headers.A: expected a string/],
   ];
   for (const [doc, pattern] of cases) {
-    assert.throws(() => parseWebConfig(doc, 'web.yml'), (err: Error) => err instanceof WebConfigError && pattern.test(err.message), String(pattern));
+    assert.throws(
+      () => parseWebConfig(doc, 'web.yml'),
+      (err: Error) => err instanceof WebConfigError && pattern.test(err.message),
+      String(pattern),
+    );
   }
 });
 
@@ -80,11 +84,18 @@ test('mistakes that used to break the server later are refused at start, naming 
     [tls({ curve_preferences: ['CurveP999'] }), /web.yml: tls_server_config.curve_preferences: unknown curve "CurveP999"/],
     [tls({ prefer_server_cipher_suites: 'yes' }), /tls_server_config.prefer_server_cipher_suites: expected true or false/],
     [tls({ client_auth_type: 'RequireAndVerifyClientCert', client_ca_file: 'ca.crt', client_allowed_sans: 'a' }), /tls_server_config.client_allowed_sans: expected a list of names/],
-    [tls({ client_auth_type: 'VerifyClientCertIfGiven', client_ca_file: 'ca.crt', client_allowed_sans: ['a'] }), /tls_server_config.client_allowed_sans: requires client_auth_type RequireAnyClientCert or RequireAndVerifyClientCert/],
+    [
+      tls({ client_auth_type: 'VerifyClientCertIfGiven', client_ca_file: 'ca.crt', client_allowed_sans: ['a'] }),
+      /tls_server_config.client_allowed_sans: requires client_auth_type RequireAnyClientCert or RequireAndVerifyClientCert/,
+    ],
     [tls({ client_ca_file: 'ca.crt' }), /tls_server_config.client_ca_file: set without a client_auth_type that asks for certificates/],
   ];
   for (const [doc, pattern] of cases) {
-    assert.throws(() => parseWebConfig(doc, file), (err: Error) => err instanceof WebConfigError && pattern.test(err.message), String(pattern));
+    assert.throws(
+      () => parseWebConfig(doc, file),
+      (err: Error) => err instanceof WebConfigError && pattern.test(err.message),
+      String(pattern),
+    );
   }
 });
 

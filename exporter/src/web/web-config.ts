@@ -53,7 +53,18 @@ export class WebConfigError extends Error {}
 
 const BCRYPT_HASH = /^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/;
 const KNOWN_TOP = new Set(['tls_server_config', 'basic_auth_users', 'http_server_config']);
-const KNOWN_TLS = new Set(['cert_file', 'key_file', 'client_auth_type', 'client_ca_file', 'min_version', 'max_version', 'cipher_suites', 'prefer_server_cipher_suites', 'curve_preferences', 'client_allowed_sans']);
+const KNOWN_TLS = new Set([
+  'cert_file',
+  'key_file',
+  'client_auth_type',
+  'client_ca_file',
+  'min_version',
+  'max_version',
+  'cipher_suites',
+  'prefer_server_cipher_suites',
+  'curve_preferences',
+  'client_allowed_sans',
+]);
 
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
@@ -181,7 +192,7 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
         try {
           validateHeaderName(name);
         } catch {
-          fail(`http_server_config.headers.${name}`, 'invalid header name (letters, digits and !#$%&\'*+-.^_`|~ only)');
+          fail(`http_server_config.headers.${name}`, "invalid header name (letters, digits and !#$%&'*+-.^_`|~ only)");
         }
         try {
           validateHeaderValue(name, value as string);

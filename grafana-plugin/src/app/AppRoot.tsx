@@ -12,12 +12,10 @@ export function AppRoot(_props: AppRootProps) {
       <p>Per-job I/O monitoring for HPC clusters: Lustre jobstats, the LD_PRELOAD profiler and GPU metrics, scraped by Prometheus.</p>
       <ul>
         <li>
-          <strong>jobio panel</strong>: red/yellow/green I/O summary per job, user or mount; density heatmap of per-series rates with
-          drill-down to the series in a cell.
+          <strong>jobio panel</strong>: red/yellow/green I/O summary per job, user or mount; density heatmap of per-series rates with drill-down to the series in a cell.
         </li>
         <li>
-          <strong>jobio data source</strong> (over Prometheus): job I/O summary, top talkers, per-job characterisation, trend change; job,
-          user and target variables.
+          <strong>jobio data source</strong> (over Prometheus): job I/O summary, top talkers, per-job characterisation, trend change; job, user and target variables.
         </li>
         <li>
           <strong>Dashboards</strong>: cluster file system, job, host/GPU (provisioned from the repository&apos;s <code>dashboards/</code>).

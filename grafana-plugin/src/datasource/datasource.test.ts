@@ -94,7 +94,11 @@ describe('query(): job I/O summary (real programs under the profiler)', () => {
     expect(valueField(red7002)?.values[0]).toBeCloseTo(Number(raw.value[1]), 9);
     expect(red7002?.fields[0]?.values[0]).toBe(raw.value[0] * 1000);
     const tagged = (m: string) => res.data.filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === m);
-    expect(tagged('bytes').map((f: DataFrame) => valueField(f)?.labels?.['user']).sort()).toEqual(['alice', 'bob', 'carol', 'erin']);
+    expect(
+      tagged('bytes')
+        .map((f: DataFrame) => valueField(f)?.labels?.['user'])
+        .sort(),
+    ).toEqual(['alice', 'bob', 'carol', 'erin']);
     expect(tagged('reasonSeconds')).toHaveLength(handmade('summary-jobid-reason-seconds').body.data.result.length);
     expect(tagged('reasonCalls').find((f: DataFrame) => valueField(f)?.labels?.['jobid'] === '7002')?.fields[1]?.labels?.['reason']).toBe('small_write');
   });
@@ -184,9 +188,7 @@ describe('query(): top talkers (real job_stats through the exporter)', () => {
     expect(frame.fields[0]?.values).toHaveLength(5);
   });
   it('puts the storm job (7010, mallory) on top of the MDT talkers, far ahead', async () => {
-    const res = await makeDs().query(
-      request([{ refId: 'A', queryType: 'topTalkers', dimension: 'jobid', metric: 'operations', limit: 10, instant: true, filters: { target: 'scratch-MDT0000' } }]),
-    );
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'topTalkers', dimension: 'jobid', metric: 'operations', limit: 10, instant: true, filters: { target: 'scratch-MDT0000' } }]));
     const frame = res.data[0] as DataFrame;
     expect(frame.fields[0]?.values[0]).toBe('7010');
     const ops = frame.fields[1]?.values as number[];
@@ -370,9 +372,7 @@ describe('query(): raw PromQL and errors', () => {
     expect(Math.max(...firstTimes)).toBeGreaterThan(Math.min(...firstTimes));
   });
   it('surfaces the Prometheus error text of a bad expression', async () => {
-    await expect(makeDs().query(request([{ refId: 'A', queryType: 'raw', expr: 'sum(jobio_profiler_calls_total' }]))).rejects.toThrow(
-      /HTTP 400.*unclosed left parenthesis/,
-    );
+    await expect(makeDs().query(request([{ refId: 'A', queryType: 'raw', expr: 'sum(jobio_profiler_calls_total' }]))).rejects.toThrow(/HTTP 400.*unclosed left parenthesis/);
   });
   it('skips hidden queries', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', hide: true }]));

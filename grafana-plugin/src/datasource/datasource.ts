@@ -82,7 +82,10 @@ export class JobioDataSource extends DataSourceApi<JobioQuery, JobioOptions> {
   }
 
   /** Variable queries: a `JobioVariableQuery` object or its text form (`jobs(user=$user)`). */
-  override async metricFindQuery(query: JobioVariableQuery | string, options?: { range?: { from: { valueOf(): number }; to: { valueOf(): number } }; scopedVars?: ScopedVars }): Promise<MetricFindValue[]> {
+  override async metricFindQuery(
+    query: JobioVariableQuery | string,
+    options?: { range?: { from: { valueOf(): number }; to: { valueOf(): number } }; scopedVars?: ScopedVars },
+  ): Promise<MetricFindValue[]> {
     const parsed = typeof query === 'string' ? parseVariableQuery(query) : query;
     const filters = resolveFilters(parsed.filters, this.replacer(options?.scopedVars));
     const { label, match } = variableMatch(parsed.kind, filters);

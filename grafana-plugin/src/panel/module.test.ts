@@ -4,9 +4,7 @@ import { buildOptions } from './options';
 import { DEFAULT_OPTIONS, type PanelOptions } from './types';
 
 // Grafana core registers the real option editors; here stand-ins with the same ids are enough.
-standardEditorsRegistry.setInit(() =>
-  ['radio', 'select', 'number', 'text', 'boolean', 'unit'].map((id) => ({ id, name: id, editor: () => null })),
-);
+standardEditorsRegistry.setInit(() => ['radio', 'select', 'number', 'text', 'boolean', 'unit'].map((id) => ({ id, name: id, editor: () => null })));
 
 function items() {
   const builder = new PanelOptionsEditorBuilder<PanelOptions>();

@@ -82,7 +82,10 @@ export function characterise(input: CharacterisationInput): JobCharacter | undef
   const defined = new Uint8Array(n);
   const targets = new Map<string, Float64Array>();
   const bytesTotal = { read: 0, write: 0 };
-  for (const [kind, list] of [['read', input.read], ['write', input.write]] as const) {
+  for (const [kind, list] of [
+    ['read', input.read],
+    ['write', input.write],
+  ] as const) {
     for (const s of list) {
       const target = s.labels['target'] ?? '';
       const perTarget = targets.get(target) ?? new Float64Array(n);

@@ -12,12 +12,7 @@ export function ConfigEditor({ options, onOptionsChange }: Props) {
     <>
       <DataSourceHttpSettings defaultUrl="http://localhost:9090" dataSourceConfig={options} onChange={onOptionsChange} showAccessOptions={false} />
       <Field label="Scrape interval" description="The Prometheus scrape interval of the jobio exporters; the smallest step and rate window.">
-        <Input
-          width={20}
-          placeholder="15s"
-          value={options.jsonData.scrapeInterval ?? ''}
-          onChange={(e) => setJson({ scrapeInterval: e.currentTarget.value })}
-        />
+        <Input width={20} placeholder="15s" value={options.jsonData.scrapeInterval ?? ''} onChange={(e) => setJson({ scrapeInterval: e.currentTarget.value })} />
       </Field>
       <Field label="Characterisation threshold c (bytes per interval)" description="A server counts as doing I/O in an interval when it moves more than c bytes.">
         <Input

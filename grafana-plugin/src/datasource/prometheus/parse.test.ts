@@ -44,6 +44,9 @@ describe('frames', () => {
   });
   it('builds a table of last values', () => {
     const t = seriesToTable(series, 'A', ['user'], 'v');
-    expect(t.fields.map((f) => [f.name, [...f.values]])).toEqual([['user', ['bob']], ['v', [2]]]);
+    expect(t.fields.map((f) => [f.name, [...f.values]])).toEqual([
+      ['user', ['bob']],
+      ['v', [2]],
+    ]);
   });
 });

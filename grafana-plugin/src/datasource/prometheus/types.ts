@@ -12,10 +12,7 @@ export interface PromVectorSample {
   value: SampleValue;
 }
 
-export type PromQueryData =
-  | { resultType: 'matrix'; result: PromMatrixSeries[] }
-  | { resultType: 'vector'; result: PromVectorSample[] }
-  | { resultType: 'scalar' | 'string'; result: SampleValue };
+export type PromQueryData = { resultType: 'matrix'; result: PromMatrixSeries[] } | { resultType: 'vector'; result: PromVectorSample[] } | { resultType: 'scalar' | 'string'; result: SampleValue };
 
 export interface PromResponse<T> {
   status: 'success' | 'error';

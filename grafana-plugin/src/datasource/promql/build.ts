@@ -85,13 +85,7 @@ export function summaryExprs(groupBy: SummaryGroup, filters: LabelFilter[], rang
  * Top talkers: `topk(N, …)` by one dimension. Instant: volume (increase) over the whole range;
  * range: per-step rate over `windowSeconds`.
  */
-export function topTalkersExpr(
-  dimension: TalkerDimension,
-  metric: LoadMetric,
-  limit: number,
-  filters: LabelFilter[],
-  opts: { instant: boolean; rangeSeconds: number; windowSeconds: number },
-): string {
+export function topTalkersExpr(dimension: TalkerDimension, metric: LoadMetric, limit: number, filters: LabelFilter[], opts: { instant: boolean; rangeSeconds: number; windowSeconds: number }): string {
   const d = oneOf(dimension, TALKER_DIMENSIONS, 'dimension');
   if (!Number.isInteger(limit) || limit < 1 || limit > 10000) {
     throw new Error(`invalid limit: ${limit}`);

@@ -19,7 +19,12 @@ export function parseDuration(text: string): number {
 export function formatDuration(seconds: number): string {
   let rest = Math.max(1, Math.round(seconds));
   let out = '';
-  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     const n = Math.floor(rest / size);
     if (n > 0) {
       out += `${n}${unit}`;

@@ -70,7 +70,12 @@ describe('renderMatcher', () => {
 describe('selector', () => {
   it('joins matchers and omits empty braces', () => {
     expect(selector('jobio_profiler_calls_total', [])).toBe('jobio_profiler_calls_total');
-    expect(selector('m', [{ label: 'a', values: ['1'] }, { label: 'b', values: ['2', '3'] }])).toBe('m{a="1", b=~"2|3"}');
+    expect(
+      selector('m', [
+        { label: 'a', values: ['1'] },
+        { label: 'b', values: ['2', '3'] },
+      ]),
+    ).toBe('m{a="1", b=~"2|3"}');
     expect(renderMatchers([{ label: 'a', values: ['1'] }], ['__name__="x"'])).toBe('__name__="x", a="1"');
   });
   it('refuses metric names that are not names', () => {

@@ -42,7 +42,5 @@ export function resolveFilters(filters: QueryFilters | undefined, replace: Repla
  * values are regex-escaped and joined with `|` then string-escaped (for `=~"$v"`).
  */
 export function interpolateExpr(expr: string, replace: ReplaceFn): string {
-  return replace(expr, (value) =>
-    Array.isArray(value) ? escapeLabelValue(value.map(escapeRegexLiteral).join('|')) : escapeLabelValue(value),
-  );
+  return replace(expr, (value) => (Array.isArray(value) ? escapeLabelValue(value.map(escapeRegexLiteral).join('|')) : escapeLabelValue(value)));
 }

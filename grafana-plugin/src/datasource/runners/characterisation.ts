@@ -46,9 +46,7 @@ export async function runCharacterisation(ctx: RunContext, q: JobioQuery, defaul
   step = Math.max(step, Math.ceil((ctx.toMs - ctx.fromMs) / 1000 / MAX_POINTS));
   const start = alignedStart(ctx.fromMs, step);
   const grid = rangeGrid(start, ctx.toMs, step * 1000);
-  const [read, write, operations] = await Promise.all(
-    [exprs.read, exprs.write, exprs.operations].map((e) => ctx.client.queryRange(e, start, ctx.toMs, step)),
-  );
+  const [read, write, operations] = await Promise.all([exprs.read, exprs.write, exprs.operations].map((e) => ctx.client.queryRange(e, start, ctx.toMs, step)));
   const reads = byJob(read ?? []);
   const writes = byJob(write ?? []);
   const ops = byJob(operations ?? []);

@@ -10,8 +10,6 @@ export async function runRaw(ctx: RunContext, q: JobioQuery): Promise<DataFrame[
   if (!expr) {
     return [];
   }
-  const series = q.instant
-    ? await ctx.client.queryInstant(expr, ctx.toMs)
-    : await ctx.client.queryRange(expr, alignedStart(ctx.fromMs, ctx.stepSeconds), ctx.toMs, ctx.stepSeconds);
+  const series = q.instant ? await ctx.client.queryInstant(expr, ctx.toMs) : await ctx.client.queryRange(expr, alignedStart(ctx.fromMs, ctx.stepSeconds), ctx.toMs, ctx.stepSeconds);
   return seriesToFrames(series, q.refId);
 }

@@ -30,7 +30,7 @@ export async function runTrend(ctx: RunContext, q: JobioQuery): Promise<DataFram
     const points = trendChange(values, shortPoints, longPoints, q.changeRatio ?? 2);
     const times = values.map((_, i) => start + i * step * 1000);
     const first = times.findIndex((t) => t >= ctx.fromMs);
-    const keep = <T,>(xs: T[]) => xs.slice(Math.max(0, first));
+    const keep = <T>(xs: T[]) => xs.slice(Math.max(0, first));
     const labels = { ...s.labels };
     return createDataFrame({
       refId: q.refId,

@@ -37,14 +37,7 @@ export function HeatmapLegend({ palette, maxCount, noDataColor }: HeatmapLegendP
       <div className={styles.scale}>
         <div className={styles.bar} style={{ background: gradient }} />
         {ticks.map((c) => (
-          <span
-            key={c}
-            className={styles.tick}
-            style={{ left: `${position(c)}%` }}
-            data-testid={TestIds.heatmapLegendTick}
-            data-count={c}
-            data-color={palette[logLevel(c, maxCount)]}
-          >
+          <span key={c} className={styles.tick} style={{ left: `${position(c)}%` }} data-testid={TestIds.heatmapLegendTick} data-count={c} data-color={palette[logLevel(c, maxCount)]}>
             {c.toLocaleString('en')}
           </span>
         ))}
@@ -64,7 +57,15 @@ const getStyles = (theme: GrafanaTheme2) => ({
   title: css({ whiteSpace: 'nowrap' }),
   scale: css({ position: 'relative', flex: '0 1 260px', minWidth: 120, height: 22 }),
   bar: css({ position: 'absolute', left: 0, right: 0, top: 0, height: 8, borderRadius: 2 }),
-  tick: css({ position: 'absolute', top: 9, transform: 'translateX(-50%)', whiteSpace: 'nowrap', lineHeight: '12px', '&:first-of-type': { transform: 'none' }, '&:last-of-type': { transform: 'translateX(-100%)' } }),
+  tick: css({
+    position: 'absolute',
+    top: 9,
+    transform: 'translateX(-50%)',
+    whiteSpace: 'nowrap',
+    lineHeight: '12px',
+    '&:first-of-type': { transform: 'none' },
+    '&:last-of-type': { transform: 'translateX(-100%)' },
+  }),
   noData: css({ display: 'flex', alignItems: 'center', gap: theme.spacing(0.5), whiteSpace: 'nowrap' }),
   swatch: css({ width: 10, height: 10, borderRadius: 2, display: 'inline-block' }),
 });

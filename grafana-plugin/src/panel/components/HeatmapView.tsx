@@ -42,10 +42,7 @@ export function HeatmapView(props: HeatmapViewProps) {
   const side = props.width >= 640;
   const plotWidth = selected && side ? props.width - LIST_WIDTH - 8 : props.width;
   const plotHeight = selected && !side ? Math.floor(props.height * 0.55) : props.height;
-  const layout = useMemo(
-    () => computeLayout(plotWidth, plotHeight, index.times.length, index.rows, options.showNoData),
-    [plotWidth, plotHeight, index, options.showNoData],
-  );
+  const layout = useMemo(() => computeLayout(plotWidth, plotHeight, index.times.length, index.rows, options.showNoData), [plotWidth, plotHeight, index, options.showNoData]);
   const drawStyle = useMemo(
     () => ({
       palette: palette(options.colorScheme, theme.colors.background.primary),
@@ -140,7 +137,10 @@ export function HeatmapView(props: HeatmapViewProps) {
             members={members}
             withoutSeries={jobsWithoutSeries(selectedInfo.count, members.length)}
             unit={options.unit}
-            listLabels={options.listLabels.split(',').map((s) => s.trim()).filter(Boolean)}
+            listLabels={options.listLabels
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)}
             drillLabel={options.drillLabel || undefined}
             drillVariable={options.drillVariable || undefined}
             jobLabel={options.jobLabel || undefined}

@@ -154,7 +154,12 @@ describe('heatmap view', () => {
     expect(list).toHaveTextContent(`${best.count} series`);
     expect(rows[0]).toHaveTextContent(/user=\S+ jobid=\d+/);
     // Each row links to its job on the job dashboard (var-jobid, var-user set).
-    const link = new URL(within(rows[0] as HTMLElement).getByTestId(TestIds.drilldownJobLink).getAttribute('href') as string, 'http://grafana.local');
+    const link = new URL(
+      within(rows[0] as HTMLElement)
+        .getByTestId(TestIds.drilldownJobLink)
+        .getAttribute('href') as string,
+      'http://grafana.local',
+    );
     expect(link.pathname).toBe('/d/jobio-job');
     expect(rows[0]?.textContent).toContain(`user=${link.searchParams.get('var-user')} jobid=${link.searchParams.get('var-jobid')}`);
     fireEvent.click(rows[0] as HTMLElement);
@@ -164,18 +169,23 @@ describe('heatmap view', () => {
     expect(best.count === 1 ? typeof last['var-user'] : (last['var-user'] as string[]).length).toBe(best.count === 1 ? 'string' : best.count);
     partial.mockRestore();
   });
-  it('has a colour legend with counts on the cells\' scale and a value-axis title with the unit', () => {
+  it("has a colour legend with counts on the cells' scale and a value-axis title with the unit", () => {
     const props = buildPanelProps(heatFrames(), options);
     render(<JobioPanel {...props} />);
     const index = buildDensity(framesToSeries(props.data.series));
     const legend = screen.getByTestId(TestIds.heatmapLegend);
     expect(legend).toHaveTextContent('series per cell');
     expect(Number(legend.dataset['max'])).toBe(index.maxCount);
-    const ticks = within(legend).getAllByTestId(TestIds.heatmapLegendTick).map((t) => Number(t.dataset['count']));
+    const ticks = within(legend)
+      .getAllByTestId(TestIds.heatmapLegendTick)
+      .map((t) => Number(t.dataset['count']));
     expect(ticks[0]).toBe(1);
     expect(ticks[ticks.length - 1]).toBe(index.maxCount);
     const canvas = screen.getByTestId(TestIds.heatmapCanvas) as HTMLCanvasElement;
-    const texts = (canvas.getContext('2d') as unknown as { __getEvents(): Array<{ type: string; props: { text?: string } }> }).__getEvents().filter((e) => e.type === 'fillText').map((e) => e.props.text);
+    const texts = (canvas.getContext('2d') as unknown as { __getEvents(): Array<{ type: string; props: { text?: string } }> })
+      .__getEvents()
+      .filter((e) => e.type === 'fillText')
+      .map((e) => e.props.text);
     expect(texts).toContain('rate per series (ops/s), log10 buckets');
   });
   it('shows a hover tooltip with the count', () => {

@@ -98,27 +98,32 @@ export function SummaryView({ groups, hidden, options, height, timeRange }: Summ
         const user = g.users.length > 1 ? `${g.users.length} users` : (g.users[0] ?? '');
         return (
           <Tooltip key={g.group} content={<SummaryTooltip group={g} status={status} rule={ruleText} />} placement="bottom-start">
-          <div className={styles.row} style={{ gridTemplateColumns: columns }} data-testid={TestIds.summaryRow} data-group={g.group} data-status={status} tabIndex={0}>
-            <span className={styles.name}>
-              <span className={styles.dot} style={{ background: color }} data-testid={TestIds.summaryStatus} />
-              {g.group}
-            </span>
-            {byJob && (
-              <span className={styles.cell} data-testid={TestIds.summaryUser} title={g.users.join(', ')}>
-                {user}
+            <div className={styles.row} style={{ gridTemplateColumns: columns }} data-testid={TestIds.summaryRow} data-group={g.group} data-status={status} tabIndex={0}>
+              <span className={styles.name}>
+                <span className={styles.dot} style={{ background: color }} data-testid={TestIds.summaryStatus} />
+                {g.group}
               </span>
-            )}
-            <span className={styles.number} data-testid={TestIds.summaryVolume} data-bytes={g.bytes ?? ''}>
-              {g.bytes === undefined ? '–' : formatValue(g.bytes, 'bytes')}
-            </span>
-            <Bar totals={g.seconds} testId={TestIds.summaryTimeBar} label={`${g.group} I/O time shares`} />
-            <Bar totals={g.calls} testId={TestIds.summaryCallsBar} label={`${g.group} call shares`} />
-            {links && (
-              <a className={styles.link} href={jobDashboardUrl(options.jobDashboard, g.group, g.users.length === 1 ? g.users[0] : undefined, timeRange)} data-testid={TestIds.summaryJobLink} title={`Open job ${g.group}`}>
-                job ›
-              </a>
-            )}
-          </div>
+              {byJob && (
+                <span className={styles.cell} data-testid={TestIds.summaryUser} title={g.users.join(', ')}>
+                  {user}
+                </span>
+              )}
+              <span className={styles.number} data-testid={TestIds.summaryVolume} data-bytes={g.bytes ?? ''}>
+                {g.bytes === undefined ? '–' : formatValue(g.bytes, 'bytes')}
+              </span>
+              <Bar totals={g.seconds} testId={TestIds.summaryTimeBar} label={`${g.group} I/O time shares`} />
+              <Bar totals={g.calls} testId={TestIds.summaryCallsBar} label={`${g.group} call shares`} />
+              {links && (
+                <a
+                  className={styles.link}
+                  href={jobDashboardUrl(options.jobDashboard, g.group, g.users.length === 1 ? g.users[0] : undefined, timeRange)}
+                  data-testid={TestIds.summaryJobLink}
+                  title={`Open job ${g.group}`}
+                >
+                  job ›
+                </a>
+              )}
+            </div>
           </Tooltip>
         );
       })}

@@ -16,7 +16,16 @@ const decade = (d: string, values: number[], target = 'fs-OST0000'): HeatSeries 
 
 // Three jobs with their own series (rates 5, 50, 0.5 ops/s at step 1) and the exporter's counts over
 // every job: 40 jobs in [1, 10), 2 in [10, 100), 7 in [0.1, 1), 3 idle, over two targets.
-const series = [job('1', [5, 5, 5]), job('2', [50, 50, 50]), job('3', [0.5, 0.5, 0.5]), decade('0', [30, 30, 30]), decade('0', [10, 10, 10], 'fs-OST0001'), decade('1', [2, 2, 2]), decade('-1', [7, 7, 7]), decade('zero', [3, 3, 3])];
+const series = [
+  job('1', [5, 5, 5]),
+  job('2', [50, 50, 50]),
+  job('3', [0.5, 0.5, 0.5]),
+  decade('0', [30, 30, 30]),
+  decade('0', [10, 10, 10], 'fs-OST0001'),
+  decade('1', [2, 2, 2]),
+  decade('-1', [7, 7, 7]),
+  decade('zero', [3, 3, 3]),
+];
 
 describe('buildExportedDensity', () => {
   it('takes the counts of every cell from the decade series (summed over targets) and the members from the per-job series', () => {

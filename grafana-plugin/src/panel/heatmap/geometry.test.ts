@@ -56,7 +56,11 @@ describe('layout and hit testing', () => {
     expect(layout.cellHeight).toBeCloseTo((130 - MARGIN.top - MARGIN.bottom) / 5, 9);
   });
   it('maps points to cells and cells back to points', () => {
-    for (const cell of [{ step: 0, row: -1 }, { step: 3, row: 0 }, { step: 9, row: 3 }]) {
+    for (const cell of [
+      { step: 0, row: -1 },
+      { step: 3, row: 0 },
+      { step: 9, row: 3 },
+    ]) {
       const o = cellOrigin(layout, cell);
       expect(hitTest(layout, o.x + 1, o.y + 1)).toEqual(cell);
     }
@@ -74,7 +78,10 @@ describe('layout and hit testing', () => {
 });
 
 describe('labels', () => {
-  const d = buildDensity([{ name: 'a', labels: {}, times: [0], values: [0.5] }, { name: 'b', labels: {}, times: [0], values: [2000] }]);
+  const d = buildDensity([
+    { name: 'a', labels: {}, times: [0], values: [0.5] },
+    { name: 'b', labels: {}, times: [0], values: [2000] },
+  ]);
   it('labels rows by their lower bound in the unit', () => {
     expect(rowLabel(d, -1, 'ops')).toBe('no data');
     expect(rowLabel(d, 0, 'ops')).toBe('0');

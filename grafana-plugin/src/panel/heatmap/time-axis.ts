@@ -80,7 +80,13 @@ export function buildTimeAxis(series: HeatSeries[]): TimeAxis {
       return true;
     });
     if (onGrid) {
-      return { times: gridTimes(grid), columnOf: (t) => { const k = (t - grid.start) / grid.step; return Number.isInteger(k) && k >= 0 && k < grid.count ? k : -1; } };
+      return {
+        times: gridTimes(grid),
+        columnOf: (t) => {
+          const k = (t - grid.start) / grid.step;
+          return Number.isInteger(k) && k >= 0 && k < grid.count ? k : -1;
+        },
+      };
     }
   }
   return unionAxis(series);

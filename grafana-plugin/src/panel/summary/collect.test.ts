@@ -9,10 +9,7 @@ const hints = { callsRefId: 'A', secondsRefId: 'B' };
 
 /** Frames shaped like Grafana's Prometheus data source output for the captured standard queries. */
 function promFrames(): DataFrame[] {
-  return [
-    ...seriesToFrames(toSeries(capture('prom-summary-calls-by-jobid-class').body.data), 'A'),
-    ...seriesToFrames(toSeries(capture('prom-summary-seconds-by-jobid-class').body.data), 'B'),
-  ];
+  return [...seriesToFrames(toSeries(capture('prom-summary-calls-by-jobid-class').body.data), 'A'), ...seriesToFrames(toSeries(capture('prom-summary-seconds-by-jobid-class').body.data), 'B')];
 }
 
 function rawValue(name: string, jobid: string, cls: string): number {
