@@ -57,6 +57,10 @@ before(async () => {
       '--collector.profiler',
       `--collector.profiler.socket=${socket}`,
       '--collector.cgroup',
+      // The 1 s default samples a 2 s job twice on a quiet node; on the 2-core CI machine at load 10+
+      // the exporter's timer can slip by seconds, and a job sampled only in its first ticks shows 0 CPU
+      // seconds (v1 counts CPU in 10 ms ticks). A site with such short jobs sets the same flag.
+      '--collector.cgroup.sample-interval=250ms',
       '--path.sysfs=/sys',
       '--collector.job_info',
       `--collector.job_info.spool-dir=${spool}`,
