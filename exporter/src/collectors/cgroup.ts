@@ -5,7 +5,7 @@
 // goes). Jobs are sampled between scrapes too (sample-interval), and a job whose cgroup is gone keeps
 // its last values until finished-expiry (cgroup_finished.ts), so a job shorter than the scrape
 // interval is still accounted. Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, positiveIntegerFlag } from '../scrape/flags.js';
 import { findCgroupJobs, type OwnerCache } from '../sources/cgroup-jobs.js';
@@ -13,20 +13,21 @@ import { readCgroupUsage } from '../sources/cgroup-usage.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { CgroupJobFold, OTHER } from './cgroup_fold.js';
 import { FinishedJobs } from './cgroup_finished.js';
+import { metricsIn } from '../scrape/metric-factory.js';
 
 const labelNames = ['jobid', 'user'] as const;
 
 function makeMetrics(registry: Registry) {
-  const registers = [registry];
+  const { counter, gauge } = metricsIn(registry);
   return {
-    cpuUser: new Counter({ name: 'jobio_job_cpu_user_seconds_total', help: 'CPU time of the job in user mode in seconds, from its cgroup.', labelNames, registers }),
-    cpuSystem: new Counter({ name: 'jobio_job_cpu_system_seconds_total', help: 'CPU time of the job in kernel mode in seconds, from its cgroup.', labelNames, registers }),
-    memory: new Gauge({ name: 'jobio_job_memory_bytes', help: 'Memory charged to the job cgroup now in bytes (v1 usage_in_bytes includes page cache).', labelNames, registers }),
-    memoryPeak: new Gauge({ name: 'jobio_job_memory_peak_bytes', help: 'Highest memory charged to the job cgroup in bytes.', labelNames, registers }),
-    jobs: new Gauge({ name: 'jobio_cgroup_jobs', help: 'Batch job cgroups (Slurm, PBS, LSF, Flux) found on this host in the last scrape.', registers }),
-    folded: new Gauge({ name: 'jobio_cgroup_folded_jobs', help: 'Running jobs without their own series (beyond max-jobs), summed into jobid="_other".', registers }),
-    finished: new Gauge({ name: 'jobio_cgroup_finished_jobs', help: 'Ended jobs still exported with their final values (last sample before their cgroup went), until finished-expiry.', registers }),
-    malformed: new Counter({ name: 'jobio_cgroup_malformed_files_total', help: 'cgroup files that could not be read or parsed (the value is left out of that scrape).', registers }),
+    cpuUser: counter('jobio_job_cpu_user_seconds_total', 'CPU time of the job in user mode in seconds, from its cgroup.', labelNames),
+    cpuSystem: counter('jobio_job_cpu_system_seconds_total', 'CPU time of the job in kernel mode in seconds, from its cgroup.', labelNames),
+    memory: gauge('jobio_job_memory_bytes', 'Memory charged to the job cgroup now in bytes (v1 usage_in_bytes includes page cache).', labelNames),
+    memoryPeak: gauge('jobio_job_memory_peak_bytes', 'Highest memory charged to the job cgroup in bytes.', labelNames),
+    jobs: gauge('jobio_cgroup_jobs', 'Batch job cgroups (Slurm, PBS, LSF, Flux) found on this host in the last scrape.'),
+    folded: gauge('jobio_cgroup_folded_jobs', 'Running jobs without their own series (beyond max-jobs), summed into jobid="_other".'),
+    finished: gauge('jobio_cgroup_finished_jobs', 'Ended jobs still exported with their final values (last sample before their cgroup went), until finished-expiry.'),
+    malformed: counter('jobio_cgroup_malformed_files_total', 'cgroup files that could not be read or parsed (the value is left out of that scrape).'),
   };
 }
 

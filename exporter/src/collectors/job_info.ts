@@ -6,7 +6,7 @@
 // deadline) for jobs or fields the spool lacks. Quiet (`absent`) where neither exists.
 // Metrics: docs/metrics.md.
 import { hostname } from 'node:os';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, positiveIntegerFlag, textFlag } from '../scrape/flags.js';
 import { DEFAULT_JOB_SPOOL, readJobSpool, type JobMeta } from '../sources/job-spool.js';
@@ -15,23 +15,19 @@ import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { UNKNOWN } from '../labels/reserved.js';
 import { rootPath } from '../util/paths.js';
 import { boundLabel } from '../labels/bounded-label.js';
+import { metricsIn } from '../scrape/metric-factory.js';
 
 const infoLabels = ['jobid', 'user', 'account', 'partition', 'job_name', 'work_dir'] as const;
 
 function makeMetrics(registry: Registry) {
-  const registers = [registry];
+  const { counter, gauge } = metricsIn(registry);
   return {
-    info: new Gauge({ name: 'jobio_job_info', help: 'Scheduler metadata of a job running on this host (always 1); join on jobid.', labelNames: infoLabels, registers }),
-    jobs: new Gauge({ name: 'jobio_job_info_jobs', help: 'Jobs running on this host according to the prolog spool and squeue.', registers }),
-    dropped: new Gauge({ name: 'jobio_job_info_dropped_jobs', help: 'Running jobs without a jobio_job_info series (beyond max-jobs).', registers }),
-    rejected: new Counter({ name: 'jobio_job_info_spool_rejected_total', help: 'Job spool entries not trusted or not read, by reason.', labelNames: ['reason'], registers }),
-    truncated: new Counter({ name: 'jobio_job_info_truncated_labels_total', help: 'Label values cut to label-max-length characters (or with control characters replaced).', registers }),
-    squeueFailures: new Counter({
-      name: 'jobio_job_info_squeue_failures_total',
-      help: 'squeue calls that failed (error) and lines of its output that did not parse (malformed_line).',
-      labelNames: ['reason'],
-      registers,
-    }),
+    info: gauge('jobio_job_info', 'Scheduler metadata of a job running on this host (always 1); join on jobid.', infoLabels),
+    jobs: gauge('jobio_job_info_jobs', 'Jobs running on this host according to the prolog spool and squeue.'),
+    dropped: gauge('jobio_job_info_dropped_jobs', 'Running jobs without a jobio_job_info series (beyond max-jobs).'),
+    rejected: counter('jobio_job_info_spool_rejected_total', 'Job spool entries not trusted or not read, by reason.', ['reason']),
+    truncated: counter('jobio_job_info_truncated_labels_total', 'Label values cut to label-max-length characters (or with control characters replaced).'),
+    squeueFailures: counter('jobio_job_info_squeue_failures_total', 'squeue calls that failed (error) and lines of its output that did not parse (malformed_line).', ['reason']),
   };
 }
 

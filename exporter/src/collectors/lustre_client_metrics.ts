@@ -2,11 +2,12 @@
 // the settled accumulator behind a ClientStatsBook. Read and write bytes are exported for every series,
 // at 0 when the mount never moved them (the 2.14 capture has no read_bytes line at all), so the
 // coverage rules can add them up.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import type { ClientStatsBook, ClientTargetView } from '../lustre/client-book.js';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import { UnreadableDirsMetric } from './lustre_targets_metrics.js';
+import { metricsIn } from '../scrape/metric-factory.js';
 
 type Place = 'fs' | 'mount';
 
@@ -20,44 +21,31 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
   private readonly unreadableDirs: UnreadableDirsMetric;
 
   constructor(registry: Registry) {
-    const registers = [registry];
+    const { counter, gauge } = metricsIn(registry);
     this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_client');
-    this.readBytes = new Counter({
-      name: 'jobio_lustre_client_read_bytes_total',
-      help: "Bytes read through this node's Lustre client (sum of read_bytes in llite stats), credited to the node's job, in bytes.",
-      labelNames: ['fs', 'mount', 'jobid'] as const,
-      registers,
-    });
-    this.writeBytes = new Counter({
-      name: 'jobio_lustre_client_write_bytes_total',
-      help: "Bytes written through this node's Lustre client (sum of write_bytes in llite stats), credited to the node's job, in bytes.",
-      labelNames: ['fs', 'mount', 'jobid'] as const,
-      registers,
-    });
-    this.operations = new Counter({
-      name: 'jobio_lustre_client_operations_total',
-      help: "Operations of this node's Lustre client per llite counter (samples in llite stats), credited to the node's job.",
-      labelNames: ['fs', 'mount', 'jobid', 'operation'] as const,
-      registers,
-    });
-    this.operationSeconds = new Counter({
-      name: 'jobio_lustre_client_operation_seconds_total',
-      help: "Time in operations of this node's Lustre client (latency sum of [usecs] llite counters, Lustre 2.12+), in seconds.",
-      labelNames: ['fs', 'mount', 'jobid', 'operation'] as const,
-      registers,
-    });
-    this.parseErrors = new Counter({
-      name: 'jobio_lustre_client_parse_errors_total',
-      help: 'llite stats lines that fit no known shape and were skipped.',
-      labelNames: ['fs', 'mount'] as const,
-      registers,
-    });
-    this.mountInfo = new Gauge({
-      name: 'jobio_lustre_client_mount_info',
-      help: 'The llite instance read for each Lustre client mount (1); a new instance means the file system was remounted.',
-      labelNames: ['fs', 'mount', 'llite'] as const,
-      registers,
-    });
+    this.readBytes = counter('jobio_lustre_client_read_bytes_total', "Bytes read through this node's Lustre client (sum of read_bytes in llite stats), credited to the node's job, in bytes.", [
+      'fs',
+      'mount',
+      'jobid',
+    ]);
+    this.writeBytes = counter('jobio_lustre_client_write_bytes_total', "Bytes written through this node's Lustre client (sum of write_bytes in llite stats), credited to the node's job, in bytes.", [
+      'fs',
+      'mount',
+      'jobid',
+    ]);
+    this.operations = counter('jobio_lustre_client_operations_total', "Operations of this node's Lustre client per llite counter (samples in llite stats), credited to the node's job.", [
+      'fs',
+      'mount',
+      'jobid',
+      'operation',
+    ]);
+    this.operationSeconds = counter(
+      'jobio_lustre_client_operation_seconds_total',
+      "Time in operations of this node's Lustre client (latency sum of [usecs] llite counters, Lustre 2.12+), in seconds.",
+      ['fs', 'mount', 'jobid', 'operation'],
+    );
+    this.parseErrors = counter('jobio_lustre_client_parse_errors_total', 'llite stats lines that fit no known shape and were skipped.', ['fs', 'mount']);
+    this.mountInfo = gauge('jobio_lustre_client_mount_info', 'The llite instance read for each Lustre client mount (1); a new instance means the file system was remounted.', ['fs', 'mount', 'llite']);
   }
 
   clear(): void {

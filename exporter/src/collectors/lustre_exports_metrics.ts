@@ -1,10 +1,11 @@
 // The metrics of the lustre_exports collector (names fixed in docs/metrics.md), written by the one
 // Lustre refill (lustre/refill.ts) from a settled StatsAccumulator whose series are client NIDs.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
+import { metricsIn } from '../scrape/metric-factory.js';
 
 export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target' | 'client'>;
@@ -22,44 +23,14 @@ export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
     maxTargets = Number.POSITIVE_INFINITY,
   ) {
     this.source = new SourceMetrics(registry, 'jobio_lustre_export', 'lustre_exports', maxTargets);
-    const registers = [registry];
-    this.readBytes = new Counter({
-      name: 'jobio_lustre_export_read_bytes_total',
-      help: 'Bytes read by the client (NID) from the target (sum of the export stats read_bytes), in bytes.',
-      labelNames: ['target', 'client'] as const,
-      registers,
-    });
-    this.writeBytes = new Counter({
-      name: 'jobio_lustre_export_write_bytes_total',
-      help: 'Bytes written by the client (NID) to the target (sum of the export stats write_bytes), in bytes.',
-      labelNames: ['target', 'client'] as const,
-      registers,
-    });
-    this.operations = new Counter({
-      name: 'jobio_lustre_export_operations_total',
-      help: 'Requests of the client (NID) on the target per Lustre operation (export stats samples).',
-      labelNames: ['target', 'client', 'operation'] as const,
-      registers,
-    });
-    this.clients = new Gauge({ name: 'jobio_lustre_export_clients', help: 'Client exports (stats files) in the last read of the target.', labelNames: ['target'] as const, registers });
-    this.folded = new Gauge({
-      name: 'jobio_lustre_export_folded_clients',
-      help: 'Clients whose increments went to client="_other" in the last scrape for want of a free slot.',
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.maxClients = new Gauge({
-      name: 'jobio_lustre_export_max_clients',
-      help: 'The cap on clients with their own series per target (--collector.lustre_exports.max-clients).',
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.parseErrors = new Counter({
-      name: 'jobio_lustre_export_parse_errors_total',
-      help: 'Export stats lines that fit no known shape and were skipped.',
-      labelNames: ['target'] as const,
-      registers,
-    });
+    const { counter, gauge } = metricsIn(registry);
+    this.readBytes = counter('jobio_lustre_export_read_bytes_total', 'Bytes read by the client (NID) from the target (sum of the export stats read_bytes), in bytes.', ['target', 'client']);
+    this.writeBytes = counter('jobio_lustre_export_write_bytes_total', 'Bytes written by the client (NID) to the target (sum of the export stats write_bytes), in bytes.', ['target', 'client']);
+    this.operations = counter('jobio_lustre_export_operations_total', 'Requests of the client (NID) on the target per Lustre operation (export stats samples).', ['target', 'client', 'operation']);
+    this.clients = gauge('jobio_lustre_export_clients', 'Client exports (stats files) in the last read of the target.', ['target'] as const);
+    this.folded = gauge('jobio_lustre_export_folded_clients', 'Clients whose increments went to client="_other" in the last scrape for want of a free slot.', ['target'] as const);
+    this.maxClients = gauge('jobio_lustre_export_max_clients', 'The cap on clients with their own series per target (--collector.lustre_exports.max-clients).', ['target'] as const);
+    this.parseErrors = counter('jobio_lustre_export_parse_errors_total', 'Export stats lines that fit no known shape and were skipped.', ['target'] as const);
   }
 
   clear(): void {

@@ -8,19 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { lustreJobStatsCollector } from './lustre_jobstats.js';
-import { createLogger } from '../util/logger.js';
+import { collectorOnRoot } from '../../../test/helpers/collector-on-root.js';
 
 const ENTRY = (bytes: number): string => `job_stats:\n- job_id:          9:5000:n1\n  write_bytes:     { samples:           1, unit: bytes, min: 1, max: 1, sum: ${bytes} }\n`;
 
 function setup(options: Record<string, string | number | boolean> = {}): { root: string; registry: Registry; update: () => Promise<string> } {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-collector-'));
-  const registry = new Registry();
-  const c = lustreJobStatsCollector.create({
-    registry,
-    paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root },
-    options: { getent: false, ...options },
-    logger: createLogger('error', 'json'),
-  });
+  const { registry, collector: c } = collectorOnRoot(lustreJobStatsCollector, root, { getent: false, ...options });
   return { root, registry, update: () => c.update(new AbortController().signal) };
 }
 

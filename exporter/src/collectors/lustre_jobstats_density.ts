@@ -2,9 +2,10 @@
 // many jobs and users had a rate in that decade over the last collection interval, every job counted
 // (folded into jobid="_other" or not). Bounded: at most classes × (decades + zero) series per target
 // for jobs and as many for users, whatever the number of jobs; empty buckets are not exported.
-import { Gauge, type Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
 import type { TargetView } from '../lustre/jobstats-accumulator.js';
 import { BUCKETS, bucketLabel, RATE_CLASSES } from '../lustre/rate-density.js';
+import { metricsIn } from '../scrape/metric-factory.js';
 
 type DensityLabels = 'target' | 'class' | 'decade';
 
@@ -14,22 +15,18 @@ export class LustreJobStatsDensityMetrics {
   private readonly interval: Gauge<'target'>;
 
   constructor(registry: Registry) {
-    const registers = [registry];
+    const { gauge } = metricsIn(registry);
     const labelNames = ['target', 'class', 'decade'] as const;
     const bucket = 'rate r over the last collection interval with 10^decade <= r < 10^(decade+1) (decade="zero": read but no increment); every job counted, with or without its own series';
-    this.jobs = new Gauge({
-      name: 'jobio_lustre_jobstats_rate_jobs',
-      help: `Jobs of the target per ${bucket}. class: operations, metadata (requests other than read/write), read_bytes, write_bytes; per second.`,
+    this.jobs = gauge(
+      'jobio_lustre_jobstats_rate_jobs',
+      `Jobs of the target per ${bucket}. class: operations, metadata (requests other than read/write), read_bytes, write_bytes; per second.`,
       labelNames,
-      registers,
-    });
-    this.users = new Gauge({ name: 'jobio_lustre_jobstats_rate_users', help: `Users of the target (the sum of their jobs) per ${bucket}.`, labelNames, registers });
-    this.interval = new Gauge({
-      name: 'jobio_lustre_jobstats_rate_interval_seconds',
-      help: 'Length of the interval the rate density of the target is over (between its last two reads), in seconds.',
-      labelNames: ['target'] as const,
-      registers,
-    });
+    );
+    this.users = gauge('jobio_lustre_jobstats_rate_users', `Users of the target (the sum of their jobs) per ${bucket}.`, labelNames);
+    this.interval = gauge('jobio_lustre_jobstats_rate_interval_seconds', 'Length of the interval the rate density of the target is over (between its last two reads), in seconds.', [
+      'target',
+    ] as const);
   }
 
   clear(): void {

@@ -2,7 +2,7 @@
 // Lustre refill (lustre/refill.ts) from a settled accumulator. The per-job counters are rendered from
 // the targets' samples when Prometheus scrapes (lustre_jobstats_series.ts); the per-target gauges and
 // counters are ordinary prom-client metrics.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import type { JobStatsAccumulator, TargetView } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
 import type { SampledTarget, LustreWriter } from '../lustre/refill.js';
@@ -10,6 +10,7 @@ import type { SeriesLabels } from '../lustre/series-book.js';
 import { JobSeriesCounter } from './lustre_jobstats_series.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { ShownWhilePresent, SourceMetrics } from './lustre_targets_metrics.js';
+import { metricsIn } from '../scrape/metric-factory.js';
 
 export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
   private readonly readBytes: JobSeriesCounter;
@@ -36,77 +37,37 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     private readonly maxJobsValue: number,
     maxTargets = Number.POSITIVE_INFINITY,
   ) {
-    const registers = [registry];
-    this.readBytes = new JobSeriesCounter('jobio_lustre_jobstats_read_bytes_total', 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', 'read_bytes', false).register(
-      registry,
-    );
-    this.writeBytes = new JobSeriesCounter(
-      'jobio_lustre_jobstats_write_bytes_total',
-      'Bytes written by the job to the target (sum of job_stats write_bytes), in bytes.',
-      'write_bytes',
-      false,
-    ).register(registry);
-    this.operations = new JobSeriesCounter('jobio_lustre_jobstats_operations_total', 'Requests of the job on the target per Lustre operation (job_stats samples).', 'operations', true).register(
-      registry,
-    );
+    const { counter, gauge } = metricsIn(registry);
+    const jobCounter = (...args: ConstructorParameters<typeof JobSeriesCounter>): JobSeriesCounter => new JobSeriesCounter(...args).register(registry);
+    this.readBytes = jobCounter('jobio_lustre_jobstats_read_bytes_total', 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', 'read_bytes', false);
+    this.writeBytes = jobCounter('jobio_lustre_jobstats_write_bytes_total', 'Bytes written by the job to the target (sum of job_stats write_bytes), in bytes.', 'write_bytes', false);
+    this.operations = jobCounter('jobio_lustre_jobstats_operations_total', 'Requests of the job on the target per Lustre operation (job_stats samples).', 'operations', true);
     // Lustre prints microseconds; the division is the one unavoidable rounding.
-    this.operationSeconds = new JobSeriesCounter(
+    this.operationSeconds = jobCounter(
       'jobio_lustre_jobstats_operation_seconds_total',
       "Service time of the job's requests on the target per operation (job_stats latency sum), in seconds.",
       'operation_seconds',
       true,
       1e6,
-    ).register(registry);
-    this.entries = new Gauge({
-      name: 'jobio_lustre_jobstats_entries',
-      help: 'job_stats entries in the last read of the target, by identifier quality (correct, missing_jobid, malformed).',
-      labelNames: ['target', 'quality'] as const,
-      registers,
-    });
-    this.exportedJobs = new Gauge({
-      name: 'jobio_lustre_jobstats_exported_jobs',
-      help: 'Jobs of the target that have their own series (at most max-jobs).',
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.foldedJobs = new Gauge({
-      name: 'jobio_lustre_jobstats_folded_jobs',
-      help: 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.',
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.expiredJobs = new Counter({
-      name: 'jobio_lustre_jobstats_expired_jobs_total',
-      help: 'Job series removed after the expiry without any increment.',
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.parseErrors = new Counter({ name: 'jobio_lustre_jobstats_parse_errors_total', help: 'job_stats lines that fit no known shape and were skipped.', labelNames: ['target'] as const, registers });
-    this.readErrors = new Counter({
-      name: 'jobio_lustre_jobstats_read_errors_total',
-      help: "Failed reads of the target's job_stats file (its series are kept as they were).",
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.truncatedReads = new Counter({
-      name: 'jobio_lustre_jobstats_truncated_reads_total',
-      help: "Reads of the target's job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).",
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.droppedEntries = new Counter({
-      name: 'jobio_lustre_jobstats_dropped_entries_total',
-      help: 'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).',
-      labelNames: ['target'] as const,
-      registers,
-    });
+    );
+    this.entries = gauge('jobio_lustre_jobstats_entries', 'job_stats entries in the last read of the target, by identifier quality (correct, missing_jobid, malformed).', ['target', 'quality']);
+    this.exportedJobs = gauge('jobio_lustre_jobstats_exported_jobs', 'Jobs of the target that have their own series (at most max-jobs).', ['target'] as const);
+    this.foldedJobs = gauge('jobio_lustre_jobstats_folded_jobs', 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.', ['target'] as const);
+    this.expiredJobs = counter('jobio_lustre_jobstats_expired_jobs_total', 'Job series removed after the expiry without any increment.', ['target'] as const);
+    this.parseErrors = counter('jobio_lustre_jobstats_parse_errors_total', 'job_stats lines that fit no known shape and were skipped.', ['target'] as const);
+    this.readErrors = counter('jobio_lustre_jobstats_read_errors_total', "Failed reads of the target's job_stats file (its series are kept as they were).", ['target'] as const);
+    this.truncatedReads = counter(
+      'jobio_lustre_jobstats_truncated_reads_total',
+      "Reads of the target's job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).",
+      ['target'] as const,
+    );
+    this.droppedEntries = counter(
+      'jobio_lustre_jobstats_dropped_entries_total',
+      'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).',
+      ['target'] as const,
+    );
     this.source = new SourceMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
-    this.maxJobs = new Gauge({
-      name: 'jobio_lustre_jobstats_max_jobs',
-      help: 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).',
-      labelNames: ['target'] as const,
-      registers,
-    });
+    this.maxJobs = gauge('jobio_lustre_jobstats_max_jobs', 'The cap on jobs with their own series per target (--collector.lustre_jobstats.max-jobs).', ['target'] as const);
     this.unattributed = ShownWhilePresent.counter(
       registry,
       'jobio_lustre_jobstats_unattributed_lines_total',

@@ -10,10 +10,10 @@ import { Counter, Registry } from 'prom-client';
 import { jobStatsText, OST_OPS_214, syntheticJobs, type GeneratedJob } from '../../../test/lustre/generate-jobstats.js';
 import { lustreJobStatsCollector } from './lustre_jobstats.js';
 import { countSeries } from '../scrape/series-count.js';
-import { createLogger } from '../util/logger.js';
 import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { compileJobIdFormats } from '../lustre/jobid-format.js';
 import { refill } from '../lustre/refill.js';
+import { collectorOnRoot } from '../../../test/helpers/collector-on-root.js';
 
 const FAMILIES = ['read_bytes_total', 'write_bytes_total', 'operations_total', 'operation_seconds_total'].map((f) => `jobio_lustre_jobstats_${f}`);
 
@@ -69,13 +69,7 @@ function tree(root: string, scale: number, extra: GeneratedJob[] = []): void {
 
 test('per-job counters: same exposition as prom-client Counters over three scrapes (every job exported, escapes, born-at-0 fields), series counted exactly', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-series-'));
-  const registry = new Registry();
-  const c = lustreJobStatsCollector.create({
-    registry,
-    paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root },
-    options: { getent: false, 'max-jobs': 100_000 },
-    logger: createLogger('error', 'json'),
-  });
+  const { registry, collector: c } = collectorOnRoot(lustreJobStatsCollector, root, { getent: false, 'max-jobs': 100_000 });
   // The oracle follows the same files with its own accumulator.
   const acc = new JobStatsAccumulator({ maxJobs: 100_000, expiryMs: 30 * 60_000, formats: compileJobIdFormats('%j:%u:%H,%e.%u') });
   const signal = new AbortController().signal;
@@ -118,13 +112,7 @@ test('per-job counters: same exposition as prom-client Counters over three scrap
 
 test('rate density through the collector: with max-jobs 3 every job and user is still counted', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-density-'));
-  const registry = new Registry();
-  const c = lustreJobStatsCollector.create({
-    registry,
-    paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root },
-    options: { getent: false, 'max-jobs': 3 },
-    logger: createLogger('error', 'json'),
-  });
+  const { registry, collector: c } = collectorOnRoot(lustreJobStatsCollector, root, { getent: false, 'max-jobs': 3 });
   const signal = new AbortController().signal;
   tree(root, 1);
   await c.update(signal);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { lustreStatsCollector } from './lustre_stats.js';
 import { createLogger } from '../util/logger.js';
+import { collectorOnRoot } from '../../../test/helpers/collector-on-root.js';
 
 // The guard only turns a hang (the bug) into a failure instead of a stuck suite; nothing is timed.
 test('lustre_stats collector: FIFOs named stats/md_stats are refused, the other targets served', { timeout: 60_000 }, async () => {
@@ -34,13 +35,7 @@ test('lustre_stats collector: FIFOs named stats/md_stats are refused, the other 
 
 test('lustre_stats collector: beyond max-targets the further targets are not read, and the metric says how many', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-stats-'));
-  const registry = new Registry();
-  const c = lustreStatsCollector.create({
-    registry,
-    paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root },
-    options: { 'max-targets': 1 },
-    logger: createLogger('error', 'json'),
-  });
+  const { registry, collector: c } = collectorOnRoot(lustreStatsCollector, root, { 'max-targets': 1 });
   for (const name of ['fs-OST0002', 'fs-OST0000', 'fs-OST0001']) {
     mkdirSync(join(root, 'proc/fs/lustre/obdfilter', name), { recursive: true });
     writeFileSync(join(root, 'proc/fs/lustre/obdfilter', name, 'stats'), 'write_bytes               7 samples [bytes] 4096 4194304 4096000\n');

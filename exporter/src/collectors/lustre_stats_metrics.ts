@@ -1,10 +1,11 @@
 // The metrics of the lustre_stats collector (names fixed in docs/metrics.md), written by the one
 // Lustre refill (lustre/refill.ts) from a settled StatsAccumulator whose only series per target is ''.
-import { Counter, type Registry } from 'prom-client';
+import type { Counter, Registry } from 'prom-client';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
+import { metricsIn } from '../scrape/metric-factory.js';
 
 export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target'>;
@@ -16,31 +17,11 @@ export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
 
   constructor(registry: Registry, maxTargets = Number.POSITIVE_INFINITY) {
     this.source = new SourceMetrics(registry, 'jobio_lustre_target', 'lustre_stats', maxTargets);
-    const registers = [registry];
-    this.readBytes = new Counter({
-      name: 'jobio_lustre_target_read_bytes_total',
-      help: 'Bytes read from the target by all clients (sum of read_bytes in obdfilter stats), in bytes.',
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.writeBytes = new Counter({
-      name: 'jobio_lustre_target_write_bytes_total',
-      help: 'Bytes written to the target by all clients (sum of write_bytes in obdfilter stats), in bytes.',
-      labelNames: ['target'] as const,
-      registers,
-    });
-    this.operations = new Counter({
-      name: 'jobio_lustre_target_operations_total',
-      help: 'Requests on the target per Lustre operation (samples in obdfilter stats / md_stats).',
-      labelNames: ['target', 'operation'] as const,
-      registers,
-    });
-    this.parseErrors = new Counter({
-      name: 'jobio_lustre_target_parse_errors_total',
-      help: 'Target stats lines that fit no known shape and were skipped.',
-      labelNames: ['target'] as const,
-      registers,
-    });
+    const { counter } = metricsIn(registry);
+    this.readBytes = counter('jobio_lustre_target_read_bytes_total', 'Bytes read from the target by all clients (sum of read_bytes in obdfilter stats), in bytes.', ['target'] as const);
+    this.writeBytes = counter('jobio_lustre_target_write_bytes_total', 'Bytes written to the target by all clients (sum of write_bytes in obdfilter stats), in bytes.', ['target'] as const);
+    this.operations = counter('jobio_lustre_target_operations_total', 'Requests on the target per Lustre operation (samples in obdfilter stats / md_stats).', ['target', 'operation']);
+    this.parseErrors = counter('jobio_lustre_target_parse_errors_total', 'Target stats lines that fit no known shape and were skipped.', ['target'] as const);
   }
 
   clear(): void {

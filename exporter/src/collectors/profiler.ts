@@ -6,7 +6,7 @@
 // reports `absent` quietly, like any collector whose source is not on this host.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Counter, Gauge } from 'prom-client';
+import type { Counter } from 'prom-client';
 import type { Logger } from '../util/logger.js';
 import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, positiveIntegerFlag, textFlag, valueFlag } from '../scrape/flags.js';
@@ -15,6 +15,7 @@ import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { JobSlots } from '../profiler/job-slots.js';
 import { MountLabels, ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
+import { metricsIn } from '../scrape/metric-factory.js';
 
 function socketMode(text: string): number {
   if (!/^0?[0-7]{3}$/.test(text.trim())) throw new Error(`"${text}" is not an octal file mode such as 0666`);
@@ -74,65 +75,32 @@ export const profilerCollector = defineCollector({
     const sizeLabels = ['jobid', 'user', 'mount', 'size'] as const;
     const reasonLabels = ['jobid', 'user', 'mount', 'class', 'reason'] as const;
     // Created at the first scrape with a bound socket: an absent source exports nothing at all.
+    const { counter, gauge } = metricsIn(registry);
     const makeMetrics = () => ({
-      calls: new Counter({ name: 'jobio_profiler_calls_total', help: 'I/O calls counted by the profiler, by call type and red/yellow/green class.', labelNames: callLabels, registers: [registry] }),
-      readBytes: new Counter({ name: 'jobio_profiler_read_bytes_total', help: 'Bytes read, by transfer size bin (small/medium/large).', labelNames: sizeLabels, registers: [registry] }),
-      writeBytes: new Counter({ name: 'jobio_profiler_write_bytes_total', help: 'Bytes written, by transfer size bin (small/medium/large).', labelNames: sizeLabels, registers: [registry] }),
-      ioSeconds: new Counter({ name: 'jobio_profiler_io_seconds_total', help: 'Seconds spent in I/O calls, estimated from sampled durations.', labelNames: callLabels, registers: [registry] }),
-      reasonCalls: new Counter({
-        name: 'jobio_profiler_reason_calls_total',
-        help: 'Red and yellow calls by the reason for their class (a fixed set, docs/profiler.md); per class they add up to jobio_profiler_calls_total.',
-        labelNames: reasonLabels,
-        registers: [registry],
-      }),
-      reasonBytes: new Counter({
-        name: 'jobio_profiler_reason_bytes_total',
-        help: 'Bytes moved by the red and yellow calls of each reason (small_read, small_write; 0 for the others).',
-        labelNames: reasonLabels,
-        registers: [registry],
-      }),
-      reasonSeconds: new Counter({
-        name: 'jobio_profiler_reason_seconds_total',
-        help: 'Seconds spent in the red and yellow calls of each reason, estimated from sampled durations.',
-        labelNames: reasonLabels,
-        registers: [registry],
-      }),
-      runtime: new Counter({ name: 'jobio_profiler_runtime_seconds_total', help: 'Accumulated wall-clock run time of profiled processes in seconds.', labelNames: jobLabels, registers: [registry] }),
-      rejected: new Counter({ name: 'jobio_profiler_records_rejected_total', help: 'Profiler messages rejected by the receiver, by reason.', labelNames: ['reason'] as const, registers: [registry] }),
-      userRejected: new Counter({
-        name: 'jobio_profiler_user_records_rejected_total',
-        help: 'Profiler messages rejected or dropped, by sending user (system uids as _system) and reason.',
-        labelNames: ['user', 'reason'] as const,
-        registers: [registry],
-      }),
-      refusedConnections: new Counter({
-        name: 'jobio_profiler_connections_refused_total',
-        help: 'Socket connections closed as soon as they were accepted, by reason.',
-        labelNames: ['reason'] as const,
-        registers: [registry],
-      }),
-      acceptErrors: new Counter({
-        name: 'jobio_profiler_accept_errors_total',
-        help: 'Times accepting a socket connection failed for lack of file descriptors or memory (accepting then pauses for 100 ms).',
-        registers: [registry],
-      }),
-      dropped: new Counter({
-        name: 'jobio_profiler_records_dropped_total',
-        help: 'Frames the profiled processes could not send (no receiver or socket full), as they reported.',
-        registers: [registry],
-      }),
-      processes: new Gauge({ name: 'jobio_profiler_processes', help: 'Profiled processes currently tracked by the receiver.', registers: [registry] }),
-      networkFolded: new Counter({
-        name: 'jobio_profiler_network_folded_total',
-        help: 'Socket calls (connections, addressed datagrams) whose peer address was beyond the 16 a profiled process keeps apart, as the processes reported (jobio run --output has them in the address "*" total only; here all socket I/O is on mount="[network]").',
-        registers: [registry],
-      }),
-      foldedMounts: new Counter({
-        name: 'jobio_profiler_mounts_folded_total',
-        help: 'Mount frames whose mount was beyond its job\'s max-mounts distinct mounts and went to mount="_other".',
-        registers: [registry],
-      }),
-      foldedJobs: new Gauge({ name: 'jobio_profiler_folded_jobs', help: 'Jobs without their own series (beyond max-jobs) whose load goes to jobid="_other".', registers: [registry] }),
+      calls: counter('jobio_profiler_calls_total', 'I/O calls counted by the profiler, by call type and red/yellow/green class.', callLabels),
+      readBytes: counter('jobio_profiler_read_bytes_total', 'Bytes read, by transfer size bin (small/medium/large).', sizeLabels),
+      writeBytes: counter('jobio_profiler_write_bytes_total', 'Bytes written, by transfer size bin (small/medium/large).', sizeLabels),
+      ioSeconds: counter('jobio_profiler_io_seconds_total', 'Seconds spent in I/O calls, estimated from sampled durations.', callLabels),
+      reasonCalls: counter(
+        'jobio_profiler_reason_calls_total',
+        'Red and yellow calls by the reason for their class (a fixed set, docs/profiler.md); per class they add up to jobio_profiler_calls_total.',
+        reasonLabels,
+      ),
+      reasonBytes: counter('jobio_profiler_reason_bytes_total', 'Bytes moved by the red and yellow calls of each reason (small_read, small_write; 0 for the others).', reasonLabels),
+      reasonSeconds: counter('jobio_profiler_reason_seconds_total', 'Seconds spent in the red and yellow calls of each reason, estimated from sampled durations.', reasonLabels),
+      runtime: counter('jobio_profiler_runtime_seconds_total', 'Accumulated wall-clock run time of profiled processes in seconds.', jobLabels),
+      rejected: counter('jobio_profiler_records_rejected_total', 'Profiler messages rejected by the receiver, by reason.', ['reason'] as const),
+      userRejected: counter('jobio_profiler_user_records_rejected_total', 'Profiler messages rejected or dropped, by sending user (system uids as _system) and reason.', ['user', 'reason']),
+      refusedConnections: counter('jobio_profiler_connections_refused_total', 'Socket connections closed as soon as they were accepted, by reason.', ['reason'] as const),
+      acceptErrors: counter('jobio_profiler_accept_errors_total', 'Times accepting a socket connection failed for lack of file descriptors or memory (accepting then pauses for 100 ms).'),
+      dropped: counter('jobio_profiler_records_dropped_total', 'Frames the profiled processes could not send (no receiver or socket full), as they reported.'),
+      processes: gauge('jobio_profiler_processes', 'Profiled processes currently tracked by the receiver.'),
+      networkFolded: counter(
+        'jobio_profiler_network_folded_total',
+        'Socket calls (connections, addressed datagrams) whose peer address was beyond the 16 a profiled process keeps apart, as the processes reported (jobio run --output has them in the address "*" total only; here all socket I/O is on mount="[network]").',
+      ),
+      foldedMounts: counter('jobio_profiler_mounts_folded_total', 'Mount frames whose mount was beyond its job\'s max-mounts distinct mounts and went to mount="_other".'),
+      foldedJobs: gauge('jobio_profiler_folded_jobs', 'Jobs without their own series (beyond max-jobs) whose load goes to jobid="_other".'),
     });
     let metrics: ReturnType<typeof makeMetrics> | undefined;
 

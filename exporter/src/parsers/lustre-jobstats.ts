@@ -49,19 +49,8 @@ export interface JobStatsScanResult {
   readonly malformedLines: number;
 }
 
-const NL = 10;
-const CR = 13;
-const SPACE = 32;
-const TAB = 9;
-const DASH = 45;
-const COLON = 58;
-const COMMA = 44;
-const EQUALS = 61;
-const LBRACE = 123;
-const RBRACE = 125;
-const DOT = 46;
-const ZERO = 48;
-const NINE = 57;
+// The bytes the scanner compares with (it reads the file's bytes, never decoded text).
+const [NL, CR, SPACE, TAB, DASH, COLON, COMMA, EQUALS, LBRACE, RBRACE, DOT, ZERO, NINE] = [10, 13, 32, 9, 45, 58, 44, 61, 123, 125, 46, 48, 57] as const;
 
 const MAX_U64 = (1n << 64n) - 1n;
 const U64_OVER = MAX_U64 + 1n;
