@@ -23,6 +23,23 @@ function panel(title, type, gridPos, targets, extra = {}) {
 }
 const prom = (refId, expr, extra = {}) => ({ refId, datasource: PROM, expr, ...extra });
 const jobio = (refId, query) => ({ refId, datasource: JOBIO, ...query });
+// The summary panel's options in full, as Grafana stores them: the panel's defaults (DEFAULT_SUMMARY in
+// src/panel/types.ts) with a panel's own choices over them.
+const SUMMARY_DEFAULTS = {
+  groupBy: 'jobid',
+  rollupRule: 'threshold',
+  rollupBasis: 'time',
+  redAt: 50,
+  yellowAt: 50,
+  ignoreBelow: 0,
+  sortBy: 'red',
+  maxGroups: 50,
+  callsRefId: 'A',
+  secondsRefId: 'B',
+  bytesRefId: 'C',
+  jobDashboard: 'jobio-job',
+};
+const summaryOptions = (choices = {}) => ({ options: { view: 'summary', summary: { ...SUMMARY_DEFAULTS, ...choices } } });
 const unit = (u) => ({ fieldConfig: { defaults: { unit: u }, overrides: [] } });
 /** A second y axis on the right for the series of one query (its own unit). */
 const rightAxis = (refId, u) => ({
@@ -164,25 +181,13 @@ function job() {
     'Is this job’s I/O healthy? Red/yellow/green summary from the profiler, characterisation from Lustre jobstats.',
     [promVar('user', 'User', `${JOB_SERIES}}`, 'user', false), promVar('jobid', 'Job', `${JOB_SERIES}, user="$user"}`, 'jobid', false)],
     [
-      panel('I/O summary by mount (profiler)', 'jobio-jobio-panel', { h: 8, w: 12, x: 0, y: 0 }, [jobio('A', { queryType: 'summary', groupBy: 'mount', filters: { jobid: '$jobid' } })], {
-        options: {
-          view: 'summary',
-          summary: {
-            groupBy: 'mount',
-            rollupRule: 'threshold',
-            rollupBasis: 'time',
-            redAt: 50,
-            yellowAt: 50,
-            ignoreBelow: 0,
-            sortBy: 'red',
-            maxGroups: 50,
-            callsRefId: 'A',
-            secondsRefId: 'B',
-            bytesRefId: 'C',
-            jobDashboard: 'jobio-job',
-          },
-        },
-      }),
+      panel(
+        'I/O summary by mount (profiler)',
+        'jobio-jobio-panel',
+        { h: 8, w: 12, x: 0, y: 0 },
+        [jobio('A', { queryType: 'summary', groupBy: 'mount', filters: { jobid: '$jobid' } })],
+        summaryOptions({ groupBy: 'mount' }),
+      ),
       panel(
         'I/O summary of $user’s jobs (standard Prometheus queries; click a job to open it)',
         'jobio-jobio-panel',
@@ -197,25 +202,7 @@ function job() {
             { instant: true },
           ),
         ],
-        {
-          options: {
-            view: 'summary',
-            summary: {
-              groupBy: 'jobid',
-              rollupRule: 'threshold',
-              rollupBasis: 'time',
-              redAt: 50,
-              yellowAt: 50,
-              ignoreBelow: 0,
-              sortBy: 'red',
-              maxGroups: 50,
-              callsRefId: 'A',
-              secondsRefId: 'B',
-              bytesRefId: 'C',
-              jobDashboard: 'jobio-job',
-            },
-          },
-        },
+        summaryOptions(),
       ),
       panel('Characterisation over the job’s life (c = 1 MiB per interval)', 'table', { h: 6, w: 24, x: 0, y: 8 }, [
         jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$jobid' } }),
@@ -326,25 +313,13 @@ function hostGpu() {
       panel('Jobs on GPUs', 'table', { h: 6, w: 8, x: 8, y: 16 }, [
         prom('A', `jobio_gpu_job_info{${g}} * on (instance, gpu) group_left (name) jobio_gpu_info{${g}}`, { instant: true, format: 'table' }),
       ]),
-      panel('Profiler I/O summary of these jobs', 'jobio-jobio-panel', { h: 6, w: 8, x: 16, y: 16 }, [jobio('A', { queryType: 'summary', groupBy: 'jobid', filters: { jobid: '$jobid' } })], {
-        options: {
-          view: 'summary',
-          summary: {
-            groupBy: 'jobid',
-            rollupRule: 'threshold',
-            rollupBasis: 'time',
-            redAt: 50,
-            yellowAt: 50,
-            ignoreBelow: 0,
-            sortBy: 'red',
-            maxGroups: 20,
-            callsRefId: 'A',
-            secondsRefId: 'B',
-            bytesRefId: 'C',
-            jobDashboard: 'jobio-job',
-          },
-        },
-      }),
+      panel(
+        'Profiler I/O summary of these jobs',
+        'jobio-jobio-panel',
+        { h: 6, w: 8, x: 16, y: 16 },
+        [jobio('A', { queryType: 'summary', groupBy: 'jobid', filters: { jobid: '$jobid' } })],
+        summaryOptions({ maxGroups: 20 }),
+      ),
     ],
   );
 }
