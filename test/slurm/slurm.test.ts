@@ -429,9 +429,9 @@ test('a 2-second job between two scrapes (30 s interval): the next scrape has it
   // The profiler preloaded into the whole batch step, as a TaskProlog does (docs/slurm.md): the batch
   // shell lives the job's 2 s and proves the job's owner, which vouches for its millisecond-long dd
   // even when the exporter reads dd's frames only after it exited. The shell burns its CPU in a loop of
-  // its own, then sleeps: a loop calling `date` (as this test once did) started ~2,000 profiled
-  // processes a second, and on the loaded 2-core CI machine the exporter's checks of those processes
-  // delayed the cgroup sampler past the job's whole life (a real limit, in docs/gpu-and-cgroups.md).
+  // its own, then sleeps: a loop calling `date` (as this test once did) starts a profiled process
+  // on every pass, and on the loaded 2-core CI machine the job then went unseen by the cgroup sampler
+  // (reproduced under load; the limit is in docs/gpu-and-cgroups.md).
   const job = submit(t, s, {
     user: alice,
     env: { LD_PRELOAD: requireProfilerLibrary(), JOBIO_SOCKET: socket },
