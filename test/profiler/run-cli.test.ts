@@ -100,6 +100,29 @@ test("timeframe is each frame's real length: a 25 s run with 10 s frames gives 1
   assert.ok(job.cpus.total >= 1 && job.cpus['max/s'] < 0.5, JSON.stringify(job.cpus));
 });
 
+test('CPU time up to the end of the run is in the frames: frames add up to the job total, per-second figures to their total', async () => {
+  const out = join(dir, 'cpu-tail.jsonl');
+  // A shell loop that burns CPU until it exits: its last part (all of it when shorter than a second)
+  // lies after the last once-a-second sample.
+  const r = await runJobio(['run', '--output', out, '--', '/bin/sh', '-c', 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'], { env, timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  const frames = records.filter((x) => x.type === 'resources' && x.jobtotal === false).map((x) => x.resources as Obj);
+  const total = records.find((x) => x.type === 'resources' && x.jobtotal === true) as Obj;
+  const seconds = Number(String(total.timeframe).replace('s', ''));
+  const job = total.resources.job as Obj;
+  const cpuUs = job.cputotaltime.total as number;
+  assert.ok(cpuUs >= 50_000, `the loop burned CPU: ${cpuUs} µs`);
+  assert.equal((job.cpuusertime.total as number) + (job.cpusystemtime.total as number), cpuUs);
+  const framed = frames.reduce((a, f) => a + (f.job.cputotaltime.total as number), 0);
+  assert.ok(Math.abs(framed - cpuUs) <= 1, `frames ${framed} µs vs job total ${cpuUs} µs`);
+  assert.ok(Math.abs(job.cputotaltime['mean/s'] * seconds - cpuUs) <= seconds, `mean/s ${job.cputotaltime['mean/s']} over ${seconds} s vs total ${cpuUs}`);
+  assert.ok(job.cputotaltime['max/s'] >= job.cputotaltime['mean/s'] && job.cpus['max/s'] > 0, JSON.stringify(job));
+  // the host's CPU over the same frames includes the job's (to the 10 ms tick)
+  const host = frames.reduce((a, f) => a + (f.host.cputotaltime.total as number), 0);
+  assert.ok(host >= cpuUs * 0.8, `host ${host} µs covers the job's ${cpuUs} µs`);
+});
+
 test('exit status passes through, signals give 128+n', async () => {
   assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'exit 7'], { env })).code, 7);
   assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'kill -TERM $$'], { env })).code, 143);

@@ -42,7 +42,7 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(
       new Option(
         '-o, --output <file>',
-        'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).',
+        'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network, gpu and diagnosis records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).',
       ),
     )
     .addOption(new Option('--timeframe <duration>', 'Length of the periodic records (whole seconds, e.g. 10s, 1m; no = one frame for the whole run). Default 10s.'))
@@ -246,6 +246,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const slots = Math.max(1, Math.round((endMs - startMs) / 1000), written);
     totals.foldTail(slots);
     sampler?.foldTail(slots);
+    sampler?.closeTail(slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros });
     gpu?.foldTail(slots);
     if (slots > written) output?.frame(written, slots, endMs, false);
     const times = { startMs, endMs };
@@ -257,7 +258,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: basename(file) } : {}),
       smallThreshold: options.smallThreshold,
     });
-    output?.finish(times, slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes }, diagnosis);
+    output?.finish(times, slots, after.maxRssBytes, diagnosis);
     const total = emptyCounters();
     for (const m of files) addInto(total, m.total);
     process.stderr.write(

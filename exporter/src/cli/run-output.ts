@@ -113,7 +113,7 @@ export class RunOutput {
   }
 
   /** End of the job: job-total mountpoint records, mountpointsummary per mount, jobsummary, resources. */
-  finish(times: JobTimes, slots: number, usage: { userUs: number; systemUs: number; maxRssBytes: number } | undefined, diagnosis?: Diagnosis): void {
+  finish(times: JobTimes, slots: number, maxRssBytes: number | undefined, diagnosis?: Diagnosis): void {
     this.frame(0, slots, times.endMs, times);
     const files = [...this.totals.mounts.values()].filter((m) => !isNetwork(m));
     const total = emptyCounters();
@@ -128,9 +128,10 @@ export class RunOutput {
       // The largest sampled sum over the process tree; getrusage's peak of the largest single process
       // raises it for jobs shorter than a sample. A process's virtual size is never below its
       // resident size, so vmem.max is at least rssmem.max.
-      const rssMaxBytes = Math.max(this.sampler.peakRssBytes, usage?.maxRssBytes ?? 0);
+      const rssMaxBytes = Math.max(this.sampler.peakRssBytes, maxRssBytes ?? 0);
       const vmemMaxBytes = Math.max(this.sampler.peakVmemBytes, rssMaxBytes);
-      this.write(resourcesRecord(this.ctx, { ...w, ...(usage ? { jobUserTotalUs: usage.userUs, jobSystemTotalUs: usage.systemUs } : {}), rssMaxBytes, vmemMaxBytes }, times.endMs, times));
+      // CPU: the per-second figures, which closeTail completed with getrusage's exact totals.
+      this.write(resourcesRecord(this.ctx, { ...w, rssMaxBytes, vmemMaxBytes }, times.endMs, times));
     }
   }
 }

@@ -2,8 +2,9 @@
 //   host: /proc/stat (user, system, iowait), the whole machine;
 //   job: summed over the command's process tree (process-tree.ts): CPU time of every live descendant
 //        and of those already reaped, VmRSS and VmSize of the live ones.
-// At the end the exact CPU totals come from getrusage(RUSAGE_CHILDREN) (the command and every
-// descendant it waited for), read after the command was reaped.
+// At the end the CPU time after the last sample joins the last slot (closeTail): the job's from
+// getrusage(RUSAGE_CHILDREN) (the command and every descendant it waited for), read after the command
+// was reaped, the host's from /proc/stat; so the frames add up to the whole run.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { ResourceWindow } from '../profiler/mistral-records.js';
@@ -18,8 +19,9 @@ interface Sample {
   hostIowait: number;
   jobUser: number;
   jobSystem: number;
-  rssBytes: number;
-  vmemBytes: number;
+  /** Absent in the slot closeTail adds: the processes are gone by then. */
+  rssBytes?: number;
+  vmemBytes?: number;
 }
 
 function hostTicks(procfs: string): [number, number, number] | undefined {
@@ -90,11 +92,39 @@ export class ResourceSampler {
         prev.hostIowait += s.hostIowait;
         prev.jobUser += s.jobUser;
         prev.jobSystem += s.jobSystem;
-        prev.rssBytes = Math.max(prev.rssBytes, s.rssBytes);
-        prev.vmemBytes = Math.max(prev.vmemBytes, s.vmemBytes);
+        prev.rssBytes = Math.max(prev.rssBytes ?? 0, s.rssBytes ?? 0);
+        prev.vmemBytes = Math.max(prev.vmemBytes ?? 0, s.vmemBytes ?? 0);
       } else merged.push(s);
     }
     this.samples.splice(0, this.samples.length, ...merged);
+  }
+
+  /**
+   * The end of the run, after foldTail: the CPU time since the last sample (all of it for a job
+   * shorter than a sample) goes to the last slot. The job's part is what `exact` (getrusage of the
+   * reaped command) counted beyond the samples; the host's is read from /proc/stat now.
+   */
+  closeTail(slots: number, exact: { userUs: number; systemUs: number } | undefined): void {
+    const second = Math.max(0, slots - 1);
+    let last = this.samples.find((s) => s.second === second);
+    if (!last) {
+      last = { second, hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0 };
+      this.samples.push(last);
+    }
+    const host = hostTicks(this.procfs);
+    const prevHost = this.lastHost;
+    if (host && prevHost) {
+      const [user, system, iowait] = host.map((v, i) => Math.max(0, v - (prevHost[i] ?? 0)) * TICK_US) as [number, number, number];
+      last.hostUser += user;
+      last.hostSystem += system;
+      last.hostIowait += iowait;
+      this.lastHost = host;
+    }
+    if (exact) {
+      // A descendant that left the tree may have been sampled but not reaped by the command: keep the larger.
+      last.jobUser += Math.max(0, exact.userUs - this.samples.reduce((a, s) => a + s.jobUser, 0));
+      last.jobSystem += Math.max(0, exact.systemUs - this.samples.reduce((a, s) => a + s.jobSystem, 0));
+    }
   }
 
   /** The samples of seconds [from, to). */
@@ -106,8 +136,8 @@ export class ResourceSampler {
       hostIowait: w.map((s) => s.hostIowait),
       jobUser: w.map((s) => s.jobUser),
       jobSystem: w.map((s) => s.jobSystem),
-      rssBytes: w.map((s) => s.rssBytes),
-      vmemBytes: w.map((s) => s.vmemBytes),
+      rssBytes: w.flatMap((s) => (s.rssBytes === undefined ? [] : [s.rssBytes])),
+      vmemBytes: w.flatMap((s) => (s.vmemBytes === undefined ? [] : [s.vmemBytes])),
       seconds: Math.max(1, to - from),
       cpus: availableParallelism(),
     };

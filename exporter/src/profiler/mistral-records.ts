@@ -151,9 +151,7 @@ export interface ResourceWindow {
   readonly seconds: number;
   /** CPUs available to the job (its affinity mask). */
   readonly cpus: number;
-  /** Exact totals where known (getrusage of the reaped command at the end). */
-  readonly jobUserTotalUs?: number;
-  readonly jobSystemTotalUs?: number;
+  /** Peaks where known beyond the samples (getrusage of the reaped command at the end). */
   readonly rssMaxBytes?: number;
   readonly vmemMaxBytes?: number;
 }
@@ -161,11 +159,7 @@ export interface ResourceWindow {
 const sumOf = (a: readonly number[]): number => a.reduce((x, y) => x + y, 0);
 const meanOf = (a: readonly number[]): number => (a.length > 0 ? Math.round(sumOf(a) / a.length) : 0);
 
-function cpu(values: readonly number[], seconds: number, exactTotal?: number): PerSecond {
-  const stats = perSecond(values, seconds);
-  if (exactTotal !== undefined) stats.total = Math.round(exactTotal);
-  return stats;
-}
+const cpu = (values: readonly number[], seconds: number): PerSecond => perSecond(values, seconds);
 
 /**
  * Mistral's `cpus` object: `total` is the number of CPUs available to the job; the per-second
@@ -181,8 +175,6 @@ export function cpusObject(cpuUsPerSecond: readonly number[], seconds: number, a
 
 export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
   const add = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x + (b[i] ?? 0));
-  const jobUserTotal = r.jobUserTotalUs;
-  const jobSystemTotal = r.jobSystemTotalUs;
   return {
     ...common(ctx, 'resources', timestampMs, jobtotal),
     timeframe: `${r.seconds}s`,
@@ -194,9 +186,9 @@ export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestamp
         iowait: cpu(r.hostIowait, r.seconds),
       },
       job: {
-        cpuusertime: cpu(r.jobUser, r.seconds, jobUserTotal),
-        cpusystemtime: cpu(r.jobSystem, r.seconds, jobSystemTotal),
-        cputotaltime: cpu(add(r.jobUser, r.jobSystem), r.seconds, jobUserTotal !== undefined && jobSystemTotal !== undefined ? jobUserTotal + jobSystemTotal : undefined),
+        cpuusertime: cpu(r.jobUser, r.seconds),
+        cpusystemtime: cpu(r.jobSystem, r.seconds),
+        cputotaltime: cpu(add(r.jobUser, r.jobSystem), r.seconds),
         cpus: cpusObject(add(r.jobUser, r.jobSystem), r.seconds, r.cpus),
         rssmem: { max: Math.round(r.rssMaxBytes ?? Math.max(0, ...r.rssBytes)), 'mean/s': meanOf(r.rssBytes) },
         vmem: { max: Math.round(r.vmemMaxBytes ?? Math.max(0, ...r.vmemBytes)), 'mean/s': meanOf(r.vmemBytes) },
