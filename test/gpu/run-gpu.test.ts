@@ -54,6 +54,26 @@ test('gpu records from the fake NVML: every frame and the job total, per GPU and
   assert.equal(all.usage.mem.max, 3 * 2 ** 30 + 2 * 2 ** 30, 'GPU 1 keeps its default 2 GiB used');
 });
 
+test("each frame's PCIe bytes are those of its own seconds, and the frames add up to the job total", async () => {
+  const out = join(dir, 'frames.jsonl');
+  const r = await runJobio(['run', '--nvml-library', fakeLibrary, '--timeframe', '2s', '-o', out, '--', '/bin/sleep', '4.2'], { env: { JOBIO_FAKE_NVML_CONFIG: config } });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  const g0 = records.filter((x) => x.type === 'gpu' && x.gpu === '/dev/nvidia0');
+  const frames = g0.filter((x) => x.jobtotal === false);
+  assert.deepEqual(
+    frames.map((x) => x.timeframe),
+    ['2s', '2s'],
+  );
+  // gpu0 sends 1 MiB/s: a frame of 2 s holds about 2 MiB (its last second may run up to the end of the run)
+  for (const f of frames) assert.ok(Math.abs(Number(f.usage.write) - 2 * 1024 * 1024) <= 0.7 * 1024 * 1024, `frame write ${String(f.usage.write)}, about 2 MiB`);
+  const total = g0.find((x) => x.jobtotal === true) as LogRecord;
+  assert.equal(
+    frames.reduce((a, f) => a + Number(f.usage.write), 0),
+    total.usage.write,
+  );
+});
+
 test('without NVML there are no gpu records and nothing else changes', async () => {
   const out = join(dir, 'none.jsonl');
   const r = await runJobio(['run', '--nvml-library', '/nonexistent/libnvidia-ml.so.1', '-o', out, '--', '/bin/true']);

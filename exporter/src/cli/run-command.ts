@@ -203,7 +203,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
 
     const sampler = child.pid !== undefined ? new ResourceSampler('/proc', child.pid, () => totals.second()) : undefined;
     sampler?.start();
-    const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => totals.second());
+    const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => Date.now() - startMs);
     gpu?.start();
     // Without --output there is no log: no records are built.
     const output = fd !== undefined ? new RunOutput(fd, context, totals, sampler, options.network, gpu, mistral?.records ?? ALL_RECORDS) : undefined;

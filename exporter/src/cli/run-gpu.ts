@@ -46,11 +46,20 @@ export class GpuSampler {
 
   private constructor(
     private readonly nvml: Nvml,
-    private readonly second: () => number,
+    private readonly elapsedMs: () => number,
   ) {}
 
+  /**
+   * The second a point closes: a point taken near t s (t = 0 at the start, about 1, 2, … from the
+   * timer, the run's end) holds the counters up to t, so it ends second round(t) - 1, the last slot of a
+   * run of round(t) s. Windows [from, to) then end at the point taken at `to`.
+   */
+  private second(): number {
+    return Math.max(0, Math.round(this.elapsedMs() / 1000) - 1);
+  }
+
   /** A sampler with its first sample taken, or undefined when NVML is not there. */
-  static async open(library: string, second: () => number): Promise<GpuSampler | undefined> {
+  static async open(library: string, elapsedMs: () => number): Promise<GpuSampler | undefined> {
     if (!nvmlWorthLoading(library)) return undefined;
     let nvml: Nvml;
     try {
@@ -60,19 +69,27 @@ export class GpuSampler {
     }
     const init = await nvml.init();
     if (init.status !== 'ok') return undefined;
-    const sampler = new GpuSampler(nvml, second);
+    const sampler = new GpuSampler(nvml, elapsedMs);
     await sampler.sample();
     return sampler;
   }
 
+  /** Samples on the run's whole seconds (NVML's start-up may have taken part of the first one). */
   start(): void {
-    this.timer = setInterval(() => void this.sample(), 1000);
+    this.timer = setTimeout(
+      () => {
+        void this.sample();
+        this.timer = setInterval(() => void this.sample(), 1000);
+        this.timer.unref();
+      },
+      1000 - (this.elapsedMs() % 1000),
+    );
     this.timer.unref();
   }
 
   /** Stops the timer and takes the last sample (the end of the run). */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    clearTimeout(this.timer); // the first timer or the interval: Node clears either with either call
     await this.busy;
     await this.sample();
     await this.nvml.shutdown();
