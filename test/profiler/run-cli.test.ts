@@ -123,6 +123,32 @@ test('CPU time up to the end of the run is in the frames: frames add up to the j
   assert.ok(host >= cpuUs * 0.8, `host ${host} µs covers the job's ${cpuUs} µs`);
 });
 
+test('a run that ends just after a frame was written gets a last frame: the frames add up to the job total', async () => {
+  const out = join(dir, 'late-end.jsonl');
+  // Frame [0, 1) is written 0.25 s after its end; sleep ends about 0.1 s later and sends its only
+  // snapshot at exit, before the run's rounded length (1 s) reaches another second.
+  const r = await runJobio(['run', '--timeframe', '1s', '--output', out, '--', '/bin/sleep', '1.35'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  const all = records.filter((x) => x.type === 'mountpoint' && (x.mountpoint as Obj).path === '*');
+  const total = all.find((x) => x.jobtotal === true) as Obj;
+  const frames = all.filter((x) => x.jobtotal === false);
+  const writes = (x: Obj): number => (x.io['write_all']?.calls.total as number | undefined) ?? 0;
+  assert.ok(writes(total) > 0);
+  assert.equal(
+    frames.reduce((a, f) => a + writes(f), 0),
+    writes(total),
+    `frames ${frames.map((f) => `${String(f.timeframe)}: ${writes(f)}`).join(', ')}`,
+  );
+  const seconds = (x: Obj): number => Number(String(x.timeframe).replace('s', ''));
+  const periodic = records.filter((x) => x.type === 'resources' && x.jobtotal === false);
+  assert.equal(
+    periodic.reduce((a, f) => a + seconds(f), 0),
+    seconds(total),
+    'the frames cover the job total',
+  );
+});
+
 test('exit status passes through, signals give 128+n', async () => {
   assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'exit 7'], { env })).code, 7);
   assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'kill -TERM $$'], { env })).code, 143);

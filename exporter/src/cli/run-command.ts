@@ -240,10 +240,13 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
     receiver.close();
     const after = addon.childrenUsage();
-    // The run's length in whole seconds (at least 1, and never shorter than the frames already
-    // written); the last partial second joins the one before, so every frame's timeframe is its real length.
+    // The run's length in whole seconds (at least 1); the last partial second joins the one before, so
+    // every frame's timeframe is its real length. A run that outlived the frames already written gets
+    // at least one more second: what arrived after the last written frame (a run ending less than half
+    // a second past it) has no written frame to join.
     const written = nextFrame * options.timeframeSec;
-    const slots = Math.max(1, Math.round((endMs - startMs) / 1000), written);
+    const runS = (endMs - startMs) / 1000;
+    const slots = Math.max(1, Math.round(runS), written > 0 && runS > written ? written + 1 : written);
     totals.foldTail(slots);
     sampler?.foldTail(slots);
     sampler?.closeTail(slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros });
