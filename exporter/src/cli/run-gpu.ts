@@ -95,13 +95,16 @@ export class GpuSampler {
     await this.nvml.shutdown();
   }
 
-  /** As RunTotals.foldTail: points of seconds from `slots` on join the last slot. */
+  /**
+   * As RunTotals.foldTail: points of seconds from `slots` on join the last slot; and the run's last
+   * point (taken by stop) closes the last slot, also when the run's length added a slot after it.
+   */
   foldTail(slots: number): void {
     const last = Math.max(0, slots - 1);
     for (const [index, list] of this.points)
       this.points.set(
         index,
-        list.map((p) => (p.second > last ? { ...p, second: last } : p)),
+        list.map((p, i) => (p.second > last || i === list.length - 1 ? { ...p, second: last } : p)),
       );
   }
 
