@@ -49,6 +49,9 @@ test('bad values are usage errors naming the option', () => {
     [{ 'sample-every': '1.5' }, /--sample-every/],
     [{ env: ['BAD-NAME'] }, /--env/],
     [{ network: 'maybe' }, /--network/],
+    [{ output: '' }, /--output: a file name is needed/],
+    [{ 'error-log': '' }, /--error-log: a file name is needed/],
+    [{ 'nvml-library': '' }, /--nvml-library: a library name or path is needed \(none: no gpu records\)/],
     [{ 'size-bins': 'combined', 'small-threshold': '1' }, /--size-bins combined: the thresholds name a power-of-two range/],
   ] as const) {
     assert.throws(

@@ -104,6 +104,13 @@ export function readConfigFile(path: string): RawRunOptions {
 
 const text = (value: unknown): string => (typeof value === 'number' ? String(value) : typeof value === 'string' ? value : JSON.stringify(value));
 
+/** A file or library name: an empty one (`--output=`, `output:` with no value in a file) is a usage error. */
+function named(value: unknown, what: string, needed: string): string {
+  const name = value === null ? '' : text(value);
+  if (name === '') throw new UsageError(`${what}: ${needed}`);
+  return name;
+}
+
 /** Merges file and flags (flags win) and validates everything. */
 export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOptions): RunOptions {
   const raw: RawRunOptions = { ...fromFile };
@@ -124,8 +131,8 @@ export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOpti
     .filter((v) => v !== '');
   for (const name of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env: "${name}" is not an environment variable name`);
   return {
-    ...(raw.output !== undefined ? { output: text(raw.output) } : {}),
-    ...(raw['error-log'] !== undefined ? { errorLog: text(raw['error-log']) } : {}),
+    ...(raw.output !== undefined ? { output: named(raw.output, '--output', 'a file name is needed') } : {}),
+    ...(raw['error-log'] !== undefined ? { errorLog: named(raw['error-log'], '--error-log', 'a file name is needed') } : {}),
     timeframeSec: timeframe(text(raw.timeframe ?? '10s')),
     smallThreshold,
     largeThreshold,
@@ -135,7 +142,7 @@ export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOpti
     env: [...new Set(env)],
     network: bool(raw.network ?? false, '--network'),
     minSampled: count(text(raw['min-sampled'] ?? '10'), '--min-sampled', 0),
-    nvmlLibrary: text(raw['nvml-library'] ?? 'libnvidia-ml.so.1'),
+    nvmlLibrary: named(raw['nvml-library'] ?? 'libnvidia-ml.so.1', '--nvml-library', 'a library name or path is needed (none: no gpu records)'),
   };
 }
 
