@@ -38,6 +38,7 @@ export class ResourceSampler {
   private readonly samples: Sample[] = [];
   private lastHost: [number, number, number] | undefined;
   private lastJob: [number, number] = [0, 0];
+  private endHost: [number, number, number] | undefined;
   private rssPeak = 0;
   private vmemPeak = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -55,8 +56,10 @@ export class ResourceSampler {
     this.timer.unref();
   }
 
+  /** At the command's exit: the host's CPU counters are read now, not after the wait for late snapshots. */
   stop(): void {
     clearInterval(this.timer);
+    this.endHost = hostTicks(this.procfs);
   }
 
   sample(): void {
@@ -102,7 +105,7 @@ export class ResourceSampler {
   /**
    * The end of the run, after foldTail: the CPU time since the last sample (all of it for a job
    * shorter than a sample) goes to the last slot. The job's part is what `exact` (getrusage of the
-   * reaped command) counted beyond the samples; the host's is read from /proc/stat now.
+   * reaped command) counted beyond the samples; the host's is /proc/stat as read by stop().
    */
   closeTail(slots: number, exact: { userUs: number; systemUs: number } | undefined): void {
     const second = Math.max(0, slots - 1);
@@ -111,7 +114,7 @@ export class ResourceSampler {
       last = { second, hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0 };
       this.samples.push(last);
     }
-    const host = hostTicks(this.procfs);
+    const host = this.endHost;
     const prevHost = this.lastHost;
     if (host && prevHost) {
       const [user, system, iowait] = host.map((v, i) => Math.max(0, v - (prevHost[i] ?? 0)) * TICK_US) as [number, number, number];
