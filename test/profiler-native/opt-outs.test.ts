@@ -3,7 +3,7 @@
 // JOBIO_TIMEFRAME=no. The profiled reads are checked against strace on the same command.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTests, removeDir, runProfiled, tempDir, testBin, type DumpProcess, type ProfiledResult } from './harness.js';
 import { requireBinary } from '../helpers/binaries.js';
@@ -104,6 +104,20 @@ describe('opt-outs', () => {
       exes(none).filter((e) => e === 'srun' || e === 'mpirun'),
       [],
     );
+    removeDir(dir);
+  });
+
+  test('JOBIO_TRACE_SCHEDULER=mpirun traces mpirun installed as a link to orterun (Open MPI), by either name', async () => {
+    const dir = tempDir();
+    copyFileSync(testBin('t_noop'), join(dir, 'orterun'));
+    symlinkSync(join(dir, 'orterun'), join(dir, 'mpirun'));
+    for (const list of ['mpirun', 'orterun']) {
+      const r = await runProfiled(join(dir, 'mpirun'), [], { dir, env: { JOBIO_TRACE_SCHEDULER: list } });
+      assert.equal(r.status, 0, r.stderr.toString());
+      assert.deepEqual(exes(r), ['orterun'], `JOBIO_TRACE_SCHEDULER=${list}`);
+    }
+    const none = await runProfiled(join(dir, 'mpirun'), [], { dir, env: { JOBIO_TRACE_SCHEDULER: 'srun' } });
+    assert.deepEqual(exes(none), []);
     removeDir(dir);
   });
 

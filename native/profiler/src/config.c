@@ -188,8 +188,9 @@ void jobio_decide_active(void) {
     jobio_debug("not traced: excluded", exe);
     return;
   }
-  const char *sched = jobio_in_list(jobio_scheduler_cmds, exe) ? exe : jobio_in_list(jobio_scheduler_cmds, argv0) ? argv0 : NULL;
-  if (sched && !jobio_scheduler_traced(sched)) {
+  /* A launcher is often a link (Open MPI's mpirun -> orterun): naming either name traces it. */
+  int sched = jobio_in_list(jobio_scheduler_cmds, exe) || jobio_in_list(jobio_scheduler_cmds, argv0);
+  if (sched && !jobio_scheduler_traced(exe) && !jobio_scheduler_traced(argv0)) {
     jobio_cfg.active = 0;
     jobio_debug("not traced: scheduler command", exe);
   }
