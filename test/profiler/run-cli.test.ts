@@ -149,6 +149,13 @@ test('a run that ends just after a frame was written gets a last frame: the fram
   );
 });
 
+test('--min-sampled 0 still needs one timed call for a time, and the summary says so', async () => {
+  // the real library, one call in a million timed: sh's few calls are not timed
+  const r = await runJobio(['run', '--min-sampled', '0', '--sample-every', '1000000', '--', '/bin/sh', '-c', 'exit 0']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /I\/O time not reported \(0 call\(s\) timed, fewer than 1\)/);
+});
+
 test('exit status passes through, signals give 128+n', async () => {
   assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'exit 7'], { env })).code, 7);
   assert.equal((await runJobio(['run', '--', '/bin/sh', '-c', 'kill -TERM $$'], { env })).code, 143);

@@ -143,7 +143,7 @@ function reasonLines(d: Diagnosis, minSampled: number, timed: boolean): string[]
   for (const r of top) rows.push([r.cls, r.reason, r.mount, r.calls.toLocaleString('en-US'), humanBytes(r.bytes), timed ? humanSeconds(r.timeNs / 1000) : '-']);
   const lines = [
     '',
-    `why calls were red or yellow (largest time first${d.reasons.length > top.length ? `, ${top.length} of ${d.reasons.length}` : ''}${timed ? '' : `; times not reported below ${minSampled} timed calls`}):`,
+    `why calls were red or yellow (largest time first${d.reasons.length > top.length ? `, ${top.length} of ${d.reasons.length}` : ''}${timed ? '' : `; times not reported below ${Math.max(1, minSampled)} timed calls`}):`,
     table(rows),
   ];
   for (const r of top) lines.push(`  - ${r.hint}`);
@@ -157,7 +157,7 @@ export function formatSummary(s: SummaryInput): string {
   const lines = [
     `jobio run: ${s.command} (exit status ${s.exitCode})`,
     `run time ${humanSeconds(s.realTimeUs)}, accumulated run time ${humanSeconds(s.accumulatedRuntimeUs)} over ${s.processes} process(es), ` +
-      (timed ? `I/O time ${humanSeconds(ioUs)}, I/O ${pct(ioUs, s.realTimeUs)} of run time` : `I/O time not reported (${f.sampled} call(s) timed, fewer than ${s.io.minSampled})`),
+      (timed ? `I/O time ${humanSeconds(ioUs)}, I/O ${pct(ioUs, s.realTimeUs)} of run time` : `I/O time not reported (${f.sampled} call(s) timed, fewer than ${Math.max(1, s.io.minSampled)})`),
     `calls: ${callMix(s.total)}`,
     '',
     classTable(f, s.io.minSampled),
