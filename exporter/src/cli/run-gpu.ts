@@ -43,6 +43,8 @@ export class GpuSampler {
   private readonly pcie = new PcieIntegrator();
   private timer: NodeJS.Timeout | undefined;
   private busy: Promise<void> | undefined;
+  /** Seconds below this are in frames already written. */
+  private sealed = 0;
 
   private constructor(
     private readonly nvml: Nvml,
@@ -95,6 +97,11 @@ export class GpuSampler {
     await this.nvml.shutdown();
   }
 
+  /** Frames of the seconds below `second` are written: a later point joins the next frame. */
+  seal(second: number): void {
+    this.sealed = Math.max(this.sealed, second);
+  }
+
   /**
    * As RunTotals.foldTail: points of seconds from `slots` on join the last slot; and the run's last
    * point (taken by stop) closes the last slot, also when the run's length added a slot after it.
@@ -127,7 +134,7 @@ export class GpuSampler {
     const bytes = this.pcie.add(d.uuid ?? String(d.index), nowMs, d.pcieRxKilobytesPerSecond, d.pcieTxKilobytesPerSecond);
     const list = this.points.get(d.index) ?? [];
     list.push({
-      second: this.second(),
+      second: Math.max(this.sealed, this.second()),
       ...(d.energyMillijoules !== undefined ? { energyMj: d.energyMillijoules } : {}),
       ...(d.utilizationPercent !== undefined ? { utilisation: d.utilizationPercent } : {}),
       ...(d.temperatureCelsius !== undefined ? { temperature: d.temperatureCelsius } : {}),

@@ -92,6 +92,10 @@ export class RunOutput {
     const gpus = this.gpu?.windows(from, to) ?? [];
     for (const g of gpus) this.write(gpuRecord(this.ctx, g, Math.max(1, to - from), timestampMs, jobtotal));
     if (gpus.length > 0) this.write(gpuRecord(this.ctx, allGpus(gpus), Math.max(1, to - from), timestampMs, jobtotal));
+    if (jobtotal === false) {
+      this.sampler?.seal(to);
+      this.gpu?.seal(to);
+    }
   }
 
   /**

@@ -39,6 +39,8 @@ export class ResourceSampler {
   private lastHost: [number, number, number] | undefined;
   private lastJob: [number, number] = [0, 0];
   private endHost: [number, number, number] | undefined;
+  /** Seconds below this are in frames already written. */
+  private sealed = 0;
   private rssPeak = 0;
   private vmemPeak = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -67,7 +69,17 @@ export class ResourceSampler {
     const tree = treeUsage(this.procfs, this.pid);
     const prevHost = this.lastHost;
     // A sample taken at t covers (t-1 s, t]: it belongs to the second before the one it is taken in.
-    const s: Sample = { second: Math.max(0, this.second() - 1), hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0, rssBytes: tree?.rssBytes ?? 0, vmemBytes: tree?.vmemBytes ?? 0 };
+    // A sample late past its frame's writing (a slipped timer) joins the next frame, not a written one.
+    const s: Sample = {
+      second: Math.max(this.sealed, this.second() - 1),
+      hostUser: 0,
+      hostSystem: 0,
+      hostIowait: 0,
+      jobUser: 0,
+      jobSystem: 0,
+      rssBytes: tree?.rssBytes ?? 0,
+      vmemBytes: tree?.vmemBytes ?? 0,
+    };
     if (host && prevHost) [s.hostUser, s.hostSystem, s.hostIowait] = host.map((v, i) => Math.max(0, v - (prevHost[i] ?? 0)) * TICK_US) as [number, number, number];
     if (tree) {
       // A descendant re-parented out of the tree takes its time along: the sum may fall; never count negative time.
@@ -79,6 +91,11 @@ export class ResourceSampler {
     }
     if (host) this.lastHost = host;
     if (tree) this.samples.push(s);
+  }
+
+  /** Frames of the seconds below `second` are written. */
+  seal(second: number): void {
+    this.sealed = Math.max(this.sealed, second);
   }
 
   /** As RunTotals.foldTail: samples of seconds from `slots` on join the last slot. */

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ResourceSampler } from './run-resources.js';
+
+const PID = 4242;
+
+/** A procfs with the host's cpu line and one process of `utime` ticks (state, ppid, 9 fields, utime, stime, cutime, cstime). */
+function writeProc(procfs: string, hostUserTicks: number, utime: number): void {
+  writeFileSync(join(procfs, 'stat'), `cpu  ${hostUserTicks} 0 0 1000 0 0 0 0 0 0\n`);
+  writeFileSync(join(procfs, String(PID), 'stat'), `${PID} (app) R 1 ${PID} ${PID} 0 -1 0 0 0 0 0 ${utime} 0 0 0 20 0 1 0\n`);
+  writeFileSync(join(procfs, String(PID), 'status'), 'VmRSS:\t1024 kB\nVmSize:\t4096 kB\n');
+}
+
+test('a sample taken after its frame was written joins the next frame: the frames still add up', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-run-resources-'));
+  mkdirSync(join(procfs, String(PID)));
+  writeProc(procfs, 0, 0);
+  let now = 0;
+  const sampler = new ResourceSampler(procfs, PID, () => now);
+  const sumUser = (from: number, to: number): number => sampler.window(from, to).jobUser.reduce((a, b) => a + b, 0);
+
+  now = 1;
+  writeProc(procfs, 10, 10);
+  sampler.sample(); // on time: second 0
+  sampler.seal(2); // frame [0, 2) written before the next sample came
+  now = 2;
+  writeProc(procfs, 30, 30);
+  sampler.sample(); // late: it would belong to second 1, already written
+  const firstFrame = sumUser(0, 2);
+  now = 3;
+  writeProc(procfs, 35, 35);
+  sampler.sample();
+  sampler.foldTail(4);
+
+  assert.equal(firstFrame, 10 * 10_000, 'the written frame holds what it held when written');
+  assert.equal(sumUser(0, 2), firstFrame);
+  assert.equal(sumUser(2, 4), 25 * 10_000, 'the late sample is in the next frame');
+  assert.equal(sumUser(0, 4), 35 * 10_000);
+  const host = sampler.window(2, 4).hostUser.reduce((a, b) => a + b, 0);
+  assert.equal(host, 25 * 10_000);
+});
