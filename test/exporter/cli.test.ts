@@ -61,6 +61,23 @@ test('unknown or malformed flags exit 2 with a clear message', async () => {
   }
 });
 
+test('a flag given twice, or a switch and its --no- form together, exits 2 naming the flag (as node_exporter refuses it)', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['exporter', '--web.listen-address=127.0.0.1:0', '--web.listen-address', '127.0.0.1:1'], /option '--web.listen-address' given more than once/],
+    [['exporter', '--collector.profiler.max-jobs=5', '--collector.profiler.max-jobs=6'], /option '--collector.profiler.max-jobs' given more than once/],
+    [['exporter', '--collector.gpu', '--no-collector.gpu'], /options '--collector.gpu' and '--no-collector.gpu' contradict each other/],
+    [['top', '--prometheus', 'http://127.0.0.1:1', '--interval', '1s', '--interval', '2s'], /option '--interval' given more than once/],
+    [['demo', '--prometheus', 'prometheus', '--no-prometheus'], /options '--prometheus' and '--no-prometheus' contradict each other/],
+    [['run', '-o', 'a.jsonl', '--output', 'b.jsonl', '--', 'true'], /option '--output' given more than once/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = await runJobio(args, { timeoutMs: 20_000 });
+    assert.equal(r.code, 2, `${args.join(' ')} exits 2 (stderr: ${r.stderr})`);
+    assert.match(r.stderr, pattern);
+    assert.match(r.stderr, new RegExp(`run \`jobio ${args[0] ?? ''} --help\` for usage`));
+  }
+});
+
 test('an unreadable or invalid web config names the file and field and exits non-zero', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-cli-'));
   const bad = join(dir, 'web.yml');
