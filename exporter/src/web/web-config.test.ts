@@ -125,3 +125,24 @@ test('cipher_suites and curve_preferences are mapped onto the OpenSSL names Node
   assert.equal(defaults.tls?.ciphers, undefined);
   assert.equal(defaults.tls?.honorCipherOrder, true);
 });
+
+test('bcrypt hashes the checker cannot verify are refused at start: $2$ and $2x$ (they used to refuse every password at login)', async () => {
+  const { compare, hashSync } = await import('bcryptjs');
+  const rest = HASH.slice(4); // "10$" + salt and hash
+  for (const version of ['$2a$', '$2b$', '$2y$']) {
+    const hash = version + rest;
+    assert.equal(parseWebConfig({ basic_auth_users: { alice: hash } }, 'web.yml').basicAuthUsers.get('alice'), hash);
+  }
+  for (const version of ['$2$', '$2x$']) {
+    assert.throws(
+      () => parseWebConfig({ basic_auth_users: { alice: version + rest } }, 'web.yml'),
+      (err: Error) =>
+        err instanceof WebConfigError && err.message === `web config file web.yml: basic_auth_users.alice: bcrypt version ${version} is not supported: use $2y$ (htpasswd -B), $2b$ or $2a$`,
+      version,
+    );
+  }
+  // What the refused ones would have done: the checker's bcrypt never accepts a $2$ hash, not even of the right password.
+  const real = hashSync('secret', 4);
+  assert.equal(await compare('secret', real), true);
+  assert.equal(await compare('secret', `$2$${real.slice(4)}`), false);
+});

@@ -51,7 +51,13 @@ export interface WebConfig {
 
 export class WebConfigError extends Error {}
 
-const BCRYPT_HASH = /^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/;
+/**
+ * The bcrypt hashes the password checker can verify: `$2a$`, `$2b$` and `$2y$` (htpasswd -B). A `$2$`
+ * or `$2x$` hash used to pass this check and then refuse every password at login (and `$2$` put the
+ * cost where the cost check did not look).
+ */
+const BCRYPT_HASH = /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/;
+const BCRYPT_UNSUPPORTED = /^\$2x?\$\d\d\$/;
 const KNOWN_TOP = new Set(['tls_server_config', 'basic_auth_users', 'http_server_config']);
 const KNOWN_TLS = new Set([
   'cert_file',
@@ -170,6 +176,8 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
     if (!isRecord(usersDoc)) return fail('basic_auth_users', 'expected a mapping of user name to bcrypt hash');
     for (const [user, hash] of Object.entries(usersDoc)) {
       if (user.includes(':')) fail(`basic_auth_users.${user}`, 'user names cannot contain ":"');
+      if (typeof hash === 'string' && BCRYPT_UNSUPPORTED.test(hash))
+        fail(`basic_auth_users.${user}`, `bcrypt version ${hash.slice(0, hash.indexOf('$', 1) + 1)} is not supported: use $2y$ (htpasswd -B), $2b$ or $2a$`);
       if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) fail(`basic_auth_users.${user}`, 'expected a bcrypt hash ($2y$..., e.g. from `htpasswd -nBC 10 "" | tr -d \':\\n\'`)');
       const cost = Number((hash as string).slice(4, 6));
       if (cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST) {
