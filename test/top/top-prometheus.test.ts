@@ -63,7 +63,8 @@ after(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-const top = (...args: string[]) => runJobio(['top', '--prometheus', prom!.url, '--once', '--interval', '10m', '--time', String(at), '--limit', '0', ...args]);
+// A flag may be given once: a test's own --limit replaces the default one here.
+const top = (...args: string[]) => runJobio(['top', '--prometheus', prom!.url, '--once', '--interval', '10m', '--time', String(at), ...(args.includes('--limit') ? [] : ['--limit', '0']), ...args]);
 
 test('jobio top --prometheus: exact per-job rows from jobstats', async () => {
   const result = await top();
@@ -107,6 +108,21 @@ test('jobio top --prometheus: label values are escaped in PromQL (hostile job id
     const result = await top('--jobid', hostile);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n', `no rows for ${JSON.stringify(hostile)}`);
+  }
+});
+
+test('jobio top: a flag that does nothing in the chosen mode exits 2 naming it, instead of printing a table for another question', async () => {
+  const prometheus = ['--prometheus', 'http://127.0.0.1:1', '--once'];
+  const cases: Array<[string[], string]> = [
+    [[...prometheus, '--by', 'client', '--jobid', '101'], '--jobid works with --by job only'],
+    [[...prometheus, '--nid-map', 'nids.txt'], '--nid-map works with --by client only'],
+    [[...prometheus, '--job-map-command', 'squeue'], '--job-map-command works with --by client only'],
+    [['--exporter', 'http://127.0.0.1:1/', '--once', '--time', '1700000000'], '--time works with --prometheus only'],
+  ];
+  for (const [args, message] of cases) {
+    const bad = await runJobio(['top', ...args]);
+    assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`);
+    assert.ok(bad.stderr.startsWith(`jobio top: ${message}`), bad.stderr);
   }
 });
 

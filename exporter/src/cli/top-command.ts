@@ -51,6 +51,20 @@ function metricsUrl(text: string): string {
   return url.toString();
 }
 
+/**
+ * A flag that does nothing in this mode: refused, not ignored, since the table would then answer
+ * another question than the one asked (every job instead of --jobid's, now instead of --time).
+ */
+function misplacedOption(o: Readonly<Record<string, unknown>>, mode: 'job' | 'client', fromPrometheus: boolean): string | undefined {
+  if (mode === 'client' && o['jobid'] !== undefined) return '--jobid works with --by job only (per client, rows are hosts mapped to jobs)';
+  if (mode === 'job') {
+    const clientOnly = (['nidMap', 'nidCommand', 'jobMap', 'jobMapCommand'] as const).find((key) => o[key] !== undefined);
+    if (clientOnly !== undefined) return `--${clientOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works with --by client only`;
+  }
+  if (!fromPrometheus && o['time'] !== undefined) return '--time works with --prometheus only (exporters can only be scraped now)';
+  return undefined;
+}
+
 export function topCommand(run: (action: () => Promise<number>) => void): Command {
   const command = new Command('top')
     .description('lltop-style table of the Lustre load per job over an interval, from Prometheus or from exporters.')
@@ -97,6 +111,11 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
         }
       }
       const mode = o['by'] === 'client' ? 'client' : 'job';
+      const misplaced = misplacedOption(o, mode, prometheus !== undefined);
+      if (misplaced !== undefined) {
+        process.stderr.write(`jobio top: ${misplaced}\n(run \`jobio top --help\` for usage)\n`);
+        return 2;
+      }
       let columns: string[] | undefined;
       if (o['columns'] !== undefined) {
         try {
