@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { makeCa } from '../../../test/helpers/tls.js';
 import { loadWebConfig, parseWebConfig, WebConfigError } from './web-config.js';
 
 const HASH = '$2y$10$hNmUPaElgNK7d7.OR57NW.tQVd70DJY8ZfLpww.0GG86QrmpWMdUi';
@@ -64,9 +65,32 @@ test('TLS files are resolved relative to the config file and min_version is chec
 
 function tlsDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-webcfg-'));
-  for (const name of ['server.crt', 'server.key', 'ca.crt']) writeFileSync(join(dir, name), 'PEM');
+  for (const name of ['server.crt', 'server.key']) writeFileSync(join(dir, name), 'PEM');
+  // The client CA bundle is checked when the file is read: a real one.
+  makeCa(dir);
   return join(dir, 'web.yml');
 }
+
+test('a client_ca_file without a usable certificate is refused at start (every client certificate would fail the handshake)', () => {
+  const file = tlsDir();
+  const ca = readFileSync(join(dirname(file), 'ca.crt'), 'latin1');
+  const tls = { cert_file: 'server.crt', key_file: 'server.key', client_auth_type: 'RequireAndVerifyClientCert', client_ca_file: 'bundle.pem' };
+  const cases: Array<[string, RegExp]> = [
+    ['not a certificate\n', /tls_server_config.client_ca_file: .*bundle.pem: no PEM certificate/],
+    ['', /no PEM certificate/],
+    [`${ca}-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`, /bundle.pem: certificate 2 of 2 does not parse/],
+  ];
+  for (const [text, pattern] of cases) {
+    writeFileSync(join(dirname(file), 'bundle.pem'), text);
+    assert.throws(
+      () => parseWebConfig({ tls_server_config: tls }, file),
+      (err: Error) => err instanceof WebConfigError && pattern.test(err.message),
+      String(pattern),
+    );
+  }
+  writeFileSync(join(dirname(file), 'bundle.pem'), `# site CAs\n${ca}${ca}`);
+  assert.equal(parseWebConfig({ tls_server_config: tls }, file).tls?.ca?.toString('latin1'), `# site CAs\n${ca}${ca}`);
+});
 
 test('mistakes that used to break the server later are refused at start, naming the file and field', () => {
   const file = tlsDir();
