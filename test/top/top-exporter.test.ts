@@ -117,6 +117,25 @@ test('jobio top --exporter --once: the CLI end to end', async () => {
   assert.equal(down.stderr, `jobio top: cannot scrape exporter http://127.0.0.1:${port}/metrics: ECONNREFUSED\n`);
 });
 
+test("jobio top --exporter on an exporter without the mode's series: the empty table comes with a hint on stderr", async () => {
+  await withExporters(1, async (_roots, urls) => {
+    // Per job there are no jobstats entries yet (an idle server also has none); per client no export stats files.
+    for (const [by, family, collector] of [
+      ['job', 'jobio_lustre_jobstats_operations_total', 'lustre_jobstats'],
+      ['client', 'jobio_lustre_export_operations_total', 'lustre_exports'],
+    ] as const) {
+      const maps = by === 'client' ? ['--nid-map', '/dev/null', '--job-map', '/dev/null'] : [];
+      const result = await runJobio(['top', '--exporter', urls[0]!, '--once', '--interval', '1s', '--by', by, ...maps]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.split('\n').length, 2, result.stdout);
+      assert.equal(
+        result.stderr,
+        `jobio top: the --exporter scrape (${urls[0]!}) has no ${family} series at all: the table stays empty until it has some (the ${collector} collector on the Lustre servers' exporters)\n`,
+      );
+    }
+  });
+});
+
 test('jobio top without --once refreshes until SIGINT; no screen clearing when stdout is not a terminal', async () => {
   await withExporters(1, async (_roots, urls) => {
     const child = spawn(process.execPath, [jobioBin, 'top', '--exporter', urls[0]!, '--interval', '1s'], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -126,6 +126,25 @@ test('jobio top: a flag that does nothing in the chosen mode exits 2 naming it, 
   }
 });
 
+test('jobio top --prometheus on a Prometheus without jobio series: the empty table comes with a hint on stderr, exit 0', async () => {
+  const empty = await startPrometheus([]);
+  try {
+    const result = await runJobio(['top', '--prometheus', empty.url, '--once']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+    assert.equal(
+      result.stderr,
+      `jobio top: Prometheus at ${empty.url} has no jobio_lustre_jobstats_operations_total series at all: the table stays empty until it has some (the lustre_jobstats collector on the Lustre servers' exporters, scraped by this Prometheus)\n`,
+    );
+  } finally {
+    await empty.stop();
+  }
+  // A Prometheus that has the series, with a job filter matching none: empty, and no hint.
+  const none = await top('--jobid', 'no-such-job');
+  assert.equal(none.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+  assert.equal(none.stderr, '');
+});
+
 test('jobio top: unreachable Prometheus exits 1 with a clear message; bad flags exit 2', async () => {
   const port = await freePort();
   const result = await runJobio(['top', '--prometheus', `http://127.0.0.1:${port}`, '--once']);

@@ -24,6 +24,8 @@ export class ExporterSource {
   private previous: Snapshot | undefined;
   /** jobio_job_info of the last scrape (read only when `withJobInfo`). */
   jobInfo: JobInfoMap = new Map();
+  /** Whether the last scrape had any series of the mode's families, before the filters. */
+  hasSeries = false;
 
   constructor(
     private readonly urls: readonly string[],
@@ -50,9 +52,11 @@ export class ExporterSource {
     );
     const snapshot: Snapshot = new Map();
     const info: Array<Readonly<Record<string, string>>> = [];
+    this.hasSeries = false;
     for (const { url, text } of texts) {
       const { samples } = parseExposition(text, (name) => families.has(name));
       info.push(...jobInfoLabels(samples));
+      if (samples.some((s) => s.name !== JOB_INFO_FAMILY)) this.hasSeries = true;
       for (const s of samples) {
         if (s.name !== JOB_INFO_FAMILY && matches(s.labels, this.filters)) snapshot.set(seriesKey(url, s.name, s.labels), { labels: s.labels, name: s.name, value: s.value });
       }

@@ -66,3 +66,8 @@ export async function queryIncrements(options: PrometheusQueryOptions): Promise<
 export async function queryJobInfo(options: PrometheusQueryOptions): Promise<JobInfoMap> {
   return jobInfoMap((await instantQuery(options, JOB_INFO_QUERY)).map((r) => r.metric));
 }
+
+/** Whether Prometheus has any series of the mode's request counter (at `time`, else now), whatever the filters. */
+export async function hasSeries(options: PrometheusQueryOptions): Promise<boolean> {
+  return (await instantQuery(options, `count(${FAMILIES[options.mode].reqs})`)).length > 0;
+}
