@@ -49,6 +49,7 @@ test('unknown or malformed flags exit 2 with a clear message', async () => {
     [['exporter', '--web.listen-address=nonsense'], /invalid listen address "nonsense"/],
     [['exporter', '--scrape.timeout=soon'], /invalid duration "soon"/],
     [['exporter', '--web.telemetry-path=metrics'], /--web.telemetry-path must start with "\/"/],
+    [['exporter', '--web.telemetry-path=/healthz'], /--web.telemetry-path cannot be \/healthz, the liveness check/],
     [['exporter', '--web.max-connections=0'], /invalid value for --web.max-connections: "0" is not a positive integer/],
     [['exporter', '--web.max-connections-per-peer=many'], /invalid value for --web.max-connections-per-peer/],
     [['exporter', '--web.header-timeout=1m'], /--web.header-timeout cannot be longer than --web.request-timeout/],
