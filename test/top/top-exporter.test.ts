@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobioBin, repoRoot, runJobio, startExporter } from '../helpers/exporter.js';
 import { freePort } from '../helpers/prometheus.js';
+import bcrypt from 'bcryptjs';
 import { ExporterSource } from '../../exporter/src/top/exporter-source.js';
 import { ClientMapper } from '../../exporter/src/top/client-map.js';
 import { clientRows, formatTable, jobRows, sortRows } from '../../exporter/src/top/table.js';
@@ -134,6 +135,25 @@ test("jobio top --exporter on an exporter without the mode's series: the empty t
       );
     }
   });
+});
+
+test('jobio top --exporter http://user:password@host: basic auth as a header (fetch refuses credentials in URLs); the password is never printed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-top-auth-'));
+  const webConfig = join(dir, 'web.yml');
+  // A password with characters that must be percent-encoded in a URL.
+  writeFileSync(webConfig, `basic_auth_users:\n  top: '${bcrypt.hashSync('p@ss:w/rd', 4)}'\n`);
+  const exporter = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', `--web.config.file=${webConfig}`]);
+  try {
+    const good = await runJobio(['top', '--exporter', `http://top:${encodeURIComponent('p@ss:w/rd')}@127.0.0.1:${exporter.port}`, '--once', '--interval', '1s']);
+    assert.equal(good.code, 0, good.stderr);
+    assert.equal(good.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+    const bad = await runJobio(['top', '--exporter', `http://top:wrong-secret@127.0.0.1:${exporter.port}`, '--once', '--interval', '1s']);
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stderr, `jobio top: cannot scrape exporter http://top:***@127.0.0.1:${exporter.port}/metrics: HTTP 401\n`);
+  } finally {
+    await exporter.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('jobio top without --once refreshes until SIGINT; no screen clearing when stdout is not a terminal', async () => {

@@ -5,6 +5,7 @@
 import { parseExposition } from './exposition.js';
 import { FAMILIES, measureOf, type Increment, type TopMode } from './increments.js';
 import { TopSourceError } from './prometheus-source.js';
+import { endpoint, shownUrl } from './url-credentials.js';
 import { JOB_INFO_FAMILY, jobInfoLabels, jobInfoMap, type JobInfoMap } from './job-info.js';
 
 type Snapshot = Map<string, { readonly labels: Readonly<Record<string, string>>; readonly name: string; readonly value: number }>;
@@ -41,12 +42,13 @@ export class ExporterSource {
     const texts = await Promise.all(
       this.urls.map(async (url) => {
         try {
-          const res = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs) });
+          const { url: plain, headers } = endpoint(url);
+          const res = await fetch(plain, { headers, signal: AbortSignal.timeout(this.timeoutMs) });
           if (!res.ok) throw new Error(`HTTP ${res.status}`);
           return { url, text: await res.text() };
         } catch (err) {
           const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-          throw new TopSourceError(`cannot scrape exporter ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+          throw new TopSourceError(`cannot scrape exporter ${shownUrl(url)}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
         }
       }),
     );

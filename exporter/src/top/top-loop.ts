@@ -7,6 +7,7 @@ import { noSeriesHint, type Increment, type TopMode } from './increments.js';
 import { hasSeries, queryIncrements, queryJobInfo, TopSourceError } from './prometheus-source.js';
 import { clientRows, DEFAULT_COLUMNS, formatTable, jobRows, needsJobInfo, sortRows, type SortKey } from './table.js';
 import type { JobInfoMap } from './job-info.js';
+import { shownUrl } from './url-credentials.js';
 
 export interface TopSettings {
   readonly mode: TopMode;
@@ -77,9 +78,9 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
     };
     // An empty table reads as an idle file system: say so when the source has nothing to show at all.
     const emptySourceHint = async (): Promise<string | undefined> => {
-      if (prometheus === undefined) return exporters?.hasSeries === false ? noSeriesHint(settings.mode, `the --exporter scrape (${settings.exporters.join(' ')})`) : undefined;
+      if (prometheus === undefined) return exporters?.hasSeries === false ? noSeriesHint(settings.mode, `the --exporter scrape (${settings.exporters.map(shownUrl).join(' ')})`) : undefined;
       const options = { url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs };
-      return (await hasSeries(options)) ? undefined : noSeriesHint(settings.mode, `Prometheus at ${prometheus}`);
+      return (await hasSeries(options)) ? undefined : noSeriesHint(settings.mode, `Prometheus at ${shownUrl(prometheus)}`);
     };
     for (;;) {
       const increments = await next();
@@ -93,7 +94,7 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
         for (const w of warnings) process.stderr.write(`jobio top: ${w}\n`);
         return 0;
       }
-      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${settings.prometheus ?? settings.exporters.join(' ')} — ${new Date().toISOString()}\n`;
+      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${settings.prometheus !== undefined ? shownUrl(settings.prometheus) : settings.exporters.map(shownUrl).join(' ')} — ${new Date().toISOString()}\n`;
       const warning = warnings.map((w) => `(${w})\n`).join('');
       out.write(`${out.isTTY ? CLEAR : '\n'}${title}${table}${warning}`);
       await sleep(settings.intervalMs);
