@@ -116,6 +116,10 @@ test('jobio top --exporter --once: the CLI end to end', async () => {
   const down = await runJobio(['top', '--exporter', `http://127.0.0.1:${port}/metrics`, '--once', '--interval', '1s']);
   assert.equal(down.code, 1);
   assert.equal(down.stderr, `jobio top: cannot scrape exporter http://127.0.0.1:${port}/metrics: ECONNREFUSED\n`);
+  // host:port alone, as the help allows: http:// and /metrics are added (it used to fail with "unknown scheme").
+  const bare = await runJobio(['top', '--exporter', `127.0.0.1:${port}`, '--once', '--interval', '1s']);
+  assert.equal(bare.code, 1);
+  assert.equal(bare.stderr, `jobio top: cannot scrape exporter http://127.0.0.1:${port}/metrics: ECONNREFUSED\n`);
 });
 
 test("jobio top --exporter on an exporter without the mode's series: the empty table comes with a hint on stderr", async () => {

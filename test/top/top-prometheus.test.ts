@@ -157,6 +157,8 @@ test('jobio top: unreachable Prometheus exits 1 with a clear message; bad flags 
     ['--prometheus', 'http://127.0.0.1:1', '--sort', 'size'],
     ['--prometheus', 'http://127.0.0.1:1', '--limit', '-1'],
     ['--prometheus', 'http://127.0.0.1:1', '--by', 'host'],
+    ['--prometheus', 'ftp://127.0.0.1:1'],
+    ['--exporter', 'file:///etc/passwd'],
     ['--bogus'],
   ]) {
     const bad = await runJobio(['top', ...args]);

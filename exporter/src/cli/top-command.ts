@@ -40,13 +40,29 @@ function evalTime(text: string): number {
   return value;
 }
 
-function metricsUrl(text: string): string {
+/**
+ * An http(s) URL from what was typed: `oss1:9717` gets `http://` (it used to parse as a URL of
+ * scheme "oss1:" and fail at the first request with "unknown scheme"); other schemes are refused.
+ */
+function httpUrl(text: string): URL {
   let url: URL;
   try {
-    url = new URL(text);
+    url = new URL(text.includes('://') ? text : `http://${text}`);
   } catch {
     throw new InvalidArgumentError(`"${text}" is not a URL`);
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`"${text}" is not an http:// or https:// URL`);
+  return url;
+}
+
+/** A Prometheus base URL: as typed (printed back in messages), with http:// when it had no scheme. */
+function prometheusUrl(text: string): string {
+  httpUrl(text);
+  return text.includes('://') ? text : `http://${text}`;
+}
+
+function metricsUrl(text: string): string {
+  const url = httpUrl(text);
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/metrics';
   return url.toString();
 }
@@ -68,9 +84,9 @@ function misplacedOption(o: Readonly<Record<string, unknown>>, mode: 'job' | 'cl
 export function topCommand(run: (action: () => Promise<number>) => void): Command {
   const command = new Command('top')
     .description('lltop-style table of the Lustre load per job over an interval, from Prometheus or from exporters.')
-    .addOption(new Option('--prometheus <url>', 'Query this Prometheus server (increase() over the interval).'))
+    .addOption(new Option('--prometheus <url>', 'Query this Prometheus server (increase() over the interval); http:// is assumed without a scheme.').argParser(prometheusUrl))
     .addOption(
-      new Option('--exporter <url>', 'Scrape this exporter directly (repeatable; /metrics is added to a bare host:port URL).').argParser((v, prev: string[] | undefined) =>
+      new Option('--exporter <url>', 'Scrape this exporter directly (repeatable; http:// is assumed without a scheme, /metrics without a path).').argParser((v, prev: string[] | undefined) =>
         collect(metricsUrl(v), prev),
       ),
     )
@@ -101,14 +117,6 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
       if ((prometheus === undefined) === (exporters.length === 0)) {
         process.stderr.write('jobio top: give either --prometheus URL or one or more --exporter URL\n(run `jobio top --help` for usage)\n');
         return 2;
-      }
-      if (prometheus !== undefined) {
-        try {
-          new URL(prometheus);
-        } catch {
-          process.stderr.write(`jobio top: --prometheus "${prometheus}" is not a URL\n`);
-          return 2;
-        }
       }
       const mode = o['by'] === 'client' ? 'client' : 'job';
       const misplaced = misplacedOption(o, mode, prometheus !== undefined);
