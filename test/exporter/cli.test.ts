@@ -49,6 +49,7 @@ test('unknown or malformed flags exit 2 with a clear message', async () => {
     [['exporter', '--web.listen-address=nonsense'], /invalid listen address "nonsense"/],
     [['exporter', '--scrape.timeout=soon'], /invalid duration "soon"/],
     [['exporter', '--web.telemetry-path=metrics'], /--web.telemetry-path must start with "\/"/],
+    [['exporter', '--web.telemetry-path=/healthz'], /--web.telemetry-path cannot be \/healthz, the liveness check/],
     [['exporter', '--web.max-connections=0'], /invalid value for --web.max-connections: "0" is not a positive integer/],
     [['exporter', '--web.max-connections-per-peer=many'], /invalid value for --web.max-connections-per-peer/],
     [['exporter', '--web.header-timeout=1m'], /--web.header-timeout cannot be longer than --web.request-timeout/],
@@ -58,6 +59,23 @@ test('unknown or malformed flags exit 2 with a clear message', async () => {
     const r = await runJobio(args);
     assert.equal(r.code, 2, `${args.join(' ')} exits 2 (stderr: ${r.stderr})`);
     assert.match(r.stderr, pattern);
+  }
+});
+
+test('a flag given twice, or a switch and its --no- form together, exits 2 naming the flag (as node_exporter refuses it)', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['exporter', '--web.listen-address=127.0.0.1:0', '--web.listen-address', '127.0.0.1:1'], /option '--web.listen-address' given more than once/],
+    [['exporter', '--collector.profiler.max-jobs=5', '--collector.profiler.max-jobs=6'], /option '--collector.profiler.max-jobs' given more than once/],
+    [['exporter', '--collector.gpu', '--no-collector.gpu'], /options '--collector.gpu' and '--no-collector.gpu' contradict each other/],
+    [['top', '--prometheus', 'http://127.0.0.1:1', '--interval', '1s', '--interval', '2s'], /option '--interval' given more than once/],
+    [['demo', '--prometheus', 'prometheus', '--no-prometheus'], /options '--prometheus' and '--no-prometheus' contradict each other/],
+    [['run', '-o', 'a.jsonl', '--output', 'b.jsonl', '--', 'true'], /option '--output' given more than once/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = await runJobio(args, { timeoutMs: 20_000 });
+    assert.equal(r.code, 2, `${args.join(' ')} exits 2 (stderr: ${r.stderr})`);
+    assert.match(r.stderr, pattern);
+    assert.match(r.stderr, new RegExp(`run \`jobio ${args[0] ?? ''} --help\` for usage`));
   }
 });
 

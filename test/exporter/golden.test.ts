@@ -22,6 +22,21 @@ test('--collector.disable-defaults serves self-metrics only, promtool-clean', as
   }
 });
 
+test('--web.telemetry-path is one literal path: route syntax in it (: * ( { ) neither widens it nor stops start-up', async () => {
+  const path = '/m:x/a(b)*{c}';
+  const exporter = await startExporter(['--collector.disable-defaults', `--web.telemetry-path=${path}`]);
+  try {
+    const text = await scrape(`${exporter.url}${encodeURI(path)}`);
+    assert.match(text, /^jobio_build_info\{/m);
+    for (const other of ['/mfoo/a(b)*{c}', '/m:x/ab', '/m:x/a(b)*', '/metrics', '/%E0%A4%A']) {
+      assert.equal((await fetch(`${exporter.url}${other}`)).status, 404, other);
+    }
+    assert.equal(await scrape(`${exporter.url}/healthz`), 'ok\n');
+  } finally {
+    await exporter.stop();
+  }
+});
+
 test('default collectors include the process metrics, promtool-clean', async () => {
   const exporter = await startExporter(['--web.telemetry-path=/custom']);
   try {

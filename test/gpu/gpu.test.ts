@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
 import { assertGolden, normaliseExposition } from '../helpers/golden.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
-import { fakeConfig, rootfs, startGpuExporter } from './harness.js';
+import { fakeConfig, startGpuExporter } from './harness.js';
 
 const success = (text: string, collector: string): string | undefined => new RegExp(`^jobio_scrape_collector_success\\{collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
 const value = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
@@ -194,7 +194,7 @@ test('gpu: NOT_SUPPORTED (energy on a pre-Volta GPU) leaves that metric out, qui
 test('gpu: a hanging NVML call times out; the scrape, the other collectors and the event loop are unaffected', async () => {
   const config = fakeConfig(['gpus=1', 'hang=nvmlDeviceGetTemperature', 'hang_ms=4000']);
   const cgroupTree = join(repoRoot, 'test/fixtures/cgroup/v1/sys');
-  const exporter = await startGpuExporter(config, ['--collector.gpu.timeout=500ms', '--collector.cgroup', `--path.sysfs=${cgroupTree}`, `--path.rootfs=${rootfs}`]);
+  const exporter = await startGpuExporter(config, ['--collector.gpu.timeout=500ms', '--collector.cgroup', `--path.sysfs=${cgroupTree}`]);
   try {
     const started = performance.now();
     const scraping = scrape(`${exporter.url}/metrics`);

@@ -4,6 +4,8 @@
 // JOBIO_UPDATE_GOLDEN=1 and review the diff.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startExporter, scrape, repoRoot } from '../helpers/exporter.js';
 import { assertGolden, normaliseExposition } from '../helpers/golden.js';
@@ -117,5 +119,39 @@ test('lustre_client: --collector.lustre_client.lctl reads through lctl even wher
     assert.match(text, /^jobio_lustre_client_operations_total\{fs="ai400x2",mount="_unknown",jobid="_none",operation="inode_permission"\} 629305628$/m);
   } finally {
     await exporter.stop();
+  }
+});
+
+test('lustre_client: mounts beyond --collector.lustre_client.max-targets are not read and are counted', async () => {
+  // The 2.10 capture mounted twice: its llite instance copied under a second file system name.
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-client-targets-'));
+  cpSync(join(fixtures, 'client-hp-2.10.1'), dir, { recursive: true });
+  const llite = join(dir, 'proc/fs/lustre/llite');
+  cpSync(join(llite, 'lustrefs-ffff88105db50000'), join(llite, 'scratch-ffff88105db60000'), { recursive: true });
+  appendFileSync(join(dir, 'proc/mounts'), '172.20.20.1@o2ib:/scratch /scratch lustre rw,flock,lazystatfs 0 0\n');
+  const args = ['--collector.disable-defaults', '--collector.lustre_client', `--path.procfs=${join(dir, 'proc')}`, `--path.sysfs=${join(dir, 'sys')}`];
+  const mountInfo = /^jobio_lustre_client_mount_info\{fs="(\w+)"/gm;
+  try {
+    const both = await startExporter(args);
+    try {
+      const text = await scrape(`${both.url}/metrics`);
+      assert.deepEqual([...text.matchAll(mountInfo)].map((m) => m[1]).sort(), ['lustrefs', 'scratch']);
+      assert.match(text, /^jobio_lustre_client_targets_dropped 0$/m);
+      assert.match(text, /^jobio_lustre_client_max_targets 256$/m);
+    } finally {
+      await both.stop();
+    }
+    const one = await startExporter([...args, '--collector.lustre_client.max-targets=1']);
+    try {
+      const text = await scrape(`${one.url}/metrics`);
+      assert.equal([...text.matchAll(mountInfo)].length, 1, text);
+      assert.match(text, /^jobio_lustre_client_targets_dropped 1$/m);
+      assert.match(text, /^jobio_lustre_client_max_targets 1$/m);
+      assert.ok(promtoolCheckMetrics(text).ok);
+    } finally {
+      await one.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobioBin, repoRoot, runJobio, startExporter } from '../helpers/exporter.js';
 import { freePort } from '../helpers/prometheus.js';
+import bcrypt from 'bcryptjs';
 import { ExporterSource } from '../../exporter/src/top/exporter-source.js';
 import { ClientMapper } from '../../exporter/src/top/client-map.js';
 import { clientRows, formatTable, jobRows, sortRows } from '../../exporter/src/top/table.js';
@@ -115,6 +116,48 @@ test('jobio top --exporter --once: the CLI end to end', async () => {
   const down = await runJobio(['top', '--exporter', `http://127.0.0.1:${port}/metrics`, '--once', '--interval', '1s']);
   assert.equal(down.code, 1);
   assert.equal(down.stderr, `jobio top: cannot scrape exporter http://127.0.0.1:${port}/metrics: ECONNREFUSED\n`);
+  // host:port alone, as the help allows: http:// and /metrics are added (it used to fail with "unknown scheme").
+  const bare = await runJobio(['top', '--exporter', `127.0.0.1:${port}`, '--once', '--interval', '1s']);
+  assert.equal(bare.code, 1);
+  assert.equal(bare.stderr, `jobio top: cannot scrape exporter http://127.0.0.1:${port}/metrics: ECONNREFUSED\n`);
+});
+
+test("jobio top --exporter on an exporter without the mode's series: the empty table comes with a hint on stderr", async () => {
+  await withExporters(1, async (_roots, urls) => {
+    // Per job there are no jobstats entries yet (an idle server also has none); per client no export stats files.
+    for (const [by, family, collector] of [
+      ['job', 'jobio_lustre_jobstats_operations_total', 'lustre_jobstats'],
+      ['client', 'jobio_lustre_export_operations_total', 'lustre_exports'],
+    ] as const) {
+      const maps = by === 'client' ? ['--nid-map', '/dev/null', '--job-map', '/dev/null'] : [];
+      const result = await runJobio(['top', '--exporter', urls[0]!, '--once', '--interval', '1s', '--by', by, ...maps]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.split('\n').length, 2, result.stdout);
+      assert.equal(
+        result.stderr,
+        `jobio top: the --exporter scrape (${urls[0]!}) has no ${family} series at all: the table stays empty until it has some (the ${collector} collector on the Lustre servers' exporters)\n`,
+      );
+    }
+  });
+});
+
+test('jobio top --exporter http://user:password@host: basic auth as a header (fetch refuses credentials in URLs); the password is never printed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-top-auth-'));
+  const webConfig = join(dir, 'web.yml');
+  // A password with characters that must be percent-encoded in a URL.
+  writeFileSync(webConfig, `basic_auth_users:\n  top: '${bcrypt.hashSync('p@ss:w/rd', 4)}'\n`);
+  const exporter = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', `--web.config.file=${webConfig}`]);
+  try {
+    const good = await runJobio(['top', '--exporter', `http://top:${encodeURIComponent('p@ss:w/rd')}@127.0.0.1:${exporter.port}`, '--once', '--interval', '1s']);
+    assert.equal(good.code, 0, good.stderr);
+    assert.equal(good.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+    const bad = await runJobio(['top', '--exporter', `http://top:wrong-secret@127.0.0.1:${exporter.port}`, '--once', '--interval', '1s']);
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stderr, `jobio top: cannot scrape exporter http://top:***@127.0.0.1:${exporter.port}/metrics: HTTP 401\n`);
+  } finally {
+    await exporter.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('jobio top without --once refreshes until SIGINT; no screen clearing when stdout is not a terminal', async () => {

@@ -63,7 +63,8 @@ after(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-const top = (...args: string[]) => runJobio(['top', '--prometheus', prom!.url, '--once', '--interval', '10m', '--time', String(at), '--limit', '0', ...args]);
+// A flag may be given once: a test's own --limit replaces the default one here.
+const top = (...args: string[]) => runJobio(['top', '--prometheus', prom!.url, '--once', '--interval', '10m', '--time', String(at), ...(args.includes('--limit') ? [] : ['--limit', '0']), ...args]);
 
 test('jobio top --prometheus: exact per-job rows from jobstats', async () => {
   const result = await top();
@@ -110,6 +111,40 @@ test('jobio top --prometheus: label values are escaped in PromQL (hostile job id
   }
 });
 
+test('jobio top: a flag that does nothing in the chosen mode exits 2 naming it, instead of printing a table for another question', async () => {
+  const prometheus = ['--prometheus', 'http://127.0.0.1:1', '--once'];
+  const cases: Array<[string[], string]> = [
+    [[...prometheus, '--by', 'client', '--jobid', '101'], '--jobid works with --by job only'],
+    [[...prometheus, '--nid-map', 'nids.txt'], '--nid-map works with --by client only'],
+    [[...prometheus, '--job-map-command', 'squeue'], '--job-map-command works with --by client only'],
+    [['--exporter', 'http://127.0.0.1:1/', '--once', '--time', '1700000000'], '--time works with --prometheus only'],
+  ];
+  for (const [args, message] of cases) {
+    const bad = await runJobio(['top', ...args]);
+    assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`);
+    assert.ok(bad.stderr.startsWith(`jobio top: ${message}`), bad.stderr);
+  }
+});
+
+test('jobio top --prometheus on a Prometheus without jobio series: the empty table comes with a hint on stderr, exit 0', async () => {
+  const empty = await startPrometheus([]);
+  try {
+    const result = await runJobio(['top', '--prometheus', empty.url, '--once']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+    assert.equal(
+      result.stderr,
+      `jobio top: Prometheus at ${empty.url} has no jobio_lustre_jobstats_operations_total series at all: the table stays empty until it has some (the lustre_jobstats collector on the Lustre servers' exporters, scraped by this Prometheus)\n`,
+    );
+  } finally {
+    await empty.stop();
+  }
+  // A Prometheus that has the series, with a job filter matching none: empty, and no hint.
+  const none = await top('--jobid', 'no-such-job');
+  assert.equal(none.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+  assert.equal(none.stderr, '');
+});
+
 test('jobio top: unreachable Prometheus exits 1 with a clear message; bad flags exit 2', async () => {
   const port = await freePort();
   const result = await runJobio(['top', '--prometheus', `http://127.0.0.1:${port}`, '--once']);
@@ -122,6 +157,8 @@ test('jobio top: unreachable Prometheus exits 1 with a clear message; bad flags 
     ['--prometheus', 'http://127.0.0.1:1', '--sort', 'size'],
     ['--prometheus', 'http://127.0.0.1:1', '--limit', '-1'],
     ['--prometheus', 'http://127.0.0.1:1', '--by', 'host'],
+    ['--prometheus', 'ftp://127.0.0.1:1'],
+    ['--exporter', 'file:///etc/passwd'],
     ['--bogus'],
   ]) {
     const bad = await runJobio(['top', ...args]);

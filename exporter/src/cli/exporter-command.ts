@@ -79,6 +79,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     limits = readServerLimits(values);
     const telemetry = values['web.telemetryPath'] ?? '/metrics';
     if (!telemetry.startsWith('/')) throw new FlagError(`--web.telemetry-path must start with "/": ${telemetry}`);
+    if (telemetry === '/healthz') throw new FlagError('--web.telemetry-path cannot be /healthz, the liveness check');
     if (values['path.lustre'] !== undefined) requireDirectory('--path.lustre', values['path.lustre']);
   } catch (err) {
     process.stderr.write(`jobio exporter: ${(err as Error).message}\n`);

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import type { ExporterCommandOptions } from './exporter-command.js';
+import { repeatedOption } from './repeated-options.js';
 
 export interface MainOptions {
   readonly exporter?: ExporterCommandOptions;
@@ -43,7 +44,14 @@ export async function mainFrom(commands: CommandTable, argv: readonly string[], 
     throw err;
   };
   program.exitOverride(exitOverride);
-  for (const sub of program.commands) sub.exitOverride(exitOverride).showHelpAfterError('(run `jobio ' + sub.name() + ' --help` for usage)');
+  for (const sub of program.commands) {
+    sub.exitOverride(exitOverride).showHelpAfterError('(run `jobio ' + sub.name() + ' --help` for usage)');
+    // After commander's own checks (unknown flags, bad values), before the subcommand runs.
+    sub.hook('preAction', () => {
+      const repeated = argv[0] === sub.name() ? repeatedOption(sub, argv.slice(1)) : undefined;
+      if (repeated !== undefined) sub.error(`error: ${repeated}`, { code: 'jobio.repeatedOption', exitCode: 2 });
+    });
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {

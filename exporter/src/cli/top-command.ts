@@ -40,23 +40,53 @@ function evalTime(text: string): number {
   return value;
 }
 
-function metricsUrl(text: string): string {
+/**
+ * An http(s) URL from what was typed: `oss1:9717` gets `http://` (it used to parse as a URL of
+ * scheme "oss1:" and fail at the first request with "unknown scheme"); other schemes are refused.
+ */
+function httpUrl(text: string): URL {
   let url: URL;
   try {
-    url = new URL(text);
+    url = new URL(text.includes('://') ? text : `http://${text}`);
   } catch {
     throw new InvalidArgumentError(`"${text}" is not a URL`);
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`"${text}" is not an http:// or https:// URL`);
+  return url;
+}
+
+/** A Prometheus base URL: as typed (printed back in messages), with http:// when it had no scheme. */
+function prometheusUrl(text: string): string {
+  httpUrl(text);
+  return text.includes('://') ? text : `http://${text}`;
+}
+
+function metricsUrl(text: string): string {
+  const url = httpUrl(text);
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/metrics';
   return url.toString();
+}
+
+/**
+ * A flag that does nothing in this mode: refused, not ignored, since the table would then answer
+ * another question than the one asked (every job instead of --jobid's, now instead of --time).
+ */
+function misplacedOption(o: Readonly<Record<string, unknown>>, mode: 'job' | 'client', fromPrometheus: boolean): string | undefined {
+  if (mode === 'client' && o['jobid'] !== undefined) return '--jobid works with --by job only (per client, rows are hosts mapped to jobs)';
+  if (mode === 'job') {
+    const clientOnly = (['nidMap', 'nidCommand', 'jobMap', 'jobMapCommand'] as const).find((key) => o[key] !== undefined);
+    if (clientOnly !== undefined) return `--${clientOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works with --by client only`;
+  }
+  if (!fromPrometheus && o['time'] !== undefined) return '--time works with --prometheus only (exporters can only be scraped now)';
+  return undefined;
 }
 
 export function topCommand(run: (action: () => Promise<number>) => void): Command {
   const command = new Command('top')
     .description('lltop-style table of the Lustre load per job over an interval, from Prometheus or from exporters.')
-    .addOption(new Option('--prometheus <url>', 'Query this Prometheus server (increase() over the interval).'))
+    .addOption(new Option('--prometheus <url>', 'Query this Prometheus server (increase() over the interval); http:// is assumed without a scheme.').argParser(prometheusUrl))
     .addOption(
-      new Option('--exporter <url>', 'Scrape this exporter directly (repeatable; /metrics is added to a bare host:port URL).').argParser((v, prev: string[] | undefined) =>
+      new Option('--exporter <url>', 'Scrape this exporter directly (repeatable; http:// is assumed without a scheme, /metrics without a path).').argParser((v, prev: string[] | undefined) =>
         collect(metricsUrl(v), prev),
       ),
     )
@@ -88,15 +118,12 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
         process.stderr.write('jobio top: give either --prometheus URL or one or more --exporter URL\n(run `jobio top --help` for usage)\n');
         return 2;
       }
-      if (prometheus !== undefined) {
-        try {
-          new URL(prometheus);
-        } catch {
-          process.stderr.write(`jobio top: --prometheus "${prometheus}" is not a URL\n`);
-          return 2;
-        }
-      }
       const mode = o['by'] === 'client' ? 'client' : 'job';
+      const misplaced = misplacedOption(o, mode, prometheus !== undefined);
+      if (misplaced !== undefined) {
+        process.stderr.write(`jobio top: ${misplaced}\n(run \`jobio top --help\` for usage)\n`);
+        return 2;
+      }
       let columns: string[] | undefined;
       if (o['columns'] !== undefined) {
         try {

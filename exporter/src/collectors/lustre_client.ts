@@ -31,7 +31,7 @@ export const lustreClientCollector = defineCollector({
   },
   create({ paths, settings, logger, registry }) {
     const book = new ClientStatsBook(new StatsAccumulator({ maxClients: settings.maxJobs, expiryMs: settings.expiryMs }));
-    const metrics = new LustreClientMetrics(registry);
+    const metrics = new LustreClientMetrics(registry, settings.maxTargets);
     let previousJobs: Set<string> | undefined;
     return {
       async update(signal) {

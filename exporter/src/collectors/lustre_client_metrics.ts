@@ -6,7 +6,7 @@ import type { Counter, Gauge, Registry } from 'prom-client';
 import type { ClientStatsBook, ClientTargetView } from '../lustre/client-book.js';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
-import { UnreadableDirsMetric } from './lustre_targets_metrics.js';
+import { SourceMetrics } from './lustre_targets_metrics.js';
 import { metricsIn } from '../scrape/metric-factory.js';
 
 type Place = 'fs' | 'mount';
@@ -18,11 +18,12 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
   private readonly operationSeconds: Counter<Place | 'jobid' | 'operation'>;
   private readonly parseErrors: Counter<Place>;
   private readonly mountInfo: Gauge<Place | 'llite'>;
-  private readonly unreadableDirs: UnreadableDirsMetric;
+  /** Mounts beyond max-targets (not read: counted), the cap, unreadable llite directories. */
+  private readonly source: SourceMetrics;
 
-  constructor(registry: Registry) {
+  constructor(registry: Registry, maxTargets = Number.POSITIVE_INFINITY) {
     const { counter, gauge } = metricsIn(registry);
-    this.unreadableDirs = new UnreadableDirsMetric(registry, 'jobio_lustre_client');
+    this.source = new SourceMetrics(registry, 'jobio_lustre_client', 'lustre_client', maxTargets);
     this.readBytes = counter('jobio_lustre_client_read_bytes_total', "Bytes read through this node's Lustre client (sum of read_bytes in llite stats), credited to the node's job, in bytes.", [
       'fs',
       'mount',
@@ -50,11 +51,11 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
 
   clear(): void {
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.parseErrors, this.mountInfo]) m.reset();
-    this.unreadableDirs.clear();
+    this.source.clear();
   }
 
   whole(book: ClientStatsBook): void {
-    this.unreadableDirs.set(book.unreadableDirsTotal);
+    this.source.set(book);
   }
 
   target(t: ClientTargetView): void {

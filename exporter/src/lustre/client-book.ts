@@ -66,7 +66,7 @@ export class ClientStatsBook implements StatsSink {
     return this.acc.targetCount;
   }
 
-  /** Mounts are few; the target bound of the server-side collectors never drops one in practice. */
+  /** Mounts are few, but a low --collector.lustre_client.max-targets drops some: exported as jobio_lustre_client_targets_dropped. */
   get droppedTargets(): number {
     return this.acc.droppedTargets;
   }

@@ -5,6 +5,7 @@
 import { parseExposition } from './exposition.js';
 import { FAMILIES, measureOf, type Increment, type TopMode } from './increments.js';
 import { TopSourceError } from './prometheus-source.js';
+import { endpoint, shownUrl } from './url-credentials.js';
 import { JOB_INFO_FAMILY, jobInfoLabels, jobInfoMap, type JobInfoMap } from './job-info.js';
 
 type Snapshot = Map<string, { readonly labels: Readonly<Record<string, string>>; readonly name: string; readonly value: number }>;
@@ -24,6 +25,8 @@ export class ExporterSource {
   private previous: Snapshot | undefined;
   /** jobio_job_info of the last scrape (read only when `withJobInfo`). */
   jobInfo: JobInfoMap = new Map();
+  /** Whether the last scrape had any series of the mode's families, before the filters. */
+  hasSeries = false;
 
   constructor(
     private readonly urls: readonly string[],
@@ -39,20 +42,23 @@ export class ExporterSource {
     const texts = await Promise.all(
       this.urls.map(async (url) => {
         try {
-          const res = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs) });
+          const { url: plain, headers } = endpoint(url);
+          const res = await fetch(plain, { headers, signal: AbortSignal.timeout(this.timeoutMs) });
           if (!res.ok) throw new Error(`HTTP ${res.status}`);
           return { url, text: await res.text() };
         } catch (err) {
           const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-          throw new TopSourceError(`cannot scrape exporter ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+          throw new TopSourceError(`cannot scrape exporter ${shownUrl(url)}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
         }
       }),
     );
     const snapshot: Snapshot = new Map();
     const info: Array<Readonly<Record<string, string>>> = [];
+    this.hasSeries = false;
     for (const { url, text } of texts) {
       const { samples } = parseExposition(text, (name) => families.has(name));
       info.push(...jobInfoLabels(samples));
+      if (samples.some((s) => s.name !== JOB_INFO_FAMILY)) this.hasSeries = true;
       for (const s of samples) {
         if (s.name !== JOB_INFO_FAMILY && matches(s.labels, this.filters)) snapshot.set(seriesKey(url, s.name, s.labels), { labels: s.labels, name: s.name, value: s.value });
       }

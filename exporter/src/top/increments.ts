@@ -32,3 +32,11 @@ export function measureOf(mode: TopMode, name: string, labels: Readonly<Record<s
   if (name === f.reqs) return NOT_REQUESTS[mode].includes(labels.operation ?? '') ? undefined : 'reqs';
   return name === f.write ? 'write' : name === f.read ? 'read' : undefined;
 }
+
+/** The collector each mode reads, for the hint when a source has none of its series. */
+export const SOURCE_COLLECTOR: Record<TopMode, string> = { job: 'lustre_jobstats', client: 'lustre_exports' };
+
+/** Why an empty table may not mean an idle file system: the source has no series of the mode at all. */
+export function noSeriesHint(mode: TopMode, where: string): string {
+  return `${where} has no ${FAMILIES[mode].reqs} series at all: the table stays empty until it has some (the ${SOURCE_COLLECTOR[mode]} collector on the Lustre servers' exporters${where.startsWith('Prometheus') ? ', scraped by this Prometheus' : ''})`;
+}

@@ -4,6 +4,7 @@
 import { FAMILIES, GROUP_LABELS, NOT_REQUESTS, type Increment, type Measure, type TopMode } from './increments.js';
 import { promDuration, promString, selector } from './promql.js';
 import { JOB_INFO_QUERY, jobInfoMap, type JobInfoMap } from './job-info.js';
+import { endpoint, shownUrl } from './url-credentials.js';
 
 export class TopSourceError extends Error {}
 
@@ -30,19 +31,21 @@ export function buildQuery(mode: TopMode, measure: Measure, intervalMs: number, 
 export async function instantQuery(options: PrometheusQueryOptions, query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
   const params = new URLSearchParams({ query });
   if (options.time !== undefined) params.set('time', String(options.time));
-  const url = `${options.url.replace(/\/+$/, '')}/api/v1/query`;
+  const { url: base, headers } = endpoint(options.url);
+  const url = `${base.replace(/\/+$/, '')}/api/v1/query`;
+  const shown = shownUrl(options.url);
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', body: params, signal: AbortSignal.timeout(options.timeoutMs) });
+    res = await fetch(url, { method: 'POST', body: params, headers, signal: AbortSignal.timeout(options.timeoutMs) });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new TopSourceError(`cannot reach Prometheus at ${options.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    throw new TopSourceError(`cannot reach Prometheus at ${shown}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   }
   let body: { status?: string; error?: string; data?: { resultType?: string; result?: unknown } };
   try {
     body = (await res.json()) as typeof body;
   } catch {
-    throw new TopSourceError(`Prometheus at ${options.url} answered HTTP ${res.status} without a JSON body (is it a Prometheus server?)`);
+    throw new TopSourceError(`Prometheus at ${shown} answered HTTP ${res.status} without a JSON body (is it a Prometheus server?)`);
   }
   if (body.status !== 'success') throw new TopSourceError(`Prometheus rejected the query ${query}: ${body.error ?? `HTTP ${res.status}`}`);
   if (body.data?.resultType !== 'vector' || !Array.isArray(body.data.result)) throw new TopSourceError(`unexpected answer from Prometheus for ${query}`);
@@ -65,4 +68,9 @@ export async function queryIncrements(options: PrometheusQueryOptions): Promise<
 /** Account and work dir of every job Prometheus has jobio_job_info for (at `time`, else now). */
 export async function queryJobInfo(options: PrometheusQueryOptions): Promise<JobInfoMap> {
   return jobInfoMap((await instantQuery(options, JOB_INFO_QUERY)).map((r) => r.metric));
+}
+
+/** Whether Prometheus has any series of the mode's request counter (at `time`, else now), whatever the filters. */
+export async function hasSeries(options: PrometheusQueryOptions): Promise<boolean> {
+  return (await instantQuery(options, `count(${FAMILIES[options.mode].reqs})`)).length > 0;
 }

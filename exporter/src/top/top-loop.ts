@@ -3,10 +3,11 @@
 // output gives plain successive tables.
 import type { ClientMapper } from './client-map.js';
 import { ExporterSource } from './exporter-source.js';
-import type { Increment, TopMode } from './increments.js';
-import { queryIncrements, queryJobInfo, TopSourceError } from './prometheus-source.js';
+import { noSeriesHint, type Increment, type TopMode } from './increments.js';
+import { hasSeries, queryIncrements, queryJobInfo, TopSourceError } from './prometheus-source.js';
 import { clientRows, DEFAULT_COLUMNS, formatTable, jobRows, needsJobInfo, sortRows, type SortKey } from './table.js';
 import type { JobInfoMap } from './job-info.js';
+import { shownUrl } from './url-credentials.js';
 
 export interface TopSettings {
   readonly mode: TopMode;
@@ -75,19 +76,26 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
       }
       return increments ?? [];
     };
+    // An empty table reads as an idle file system: say so when the source has nothing to show at all.
+    const emptySourceHint = async (): Promise<string | undefined> => {
+      if (prometheus === undefined) return exporters?.hasSeries === false ? noSeriesHint(settings.mode, `the --exporter scrape (${settings.exporters.map(shownUrl).join(' ')})`) : undefined;
+      const options = { url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs };
+      return (await hasSeries(options)) ? undefined : noSeriesHint(settings.mode, `Prometheus at ${shownUrl(prometheus)}`);
+    };
     for (;;) {
       const increments = await next();
       if (stopped) return 0;
       if (settings.mapper) await settings.mapper.refresh();
       const rows = settings.mapper ? await clientRows(increments, settings.mapper) : jobRows(increments);
       const table = formatTable(sortRows(rows, settings.sort), settings.mode, settings.limit, columns, await jobInfo());
+      const warnings = [settings.mapper?.warning, rows.length === 0 ? await emptySourceHint() : undefined].filter((w): w is string => w !== undefined);
       if (settings.once) {
         out.write(table);
-        if (settings.mapper?.warning) process.stderr.write(`jobio top: ${settings.mapper.warning}\n`);
+        for (const w of warnings) process.stderr.write(`jobio top: ${w}\n`);
         return 0;
       }
-      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${settings.prometheus ?? settings.exporters.join(' ')} — ${new Date().toISOString()}\n`;
-      const warning = settings.mapper?.warning ? `(${settings.mapper.warning})\n` : '';
+      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${settings.prometheus !== undefined ? shownUrl(settings.prometheus) : settings.exporters.map(shownUrl).join(' ')} — ${new Date().toISOString()}\n`;
+      const warning = warnings.map((w) => `(${w})\n`).join('');
       out.write(`${out.isTTY ? CLEAR : '\n'}${title}${table}${warning}`);
       await sleep(settings.intervalMs);
       if (isStopped()) return 0;

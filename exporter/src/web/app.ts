@@ -20,6 +20,16 @@ export interface AppOptions {
   readonly passwordChecker?: PasswordChecker;
 }
 
+/** Whether a request path (percent-encoded as sent) is `path`. */
+function samePath(requestPath: string, path: string): boolean {
+  if (requestPath === path) return true;
+  try {
+    return decodeURIComponent(requestPath) === path;
+  } catch {
+    return false; // a malformed escape names no path of ours
+  }
+}
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -74,7 +84,13 @@ export function createApp(options: AppOptions): Express {
     app.use(basicAuth(options.webConfig.basicAuthUsers, options.passwordChecker, options.webMetrics));
   }
 
-  app.get(options.telemetryPath, (req, res) => {
+  // The telemetry path is matched as written, as node_exporter does: given to app.get() it was a route
+  // pattern, so `/m:x` served any `/m…`, `{…}` was optional, and `*` or `(` stopped start-up with a stack trace.
+  app.use((req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !samePath(req.path, options.telemetryPath)) {
+      next();
+      return;
+    }
     options.scraper.scrape().then(
       (text) => sendExposition(req, res, options.scraper.contentType, text, options.logger),
       (err: unknown) => {

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { makeCa } from '../../../test/helpers/tls.js';
 import { loadWebConfig, parseWebConfig, WebConfigError } from './web-config.js';
 
 const HASH = '$2y$10$hNmUPaElgNK7d7.OR57NW.tQVd70DJY8ZfLpww.0GG86QrmpWMdUi';
@@ -64,9 +65,32 @@ test('TLS files are resolved relative to the config file and min_version is chec
 
 function tlsDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-webcfg-'));
-  for (const name of ['server.crt', 'server.key', 'ca.crt']) writeFileSync(join(dir, name), 'PEM');
+  for (const name of ['server.crt', 'server.key']) writeFileSync(join(dir, name), 'PEM');
+  // The client CA bundle is checked when the file is read: a real one.
+  makeCa(dir);
   return join(dir, 'web.yml');
 }
+
+test('a client_ca_file without a usable certificate is refused at start (every client certificate would fail the handshake)', () => {
+  const file = tlsDir();
+  const ca = readFileSync(join(dirname(file), 'ca.crt'), 'latin1');
+  const tls = { cert_file: 'server.crt', key_file: 'server.key', client_auth_type: 'RequireAndVerifyClientCert', client_ca_file: 'bundle.pem' };
+  const cases: Array<[string, RegExp]> = [
+    ['not a certificate\n', /tls_server_config.client_ca_file: .*bundle.pem: no PEM certificate/],
+    ['', /no PEM certificate/],
+    [`${ca}-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`, /bundle.pem: certificate 2 of 2 does not parse/],
+  ];
+  for (const [text, pattern] of cases) {
+    writeFileSync(join(dirname(file), 'bundle.pem'), text);
+    assert.throws(
+      () => parseWebConfig({ tls_server_config: tls }, file),
+      (err: Error) => err instanceof WebConfigError && pattern.test(err.message),
+      String(pattern),
+    );
+  }
+  writeFileSync(join(dirname(file), 'bundle.pem'), `# site CAs\n${ca}${ca}`);
+  assert.equal(parseWebConfig({ tls_server_config: tls }, file).tls?.ca?.toString('latin1'), `# site CAs\n${ca}${ca}`);
+});
 
 test('mistakes that used to break the server later are refused at start, naming the file and field', () => {
   const file = tlsDir();
@@ -124,4 +148,25 @@ test('cipher_suites and curve_preferences are mapped onto the OpenSSL names Node
   const defaults = parseWebConfig({ tls_server_config: { cert_file: 'server.crt', key_file: 'server.key' } }, file);
   assert.equal(defaults.tls?.ciphers, undefined);
   assert.equal(defaults.tls?.honorCipherOrder, true);
+});
+
+test('bcrypt hashes the checker cannot verify are refused at start: $2$ and $2x$ (they used to refuse every password at login)', async () => {
+  const { compare, hashSync } = await import('bcryptjs');
+  const rest = HASH.slice(4); // "10$" + salt and hash
+  for (const version of ['$2a$', '$2b$', '$2y$']) {
+    const hash = version + rest;
+    assert.equal(parseWebConfig({ basic_auth_users: { alice: hash } }, 'web.yml').basicAuthUsers.get('alice'), hash);
+  }
+  for (const version of ['$2$', '$2x$']) {
+    assert.throws(
+      () => parseWebConfig({ basic_auth_users: { alice: version + rest } }, 'web.yml'),
+      (err: Error) =>
+        err instanceof WebConfigError && err.message === `web config file web.yml: basic_auth_users.alice: bcrypt version ${version} is not supported: use $2y$ (htpasswd -B), $2b$ or $2a$`,
+      version,
+    );
+  }
+  // What the refused ones would have done: the checker's bcrypt never accepts a $2$ hash, not even of the right password.
+  const real = hashSync('secret', 4);
+  assert.equal(await compare('secret', real), true);
+  assert.equal(await compare('secret', `$2$${real.slice(4)}`), false);
 });

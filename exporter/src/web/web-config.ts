@@ -6,6 +6,7 @@
 //   http_server_config: { headers: { <name>: <value> } }
 // Errors name the file and the field, so a mistake fails start-up instead of surfacing later as a
 // hung start (huge bcrypt cost), a 500 on every request (CR/LF in a header) or failing handshakes.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { dirname, resolve } from 'node:path';
@@ -51,7 +52,13 @@ export interface WebConfig {
 
 export class WebConfigError extends Error {}
 
-const BCRYPT_HASH = /^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/;
+/**
+ * The bcrypt hashes the password checker can verify: `$2a$`, `$2b$` and `$2y$` (htpasswd -B). A `$2$`
+ * or `$2x$` hash used to pass this check and then refuse every password at login (and `$2$` put the
+ * cost where the cost check did not look).
+ */
+const BCRYPT_HASH = /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/;
+const BCRYPT_UNSUPPORTED = /^\$2x?\$\d\d\$/;
 const KNOWN_TOP = new Set(['tls_server_config', 'basic_auth_users', 'http_server_config']);
 const KNOWN_TLS = new Set([
   'cert_file',
@@ -119,6 +126,8 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
     const clientAuth = (tlsDoc.client_auth_type ?? 'NoClientCert') as ClientAuthType;
     if (!CLIENT_AUTH_TYPES.includes(clientAuth)) fail('tls_server_config.client_auth_type', `must be one of ${CLIENT_AUTH_TYPES.join(', ')}`);
     const ca = tlsDoc.client_ca_file !== undefined ? readPem('tls_server_config.client_ca_file', tlsDoc.client_ca_file) : undefined;
+    const caProblem = ca ? caBundleProblem(ca) : undefined;
+    if (caProblem !== undefined) fail('tls_server_config.client_ca_file', `${resolve(baseDir, String(tlsDoc.client_ca_file))}: ${caProblem}`);
     if (clientAuth.includes('Verify') && !ca) fail('tls_server_config.client_ca_file', `required with client_auth_type ${clientAuth}`);
     if (ca && clientAuth === 'NoClientCert') fail('tls_server_config.client_ca_file', 'set without a client_auth_type that asks for certificates (as the exporter-toolkit, this is refused)');
     const versionNames = Object.keys(TLS_VERSIONS);
@@ -170,6 +179,8 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
     if (!isRecord(usersDoc)) return fail('basic_auth_users', 'expected a mapping of user name to bcrypt hash');
     for (const [user, hash] of Object.entries(usersDoc)) {
       if (user.includes(':')) fail(`basic_auth_users.${user}`, 'user names cannot contain ":"');
+      if (typeof hash === 'string' && BCRYPT_UNSUPPORTED.test(hash))
+        fail(`basic_auth_users.${user}`, `bcrypt version ${hash.slice(0, hash.indexOf('$', 1) + 1)} is not supported: use $2y$ (htpasswd -B), $2b$ or $2a$`);
       if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) fail(`basic_auth_users.${user}`, 'expected a bcrypt hash ($2y$..., e.g. from `htpasswd -nBC 10 "" | tr -d \':\\n\'`)');
       const cost = Number((hash as string).slice(4, 6));
       if (cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST) {
@@ -209,4 +220,22 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
 /** A version as written in the YAML (`TLS13`); anything else prints as YAML would have it, and matches no version. */
 function versionText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * Why a client CA bundle cannot verify anyone, or undefined. Node (like Go) takes a file without a
+ * usable certificate silently, and every client certificate is then refused at the handshake: a
+ * typo'd path to the wrong file would look like a network problem on every scrape.
+ */
+function caBundleProblem(pem: Buffer): string | undefined {
+  const blocks = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) return 'no PEM certificate (-----BEGIN CERTIFICATE-----) in the file';
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch (err) {
+      return `certificate ${i + 1} of ${blocks.length} does not parse: ${(err as Error).message}`;
+    }
+  }
+  return undefined;
 }
