@@ -104,3 +104,31 @@ test('childrenUsage reports the CPU time and peak RSS of reaped children', () =>
   assert.ok(after.maxRssBytes >= 50_000_000);
   assert.throws(() => (addon.childrenUsage as (x: number) => unknown)(1), /takes no arguments/);
 });
+
+test('a process that ends with frames still queued for JavaScript exits cleanly', () => {
+  // The environment's teardown empties the queue: Node frees the function's context before handing
+  // the last events back, and JavaScript can no longer run. The receiver used to touch that context
+  // and to rethrow a failed call as a C++ exception, which ended the process with SIGABRT
+  // ("terminate called after throwing an instance of 'Napi::Error'"): 9 runs in 10 on this script.
+  const script = join(dir, 'ends-with-queue.ts');
+  const native = new URL('../../exporter/src/profiler/native.ts', import.meta.url).href;
+  writeFileSync(
+    script,
+    [
+      `import { spawn } from 'node:child_process';`,
+      `import { loadSeqpacketAddon } from ${JSON.stringify(native)};`,
+      `const path = ${JSON.stringify(join(dir, 'q'))} + process.pid + '.sock';`,
+      `new (loadSeqpacketAddon().SeqpacketServer)(path, { maxFrame: 4096 }, () => undefined);`,
+      `const sender = 'import socket\\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\\ns.connect(' + JSON.stringify(path) + ')\\nfor i in range(500): s.send(b"x" * 100)';`,
+      `spawn(${JSON.stringify(requireBinary('python3'))}, ['-c', sender], { stdio: 'ignore' }).unref();`,
+      // JavaScript busy while the frames arrive, then the script ends: they are still queued.
+      `const end = Date.now() + 1000;`,
+      `while (Date.now() < end);`,
+    ].join('\n'),
+  );
+  for (let run = 0; run < 3; run++) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8' });
+    assert.equal(r.signal, null, `run ${run}: ${r.stderr}`);
+    assert.equal(r.status, 0, `run ${run}: ${r.stderr}`);
+  }
+});

@@ -39,6 +39,14 @@ void SeqpacketServer::Deliver(Event* event) {
 }
 
 void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event) {
+  if (env == nullptr || callback == nullptr) {
+    // The function is being torn down with events still queued (the receiver was closed, or the
+    // environment is going away): Node calls its finalizer, which frees `context`, before it empties
+    // the queue through here, so `context` must not be touched. The events are dropped: nobody is
+    // left to deliver them to, and nobody reads the counters any more.
+    delete event;
+    return;
+  }
   if (context != nullptr) {
     Counters& c = **context;
     std::lock_guard<std::mutex> lock(c.per_uid_mutex);
@@ -46,32 +54,41 @@ void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* con
     c.queued_bytes -= event->cost;
     c.per_uid[event->uid].bytes -= event->cost;
   }
-  if (env == nullptr || callback == nullptr) {
-    delete event;
-    return;
-  }
-  Napi::Object out = Napi::Object::New(env);
-  const char* type = event->kind == Event::kFrame ? "frame" : event->kind == Event::kOversized ? "oversized" : "close";
-  out.Set("type", Napi::String::New(env, type));
-  out.Set("connection", Napi::Number::New(env, static_cast<double>(event->connection)));
-  out.Set("pid", Napi::Number::New(env, event->pid));
-  out.Set("uid", Napi::Number::New(env, event->uid));
-  out.Set("gid", Napi::Number::New(env, event->gid));
-  out.Set("size", Napi::Number::New(env, static_cast<double>(event->size)));
-  if (event->kind == Event::kFrame) out.Set("data", Napi::Buffer<uint8_t>::Copy(env, event->data.data(), event->data.size()));
-  const Evidence& found = event->evidence;
-  if (found.has_evidence) {
-    Napi::Object evidence = Napi::Object::New(env);
-    if (found.has_cgroup) evidence.Set("cgroup", Napi::String::New(env, found.cgroup));
-    if (found.has_environ) evidence.Set("environ", Napi::Buffer<char>::Copy(env, found.job_vars.data(), found.job_vars.size()));
-    out.Set("evidence", evidence);
-  }
-  delete event;
+  // Nothing may throw out of this function: it is called from libuv, not from JavaScript, so a C++
+  // exception escaping it ends the process (std::terminate). Building the object can fail too, when
+  // the environment is shutting down (process.exit with frames still queued: JavaScript can no
+  // longer run); the event is then dropped, as there is nobody left to deliver it to.
   try {
+    Napi::Object out = Napi::Object::New(env);
+    const char* type = event->kind == Event::kFrame ? "frame" : event->kind == Event::kOversized ? "oversized" : "close";
+    out.Set("type", Napi::String::New(env, type));
+    out.Set("connection", Napi::Number::New(env, static_cast<double>(event->connection)));
+    out.Set("pid", Napi::Number::New(env, event->pid));
+    out.Set("uid", Napi::Number::New(env, event->uid));
+    out.Set("gid", Napi::Number::New(env, event->gid));
+    out.Set("size", Napi::Number::New(env, static_cast<double>(event->size)));
+    if (event->kind == Event::kFrame) out.Set("data", Napi::Buffer<uint8_t>::Copy(env, event->data.data(), event->data.size()));
+    const Evidence& found = event->evidence;
+    if (found.has_evidence) {
+      Napi::Object evidence = Napi::Object::New(env);
+      if (found.has_cgroup) evidence.Set("cgroup", Napi::String::New(env, found.cgroup));
+      if (found.has_environ) evidence.Set("environ", Napi::Buffer<char>::Copy(env, found.job_vars.data(), found.job_vars.size()));
+      out.Set("evidence", evidence);
+    }
+    delete event;
+    event = nullptr;
     callback.Call({out});
   } catch (const Napi::Error& err) {
-    // The listener threw: surface it as an uncaught exception rather than losing it silently.
-    err.ThrowAsJavaScriptException();
+    delete event;
+    // The listener threw: surface it as an uncaught exception rather than losing it silently. The C
+    // call, not err.ThrowAsJavaScriptException(), which throws again when JavaScript cannot run.
+    try {
+      (void)napi_throw(env, err.Value());
+    } catch (...) {
+      // (reading the error failed as well: the environment is going away)
+    }
+  } catch (...) {
+    delete event;  // (out of memory): dropped rather than ending the process
   }
 }
 
