@@ -94,10 +94,6 @@ function internGuess(guess: string | undefined, buf: Buffer, start: number, end:
 const NAME_BYTE = new Uint8Array(256);
 for (let c = 0; c < 256; c += 1) NAME_BYTE[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= ZERO && c <= NINE) || c === 95 ? 1 : 0;
 
-function isNameByte(c: number): boolean {
-  return NAME_BYTE[c] === 1;
-}
-
 /** The first position from p that is not a space or a tab (end if none). */
 function skipBlanks(buf: Buffer, p: number, end: number): number {
   while (p < end && (buf[p] === SPACE || buf[p] === TAB)) p += 1;
@@ -280,7 +276,7 @@ class Scanner {
         break;
       }
       const keyStart = p;
-      while (p < end && isNameByte(buf[p]!)) p += 1;
+      while (p < end && NAME_BYTE[buf[p]!] === 1) p += 1;
       const keyLength = p - keyStart;
       if (keyLength === 0 || buf[p] !== COLON) return this.bad();
       p += 1;
@@ -288,7 +284,7 @@ class Scanner {
       const k0 = buf[keyStart];
       if (keyLength === 4 && k0 === 117 /* unit */) {
         const unitStart = p;
-        while (p < end && isNameByte(buf[p]!)) p += 1;
+        while (p < end && NAME_BYTE[buf[p]!] === 1) p += 1;
         if (p === unitStart) return this.bad();
         unit = internGuess(this.view.units[this.view.count], buf, unitStart, p);
       } else if (keyLength === 4 && k0 === 104 /* hist */) {
@@ -302,11 +298,16 @@ class Scanner {
         const isSum = keyLength === 3 && k0 === 115 && buf[keyStart + 1] === 117; // sum
         const digitsStart = p;
         let value = 0;
-        while (p < end) {
-          const d = buf[p]! - ZERO;
-          if (d < 0 || d > 9) break;
-          value = value * 10 + d;
-          p += 1;
+        if (isSamples || isSum) {
+          while (p < end) {
+            const d = buf[p]! - ZERO;
+            if (d < 0 || d > 9) break;
+            value = value * 10 + d;
+            p += 1;
+          }
+        } else {
+          // min, max, sumsq: checked to be a number, not kept.
+          while (p < end && buf[p]! >= ZERO && buf[p]! <= NINE) p += 1;
         }
         const digits = p - digitsStart;
         if (digits === 0) return this.bad();
