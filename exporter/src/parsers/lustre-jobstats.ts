@@ -225,13 +225,15 @@ class Scanner {
     while (p < lineEnd && NAME_BYTE[buf[p]!] === 1) p += 1;
     const nameEnd = p;
     p = skipBlanks(buf, p, lineEnd);
-    if (nameEnd === nameStart || buf[p] !== COLON) {
+    // p may be at lineEnd: read no byte there. In a streamed file's last line (no newline) that byte
+    // is in the reused carry buffer, left from an earlier line, and would decide the line's fate.
+    if (nameEnd === nameStart || p >= lineEnd || buf[p] !== COLON) {
       this.pos = p;
       return this.bad();
     }
     p = skipBlanks(buf, p + 1, lineEnd);
     this.pos = p;
-    if (buf[p] === LBRACE) {
+    if (p < lineEnd && buf[p] === LBRACE) {
       if (!this.inEntry) return this.bad();
       return this.counter(nameStart, nameEnd);
     }
