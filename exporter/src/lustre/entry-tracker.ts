@@ -143,7 +143,7 @@ export class EntryTracker {
     const key = classKey(identity);
     let cls = this.classes.get(key);
     if (!cls) {
-      cls = newJobClass(identity);
+      cls = newJobClass(key, identity);
       this.classes.set(key, cls);
     }
     cls.entries += 1;
