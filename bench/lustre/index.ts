@@ -2,6 +2,10 @@
 // 100,000 entries, 2.14+ and 2.10 formats), the full collector update + render against the time Node
 // needs just to read the same file and split it into lines, measured in the same run; each case in its
 // own child process for its peak RSS. Goal: 20,000-entry 2.14 OST file in <= 4x the baseline, <= 250 MB.
+//
+// JOBIO_BENCH_LUSTRE_CASES=2.14:20000 (comma-separated format:entries) runs only those cases of the
+// first table, without the many-target and every-job tables: `JOBIO_BENCH_LUSTRE_CASES=2.14:20000
+// npm run bench -- lustre` is the goal's case alone, quick enough to repeat on a shared machine.
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,6 +96,18 @@ export function run(): Promise<string> {
   return Promise.resolve(report());
 }
 
+/** The cases of the first table: all, or those JOBIO_BENCH_LUSTRE_CASES names (a bad name is an error, not an empty run). */
+function selectedCases(): { format: GeneratedFormat; entries: number }[] {
+  const all = (['2.14', '2.10'] as const).flatMap((format) => [20_000, 100_000].map((entries) => ({ format, entries })));
+  const wanted = process.env.JOBIO_BENCH_LUSTRE_CASES;
+  if (wanted === undefined || wanted === '') return all;
+  return wanted.split(',').map((name) => {
+    const found = all.find((c) => `${c.format}:${c.entries}` === name.trim());
+    if (!found) throw new Error(`JOBIO_BENCH_LUSTRE_CASES: no case "${name}" (known: ${all.map((c) => `${c.format}:${c.entries}`).join(', ')})`);
+    return found;
+  });
+}
+
 function report(): string {
   // The cases run the built exporter, as production does (see worker.mjs).
   if (!existsSync(join(repo, 'dist/collectors/lustre_jobstats.js'))) execFileSync('npm', ['run', 'build:ts'], { cwd: repo, stdio: 'ignore' });
@@ -99,26 +115,26 @@ function report(): string {
   mkdirSync(join(dir, 'proc/fs/lustre/obdfilter/bench-OST0000'), { recursive: true });
   const rows: string[] = [];
   const allJobs: string[] = [];
+  const cases = selectedCases();
+  const onlySome = cases.length < 4;
   try {
-    for (const format of ['2.14', '2.10'] as const) {
-      for (const entries of [20_000, 100_000]) {
-        const first = join(dir, `${format}-${entries}-a`);
-        const grown = join(dir, `${format}-${entries}-b`);
-        writeJobStats(first, entries, format, 1);
-        writeJobStats(grown, entries, format, 2);
-        const mb = statSync(first).size / 1e6;
-        const base = child(['baseline', first]);
-        const coll = child(['collector', dir, first, grown]);
-        const worst = Math.max(coll.firstMs ?? 0, coll.grownMs ?? 0);
-        const ms = (v: number | undefined): string => (v ?? NaN).toFixed(0);
-        rows.push(
-          `| ${format} | ${entries.toLocaleString('en')} | ${mb.toFixed(0)} | ${ms(base.ms)} | ${ms(base.maxRssMb)} | ${ms(coll.coldProcessMs)} | ${ms(coll.firstMs)} | ${ms(coll.grownMs)} | ${ms(coll.idleMs)} | ${(worst / base.ms!).toFixed(2)}× | ${ms(coll.maxRssMb)} | ${coll.series} |`,
-        );
-        rmSync(first);
-        rmSync(grown);
-      }
+    for (const { format, entries } of cases) {
+      const first = join(dir, `${format}-${entries}-a`);
+      const grown = join(dir, `${format}-${entries}-b`);
+      writeJobStats(first, entries, format, 1);
+      writeJobStats(grown, entries, format, 2);
+      const mb = statSync(first).size / 1e6;
+      const base = child(['baseline', first]);
+      const coll = child(['collector', dir, first, grown]);
+      const worst = Math.max(coll.firstMs ?? 0, coll.grownMs ?? 0);
+      const ms = (v: number | undefined): string => (v ?? NaN).toFixed(0);
+      rows.push(
+        `| ${format} | ${entries.toLocaleString('en')} | ${mb.toFixed(0)} | ${ms(base.ms)} | ${ms(base.maxRssMb)} | ${ms(coll.coldProcessMs)} | ${ms(coll.firstMs)} | ${ms(coll.grownMs)} | ${ms(coll.idleMs)} | ${(worst / base.ms!).toFixed(2)}× | ${ms(coll.maxRssMb)} | ${coll.series} |`,
+      );
+      rmSync(first);
+      rmSync(grown);
     }
-    allJobs.push(...everyJobCase(dir));
+    if (!onlySome) allJobs.push(...everyJobCase(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -135,7 +151,7 @@ function report(): string {
     '',
     'Goal (issue 3): the 20,000-entry 2.14 file in at most 4× the baseline with peak RSS at most 250 MB.',
     '',
-    manyTargets(),
+    onlySome ? '' : manyTargets(),
     ...allJobs,
   ].join('\n');
 }

@@ -11,14 +11,14 @@
 // the jobs folded into `_other` too); no series are kept here.
 import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
 import { decodeJobId } from '../parsers/lustre-jobid.js';
-import { addDelta, classKey, type Credit, type CreditBook } from './credits.js';
+import { addDelta, classKey, newJobClass, type Credit, type CreditBook, type JobClass } from './credits.js';
 import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
 import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
 import { u64Less, u64Sub, type U64 } from './u64.js';
 
 interface EntryState {
-  readonly identity: JobIdentity;
-  readonly key: string;
+  /** The entry's identity, shared with the other entries of the same job. */
+  readonly cls: JobClass;
   /** Field numbers, shared between entries with the same layout. */
   layout: readonly number[];
   values: U64[];
@@ -31,6 +31,8 @@ export type QualityCounts = Record<JobIdQuality, number>;
 
 export class EntryTracker {
   private readonly entries = new Map<string, EntryState>();
+  /** The classes of the entries kept, by classKey; a class goes with its last entry. */
+  private readonly classes = new Map<string, JobClass>();
   private readonly layouts = new Map<string, readonly number[]>();
   private readonly scratch: FieldValues = { count: 0, ids: [], values: [], dropped: 0 };
   quality: QualityCounts = { correct: 0, missing_jobid: 0, malformed: 0 };
@@ -70,15 +72,15 @@ export class EntryTracker {
         this.droppedEntries += 1;
         return;
       }
-      const identity = classifyJobId(decodeJobId(view.rawId), this.formats);
-      state = { identity, key: classKey(identity), layout: this.layoutOf(cur), values: cur.values.slice(0, cur.count), startTime: view.startTime, seen: epoch };
+      const cls = this.classOf(classifyJobId(decodeJobId(view.rawId), this.formats));
+      state = { cls, layout: this.layoutOf(cur), values: cur.values.slice(0, cur.count), startTime: view.startTime, seen: epoch };
       this.entries.set(view.rawId, state);
-      this.quality[identity.quality] += 1;
+      this.quality[cls.identity.quality] += 1;
       let credit: Credit | undefined;
       for (let j = 0; j < cur.count; j += 1) {
         const value = cur.values[j]!;
         if (value === 0) continue;
-        credit ??= credits.creditFor(state.key, identity);
+        credit ??= credits.creditFor(cls);
         addDelta(credit, cur.ids[j]!, value);
         if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(value);
       }
@@ -86,7 +88,7 @@ export class EntryTracker {
       if (credit) credit.entries += 1;
       return;
     }
-    this.quality[state.identity.quality] += 1;
+    this.quality[state.cls.identity.quality] += 1;
     state.seen = epoch;
     if (!this.sameLayout(state.layout, cur)) return this.ingestRelayout(state, view, credits);
     const prev = state.values;
@@ -98,7 +100,7 @@ export class EntryTracker {
       const delta = reset ? value : u64Sub(value, prev[j]!);
       prev[j] = value;
       if (delta === 0) continue;
-      credit ??= credits.creditFor(state.key, state.identity);
+      credit ??= credits.creditFor(state.cls);
       addDelta(credit, cur.ids[j]!, delta);
       if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(delta);
     }
@@ -119,16 +121,33 @@ export class EntryTracker {
   /** Forgets the entries that were not in this read (Lustre dropped them), unless the read was cut short. */
   endRead(epoch: number, complete = true): void {
     if (!complete) return;
-    for (const [id, state] of this.entries) if (state.seen !== epoch) this.entries.delete(id);
+    for (const [id, state] of this.entries) {
+      if (state.seen === epoch) continue;
+      this.entries.delete(id);
+      state.cls.entries -= 1;
+      if (state.cls.entries === 0) this.classes.delete(state.cls.key);
+    }
   }
 
   clear(): void {
     this.entries.clear();
+    this.classes.clear();
   }
 
-  /** Key and identity of every entry kept: after endRead(), every entry of the last read (rate-density.ts). */
-  identities(): IterableIterator<{ readonly key: string; readonly identity: JobIdentity }> {
-    return this.entries.values();
+  /** The class of every entry kept, in entry order: after endRead(), every entry of the last read (rate-density.ts). */
+  *entryClasses(): IterableIterator<JobClass> {
+    for (const state of this.entries.values()) yield state.cls;
+  }
+
+  private classOf(identity: JobIdentity): JobClass {
+    const key = classKey(identity);
+    let cls = this.classes.get(key);
+    if (!cls) {
+      cls = newJobClass(key, identity);
+      this.classes.set(key, cls);
+    }
+    cls.entries += 1;
+    return cls;
   }
 
   private lastLayout: readonly number[] = [];
@@ -179,7 +198,7 @@ export class EntryTracker {
       const delta = u64Less(value, before) ? value : u64Sub(value, before);
       previous.set(id, value);
       if (delta === 0) continue;
-      credit ??= credits.creditFor(state.key, state.identity);
+      credit ??= credits.creditFor(state.cls);
       addDelta(credit, id, delta);
       if (this.fields.fields[id]!.kind === 'operations') credit.activity += Number(delta);
     }

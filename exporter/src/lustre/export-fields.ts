@@ -48,40 +48,87 @@ export interface FieldValues {
   readonly values: U64[];
   /** Counters whose field could not be numbered (table full). */
   dropped: number;
+  /** The plan of the last entry mapped: the next entry nearly always has the same lines. */
+  plan?: FieldPlan;
 }
 
-function push(out: FieldValues, id: number, value: U64): void {
+/**
+ * How the entries of one line layout map to fields: output k is field ids[k], taken from the sum
+ * (fromSum[k]) or the samples of line lines[k]. What an entry maps to depends only on its lines'
+ * names, units and whether each has a sum, and the table only grows (a number, or -1 once full, never
+ * changes), so one plan serves every entry with the same lines without looking up the table again.
+ */
+interface FieldPlan {
+  readonly names: readonly string[];
+  readonly units: readonly string[];
+  readonly noSum: readonly boolean[];
+  readonly ids: number[];
+  readonly lines: number[];
+  readonly fromSum: boolean[];
+  dropped: number;
+}
+
+function fits(plan: FieldPlan, entry: JobStatsEntryView): boolean {
+  if (plan.names.length !== entry.count) return false;
+  for (let i = 0; i < entry.count; i += 1) {
+    if (plan.names[i] !== entry.names[i] || plan.units[i] !== entry.units[i] || plan.noSum[i] !== (entry.sums[i] === -1)) return false;
+  }
+  return true;
+}
+
+function add(plan: FieldPlan, id: number, line: number, fromSum: boolean): void {
   if (id < 0) {
-    out.dropped += 1;
+    plan.dropped += 1;
     return;
   }
-  out.ids[out.count] = id;
-  out.values[out.count] = value;
-  out.count += 1;
+  plan.ids.push(id);
+  plan.lines.push(line);
+  plan.fromSum.push(fromSum);
 }
 
-/** Maps one parsed entry to the fields the exporter keeps. */
-export function entryFields(entry: JobStatsEntryView, table: FieldTable, out: FieldValues): void {
-  out.count = 0;
-  out.dropped = 0;
+/** Which fields an entry with these lines keeps (numbering new ones in the table). */
+function planFields(entry: JobStatsEntryView, table: FieldTable): FieldPlan {
+  const { count } = entry;
+  const plan: FieldPlan = {
+    names: entry.names.slice(0, count),
+    units: entry.units.slice(0, count),
+    noSum: entry.sums.slice(0, count).map((sum) => sum === -1),
+    ids: [],
+    lines: [],
+    fromSum: [],
+    dropped: 0,
+  };
   let hasRead = false;
   let hasWrite = false;
-  for (let i = 0; i < entry.count; i += 1) {
+  for (let i = 0; i < count; i += 1) {
     const name = entry.names[i];
     if (name === 'read') hasRead = true;
     else if (name === 'write') hasWrite = true;
   }
-  for (let i = 0; i < entry.count; i += 1) {
+  for (let i = 0; i < count; i += 1) {
     const name = entry.names[i]!;
-    const samples = entry.samples[i]!;
-    const sum = entry.sums[i]!;
+    const hasSum = entry.sums[i] !== -1;
     if (name === 'read_bytes' || name === 'write_bytes') {
       const read = name === 'read_bytes';
-      if (sum !== -1) push(out, table.id(read ? 'read_bytes' : 'write_bytes', read ? 'read' : 'write'), sum);
-      if (!(read ? hasRead : hasWrite)) push(out, table.id('operations', read ? 'read' : 'write'), samples);
+      if (hasSum) add(plan, table.id(read ? 'read_bytes' : 'write_bytes', read ? 'read' : 'write'), i, true);
+      if (!(read ? hasRead : hasWrite)) add(plan, table.id('operations', read ? 'read' : 'write'), i, false);
       continue;
     }
-    push(out, table.id('operations', name), samples);
-    if (entry.units[i] === 'usecs' && sum !== -1) push(out, table.id('operation_seconds', name), sum);
+    add(plan, table.id('operations', name), i, false);
+    if (entry.units[i] === 'usecs' && hasSum) add(plan, table.id('operation_seconds', name), i, true);
   }
+  return plan;
+}
+
+/** Maps one parsed entry to the fields the exporter keeps. */
+export function entryFields(entry: JobStatsEntryView, table: FieldTable, out: FieldValues): void {
+  let plan = out.plan;
+  if (plan === undefined || !fits(plan, entry)) plan = out.plan = planFields(entry, table);
+  const { ids, lines, fromSum } = plan;
+  for (let k = 0; k < ids.length; k += 1) {
+    out.ids[k] = ids[k]!;
+    out.values[k] = fromSum[k] ? entry.sums[lines[k]!]! : entry.samples[lines[k]!]!;
+  }
+  out.count = ids.length;
+  out.dropped = plan.dropped;
 }

@@ -100,7 +100,10 @@ export function classifyJobId(id: string, formats: JobIdFormats): JobIdentity {
     let uid: number | undefined;
     let process: string | undefined;
     let hasJob = false;
-    for (const [i, code] of format.groups.entries()) {
+    // Indexed, and the identity built without spreads: this runs once for every new entry (20,000 in
+    // a first scrape), and each iterator or spread was an object to collect.
+    for (let i = 0; i < format.groups.length; i += 1) {
+      const code = format.groups[i];
       const value = match[i + 1] ?? '';
       if (code === 'j') {
         hasJob = true;
@@ -114,9 +117,10 @@ export function classifyJobId(id: string, formats: JobIdFormats): JobIdentity {
       }
     }
     if (uid !== undefined && !Number.isSafeInteger(uid)) continue;
-    if (hasJob && jobid !== undefined) return { quality: 'correct', jobid, ...(uid !== undefined ? { uid } : {}) };
+    if (hasJob && jobid !== undefined) return uid !== undefined ? { quality: 'correct', jobid, uid } : { quality: 'correct', jobid };
     const quality: JobIdQuality = hasJob ? 'missing_jobid' : 'correct';
-    return { quality, ...(uid !== undefined ? { uid } : {}), ...(process !== undefined ? { process } : {}) };
+    if (uid === undefined) return process === undefined ? { quality } : { quality, process };
+    return process === undefined ? { quality, uid } : { quality, uid, process };
   }
   return MALFORMED;
 }

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jobStatsText, type GeneratedJob } from '../../../test/lustre/generate-jobstats.js';
 import { newAccumulator, scrapeOnce, total } from '../../../test/lustre/harness.js';
+import { BUCKETS } from './rate-density.js';
 import type { U64 } from './u64.js';
 
 const OPS = ['read_bytes', 'write_bytes', 'punch'] as const;
@@ -101,6 +102,22 @@ test('entries of one job from several hosts add up into one series; FQDN entries
   assert.equal(out.exported.get(W('7')), 300);
   assert.equal(out.exported.get(W('_other', '_other')), 400);
   assert.deepEqual(out.targets.get('OST0')?.quality, { correct: 2, missing_jobid: 0, malformed: 1 });
+});
+
+test('a job whose hosts come and go: exact sums, and the rate density counts it once while any of its entries is left', () => {
+  const acc = newAccumulator();
+  // Jobs in the rate density of the last scrape: every job counts once in the operations class.
+  const densityJobs = (): number => [...acc.targetViews()][0]!.density!.jobs.slice(0, BUCKETS).reduce((a, b) => a + b, 0);
+  scrapeOnce(acc, { 'obdfilter/OST0': ost(['7:5000:n1', 1, 100], ['7:5000:n2', 2, 200], ['8:5000:n1', 1, 10]) }, 0);
+  const oneLeft = scrapeOnce(acc, { 'obdfilter/OST0': ost(['7:5000:n1', 3, 300], ['8:5000:n1', 1, 10]) }, MIN);
+  assert.deepEqual([oneLeft.exported.get(W('7')), oneLeft.exported.get(OPW('7')), densityJobs()], [500, 5, 2]);
+  // A new host of job 7 while n1 is still there: the same job, not a second one.
+  const joined = scrapeOnce(acc, { 'obdfilter/OST0': ost(['7:5000:n1', 3, 300], ['7:5000:n3', 1, 50], ['8:5000:n1', 1, 10]) }, 2 * MIN);
+  assert.deepEqual([joined.exported.get(W('7')), joined.exported.get(OPW('7')), densityJobs()], [550, 6, 2]);
+  const allGone = scrapeOnce(acc, { 'obdfilter/OST0': ost(['8:5000:n1', 1, 10]) }, 3 * MIN);
+  assert.deepEqual([allGone.exported.get(W('7')), densityJobs()], [550, 1]);
+  const back = scrapeOnce(acc, { 'obdfilter/OST0': ost(['7:5000:n2', 2, 20], ['8:5000:n1', 1, 10]) }, 4 * MIN);
+  assert.deepEqual([back.exported.get(W('7')), back.exported.get(OPW('7')), densityJobs()], [570, 8, 2]);
 });
 
 test('identity: missing job id and login-node entries (%e.%u, correct) → _none (with the executable as process), system uids → _system', () => {

@@ -103,6 +103,8 @@ export class JobStatsAccumulator {
   private readonly targets = new Map<string, TargetState>();
   private epoch = 0;
   private collected = false;
+  /** Walks over the entries' classes so far (densityOf marks the classes it has counted). */
+  private densityWalks = 0;
   /** Lines of an lctl dump that came before any `param=` header: no target to charge them to. */
   unattributedLines = 0;
   /** Targets present but not read this scrape because maxTargets were already kept. */
@@ -216,7 +218,7 @@ export class JobStatsAccumulator {
   /** uids that appear in this scrape's increments (resolve their names before finish()). */
   uids(): Set<number> {
     const uids = new Set<number>();
-    for (const t of this.targets.values()) for (const c of t.credits.byClass.values()) if (c.identity.uid !== undefined) uids.add(c.identity.uid);
+    for (const t of this.targets.values()) for (const c of t.credits.credits) if (c.identity.uid !== undefined) uids.add(c.identity.uid);
     return uids;
   }
 
@@ -243,19 +245,20 @@ export class JobStatsAccumulator {
 
   /** Every job of the read (one per identity, its client hosts merged), folded or not; malformed ids are no job. */
   private densityOf(t: TargetState, intervalSeconds: number): RateDensity {
-    const seen = new Set<string>();
+    // Each class once, in the order of its first entry: marked with a number no earlier walk used.
+    const mark = (this.densityWalks += 1);
     const jobs: DensityJob[] = [];
-    for (const { key, identity } of t.tracker.identities()) {
-      if (identity.quality === 'malformed' || seen.has(key)) continue;
-      seen.add(key);
-      jobs.push({ uid: identity.uid, deltas: t.credits.byClass.get(key)?.deltas });
+    for (const cls of t.tracker.entryClasses()) {
+      if (cls.identity.quality === 'malformed' || cls.mark === mark) continue;
+      cls.mark = mark;
+      jobs.push({ uid: cls.identity.uid, deltas: t.credits.creditOf(cls)?.deltas });
     }
     return rateDensity(jobs, this.fields.fields, intervalSeconds);
   }
 
   private group(t: TargetState, userLabel: UserLabel): Map<string, SeriesGroup> {
     const groups = new Map<string, SeriesGroup>();
-    for (const credit of t.credits.byClass.values()) {
+    for (const credit of t.credits.credits) {
       const malformed = credit.identity.quality === 'malformed';
       const labels = malformed ? OTHER_LABELS : labelsOf(credit, userLabel);
       const key = malformed ? OTHER_KEY : seriesKey(labels);

@@ -381,3 +381,26 @@ test('JobStatsStream: a read cut at a bound drops the incomplete last entry and 
   assert.equal(result.entries, 1);
   assert.equal(result.malformedLines, 0);
 });
+
+test('JobStatsStream: the last line of a file without its newline is read as one scan reads it, whatever an earlier line left in the carry buffer', () => {
+  // The carried line `  aaaaaaa{{{{{…` (malformed) leaves `{` and `:` bytes in the reused carry buffer
+  // just past the short last lines below; they must not make `punch: ` a counter line or `  punch` a key line.
+  for (const [last, stale] of [
+    ['  punch: ', '{'],
+    ['  punch', ':'],
+  ] as const) {
+    const head = `job_stats:\n- job_id:          1\n  open:            { samples: 2, unit:  reqs }\n`;
+    const earlier = `  aaaaaaa${stale.repeat(40)}`;
+    const text = Buffer.from(`${head}${earlier}\n${last}`);
+    const whole = recorder();
+    scanJobStats(text, whole.visitor);
+    assert.deepEqual(
+      whole.seen.map((e) => (Array.isArray(e) ? e[0] : e)),
+      // One malformed line each: `  aaaaaaa{{{…` (no colon) and `  punch` (no colon); `aaaaaaa:::…` and `punch: ` are key lines.
+      ['malformed', '1'],
+      `${JSON.stringify(last)} in one scan`,
+    );
+    // The earlier line ends in the second chunk, so it was carried; the last line is carried after it.
+    assert.deepEqual(streamed(text, [head.length + 3]), whole.seen, `${JSON.stringify(last)} streamed`);
+  }
+});

@@ -19,6 +19,12 @@ export function findJobStatsFiles(paths: Paths): Promise<FoundTargets<JobStatsFi
   return findTargets(paths, JOBSTATS_KINDS, ({ kind, target, dir }, entries) => (entries.includes('job_stats') ? [{ ref: { kind, name: target }, path: join(dir, 'job_stats') }] : []));
 }
 
+/** Two chunk buffers of one length, reused from file to file: one is parsed while the other is read into. */
+export interface ChunkBuffers {
+  readonly buffer: Buffer;
+  readonly spare: Buffer;
+}
+
 /** How one file's read ended. */
 export type JobStatsReadOutcome = { readonly bytes: number; readonly truncated: boolean } | { readonly gone: true } | { readonly error: Error };
 
@@ -27,9 +33,9 @@ export type JobStatsReadOutcome = { readonly bytes: number; readonly truncated: 
  * reader told so). seq_file gives one consistent pass per open. A file gone meanwhile (target
  * unmounted) leaves the reader unused; a FIFO, device or failed read is an error for this target only.
  */
-export async function readJobStatsFile(file: JobStatsFile, reader: TargetReader, maxBytes: number, signal?: AbortSignal, buffer?: Buffer): Promise<JobStatsReadOutcome> {
+export async function readJobStatsFile(file: JobStatsFile, reader: TargetReader, maxBytes: number, signal?: AbortSignal, buffers?: ChunkBuffers): Promise<JobStatsReadOutcome> {
   try {
-    const result = await streamPseudoFile(file.path, (chunk) => reader.push(chunk), { signal, maxBytes, ...(buffer ? { buffer } : {}) });
+    const result = await streamPseudoFile(file.path, (chunk) => reader.push(chunk), { signal, maxBytes, ...buffers });
     reader.end(result.truncated);
     return result;
   } catch (err) {

@@ -41,3 +41,34 @@ test('pseudo-files: a stream stops at maxBytes and says truncated; chunks never 
   assert.equal((await readPseudoFile(path)).length, 10_000);
   await assert.rejects(readPseudoFile(path, { maxBytes: 9_999 }), FileTooLargeError);
 });
+
+test('pseudo-files: with a spare buffer (read ahead) the chunks are the same bytes in the same order, and the bounds hold', async () => {
+  const path = join(dir, 'numbered');
+  const text = Array.from({ length: 3000 }, (_, i) => `line ${i}\n`).join('');
+  writeFileSync(path, text);
+  const buffers = { buffer: Buffer.alloc(1000), spare: Buffer.alloc(1000) };
+  const copies = (maxBytes: number, stopAfter = Number.POSITIVE_INFINITY) => {
+    const seen: string[] = [];
+    const result = streamPseudoFile(path, (c) => seen.push(c.toString('latin1')) < stopAfter && undefined, { maxBytes, ...buffers });
+    return result.then((r) => ({ ...r, seen }));
+  };
+  const whole = await copies(1 << 20);
+  assert.deepEqual({ bytes: whole.bytes, truncated: whole.truncated }, { bytes: text.length, truncated: false });
+  assert.equal(whole.seen.join(''), text, 'every byte once, in order, though each buffer is refilled while the other is handed over');
+  assert.ok(whole.seen.every((c) => c.length <= 1000));
+  const cut = await copies(2500);
+  assert.deepEqual(
+    cut.seen.map((c) => c.length),
+    [1000, 1000, 500],
+  );
+  assert.equal(cut.seen.join(''), text.slice(0, 2500));
+  assert.equal(cut.truncated, true);
+  const exact = await copies(text.length);
+  assert.equal(exact.truncated, false, 'exactly at the bound with nothing left');
+  const stopped = await copies(1 << 20, 2);
+  assert.deepEqual(
+    { bytes: stopped.bytes, truncated: stopped.truncated, chunks: stopped.seen.length },
+    { bytes: 2000, truncated: true, chunks: 2 },
+    'the consumer can stop; the read already started is waited for',
+  );
+});

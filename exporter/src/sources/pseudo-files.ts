@@ -60,6 +60,12 @@ export interface StreamOptions {
   readonly chunkBytes?: number;
   /** A chunk buffer to reuse (its length is the chunk size): callers reading many files keep one. */
   readonly buffer?: Buffer;
+  /**
+   * A second buffer of the same length: with it, the next chunk is read (on libuv's thread pool) while
+   * onChunk works on the current one, instead of the two waiting for each other. For big files whose
+   * chunks take as long to parse as to read.
+   */
+  readonly spare?: Buffer;
 }
 
 export interface StreamResult {
@@ -70,28 +76,46 @@ export interface StreamResult {
 
 /**
  * Reads a regular file chunk by chunk into `onChunk` (the buffer is reused: copy what you keep; return
- * false to stop early). Memory is one chunk whatever the file size. Pseudo-files (size 0 in fstat)
- * are read until read() returns 0, like cat.
+ * false to stop early). Memory is one chunk (two with `spare`) whatever the file size. Pseudo-files
+ * (size 0 in fstat) are read until read() returns 0, like cat. Reads stay sequential, one at a time:
+ * with `spare`, the read of the next chunk is only started earlier.
  */
 export async function streamPseudoFile(path: string, onChunk: (chunk: Buffer) => unknown, options: StreamOptions): Promise<StreamResult> {
   const handle = await openRegular(path);
+  /** The buffer the next read fills, and (with a spare) the one onChunk has. */
+  let current = options.buffer ?? Buffer.allocUnsafe(Math.max(1, Math.min(options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxBytes + 1)));
+  let other = options.spare;
+  let bytes = 0;
+  /** Starts the next read: a chunk, or 1 byte once at the bound (to tell whether anything is left). */
+  const readInto = (into: Buffer): Promise<{ bytesRead: number; atBound: boolean }> => {
+    options.signal?.throwIfAborted();
+    const room = options.maxBytes - bytes;
+    const atBound = room <= 0;
+    return handle.read(into, 0, atBound ? 1 : Math.min(into.length, room), null).then(({ bytesRead }) => ({ bytesRead, atBound }));
+  };
+  let pending: Promise<{ bytesRead: number; atBound: boolean }> | undefined;
   try {
-    const chunk = options.buffer ?? Buffer.allocUnsafe(Math.max(1, Math.min(options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxBytes + 1)));
-    let bytes = 0;
+    pending = readInto(current);
     for (;;) {
-      options.signal?.throwIfAborted();
-      const room = options.maxBytes - bytes;
-      if (room <= 0) {
-        // Exactly at the bound: truncated only if something is left.
-        const { bytesRead } = await handle.read(chunk, 0, 1, null);
-        return { bytes, truncated: bytesRead > 0 };
-      }
-      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, room), null);
+      const { bytesRead, atBound } = await pending;
+      pending = undefined;
+      // Exactly at the bound: truncated only if something is left.
+      if (atBound) return { bytes, truncated: bytesRead > 0 };
       if (bytesRead === 0) return { bytes, truncated: false };
       bytes += bytesRead;
-      if (onChunk(chunk.subarray(0, bytesRead)) === false) return { bytes, truncated: true };
+      const filled = current;
+      if (other) {
+        // Read ahead into the other buffer (onChunk is done with it) while onChunk has this one.
+        pending = readInto(other);
+        current = other;
+        other = filled;
+      }
+      if (onChunk(filled.subarray(0, bytesRead)) === false) return { bytes, truncated: true };
+      pending ??= readInto(current);
     }
   } finally {
+    // A read still running must end before its descriptor is closed (an early stop, a throw).
+    if (pending) await pending.catch(() => undefined);
     await handle.close();
   }
 }
