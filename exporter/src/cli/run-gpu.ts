@@ -13,7 +13,10 @@ export interface GpuPoint {
   readonly temperature?: number;
   readonly memUsed?: number;
   readonly powerMw?: number;
-  /** Cumulative PCIe bytes since the first sample (rate × time, a sampled estimate). */
+  /**
+   * Cumulative PCIe bytes since the first sample (rate × time, a sampled estimate), in whole bytes:
+   * rounded here, at the point, so the frames' differences add up exactly to the job total's.
+   */
   readonly rxBytes: number;
   readonly txBytes: number;
 }
@@ -140,8 +143,8 @@ export class GpuSampler {
       ...(d.temperatureCelsius !== undefined ? { temperature: d.temperatureCelsius } : {}),
       ...(d.memoryUsedBytes !== undefined ? { memUsed: d.memoryUsedBytes } : {}),
       ...(d.powerMilliwatts !== undefined ? { powerMw: d.powerMilliwatts } : {}),
-      rxBytes: bytes.rx,
-      txBytes: bytes.tx,
+      rxBytes: Math.round(bytes.rx),
+      txBytes: Math.round(bytes.tx),
     });
     this.points.set(d.index, list);
   }
@@ -163,8 +166,8 @@ export class GpuSampler {
       out.push({
         device: `/dev/nvidia${index}`,
         energyJ: diff((p) => p.energyMj) / 1000,
-        readBytes: Math.round(diff((p) => p.rxBytes)),
-        writeBytes: Math.round(diff((p) => p.txBytes)),
+        readBytes: diff((p) => p.rxBytes),
+        writeBytes: diff((p) => p.txBytes),
         utilisation: util.length > 0 ? util.reduce((a, b) => a + b, 0) / util.length : 0,
         temperature: values((p) => p.temperature),
         mem: values((p) => p.memUsed),
