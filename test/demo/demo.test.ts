@@ -173,6 +173,7 @@ test('jobio demo: --help, and bad flags exit 2 with a message', async () => {
     [['--duration', '0s'], /"0s" is shorter than 1s/],
     [['--interval', '10ms'], /"10ms" is shorter than 1s/],
     [['extra'], /too many arguments/],
+    [['--no-top', '--interval', '5s'], /--interval works without --no-top only/],
   ] as const) {
     const r = await runJobio(['demo', ...args]);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);

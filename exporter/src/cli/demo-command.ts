@@ -18,6 +18,11 @@ export function demoCommand(run: (action: () => Promise<number>) => void): Comma
   command.action(() =>
     run(async () => {
       const o = command.opts<Record<string, unknown>>();
+      // Refused, not ignored, as in `jobio top`: the refresh period of a table that is not shown.
+      if (o['top'] === false && command.getOptionValueSource('interval') === 'cli') {
+        process.stderr.write('jobio demo: --interval works without --no-top only (it is the refresh period of the table)\n(run `jobio demo --help` for usage)\n');
+        return 2;
+      }
       return runDemo({
         durationMs: o['duration'] as number | undefined,
         top: o['top'] !== false,
