@@ -98,5 +98,8 @@ test('jobio top --columns: unknown or mode-less columns exit 2 naming the allowe
   const empty = await runJobio(['top', '--exporter', 'http://127.0.0.1:9/metrics', '--once', '--columns', ',']);
   assert.equal(empty.code, 2);
   assert.match(empty.stderr, /--columns: no column given/);
+  const twice = await runJobio(['top', '--exporter', 'http://127.0.0.1:9/metrics', '--once', '--columns', 'JOB,wr_mb,WR_MB']);
+  assert.equal(twice.code, 2);
+  assert.equal(twice.stderr, 'jobio top: --columns: WR_MB given twice\n');
   assert.equal(formatTable([], 'client', 0), 'JOB  WR_MB  RD_MB  REQS  OWNER  HOSTS  TARGETS\n');
 });

@@ -107,6 +107,8 @@ export function parseColumns(text: string, mode: TopMode): string[] {
     .map(([name]) => name);
   const bad = list.filter((c) => !allowed.includes(c));
   if (list.length === 0 || bad.length > 0) throw new Error(`--columns: ${list.length === 0 ? 'no column given' : `unknown column ${bad.join(', ')}`} (with --by ${mode}: ${allowed.join(', ')})`);
+  const twice = list.find((c, i) => list.indexOf(c) !== i);
+  if (twice !== undefined) throw new Error(`--columns: ${twice} given twice`);
   return list;
 }
 
