@@ -122,7 +122,7 @@ export function hintFor(f: ReasonFigure, mount: string, small: number): string {
     case 'failed_call':
       return `${n} calls on ${mount} failed (other errors): check the program's error messages; strace -f shows each failing call`;
     case 'open_nothing_transferred':
-      return `${n} opens on ${mount} moved no byte: do not open files you do not read or write (to test for existence, stat once and remember it)`;
+      return `${n} opens on ${mount} moved no byte: do not open files you do not read or write (to test for existence, stat once and remember it); directories opened to be listed (find, fts) count here too, as their listing is not counted: walk the tree once`;
     case 'stat_unused':
       return `${n} stats on ${mount} of paths never opened: cache the answers instead of asking the file system again`;
     case 'backward_seek':
