@@ -98,7 +98,8 @@ test('programs that ran without the profiler are said: a static child inside sh 
       {
         kind: 'not_profiled',
         processes: 1,
-        detail: `1 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons; their I/O is not in these figures`,
+        // the command's own file tells why: a static binary
+        detail: `1 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons (a static binary); their I/O is not in these figures`,
       },
     ]);
     assert.match(s.stderr, /no I\/O on file systems was recorded/);

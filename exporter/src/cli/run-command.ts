@@ -12,6 +12,7 @@ import { loadSeqpacketAddon } from '../profiler/native.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { RunTotals } from '../profiler/run-totals.js';
 import { diagnose } from '../profiler/diagnosis.js';
+import { whyUnprofiled } from '../profiler/why-unprofiled.js';
 import type { RecordContext } from '../profiler/mistral-records.js';
 import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-path.js';
 import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
@@ -258,7 +259,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       mounts: files,
       unseen: totals.unseen(),
       unprofiledExecs: totals.unprofiledExecs(),
-      ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: basename(file) } : {}),
+      ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: withWhy(basename(file), whyUnprofiled(file)) } : {}),
       smallThreshold: options.smallThreshold,
     });
     output?.finish(times, slots, after.maxRssBytes, diagnosis);
@@ -300,4 +301,9 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       rmSync(dir, { recursive: true, force: true });
     }
   }
+}
+
+/** The command's name, with why it ran without the profiler when its file tells. */
+function withWhy(name: string, why: string | undefined): string {
+  return why === undefined ? name : `${name} (${why})`;
 }

@@ -122,13 +122,13 @@ export function hintFor(f: ReasonFigure, mount: string, small: number): string {
     case 'failed_call':
       return `${n} calls on ${mount} failed (other errors): check the program's error messages; strace -f shows each failing call`;
     case 'open_nothing_transferred':
-      return `${n} opens on ${mount} moved no byte: do not open files you do not read or write (to test for existence, stat once and remember it)`;
+      return `${n} opens on ${mount} moved no byte: do not open files you do not read or write (to test for existence, stat once and remember it); directories opened to be listed (find, fts) count here too, as their listing is not counted: walk the tree once`;
     case 'stat_unused':
       return `${n} stats on ${mount} of paths never opened: cache the answers instead of asking the file system again`;
     case 'backward_seek':
       return `${n} backward seeks on ${mount}: read sequentially, or read the range you need once and keep it in memory`;
     case 'zero_seek':
-      return `${n} seeks on ${mount} to the offset the file was already at: remove them, each is a system call`;
+      return `${n} seeks on ${mount} to the offset the file was already at, position queries (lseek(fd, 0, SEEK_CUR): Python's open(), ftell, tell()) included: remove the ones your code makes, each is a system call; fewer opens mean fewer queries`;
     case 'open_few_bytes':
       return `${n} opens on ${mount} moved less than ${size(small)} each: pack small files into one (HDF5, a tar or zip archive, a database) or keep files open`;
     case 'open_bytes_unseen':
