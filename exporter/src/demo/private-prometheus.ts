@@ -1,21 +1,10 @@
 // The demo's private Prometheus, when installed: 127.0.0.1 and a free port, its data in the demo's
 // directory, scraping the demo's exporter and loading jobio's rule files unchanged.
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { ChildGroup, StartedChild } from './child-group.js';
-
-/** The program's path if it is runnable (a path, or a name found in PATH), else undefined. */
-export function findProgram(name: string): string | undefined {
-  if (name.includes('/')) return existsSync(name) ? name : undefined;
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    if (existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();

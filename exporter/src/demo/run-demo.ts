@@ -18,7 +18,8 @@ import { JobStatsReplay, replayTargets } from './jobstats-replay.js';
 import { PROFILED_JOBS, startProfiledJobs } from './profiled-jobs.js';
 import { DEMO_JOBS, DEMO_USERS, OSTS } from './scenario.js';
 import { exporterFlags, startExporter } from './exporter-child.js';
-import { findProgram, startPrometheus } from './private-prometheus.js';
+import { startPrometheus } from './private-prometheus.js';
+import { findProgram } from '../util/find-program.js';
 
 export interface DemoSettings {
   /** Stop by itself after this long; undefined: until Ctrl-C / SIGTERM. */

@@ -3,7 +3,7 @@
 // set-group-ID program runs in the loader's secure mode, which ignores a preload path with slashes.
 // Anything else (a cleared environment, an exclusion) cannot be told from the file: undefined.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { findProgram } from '../demo/private-prometheus.js';
+import { findProgram } from '../util/find-program.js';
 
 const PT_INTERP = 3;
 
