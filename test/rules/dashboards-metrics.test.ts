@@ -93,3 +93,52 @@ test('dashboards read only documented metrics and recorded series, on labels the
   assert.deepEqual(problems, []);
   assert.ok(selectors > 50, `selectors checked: ${selectors}`);
 });
+
+interface Variable {
+  name: string;
+  type: string;
+  multi?: boolean;
+  includeAll?: boolean;
+}
+
+/**
+ * How each query variable may be matched: Grafana regex-escapes the value of a multi-value or "All"
+ * variable (it becomes `(a|b)` or `.*`), so those need `=~`; a single value is inserted as it is, so
+ * `=~` would read a job id like `123+0` or `run.1` as a regular expression: those need `=`.
+ */
+export function misusedVariables(dashboard: { templating: { list: Variable[] } }, queries: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
+    const regex = v.multi === true || v.includeAll === true;
+    for (const query of queries) {
+      for (const m of query.matchAll(new RegExp(`([a-zA-Z_]+)\\s*(=~|!~|!=|=)\\s*"\\$\\{?${v.name}\\}?"`, 'g'))) {
+        const op = m[2] ?? '';
+        const isRegexOp = op === '=~' || op === '!~';
+        if (isRegexOp !== regex) problems.push(`${m[1] ?? ''}${op}"$${v.name}" (${regex ? 'multi-value' : 'single-value'} variable): ${query.slice(0, 80)}`);
+      }
+    }
+  }
+  return problems;
+}
+
+test('the variable check tells a single-value variable matched as a regex', () => {
+  const dashboard = {
+    templating: {
+      list: [
+        { name: 'jobid', type: 'query' },
+        { name: 'target', type: 'query', multi: true, includeAll: true },
+      ],
+    },
+  };
+  assert.equal(misusedVariables(dashboard, ['x{jobid="$jobid", target=~"$target"}']).length, 0);
+  assert.equal(misusedVariables(dashboard, ['x{jobid=~"$jobid"}', 'x{target="$target"}']).length, 2);
+});
+
+test('dashboards match single-value variables exactly and multi-value ones as regexes', () => {
+  const problems: string[] = [];
+  for (const file of dashboardFiles) {
+    const dashboard = JSON.parse(readFileSync(join(dashboardsDir, file), 'utf8')) as { templating: { list: Variable[] } };
+    problems.push(...misusedVariables(dashboard, queriesOf(dashboard)).map((p) => `${file}: ${p}`));
+  }
+  assert.deepEqual(problems, []);
+});
