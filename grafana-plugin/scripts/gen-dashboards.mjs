@@ -249,7 +249,7 @@ function job() {
 
 function hostGpu() {
   nextId = 1;
-  const g = 'instance=~"$instance"';
+  const g = 'instance="$instance"';
   return dashboard(
     'jobio-host-gpu',
     'jobio / Host and GPU',
@@ -383,7 +383,7 @@ function withClientDensity(d) {
 /** Job: the share of the job's Lustre client bytes the profiler saw, per mount (the coverage rule's formula). */
 function withCoverage(d) {
   const y = bottom(d);
-  const j = 'jobid=~"$jobid"';
+  const j = 'jobid="$jobid"';
   const prof = (dir) => `sum by (mount) (rate(jobio_profiler_${dir}_bytes_total{${j}}[$__rate_interval]))`;
   const client = `sum by (mount) (${clientBytes(j)})`;
   d.panels.push(

@@ -1,14 +1,17 @@
 // vmalert accepts jobio's rule files as shipped (not only the time-scaled copies of the
 // distributed test): every rule file in provisioning/prometheus/rules, checked by `vmalert -dryRun`,
-// and a broken file is refused (so the check can fail).
+// and a broken file is refused (so the check can fail); and the shipped vmalert and Prometheus
+// configurations load all of them (a rule file left out is an alert that silently never runs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { parse } from 'yaml';
 import { repoRoot } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
+import { provisionedArgs } from './services.js';
 
 function dryRun(files: readonly string[]): { status: number | null; output: string } {
   const r = spawnSync(requireBinary('vmalert', 'victoria-metrics'), ['-dryRun', ...files.map((f) => `-rule=${f}`)], { encoding: 'utf8' });
@@ -33,4 +36,17 @@ test('vmalert -dryRun accepts every shipped rule file and refuses a broken one',
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test('vmalert.default and prometheus.yml load every shipped rule file', () => {
+  const shipped = readdirSync(join(repoRoot, 'provisioning/prometheus/rules'))
+    .filter((f) => f.endsWith('.yml'))
+    .sort();
+  const vmalert = provisionedArgs('vmalert.default')
+    .filter((a) => a.startsWith('-rule='))
+    .map((a) => basename(a.slice('-rule='.length)))
+    .sort();
+  assert.deepEqual(vmalert, shipped);
+  const prometheus = parse(readFileSync(join(repoRoot, 'provisioning/prometheus/prometheus.yml'), 'utf8')) as { rule_files: string[] };
+  assert.deepEqual(prometheus.rule_files.map((f) => basename(f)).sort(), shipped);
 });
