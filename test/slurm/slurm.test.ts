@@ -12,7 +12,7 @@ import { jobioBin, repoRoot, runJobio, scrape, startExporter, type RunningExport
 import { ensureUser, startSlurm, type SlurmCluster, type TestUser } from '../helpers/slurm.js';
 import { parseExposition, type Sample } from '../profiler/exposition.js';
 import { mountOf, requireProfilerLibrary } from '../profiler/real-library.js';
-import { writeSnapshot } from '../top/tree.js';
+import { treePaths, writeSnapshot } from '../top/tree.js';
 import { ClientMapper } from '../../exporter/src/top/client-map.js';
 import { ExporterSource } from '../../exporter/src/top/exporter-source.js';
 import { formatTable, jobRows, sortRows } from '../../exporter/src/top/table.js';
@@ -311,13 +311,7 @@ test('jobio top --by client: the job map from the real squeue names the running 
   const nid = '127.0.0.1@tcp';
   writeFileSync(join(root, 'nids'), `${nid} ${s.node}\n`);
   writeSnapshot(root, { jobs: {}, clients: { [nid]: { wrMiB: 1 } } });
-  const lustre = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_exports',
-    `--path.procfs=${join(root, 'proc')}`,
-    `--path.sysfs=${join(root, 'sys')}`,
-    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
-  ]);
+  const lustre = await startExporter(['--collector.disable-defaults', '--collector.lustre_exports', ...treePaths(root)]);
   const savedConf = process.env.SLURM_CONF;
   try {
     // The module: the default job-map command is the real squeue.
@@ -391,13 +385,7 @@ test("job_info on the real Slurm: the Prolog's root-owned file and squeue name a
   const ossRoot = mkdtempSync(join(tmpdir(), 'jobio-slurm-oss-'));
   const entry = `${job}:${alice.uid}:${s.node}`;
   writeSnapshot(ossRoot, { jobs: { [entry]: { wrMiB: 1 } }, clients: {} });
-  const oss = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_jobstats',
-    `--path.procfs=${join(ossRoot, 'proc')}`,
-    `--path.sysfs=${join(ossRoot, 'sys')}`,
-    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
-  ]);
+  const oss = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', ...treePaths(ossRoot)]);
   try {
     const source = new ExporterSource([`${oss.url}/metrics`, `${exporter!.url}/metrics`], 'job', {}, 10_000, true);
     assert.equal(await source.next(), undefined);

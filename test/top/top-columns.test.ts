@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, runJobio, startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { runJobio, startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { ExporterSource } from '../../exporter/src/top/exporter-source.js';
 import { formatTable, jobRows, sortRows } from '../../exporter/src/top/table.js';
-import { writeSnapshot } from './tree.js';
+import { treePaths, writeSnapshot } from './tree.js';
 
 const asRoot = process.getuid?.() === 0;
 const skip = asRoot ? false : 'the job spool is believed only when root-owned';
@@ -31,13 +31,7 @@ before(async () => {
   chmodSync(spool, 0o755);
   writeFileSync(join(spool, '101'), 'uid=5000\naccount=proj_ocean\npartition=compute\njob_name=ocean\nwork_dir=/home/alice/ocean run\n', { mode: 0o644 });
   writeFileSync(join(spool, '202'), 'uid=5001\naccount=proj_gen\npartition=gpu\njob_name=align\nwork_dir=/scratch/bob\n', { mode: 0o644 });
-  oss = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_jobstats',
-    `--path.procfs=${join(root, 'proc')}`,
-    `--path.sysfs=${join(root, 'sys')}`,
-    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
-  ]);
+  oss = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', ...treePaths(root)]);
   node = await startExporter(['--collector.disable-defaults', '--collector.job_info', '--collector.job_info.squeue=', `--collector.job_info.spool-dir=${spool}`]);
   prom = await startPrometheus(
     [

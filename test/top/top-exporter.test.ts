@@ -9,29 +9,18 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jobioBin, repoRoot, runJobio, startExporter } from '../helpers/exporter.js';
+import { jobioBin, runJobio, startExporter } from '../helpers/exporter.js';
 import { freePort } from '../helpers/prometheus.js';
 import bcrypt from 'bcryptjs';
 import { ExporterSource } from '../../exporter/src/top/exporter-source.js';
 import { ClientMapper } from '../../exporter/src/top/client-map.js';
 import { clientRows, formatTable, jobRows, sortRows } from '../../exporter/src/top/table.js';
-import { writeSnapshot } from './tree.js';
+import { treePaths, writeSnapshot } from './tree.js';
 
 async function withExporters<T>(count: number, fn: (roots: string[], urls: string[]) => Promise<T>): Promise<T> {
   const roots = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), 'jobio-top-exp-')));
   for (const root of roots) writeSnapshot(root, { jobs: {}, clients: {} });
-  const exporters = await Promise.all(
-    roots.map((root) =>
-      startExporter([
-        '--collector.disable-defaults',
-        '--collector.lustre_jobstats',
-        '--collector.lustre_exports',
-        `--path.procfs=${join(root, 'proc')}`,
-        `--path.sysfs=${join(root, 'sys')}`,
-        `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
-      ]),
-    ),
-  );
+  const exporters = await Promise.all(roots.map((root) => startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', '--collector.lustre_exports', ...treePaths(root)])));
   try {
     return await fn(
       roots,

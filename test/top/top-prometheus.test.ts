@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, runJobio, startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { runJobio, startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { freePort, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { writeSnapshot, type Snapshot } from './tree.js';
+import { treePaths, writeSnapshot, type Snapshot } from './tree.js';
 
 // Everything is born after the exporter's first collection (snapshot 0 is empty), so increase()
 // over a window holding the whole run, evaluated at the last sample, is exact (see series-book.ts).
@@ -38,14 +38,7 @@ async function scrapedAfter(p: RunningPrometheus, afterMs: number): Promise<numb
 before(async () => {
   root = mkdtempSync(join(tmpdir(), 'jobio-top-'));
   writeSnapshot(root, snapshots[0]!);
-  exporter = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_jobstats',
-    '--collector.lustre_exports',
-    `--path.procfs=${join(root, 'proc')}`,
-    `--path.sysfs=${join(root, 'sys')}`,
-    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
-  ]);
+  exporter = await startExporter(['--collector.disable-defaults', '--collector.lustre_jobstats', '--collector.lustre_exports', ...treePaths(root)]);
   prom = await startPrometheus([{ job: 'lustre', address: `127.0.0.1:${exporter.port}` }], { scrapeInterval: '1s' });
   let last = await scrapedAfter(prom, 0);
   for (const snapshot of snapshots.slice(1)) {

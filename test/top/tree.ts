@@ -3,6 +3,7 @@
 // half a file.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { repoRoot } from '../helpers/exporter.js';
 import { jobStatsText, type GeneratedJob } from '../lustre/generate-jobstats.js';
 
 export const MiB = 1048576;
@@ -36,6 +37,11 @@ function exportStats(load: ClientLoad): string {
 function atomicWrite(path: string, text: string): void {
   writeFileSync(`${path}.tmp`, text);
   renameSync(`${path}.tmp`, path);
+}
+
+/** The exporter flags that read the tree under `root` (and the fixtures' rootfs for the mounts). */
+export function treePaths(root: string): string[] {
+  return [`--path.procfs=${join(root, 'proc')}`, `--path.sysfs=${join(root, 'sys')}`, `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`];
 }
 
 /** Writes the snapshot under `<root>/proc/fs/lustre/obdfilter/fs-OST0000` (clients are only added or grown). */
