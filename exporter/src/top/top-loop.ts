@@ -76,11 +76,14 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
       }
       return increments ?? [];
     };
+    // The sources as printed (passwords as ***), once: the title and the hint name them at every refresh.
+    const shownExporters = settings.exporters.map(shownUrl).join(' ');
+    const shownSource = settings.prometheus !== undefined ? shownUrl(settings.prometheus) : shownExporters;
     // An empty table reads as an idle file system: say so when the source has nothing to show at all.
     const emptySourceHint = async (): Promise<string | undefined> => {
-      if (prometheus === undefined) return exporters?.hasSeries === false ? noSeriesHint(settings.mode, `the --exporter scrape (${settings.exporters.map(shownUrl).join(' ')})`) : undefined;
+      if (prometheus === undefined) return exporters?.hasSeries === false ? noSeriesHint(settings.mode, `the --exporter scrape (${shownExporters})`) : undefined;
       const options = { url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs };
-      return (await hasSeries(options)) ? undefined : noSeriesHint(settings.mode, `Prometheus at ${shownUrl(prometheus)}`);
+      return (await hasSeries(options)) ? undefined : noSeriesHint(settings.mode, `Prometheus at ${shownSource}`);
     };
     for (;;) {
       const increments = await next();
@@ -94,7 +97,7 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
         for (const w of warnings) process.stderr.write(`jobio top: ${w}\n`);
         return 0;
       }
-      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${settings.prometheus !== undefined ? shownUrl(settings.prometheus) : settings.exporters.map(shownUrl).join(' ')} — ${new Date().toISOString()}\n`;
+      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${shownSource} — ${new Date().toISOString()}\n`;
       const warning = warnings.map((w) => `(${w})\n`).join('');
       out.write(`${out.isTTY ? CLEAR : '\n'}${title}${table}${warning}`);
       await sleep(settings.intervalMs);
