@@ -337,12 +337,13 @@ test('jobio top --by client: the job map from the real squeue names the running 
     await writer;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, '', 'no job-map warning');
-    const lines = result.stdout.trim().split('\n');
-    assert.deepEqual(lines[0]!.split(/\s+/), ['JOB', 'WR_MB', 'RD_MB', 'REQS', 'OWNER', 'HOSTS', 'TARGETS']);
+    // The title line first, then the table.
+    const lines = result.stdout.trim().split('\n').slice(1);
+    assert.deepEqual(lines[0]!.split(/\s+/), ['JOB', 'WR_MB', 'RD_MB', 'REQS', 'MDT_REQS', 'OWNER', 'HOSTS', 'TARGETS']);
     const row = lines[1]!.split(/\s+/);
     assert.equal(row[0], job);
     assert.ok(Number(row[1]) > 0, result.stdout);
-    assert.deepEqual([row[4], row[5], row[6]], ['jobiotest', '1', '1'], result.stdout);
+    assert.deepEqual([row[5], row[6], row[7]], ['jobiotest', '1', '1'], result.stdout);
     assert.equal(lines.length, 2, result.stdout);
     t.diagnostic(`jobio top --by client:\n${result.stdout}`);
   } finally {

@@ -15,7 +15,7 @@ import bcrypt from 'bcryptjs';
 import { ExporterSource } from '../../exporter/src/top/exporter-source.js';
 import { ClientMapper } from '../../exporter/src/top/client-map.js';
 import { clientRows, formatTable, jobRows, sortRows } from '../../exporter/src/top/table.js';
-import { treePaths, writeSnapshot } from './tree.js';
+import { treePaths, withoutTitle, writeSnapshot } from './tree.js';
 
 async function withExporters<T>(count: number, fn: (roots: string[], urls: string[]) => Promise<T>): Promise<T> {
   const roots = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), 'jobio-top-exp-')));
@@ -42,9 +42,9 @@ test('exporter mode: per-job deltas summed over two OSS exporters, new jobs cred
     writeSnapshot(b!, { jobs: { '101:5000:n1': { wrMiB: 2 } }, clients: {} });
     // 303 is born at 0 in this scrape (its first increment shows in the next one).
     const first = formatTable(sortRows(jobRows((await source.next())!), 'wr'), 'job', 0);
-    assert.equal(first, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '101    3.0    0.0     3  alice        1', ''].join('\n'));
+    assert.equal(first, ['JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS', '101    3.0    0.0     3         0  alice        1', ''].join('\n'));
     const second = formatTable(sortRows(jobRows((await source.next())!), 'wr'), 'job', 0);
-    assert.equal(second, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '303    0.0    3.0     3  bob          1', ''].join('\n'));
+    assert.equal(second, ['JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS', '303    0.0    3.0     3         0  bob          1', ''].join('\n'));
   });
 });
 
@@ -63,7 +63,7 @@ test('exporter mode --by client: NID map and job map files', async () => {
       await mapper.refresh();
       const table = formatTable(sortRows(await clientRows((await source.next())!, mapper), 'job'), 'client', 0);
       // 10.0.0.5 connected in this interval: born at 0, it shows as an unmapped NID with nothing yet.
-      assert.equal(table, ['JOB  WR_MB  RD_MB  REQS  OWNER  HOSTS  TARGETS', '77     2.0    1.0     3  -          2        1', ''].join('\n'));
+      assert.equal(table, ['JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  HOSTS  TARGETS', '77     2.0    1.0     3         0  -          2        1', ''].join('\n'));
     } finally {
       rmSync(maps, { recursive: true, force: true });
     }
@@ -99,7 +99,7 @@ test('jobio top --exporter --once: the CLI end to end', async () => {
     const result = await run;
     proxy.server.close();
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '101    4.0    0.0     4  alice        1', ''].join('\n'));
+    assert.equal(withoutTitle(result.stdout), ['JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS', '101    4.0    0.0     4         0  alice        1', ''].join('\n'));
   });
   const port = await freePort();
   const down = await runJobio(['top', '--exporter', `http://127.0.0.1:${port}/metrics`, '--once', '--interval', '1s']);
@@ -121,7 +121,7 @@ test("jobio top --exporter on an exporter without the mode's series: the empty t
       const maps = by === 'client' ? ['--nid-map', '/dev/null', '--job-map', '/dev/null'] : [];
       const result = await runJobio(['top', '--exporter', urls[0]!, '--once', '--interval', '1s', '--by', by, ...maps]);
       assert.equal(result.code, 0, result.stderr);
-      assert.equal(result.stdout.split('\n').length, 2, result.stdout);
+      assert.equal(withoutTitle(result.stdout).split('\n').length, 2, result.stdout);
       assert.equal(
         result.stderr,
         `jobio top: the --exporter scrape (${urls[0]!}) has no ${family} series at all: the table stays empty until it has some (the ${collector} collector on the Lustre servers' exporters)\n`,
@@ -139,7 +139,7 @@ test('jobio top --exporter http://user:password@host: basic auth as a header (fe
   try {
     const good = await runJobio(['top', '--exporter', `http://top:${encodeURIComponent('p@ss:w/rd')}@127.0.0.1:${exporter.port}`, '--once', '--interval', '1s']);
     assert.equal(good.code, 0, good.stderr);
-    assert.equal(good.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+    assert.equal(withoutTitle(good.stdout), 'JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS\n');
     const bad = await runJobio(['top', '--exporter', `http://top:wrong-secret@127.0.0.1:${exporter.port}`, '--once', '--interval', '1s']);
     assert.equal(bad.code, 1);
     assert.equal(bad.stderr, `jobio top: cannot scrape exporter http://top:***@127.0.0.1:${exporter.port}/metrics: HTTP 401\n`);

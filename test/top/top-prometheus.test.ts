@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runJobio, startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { freePort, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { treePaths, writeSnapshot, type Snapshot } from './tree.js';
+import { treePaths, withoutTitle, writeSnapshot, type Snapshot } from './tree.js';
 
 // Everything is born after the exporter's first collection (snapshot 0 is empty), so increase()
 // over a window holding the whole run, evaluated at the last sample, is exact (see series-book.ts).
@@ -57,15 +57,22 @@ after(async () => {
 });
 
 // A flag may be given once: a test's own --limit replaces the default one here.
-const top = (...args: string[]) => runJobio(['top', '--prometheus', prom!.url, '--once', '--interval', '10m', '--time', String(at), ...(args.includes('--limit') ? [] : ['--limit', '0']), ...args]);
+// The title line is checked and left out: the tests compare the tables.
+const top = async (...args: string[]) => {
+  const result = await runJobio(['top', '--prometheus', prom!.url, '--once', '--interval', '10m', '--time', String(at), ...(args.includes('--limit') ? [] : ['--limit', '0']), ...args]);
+  return { ...result, stdout: withoutTitle(result.stdout) };
+};
 
 test('jobio top --prometheus: exact per-job rows from jobstats', async () => {
   const result = await top();
   assert.equal(result.stderr, '');
   assert.equal(result.code, 0);
-  assert.equal(result.stdout, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '101    6.0    0.0     6  alice        1', '202    0.0    6.0     6  bob          1', ''].join('\n'));
+  assert.equal(
+    result.stdout,
+    ['JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS', '101    6.0    0.0     6         0  alice        1', '202    0.0    6.0     6         0  bob          1', ''].join('\n'),
+  );
   const sorted = await top('--sort', 'rd', '--limit', '1');
-  assert.equal(sorted.stdout, ['JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS', '202    0.0    6.0     6  bob          1', ''].join('\n'));
+  assert.equal(sorted.stdout, ['JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS', '202    0.0    6.0     6         0  bob          1', ''].join('\n'));
 });
 
 test('jobio top --prometheus --by client: NID → host (map file, FQDN) → job (fake squeue), unmapped NID is its own job', async () => {
@@ -80,27 +87,27 @@ test('jobio top --prometheus --by client: NID → host (map file, FQDN) → job 
   assert.equal(
     result.stdout,
     [
-      'JOB           WR_MB  RD_MB  REQS  OWNER  HOSTS  TARGETS',
-      '101             6.0    0.0     6  alice      2        1',
-      '10.0.0.9@tcp    1.0    0.0     1  -          1        1',
-      '202             0.0    6.0     6  bob        1        1',
+      'JOB           WR_MB  RD_MB  REQS  MDT_REQS  OWNER  HOSTS  TARGETS',
+      '101             6.0    0.0     6         0  alice      2        1',
+      '202             0.0    6.0     6         0  bob        1        1',
+      '10.0.0.9@tcp    1.0    0.0     1         0  -          1        1',
       '',
     ].join('\n'),
   );
   // Without a job map command that works, hosts are their own jobs (and stderr says why).
   const noJobs = await top('--by', 'client', '--nid-map', nidMap, '--job-map-command', 'false');
   assert.equal(noJobs.code, 0);
-  assert.match(noJobs.stdout, /^n1 +5\.0 +0\.0 +5 +- +1 +1$/m);
+  assert.match(noJobs.stdout, /^n1 +5\.0 +0\.0 +5 +0 +- +1 +1$/m);
   assert.match(noJobs.stderr, /no job map/);
 });
 
 test('jobio top --prometheus: label values are escaped in PromQL (hostile job id)', async () => {
   const only = await top('--jobid', '101');
-  assert.equal(only.stdout.split('\n')[1], '101    6.0    0.0     6  alice        1');
+  assert.equal(only.stdout.split('\n')[1], '101    6.0    0.0     6         0  alice        1');
   for (const hostile of ['x"}) or vector(1) #', 'a\\"b', '101"} or jobio_lustre_jobstats_write_bytes_total{jobid="202']) {
     const result = await top('--jobid', hostile);
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n', `no rows for ${JSON.stringify(hostile)}`);
+    assert.equal(result.stdout, 'JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS\n', `no rows for ${JSON.stringify(hostile)}`);
   }
 });
 
@@ -124,7 +131,7 @@ test('jobio top --prometheus on a Prometheus without jobio series: the empty tab
   try {
     const result = await runJobio(['top', '--prometheus', empty.url, '--once']);
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+    assert.equal(withoutTitle(result.stdout), 'JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS\n');
     assert.equal(
       result.stderr,
       `jobio top: Prometheus at ${empty.url} has no jobio_lustre_jobstats_operations_total series at all: the table stays empty until it has some (the lustre_jobstats collector on the Lustre servers' exporters, scraped by this Prometheus)\n`,
@@ -134,7 +141,7 @@ test('jobio top --prometheus on a Prometheus without jobio series: the empty tab
   }
   // A Prometheus that has the series, with a job filter matching none: empty, and no hint.
   const none = await top('--jobid', 'no-such-job');
-  assert.equal(none.stdout, 'JOB  WR_MB  RD_MB  REQS  OWNER  TARGETS\n');
+  assert.equal(none.stdout, 'JOB  WR_MB  RD_MB  REQS  MDT_REQS  OWNER  TARGETS\n');
   assert.equal(none.stderr, '');
 });
 

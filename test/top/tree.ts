@@ -61,3 +61,12 @@ export function writeSnapshot(root: string, snapshot: Snapshot): void {
     atomicWrite(join(dir, 'exports', nid, 'stats'), exportStats(load));
   }
 }
+
+/** The table of a `jobio top --once` output: its first line is the title (checked), the rest returned. */
+export function withoutTitle(stdout: string): string {
+  if (stdout === '') return stdout;
+  const end = stdout.indexOf('\n');
+  const title = stdout.slice(0, end);
+  if (!/^jobio top — by (job|client), \S+ (interval|window \(.*\)), \S.* — \d{4}-\d\d-\d\dT/.test(title)) throw new Error(`not a title line: ${JSON.stringify(title)}`);
+  return stdout.slice(end + 1);
+}

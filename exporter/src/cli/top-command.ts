@@ -1,7 +1,9 @@
 // `jobio top`: lltop's table (`JOB WR_MB RD_MB REQS OWNER …`) of the Lustre load over an interval,
-// from a Prometheus server (increase() of the exporter counters) or straight from exporters (two
-// scrapes an interval apart). `--by job` uses lustre_jobstats; `--by client` uses lustre_exports and
-// maps NID → host → job (docs/architecture.md "Per-client export stats"). Refreshes like top until SIGINT, or prints once with --once.
+// from a Prometheus server (increase() of the exporter counters over a window it can answer) or
+// straight from exporters (two scrapes an interval apart). `--by job` uses lustre_jobstats; `--by
+// client` uses lustre_exports and maps NID → host → job (docs/architecture.md "Per-client export
+// stats"). On a terminal a full-screen view with keys, like top; plain tables when piped, with
+// --batch, or once with --once.
 // Exit codes: 0 done, 1 the source failed (unreachable Prometheus, …), 2 usage error.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../util/duration.js';
@@ -91,16 +93,22 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
       ),
     )
     .addOption(new Option('--by <what>', 'job: from lustre_jobstats; client: from lustre_exports, NID → host → job.').choices(['job', 'client']).default('job'))
-    .addOption(new Option('--interval <duration>', 'The interval the table covers, and the refresh period.').default(10_000, '10s').argParser(duration))
-    .addOption(new Option('--once', 'Print one table and exit.'))
-    .addOption(new Option('--sort <key>', `Sort by ${SORT_KEYS.join(', ')} (numbers descending).`).default('wr').argParser(sortKey))
+    .addOption(
+      new Option('--interval <duration>', 'The refresh period, and the interval the table covers (from Prometheus at least 4 scrape intervals: widened, and said in the title).')
+        .default(10_000, '10s')
+        .argParser(duration),
+    )
+    .addOption(new Option('--once', 'Print one table (with its title line) and exit.'))
+    .addOption(new Option('--batch', 'Plain successive tables even on a terminal (no full screen, no keys), as top -b.'))
+    .addOption(new Option('--sort <key>', `Sort by ${SORT_KEYS.join(', ')} (numbers descending; meta: requests on MDTs, then all requests, then bytes).`).default('meta').argParser(sortKey))
+    .addOption(new Option('--no-fold-system', 'Show the rows of system accounts (user _system) one by one instead of summed into one row.'))
     .addOption(
       new Option(
         '--columns <list>',
         `Columns to print, comma-separated, from ${Object.keys(COLUMNS).join(', ')} (HOSTS only with --by client). ACCOUNT and WORKDIR come from jobio_job_info (Prometheus, or the --exporter scrapes).`,
       ),
     )
-    .addOption(new Option('--limit <n>', 'Rows to print (0 = all).').default(20).argParser(limit))
+    .addOption(new Option('--limit <n>', 'Rows to print in the line mode (0 = all); the full screen shows as many as fit.').default(20).argParser(limit))
     .addOption(new Option('--jobid <id>', 'Only this job id (--by job).'))
     .addOption(new Option('--target <name>', 'Only this Lustre target (fs-OST0000).'))
     .addOption(new Option('--time <t>', 'With --prometheus: evaluate at this time (Unix seconds or RFC 3339) instead of now.').argParser(evalTime))
@@ -140,6 +148,8 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
         intervalMs: o['interval'] as number,
         timeoutMs: o['timeout'] as number,
         once: o['once'] === true,
+        batch: o['batch'] === true,
+        foldSystem: o['foldSystem'] !== false,
         sort: o['sort'] as SortKey,
         limit: o['limit'] as number,
         ...(columns ? { columns } : {}),

@@ -1,13 +1,16 @@
-// The refresh loop of `jobio top`: get the interval's increments, build and print the table, wait,
-// again, until SIGINT (or once). The screen is cleared only when stdout is a terminal, so piping the
-// output gives plain successive tables.
+// The refresh loop of `jobio top`: a feed of snapshots (feed.ts) shown either full screen with keys,
+// when stdout and stdin are terminals (interactive.ts), or as successive plain tables otherwise, and
+// with --once or --batch (the line mode below: what scripts and pipes get). Ends at SIGINT (or once).
 import type { ClientMapper } from './client-map.js';
-import { ExporterSource } from './exporter-source.js';
-import { noSeriesHint, type Increment, type TopMode } from './increments.js';
-import { hasSeries, queryIncrements, queryJobInfo, TopSourceError } from './prometheus-source.js';
-import { clientRows, DEFAULT_COLUMNS, formatTable, jobRows, needsJobInfo, sortRows, type SortKey } from './table.js';
-import type { JobInfoMap } from './job-info.js';
-import { shownUrl } from './url-credentials.js';
+import { createFeed, type TopFeed } from './feed.js';
+import type { RowFilters } from './fold.js';
+import type { TopMode } from './increments.js';
+import { runScreen, type TerminalIn, type TerminalOut } from './interactive.js';
+import { TopSourceError } from './prometheus-source.js';
+import { Stopper } from './stopper.js';
+import { DEFAULT_COLUMNS, formatTable, needsJobInfo, SORT_COLUMN, type SortKey } from './table.js';
+import { windowText } from './units.js';
+import { shownRows, titleText } from './view.js';
 
 export interface TopSettings {
   readonly mode: TopMode;
@@ -16,6 +19,8 @@ export interface TopSettings {
   readonly intervalMs: number;
   readonly timeoutMs: number;
   readonly once: boolean;
+  /** Plain successive tables even on a terminal (top -b). */
+  readonly batch?: boolean;
   readonly sort: SortKey;
   readonly limit: number;
   readonly time?: number;
@@ -23,86 +28,36 @@ export interface TopSettings {
   readonly mapper?: ClientMapper;
   /** Columns to print (default: DEFAULT_COLUMNS of the mode). */
   readonly columns?: readonly string[];
+  /** Fold the rows of system accounts (user _system) into one (default true). */
+  readonly foldSystem?: boolean;
   /** Stops the loop like SIGINT does (`jobio demo` ends its table this way). */
   readonly stop?: AbortSignal;
 }
 
-interface Output {
-  write(text: string): unknown;
-  readonly isTTY?: boolean;
+/** Lines a caller shows with the table (`jobio demo`): fixed ones above, refreshed ones below. */
+export interface TopExtras {
+  readonly above?: readonly string[];
+  readonly below?: () => Promise<string[]>;
+  /** The terminal's input for the keys (default process.stdin). */
+  readonly input?: TerminalIn;
 }
 
-const CLEAR = '\x1b[H\x1b[2J';
+export type TopOutput = TerminalOut;
 
-export async function runTop(settings: TopSettings, out: Output): Promise<number> {
-  let stopped = false;
-  // Read through a function after each await: the SIGINT handler sets it meanwhile.
-  const isStopped = (): boolean => stopped;
-  let wake: (() => void) | undefined;
-  const onSigint = (): void => {
-    stopped = true;
-    wake?.();
-  };
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  process.on('SIGINT', onSigint);
-  settings.stop?.addEventListener('abort', onSigint);
-  if (settings.stop?.aborted) stopped = true;
+export async function runTop(settings: TopSettings, out: TopOutput, extras: TopExtras = {}): Promise<number> {
+  const stopper = new Stopper();
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const interactive = out.isTTY === true && !settings.once && settings.batch !== true && (extras.input ?? process.stdin).isTTY === true;
+  // SIGTERM and SIGHUP too on a terminal: the screen must be given back before the process ends.
+  const handled = interactive ? signals : (['SIGINT'] as const);
+  for (const sig of handled) process.on(sig, stopper.stop);
+  settings.stop?.addEventListener('abort', stopper.stop);
+  if (settings.stop?.aborted) stopper.stop();
+  const columns = settings.columns ?? DEFAULT_COLUMNS[settings.mode];
+  const feed = createFeed({ ...settings, withJobInfo: needsJobInfo(columns) });
   try {
-    const columns = settings.columns ?? DEFAULT_COLUMNS[settings.mode];
-    const withInfo = needsJobInfo(columns);
-    const prometheus = settings.prometheus;
-    const exporters = prometheus === undefined ? new ExporterSource(settings.exporters, settings.mode, settings.filters, settings.timeoutMs, withInfo) : undefined;
-    const jobInfo = async (): Promise<JobInfoMap> => {
-      if (!withInfo) return new Map();
-      if (exporters || prometheus === undefined) return exporters?.jobInfo ?? new Map();
-      return queryJobInfo({ url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs });
-    };
-    const next = async (): Promise<Increment[]> => {
-      if (prometheus !== undefined)
-        return queryIncrements({ url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: settings.filters, time: settings.time, timeoutMs: settings.timeoutMs });
-      if (!exporters) return []; // never: exporters is built whenever prometheus is not set
-      let increments = await exporters.next();
-      // The first scrape only gives the starting values: the table covers the next interval.
-      while (increments === undefined && !stopped) {
-        await sleep(settings.intervalMs);
-        if (!isStopped()) increments = await exporters.next();
-      }
-      return increments ?? [];
-    };
-    // The sources as printed (passwords as ***), once: the title and the hint name them at every refresh.
-    const shownExporters = settings.exporters.map(shownUrl).join(' ');
-    const shownSource = settings.prometheus !== undefined ? shownUrl(settings.prometheus) : shownExporters;
-    // An empty table reads as an idle file system: say so when the source has nothing to show at all.
-    const emptySourceHint = async (): Promise<string | undefined> => {
-      if (prometheus === undefined) return exporters?.hasSeries === false ? noSeriesHint(settings.mode, `the --exporter scrape (${shownExporters})`) : undefined;
-      const options = { url: prometheus, mode: settings.mode, intervalMs: settings.intervalMs, filters: {}, time: settings.time, timeoutMs: settings.timeoutMs };
-      return (await hasSeries(options)) ? undefined : noSeriesHint(settings.mode, `Prometheus at ${shownSource}`);
-    };
-    for (;;) {
-      const increments = await next();
-      if (stopped) return 0;
-      if (settings.mapper) await settings.mapper.refresh();
-      const rows = settings.mapper ? await clientRows(increments, settings.mapper) : jobRows(increments);
-      const table = formatTable(sortRows(rows, settings.sort), settings.mode, settings.limit, columns, await jobInfo());
-      const warnings = [settings.mapper?.warning, rows.length === 0 ? await emptySourceHint() : undefined].filter((w): w is string => w !== undefined);
-      if (settings.once) {
-        out.write(table);
-        for (const w of warnings) process.stderr.write(`jobio top: ${w}\n`);
-        return 0;
-      }
-      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${shownSource} — ${new Date().toISOString()}\n`;
-      const warning = warnings.map((w) => `(${w})\n`).join('');
-      out.write(`${out.isTTY ? CLEAR : '\n'}${title}${table}${warning}`);
-      await sleep(settings.intervalMs);
-      if (isStopped()) return 0;
-    }
+    if (interactive) return await runScreen({ settings, columns, feed, out, extras, stopper });
+    return await runLines(settings, columns, feed, out, extras, stopper);
   } catch (err) {
     if (err instanceof TopSourceError) {
       process.stderr.write(`jobio top: ${err.message}\n`);
@@ -110,7 +65,40 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
     }
     throw err;
   } finally {
-    process.off('SIGINT', onSigint);
-    settings.stop?.removeEventListener('abort', onSigint);
+    for (const sig of handled) process.off(sig, stopper.stop);
+    settings.stop?.removeEventListener('abort', stopper.stop);
   }
 }
+
+/** The line mode: a title and a table per refresh (one with --once), warnings under it. */
+async function runLines(settings: TopSettings, columns: readonly string[], feed: TopFeed, out: TopOutput, extras: TopExtras, stopper: Stopper): Promise<number> {
+  const samplingMs = await feed.start();
+  if (stopper.isStopped()) return 0;
+  if (samplingMs > 0) {
+    // Someone is watching: say why nothing shows yet (scripts reading a pipe do not need it).
+    if (out.isTTY || process.stderr.isTTY) process.stderr.write(`jobio top: sampling… the first table covers the next ${windowText(samplingMs)}\n`);
+    await stopper.sleep(samplingMs);
+    if (stopper.isStopped()) return 0;
+  }
+  const choices = { fold: settings.foldSystem ?? true, filters: {}, sort: SORT_COLUMN[settings.sort], reversed: false };
+  for (;;) {
+    const snapshot = await feed.read();
+    if (stopper.isStopped()) return 0;
+    if (settings.mapper) await settings.mapper.refresh();
+    const { rows } = await shownRows(snapshot, settings.mode, settings.mapper, choices);
+    const table = formatTable(rows, settings.mode, settings.limit, columns, snapshot.info);
+    const warnings = [settings.mapper?.warning, rows.length === 0 ? await feed.emptyHint() : undefined].filter((w): w is string => w !== undefined);
+    const below = extras.below ? (await extras.below()).map((l) => `${l}\n`).join('') : '';
+    const title = `${titleText(feed, settings.mode, snapshot.at)}\n`;
+    if (settings.once) {
+      out.write(title + table + below);
+      for (const w of warnings) process.stderr.write(`jobio top: ${w}\n`);
+      return 0;
+    }
+    out.write(`\n${title}${table}${warnings.map((w) => `(${w})\n`).join('')}${below}`);
+    await stopper.sleep(settings.intervalMs);
+    if (stopper.isStopped()) return 0;
+  }
+}
+
+export type { RowFilters };
