@@ -8,14 +8,16 @@ import type { ChildGroup } from './child-group.js';
 export interface ProfiledJob {
   readonly jobid: string;
   readonly what: string;
+  /** The program in a few characters, for the demo screen's verdict lines. */
+  readonly short: string;
   /** A POSIX sh loop body; $W is the job's work directory. */
   readonly body: string;
 }
 
 export const PROFILED_JOBS: readonly ProfiledJob[] = [
-  { jobid: '5101', what: 'dd writing 4 MiB blocks (green: large transfers)', body: 'dd if=/dev/zero of="$W/large.dat" bs=4M count=4 status=none; sleep 1' },
-  { jobid: '5102', what: 'dd writing 512-byte blocks (red: tiny transfers)', body: 'dd if=/dev/zero of="$W/tiny.dat" bs=512 count=2000 status=none; sleep 1' },
-  { jobid: '5103', what: 'ls -lR over 300 files (red: a stat storm)', body: 'ls -lR "$W/tree" >/dev/null; sleep 0.5' },
+  { jobid: '5101', what: 'dd writing 4 MiB blocks (green: large transfers)', short: 'dd bs=4M', body: 'dd if=/dev/zero of="$W/large.dat" bs=4M count=4 status=none; sleep 1' },
+  { jobid: '5102', what: 'dd writing 512-byte blocks (red: tiny transfers)', short: 'dd bs=512', body: 'dd if=/dev/zero of="$W/tiny.dat" bs=512 count=2000 status=none; sleep 1' },
+  { jobid: '5103', what: 'ls -lR over 300 files (red: a stat storm)', short: 'ls -lR', body: 'ls -lR "$W/tree" >/dev/null; sleep 0.5' },
 ];
 
 /** Files the stat storm walks: 300 empty files in 10 directories. */

@@ -8,10 +8,10 @@
 // and on Ctrl-C, SIGTERM or after --duration stops all of it and removes the directory.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-path.js';
 import { findRepoFile } from '../profiler/repo-file.js';
-import { runTop } from '../top/top-loop.js';
+import { runTop, type TopOutput } from '../top/top-loop.js';
 import { ChildGroup } from './child-group.js';
 import { loadCapturedTargets } from './captured-targets.js';
 import { JobStatsReplay, replayTargets } from './jobstats-replay.js';
@@ -20,6 +20,7 @@ import { DEMO_JOBS, DEMO_USERS, OSTS } from './scenario.js';
 import { exporterFlags, startExporter } from './exporter-child.js';
 import { startPrometheus } from './private-prometheus.js';
 import { findProgram } from '../util/find-program.js';
+import { alertsPage, statusLines } from './demo-status.js';
 
 export interface DemoSettings {
   /** Stop by itself after this long; undefined: until Ctrl-C / SIGTERM. */
@@ -31,12 +32,7 @@ export interface DemoSettings {
   readonly intervalMs: number;
 }
 
-interface Output {
-  write(text: string): unknown;
-  readonly isTTY?: boolean;
-}
-
-const CLEAR = '\x1b[H\x1b[2J';
+type Output = TopOutput;
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** <rootfs>/etc/passwd: the demo's users, and the user running the demo (the profiled jobs' owner). */
@@ -93,6 +89,7 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
     startProfiledJobs(group, { library, socket, workDir: join(dir, 'work') });
 
     let prometheusUrl: string | undefined;
+    let alertsUrl: string | undefined;
     let prometheusNote = '';
     if (settings.prometheus !== false) {
       const binary = findProgram(settings.prometheus);
@@ -107,13 +104,15 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
           const promDir = join(dir, 'prometheus');
           mkdirSync(promDir);
           prometheusUrl = (await startPrometheus(group, { binary, dir: promDir, exporterAddress: new URL(exporter.url).host, ruleFiles: rules })).url;
+          alertsUrl = await alertsPage(prometheusUrl);
         } catch (e) {
           prometheusNote = `not started: ${(e as Error).message.trim()}`;
         }
       }
     } else prometheusNote = 'not started (--no-prometheus)';
 
-    const banner = bannerText({ settings, dir, exporterUrl: exporter.url, flags, prometheusUrl, prometheusNote });
+    const facts = { settings, dir, exporterUrl: exporter.url, flags, prometheusUrl, alertsUrl, prometheusNote };
+    const banner = bannerText(facts);
     out.write(banner);
     if (existsSync('/proc/fs/lustre')) err.write('jobio demo: this host has /proc/fs/lustre: the exporter also shows its real Lustre targets\n');
 
@@ -125,14 +124,18 @@ export async function runDemo(settings: DemoSettings, out: Output = process.stdo
     if (settings.durationMs !== undefined) setTimeout(() => stop.abort(), settings.durationMs).unref();
 
     if (settings.top) {
-      // Each refresh clears the terminal: put the banner back above the table.
-      const screen: Output = { isTTY: out.isTTY, write: (text: string) => out.write(text.startsWith(CLEAR) ? CLEAR + banner + '\n' + text.slice(CLEAR.length) : text) };
+      // The full screen (on a terminal) keeps a short banner above the table; the line mode has
+      // printed the whole one. Under the table, the profiled programs and the alerts.
+      const below = (): Promise<string[]> => statusLines({ prometheusUrl, metricsUrl: `${exporter.url}/metrics`, noPrometheus: prometheusNote });
       const code = await runTop(
-        { mode: 'job', exporters: [`${exporter.url}/metrics`], intervalMs: settings.intervalMs, timeoutMs: 10_000, once: false, sort: 'reqs', limit: 20, filters: {}, stop: stop.signal },
-        screen,
+        { mode: 'job', exporters: [`${exporter.url}/metrics`], intervalMs: settings.intervalMs, timeoutMs: 10_000, once: false, sort: 'meta', limit: 20, filters: {}, stop: stop.signal },
+        out,
+        { above: screenBanner(facts), below },
       );
-      // jobio top has said why on stderr; the rest of the demo keeps running.
+      // jobio top has said why on stderr; the rest of the demo keeps running. A table that ended
+      // well was quit (q on the full screen): the demo ends with it.
       if (code !== 0 && !stop.signal.aborted) err.write('jobio demo: the table stopped; everything else runs on until Ctrl-C\n');
+      else stop.abort();
     }
     if (!stop.signal.aborted) await new Promise((resolve) => stop.signal.addEventListener('abort', resolve));
   } catch (e) {
@@ -159,7 +162,14 @@ interface BannerFacts {
   readonly exporterUrl: string;
   readonly flags: readonly string[];
   readonly prometheusUrl?: string;
+  readonly alertsUrl?: string;
   readonly prometheusNote: string;
+}
+
+/** A path under the current directory as a relative one: screenshots and logs carry no checkout path. */
+function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) ? rel : path;
 }
 
 /** Words joined into lines of at most `width` characters (a longer word gets a line of its own). */
@@ -174,8 +184,8 @@ function wrapWords(words: readonly string[], width: number): string[] {
 }
 
 function bannerText(f: BannerFacts): string {
-  const grafana = findRepoFile('provisioning/grafana') ?? 'provisioning/grafana';
-  const dashboards = findRepoFile('dashboards') ?? 'dashboards';
+  const grafana = shownPath(findRepoFile('provisioning/grafana') ?? 'provisioning/grafana');
+  const dashboards = shownPath(findRepoFile('dashboards') ?? 'dashboards');
   const until = f.settings.durationMs !== undefined ? `for ${f.settings.durationMs / 1000} s or until Ctrl-C` : 'until Ctrl-C';
   const me = userInfo().username;
   const lines = [
@@ -186,8 +196,18 @@ function bannerText(f: BannerFacts): string {
     ...PROFILED_JOBS.map((j) => `              job ${j.jobid} ${me.padEnd(6)} ${j.what}`),
     `  exporter    ${f.exporterUrl}/metrics`,
     ...wrapWords(['jobio', 'exporter', ...f.flags], 100).map((line) => `              ${line}`),
-    f.prometheusUrl ? `  prometheus  ${f.prometheusUrl} with jobio's rules; alerts at ${f.prometheusUrl}/alerts` : `  prometheus  ${f.prometheusNote}`,
+    f.prometheusUrl ? `  prometheus  ${f.prometheusUrl} with jobio's rules; alerts at ${f.alertsUrl ?? `${f.prometheusUrl}/alerts`}` : `  prometheus  ${f.prometheusNote}`,
   ];
   if (f.prometheusUrl) lines.push(`  grafana     provisioning ${grafana}/ with JOBIO_PROMETHEUS_URL=${f.prometheusUrl}`, `              and JOBIO_DASHBOARDS=${dashboards} (docs/grafana.md)`);
   return lines.join('\n') + '\n';
+}
+
+/** The banner's few lines kept above the table on the full screen. */
+function screenBanner(f: BannerFacts): string[] {
+  const until = f.settings.durationMs !== undefined ? `for ${f.settings.durationMs / 1000} s` : 'until q or Ctrl-C';
+  return [
+    `jobio demo, ${until}: replayed Lustre jobs 4201-4205, profiled programs ${PROFILED_JOBS.map((j) => j.jobid).join(' ')}; in ${f.dir}`,
+    `  exporter ${f.exporterUrl}/metrics · ${f.prometheusUrl ? `prometheus ${f.prometheusUrl} · alerts ${f.alertsUrl ?? `${f.prometheusUrl}/alerts`}` : `prometheus ${f.prometheusNote}`}`,
+    '',
+  ];
 }
