@@ -88,13 +88,19 @@ test('exporter: frames on the socket become exact jobio_profiler_* series; garba
   }
 });
 
-test('exporter: a missing socket directory makes the collector absent, not failed', async () => {
+test('exporter: a missing socket directory makes the collector absent, not failed, and is warned about once at start', async () => {
   const exporter = await startExporter(['--collector.disable-defaults', '--collector.profiler', '--collector.profiler.socket=/nonexistent-jobio-dir/p.sock']);
   try {
     const text = await scrape(`${exporter.url}/metrics`);
     assert.match(text, /^jobio_scrape_collector_success\{collector="profiler"\} 0$/m);
     assert.doesNotMatch(text, /^jobio_profiler_/m);
-    assert.doesNotMatch(exporter.log(), /"level":"(error|warn)"/);
+    assert.doesNotMatch(exporter.log(), /"level":"error"/);
+    const warnings = exporter
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('"level":"warn"'));
+    assert.equal(warnings.length, 1, exporter.log());
+    assert.match(warnings[0] ?? '', /"collector":"profiler".*"found":false.*"why":"the socket's directory \/nonexistent-jobio-dir does not exist/);
     assert.ok(promtoolCheckMetrics(text).ok);
   } finally {
     await exporter.stop();

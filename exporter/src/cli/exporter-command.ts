@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { allCollectors } from '../collectors/index.js';
 import type { CollectorDescriptor } from '../scrape/collector.js';
 import { createEnabledCollectors } from '../scrape/enabled.js';
+import { logCollectors } from '../scrape/startup-report.js';
 import { Scraper } from '../scrape/scraper.js';
 import { createApp } from '../web/app.js';
 import { DEFAULT_LIMITS, listen, parseListenAddress, type ServerLimits } from '../web/listen.js';
@@ -102,6 +103,9 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     return 1;
   }
   const scraper = new Scraper(enabled, timeoutMs, logger);
+  // Each collector says whether it found its source once the first scrape has read them all (the
+  // exporter reads nothing before it is asked: an extra read would show in counters and goldens).
+  void scraper.firstScrape.then(() => logCollectors(descriptors, enabled, scraper, logger));
   const webMetrics = new WebMetrics(scraper.self.registry);
   const passwordChecker = webConfig.basicAuthUsers.size > 0 ? new PasswordChecker() : undefined;
   const app = createApp({

@@ -14,6 +14,7 @@ import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { CgroupJobFold, OTHER } from './cgroup_fold.js';
 import { FinishedJobs } from './cgroup_finished.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { sysPath } from '../util/paths.js';
 
 const labelNames = ['jobid', 'user'] as const;
 
@@ -79,6 +80,7 @@ export const cgroupCollector = defineCollector({
     timer.unref();
 
     return {
+      describe: () => ({ source: `job cgroups (Slurm, PBS, LSF, Flux; v1 and v2) under ${sysPath(paths, 'fs', 'cgroup')}` }),
       close() {
         clearInterval(timer);
         return Promise.resolve();

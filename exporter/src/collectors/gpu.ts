@@ -97,7 +97,9 @@ export const gpuCollector = defineCollector({
       metrics = undefined;
     };
 
+    let why: string | undefined;
     return {
+      describe: () => ({ source: `NVML library ${s.library}`, ...(why ? { why } : {}) }),
       async update(signal) {
         // Built on the first update; once ready is set it is always there.
         const lib = (nvml ??= new (loadNvmlAddon().Nvml)(s.library));
@@ -106,11 +108,13 @@ export const gpuCollector = defineCollector({
           if (init.status === 'no-library') {
             clear();
             logger.debug({ library: s.library, err: init.error.message }, 'no NVML library: no NVIDIA GPU on this host');
+            why = `no NVML library: ${init.error.message}`;
             return 'absent';
           }
           if (init.status === 'error' && NO_GPU_HERE.has(init.error.code)) {
             clear();
             logger.debug({ library: s.library, err: describe(init.error) }, 'NVIDIA library without a driver: no NVIDIA GPU on this host');
+            why = `NVIDIA library without a driver: ${describe(init.error)}`;
             return 'absent';
           }
           if (init.status === 'error') throw new Error(describe(init.error));

@@ -56,9 +56,10 @@ export const jobInfoCollector = defineCollector({
   create({ registry, paths, settings, logger }) {
     const spoolDir = rootPath(paths, settings.spoolDir);
     const { maxJobs, labelMaxLength: maxLength } = settings;
+    const node = settings.node || (hostname().split('.')[0] ?? '');
     const squeue = new SqueueJobs({
       command: settings.squeue,
-      node: settings.node || (hostname().split('.')[0] ?? ''),
+      node,
       intervalMs: settings.squeueIntervalMs,
       timeoutMs: settings.squeueTimeoutMs,
     });
@@ -66,22 +67,37 @@ export const jobInfoCollector = defineCollector({
     const members = new Set<string>(); // jobs with a series: sticky while they run
     let metrics: ReturnType<typeof makeMetrics> | undefined;
     let lastError: string | undefined;
+    let why: string | undefined;
+    const clear = (): 'absent' => {
+      if (metrics) registry.clear();
+      metrics = undefined;
+      return 'absent';
+    };
 
     return {
+      describe: () => ({ source: `job spool ${spoolDir}${settings.squeue === '' ? '' : `, ${settings.squeue} for node ${node}`}`, ...(why ? { why } : {}) }),
       async update(signal) {
         const [spool, queue] = await Promise.all([readJobSpool(spoolDir, signal), squeue.get(Date.now(), signal)]);
         // A squeue killed at the deadline answers with an error: this scrape has failed anyway, and
         // the error is reported by the next one.
         signal.throwIfAborted();
         if (!spool.exists && !queue.available) {
-          if (metrics) registry.clear();
-          metrics = undefined;
-          return 'absent';
+          why = `no job spool at ${spoolDir}${settings.squeue === '' ? '' : ` and no ${settings.squeue} installed`}`;
+          return clear();
         }
-        // Logged when the failure starts or changes, not at every interval while it lasts.
-        if (queue.fresh && queue.error !== lastError && queue.error !== undefined) logger.warn({ error: queue.error }, 'squeue failed: job metadata from the spool only');
+        // Logged when the failure starts or changes, not at every interval while it lasts. Without
+        // a spool, a squeue that fails means no scheduler answers here (slurm-client on a Lustre
+        // server, a controller that is down): nothing to read, quietly (debug), like any absent source.
+        const changed = queue.fresh && queue.error !== lastError && queue.error !== undefined;
         if (queue.fresh) lastError = queue.error;
-        if (!spool.exists && queue.error !== undefined) throw new Error(`no job spool at ${spoolDir} and ${queue.error}`);
+        if (!spool.exists && queue.error !== undefined) {
+          // The error starts with the command line (its -o format has control characters): the message only.
+          why = `no job spool at ${spoolDir} and ${settings.squeue} failed: ${queue.error.split(': ').slice(1).join(': ')}`;
+          if (changed) logger.debug({ error: queue.error }, 'squeue failed and there is no job spool: no scheduler metadata on this host');
+          return clear();
+        }
+        why = undefined;
+        if (changed) logger.warn({ error: queue.error }, 'squeue failed: job metadata from the spool only');
         const jobs = mergeJobs(spool.jobs, queue.jobs);
         await users.resolve(new Set(jobs.flatMap((j) => (j.uid !== undefined ? [j.uid] : []))));
 

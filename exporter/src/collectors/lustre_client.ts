@@ -13,6 +13,7 @@ import { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { statsFlags } from '../lustre/stats-settings.js';
 import { statsSteps } from '../lustre/stats-update.js';
 import { updateLustre } from '../lustre/update.js';
+import { lustreSource } from '../lustre/source-description.js';
 import { findCgroupJobs } from '../sources/cgroup-jobs.js';
 import { findLliteStatsFiles, readLustreMounts } from '../sources/lustre-client-files.js';
 import type { FoundStatsFiles } from '../sources/lustre-stats-files.js';
@@ -48,6 +49,7 @@ export const lustreClientCollector = defineCollector({
         };
         return updateLustre(statsSteps(book, read, paths, logger), book, metrics, signal);
       },
+      describe: () => lustreSource('llite stats', settings, ['llite.*.stats'], paths),
     };
   },
 });

@@ -8,7 +8,8 @@ import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
 import { DEFAULT_MAX_TARGETS } from '../lustre/stats-settings.js';
 import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers } from '../sources/lustre-jobstats-files.js';
-import { runLctl } from '../sources/lustre-lctl.js';
+import { LCTL_ARGS, runLctl } from '../sources/lustre-lctl.js';
+import { lustreSource } from '../lustre/source-description.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { forEachLimited } from '../util/for-each-limited.js';
 import { failUnlisted, updateLustre, type UpdateSteps } from '../lustre/update.js';
@@ -112,6 +113,6 @@ export const lustreJobStatsCollector = defineCollector({
         acc.finish(Date.now(), (uid) => users.label(uid), complete);
       },
     };
-    return { update: (signal) => updateLustre(steps, acc, metrics, signal) };
+    return { update: (signal) => updateLustre(steps, acc, metrics, signal), describe: () => lustreSource('mdt/obdfilter job_stats', settings, LCTL_ARGS.slice(1), paths) };
   },
 });

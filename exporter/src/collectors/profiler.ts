@@ -5,7 +5,7 @@
 // (socket directory missing, no permission, another receiver on the path): meanwhile the collector
 // reports `absent` quietly, like any collector whose source is not on this host.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Counter } from 'prom-client';
 import type { Logger } from '../util/logger.js';
 import { defineCollector } from '../scrape/define-collector.js';
@@ -53,6 +53,9 @@ export const profilerCollector = defineCollector({
     const store = new ProfilerMetricStore(new JobSlots(settings.maxJobs), Date.now, new MountLabels(settings.maxMounts));
     let receiver: ProfilerReceiver | undefined;
     let lastError = '';
+    // Why the socket is not bound, for the startup line: a missing directory is warned about (the
+    // collector would stay off unnoticed), like another receiver on the path.
+    let why: { text: string; warn: boolean } | undefined;
 
     warnIfNoProcesses(paths.procfs, logger);
     const tryStart = (): void => {
@@ -64,6 +67,10 @@ export const profilerCollector = defineCollector({
         // Quiet: a host without the socket directory simply has no profiler source. But another
         // exporter on the path is a deployment mistake that leaves this one without profiler data.
         const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        const dir = dirname(socketPath);
+        why = existsSync(dir)
+          ? { text: message, warn: inUse }
+          : { text: `the socket's directory ${dir} does not exist: create it (the systemd unit's RuntimeDirectory=jobio does) or choose another with --collector.profiler.socket`, warn: true };
         if (message !== lastError) (inUse ? logger.warn.bind(logger) : logger.debug.bind(logger))({ socket: socketPath, err: message }, 'profiler socket not available');
         lastError = message;
       }
@@ -118,6 +125,7 @@ export const profilerCollector = defineCollector({
     };
 
     return {
+      describe: () => ({ source: `socket ${socketPath}`, ...(receiver || !why ? {} : { why: why.text, warn: why.warn }) }),
       async update() {
         if (!receiver) tryStart();
         if (!receiver) return 'absent';

@@ -10,6 +10,7 @@ import { runLctl } from '../sources/lustre-lctl.js';
 import type { LustreWriter } from './refill.js';
 import type { StatsAccumulator } from './stats-accumulator.js';
 import { failUnlisted, updateLustre, type UpdateSteps } from './update.js';
+import { lustreSource } from './source-description.js';
 
 /** What statsSteps() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
 export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount' | 'has' | 'droppedTargets' | 'unreadableDirsTotal'>;
@@ -100,7 +101,7 @@ function targetAdmission(acc: StatsSink, maxTargets: number): ((target: string) 
 /** The update() of the lustre_exports and lustre_stats collectors. */
 export function statsUpdater(acc: StatsAccumulator, settings: StatsUpdateSettings, metrics: LustreWriter<StatsAccumulator>, paths: Paths, logger: Logger): Collector {
   const steps = statsSteps(acc, settings, paths, logger);
-  return { update: (signal) => updateLustre(steps, acc, metrics, signal) };
+  return { update: (signal) => updateLustre(steps, acc, metrics, signal), describe: () => lustreSource(settings.lctlArgs.join(', '), settings, settings.lctlArgs, paths) };
 }
 
 /** What parseLustreStats makes of `snapshot_time 0 secs.nsecs`: a section without counters. */

@@ -44,9 +44,21 @@ export interface CollectorContext {
   readonly logger: Logger;
 }
 
+/** What a collector reads on this host, for the exporter's line per collector at start. */
+export interface SourceDescription {
+  /** The files, library, socket or command it reads, as configured here. */
+  readonly source: string;
+  /** Why the last update found no source, when the collector knows more than "not there". */
+  readonly why?: string;
+  /** A missing source that is a likely deployment mistake (logged at warn, not info). */
+  readonly warn?: boolean;
+}
+
 export interface Collector {
   /** Read the source and refresh the metrics. Throw on failure; the scrape records success 0. */
   update(signal: AbortSignal): Promise<UpdateOutcome>;
+  /** Where the source is looked for (and why it was not found): the startup log line. */
+  describe?(): SourceDescription;
   /** Release sockets, timers, workers. */
   close?(): Promise<void>;
 }

@@ -17,8 +17,18 @@ export interface EnabledCollector {
 
 class TimeoutError extends Error {}
 
+/** The outcome of a collector's last update, by collector name (the startup log reads it). */
+export interface LastOutcome {
+  readonly outcome: UpdateOutcome | 'failed';
+  readonly error?: string;
+}
+
 export class Scraper {
   readonly self = new SelfMetrics();
+  readonly lastOutcomes = new Map<string, LastOutcome>();
+  private scraped!: () => void;
+  /** Resolves when the first scrape has run every collector (the per-collector log lines wait for it). */
+  readonly firstScrape = new Promise<void>((resolve) => (this.scraped = resolve));
   private inFlight: Promise<string> | undefined;
   /** Updates still running from an earlier scrape (a hung source): never started twice at once. */
   private readonly pending = new Map<string, Promise<unknown>>();
@@ -46,6 +56,7 @@ export class Scraper {
   private async runScrape(): Promise<string> {
     const results = await Promise.all(this.collectors.map((c) => this.runOne(c)));
     this.self.record(results);
+    this.scraped();
     const parts = [await this.self.registry.metrics()];
     // A failed collector's registry may hold a half-refilled or stale snapshot: like node_exporter,
     // serve nothing from it this scrape rather than numbers nobody can trust.
@@ -79,8 +90,11 @@ export class Scraper {
       success = outcome === 'ok';
       absent = outcome === 'absent';
       if (absent) this.logger.debug({ collector: entry.name }, 'collector source not present on this host');
+      this.lastOutcomes.set(entry.name, { outcome });
     } catch (err) {
-      this.logger.error({ collector: entry.name, err: err instanceof Error ? err.message : String(err) }, 'collector failed');
+      const error = err instanceof Error ? err.message : String(err);
+      this.logger.error({ collector: entry.name, err: error }, 'collector failed');
+      this.lastOutcomes.set(entry.name, { outcome: 'failed', error });
     } finally {
       clearTimeout(timer);
     }
