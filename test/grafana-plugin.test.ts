@@ -299,7 +299,7 @@ test('provisioning/grafana: app, Prometheus and jobio data sources, dashboard pr
   const plugins = readFileSync(join(dir, 'plugins', 'jobio.yaml'), 'utf8');
   assert.match(plugins, /^apps:\n {2}- type: jobio-jobio-app$/m);
   const ds = readFileSync(join(dir, 'datasources', 'jobio.yaml'), 'utf8');
-  assert.match(ds, /type: prometheus\n {4}uid: prometheus/);
+  assert.match(ds, /type: prometheus\n {4}uid: jobio-prometheus/);
   assert.match(ds, /type: jobio-jobio-datasource\n {4}uid: jobio/);
   assert.equal((ds.match(/access: proxy/g) ?? []).length, 2, 'both through the data proxy');
   const dash = readFileSync(join(dir, 'dashboards', 'jobio.yaml'), 'utf8');

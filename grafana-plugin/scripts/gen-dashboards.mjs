@@ -8,6 +8,11 @@
 // panel and data source add the density heatmap, the red/yellow/green summary, characterisation and
 // trend. Aggregating panels read the recording rules (5 m rates computed once by Prometheus), so a
 // cluster view does not sum thousands of raw series on every refresh.
+//
+// Every panel has a description (what it shows, how to read it; a test checks), every table with a
+// jobid column links each job to the job dashboard (jobTable/jobLinks), and titles never name a
+// multi-value variable (it would read "All"). To add panels: append them with `bottom(d)` as the
+// with… functions below do.
 //   node scripts/gen-dashboards.mjs
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -18,9 +23,12 @@ const PROM = { type: 'prometheus', uid: '${prometheus}' };
 const JOBIO = { type: 'jobio-jobio-datasource', uid: '${jobio}' };
 
 let nextId = 1;
+/** A panel; `extra` carries its `description` (required by the tests) and any options. */
 function panel(title, type, gridPos, targets, extra = {}) {
   return { id: nextId++, type, title, gridPos, datasource: targets[0]?.datasource ?? PROM, targets, options: {}, fieldConfig: { defaults: {}, overrides: [] }, ...extra };
 }
+/** `extra` with a description added (merged, so unit() and table() results keep theirs). */
+const about = (description, extra = {}) => ({ ...extra, description });
 const prom = (refId, expr, extra = {}) => ({ refId, datasource: PROM, expr, ...extra });
 const jobio = (refId, query) => ({ refId, datasource: JOBIO, ...query });
 // The summary panel's options in full, as Grafana stores them: the panel's defaults (DEFAULT_SUMMARY in
@@ -49,20 +57,33 @@ const rightAxis = (refId, u) => ({
     { id: 'custom.axisPlacement', value: 'right' },
   ],
 });
-/** Instant table of a Prometheus query, label columns kept, the value named. */
+/** The job dashboard for the job of a table row (its user too, when the row has one). */
+const JOB_URL = '/d/jobio-job/jobio-job?var-jobid=${__value.raw}&var-user=${__data.fields.user}&${__url_time_range}';
+/** A field override: each value of the `jobid` column opens that job's dashboard. */
+const jobLinks = (field = 'jobid') => ({
+  matcher: { id: 'byName', options: field },
+  properties: [{ id: 'links', value: [{ title: 'Open job ${__value.raw}', url: JOB_URL }] }],
+});
+/** Instant table of a Prometheus query, label columns kept, the value named; job ids link to the job dashboard. */
 const table = (valueName, u) => ({
-  fieldConfig: { defaults: { unit: u }, overrides: [{ matcher: { id: 'byName', options: 'Value' }, properties: [{ id: 'displayName', value: valueName }] }] },
+  fieldConfig: { defaults: { unit: u }, overrides: [{ matcher: { id: 'byName', options: 'Value' }, properties: [{ id: 'displayName', value: valueName }] }, jobLinks()] },
   transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
 });
 
+// The provisioned data sources (provisioning/grafana/datasources/jobio.yaml) by uid, so the dashboards
+// never follow a site's default data source; any other of the same type can be chosen in the menu.
+const PROVISIONED = { prometheus: { uid: 'jobio-prometheus', name: 'Prometheus (jobio)' }, jobio: { uid: 'jobio', name: 'jobio' } };
 const dsVars = [
-  { name: 'prometheus', label: 'Prometheus', type: 'datasource', query: 'prometheus', current: {}, hide: 0 },
-  { name: 'jobio', label: 'jobio', type: 'datasource', query: 'jobio-jobio-datasource', current: {}, hide: 0 },
+  { name: 'prometheus', label: 'Prometheus', type: 'datasource', query: 'prometheus', current: { text: PROVISIONED.prometheus.name, value: PROVISIONED.prometheus.uid }, hide: 0 },
+  { name: 'jobio', label: 'jobio', type: 'datasource', query: 'jobio-jobio-datasource', current: { text: PROVISIONED.jobio.name, value: PROVISIONED.jobio.uid }, hide: 0 },
 ];
+/** Grafana's variable sort: job ids in numeric order, newest (largest) first. */
+const NUMERIC_DESC = 4;
 /** Template variable from the standard Prometheus data source (label_values), so it works without the jobio plugin. */
 const promVar = (name, label, metricSelector, labelName, multi) => {
   const q = `label_values(${metricSelector}, ${labelName})`;
-  return { name, label, type: 'query', datasource: PROM, query: { query: q, refId: `${name}-values` }, definition: q, refresh: 2, multi, includeAll: multi, sort: 1, current: {}, hide: 0 };
+  const sort = labelName === 'jobid' ? NUMERIC_DESC : 1;
+  return { name, label, type: 'query', datasource: PROM, query: { query: q, refId: `${name}-values` }, definition: q, refresh: 2, multi, includeAll: multi, sort, current: {}, hide: 0 };
 };
 // Recording rules (provisioning/prometheus/rules/jobio-recording.yml): 5 m rates per job and target.
 const R = {
@@ -80,7 +101,32 @@ const bothBytes = (read, write, sel) => `{__name__=~"${read}|${write}", ${sel}}`
 // Every job has jobstats or profiler series; both carry jobid and user.
 const JOB_SERIES = '{__name__=~"jobio_lustre_jobstats_operations_total|jobio_profiler_calls_total"';
 
-function dashboard(uid, title, description, variables, panels, time = { from: 'now-6h', to: 'now' }) {
+// Annotations (Prometheus queries of the dashboard's data source; a series' run of samples is a region).
+const annotation = (name, iconColor, expr, titleFormat, textFormat, tagKeys) => ({
+  name,
+  datasource: PROM,
+  enable: true,
+  hide: false,
+  iconColor,
+  expr,
+  step: '1m',
+  titleFormat,
+  textFormat,
+  tagKeys,
+  useValueForTime: false,
+});
+/** jobio's alerts while they fire (ALERTS, the series Prometheus writes for each active alert), `sel` narrowing them. */
+const alertAnnotation = (sel) =>
+  annotation(
+    'jobio alerts firing',
+    'red',
+    `ALERTS{alertstate="firing", alertname=~"Jobio.*"${sel}}`,
+    '{{alertname}}',
+    '{{alertname}} {{jobid}} {{user}} {{target}}',
+    'alertname,severity,jobid,target',
+  );
+
+function dashboard(uid, title, description, variables, panels, time = { from: 'now-6h', to: 'now' }, annotations = []) {
   return {
     uid,
     title,
@@ -93,7 +139,7 @@ function dashboard(uid, title, description, variables, panels, time = { from: 'n
     time,
     timezone: 'browser',
     templating: { list: [...dsVars, ...variables] },
-    annotations: { list: [] },
+    annotations: { list: annotations },
     links: [{ title: 'jobio', type: 'dashboards', tags: ['jobio'], asDropdown: true }],
     panels,
   };
@@ -108,16 +154,25 @@ function cluster() {
     'Which job and which user is loading the shared file system: per-target rates, the density of per-user rates (click a cell to drill down to its users), top talkers.',
     [promVar('target', 'Target', 'jobio_lustre_jobstats_entries', 'target', true), promVar('user', 'User', `jobio_lustre_jobstats_operations_total{${t}}`, 'user', true)],
     [
-      panel('Operations per target (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 0 }, [prom('A', `sum by (target) (${R.targetOps}{${t}})`, { legendFormat: '{{target}}' })], unit('ops')),
+      panel(
+        'Operations per target (5 m rate)',
+        'timeseries',
+        { h: 8, w: 12, x: 0, y: 0 },
+        [prom('A', `sum by (target) (${R.targetOps}{${t}})`, { legendFormat: '{{target}}' })],
+        about(
+          'Requests per second on each Lustre target (MDTs: metadata; OSTs: data), summed over every job from jobstats, 5-minute rate. A target far above the others is where to look first.',
+          unit('ops'),
+        ),
+      ),
       panel(
         'Bandwidth per target (5 m rate; write up, read down)',
         'timeseries',
         { h: 8, w: 12, x: 12, y: 0 },
         [prom('A', `sum by (target) (${R.targetWrite}{${t}})`, { legendFormat: '{{target}} write' }), prom('B', `-sum by (target) (${R.targetRead}{${t}})`, { legendFormat: '{{target}} read' })],
-        unit('Bps'),
+        about('Bytes per second written (above zero) and read (below zero) on each target, every job summed, 5-minute rate.', unit('Bps')),
       ),
       panel(
-        'Density of per-job operation rates per target, every job counted (click a cell: its jobs; click a job: $user)',
+        'Density of per-job operation rates per target, every job counted (click a cell: its jobs; click a job: sets User)',
         'jobio-jobio-panel',
         { h: 12, w: 24, x: 0, y: 8 },
         [
@@ -139,6 +194,8 @@ function cluster() {
               colorScheme: 'viridis',
             },
           },
+          description:
+            'Time across, decades of per-job request rate up (1–10/s, 10–100/s …); a cell’s colour is how many jobs ran at that rate then (the exporter counts every job, those folded into _other included). Click a cell for its jobs, largest first, each with a link to its job dashboard; click a job (or “Set”) to narrow the tables below to its user.',
         },
       ),
       panel(
@@ -146,29 +203,43 @@ function cluster() {
         'table',
         { h: 9, w: 8, x: 0, y: 20 },
         [prom('A', `topk(10, sum by (user) (${bothBytes(R.jobRead, R.jobWrite, `${t}, user=~"$user"`)}))`, { instant: true, format: 'table' })],
-        table('bytes/s', 'Bps'),
+        about('The 10 users moving the most bytes per second now (read plus write, 5-minute rate), among the users selected above.', table('bytes/s', 'Bps')),
       ),
       panel(
         'Top jobs by operations now (5 m rate, selected users)',
         'table',
         { h: 9, w: 8, x: 8, y: 20 },
         [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })],
-        table('operations/s', 'ops'),
+        about('The 10 jobs making the most requests per second now (5-minute rate), with their users. Click a job id to open its job dashboard.', table('operations/s', 'ops')),
       ),
       panel(
         'Top operations now (5 m rate)',
         'table',
         { h: 9, w: 8, x: 16, y: 20 },
         [prom('A', `topk(10, sum by (operation) (${R.jobOps}{${t}, user=~"$user"}))`, { instant: true, format: 'table' })],
-        table('operations/s', 'ops'),
+        about('Which Lustre operations (open, getattr, write …) the selected users make most now, per second (5-minute rate).', table('operations/s', 'ops')),
       ),
-      panel('Trend change per target (short 5m vs long 1h average; change = ±1)', 'timeseries', { h: 8, w: 16, x: 0, y: 29 }, [
-        jobio('A', { queryType: 'trend', metric: 'operations', shortWindow: '5m', longWindow: '1h', changeRatio: 2, filters: { target: '$target' } }),
-      ]),
-      panel('Jobstats identifier quality', 'bargauge', { h: 8, w: 8, x: 16, y: 29 }, [
-        prom('A', `sum by (quality) (jobio_lustre_jobstats_entries{${t}})`, { legendFormat: '{{quality}}', instant: true }),
-      ]),
+      panel(
+        'Trend change per target (short 5m vs long 1h average; change = ±1)',
+        'timeseries',
+        { h: 8, w: 16, x: 0, y: 29 },
+        [jobio('A', { queryType: 'trend', metric: 'operations', shortWindow: '5m', longWindow: '1h', changeRatio: 2, filters: { target: '$target' } })],
+        about(
+          'Each target’s request rate averaged over 5 minutes against its 1-hour average (jobio data source): the change series is +1 when the short average rises above twice the long one, −1 when it falls below half, 0 otherwise.',
+        ),
+      ),
+      panel(
+        'Jobstats identifier quality',
+        'bargauge',
+        { h: 8, w: 8, x: 16, y: 29 },
+        [prom('A', `sum by (quality) (jobio_lustre_jobstats_entries{${t}})`, { legendFormat: '{{quality}}', instant: true })],
+        about(
+          'job_stats entries in the last read, by whether their identifier matched the jobid_name format: correct, missing_jobid (a format with %j but no job id) or malformed (their load goes to jobid="_other"). Many malformed entries mean the servers’ jobid_var or jobid_name does not match the exporter’s --collector.lustre_jobstats.jobid-format.',
+        ),
+      ),
     ],
+    undefined,
+    [alertAnnotation('')],
   );
 }
 
@@ -186,7 +257,10 @@ function job() {
         'jobio-jobio-panel',
         { h: 8, w: 12, x: 0, y: 0 },
         [jobio('A', { queryType: 'summary', groupBy: 'mount', filters: { jobid: '$jobid' } })],
-        summaryOptions({ groupBy: 'mount' }),
+        about(
+          'The job’s I/O calls as the profiler classified them, per mount: the share of I/O time and of calls that was red (bad: tiny, failed, zero-byte …), yellow and green, with the status letter R/Y/G. Hover a row for the figures and the reasons behind the red and yellow calls. Empty when the job ran without the profiler (jobio run, or LD_PRELOAD of libjobio).',
+          summaryOptions({ groupBy: 'mount' }),
+        ),
       ),
       panel(
         'I/O summary of $user’s jobs (standard Prometheus queries; click a job to open it)',
@@ -202,20 +276,47 @@ function job() {
             { instant: true },
           ),
         ],
-        summaryOptions(),
+        about(
+          'Every profiled job of the user over the time range, worst first: status (R, Y, G), volume, the shares of I/O time and calls by class. Plain Prometheus queries, so it works without the jobio data source. Click a job to open it here.',
+          summaryOptions(),
+        ),
       ),
-      panel('Characterisation over the job’s life (c = 1 MiB per interval)', 'table', { h: 6, w: 24, x: 0, y: 8 }, [
-        jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$jobid' } }),
-      ]),
+      panel(
+        'Characterisation over the job’s life (c = 1 MiB per interval)',
+        'table',
+        { h: 6, w: 24, x: 0, y: 8 },
+        [jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$jobid' } })],
+        about(
+          'From the servers’ view (jobstats, every Lustre target): total volume, peak bandwidth and IOPS, I/O intensity (the share of 1-minute intervals in which some server moved more than 1 MiB for the job), burstiness and how many servers worked in parallel.',
+        ),
+      ),
       panel(
         'Job bandwidth per target (5 m rate)',
         'timeseries',
         { h: 8, w: 12, x: 0, y: 14 },
         [prom('A', `sum by (target) (${R.jobWrite}{${j}})`, { legendFormat: '{{target}} write' }), prom('B', `sum by (target) (${R.jobRead}{${j}})`, { legendFormat: '{{target}} read' })],
-        unit('Bps'),
+        about(
+          'Bytes per second the job wrote and read on each Lustre target (jobstats, 5-minute rate). One OST carrying all of a large read while the others idle means an unstriped file.',
+          unit('Bps'),
+        ),
       ),
-      panel('Job metadata operations (5 m rate)', 'timeseries', { h: 8, w: 12, x: 12, y: 14 }, [prom('A', `sum by (operation) (${R.jobOps}{${j}})`, { legendFormat: '{{operation}}' })], unit('ops')),
-      panel('Profiler calls by class (5 m rate)', 'timeseries', { h: 8, w: 12, x: 0, y: 22 }, [prom('A', `sum by (class) (${R.jobCalls}{${j}})`, { legendFormat: '{{class}}' })], unit('ops')),
+      panel(
+        'Job operations by type (5 m rate)',
+        'timeseries',
+        { h: 8, w: 12, x: 12, y: 14 },
+        [prom('A', `sum by (operation) (${R.jobOps}{${j}})`, { legendFormat: '{{operation}}' })],
+        about(
+          'The job’s requests per second on the Lustre servers by operation (open, close, getattr … and read, write), jobstats, 5-minute rate: thousands of opens or getattrs a second are a metadata storm.',
+          unit('ops'),
+        ),
+      ),
+      panel(
+        'Profiler calls by class (5 m rate)',
+        'timeseries',
+        { h: 8, w: 12, x: 0, y: 22 },
+        [prom('A', `sum by (class) (${R.jobCalls}{${j}})`, { legendFormat: '{{class}}' })],
+        about('I/O calls per second the profiler counted in the job, by red/yellow/green class (5-minute rate).', unit('ops')),
+      ),
       panel(
         'Profiler bytes by size bin',
         'timeseries',
@@ -224,7 +325,10 @@ function job() {
           prom('A', `sum by (size) (rate(jobio_profiler_write_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: 'write {{size}}' }),
           prom('B', `sum by (size) (rate(jobio_profiler_read_bytes_total{${j}}[$__rate_interval]))`, { legendFormat: 'read {{size}}' }),
         ],
-        unit('Bps'),
+        about(
+          'Bytes per second the job’s processes wrote and read, by transfer size: small (below 32 KiB), medium, large (128 MiB and more). Much volume in small transfers is the tiny-I/O pattern.',
+          unit('Bps'),
+        ),
       ),
       panel(
         'CPU (cgroup; cores busy)',
@@ -234,17 +338,76 @@ function job() {
           prom('A', `sum(rate(jobio_job_cpu_user_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'user' }),
           prom('B', `sum(rate(jobio_job_cpu_system_seconds_total{${j}}[$__rate_interval]))`, { legendFormat: 'system' }),
         ],
-        { fieldConfig: { defaults: { unit: 'short', custom: { axisLabel: 'cores', stacking: { mode: 'normal', group: 'A' }, fillOpacity: 20 } }, overrides: [] } },
+        about('CPU time the job’s cgroup used per second, user and system stacked: the number of cores kept busy. Low CPU while the I/O panels are busy means the job waits on I/O.', {
+          fieldConfig: { defaults: { unit: 'short', custom: { axisLabel: 'cores', stacking: { mode: 'normal', group: 'A' }, fillOpacity: 20 } }, overrides: [] },
+        }),
       ),
       panel(
         'Memory (cgroup)',
         'timeseries',
         { h: 8, w: 12, x: 12, y: 30 },
         [prom('A', `sum(jobio_job_memory_bytes{${j}})`, { legendFormat: 'now' }), prom('B', `sum(jobio_job_memory_peak_bytes{${j}})`, { legendFormat: 'peak' })],
-        unit('bytes'),
+        about('Memory of the job’s cgroup (page cache included), summed over its nodes, and its peak.', unit('bytes')),
       ),
     ],
+    undefined,
+    [
+      alertAnnotation(', jobid="$jobid"'),
+      // The job's run as the scheduler saw it: jobio_job_info exists from the job's start to its end (a region).
+      annotation('Job running (scheduler)', 'blue', 'max by (jobid) (jobio_job_info{jobid="$jobid"})', 'job {{jobid}}', 'job {{jobid}} running (jobio_job_info)', 'jobid'),
+    ],
   );
+}
+
+/** Moves every panel of a dashboard down by `h` rows (to put a header above them). */
+function shiftDown(d, h) {
+  for (const p of d.panels) p.gridPos = { ...p.gridPos, y: p.gridPos.y + h };
+  return d;
+}
+
+/** Job: a header from jobio_job_info (collector job_info): who ran it, in which account and where, and when it ran. */
+function withJobHeader(d) {
+  const info = 'jobio_job_info{jobid="$jobid"}';
+  const noInfo = 'no jobio_job_info for this job: the job_info collector (docs/schedulers.md) runs on no node of it';
+  shiftDown(d, 4);
+  d.panels.unshift(
+    panel(
+      'Job $jobid (scheduler metadata)',
+      'table',
+      { h: 4, w: 16, x: 0, y: 0 },
+      [prom('A', `max by (jobid, user, account, partition, job_name, work_dir) (last_over_time(${info}[$__range]))`, { instant: true, format: 'table' })],
+      about('Who ran the job, in which account and partition, under which name and in which directory, from the job_info collector on its nodes (the prolog’s job spool, or squeue).', {
+        fieldConfig: { defaults: { noValue: noInfo }, overrides: [jobLinks()] },
+        transformations: [
+          {
+            id: 'organize',
+            options: {
+              excludeByName: { Time: true, Value: true },
+              indexByName: { jobid: 0, user: 1, account: 2, partition: 3, job_name: 4, work_dir: 5 },
+              renameByName: { job_name: 'name', work_dir: 'working directory' },
+            },
+          },
+        ],
+      }),
+    ),
+    panel(
+      'Seen running (first and last sample in the range)',
+      'stat',
+      { h: 4, w: 8, x: 16, y: 0 },
+      [
+        prom('A', `min(min_over_time(timestamp(${info})[$__range:1m])) * 1000`, { instant: true, legendFormat: 'first seen' }),
+        prom('B', `max(max_over_time(timestamp(${info})[$__range:1m])) * 1000`, { instant: true, legendFormat: 'last seen' }),
+      ],
+      about(
+        'When jobio_job_info of the job was first and last sampled in the time range: its start and, for a job that ended, its end (to the scrape interval). Also drawn as a region on the time series (annotation “Job running”).',
+        {
+          fieldConfig: { defaults: { unit: 'dateTimeAsIso', noValue: '–' }, overrides: [] },
+          options: { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, textMode: 'value_and_name', colorMode: 'none', graphMode: 'none' },
+        },
+      ),
+    ),
+  );
+  return d;
 }
 
 function hostGpu() {
@@ -271,27 +434,43 @@ function hostGpu() {
       promVar('jobid', 'Job', `${JOB_SERIES}, ${g}}`, 'jobid', true),
     ],
     [
-      panel('GPU utilisation', 'timeseries', { h: 8, w: 12, x: 0, y: 0 }, [prom('A', `jobio_gpu_utilization_ratio{${g}}`, { legendFormat: 'GPU {{gpu}}' })], unit('percentunit')),
+      panel(
+        'GPU utilisation',
+        'timeseries',
+        { h: 8, w: 12, x: 0, y: 0 },
+        [prom('A', `jobio_gpu_utilization_ratio{${g}}`, { legendFormat: 'GPU {{gpu}}' })],
+        about(
+          'Share of time each GPU of the host had a kernel running (NVML). Read it beside the I/O time on the right: a GPU idle while I/O time is high is a job waiting on I/O.',
+          unit('percentunit'),
+        ),
+      ),
       panel(
         'Profiler I/O time by class (jobs on this host; seconds in I/O per second)',
         'timeseries',
         { h: 8, w: 12, x: 12, y: 0 },
         [prom('A', `sum by (class) (rate(jobio_profiler_io_seconds_total{${g}, jobid=~"$jobid"}[$__rate_interval]))`, { legendFormat: '{{class}}' })],
-        { fieldConfig: { defaults: { unit: 'suffix: s/s', custom: { axisLabel: 'I/O seconds per second' } }, overrides: [] } },
+        about(
+          'Seconds spent in I/O calls per second by the selected jobs’ processes on this host, by red/yellow/green class (estimated from sampled call durations): 2 means two processes in I/O all the time.',
+          {
+            fieldConfig: { defaults: { unit: 'suffix: s/s', custom: { axisLabel: 'I/O seconds per second' } }, overrides: [] },
+          },
+        ),
       ),
       panel(
         'GPU memory used / total',
         'timeseries',
         { h: 8, w: 8, x: 0, y: 8 },
         [prom('A', `jobio_gpu_memory_used_bytes{${g}}`, { legendFormat: 'GPU {{gpu}} used' }), prom('B', `jobio_gpu_memory_total_bytes{${g}}`, { legendFormat: 'GPU {{gpu}} total' })],
-        unit('bytes'),
+        about('Memory used on each GPU against its total (NVML).', unit('bytes')),
       ),
       panel(
         'GPU power (left) and temperature (right)',
         'timeseries',
         { h: 8, w: 8, x: 8, y: 8 },
         [prom('A', `jobio_gpu_power_watts{${g}}`, { legendFormat: 'GPU {{gpu}} power' }), prom('B', `jobio_gpu_temperature_celsius{${g}}`, { legendFormat: 'GPU {{gpu}} temperature' })],
-        { fieldConfig: { defaults: { unit: 'watt' }, overrides: [rightAxis('B', 'celsius')] } },
+        about('Power draw of each GPU in watts (left axis) and its temperature in °C (right axis), from NVML.', {
+          fieldConfig: { defaults: { unit: 'watt' }, overrides: [rightAxis('B', 'celsius')] },
+        }),
       ),
       panel(
         'PCIe traffic',
@@ -301,24 +480,34 @@ function hostGpu() {
           prom('A', `rate(jobio_gpu_pcie_receive_bytes_total{${g}}[$__rate_interval])`, { legendFormat: 'GPU {{gpu}} rx' }),
           prom('B', `rate(jobio_gpu_pcie_transmit_bytes_total{${g}}[$__rate_interval])`, { legendFormat: 'GPU {{gpu}} tx' }),
         ],
-        unit('Bps'),
+        about('Bytes per second each GPU received from and sent to the host over PCIe (NVML throughput samples integrated by the exporter).', unit('Bps')),
       ),
       panel(
         'Energy over the range',
         'stat',
         { h: 6, w: 8, x: 0, y: 16 },
         [prom('A', `sum by (gpu) (increase(jobio_gpu_energy_joules_total{${g}}[$__range]))`, { legendFormat: 'GPU {{gpu}}', instant: true })],
-        unit('joule'),
+        about('Energy each GPU used over the dashboard’s time range, in joules (NVML’s energy counter).', unit('joule')),
       ),
-      panel('Jobs on GPUs', 'table', { h: 6, w: 8, x: 8, y: 16 }, [
-        prom('A', `jobio_gpu_job_info{${g}} * on (instance, gpu) group_left (name) jobio_gpu_info{${g}}`, { instant: true, format: 'table' }),
-      ]),
+      panel(
+        'Jobs on GPUs',
+        'table',
+        { h: 6, w: 8, x: 8, y: 16 },
+        [prom('A', `jobio_gpu_job_info{${g}} * on (instance, gpu) group_left (name) jobio_gpu_info{${g}}`, { instant: true, format: 'table' })],
+        about('The jobs with processes on each GPU of the host now, with the GPU’s model. Click a job id to open its job dashboard.', {
+          fieldConfig: { defaults: {}, overrides: [jobLinks()] },
+          transformations: [{ id: 'organize', options: { excludeByName: { Time: true, Value: true, __name__: true } } }],
+        }),
+      ),
       panel(
         'Profiler I/O summary of these jobs',
         'jobio-jobio-panel',
         { h: 6, w: 8, x: 16, y: 16 },
         [jobio('A', { queryType: 'summary', groupBy: 'jobid', filters: { jobid: '$jobid' } })],
-        summaryOptions({ maxGroups: 20 }),
+        about(
+          'The red/yellow/green summary of the selected jobs’ profiled I/O (status R/Y/G, user, volume, time and call shares); click a job to open its job dashboard.',
+          summaryOptions({ maxGroups: 20 }),
+        ),
       ),
     ],
   );
@@ -351,25 +540,34 @@ function withClientDensity(d) {
   });
   d.panels.push(
     panel(
-      'Density of per-node Lustre client bandwidth (click a cell: its nodes; click a node: $client_node)',
+      'Density of per-node Lustre client bandwidth (click a cell: its nodes; click a node: sets Client node)',
       'jobio-jobio-panel',
       { h: 10, w: 12, x: 0, y },
       [prom('A', `sum by (instance, jobid) (${clientBytes('')})`, { legendFormat: '{{instance}} {{jobid}}' })],
-      { options: heat('Bps') },
+      about(
+        'From the compute nodes’ Lustre clients (llite stats): how many nodes moved data at each decade of bytes per second, over time. Click a cell for its nodes and their jobs; click a node to show it in the panel below.',
+        { options: heat('Bps') },
+      ),
     ),
     panel(
-      'Density of per-node Lustre client metadata rates (click a cell: its nodes; click a node: $client_node)',
+      'Density of per-node Lustre client metadata rates (click a cell: its nodes; click a node: sets Client node)',
       'jobio-jobio-panel',
       { h: 10, w: 12, x: 12, y },
       [prom('A', 'sum by (instance, jobid) (rate(jobio_lustre_client_operations_total{operation!~"read|write"}[$__rate_interval]))', { legendFormat: '{{instance}} {{jobid}}' })],
-      { options: heat('ops') },
+      about(
+        'From the compute nodes’ Lustre clients: how many nodes made metadata requests (every llite operation but read and write) at each decade of rate, over time. Click a cell for its nodes; click a node to show it below.',
+        {
+          options: heat('ops'),
+        },
+      ),
     ),
     panel(
-      'Lustre client bandwidth of $client_node by job (click a series: the job dashboard)',
+      'Lustre client bandwidth of the selected client nodes by job (click a series: the job dashboard)',
       'timeseries',
       { h: 8, w: 24, x: 0, y: y + 10 },
       [prom('A', `sum by (instance, jobid) (${clientBytes('instance=~"$client_node"')})`, { legendFormat: '{{instance}} {{jobid}}' })],
       {
+        description: 'Lustre client bytes per second (read plus write) of the nodes chosen in the Client node variable, one series per node and job. Click a series to open its job’s dashboard.',
         fieldConfig: {
           defaults: { unit: 'Bps', links: [{ title: 'Job ${__field.labels.jobid}', url: '/d/jobio-job/jobio-job?var-jobid=${__field.labels.jobid}&${__url_time_range}' }] },
           overrides: [],
@@ -393,6 +591,8 @@ function withCoverage(d) {
       { h: 8, w: 16, x: 0, y },
       [prom('A', `(${prof('read')} + ${prof('write')} or ${prof('read')} or ${prof('write')} or ${client} * 0) / (${client} > 0)`, { legendFormat: '{{mount}}' })],
       {
+        description:
+          'The profiler’s read and write bytes over the Lustre client’s (llite) for the job’s nodes, per mount. Below the 50 % line the profiler misses most of the job’s I/O: static or Go binaries, mmap, io_uring, or processes started without LD_PRELOAD.',
         fieldConfig: {
           defaults: {
             unit: 'percentunit',
@@ -415,7 +615,7 @@ function withCoverage(d) {
       'timeseries',
       { h: 8, w: 8, x: 16, y },
       [prom('A', `sum by (mount) (${clientBytes(j)})`, { legendFormat: '{{mount}}' })],
-      unit('Bps'),
+      about('Bytes per second the Lustre clients of the job’s nodes moved, per mount (llite stats, credited to the node’s job).', unit('Bps')),
     ),
   );
   return d;
@@ -435,14 +635,14 @@ function withAccounts(d) {
       'timeseries',
       { h: 8, w: 12, x: 0, y },
       [prom('A', `sum by (account) (sum by (jobid) (${R.jobOps}{${t}}) * on (jobid) group_left (account) ${info})`, { legendFormat: '{{account}}' })],
-      unit('ops'),
+      about('Requests per second on the selected targets summed by the Slurm account (project) of each job, for the jobs that have jobio_job_info (collector job_info).', unit('ops')),
     ),
     panel(
       'Top jobs of the selected accounts by operations now (5 m rate)',
       'table',
       { h: 8, w: 12, x: 12, y },
       [prom('A', `topk(10, sum by (jobid, user) (${R.jobOps}{${t}}) * on (jobid) group_left (account) ${info})`, { instant: true, format: 'table' })],
-      table('operations/s', 'ops'),
+      about('The 10 jobs of the selected accounts making the most requests now, with user and account. Click a job id to open its job dashboard.', table('operations/s', 'ops')),
     ),
   );
   return d;
@@ -451,7 +651,7 @@ function withAccounts(d) {
 mkdirSync(out, { recursive: true });
 for (const [file, d] of [
   ['cluster-filesystem.json', withAccounts(withClientDensity(cluster()))],
-  ['job.json', withCoverage(job())],
+  ['job.json', withCoverage(withJobHeader(job()))],
   ['host-gpu.json', hostGpu()],
 ]) {
   writeFileSync(join(out, file), `${JSON.stringify(d, null, 2)}\n`);

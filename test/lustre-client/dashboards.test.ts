@@ -41,7 +41,7 @@ test('cluster dashboard: per-node client bandwidth and metadata density heatmaps
   assert.equal(heatmaps.length, 2);
   for (const h of heatmaps) assert.equal(h.options?.heatmap?.drillLabel, 'instance');
   assert.match(heatmaps.map((h) => h.targets?.[0]?.expr).join('\n'), /jobio_lustre_client_operations_total\{operation!~"read\|write"\}/);
-  const byJob = d.panels.find((p) => p.title.includes('$client_node by job'));
+  const byJob = d.panels.find((p) => p.title.includes('selected client nodes by job'));
   assert.match(byJob?.fieldConfig?.defaults?.links?.[0]?.url ?? '', /^\/d\/jobio-job\/.*var-jobid=\$\{__field\.labels\.jobid\}/);
 });
 
