@@ -26,6 +26,7 @@ import { Wakeup } from './run-wakeup.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
 import { ALL_RECORDS, parseMistralConfig, type MistralSettings } from './mistral-config.js';
+import { terminalText } from '../labels/control-chars.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -265,21 +266,24 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     output?.finish(times, slots, after.maxRssBytes, diagnosis);
     const total = emptyCounters();
     for (const m of files) addInto(total, m.total);
+    // Mount paths and program names are the processes' own words: no control character reaches the terminal.
     process.stderr.write(
-      formatSummary({
-        command: argv.join(' '),
-        exitCode: status,
-        realTimeUs: (endMs - startMs) * 1000,
-        accumulatedRuntimeUs: totals.runtimeNs / 1000,
-        processes: totals.processes.size,
-        mounts: files,
-        total,
-        io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
-        droppedFrames: totals.droppedFrames,
-        rejected,
-        networkFolded: totals.networkFolded,
-        diagnosis,
-      }),
+      terminalText(
+        formatSummary({
+          command: argv.join(' '),
+          exitCode: status,
+          realTimeUs: (endMs - startMs) * 1000,
+          accumulatedRuntimeUs: totals.runtimeNs / 1000,
+          processes: totals.processes.size,
+          mounts: files,
+          total,
+          io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
+          droppedFrames: totals.droppedFrames,
+          rejected,
+          networkFolded: totals.networkFolded,
+          diagnosis,
+        }),
+      ),
     );
     const profilerBytes = new Map(
       files.map((m) => {
@@ -287,7 +291,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
         return [m.info.path, (kv.get('read_all')?.bytes ?? 0) + (kv.get('write_all')?.bytes ?? 0)] as const;
       }),
     );
-    process.stderr.write(formatCoverage(clientDeltas(clientBefore, clientAfter), profilerBytes));
+    process.stderr.write(terminalText(formatCoverage(clientDeltas(clientBefore, clientAfter), profilerBytes)));
     if (!complete) process.stderr.write('jobio run: some processes of the command were still connected after it ended; their last figures may be missing\n');
     return status;
   } finally {

@@ -4,6 +4,7 @@ import type { ClientMapper } from './client-map.js';
 import type { JobInfoMap } from './job-info.js';
 import type { Increment, TopMode } from './increments.js';
 import { NONE, OTHER } from '../labels/reserved.js';
+import { withoutControlChars } from '../labels/control-chars.js';
 
 export interface TopRow {
   readonly job: string;
@@ -120,7 +121,8 @@ export function formatTable(rows: readonly TopRow[], mode: TopMode, limit: numbe
     if (column === undefined) throw new Error(`unknown column ${name}`); // parseColumns checked the flag
     return column;
   });
-  const cells = shown.map((r) => cols.map((c) => c.cell(r, info)));
+  // Label values are whatever a source served: no control character of theirs reaches the terminal.
+  const cells = shown.map((r) => cols.map((c) => withoutControlChars(c.cell(r, info))));
   const widths = columns.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   // Numbers right-aligned, names left-aligned, like lltop.
   const line = (c: readonly string[]): string =>

@@ -8,6 +8,7 @@ import { hasSeries, queryIncrements, queryJobInfo, TopSourceError } from './prom
 import { clientRows, DEFAULT_COLUMNS, formatTable, jobRows, needsJobInfo, sortRows, type SortKey } from './table.js';
 import type { JobInfoMap } from './job-info.js';
 import { shownUrl } from './url-credentials.js';
+import { withoutControlChars } from '../labels/control-chars.js';
 
 export interface TopSettings {
   readonly mode: TopMode;
@@ -94,18 +95,18 @@ export async function runTop(settings: TopSettings, out: Output): Promise<number
       const warnings = [settings.mapper?.warning, rows.length === 0 ? await emptySourceHint() : undefined].filter((w): w is string => w !== undefined);
       if (settings.once) {
         out.write(table);
-        for (const w of warnings) process.stderr.write(`jobio top: ${w}\n`);
+        for (const w of warnings) process.stderr.write(`jobio top: ${withoutControlChars(w)}\n`);
         return 0;
       }
-      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${shownSource} — ${new Date().toISOString()}\n`;
-      const warning = warnings.map((w) => `(${w})\n`).join('');
+      const title = `jobio top — by ${settings.mode}, ${settings.intervalMs / 1000}s interval, ${withoutControlChars(shownSource)} — ${new Date().toISOString()}\n`;
+      const warning = warnings.map((w) => `(${withoutControlChars(w)})\n`).join('');
       out.write(`${out.isTTY ? CLEAR : '\n'}${title}${table}${warning}`);
       await sleep(settings.intervalMs);
       if (isStopped()) return 0;
     }
   } catch (err) {
     if (err instanceof TopSourceError) {
-      process.stderr.write(`jobio top: ${err.message}\n`);
+      process.stderr.write(`jobio top: ${withoutControlChars(err.message)}\n`);
       return 1;
     }
     throw err;
