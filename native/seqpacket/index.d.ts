@@ -103,3 +103,10 @@ export interface ChildrenUsage {
 
 /** getrusage(RUSAGE_CHILDREN): CPU time and peak RSS of every child this process has waited for. */
 export declare function childrenUsage(): ChildrenUsage;
+
+/**
+ * An open-file-description lock on the whole file of `fd`, never waiting: "write" (exclusive) or
+ * "read" (shared; over our own "write" an atomic downgrade). "busy" when another open file holds a
+ * conflicting lock, "unsupported" where the file system has none. Released with the last descriptor.
+ */
+export declare function lockFile(fd: number, kind: 'write' | 'read'): 'locked' | 'busy' | 'unsupported';

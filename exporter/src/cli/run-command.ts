@@ -2,7 +2,7 @@
 // private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
 // red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, join } from 'node:path';
 import { Command, Option } from 'commander';
@@ -21,6 +21,7 @@ import { ResourceSampler } from './run-resources.js';
 import { GpuSampler } from './run-gpu.js';
 import { formatSummary } from './run-summary.js';
 import { expandOutputPath } from './output-path.js';
+import { openRunOutput } from './output-file.js';
 import { formatCoverage } from './run-coverage.js';
 import { Wakeup } from './run-wakeup.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
@@ -170,7 +171,9 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       return 2;
     }
     try {
-      fd = openSync(path, 'w');
+      const opened = openRunOutput(path, addon.lockFile);
+      fd = opened.fd;
+      if (opened.joined) process.stderr.write(`jobio run: note: another jobio run is writing --output ${path}; this run appends its records to it (put %p in the name for a file per run)\n`);
     } catch (err) {
       process.stderr.write(`jobio run: cannot write --output ${path}: ${(err as Error).message}\n`);
       return 1;
