@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { silentLogger } from '../util/logger.js';
-import { jobInfoCollector } from './job_info.js';
+import { jobInfoCollector, mergeJobs } from './job_info.js';
 
 /** Resolves once `path` exists (the test's own timeout catches a file that never comes). */
 async function fileAppears(path: string): Promise<string> {
@@ -37,7 +37,7 @@ test('job_info: the scrape deadline stops the update and kills the squeue it wai
     // The killed call is the cached answer (no second call within squeue-interval): with no spool either, the next scrape fails saying so.
     const next = collector.update(new AbortController().signal);
     await assert.rejects(next, (err: Error) => {
-      assert.ok(err.message.startsWith(`no job spool at ${join(dir, 'run/jobio/jobs')} and ${squeue} -h -t running -w n1 -o `), err.message);
+      assert.ok(err.message.startsWith(`no job spool at ${join(dir, 'run/jobio/jobs')} and ${squeue} --json --states=running --nodelist=n1: `), err.message);
       assert.ok(err.message.endsWith(': stopped at the scrape deadline'), err.message);
       return true;
     });
@@ -47,4 +47,16 @@ test('job_info: the scrape deadline stops the update and kills the squeue it wai
     if (existsSync(started) && !existsSync(join(dir, 'squeue.end'))) process.kill(Number(readFileSync(started, 'utf8')), 'SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('mergeJobs: the spool wins for every field it has, an empty one included; squeue fills the rest', () => {
+  const spool = [{ jobid: '7', uid: 2001, account: '', partition: 'debug' }];
+  const squeue = [
+    { jobid: '7', uid: 666, account: 'forged', partition: 'other', jobName: 'run', workDir: '/home/a' },
+    { jobid: '8', uid: 2002, jobName: 'only in squeue' },
+  ];
+  assert.deepEqual(mergeJobs(spool, squeue), [
+    { jobid: '7', uid: 2001, account: '', partition: 'debug', jobName: 'run', workDir: '/home/a' },
+    { jobid: '8', uid: 2002, jobName: 'only in squeue' },
+  ]);
 });
