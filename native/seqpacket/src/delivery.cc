@@ -1,4 +1,5 @@
-#include "delivery.h"
+#include "event.h"
+#include "seqpacket_server.h"
 
 namespace jobio {
 
