@@ -101,13 +101,6 @@ void jobio_own_forget(int fd) {
   jobio_transport_forget(fd);
 }
 
-int jobio_path_slot(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
-  int s = jobio_slot_for(have_dev, dev, dirfd, path, have_mode, mode);
-  if (s != JOBIO_SLOT_AT_DIRFD) return s;
-  s = jobio_fd_slot(dirfd);
-  return s == -2 ? -1 : s;
-}
-
 /* Learn what an unseen descriptor is (once): its kind and mount slot. Returns the kind. */
 int jobio_fd_learn(int fd) {
   if (fd < 0) return JOBIO_FD_UNKNOWN;

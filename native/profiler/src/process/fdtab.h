@@ -1,6 +1,7 @@
 /* Descriptors (fdtab.c): what each descriptor is, and the open file descriptions opened by this process. */
 #ifndef JOBIO_FDTAB_H
 #define JOBIO_FDTAB_H
+#include "process/mounts.h"
 #include "process/thread.h"
 
 #pragma GCC visibility push(hidden)
@@ -75,7 +76,12 @@ void jobio_own_forget(int fd);
 int jobio_fd_slot(int fd);
 /* The slot for a path and/or device (as jobio_slot_for, mounts.c), a path relative to a directory
  * descriptor included: >= 0 slot, -1 ignored, -3 a socket to count as network. */
-int jobio_path_slot(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode);
+static inline int jobio_path_slot(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
+  int s = jobio_slot_for(have_dev, dev, dirfd, path, have_mode, mode);
+  if (s != JOBIO_SLOT_AT_DIRFD) return s;
+  s = jobio_fd_slot(dirfd);
+  return s == -2 ? -1 : s;
+}
 
 #pragma GCC visibility pop
 #endif /* JOBIO_FDTAB_H */
