@@ -174,6 +174,7 @@ function knownAdvice(f: ReasonFigure, p: Program): string {
     case 'archiver':
       if (r === 'small_read' || r === 'small_write') return `${p.name} reads and writes in its own block size (line by line for text tools): not your code's; ${LOCAL_COPY}`;
       if (r === 'failed_not_found') return `${p.name} looked for files that were not there (as asked, or to decide what to do): check its arguments`;
+      if (failed) return `${p.name}'s calls failed: its error messages say why; check its arguments and the paths`;
       return `${p.name}'s own way of working: ${NOTHING_IN_YOUR_CODE}; ${LOCAL_COPY}`;
     case 'own':
     case 'interpreter':
