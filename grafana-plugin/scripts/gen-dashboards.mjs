@@ -243,6 +243,42 @@ function job() {
         [prom('A', `sum(jobio_job_memory_bytes{${j}})`, { legendFormat: 'now' }), prom('B', `sum(jobio_job_memory_peak_bytes{${j}})`, { legendFormat: 'peak' })],
         unit('bytes'),
       ),
+      panel(
+        'Why calls were red or yellow, by program (profiler; calls in the time range)',
+        'table',
+        { h: 8, w: 16, x: 0, y: 38 },
+        [prom('A', `sort_desc(sum by (program, role, class, reason, mount) (increase(jobio_profiler_reason_calls_total{${j}}[$__range])) > 0)`, { instant: true, format: 'table' })],
+        table('calls', 'short'),
+      ),
+      panel(
+        'Not seen by the profiler (processes, mapped bytes)',
+        'table',
+        { h: 8, w: 8, x: 16, y: 38 },
+        [
+          prom('A', `sum by (kind) (increase(jobio_profiler_unseen_processes_total{${j}}[$__range])) > 0`, { instant: true, format: 'table' }),
+          prom('B', `sum by (kind) (increase(jobio_profiler_unseen_bytes_total{${j}}[$__range])) > 0`, { instant: true, format: 'table' }),
+        ],
+        {
+          fieldConfig: {
+            defaults: { unit: 'short' },
+            overrides: [
+              { matcher: { id: 'byName', options: 'Value #A' }, properties: [{ id: 'displayName', value: 'processes' }] },
+              {
+                matcher: { id: 'byName', options: 'Value #B' },
+                properties: [
+                  { id: 'displayName', value: 'bytes out of sight' },
+                  { id: 'unit', value: 'bytes' },
+                ],
+              },
+            ],
+          },
+          // one row per kind: the processes and, for file mappings, the mapped bytes beside them
+          transformations: [
+            { id: 'merge', options: {} },
+            { id: 'organize', options: { excludeByName: { Time: true } } },
+          ],
+        },
+      ),
     ],
   );
 }

@@ -18,9 +18,10 @@ export interface SeqpacketEvent {
    * With the first frame of each sender on a connection, when `procfs` is set: what <procfs>/<pid>
    * said as the frame was read (a short-lived process may be gone by the time JavaScript looks).
    * `cgroup`: the cgroup file, absent if unreadable; `environ`: only the scheduler job id variables
-   * (NUL-separated; a single NUL when the environment has none of them), absent if unreadable or empty.
+   * (NUL-separated; a single NUL when the environment has none of them), absent if unreadable or empty;
+   * `exe`: the target of the `exe` link (the program's absolute path), absent if unreadable.
    */
-  readonly evidence?: { readonly cgroup?: string; readonly environ?: Buffer };
+  readonly evidence?: { readonly cgroup?: string; readonly environ?: Buffer; readonly exe?: string };
 }
 
 export interface SeqpacketServerOptions {

@@ -13,10 +13,10 @@ import { ProfilerReceiver } from '../profiler/receiver.js';
 import { RunTotals } from '../profiler/run-totals.js';
 import { diagnose } from '../profiler/diagnosis.js';
 import { whyUnprofiled } from '../profiler/why-unprofiled.js';
-import type { RecordContext } from '../profiler/mistral-records.js';
+import { classFigures, type RecordContext } from '../profiler/mistral-records.js';
 import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-path.js';
 import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
-import { isNetwork, RunOutput } from './run-output.js';
+import { isNetwork, NETWORK_FSTYPE, RunOutput } from './run-output.js';
 import { ResourceSampler } from './run-resources.js';
 import { GpuSampler } from './run-gpu.js';
 import { formatSummary } from './run-summary.js';
@@ -259,16 +259,20 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     if (slots > written) output?.frame(written, slots, endMs, false);
     const times = { startMs, endMs };
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
+    const fileTotal = emptyCounters();
+    for (const m of files) addInto(fileTotal, m.total);
+    const sampled = classFigures(fileTotal).sampled;
     const diagnosis = diagnose({
-      mounts: files,
+      programs: [...totals.byProgram.values()].filter((p) => p.info.fstype !== NETWORK_FSTYPE),
       unseen: totals.unseen(),
       unprofiledExecs: totals.unprofiledExecs(),
       ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: withWhy(basename(file), whyUnprofiled(file)) } : {}),
       smallThreshold: options.smallThreshold,
+      runtimeNs: totals.runtimeNs,
+      timed: sampled > 0 && sampled >= options.minSampled,
     });
     output?.finish(times, slots, after.maxRssBytes, diagnosis);
-    const total = emptyCounters();
-    for (const m of files) addInto(total, m.total);
+    const total = fileTotal;
     // Mount paths and program names are the processes' own words: no control character reaches the terminal.
     process.stderr.write(
       terminalText(
