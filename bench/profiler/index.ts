@@ -23,6 +23,15 @@ const configs: Config[] = [
   { name: 'jobio (JOBIO_SAMPLE_EVERY=16, default)', env: { LD_PRELOAD: join(profBuild, 'libjobio.so') } },
   { name: 'jobio, every call timed (JOBIO_SAMPLE_EVERY=1)', env: { LD_PRELOAD: join(profBuild, 'libjobio.so'), JOBIO_SAMPLE_EVERY: '1' } },
 ];
+// JOBIO_BENCH_BASELINE_LIB=<a libjobio.so built from another commit>: measured in the same run, so a
+// change's cost is a same-run comparison (build the other commit in a scratch clone, copy its library)
+const baselineLib = process.env['JOBIO_BENCH_BASELINE_LIB'];
+if (baselineLib) {
+  configs.push(
+    { name: 'baseline library (JOBIO_SAMPLE_EVERY=16)', env: { LD_PRELOAD: baselineLib } },
+    { name: 'baseline library, every call timed', env: { LD_PRELOAD: baselineLib, JOBIO_SAMPLE_EVERY: '1' } },
+  );
+}
 const ops = [
   { op: 'read', label: 'pread 4 KiB (cached)', n: 1_000_000, cg: [20_000, 60_000] },
   { op: 'write', label: 'write 16 B to a file', n: 1_000_000, cg: [20_000, 60_000] },

@@ -349,6 +349,47 @@ function job() {
         [prom('A', `sum(jobio_job_memory_bytes{${j}})`, { legendFormat: 'now' }), prom('B', `sum(jobio_job_memory_peak_bytes{${j}})`, { legendFormat: 'peak' })],
         about('Memory of the job’s cgroup (page cache included), summed over its nodes, and its peak.', unit('bytes')),
       ),
+      panel(
+        'Why calls were red or yellow, by program (profiler; calls in the time range)',
+        'table',
+        { h: 8, w: 16, x: 0, y: 38 },
+        [prom('A', `sort_desc(sum by (program, role, class, reason, mount) (increase(jobio_profiler_reason_calls_total{${j}}[$__range])) > 0)`, { instant: true, format: 'table' })],
+        about(
+          'The job’s red and yellow calls in the time range by the reason for their class, the program that made them (its role: the job’s own code, a runtime, a library, a tool or a shell) and the mount, most first.',
+          table('calls', 'short'),
+        ),
+      ),
+      panel(
+        'Not seen by the profiler (processes, mapped bytes)',
+        'table',
+        { h: 8, w: 8, x: 16, y: 38 },
+        [
+          prom('A', `sum by (kind) (increase(jobio_profiler_unseen_processes_total{${j}}[$__range])) > 0`, { instant: true, format: 'table' }),
+          prom('B', `sum by (kind) (increase(jobio_profiler_unseen_bytes_total{${j}}[$__range])) > 0`, { instant: true, format: 'table' }),
+        ],
+        {
+          description:
+            'What the profiler could not see in the job over the time range: processes not profiled (static or setuid programs, a cleared environment), processes using asynchronous I/O (io_uring, POSIX AIO) or file mappings, and the length of the files mapped. Their I/O is missing from the panels above.',
+          fieldConfig: {
+            defaults: { unit: 'short' },
+            overrides: [
+              { matcher: { id: 'byName', options: 'Value #A' }, properties: [{ id: 'displayName', value: 'processes' }] },
+              {
+                matcher: { id: 'byName', options: 'Value #B' },
+                properties: [
+                  { id: 'displayName', value: 'bytes out of sight' },
+                  { id: 'unit', value: 'bytes' },
+                ],
+              },
+            ],
+          },
+          // one row per kind: the processes and, for file mappings, the mapped bytes beside them
+          transformations: [
+            { id: 'merge', options: {} },
+            { id: 'organize', options: { excludeByName: { Time: true } } },
+          ],
+        },
+      ),
     ],
     undefined,
     [

@@ -18,9 +18,10 @@ export interface SeqpacketEvent {
    * With the first frame of each sender on a connection, when `procfs` is set: what <procfs>/<pid>
    * said as the frame was read (a short-lived process may be gone by the time JavaScript looks).
    * `cgroup`: the cgroup file, absent if unreadable; `environ`: only the scheduler job id variables
-   * (NUL-separated; a single NUL when the environment has none of them), absent if unreadable or empty.
+   * (NUL-separated; a single NUL when the environment has none of them), absent if unreadable or empty;
+   * `exe`: the target of the `exe` link (the program's absolute path), absent if unreadable.
    */
-  readonly evidence?: { readonly cgroup?: string; readonly environ?: Buffer };
+  readonly evidence?: { readonly cgroup?: string; readonly environ?: Buffer; readonly exe?: string };
 }
 
 export interface SeqpacketServerOptions {
@@ -103,3 +104,10 @@ export interface ChildrenUsage {
 
 /** getrusage(RUSAGE_CHILDREN): CPU time and peak RSS of every child this process has waited for. */
 export declare function childrenUsage(): ChildrenUsage;
+
+/**
+ * An open-file-description lock on the whole file of `fd`, never waiting: "write" (exclusive) or
+ * "read" (shared; over our own "write" an atomic downgrade). "busy" when another open file holds a
+ * conflicting lock, "unsupported" where the file system has none. Released with the last descriptor.
+ */
+export declare function lockFile(fd: number, kind: 'write' | 'read'): 'locked' | 'busy' | 'unsupported';

@@ -11,15 +11,22 @@ export PATH
 umask 022
 case "$SLURM_JOB_ID" in '' | *[!0-9]*) exit 0 ;; esac
 mkdir -p "$SPOOL" 2>/dev/null && chown root:root "$SPOOL" && chmod 0755 "$SPOOL" || exit 0
-# The job name is not in the prolog's environment (Slurm 22.05): ask squeue, with a deadline.
-name="$(timeout 5 squeue -h -j "$SLURM_JOB_ID" -o %j 2>/dev/null | head -n 1)"
+# The job name is not in the prolog's environment (Slurm 22.05): ask squeue, with a deadline. A
+# field in the file wins over the exporter's own squeue answer even when empty, so the name is
+# written only when squeue answered (an empty name then is the job's); else the exporter's squeue
+# fills it in.
+if answer="$(timeout 5 squeue -h -j "$SLURM_JOB_ID" -o %j 2>/dev/null)"; then
+  name_line="job_name=$(printf '%s\n' "$answer" | head -n 1 | tr '\r' ' ')"
+else
+  name_line=''
+fi
 one_line() { printf '%s' "$1" | tr '\n\r' '  '; }
 tmp="$SPOOL/.$SLURM_JOB_ID.tmp"
 {
   printf 'uid=%s\n' "$(one_line "$SLURM_JOB_UID")"
   printf 'account=%s\n' "$(one_line "$SLURM_JOB_ACCOUNT")"
   printf 'partition=%s\n' "$(one_line "$SLURM_JOB_PARTITION")"
-  printf 'job_name=%s\n' "$(one_line "$name")"
+  [ -n "$name_line" ] && printf '%s\n' "$name_line"
   printf 'work_dir=%s\n' "$(one_line "$SLURM_JOB_WORK_DIR")"
 } > "$tmp" 2>/dev/null && mv -f "$tmp" "$SPOOL/$SLURM_JOB_ID" || rm -f "$tmp"
 exit 0

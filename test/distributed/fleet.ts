@@ -5,7 +5,7 @@
 import type { ComputeNodeSpec, LustreServerSpec, SiteSpec, TargetSpec } from './site.js';
 import { startSite, fileSdTargets } from './site.js';
 import { startSharded } from './sharded.js';
-import { PromApi, rssBytes } from './services.js';
+import { authHeader, PromApi, rssBytes, VM_AUTH } from './services.js';
 import { parseExposition } from '../profiler/exposition.js';
 
 /** Series families whose membership changes from one scrape to the next by design. */
@@ -92,7 +92,7 @@ export interface FleetFigures {
 }
 
 async function metricValue(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: authHeader(VM_AUTH) } })).text();
   return parseExposition(text)
     .filter((s) => s.name === name)
     .reduce((sum, s) => sum + s.value, 0);
@@ -109,7 +109,7 @@ export async function measureFleet(shape: FleetShape, opts: { interval: number; 
     try {
       const singleAtStart = rssBytes(setup.single!.pid);
       const vmAtStart = rssBytes(setup.vm.pid);
-      const vm = new PromApi(setup.vm.url);
+      const vm = new PromApi(setup.vm.url, VM_AUTH);
       // Warm-up: every exporter's series have reached VictoriaMetrics (first scrapes, first
       // remote_write batches, new series indexed), then two more intervals.
       const until = Date.now() + 120_000;

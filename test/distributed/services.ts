@@ -16,6 +16,32 @@ export function provisionedArgs(file: string): string[] {
   return (m[1] ?? '').split(/\s+/).filter((a) => a !== '');
 }
 
+/** A user and password for HTTP basic auth. */
+export interface BasicAuth {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** What the tests set where victoria-metrics.default says a site must (its commented credential lines). */
+export const VM_AUTH: BasicAuth = { username: 'jobio', password: 'test-password-0123456789' };
+export const VM_DELETE_KEY = 'test-delete-key-0123456789';
+
+/**
+ * The environment a defaults file documents (its `#name=…` lines), with the given values: every name
+ * given must be one the file tells a site to set, so the file and the tests cannot drift apart.
+ */
+export function provisionedEnv(file: string, values: Record<string, string>): Record<string, string> {
+  const text = readFileSync(join(repoRoot, 'provisioning/victoriametrics', file), 'utf8');
+  const documented = new Set([...text.matchAll(/^#([A-Za-z_]+)=/gm)].map((m) => m[1]));
+  for (const name of Object.keys(values)) if (!documented.has(name)) throw new Error(`${file} does not document ${name}=`);
+  return values;
+}
+
+/** The Authorization header of `auth`. */
+export function authHeader(auth: BasicAuth): string {
+  return `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+}
+
 /** Replaces (or adds) `-name=value` flags; several values of one name replace all its occurrences. */
 export function withFlags(args: readonly string[], flags: Record<string, string | readonly string[]>): string[] {
   const out = args.filter((a) => !Object.keys(flags).includes(a.replace(/^-+/, '').split('=')[0] ?? ''));
@@ -25,12 +51,16 @@ export function withFlags(args: readonly string[], flags: Record<string, string 
   return out;
 }
 
-/** victoria-metrics (single node) with the provisioned flags, its data and listen address replaced. */
+/**
+ * victoria-metrics (single node) with the provisioned flags, its data and listen address replaced, and
+ * the credentials a site sets before opening it to other hosts (VM_AUTH, VM_DELETE_KEY).
+ */
 export function startVictoriaMetrics(extra: Record<string, string> = {}): Promise<Service> {
   return startService({
     binary: 'victoria-metrics',
     args: (port, dir) => withFlags(provisionedArgs('victoria-metrics.default'), { storageDataPath: join(dir, 'data'), httpListenAddr: `127.0.0.1:${port}`, loggerLevel: 'WARN', ...extra }),
     readyPath: '/health',
+    env: provisionedEnv('victoria-metrics.default', { httpAuth_username: VM_AUTH.username, httpAuth_password: VM_AUTH.password, deleteAuthKey: VM_DELETE_KEY }),
   });
 }
 
@@ -54,6 +84,15 @@ export function startVmalert(vmUrl: string, ruleFiles: readonly string[], extra:
         ...extra,
       }),
     readyPath: '/-/healthy',
+    env: provisionedEnv(
+      'vmalert.default',
+      Object.fromEntries(
+        ['datasource', 'remoteWrite', 'remoteRead'].flatMap((f) => [
+          [`${f}_basicAuth_username`, VM_AUTH.username],
+          [`${f}_basicAuth_password`, VM_AUTH.password],
+        ]),
+      ),
+    ),
   });
 }
 
@@ -75,10 +114,15 @@ export interface Series {
 
 /** The Prometheus querying API, as Prometheus and VictoriaMetrics both serve it. */
 export class PromApi {
-  constructor(readonly url: string) {}
+  constructor(
+    readonly url: string,
+    readonly auth?: BasicAuth,
+  ) {}
 
   private async get(path: string, params: URLSearchParams): Promise<unknown> {
-    const res = await fetch(`${this.url}${path}?${params.toString()}`);
+    const res = await fetch(`${this.url}${path}?${params.toString()}`, this.auth ? { headers: { authorization: authHeader(this.auth) } } : {}).catch((err: unknown) => {
+      throw new Error(`${this.url}${path}: ${String((err as Error).cause ?? err)}`);
+    });
     const body = (await res.json()) as { status: string; data?: unknown; error?: string };
     if (body.status !== 'success') throw new Error(`${this.url}${path} ${params.toString()}: ${body.error ?? res.status}`);
     return body.data;

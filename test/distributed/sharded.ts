@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { repoRoot } from '../helpers/exporter.js';
 import { startPrometheusWithConfig, type RunningPrometheus } from '../helpers/prometheus.js';
-import { startVictoriaMetrics, startVmalert, type Service } from './services.js';
+import { startVictoriaMetrics, startVmalert, VM_AUTH, type Service } from './services.js';
 
 type Yaml = Record<string, unknown>;
 type ScrapeConfig = { relabel_configs?: Array<Record<string, unknown>>; file_sd_configs?: Array<{ files: string[] }>; [k: string]: unknown };
@@ -59,8 +59,11 @@ export function scraperConfig(member: number, members: number, interval: string,
   if (hashmod?.action !== 'hashmod' || keep?.action !== 'keep') throw new Error('prometheus-scraper.yml: expected hashmod then keep');
   hashmod.modulus = members;
   keep.regex = String(member);
-  const [rw] = config.remote_write as Array<{ url: string; queue_config?: Yaml }>;
+  const [rw] = config.remote_write as Array<{ url: string; queue_config?: Yaml; basic_auth?: { username?: string; password_file?: string } }>;
   rw!.url = `${vmUrl}/api/v1/write`;
+  // The provisioned user, and its password file beside the configuration (written by startSharded).
+  if (rw!.basic_auth?.username !== VM_AUTH.username || !rw!.basic_auth.password_file) throw new Error('prometheus-scraper.yml: expected basic_auth with a password_file');
+  rw!.basic_auth.password_file = 'victoriametrics.password';
   rw!.queue_config = { ...rw!.queue_config, batch_send_deadline: '500ms' };
   return stringify(config);
 }
@@ -99,7 +102,9 @@ export async function startSharded(opts: { targetsYaml: string; interval: string
     const vm = await startVictoriaMetrics({ 'search.latencyOffset': '0s', 'search.disableCache': 'true' });
     started.push(vm);
     const scrapers = await Promise.all(
-      Array.from({ length: opts.members }, (_, k) => startPrometheusWithConfig(scraperConfig(k, opts.members, opts.interval, vm.url), { agent: true, files: { 'targets.yml': opts.targetsYaml } })),
+      Array.from({ length: opts.members }, (_, k) =>
+        startPrometheusWithConfig(scraperConfig(k, opts.members, opts.interval, vm.url), { agent: true, files: { 'targets.yml': opts.targetsYaml, 'victoriametrics.password': VM_AUTH.password } }),
+      ),
     );
     started.push(...scrapers);
     const single = opts.withSingle ? await startPrometheusWithConfig(singleConfig(opts.interval), { files: { 'targets.yml': opts.targetsYaml, ...rules } }) : undefined;

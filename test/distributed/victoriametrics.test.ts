@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { repoRoot, runJobio } from '../helpers/exporter.js';
 import { startSite, fileSdTargets, type RunningSite, type SiteSpec } from './site.js';
 import { startSharded, type ShardedSetup } from './sharded.js';
-import { PromApi, type Series } from './services.js';
+import { PromApi, VM_AUTH, type Series } from './services.js';
 import { differences, close } from './compare.js';
 
 /** Families whose value depends on when the exporter was last scraped by anyone (see the count below). */
@@ -93,7 +93,10 @@ interface VmalertAlert {
 }
 
 async function vmalertFiring(): Promise<Series[]> {
-  const body = (await (await fetch(`${setup!.vmalert.url}/api/v1/alerts`)).json()) as { data: { alerts: VmalertAlert[] | null } };
+  const res = await fetch(`${setup!.vmalert.url}/api/v1/alerts`).catch((err: unknown) => {
+    throw new Error(`vmalert: ${String((err as Error).cause ?? err)}; its log:\n${setup!.vmalert.log().slice(-2000)}`);
+  });
+  const body = (await res.json()) as { data: { alerts: VmalertAlert[] | null } };
   return (body.data.alerts ?? []).filter((a) => a.state === 'firing').map((a) => ({ metric: a.labels, values: [[0, 1]] }));
 }
 
@@ -112,7 +115,7 @@ before(async () => {
   site = await startSite(spec);
   setup = await startSharded({ targetsYaml: fileSdTargets(site.hosts), interval: '1s', members: 2, ruleScale: RULE_SCALE, withSingle: true });
   prom = new PromApi(setup.single!.url);
-  vm = new PromApi(setup.vm.url);
+  vm = new PromApi(setup.vm.url, VM_AUTH);
   // Wait until both engines fire the two alerts of the scenario (pending for 15 s and 30 s after
   // their 15 s rate windows fill), then let VictoriaMetrics ingest the last remote_write batches.
   const until = Date.now() + 90_000;
@@ -330,7 +333,11 @@ async function topRows(url: string): Promise<TopRow[]> {
 }
 
 test('jobio top --prometheus: the same table from VictoriaMetrics as from Prometheus', async () => {
-  const [p, v] = await Promise.all([topRows(prom.url), topRows(vm.url)]);
+  // VictoriaMetrics requires its password: given in the URL, as a site does (never printed by jobio top).
+  const withAuth = new URL(vm.url);
+  withAuth.username = VM_AUTH.username;
+  withAuth.password = VM_AUTH.password;
+  const [p, v] = await Promise.all([topRows(prom.url), topRows(withAuth.href.replace(/\/$/, ''))]);
   assert.deepEqual(
     v.map((r) => `${r.job} ${r.rest}`),
     p.map((r) => `${r.job} ${r.rest}`),

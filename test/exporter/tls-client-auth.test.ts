@@ -97,6 +97,8 @@ test('client_allowed_sans: only certificates with an allowed DNS, IP, email or U
     [ca.client('by-email', 'email:prom@example.org'), 200],
     [ca.client('by-uri', 'URI:spiffe://cluster/prom'), 200],
     [ca.client('near-miss', 'DNS:scraper.example.evil, email:other@example.org'), 'refused'],
+    // An allowed name spelled inside SANs of other kinds: a directory name and a UPN otherName.
+    [ca.client('lookalikes', 'dirName:dir_sect, otherName:1.3.6.1.4.1.311.20.2.3;UTF8:DNS:scraper.example, email:other@example.org', '[dir_sect]\nCN=DNS:scraper.example\n'), 'refused'],
   ];
   const sans = ['scraper.example', '10.0.0.7', 'prom@example.org', 'spiffe://cluster/prom'].map((s) => `    - '${s}'\n`).join('');
   await withExporter(`  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n  client_allowed_sans:\n${sans}`, async (exporter) => {
@@ -106,7 +108,7 @@ test('client_allowed_sans: only certificates with an allowed DNS, IP, email or U
       seen,
       clients.map(([, expected]) => expected),
     );
-    assert.equal(await selfMetric(exporter, /^jobio_web_tls_client_refused_total\{reason="san_not_allowed"\} (\d+)$/m), 2);
+    assert.equal(await selfMetric(exporter, /^jobio_web_tls_client_refused_total\{reason="san_not_allowed"\} (\d+)$/m), 3);
   });
 });
 

@@ -25,6 +25,8 @@ export interface ServiceSpec {
   args(port: number, dir: string): string[];
   /** A path that answers 200 once the service serves (`/-/ready`, `/health`). */
   readonly readyPath: string;
+  /** Added to the service's environment (credentials a site keeps off the command line). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** An ephemeral port on 127.0.0.1 that was free a moment ago. */
@@ -44,7 +46,7 @@ export async function startService(spec: ServiceSpec): Promise<Service> {
   const dir = mkdtempSync(join(tmpdir(), `jobio-${spec.binary}-`));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(binary, spec.args(port, dir), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(binary, spec.args(port, dir), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...spec.env } });
   let log = '';
   child.stdout?.on('data', (c: Buffer) => (log += c.toString('utf8')));
   child.stderr?.on('data', (c: Buffer) => (log += c.toString('utf8')));

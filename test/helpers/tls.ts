@@ -30,8 +30,11 @@ export interface ClientCert {
 export interface TestCa {
   readonly dir: string;
   readonly cert: string;
-  /** A client certificate signed by this CA, with the given subjectAltName (e.g. "DNS:scraper.example"). */
-  client(name: string, san: string): ClientCert;
+  /**
+   * A client certificate signed by this CA, with the given subjectAltName (e.g. "DNS:scraper.example");
+   * `sections` are added to the extension file (the `[dir_sect]` of a `dirName:dir_sect`).
+   */
+  client(name: string, san: string, sections?: string): ClientCert;
 }
 
 /** A throw-away CA (P-256 keys: fast to make) for client-certificate tests. */
@@ -44,11 +47,11 @@ export function makeCa(dir = mkdtempSync(join(tmpdir(), 'jobio-ca-'))): TestCa {
   return {
     dir,
     cert,
-    client(name, san) {
+    client(name, san, sections = '') {
       const out = { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
       const csr = join(dir, `${name}.csr`);
       const ext = join(dir, `${name}.ext`);
-      writeFileSync(ext, `subjectAltName=${san}\nextendedKeyUsage=clientAuth\n`);
+      writeFileSync(ext, `subjectAltName=${san}\nextendedKeyUsage=clientAuth\n${sections}`);
       execFileSync(openssl, ['req', '-new', ...ec, '-keyout', out.key, '-out', csr, '-subj', `/CN=${name}`], { stdio: 'ignore' });
       execFileSync(openssl, ['x509', '-req', '-in', csr, '-CA', cert, '-CAkey', key, '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', out.cert], { stdio: 'ignore' });
       return out;

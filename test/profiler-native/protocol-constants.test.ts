@@ -65,7 +65,7 @@ test('no C or C++ source of the library or the receiver spells the defaults or t
   const spelled = [String(small), String(large), ...jobidVariables.map((v) => `"${v}`)];
   const found: string[] = [];
   for (const dir of dirs) {
-    for (const name of readdirSync(join(root, dir))) {
+    for (const name of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })) {
       if (!/\.(c|h|cc)$/.test(name)) continue;
       const text = readFileSync(join(root, dir, name), 'utf8');
       for (const s of spelled) if (text.includes(s)) found.push(`${dir}/${name}: ${s}`);

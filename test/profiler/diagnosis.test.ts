@@ -65,12 +65,13 @@ test('every reason of a red or yellow call appears with its calls and a hint; th
     });
     for (const x of d.reasons as LogRecord[]) {
       assert.equal(x.mount, SHM);
-      assert.match(x.hint, new RegExp(`^${x.calls} .* on ${SHM}`), x.hint);
+      assert.match(x.hint, new RegExp(`^Your program \\(reasons\\) on ${SHM}: ${x.calls} `), x.hint);
+      assert.deepEqual(x.program, { name: 'reasons', path: reasonsProgram, role: 'job', label: 'your program (reasons)' });
     }
     assert.equal((d.reasons as LogRecord[]).find((x) => x.reason === 'small_write')?.bytes, 20);
-    assert.deepEqual(d.unseen, [{ kind: 'mmap_io', processes: 1, detail: '4.0 KiB of files mapped into memory: the bytes read or written through the mappings are unknown' }]);
-    assert.match(r.stderr, /why calls were red or yellow \(largest time first, 8 of 15/);
-    assert.match(r.stderr, /^ {2}- 2 writes of 10 B on average on \/dev\/shm: buffer to at least 1 MiB/m);
+    assert.deepEqual(d.unseen, [{ kind: 'mmap_io', processes: 1, bytes: 4096, detail: '4.0 KiB of files mapped into memory: the bytes read or written through the mappings are unknown' }]);
+    assert.match(r.stderr, /why calls were red or yellow \(those with something to gain first, then by calls; 8 of 15/);
+    assert.match(r.stderr, /^ {2}- Your program \(reasons\) on \/dev\/shm: 2 writes of 10 B on average: (buffer to at least 1 MiB|.*nothing to gain)/m);
     assert.match(r.stderr, /^ {2}mmap_io: 4\.0 KiB of files mapped/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -98,6 +99,7 @@ test('programs that ran without the profiler are said: a static child inside sh 
       {
         kind: 'not_profiled',
         processes: 1,
+        bytes: 0,
         // the command's own file tells why: a static binary
         detail: `1 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons (a static binary); their I/O is not in these figures`,
       },

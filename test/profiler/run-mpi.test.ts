@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,4 +135,20 @@ test('mpirun -n 4 jobio run: one log per rank, %p tells them apart', async () =>
   const maxima = logs.map((f) => resourcesTotal(readValidLog(readFileSync(join(dir, f), 'utf8'))).rssmem.max as number).sort((a, b) => a - b);
   const ranks = seen.ranks.map((m) => m.rss).sort((a, b) => a - b);
   maxima.forEach((max, i) => assert.ok(max >= (ranks[i] ?? 0) && max < (ranks[i] ?? 0) + 64 * MiB, `log ${i}: rssmem.max ${max} vs the rank's ${ranks[i]}`));
+});
+
+test('mpirun -n 4 jobio run -o one name per host: the four runs append whole records to one file, three say so', async () => {
+  const dir = join(work, 'per-host');
+  mkdirSync(dir);
+  writeFileSync(join(dir, `j-${short}.jsonl`), 'a line from an earlier run, truncated by the first run\n');
+  const started = run([...MPIRUN, process.execPath, jobioBin, 'run', '-o', join(dir, 'j-%h.jsonl'), '--', program, dir, String(HOLD_S)]);
+  await readRanks(dir, undefined);
+  const { code, stderr } = await started.exited;
+  assert.equal(code, 0, stderr);
+  const logs = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+  assert.deepEqual(logs, [`j-${short}.jsonl`]);
+  // Every line is a valid record (before, 3 of 17 lines were broken), and each run's records are there.
+  const records = readValidLog(readFileSync(join(dir, logs[0]!), 'utf8'));
+  assert.equal(records.filter((x) => x.type === 'jobsummary').length, RANKS);
+  assert.equal(stderr.match(/another jobio run is writing --output/g)?.length, RANKS - 1, stderr);
 });

@@ -5,7 +5,7 @@
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobioBin, repoRoot, runJobio, scrape, startExporter, type RunningExporter } from '../helpers/exporter.js';
@@ -408,6 +408,42 @@ test("job_info on the real Slurm: the Prolog's root-owned file and squeue name a
   assert.equal(await s.waitEnded(job), 'COMPLETED');
   await pollMetrics(`job ${job}'s jobio_job_info gone`, (x) => info(x) === undefined);
   assert.equal(existsSync(join(spool, job)), false, 'the epilog removed the job file');
+});
+
+test('job_info on the real Slurm: a job name and a work dir spelling whole squeue records forge no job; both stay whole', async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  // What a user can put into their own job's name and work dir: a newline, then a record in the
+  // unit-separated text format (job id, uid, account, partition, name, work dir).
+  const forged = (id: string): string => `\n${id}\u001f0\u001fforged\u001fdebug\u001fforged\u001f/root`;
+  const dir = join(s.work, `run${forged('4242')}`); // its last part is a subdirectory, `root`
+  mkdirSync(dir, { recursive: true, mode: 0o777 });
+  chmodSync(dir, 0o777);
+  const name = `evil${forged('4243')}`;
+  const job = submit(t, s, { user: alice, args: ['-D', dir, '-J', name], script: '#!/bin/sh\nwhile [ ! -e "$PWD/release-$SLURM_JOB_ID" ]; do sleep 0.2; done\n' });
+  await s.waitState(job, ['RUNNING']);
+  const printable = (text: string): string => text.replaceAll('\n', '?').replaceAll('\u001f', '?');
+  const expected = { jobid: job, user: 'jobiotest', account: '', partition: 'debug', job_name: printable(name), work_dir: printable(dir) };
+  const jobs = (x: readonly Sample[]): Sample[] => x.filter((y) => y.name === 'jobio_job_info');
+  const m = await pollMetrics(`jobio_job_info of job ${job} and its spool file`, (x) => jobs(x).some((y) => y.labels.jobid === job) && existsSync(join(spool, job)));
+  assert.deepEqual(
+    jobs(m).map((y) => y.labels),
+    [expected],
+  );
+  // squeue alone: the same single job, nothing forged, nothing malformed.
+  const fromSqueue = await startExporter(['--collector.disable-defaults', '--collector.job_info', '--collector.job_info.spool-dir=/nonexistent/jobio/jobs'], { env: { SLURM_CONF: s.conf } });
+  try {
+    const q = parseExposition(await scrape(`${fromSqueue.url}/metrics`));
+    assert.deepEqual(
+      jobs(q).map((y) => y.labels),
+      [expected],
+    );
+    assert.equal(sum(q, 'jobio_job_info_squeue_failures_total', {}), 0);
+  } finally {
+    await fromSqueue.stop();
+  }
+  writeFileSync(join(dir, `release-${job}`), '');
+  assert.equal(await s.waitEnded(job), 'COMPLETED');
 });
 
 test('a 2-second job between two scrapes (30 s interval): the next scrape has its CPU seconds, peak memory and profiler counts', async (t) => {

@@ -22,3 +22,16 @@ test('an unknown or dangling % is a usage error naming it', () => {
     (e: unknown) => e instanceof UsageError && /at its end/.test(e.message),
   );
 });
+
+test('a %h, %j or %p that would leave the directory is a usage error (a job id "../x", a "/" in it)', () => {
+  for (const jobid of ['../../victim', 'a/b', '..', '.']) {
+    assert.throws(
+      () => expandOutputPath('logs/%j.jsonl', { ...v, jobid }),
+      (e: unknown) => e instanceof UsageError && /%j/.test(e.message) && e.message.includes(JSON.stringify(jobid)),
+      jobid,
+    );
+  }
+  assert.throws(() => expandOutputPath('logs/%h.jsonl', { ...v, host: 'a/b.example' }), UsageError);
+  // A job id with dots is fine: only whole "." and ".." name a directory.
+  assert.equal(expandOutputPath('logs/%j.jsonl', { ...v, jobid: '4242.pbs01' }), 'logs/4242.pbs01.jsonl');
+});

@@ -10,14 +10,24 @@ export interface OutputPathValues {
   readonly pid: number;
 }
 
+/**
+ * A value put into the name must stay inside the directory the template names: no '/', no NUL, and
+ * not a whole '.' or '..' (a job id comes from the environment, where anyone can write `../x`).
+ */
+function namePart(code: string, value: string): string {
+  if (value.includes('/') || value.includes('\0') || value === '.' || value === '..')
+    throw new UsageError(`--output: %${code} would be ${JSON.stringify(value)}, which is no file name part (a "/" in it, or "." or "..")`);
+  return value;
+}
+
 /** Expands the template; an unknown or dangling `%` is a usage error (a typo must not write a surprising file). */
 export function expandOutputPath(template: string, v: OutputPathValues): string {
   return template.replace(/%(.?)/gs, (_m, c: string) => {
     switch (c) {
       case 'h':
-        return v.host.split('.')[0] ?? v.host;
+        return namePart('h', v.host.split('.')[0] ?? v.host);
       case 'j':
-        return v.jobid;
+        return namePart('j', v.jobid);
       case 'p':
         return String(v.pid);
       case '%':

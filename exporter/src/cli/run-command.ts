@@ -2,7 +2,7 @@
 // private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
 // red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, join } from 'node:path';
 import { Command, Option } from 'commander';
@@ -13,19 +13,21 @@ import { ProfilerReceiver } from '../profiler/receiver.js';
 import { RunTotals } from '../profiler/run-totals.js';
 import { diagnose } from '../profiler/diagnosis.js';
 import { whyUnprofiled } from '../profiler/why-unprofiled.js';
-import type { RecordContext } from '../profiler/mistral-records.js';
+import { classFigures, type RecordContext } from '../profiler/mistral-records.js';
 import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-path.js';
 import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
-import { isNetwork, RunOutput } from './run-output.js';
+import { isNetwork, NETWORK_FSTYPE, RunOutput } from './run-output.js';
 import { ResourceSampler } from './run-resources.js';
 import { GpuSampler } from './run-gpu.js';
 import { formatSummary } from './run-summary.js';
 import { expandOutputPath } from './output-path.js';
+import { openRunOutput } from './output-file.js';
 import { formatCoverage } from './run-coverage.js';
 import { Wakeup } from './run-wakeup.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
 import { ALL_RECORDS, parseMistralConfig, type MistralSettings } from './mistral-config.js';
+import { terminalText } from '../labels/control-chars.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -169,7 +171,9 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       return 2;
     }
     try {
-      fd = openSync(path, 'w');
+      const opened = openRunOutput(path, addon.lockFile);
+      fd = opened.fd;
+      if (opened.joined) process.stderr.write(`jobio run: note: another jobio run is writing --output ${path}; this run appends its records to it (put %p in the name for a file per run)\n`);
     } catch (err) {
       process.stderr.write(`jobio run: cannot write --output ${path}: ${(err as Error).message}\n`);
       return 1;
@@ -255,31 +259,38 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     if (slots > written) output?.frame(written, slots, endMs, false);
     const times = { startMs, endMs };
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
+    const fileTotal = emptyCounters();
+    for (const m of files) addInto(fileTotal, m.total);
+    const sampled = classFigures(fileTotal).sampled;
     const diagnosis = diagnose({
-      mounts: files,
+      programs: [...totals.byProgram.values()].filter((p) => p.info.fstype !== NETWORK_FSTYPE),
       unseen: totals.unseen(),
       unprofiledExecs: totals.unprofiledExecs(),
       ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: withWhy(basename(file), whyUnprofiled(file)) } : {}),
       smallThreshold: options.smallThreshold,
+      runtimeNs: totals.runtimeNs,
+      timed: sampled > 0 && sampled >= options.minSampled,
     });
     output?.finish(times, slots, after.maxRssBytes, diagnosis);
-    const total = emptyCounters();
-    for (const m of files) addInto(total, m.total);
+    const total = fileTotal;
+    // Mount paths and program names are the processes' own words: no control character reaches the terminal.
     process.stderr.write(
-      formatSummary({
-        command: argv.join(' '),
-        exitCode: status,
-        realTimeUs: (endMs - startMs) * 1000,
-        accumulatedRuntimeUs: totals.runtimeNs / 1000,
-        processes: totals.processes.size,
-        mounts: files,
-        total,
-        io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
-        droppedFrames: totals.droppedFrames,
-        rejected,
-        networkFolded: totals.networkFolded,
-        diagnosis,
-      }),
+      terminalText(
+        formatSummary({
+          command: argv.join(' '),
+          exitCode: status,
+          realTimeUs: (endMs - startMs) * 1000,
+          accumulatedRuntimeUs: totals.runtimeNs / 1000,
+          processes: totals.processes.size,
+          mounts: files,
+          total,
+          io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
+          droppedFrames: totals.droppedFrames,
+          rejected,
+          networkFolded: totals.networkFolded,
+          diagnosis,
+        }),
+      ),
     );
     const profilerBytes = new Map(
       files.map((m) => {
@@ -287,7 +298,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
         return [m.info.path, (kv.get('read_all')?.bytes ?? 0) + (kv.get('write_all')?.bytes ?? 0)] as const;
       }),
     );
-    process.stderr.write(formatCoverage(clientDeltas(clientBefore, clientAfter), profilerBytes));
+    process.stderr.write(terminalText(formatCoverage(clientDeltas(clientBefore, clientAfter), profilerBytes)));
     if (!complete) process.stderr.write('jobio run: some processes of the command were still connected after it ended; their last figures may be missing\n');
     return status;
   } finally {

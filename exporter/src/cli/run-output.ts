@@ -63,6 +63,8 @@ export class RunOutput {
 
   private write(record: { type?: unknown; jobtotal?: unknown }): void {
     if (this.fd === undefined || !this.selected(record)) return;
+    // One write(2) per record on a descriptor opened O_APPEND (output-file.ts): another run appending
+    // to the same file never splits a record.
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
   }
 

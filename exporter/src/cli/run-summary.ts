@@ -136,14 +136,29 @@ function stdioLines(mounts: readonly MountSeries[]): string[] {
   return out;
 }
 
+/** "12.0 ms ± 3.1 ms" (the bound from sampling; none when every call was timed). */
+function timeWithError(timeNs: number, errorNs: number): string {
+  return errorNs > 0 ? `${humanSeconds(timeNs / 1000)} ± ${humanSeconds(errorNs / 1000)}` : humanSeconds(timeNs / 1000);
+}
+
 function reasonLines(d: Diagnosis, minSampled: number, timed: boolean): string[] {
   if (d.reasons.length === 0) return [];
   const top = d.reasons.slice(0, SUMMARY_REASONS);
-  const rows = [['class', 'reason', 'mount', 'calls', 'bytes', 'time']];
-  for (const r of top) rows.push([r.cls, r.reason, r.mount, r.calls.toLocaleString('en-US'), humanBytes(r.bytes), timed ? humanSeconds(r.timeNs / 1000) : '-']);
+  const rows = [['class', 'reason', 'program', 'mount', 'calls', 'bytes', 'time (95 %)', 'of run']];
+  for (const r of top)
+    rows.push([
+      r.cls,
+      r.reason,
+      r.program.component !== undefined ? `${r.program.name} [${r.program.component}]` : r.program.name,
+      r.mount,
+      r.calls.toLocaleString('en-US'),
+      humanBytes(r.bytes),
+      timed ? timeWithError(r.timeNs, r.timeErrorNs) : '-',
+      r.share !== undefined ? pct(r.share, 1) : '-',
+    ]);
   const lines = [
     '',
-    `why calls were red or yellow (largest time first${d.reasons.length > top.length ? `, ${top.length} of ${d.reasons.length}` : ''}${timed ? '' : `; times not reported below ${Math.max(1, minSampled)} timed calls`}):`,
+    `why calls were red or yellow (those with something to gain first, then by calls${d.reasons.length > top.length ? `; ${top.length} of ${d.reasons.length}` : ''}${timed ? '' : `; times not reported below ${Math.max(1, minSampled)} timed calls`}):`,
     table(rows),
   ];
   for (const r of top) lines.push(`  - ${r.hint}`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { silentLogger } from '../util/logger.js';
-import { jobInfoCollector } from './job_info.js';
+import { jobInfoCollector, mergeJobs } from './job_info.js';
 
 /** Resolves once `path` exists (the test's own timeout catches a file that never comes). */
 async function fileAppears(path: string): Promise<string> {
@@ -45,4 +45,16 @@ test('job_info: the scrape deadline stops the update and kills the squeue it wai
     if (existsSync(started) && !existsSync(join(dir, 'squeue.end'))) process.kill(Number(readFileSync(started, 'utf8')), 'SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('mergeJobs: the spool wins for every field it has, an empty one included; squeue fills the rest', () => {
+  const spool = [{ jobid: '7', uid: 2001, account: '', partition: 'debug' }];
+  const squeue = [
+    { jobid: '7', uid: 666, account: 'forged', partition: 'other', jobName: 'run', workDir: '/home/a' },
+    { jobid: '8', uid: 2002, jobName: 'only in squeue' },
+  ];
+  assert.deepEqual(mergeJobs(spool, squeue), [
+    { jobid: '7', uid: 2001, account: '', partition: 'debug', jobName: 'run', workDir: '/home/a' },
+    { jobid: '8', uid: 2002, jobName: 'only in squeue' },
+  ]);
 });

@@ -27,11 +27,15 @@ function makeMetrics(registry: Registry) {
     dropped: gauge('jobio_job_info_dropped_jobs', 'Running jobs without a jobio_job_info series (beyond max-jobs).'),
     rejected: counter('jobio_job_info_spool_rejected_total', 'Job spool entries not trusted or not read, by reason.', ['reason']),
     truncated: counter('jobio_job_info_truncated_labels_total', 'Label values cut to label-max-length characters (or with control characters replaced).'),
-    squeueFailures: counter('jobio_job_info_squeue_failures_total', 'squeue calls that failed (error) and lines of its output that did not parse (malformed_line).', ['reason']),
+    squeueFailures: counter(
+      'jobio_job_info_squeue_failures_total',
+      'squeue calls that failed (error: no answer, or no squeue JSON) and running jobs of this node in its answer that did not decode (malformed_job).',
+      ['reason'],
+    ),
   };
 }
 
-/** Spool first (root-written, per job); squeue fills the jobs and fields it lacks. */
+/** Spool first (root-written, per job), for every field it has, an empty one included; squeue fills the jobs and fields it lacks. */
 export function mergeJobs(spool: readonly JobMeta[], squeue: readonly JobMeta[]): JobMeta[] {
   const byId = new Map<string, JobMeta>();
   for (const job of squeue) byId.set(job.jobid, job);
@@ -136,7 +140,7 @@ export const jobInfoCollector = defineCollector({
         m.truncated.inc(truncated);
         for (const [reason, n] of spool.rejected) m.rejected.inc({ reason }, n);
         if (queue.fresh && queue.error !== undefined) m.squeueFailures.inc({ reason: 'error' });
-        if (queue.fresh && queue.malformed > 0) m.squeueFailures.inc({ reason: 'malformed_line' }, queue.malformed);
+        if (queue.fresh && queue.malformed > 0) m.squeueFailures.inc({ reason: 'malformed_job' }, queue.malformed);
         return 'ok';
       },
     };

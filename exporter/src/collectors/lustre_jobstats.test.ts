@@ -152,3 +152,25 @@ test('lustre_jobstats collector: beyond max-targets the further targets are not 
     'the first targets in name order',
   );
 });
+
+test('lustre_jobstats collector: a job id or executable whose escapes decode to control characters is malformed, never a label', async () => {
+  const { root, registry, update } = setup({ 'jobid-format': '%j:%u:%H,%e.%u' });
+  const dir = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
+  mkdirSync(dir, { recursive: true });
+  // Lustre 2.15.2+ quotes such ids and writes each byte as \xHH: OSC 52 (clipboard write), a window
+  // title, clear-screen, and a C1 CSI (U+009B, two bytes in UTF-8).
+  const ids = ['"\\x1B]52;c;aGk=\\x07:5000:n1"', '"\\x1B]0;pwned\\x07.5000"', '"7\\x1B[2J:5000:n1"', '"8\\xC2\\x9B2J:5000:n1"'];
+  const file = (bytes: number): string =>
+    `job_stats:\n${['9:5000:n1', ...ids].map((id) => `- job_id:          ${id}\n  write_bytes:     { samples:           1, unit: bytes, min: 1, max: 1, sum: ${bytes} }\n`).join('')}`;
+  writeFileSync(join(dir, 'job_stats'), file(10));
+  assert.equal(await update(), 'ok');
+  writeFileSync(join(dir, 'job_stats'), file(25));
+  assert.equal(await update(), 'ok');
+  const text = await registry.metrics();
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character in the exposition');
+  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="malformed"\} 4$/m);
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 25$/m);
+  // Their load still counts, in _other: 4 entries × 25 bytes, as job 9's 25.
+  assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="_other",user="_other"\} 100$/m);
+});

@@ -13,7 +13,7 @@ import { durationFlag, positiveIntegerFlag, textFlag, valueFlag } from '../scrap
 import { OTHER } from '../labels/reserved.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { JobSlots } from '../profiler/job-slots.js';
-import { MountLabels, ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
+import { CappedLabels, ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { metricsIn } from '../scrape/metric-factory.js';
 
@@ -43,6 +43,11 @@ export const profilerCollector = defineCollector({
     socketMode: valueFlag('socket-mode', '0666', "Permissions of the socket file (octal); 0666 lets every user's job connect.", socketMode),
     maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series; the load of further jobs is summed into jobid="_other".'),
     maxMounts: positiveIntegerFlag('max-mounts', 16, 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".'),
+    maxPrograms: positiveIntegerFlag(
+      'max-programs',
+      8,
+      'Distinct program labels per job on the reason series (program names come from the profiled process); further programs are summed into program="_other".',
+    ),
     maxConnectionsPerUser: positiveIntegerFlag('max-connections-per-user', 256, 'Open socket connections one uid may hold; further ones are closed at once and counted.'),
     expiryMs: durationFlag('expiry', '10m', 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.'),
     ...USER_FLAGS,
@@ -50,7 +55,7 @@ export const profilerCollector = defineCollector({
   create({ registry, settings, paths, logger }) {
     const { socket: socketPath, socketMode: mode, expiryMs, maxConnectionsPerUser } = settings;
     const users = userResolverFor(paths, settings);
-    const store = new ProfilerMetricStore(new JobSlots(settings.maxJobs), Date.now, new MountLabels(settings.maxMounts));
+    const store = new ProfilerMetricStore(new JobSlots(settings.maxJobs), Date.now, new CappedLabels(settings.maxMounts), new CappedLabels(settings.maxPrograms));
     let receiver: ProfilerReceiver | undefined;
     let lastError = '';
     // Why the socket is not bound, for the startup line: a missing directory is warned about (the
@@ -80,7 +85,8 @@ export const profilerCollector = defineCollector({
     const jobLabels = ['jobid', 'user'] as const;
     const callLabels = ['jobid', 'user', 'mount', 'call', 'class'] as const;
     const sizeLabels = ['jobid', 'user', 'mount', 'size'] as const;
-    const reasonLabels = ['jobid', 'user', 'mount', 'class', 'reason'] as const;
+    const reasonLabels = ['jobid', 'user', 'mount', 'class', 'reason', 'program', 'role'] as const;
+    const unseenLabels = ['jobid', 'user', 'kind'] as const;
     // Created at the first scrape with a bound socket: an absent source exports nothing at all.
     const { counter, gauge } = metricsIn(registry);
     const makeMetrics = () => ({
@@ -95,6 +101,12 @@ export const profilerCollector = defineCollector({
       ),
       reasonBytes: counter('jobio_profiler_reason_bytes_total', 'Bytes moved by the red and yellow calls of each reason (small_read, small_write; 0 for the others).', reasonLabels),
       reasonSeconds: counter('jobio_profiler_reason_seconds_total', 'Seconds spent in the red and yellow calls of each reason, estimated from sampled durations.', reasonLabels),
+      unseenProcesses: counter(
+        'jobio_profiler_unseen_processes_total',
+        'Processes whose I/O the profiler could not count, by kind: not_profiled (ran without it), async_io (io_uring or POSIX AIO), mmap_io (file mappings).',
+        unseenLabels,
+      ),
+      unseenBytes: counter('jobio_profiler_unseen_bytes_total', "Bytes known to be out of the profiler's sight, by kind (mmap_io: length of the file mappings).", unseenLabels),
       runtime: counter('jobio_profiler_runtime_seconds_total', 'Accumulated wall-clock run time of profiled processes in seconds.', jobLabels),
       rejected: counter('jobio_profiler_records_rejected_total', 'Profiler messages rejected by the receiver, by reason.', ['reason'] as const),
       userRejected: counter('jobio_profiler_user_records_rejected_total', 'Profiler messages rejected or dropped, by sending user (system uids as _system) and reason.', ['user', 'reason']),
@@ -107,6 +119,11 @@ export const profilerCollector = defineCollector({
         'Socket calls (connections, addressed datagrams) whose peer address was beyond the 16 a profiled process keeps apart, as the processes reported (jobio run --output has them in the address "*" total only; here all socket I/O is on mount="[network]").',
       ),
       foldedMounts: counter('jobio_profiler_mounts_folded_total', 'Mount frames whose mount was beyond its job\'s max-mounts distinct mounts and went to mount="_other".'),
+      unseenUntracked: counter(
+        'jobio_profiler_unseen_untracked_total',
+        "Programs exec'd or started by profiled processes that could not be followed to see whether they ran with the profiler (more than 4096 waiting, or a quarter of that for one user): not in jobio_profiler_unseen_processes_total.",
+      ),
+      foldedPrograms: counter('jobio_profiler_programs_folded_total', 'Mount frames whose program was beyond its job\'s max-programs distinct programs and went to program="_other".'),
       foldedJobs: gauge('jobio_profiler_folded_jobs', 'Jobs without their own series (beyond max-jobs) whose load goes to jobid="_other".'),
     });
     let metrics: ReturnType<typeof makeMetrics> | undefined;
@@ -145,6 +162,8 @@ export const profilerCollector = defineCollector({
         fill(metrics.reasonCalls, store.reasonCalls, reasonLabels);
         fill(metrics.reasonBytes, store.reasonBytes, reasonLabels);
         fill(metrics.reasonSeconds, store.reasonSeconds, reasonLabels);
+        fill(metrics.unseenProcesses, store.unseenProcesses, unseenLabels);
+        fill(metrics.unseenBytes, store.unseenBytes, unseenLabels);
         metrics.rejected.reset();
         for (const [reason, count] of rejected) metrics.rejected.inc({ reason }, count);
         // Per user: the uid's name (system uids folded into one label), so the label stays bounded.
@@ -162,6 +181,10 @@ export const profilerCollector = defineCollector({
         metrics.foldedJobs.set(store.foldedJobs);
         metrics.foldedMounts.reset();
         metrics.foldedMounts.inc(store.foldedMounts);
+        metrics.unseenUntracked.reset();
+        metrics.unseenUntracked.inc(store.unprofiledDropped);
+        metrics.foldedPrograms.reset();
+        metrics.foldedPrograms.inc(store.foldedPrograms);
         return 'ok';
       },
       close() {

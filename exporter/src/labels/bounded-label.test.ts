@@ -7,4 +7,6 @@ test('boundLabel: cut to max code points, control characters replaced, unchanged
   assert.deepEqual(boundLabel('abcdef', 3), { value: 'abc', changed: true });
   assert.deepEqual(boundLabel('a\nb\u0007', 10), { value: 'a?b?', changed: true });
   assert.deepEqual(boundLabel('ééé€', 3), { value: 'ééé', changed: true });
+  // C1 controls (U+009B is a CSI to many terminals) and DEL, as well as C0.
+  assert.deepEqual(boundLabel('a\u009b2Jb\u007f', 10), { value: 'a?2Jb?', changed: true });
 });

@@ -8,10 +8,13 @@
 //                  (`%e.%u`, typical of login and utility nodes) is correct: such an entry has no job
 //                  by nature (it is exported as jobid="_none" with its executable in `process`)
 //   missing_jobid  a format with %j matched with an empty job id (`:17627127:r01c01`)
-//   malformed      no format matched: the load is still counted, in jobid="_other"
+//   malformed      no format matched, or the id holds control characters (decoded from `\xHH`:
+//                  they must never reach a label, nor through it an admin's terminal): the load is
+//                  still counted, in jobid="_other"
 // An FQDN where %H (short host) is expected does not match: the two are never silently merged.
 
 import { canonicalFluxJobId } from '../labels/flux-jobid.js';
+import { hasControlChars } from '../labels/control-chars.js';
 
 export type JobIdQuality = 'correct' | 'missing_jobid' | 'malformed';
 export const JOB_ID_QUALITIES: readonly JobIdQuality[] = ['correct', 'missing_jobid', 'malformed'];
@@ -92,7 +95,7 @@ export function compileJobIdFormats(list: string): JobIdFormats {
 const MALFORMED: JobIdentity = { quality: 'malformed' };
 
 export function classifyJobId(id: string, formats: JobIdFormats): JobIdentity {
-  if (id.length === 0 || id.length > MAX_ID_LENGTH) return MALFORMED;
+  if (id.length === 0 || id.length > MAX_ID_LENGTH || hasControlChars(id)) return MALFORMED;
   for (const format of formats.formats) {
     const match = format.pattern.exec(id);
     if (!match) continue;

@@ -1,20 +1,39 @@
-// The job's diagnosis: every red and yellow call's reason per mount (largest estimated time first),
+// The job's diagnosis: every red and yellow call's reason per program and mount, with its share of
+// the run time, whether there is anything to gain, and a hint addressed to that program (hints.ts);
 // and what the profiler could not see (processes that ran without it, asynchronous I/O it could not
 // count, file mappings). Shown by `jobio run` in its summary and written as the jobio extension
 // record `{"type": "diagnosis", "jobtotal": true, ...}` (Mistral tools skip unknown types).
 import { common, type JobTimes, type RecordContext } from './mistral-records.js';
-import { hintFor, reasonsOf, size, type Reason, type ReasonClass } from './reasons.js';
-import type { MountInfo } from './process-table.js';
+import { reasonsOf, type Reason, type ReasonClass, type ReasonFigure } from './reasons.js';
+import { hintFor, size } from './hints.js';
+import type { Program } from './programs.js';
 import type { UnseenTotals } from './run-totals.js';
-import type { Counters } from './counters.js';
+import { slot, type Counters } from './counters.js';
+import { CALL_TYPES, CLASSES } from '../parsers/profiler-wire.js';
+import type { DiagnosisJson, DiagnosisReasonJson, DiagnosisUnseenJson } from './diagnosis-schema.js';
+import type { MountInfo } from './process-table.js';
+
+/**
+ * A reason whose time, even at the upper end of its interval, is below this share of the run time has
+ * nothing to gain: its hint says so instead of giving advice (docs/profiler.md "Reasons").
+ */
+export const GAIN_THRESHOLD = 0.01;
+/** z of the two-sided 95 % interval of the sampled time estimate. */
+const Z95 = 1.96;
 
 export interface DiagnosedReason {
   readonly cls: ReasonClass;
   readonly reason: Reason;
   readonly mount: string;
+  readonly program: Program;
   readonly calls: number;
   readonly bytes: number;
   readonly timeNs: number;
+  /** half-width of the 95 % interval of timeNs from sampling (0 when every call was timed) */
+  readonly timeErrorNs: number;
+  /** timeNs / the run time; undefined when times are not reported */
+  readonly share: number | undefined;
+  readonly gain: boolean;
   readonly hint: string;
 }
 
@@ -23,31 +42,104 @@ export type UnseenKind = 'not_profiled' | 'async_io' | 'mmap_io';
 export interface UnseenEntry {
   readonly kind: UnseenKind;
   readonly processes: number;
+  /** bytes known to be out of sight (mmap_io: the mapped length), 0 when unknown */
+  readonly bytes: number;
   readonly detail: string;
 }
 
 export interface Diagnosis {
   readonly reasons: readonly DiagnosedReason[];
   readonly unseen: readonly UnseenEntry[];
+  /** what shares are of: the processes' accumulated run time, ns */
+  readonly runtimeNs: number;
 }
 
 export interface DiagnosisInput {
-  /** file-system mounts (not the network pseudo mount): their totals */
-  readonly mounts: readonly { readonly info: MountInfo; readonly total: Counters }[];
+  /** file-system mounts (not the network pseudo mount): the totals of each program on each */
+  readonly programs: readonly { readonly program: Program; readonly info: MountInfo; readonly total: Counters }[];
   readonly unseen: UnseenTotals;
   /** programs exec'd by profiled processes that never reported */
   readonly unprofiledExecs: readonly string[];
   /** the command itself never reported (static or setuid) */
   readonly commandUnprofiled?: string;
   readonly smallThreshold: number;
+  /** the processes' accumulated run time, ns: the base of each reason's share */
+  readonly runtimeNs: number;
+  /** false when too few calls were timed for times to be reported (--min-sampled): no shares then */
+  readonly timed: boolean;
+}
+
+/** The call types a reason's calls are of (for the fraction of them that was timed). */
+function callTypesOf(reason: Reason): readonly (typeof CALL_TYPES)[number][] {
+  switch (reason) {
+    case 'small_read':
+      return ['read'];
+    case 'small_write':
+      return ['write'];
+    case 'open_nothing_transferred':
+    case 'open_few_bytes':
+    case 'open_bytes_unseen':
+      return ['open', 'create'];
+    case 'stat_unused':
+    case 'stat_used':
+      return ['access'];
+    case 'backward_seek':
+    case 'zero_seek':
+    case 'forward_seek':
+      return ['seek'];
+    case 'sync':
+      return ['sync'];
+    case 'metadata_change':
+      return ['delete', 'fschange'];
+    default:
+      return CALL_TYPES;
+  }
+}
+
+/** The fraction of the calls of these types that were timed (1: every call). */
+function timedFraction(v: Counters, types: readonly (typeof CALL_TYPES)[number][]): number {
+  let calls = 0;
+  let sampled = 0;
+  for (const t of types) {
+    const c = CALL_TYPES.indexOf(t);
+    sampled += v[slot.sampled(c)] ?? 0;
+    for (let k = 0; k < CLASSES.length; k++) calls += v[slot.calls(c, k)] ?? 0;
+  }
+  return calls > 0 ? Math.min(1, sampled / calls) : 0;
+}
+
+/**
+ * Half-width of the 95 % interval of a reason's sampled time estimate: with a fraction f of its n calls
+ * timed (f·n of them), the estimate's relative standard error is at most cv·sqrt((1 − f)/(f·n)) for
+ * durations whose standard deviation is cv times their mean; taken with cv = 1. 0 when every call was timed.
+ */
+export function timeError(timeNs: number, calls: number, fraction: number): number {
+  if (fraction >= 1 || timeNs <= 0) return 0;
+  const timed = Math.max(1, fraction * calls);
+  return Z95 * timeNs * Math.sqrt((1 - fraction) / timed);
+}
+
+/** Gain first, then by calls, bytes, reason, program and mount: counts, which sampling noise cannot reorder. */
+function order(a: DiagnosedReason, b: DiagnosedReason): number {
+  return (
+    Number(b.gain) - Number(a.gain) ||
+    b.calls - a.calls ||
+    b.bytes - a.bytes ||
+    a.reason.localeCompare(b.reason) ||
+    a.program.name.localeCompare(b.program.name) ||
+    (a.program.component ?? '').localeCompare(b.program.component ?? '') ||
+    a.mount.localeCompare(b.mount)
+  );
 }
 
 export function diagnose(input: DiagnosisInput): Diagnosis {
   const reasons: DiagnosedReason[] = [];
-  for (const m of input.mounts) {
-    for (const f of reasonsOf(m.total)) reasons.push({ ...f, mount: m.info.path, hint: hintFor(f, m.info.path, input.smallThreshold) });
+  for (const m of input.programs) {
+    const figures = reasonsOf(m.total);
+    const fewByteOpens = figures.find((f) => f.reason === 'open_few_bytes')?.calls ?? 0;
+    for (const f of figures) reasons.push(judge(f, m.program, m.info.path, m.total, fewByteOpens, input));
   }
-  reasons.sort((a, b) => b.timeNs - a.timeNs || b.calls - a.calls || a.reason.localeCompare(b.reason));
+  reasons.sort(order);
 
   const unseen: UnseenEntry[] = [];
   const programs = [...(input.commandUnprofiled !== undefined ? [input.commandUnprofiled] : []), ...input.unprofiledExecs];
@@ -56,6 +148,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     unseen.push({
       kind: 'not_profiled',
       processes: programs.length,
+      bytes: 0,
       detail: `${programs.length} process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}; their I/O is not in these figures`,
     });
   }
@@ -67,6 +160,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     unseen.push({
       kind: 'async_io',
       processes: Math.max(u.ioUringProcesses, u.posixAioProcesses),
+      bytes: 0,
       detail: `${parts.join(' and ')}: the I/O they carried is not counted${u.libaioIocbs > 0 ? ` (the ${u.libaioIocbs} libaio request(s) are counted)` : ''}`,
     });
   }
@@ -74,17 +168,48 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     unseen.push({
       kind: 'mmap_io',
       processes: u.mmapProcesses,
+      bytes: u.mmapBytes,
       detail: `${size(u.mmapBytes)} of files mapped into memory: the bytes read or written through the mappings are unknown`,
     });
   }
-  return { reasons, unseen };
+  return { reasons, unseen, runtimeNs: input.runtimeNs };
 }
 
-/** The job-total `diagnosis` record (time in µs, estimated). */
-export function diagnosisRecord(ctx: RecordContext, d: Diagnosis, times: JobTimes): Record<string, unknown> {
+function judge(f: ReasonFigure, program: Program, mount: string, total: Counters, fewByteOpens: number, input: DiagnosisInput): DiagnosedReason {
+  const timeErrorNs = timeError(f.timeNs, f.calls, timedFraction(total, callTypesOf(f.reason)));
+  const share = input.timed && input.runtimeNs > 0 ? f.timeNs / input.runtimeNs : undefined;
+  const gain = share === undefined || (f.timeNs + timeErrorNs) / input.runtimeNs >= GAIN_THRESHOLD;
+  const hint = hintFor(f, { mount, small: input.smallThreshold, program, gain, fewByteOpens, ...(share !== undefined ? { share } : {}) });
+  return { cls: f.cls, reason: f.reason, mount, program, calls: f.calls, bytes: f.bytes, timeNs: f.timeNs, timeErrorNs, share, gain, hint };
+}
+
+const us = (ns: number): number => Math.round(ns / 1000);
+
+/** One reason as the log writes it (diagnosis-schema.ts). */
+export function reasonJson(r: DiagnosedReason): DiagnosisReasonJson {
+  const { family: _family, ...program } = r.program;
   return {
-    ...common(ctx, 'diagnosis', times.endMs, times),
-    reasons: d.reasons.map((r) => ({ class: r.cls, reason: r.reason, mount: r.mount, calls: r.calls, bytes: r.bytes, time: Math.round(r.timeNs / 1000), hint: r.hint })),
-    unseen: d.unseen.map((e) => ({ kind: e.kind, processes: e.processes, detail: e.detail })),
+    class: r.cls,
+    reason: r.reason,
+    mount: r.mount,
+    program,
+    calls: r.calls,
+    bytes: r.bytes,
+    time: us(r.timeNs),
+    time_error: us(r.timeErrorNs),
+    share: r.share === undefined ? null : Math.round(r.share * 1e6) / 1e6,
+    gain: r.gain,
+    hint: r.hint,
   };
+}
+
+/** The job-total `diagnosis` record (times in µs, estimated). */
+export function diagnosisRecord(ctx: RecordContext, d: Diagnosis, times: JobTimes): Record<string, unknown> {
+  const body: DiagnosisJson = {
+    reasons: d.reasons.map(reasonJson),
+    runtime: us(d.runtimeNs),
+    gain_threshold: GAIN_THRESHOLD,
+    unseen: d.unseen.map((e): DiagnosisUnseenJson => ({ kind: e.kind, processes: e.processes, bytes: e.bytes, detail: e.detail })),
+  };
+  return { ...common(ctx, 'diagnosis', times.endMs, times), ...body };
 }

@@ -57,6 +57,8 @@ export interface JobVerifierOptions {
 export interface ProcEvidence {
   readonly cgroup?: string;
   readonly environ?: Buffer;
+  /** the target of <procfs>/<pid>/exe: the program's path (not job evidence: it names the program a reason is addressed to) */
+  readonly exe?: string;
 }
 
 export interface JobClaim {

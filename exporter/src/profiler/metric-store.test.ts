@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { emptyCounters, slot } from './counters.js';
 import { JobSlots } from './job-slots.js';
-import { MountLabels, NETWORK_MOUNT, OTHER_MOUNT, ProfilerMetricStore } from './metric-store.js';
+import { CappedLabels, NETWORK_MOUNT, OTHER_MOUNT, ProfilerMetricStore } from './metric-store.js';
 import type { ProcessIdentity } from './process-table.js';
 
 const id: ProcessIdentity = { key: '1/1', pid: 1, uid: 1000, gid: 1000, jobid: '42', exe: 'x' };
@@ -14,7 +14,7 @@ function oneRead(): Float64Array {
 }
 
 test('a process naming 10,000 made-up mounts gets at most max-mounts mount labels; the rest is folded into mount="_other" and counted', () => {
-  const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new MountLabels(4));
+  const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new CappedLabels(4));
   for (let i = 0; i < 10_000; i++) store.mountDelta(id, { path: `/fake/${i}`, fstype: 'x', fsname: 'y' }, oneRead());
   const mounts = new Set([...store.calls.values.values()].map((e) => e.labels[2]));
   assert.equal(mounts.size, 5);
@@ -30,7 +30,7 @@ test('a process naming 10,000 made-up mounts gets at most max-mounts mount label
 
 test('the mount allowance is per job and goes with the job when it expires', () => {
   let now = 0;
-  const store = new ProfilerMetricStore(new JobSlots(10), () => now, new MountLabels(1));
+  const store = new ProfilerMetricStore(new JobSlots(10), () => now, new CappedLabels(1));
   store.mountDelta(id, { path: '/a', fstype: 'x', fsname: 'y' }, oneRead());
   store.mountDelta({ ...id, jobid: '43' }, { path: '/b', fstype: 'x', fsname: 'y' }, oneRead());
   assert.equal(store.foldedMounts, 0);
@@ -53,7 +53,7 @@ test("once the kernel names a job's owner, the other users' series of that job g
 });
 
 test('socket I/O of every peer address goes to the one mount="[network]" label: addresses add no series, totals stay true', () => {
-  const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new MountLabels(2));
+  const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new CappedLabels(2));
   for (let i = 0; i < 100; i++) store.mountDelta(id, { path: `[network] 10.0.0.${i}`, fstype: 'socket', fsname: 'network' }, oneRead());
   store.mountDelta(id, { path: '[network]', fstype: 'socket', fsname: 'network' }, oneRead());
   store.mountDelta(id, { path: '/a', fstype: 'ext4', fsname: '/dev/sda1' }, oneRead());
@@ -65,4 +65,52 @@ test('socket I/O of every peer address goes to the one mount="[network]" label: 
   ]);
   assert.equal(store.foldedMounts, 0, "the addresses take one place of the job's mount allowance, not 100");
   assert.equal(store.networkFolded, 7);
+});
+
+test('reason series name the program and its role; a job keeps at most max-programs program labels, the rest go to program="_other"', () => {
+  const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new CappedLabels(4), new CappedLabels(2));
+  const smallRead = (): Float64Array => {
+    const inc = emptyCounters();
+    inc[slot.calls(0, 0)] = 1;
+    inc[slot.sizedCalls(0, 0)] = 1;
+    inc[slot.sizedBytes(0, 0)] = 10;
+    return inc;
+  };
+  for (const exe of ['bash', 'app', 'made-up-1', 'made-up-2']) store.mountDelta({ ...id, exe }, { path: '/a', fstype: 'x', fsname: 'y' }, smallRead());
+  const got = [...store.reasonCalls.values.values()].map((e) => [e.labels[5], e.labels[6], e.value]);
+  assert.deepEqual(got, [
+    ['bash', 'shell', 1],
+    ['app', 'job', 1],
+    ['_other', '_other', 2],
+  ]);
+  assert.equal(store.foldedPrograms, 2);
+});
+
+test('blind spots per job: processes that used io_uring or mapped files, the mapped bytes, and programs that ran without the profiler', () => {
+  let now = 0;
+  const store = new ProfilerMetricStore(new JobSlots(10), () => now);
+  const zero = { runtimeNs: 0, droppedFrames: 0, ignoredCalls: 0, networkFolded: 0 };
+  store.processDelta(id, { ...zero, unseenKinds: ['async_io', 'mmap_io'], unseenMmapBytes: 4096 });
+  store.processDelta(id, { ...zero, unseenKinds: [], unseenMmapBytes: 8192 });
+  const exec = {
+    kind: 'process',
+    header: { version: 2, flags: 2, sequence: 3n, claimedPid: 1, startNs: 1n, nowNs: 1n },
+    jobid: '42',
+    jobidSource: 'SLURM_JOB_ID',
+    exe: 'sh',
+    execTarget: 'static-tool',
+    runtimeNs: 0,
+    droppedFrames: 0,
+    ignoredCalls: 0,
+    mountCount: 0,
+    smallThreshold: 32768,
+    largeThreshold: 1 << 27,
+    sampleEvery: 16,
+  } as const;
+  store.processDelta(id, zero, exec);
+  now = 11_000;
+  store.maintain(600_000);
+  const series = (sums: typeof store.unseenProcesses): string[] => [...sums.values.values()].map((e) => `${e.labels.join('/')}=${e.value}`).sort();
+  assert.deepEqual(series(store.unseenProcesses), ['42/1000/async_io=1', '42/1000/mmap_io=1', '42/1000/not_profiled=1']);
+  assert.deepEqual(series(store.unseenBytes), ['42/1000/mmap_io=12288']);
 });

@@ -11,6 +11,9 @@ import { SlotTable } from '../labels/slot-table.js';
 import { NONE, OTHER } from '../labels/reserved.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
 import { reasonsOf } from './reasons.js';
+import { programOf, type Program } from './programs.js';
+import { UnprofiledTracker } from './unprofiled.js';
+import type { ProcessRecord } from '../parsers/profiler-record.js';
 
 /** The fstype of the library's `[network]` pseudo mounts (small transfers there are green). */
 const NETWORK_FSTYPE = 'socket';
@@ -46,31 +49,39 @@ export class LabelledSums {
 export const NO_JOB = NONE;
 /** Distinct mount labels per job by default (the profiler itself tracks at most 64 per process). */
 export const DEFAULT_MAX_MOUNTS = 16;
-/** The mount label of load on mounts beyond a job's allowance (see MountLabels). */
+/** Distinct program labels per job by default. */
+export const DEFAULT_MAX_PROGRAMS = 8;
+/** The mount (program) label of load on mounts (programs) beyond a job's allowance (see CappedLabels). */
 export const OTHER_MOUNT = OTHER;
 
 /**
- * Bounded cardinality for the mount label (docs/architecture.md "Bounded cardinality"). The mount path comes from the process's own
- * frame, so a process could name any number of made-up mounts: each job (and `_other`) keeps at most
- * `max` distinct mount values, first come (a slot table per job that remembers nothing it folds); the
- * load on further ones goes to mount="_other" (totals stay true) and is counted. A job's allowance goes
- * with its series when it expires.
+ * Waiting this long after a profiled process named a program it exec'd or spawned, a program that
+ * never said hello ran without the profiler (its start-up frame comes within milliseconds).
  */
-export class MountLabels {
+export const NOT_PROFILED_GRACE_MS = 10_000;
+
+/**
+ * Bounded cardinality for a label whose values come from the process's own frames, the mount and the
+ * program (docs/architecture.md "Bounded cardinality"): a process could name any number of made-up
+ * mounts or programs, so each job (and `_other`) keeps at most `max` distinct values, first come (a
+ * slot table per job that remembers nothing it folds); the load on further ones goes to "_other"
+ * (totals stay true) and is counted. A job's allowance goes with its series when it expires.
+ */
+export class CappedLabels {
   private readonly perJob = new Map<string, SlotTable>();
-  /** Mount frames whose mount was folded into mount="_other". */
+  /** Frames whose value was folded into "_other". */
   folded = 0;
 
   constructor(private readonly max: number) {}
 
-  label(job: string, path: string): string {
-    let mounts = this.perJob.get(job);
-    if (!mounts) {
-      mounts = new SlotTable({ max: this.max, folded: 'forget' });
-      this.perJob.set(job, mounts);
+  label(job: string, value: string): string {
+    let values = this.perJob.get(job);
+    if (!values) {
+      values = new SlotTable({ max: this.max, folded: 'forget' });
+      this.perJob.set(job, values);
     }
-    // No idle rule for mounts (only the job's expiry frees them), so the time given is irrelevant.
-    if (path !== OTHER_MOUNT && mounts.route(path, 0, 0)) return path;
+    // No idle rule (only the job's expiry frees a value), so the time given is irrelevant.
+    if (value !== OTHER && values.route(value, 0, 0)) return value;
     this.folded++;
     return OTHER_MOUNT;
   }
@@ -86,14 +97,18 @@ export class ProfilerMetricStore implements AggregatorSink {
   readonly readBytes = new LabelledSums(); // jobid, user, mount, size
   readonly writeBytes = new LabelledSums(); // jobid, user, mount, size
   readonly runtimeSeconds = new LabelledSums(); // jobid, user
-  readonly reasonCalls = new LabelledSums(); // jobid, user, mount, class, reason
-  readonly reasonBytes = new LabelledSums(); // jobid, user, mount, class, reason
-  readonly reasonSeconds = new LabelledSums(); // jobid, user, mount, class, reason
+  readonly reasonCalls = new LabelledSums(); // jobid, user, mount, class, reason, program, role
+  readonly reasonBytes = new LabelledSums(); // jobid, user, mount, class, reason, program, role
+  readonly reasonSeconds = new LabelledSums(); // jobid, user, mount, class, reason, program, role
+  readonly unseenProcesses = new LabelledSums(); // jobid, user, kind
+  readonly unseenBytes = new LabelledSums(); // jobid, user, kind
 
   /** Every sum keyed by (job, user, …): what expiry, ownership and name resolution go over. */
   private get allSums(): LabelledSums[] {
-    return [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds, this.reasonCalls, this.reasonBytes, this.reasonSeconds];
+    return [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds, this.reasonCalls, this.reasonBytes, this.reasonSeconds, this.unseenProcesses, this.unseenBytes];
   }
+  /** programs exec'd or spawned by profiled processes that may never say hello (not_profiled) */
+  private readonly unprofiled: UnprofiledTracker<ProcessIdentity>;
   droppedFrames = 0;
   /** Socket calls the libraries counted on `[network]` only, for lack of a slot for their peer address. */
   networkFolded = 0;
@@ -101,8 +116,11 @@ export class ProfilerMetricStore implements AggregatorSink {
   constructor(
     private readonly slots: JobSlots,
     private readonly now: () => number = Date.now,
-    private readonly mounts: MountLabels = new MountLabels(DEFAULT_MAX_MOUNTS),
-  ) {}
+    private readonly mounts: CappedLabels = new CappedLabels(DEFAULT_MAX_MOUNTS),
+    private readonly programs: CappedLabels = new CappedLabels(DEFAULT_MAX_PROGRAMS),
+  ) {
+    this.unprofiled = new UnprofiledTracker(now, undefined, (owner) => owner.uid);
+  }
 
   private labels(id: ProcessIdentity, weight: number): [string, string] {
     const claim = id.jobid === '' ? undefined : { uid: id.uid, verified: id.jobVerified === true };
@@ -135,19 +153,48 @@ export class ProfilerMetricStore implements AggregatorSink {
       const sums = dir === 'read' ? this.readBytes : this.writeBytes;
       SIZE_BINS.forEach((size, b) => sums.add([job, user, path, size], inc[slot.sizedBytes(d, b)] ?? 0));
     });
-    for (const f of reasonsOf(inc, network)) {
-      const labels = [job, user, path, f.cls, f.reason];
+    const reasons = reasonsOf(inc, network);
+    const program = reasons.length > 0 ? this.programLabels(job, programOf(id.exe, id.exePath)) : undefined;
+    for (const f of reasons) {
+      const labels = [job, user, path, f.cls, f.reason, ...(program ?? [])];
       this.reasonCalls.add(labels, f.calls);
       this.reasonBytes.add(labels, f.bytes);
       this.reasonSeconds.add(labels, f.timeNs / 1e9);
     }
   }
 
-  processDelta(id: ProcessIdentity, inc: ProcessIncrement): void {
+  /** The `program` and `role` labels: the program's name (with its component), capped per job. */
+  private programLabels(job: string, p: Program): [string, string] {
+    const name = p.component !== undefined ? `${p.name} [${p.component}]` : p.name;
+    const label = this.programs.label(job, name);
+    return label === OTHER ? [OTHER, OTHER] : [label, p.role];
+  }
+
+  processDelta(id: ProcessIdentity, inc: ProcessIncrement, record?: ProcessRecord): void {
     this.droppedFrames += inc.droppedFrames;
     this.networkFolded += inc.networkFolded;
     const [job, user] = this.labels(id, 0);
     this.runtimeSeconds.add([job, user], inc.runtimeNs / 1e9);
+    for (const kind of inc.unseenKinds ?? []) this.unseenProcesses.add([job, user, kind], 1);
+    this.unseenBytes.add([job, user, 'mmap_io'], inc.unseenMmapBytes ?? 0);
+    if (record) this.unprofiled.frame(id.key, id.pid, record, id);
+  }
+
+  processEnded(id: ProcessIdentity): void {
+    this.unprofiled.ended(id.key);
+  }
+
+  /** Programs that never said hello within the grace period: counted in their starter's job. */
+  private settleUnprofiled(): void {
+    for (const { owner } of this.unprofiled.settle(NOT_PROFILED_GRACE_MS)) {
+      const [job, user] = this.labels(owner, 0);
+      this.unseenProcesses.add([job, user, 'not_profiled'], 1);
+    }
+  }
+
+  /** Programs that could not wait for their hello (more than the tracker holds): not counted. */
+  get unprofiledDropped(): number {
+    return this.unprofiled.dropped;
   }
 
   /**
@@ -169,11 +216,18 @@ export class ProfilerMetricStore implements AggregatorSink {
     return this.mounts.folded;
   }
 
+  /** Mount frames whose program was beyond its job's allowance and went to program="_other". */
+  get foldedPrograms(): number {
+    return this.programs.folded;
+  }
+
   /** Scrape-time housekeeping: series of jobs idle past the expiry go, free slots are handed out. */
   maintain(expiryMs: number): void {
+    this.settleUnprofiled();
     for (const job of this.slots.maintain(this.now(), expiryMs)) {
       for (const sums of this.allSums) sums.dropJob(job);
       this.mounts.dropJob(job);
+      this.programs.dropJob(job);
     }
   }
 }

@@ -48,7 +48,22 @@ export interface ProcessIdentity {
   readonly jobid: string;
   /** Kernel evidence (job cgroup, step daemon) names this uid as the job's owner (else: environment only). */
   readonly jobVerified?: boolean;
+  /** The executable's base name, as the process reported it. */
   readonly exe: string;
+  /** Its absolute path, as the receiver read it from /proc with the process's first frame; '' if unknown. */
+  readonly exePath?: string;
+}
+
+/**
+ * The path of the executable from the receiver's look at /proc, if it is the program the process
+ * reports (the process may have exec'd another one by the time the receiver looked).
+ */
+export function exePathOf(evidence: ProcEvidence | undefined, reported: string): string {
+  const path = evidence?.exe;
+  if (path === undefined || !path.startsWith('/')) return '';
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  // the wire's field holds 63 bytes of the name
+  return base === reported || (reported.length >= 63 && base.startsWith(reported)) ? path : '';
 }
 
 export interface MountInfo {
@@ -63,6 +78,23 @@ export interface ProcessIncrement {
   readonly ignoredCalls: number;
   /** socket calls the library counted on `[network]` only, for lack of a slot for their peer address */
   readonly networkFolded: number;
+  /** blind spots this frame revealed first in this process (io_uring or POSIX AIO: `async_io`; file mappings: `mmap_io`) */
+  readonly unseenKinds?: readonly ('async_io' | 'mmap_io')[];
+  /** length of the file mappings made since the process's last frame (bytes moved through them are unknown) */
+  readonly unseenMmapBytes?: number;
+}
+
+/** What a frame reveals of a process's blind spots, against its previous frame. */
+function unseenIncrement(now: ProcessRecord, prev: ProcessRecord | undefined): Pick<ProcessIncrement, 'unseenKinds' | 'unseenMmapBytes'> {
+  const u = now.unseen;
+  if (!u) return {};
+  const p = prev?.unseen;
+  const asyncNow = u.ioUringSetups + u.posixAioCalls > 0;
+  const asyncBefore = (p?.ioUringSetups ?? 0) + (p?.posixAioCalls ?? 0) > 0;
+  const kinds: ('async_io' | 'mmap_io')[] = [];
+  if (asyncNow && !asyncBefore) kinds.push('async_io');
+  if (u.mmapBytes > 0 && !((p?.mmapBytes ?? 0) > 0)) kinds.push('mmap_io');
+  return { unseenKinds: kinds, unseenMmapBytes: scalarDelta(u.mmapBytes, p?.mmapBytes) };
 }
 
 /** Receives increments, in frame order. */
@@ -259,7 +291,8 @@ export class ProcessTable {
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid, source: record.jobidSource, evidence: cred.evidence });
       const owner = this.verifier.ownerOf(jobid);
       if (owner !== undefined && owner !== ownerBefore) this.ownerKnown(jobid, owner);
-      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe };
+      const exePath = exePathOf(cred.evidence, record.exe) || entry?.identity.exePath || '';
+      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe, exePath };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
         entry = {
@@ -305,11 +338,15 @@ export class ProcessTable {
       const droppedFrames = scalarDelta(record.droppedFrames, prev?.droppedFrames);
       const ignoredCalls = scalarDelta(record.ignoredCalls, prev?.ignoredCalls);
       const networkFolded = scalarDelta(record.networkFolded ?? 0, prev?.networkFolded ?? 0);
+      const unseen = unseenIncrement(record, prev);
       const bounded = {
         runtimeNs: Math.min(runtimeNs, leftMs * 1e6),
         droppedFrames: Math.min(droppedFrames, perLife),
         ignoredCalls: Math.min(ignoredCalls, perLife),
         networkFolded: Math.min(networkFolded, perLife),
+        ...unseen,
+        // a process maps at most its address space (2^48 bytes) per call, at most the calls ceiling's calls
+        ...(unseen.unseenMmapBytes !== undefined ? { unseenMmapBytes: Math.min(unseen.unseenMmapBytes, perLife * 2 ** 48) } : {}),
       };
       if (bounded.runtimeNs !== runtimeNs || bounded.droppedFrames !== droppedFrames || bounded.ignoredCalls !== ignoredCalls || bounded.networkFolded !== networkFolded)
         this.onReject('implausible', cred.uid);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CALL_TYPES, CLASSES, WIRE_REASONS } from '../parsers/profiler-wire.js';
 import { emptyCounters, slot } from './counters.js';
-import { hintFor, reasonsOf } from './reasons.js';
+import { reasonsOf } from './reasons.js';
 
 const c = (name: (typeof CALL_TYPES)[number]): number => CALL_TYPES.indexOf(name);
 const k = (name: (typeof CLASSES)[number]): number => CLASSES.indexOf(name);
@@ -45,41 +45,4 @@ test('reasons: what a library without reasons (wire version 1) sent is unclassif
     ['yellow', 'metadata_change', 1],
     ['red', 'unclassified', 9],
   ]);
-});
-
-test('hints carry the figures and the mount', () => {
-  const [f] = reasonsOf(
-    (() => {
-      const v = emptyCounters();
-      v[slot.calls(c('write'), k('red'))] = 2000;
-      v[slot.sizedCalls(1, 0)] = 2000;
-      v[slot.sizedBytes(1, 0)] = 2000 * 512;
-      return v;
-    })(),
-  );
-  assert.ok(f);
-  assert.equal(
-    hintFor(f, '/scratch', 32768),
-    '2,000 writes of 512 B on average on /scratch: buffer to at least 1 MiB before writing (a larger buffer, setvbuf for stdio) or use MPI-IO collective writes',
-  );
-});
-
-test('the hint of opens that moved no byte says that directories opened to be listed are among them', () => {
-  // find and other fts walkers open each directory with openat and list it with getdents64, which
-  // the profiler does not count: "do not open files you do not read" alone would be wrong for them
-  const f = { cls: 'red', reason: 'open_nothing_transferred', calls: 5, bytes: 0, timeNs: 0 } as const;
-  assert.equal(
-    hintFor(f, '/scratch', 32768),
-    '5 opens on /scratch moved no byte: do not open files you do not read or write (to test for existence, stat once and remember it); directories opened to be listed (find, fts) count here too, as their listing is not counted: walk the tree once',
-  );
-});
-
-test('the hint of seeks to the same offset names the position queries that runtimes make', () => {
-  // python3's open() asks lseek(fd, 0, SEEK_CUR) once per file: 1,000 opens of one small file read
-  // "2,142 seeks to the offset the file was already at: remove them", seeks the script never wrote
-  const f = { cls: 'red', reason: 'zero_seek', calls: 2142, bytes: 0, timeNs: 0 } as const;
-  assert.equal(
-    hintFor(f, '/scratch', 32768),
-    "2,142 seeks on /scratch to the offset the file was already at, position queries (lseek(fd, 0, SEEK_CUR): Python's open(), ftell, tell()) included: remove the ones your code makes, each is a system call; fewer opens mean fewer queries",
-  );
 });

@@ -1,10 +1,11 @@
 // What `jobio run` accumulates from all processes of the command: totals per mount and per-second
 // increments per mount (by arrival second since the start), from which the periodic records and the
 // per-second statistics (min/s, mean/s, median/s, max/s) are computed.
-import { FLAG_EXEC } from '../parsers/profiler-wire.js';
 import type { ProcessRecord, ProcessUnseen } from '../parsers/profiler-record.js';
 import { addInto, emptyCounters, type Counters } from './counters.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
+import { programKey, programOf, type Program } from './programs.js';
+import { UnprofiledTracker } from './unprofiled.js';
 
 /** What the processes saw but could not count, summed over processes (their latest figures). */
 export interface UnseenTotals extends ProcessUnseen {
@@ -15,18 +16,18 @@ export interface UnseenTotals extends ProcessUnseen {
   readonly mmapProcesses: number;
 }
 
-interface ExecMark {
-  readonly pid: number;
-  readonly startNs: bigint;
-  readonly sequence: bigint;
-  readonly target: string;
-}
-
 export interface MountSeries {
   readonly info: MountInfo;
   readonly total: Counters;
   /** Second index since the start → increments that arrived during that second. */
   readonly seconds: Map<number, Counters>;
+}
+
+/** The totals of one program on one mount (the reasons of the diagnosis are per program and mount). */
+export interface ProgramMountTotals {
+  readonly program: Program;
+  readonly info: MountInfo;
+  readonly total: Counters;
 }
 
 export interface SecondsWindow {
@@ -38,6 +39,8 @@ export interface SecondsWindow {
 
 export class RunTotals implements AggregatorSink {
   readonly mounts = new Map<string, MountSeries>();
+  /** per program and mount (key: name, component and mount path; programKey and mount path for a second program of the same name) */
+  readonly byProgram = new Map<string, ProgramMountTotals>();
   runtimeNs = 0;
   droppedFrames = 0;
   /** socket calls counted only in the network total (a process had more peers than it keeps apart) */
@@ -46,18 +49,15 @@ export class RunTotals implements AggregatorSink {
   readonly processes = new Set<string>();
   readonly jobids = new Set<string>();
   private readonly unseenByProcess = new Map<string, ProcessUnseen>();
-  /** per process (key): its last frame's sequence, and its EXEC frame if it sent one */
-  private readonly lastSequence = new Map<string, bigint>();
-  private readonly execs = new Map<string, ExecMark>();
-  /** per pid: the latest process start seen (an exec'd image that said hello starts later) */
-  private readonly latestStart = new Map<number, bigint>();
-  /** children started with vfork/posix_spawn, by pid: the program they exec'd */
-  private readonly spawned = new Map<number, string>();
+  /** programs exec'd or spawned by profiled processes, and whether they said hello */
+  private readonly unprofiledPrograms: UnprofiledTracker<undefined>;
 
   constructor(
     private readonly startMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.unprofiledPrograms = new UnprofiledTracker(now);
+  }
 
   second(): number {
     return Math.max(0, Math.floor((this.now() - this.startMs) / 1000));
@@ -71,20 +71,41 @@ export class RunTotals implements AggregatorSink {
       this.mounts.set(mount.path, series);
     }
     addInto(series.total, increment);
+    addInto(this.programTotals(programOf(id.exe, id.exePath), mount).total, increment);
     const s = this.second();
     const bucket = series.seconds.get(s) ?? emptyCounters();
     addInto(bucket, increment);
     series.seconds.set(s, bucket);
   }
 
+  /**
+   * The totals of a program on a mount. A process whose path could not be read (it exited before the
+   * receiver looked) joins the program of the same name whose path is known; two programs of the same
+   * name at different paths stay apart.
+   */
+  private programTotals(program: Program, mount: MountInfo): ProgramMountTotals {
+    const byName = `${program.name}\0${program.component ?? ''}\0${mount.path}`;
+    const known = this.byProgram.get(byName);
+    if (known && (program.path === '' || known.program.path === program.path)) return known;
+    if (known && known.program.path === '') {
+      const upgraded = { ...known, program };
+      this.byProgram.set(byName, upgraded);
+      return upgraded;
+    }
+    const key = known ? `${programKey(program)}\0${mount.path}` : byName;
+    let mine = this.byProgram.get(key);
+    if (!mine) {
+      mine = { program, info: mount, total: emptyCounters() };
+      this.byProgram.set(key, mine);
+    }
+    return mine;
+  }
+
   processDelta(id: ProcessIdentity, increment: ProcessIncrement, record?: ProcessRecord): void {
     this.processes.add(id.key);
     if (record) {
       if (record.unseen) this.unseenByProcess.set(id.key, record.unseen);
-      this.lastSequence.set(id.key, record.header.sequence);
-      if (record.header.flags & FLAG_EXEC) this.execs.set(id.key, { pid: id.pid, startNs: record.header.startNs, sequence: record.header.sequence, target: record.execTarget ?? '' });
-      if ((this.latestStart.get(id.pid) ?? -1n) < record.header.startNs) this.latestStart.set(id.pid, record.header.startNs);
-      for (const s of record.spawned ?? []) this.spawned.set(s.pid, s.name);
+      this.unprofiledPrograms.frame(id.key, id.pid, record, undefined);
     }
     if (id.jobid !== '') this.jobids.add(id.jobid);
     this.runtimeNs += increment.runtimeNs;
@@ -116,19 +137,12 @@ export class RunTotals implements AggregatorSink {
    * started with vfork or posix_spawn (named in their parent's frames) that never reported count too.
    */
   unprofiledExecs(): string[] {
-    const out: string[] = [];
-    for (const [key, e] of this.execs) {
-      if ((this.lastSequence.get(key) ?? e.sequence) > e.sequence) continue;
-      if ((this.latestStart.get(e.pid) ?? 0n) > e.startNs) continue;
-      out.push(e.target || '(unknown program)');
-    }
-    for (const [pid, name] of this.spawned) if (!this.latestStart.has(pid)) out.push(name || '(unknown program)');
-    return out;
+    return this.unprofiledPrograms.unprofiled().map((p) => p.name);
   }
 
   /** Did any process with this pid report? (the command itself: static or setuid when not) */
   sawPid(pid: number): boolean {
-    return this.latestStart.has(pid);
+    return this.unprofiledPrograms.sawPid(pid);
   }
 
   /**

@@ -24,7 +24,9 @@ test("parseJobFile: the prolog's fields; a value keeps its spaces and = signs; a
     jobName: 'my run=2',
     workDir: '/home/a b',
   });
-  assert.deepEqual(parseJobFile('43', 'uid=-1\naccount=\n'), { jobid: '43' });
+  // A field the prolog wrote empty (a job without an account) is an empty value, not a missing one:
+  // it wins over what squeue says (job_info.ts, mergeJobs).
+  assert.deepEqual(parseJobFile('43', 'uid=-1\naccount=\n'), { jobid: '43', account: '' });
 });
 
 test('readJobSpool: a missing spool is "not here", not an error', async () => {

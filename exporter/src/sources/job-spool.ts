@@ -50,7 +50,9 @@ export function parseJobFile(jobid: string, text: string): JobMeta {
   }
   const uidText = fields.get('uid');
   const uid = uidText !== undefined && /^\d{1,10}$/.test(uidText) ? Number(uidText) : undefined;
-  const pick = (key: string): Partial<Record<string, string>> => (fields.get(key) ? { [key]: fields.get(key) } : {});
+  // A key the prolog wrote with an empty value (a job without an account) is kept as '': the spool's
+  // word wins over squeue's even then (collectors/job_info.ts, mergeJobs).
+  const pick = (key: string): Partial<Record<string, string>> => (fields.has(key) ? { [key]: fields.get(key) } : {});
   const { account, partition, job_name: jobName, work_dir: workDir } = { ...pick('account'), ...pick('partition'), ...pick('job_name'), ...pick('work_dir') };
   return {
     jobid,

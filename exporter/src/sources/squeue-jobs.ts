@@ -1,33 +1,87 @@
 // The running jobs of this node from Slurm's `squeue`, for hosts without the jobio prolog (or for
 // what the prolog cannot know). One call per refresh interval, whatever the scrape rate and the
 // number of jobs, each with a deadline; between calls the last answer is served from the cache.
-// Fields are separated by the ASCII unit separator (0x1f), which no job name or path holds in
-// practice, so names with spaces or `|` stay whole.
+// The answer is `squeue --json`, decoded as JSON: a job name or work directory is whatever its user
+// chose, newlines and unit separators included, and a text format split on them let one user forge
+// whole records (any job id, uid, account). Slurm 22.05 dumps every job of the cluster whatever
+// filter is given (`--json` ignores them), so the jobs are kept here: RUNNING, with this node in
+// their host list. The shapes of 22.05 (openapi/v0.0.38: flat values, `job_state` a string) and of
+// 23.02+ (data_parser: `job_state` a list, numbers possibly `{set, infinite, number}`) are both read.
 import { execFile } from 'node:child_process';
 import type { JobMeta } from './job-spool.js';
 import { JOBID_TEXT } from '../labels/process-job.js';
+import { expandHostList } from '../top/hostlist.js';
 
-const SEP = '\x1f';
-/** jobid, uid, account, partition, job name, working directory. */
-export const SQUEUE_FORMAT = ['%i', '%U', '%a', '%P', '%j', '%Z'].join(SEP);
+/** squeue's arguments: the filters are passed for the releases that apply them, and applied here anyway. */
+export function squeueArgs(node: string): string[] {
+  return ['--json', '--states=running', `--nodelist=${node}`];
+}
 
-/** Parses `squeue -h -o SQUEUE_FORMAT` output; lines that do not have the six fields are skipped and counted. */
-export function parseSqueue(text: string): { jobs: JobMeta[]; malformed: number } {
+/** The whole answer of a big cluster (22.05 prints about 4 KB per job in the queue) fits. */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
+type Json = unknown;
+
+/** A number as 22.05 prints it, or boxed as 23.02+ may (`{set: true, infinite: false, number: n}`). */
+function numberOf(value: Json): number | undefined {
+  if (typeof value === 'number') return value;
+  if (value !== null && typeof value === 'object') {
+    const box = value as { set?: unknown; infinite?: unknown; number?: unknown };
+    if (box.set !== false && box.infinite !== true && typeof box.number === 'number') return box.number;
+  }
+  return undefined;
+}
+
+/** A text field; '' (squeue's unset account, for one) is no value. */
+function textOf(value: Json): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function isRunning(state: Json): boolean {
+  const states = Array.isArray(state) ? state : [state];
+  return states.includes('RUNNING');
+}
+
+function runsOn(nodes: Json, node: string): boolean {
+  return typeof nodes === 'string' && nodes !== '' && expandHostList(nodes).includes(node);
+}
+
+/**
+ * The jobs of `squeue --json` running on `node`; a running job of this node whose id or uid does not
+ * decode is counted in `malformed`. Throws when the text is no squeue JSON at all.
+ */
+export function parseSqueueJson(text: string, node: string): { jobs: JobMeta[]; malformed: number } {
+  let doc: Json;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new Error(`output is not JSON (${JSON.stringify(text.slice(0, 60))}…)`);
+  }
+  const list = doc !== null && typeof doc === 'object' ? (doc as { jobs?: Json }).jobs : undefined;
+  if (!Array.isArray(list)) throw new Error('no "jobs" list in its JSON');
   const jobs: JobMeta[] = [];
   let malformed = 0;
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    const [jobid = '', uid = '', ...rest] = line.split(SEP);
-    if (rest.length !== 4 || !JOBID_TEXT.test(jobid) || !/^\d{1,10}$/.test(uid)) {
+  for (const entry of list as Json[]) {
+    if (entry === null || typeof entry !== 'object') {
       malformed += 1;
       continue;
     }
-    // squeue prints `(null)` for an unset account.
-    const value = (s: string | undefined): string | undefined => (s === undefined || s === '' || s === '(null)' ? undefined : s);
-    const [account, partition, jobName, workDir] = rest.map((s) => value(s));
+    const job = entry as Record<string, Json>;
+    if (!isRunning(job.job_state) || !runsOn(job.nodes, node)) continue;
+    const id = numberOf(job.job_id);
+    const uid = numberOf(job.user_id);
+    const jobid = id !== undefined && Number.isSafeInteger(id) && id > 0 ? String(id) : '';
+    if (!JOBID_TEXT.test(jobid) || uid === undefined || !Number.isSafeInteger(uid) || uid < 0) {
+      malformed += 1;
+      continue;
+    }
+    const account = textOf(job.account);
+    const partition = textOf(job.partition);
+    const jobName = textOf(job.name);
+    const workDir = textOf(job.current_working_directory);
     jobs.push({
       jobid,
-      uid: Number(uid),
+      uid,
       ...(account !== undefined ? { account } : {}),
       ...(partition !== undefined ? { partition } : {}),
       ...(jobName !== undefined ? { jobName } : {}),
@@ -96,13 +150,20 @@ export class SqueueJobs {
 
   private call(signal?: AbortSignal): Promise<SqueueAnswer> {
     const { command, node, timeoutMs } = this.options;
-    const args = ['-h', '-t', 'running', '-w', node, '-o', SQUEUE_FORMAT];
+    const args = squeueArgs(node);
+    const failed = (message: string): SqueueAnswer => ({ available: true, jobs: [], malformed: 0, fresh: true, error: `${command} ${args.join(' ')}: ${message}` });
     return new Promise((resolve) => {
-      execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8', ...(signal ? { signal } : {}) }, (err, stdout, stderr) => {
+      execFile(command, args, { timeout: timeoutMs, maxBuffer: MAX_ANSWER_BYTES, encoding: 'utf8', ...(signal ? { signal } : {}) }, (err, stdout, stderr) => {
         if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') resolve({ available: false, jobs: [], malformed: 0, fresh: true });
-        else if (err && signal?.aborted) resolve({ available: true, jobs: [], malformed: 0, fresh: true, error: `${command} ${args.join(' ')}: stopped at the scrape deadline` });
-        else if (err) resolve({ available: true, jobs: [], malformed: 0, fresh: true, error: `${command} ${args.join(' ')}: ${stderr.trim().split('\n')[0] || err.message}` });
-        else resolve({ available: true, ...parseSqueue(stdout), fresh: true });
+        else if (err && signal?.aborted) resolve(failed('stopped at the scrape deadline'));
+        else if (err) resolve(failed(stderr.trim().split('\n')[0] || err.message));
+        else {
+          try {
+            resolve({ available: true, ...parseSqueueJson(stdout, node), fresh: true });
+          } catch (parseErr) {
+            resolve(failed((parseErr as Error).message));
+          }
+        }
       });
     });
   }

@@ -3,6 +3,7 @@
 // lines (title, status, header, key hint) and the blocks a caller adds above and below (`jobio demo`).
 // When the screen is too short, the blocks give way first: below, then above.
 import { alignedLines } from './table.js';
+import { withoutControlChars } from '../labels/control-chars.js';
 
 export interface ScreenView {
   readonly width: number;
@@ -59,7 +60,8 @@ export function layoutScreen(v: ScreenView): ScreenLayout {
   lines.push(...v.below.slice(0, below));
   while (lines.length < height - v.footer.length) lines.push('');
   lines.push(...v.footer);
-  return { lines: lines.slice(0, height).map((l) => fit(l, v.width)), inverse, rowsShown };
+  // Warnings, failures and a caller's lines may quote what a source served: no control character of theirs reaches the terminal.
+  return { lines: lines.slice(0, height).map((l) => fit(withoutControlChars(l), v.width)), inverse, rowsShown };
 }
 
 export const ENTER_SCREEN = '\x1b[?1049h\x1b[?25l';

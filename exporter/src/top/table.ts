@@ -7,6 +7,7 @@ import type { JobInfoMap } from './job-info.js';
 import type { Increment, TopMode } from './increments.js';
 import { NONE, OTHER } from '../labels/reserved.js';
 import { byteRate, countRate } from './units.js';
+import { withoutControlChars } from '../labels/control-chars.js';
 
 export interface TopRow {
   readonly job: string;
@@ -171,7 +172,8 @@ export function parseColumns(text: string, mode: TopMode): string[] {
 export function tableCells(rows: readonly TopRow[], columns: readonly string[], info: JobInfoMap, screenSeconds?: number): { header: string[]; cells: string[][]; numeric: boolean[] } {
   const cols = columns.map(column);
   const header = columns.map((name, i) => (screenSeconds !== undefined ? (cols[i]?.screen?.header ?? name) : name));
-  const cells = rows.map((r) => cols.map((c) => (screenSeconds !== undefined && c.screen ? c.screen.cell(r, screenSeconds) : c.cell(r, info))));
+  // Label values are whatever a source served: no control character of theirs reaches the terminal.
+  const cells = rows.map((r) => cols.map((c) => withoutControlChars(screenSeconds !== undefined && c.screen ? c.screen.cell(r, screenSeconds) : c.cell(r, info))));
   return { header, cells, numeric: cols.map((c) => c.numeric) };
 }
 

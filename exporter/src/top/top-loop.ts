@@ -11,6 +11,7 @@ import { Stopper } from './stopper.js';
 import { DEFAULT_COLUMNS, formatTable, needsJobInfo, SORT_COLUMN, type SortKey } from './table.js';
 import { windowText } from './units.js';
 import { shownRows, titleText } from './view.js';
+import { withoutControlChars } from '../labels/control-chars.js';
 
 export interface TopSettings {
   readonly mode: TopMode;
@@ -60,7 +61,7 @@ export async function runTop(settings: TopSettings, out: TopOutput, extras: TopE
     return await runLines(settings, columns, feed, out, extras, stopper);
   } catch (err) {
     if (err instanceof TopSourceError) {
-      process.stderr.write(`jobio top: ${err.message}\n`);
+      process.stderr.write(`jobio top: ${withoutControlChars(err.message)}\n`);
       return 1;
     }
     throw err;
@@ -88,14 +89,14 @@ async function runLines(settings: TopSettings, columns: readonly string[], feed:
     const { rows } = await shownRows(snapshot, settings.mode, settings.mapper, choices);
     const table = formatTable(rows, settings.mode, settings.limit, columns, snapshot.info);
     const warnings = [settings.mapper?.warning, rows.length === 0 ? await feed.emptyHint() : undefined].filter((w): w is string => w !== undefined);
-    const below = extras.below ? (await extras.below()).map((l) => `${l}\n`).join('') : '';
+    const below = extras.below ? (await extras.below()).map((l) => `${withoutControlChars(l)}\n`).join('') : '';
     const title = `${titleText(feed, settings.mode, snapshot.at)}\n`;
     if (settings.once) {
       out.write(title + table + below);
-      for (const w of warnings) process.stderr.write(`jobio top: ${w}\n`);
+      for (const w of warnings) process.stderr.write(`jobio top: ${withoutControlChars(w)}\n`);
       return 0;
     }
-    out.write(`\n${title}${table}${warnings.map((w) => `(${w})\n`).join('')}${below}`);
+    out.write(`\n${title}${table}${warnings.map((w) => `(${withoutControlChars(w)})\n`).join('')}${below}`);
     await stopper.sleep(settings.intervalMs);
     if (stopper.isStopped()) return 0;
   }

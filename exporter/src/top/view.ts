@@ -7,6 +7,7 @@ import { dropIdle, filterRows, filterTargets, foldSystem, type RowFilters } from
 import type { TopMode } from './increments.js';
 import { clientRows, jobRows, sortRows, type TopRow } from './table.js';
 import { windowText } from './units.js';
+import { withoutControlChars } from '../labels/control-chars.js';
 
 export interface RowChoices {
   readonly fold: boolean;
@@ -36,5 +37,5 @@ export async function shownRows(snapshot: TopSnapshot, mode: TopMode, mapper: Cl
 export function titleText(feed: TopFeed, mode: TopMode, at: Date | undefined): string {
   const w = feed.window;
   const span = w.note ? `${windowText(w.ms)} window (${w.note})` : `${windowText(w.ms)} interval`;
-  return `jobio top — by ${mode}, ${span}, ${feed.shown}${at ? ` — ${at.toISOString()}` : ''}`;
+  return `jobio top — by ${mode}, ${span}, ${withoutControlChars(feed.shown)}${at ? ` — ${at.toISOString()}` : ''}`;
 }

@@ -6,24 +6,16 @@
 //   RequireAnyClientCert              a certificate is required, but not verified
 //   VerifyClientCertIfGiven           no certificate is fine; one that is sent must verify
 //   RequireAndVerifyClientCert        a verified certificate is required
-// plus client_allowed_sans: the certificate must carry one of the listed SANs (DNS, IP, email, URI).
+// plus client_allowed_sans: the certificate must carry one of the listed SANs (DNS, IP, email, URI),
+// read from the certificate's own SAN extension (cert-sans.ts), never from Node's display string.
 import { isIP, SocketAddress } from 'node:net';
+import type { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
+import { certificateSans } from './cert-sans.js';
 import type { TlsConfig } from './web-config.js';
 
 export type ClientCertRefusal = 'missing_cert' | 'unverified_cert' | 'san_not_allowed';
 export const CLIENT_CERT_REFUSALS: readonly ClientCertRefusal[] = ['missing_cert', 'unverified_cert', 'san_not_allowed'];
-
-/** The values of Node's `subjectAltName` string ("DNS:a, IP Address:10.0.0.1, email:…, URI:…"). */
-export function sanValues(subjectAltName: string | undefined): string[] {
-  const values: string[] = [];
-  // Node JSON-quotes values that contain separators or quotes.
-  for (const m of (subjectAltName ?? '').matchAll(/(DNS|IP Address|email|URI):("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)/g)) {
-    const raw = m[2] ?? '';
-    values.push(raw.startsWith('"') ? (JSON.parse(raw) as string) : raw);
-  }
-  return values;
-}
 
 /** IP addresses in one canonical spelling (Node writes IPv6 SANs uncompressed, Go compressed). */
 function canonical(value: string): string {
@@ -36,17 +28,18 @@ function canonical(value: string): string {
   }
 }
 
-export function makeAllowedSans(allowed: readonly string[]): (subjectAltName: string | undefined) => boolean {
+/** Whether a certificate carries one of `allowed` as a DNS, IP, email or URI SAN (exact match, IPs in any spelling). */
+export function makeAllowedSans(allowed: readonly string[]): (cert: X509Certificate) => boolean {
   const set = new Set(allowed.map(canonical));
-  return (subjectAltName) => sanValues(subjectAltName).some((v) => set.has(canonical(v)));
+  return (cert) => certificateSans(cert.raw).some((san) => set.has(san.kind === 'ip' ? canonical(san.value) : san.value));
 }
 
 /** Why the connection must be closed, or undefined when the client may go on. */
-export function clientCertRefusal(socket: TLSSocket, tls: TlsConfig, sanAllowed?: (san: string | undefined) => boolean): ClientCertRefusal | undefined {
+export function clientCertRefusal(socket: TLSSocket, tls: TlsConfig, sanAllowed?: (cert: X509Certificate) => boolean): ClientCertRefusal | undefined {
   if (tls.clientAuth === 'NoClientCert' || tls.clientAuth === 'RequestClientCert') return undefined;
   const cert = socket.getPeerX509Certificate();
   if (!cert) return tls.clientAuth === 'VerifyClientCertIfGiven' ? undefined : 'missing_cert';
   if (tls.clientAuth !== 'RequireAnyClientCert' && !socket.authorized) return 'unverified_cert';
-  if (sanAllowed && !sanAllowed(cert.subjectAltName)) return 'san_not_allowed';
+  if (sanAllowed && !sanAllowed(cert)) return 'san_not_allowed';
   return undefined;
 }

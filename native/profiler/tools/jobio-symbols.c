@@ -1,5 +1,5 @@
 /*
- * Enumerates the profiler's declaration table (src/symbols.def), one name per line, and with
+ * Enumerates the profiler's declaration table (src/base/symbols.def), one name per line, and with
  * --check LIB verifies that LIB exports each of them (dlsym) and resolves nothing else by that
  * table. Used by test/profiler-native to prove the table, the version script and the library agree.
  */
@@ -10,7 +10,7 @@
 
 static const char *const names[] = {
 #define JOBIO_SYM(name, ret, params) #name,
-#include "symbols.def"
+#include "base/symbols.def"
 #undef JOBIO_SYM
 };
 

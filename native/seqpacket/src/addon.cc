@@ -2,6 +2,7 @@
 #include <napi.h>
 
 #include "children_usage.h"
+#include "file_lock.h"
 #include "seqpacket_server.h"
 
 namespace {
@@ -9,6 +10,7 @@ namespace {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   jobio::SeqpacketServer::Init(env, exports);
   exports.Set("childrenUsage", Napi::Function::New(env, jobio::ChildrenUsage, "childrenUsage"));
+  exports.Set("lockFile", Napi::Function::New(env, jobio::LockFile, "lockFile"));
   return exports;
 }
 

@@ -1,4 +1,5 @@
-#include "delivery.h"
+#include "event.h"
+#include "seqpacket_server.h"
 
 namespace jobio {
 
@@ -8,7 +9,7 @@ void SeqpacketServer::Deliver(Event* event) {
   // whatever the senders' frame sizes; and each sender uid may hold only its share of it, so one
   // local user's flood costs the others nothing. Only this thread adds, so check-then-add cannot
   // overshoot (delivery only ever lowers the figures).
-  event->cost = sizeof(Event) + event->data.capacity() + event->evidence.cgroup.capacity() + event->evidence.job_vars.capacity();
+  event->cost = sizeof(Event) + event->data.capacity() + event->evidence.cgroup.capacity() + event->evidence.job_vars.capacity() + event->evidence.exe.capacity();
   Counters& c = *counters_;
   std::unique_lock<std::mutex> lock(c.per_uid_mutex);
   Counters::PerUid& user = c.per_uid[event->uid];
@@ -73,6 +74,7 @@ void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* con
       Napi::Object evidence = Napi::Object::New(env);
       if (found.has_cgroup) evidence.Set("cgroup", Napi::String::New(env, found.cgroup));
       if (found.has_environ) evidence.Set("environ", Napi::Buffer<char>::Copy(env, found.job_vars.data(), found.job_vars.size()));
+      if (found.has_exe) evidence.Set("exe", Napi::String::New(env, found.exe));
       out.Set("evidence", evidence);
     }
     delete event;

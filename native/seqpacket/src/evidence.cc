@@ -48,6 +48,12 @@ void CaptureEvidence(const std::string& procfs, pid_t pid, Evidence& out) {
   const std::string dir = procfs + "/" + std::to_string(pid) + "/";
   out.has_evidence = true;
   out.has_cgroup = ReadSmallFile(dir + "cgroup", 64 << 10, out.cgroup);
+  char link[4096];
+  ssize_t n = readlink((dir + "exe").c_str(), link, sizeof(link));
+  if (n > 0 && static_cast<size_t>(n) < sizeof(link)) {
+    out.has_exe = true;
+    out.exe.assign(link, static_cast<size_t>(n));
+  }
   std::string block;
   // environ is bounded by the kernel's argument limits; 4 MiB covers any real one.
   if (ReadSmallFile(dir + "environ", 4u << 20, block) && !block.empty()) {

@@ -1,6 +1,7 @@
 // Job id evidence of a sender, read from <procfs>/<pid> by the epoll thread as its first frame on a
 // connection arrives (so a short-lived process is still there; JavaScript may look much later): the
-// cgroup file, and the scheduler variables of its environ. Separate concern from the socket server.
+// cgroup file, the scheduler variables of its environ, and the path of its executable (the program
+// its reasons are addressed to). Separate concern from the socket server.
 #ifndef JOBIO_SEQPACKET_EVIDENCE_H
 #define JOBIO_SEQPACKET_EVIDENCE_H
 
@@ -14,7 +15,9 @@ struct Evidence {
   bool has_evidence = false;  // captured at all (procfs set)
   bool has_cgroup = false;
   bool has_environ = false;
+  bool has_exe = false;
   std::string cgroup;
+  std::string exe;  // the target of <procfs>/<pid>/exe (a connection carries one image: exec reconnects)
   std::string job_vars;  // only the scheduler variables, NUL-separated; "\0" if none (non-empty environ)
 };
 

@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "delivery.h"
+#include "event.h"
 #include "evidence.h"
 
 namespace jobio {

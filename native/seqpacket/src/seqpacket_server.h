@@ -23,14 +23,16 @@
 
 namespace jobio {
 
+struct SeqpacketEvent;  // event.h
+
 class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
   explicit SeqpacketServer(const Napi::CallbackInfo& info);
   ~SeqpacketServer() override;
 
-  /** One message or connection event handed from the epoll thread to JavaScript (delivery.h). */
-  struct Event;
+  /** One message or connection event handed from the epoll thread to JavaScript (event.h). */
+  using Event = SeqpacketEvent;
   /** One accepted peer; owned by the epoll thread. */
   struct Connection;
   /** Counters shared by the server, its thread and queued deliveries (which may outlive the server). */

@@ -20,6 +20,14 @@ describe('resolveValues', () => {
   it('keeps a hostile variable value as one literal value', () => {
     expect(resolveValues('$evil', replace)).toEqual(['x"} or vector(1) #']);
   });
+  it('keeps a value holding the ASCII unit separator (or any control character) whole', () => {
+    const odd = makeReplace({ one: 'job\u001f42', many: ['a\u001fb', 'c\u0000d'] });
+    expect(resolveValues('$one', odd)).toEqual(['job\u001f42']);
+    expect(resolveValues('$many', odd)).toEqual(['a\u001fb', 'c\u0000d']);
+  });
+  it('joins literal text to each value of a variable', () => {
+    expect(resolveValues('job-$users', replace)).toEqual(['job-alice', 'job-bob']);
+  });
 });
 
 describe('resolveFilters', () => {

@@ -1,0 +1,122 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CALL_TYPES, CLASSES, WIRE_REASONS } from '../parsers/profiler-wire.js';
+import { emptyCounters, slot, type Counters } from './counters.js';
+import { diagnose, diagnosisRecord, GAIN_THRESHOLD, timeError, type DiagnosisInput } from './diagnosis.js';
+import { programOf } from './programs.js';
+import type { DiagnosisJson } from './diagnosis-schema.js';
+
+const c = (name: (typeof CALL_TYPES)[number]): number => CALL_TYPES.indexOf(name);
+const RED = CLASSES.indexOf('red');
+const info = { path: '/scratch', fstype: 'lustre', fsname: 'fs' };
+const NO_UNSEEN = { ioUringSetups: 0, posixAioCalls: 0, libaioIocbs: 0, mmapBytes: 0, ioUringProcesses: 0, posixAioProcesses: 0, libaioProcesses: 0, mmapProcesses: 0 };
+
+/** n failed stats (ENOENT) taking timeNs in all, `sampled` of them timed */
+function failedStats(n: number, timeNs: number, sampled: number): Counters {
+  const v = emptyCounters();
+  v[slot.calls(c('access'), RED)] = n;
+  v[slot.timeNs(c('access'), RED)] = timeNs;
+  v[slot.sampled(c('access'))] = sampled;
+  v[slot.reasonCalls(WIRE_REASONS.indexOf('failed_not_found'))] = n;
+  v[slot.reasonTimeNs(WIRE_REASONS.indexOf('failed_not_found'))] = timeNs;
+  return v;
+}
+
+const input = (programs: DiagnosisInput['programs'], runtimeNs = 1e9, timed = true): DiagnosisInput => ({
+  programs,
+  unseen: NO_UNSEEN,
+  unprofiledExecs: [],
+  smallThreshold: 32768,
+  runtimeNs,
+  timed,
+});
+
+test('reasons are per program: the same reason on the same mount by two programs is two entries, each with its hint', () => {
+  const d = diagnose(
+    input([
+      { program: programOf('rsync', '/usr/bin/rsync'), info, total: failedStats(400, 2e8, 400) },
+      { program: programOf('app', '/home/u/app'), info, total: failedStats(3, 3e7, 3) },
+    ]),
+  );
+  assert.deepEqual(
+    d.reasons.map((r) => [r.program.name, r.program.role, r.reason, r.calls]),
+    [
+      ['rsync', 'tool', 'failed_not_found', 400],
+      ['app', 'job', 'failed_not_found', 3],
+    ],
+  );
+  assert.match(d.reasons[0]?.hint ?? '', /^Rsync on \/scratch: 400 calls failed .*: rsync checks whether each file already exists/);
+  assert.match(d.reasons[1]?.hint ?? '', /^Your program \(app\) on \/scratch: 3 calls failed .*: check the paths/);
+});
+
+test('share, gain and the order: something to gain first, then by calls (noise in the times cannot reorder)', () => {
+  // every call timed: the time is exact (no error bound)
+  const big = { program: programOf('app'), info, total: failedStats(10, 5e8, 10) }; // 50 % of the run
+  const tiny = { program: programOf('tool-x'), info, total: failedStats(5000, 1e5, 5000) }; // 0.01 %
+  const d = diagnose(input([tiny, big]));
+  assert.deepEqual(
+    d.reasons.map((r) => [r.program.name, r.share, r.gain, r.timeErrorNs]),
+    [
+      ['app', 0.5, true, 0],
+      ['tool-x', 0.0001, false, 0],
+    ],
+  );
+  assert.match(d.reasons[1]?.hint ?? '', /0\.01 % of the run time, nothing to gain$/);
+  // the same calls with other times (noise): the same order
+  const again = diagnose(
+    input([
+      { ...tiny, total: failedStats(5000, 2e5, 5000) },
+      { ...big, total: failedStats(10, 3e8, 10) },
+    ]),
+  );
+  assert.deepEqual(
+    again.reasons.map((r) => r.program.name),
+    ['app', 'tool-x'],
+  );
+  // without reported times there are no shares, and nothing is declared without gain
+  const untimed = diagnose(input([tiny, big], 1e9, false));
+  assert.deepEqual(
+    untimed.reasons.map((r) => [r.program.name, r.share, r.gain]),
+    [
+      ['tool-x', undefined, true],
+      ['app', undefined, true],
+    ],
+  );
+});
+
+test('the time error: 0 with every call timed, 1.96·t·sqrt((1-f)/timed) otherwise; its upper end decides the gain', () => {
+  assert.equal(timeError(1e6, 100, 1), 0);
+  assert.equal(Math.round(timeError(1e6, 1600, 1 / 16)), Math.round(1.96 * 1e6 * Math.sqrt(15 / 16 / 100)));
+  // 2 of 32 calls timed: 0.5 % of the run as estimated, but the interval reaches past 1 %
+  const d = diagnose(input([{ program: programOf('app'), info, total: failedStats(32, 5e6, 2) }]));
+  const [r] = d.reasons;
+  assert.ok(r && r.share !== undefined && r.share < GAIN_THRESHOLD && r.gain);
+});
+
+test('the diagnosis record carries the program, share, gain and error bound of each reason (diagnosis-schema.ts)', () => {
+  const d = diagnose(input([{ program: programOf('python3.11', '/usr/bin/python3.11'), info, total: failedStats(4, 4e6, 4) }], 2e9));
+  const rec = diagnosisRecord(
+    { hostname: 'h', jobid: '7', jobgroupid: '', timeframeSec: 10, io: { sizeBins: 'small-medium-large', smallThreshold: 32768, largeThreshold: 1 << 27, minSampled: 10 } },
+    d,
+    {
+      startMs: 0,
+      endMs: 2000,
+    },
+  ) as unknown as DiagnosisJson & { type: string };
+  assert.equal(rec.type, 'diagnosis');
+  assert.equal(rec.runtime, 2e6);
+  assert.equal(rec.gain_threshold, GAIN_THRESHOLD);
+  assert.deepEqual(rec.reasons[0], {
+    class: 'red',
+    reason: 'failed_not_found',
+    mount: '/scratch',
+    program: { name: 'python3.11', path: '/usr/bin/python3.11', role: 'job', label: 'your Python code (python3.11)' },
+    calls: 4,
+    bytes: 0,
+    time: 4000,
+    time_error: 0,
+    share: 0.002,
+    gain: false,
+    hint: 'Your Python code (python3.11) on /scratch: 4 calls failed with "no such file or directory": 0.2 % of the run time, nothing to gain',
+  });
+});

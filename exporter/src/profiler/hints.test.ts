@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hintFor, type HintContext } from './hints.js';
+import { programOf } from './programs.js';
+import type { ReasonFigure } from './reasons.js';
+
+const fig = (reason: ReasonFigure['reason'], calls: number, bytes = 0): ReasonFigure => ({ cls: 'red', reason, calls, bytes, timeNs: 0 });
+const ctx = (name: string, over: Partial<HintContext> = {}): HintContext => ({ mount: '/scratch', small: 32768, program: programOf(name), gain: true, fewByteOpens: 0, ...over });
+
+test("the job's own code gets the reason's advice, with the figures, the mount and the program", () => {
+  assert.equal(
+    hintFor(fig('small_write', 2000, 2000 * 512), ctx('app')),
+    'Your program (app) on /scratch: 2,000 writes of 512 B on average: buffer to at least 1 MiB before writing (a larger buffer, setvbuf for stdio) or use MPI-IO collective writes',
+  );
+  // find and other fts walkers open each directory with openat and list it with getdents64, which
+  // the profiler does not count: "do not open files you do not read" alone would be wrong for them
+  assert.equal(
+    hintFor(fig('open_nothing_transferred', 5), ctx('app')),
+    'Your program (app) on /scratch: 5 opens moved no byte: do not open files you do not read or write (to test for existence, stat once and remember it); directories opened to be listed (find, fts) count here too, as their listing is not counted: walk the tree once',
+  );
+  // python3's open() asks lseek(fd, 0, SEEK_CUR) once per file: seeks the script never wrote
+  assert.equal(
+    hintFor(fig('zero_seek', 2142), ctx('python3.11')),
+    "Your Python code (python3.11) on /scratch: 2,142 seeks to the offset the file was already at: position queries (lseek(fd, 0, SEEK_CUR): Python's open(), ftell, tell()) included: remove the ones your code makes, each is a system call; fewer opens mean fewer queries",
+  );
+  assert.match(hintFor(fig('small_read', 10, 1000), ctx('python3')), /f\.read\(1 << 20\)/);
+});
+
+test('small reads of small files: pack the files, not "read in larger blocks"', () => {
+  // 20,000 files of 1 KiB: a larger read size cannot help
+  const h = hintFor(fig('small_read', 20000, 20000 * 1024), ctx('python3.11', { fewByteOpens: 20000 }));
+  assert.match(h, /the files themselves are small \(20,000 opens moved less than 32 KiB each\), so larger reads cannot help: pack them/);
+  assert.doesNotMatch(h, /read in blocks/);
+  // a few small files among many small reads of one big file: the read advice stands
+  assert.match(hintFor(fig('small_read', 20000, 20000 * 1024), ctx('app', { fewByteOpens: 3 })), /read in blocks of at least 32 KiB/);
+});
+
+test('known tools, shells, runtimes and libraries get what is true of them, not the advice for code', () => {
+  const sed = hintFor(fig('small_write', 300, 300 * 80), ctx('sed'));
+  assert.match(sed, /^Sed on \/scratch: 300 writes of 80 B on average: sed reads and writes in its own block size/);
+  assert.doesNotMatch(sed, /setvbuf|MPI-IO/);
+  assert.match(hintFor(fig('failed_not_found', 40), ctx('rsync')), /rsync checks whether each file already exists at the destination: expected/);
+  assert.match(hintFor(fig('metadata_change', 2042), ctx('rsync')), /-rlt instead of -a/);
+  const journal = hintFor(fig('open_few_bytes', 10), ctx('sqlite3'));
+  assert.match(journal, /^The SQLite shell \(sqlite3\) on \/scratch: 10 opens moved less than 32 KiB each: SQLite creates, writes and deletes its rollback journal/);
+  assert.doesNotMatch(journal, /pack small files/);
+  assert.match(hintFor(fig('failed_not_found', 3), ctx('sqlite3')), /hot journal .* expected/);
+  assert.match(hintFor(fig('open_nothing_transferred', 1), ctx('bash')), /^The shell \(bash\) on \/scratch: 1 open moved no byte: the shell opens the files of redirections/);
+  assert.match(hintFor(fig('stat_unused', 300), ctx('cc1')), /^The compiler toolchain \(cc1\) .* compilers search their include and library paths/);
+  assert.match(hintFor(fig('stat_unused', 300), ctx('make')), /^The build tool \(make\)/);
+  assert.match(hintFor(fig('failed_not_found', 9), ctx('orted')), /^The MPI runtime \(orted\) .* not your code|nothing to change in your code/);
+  assert.match(
+    hintFor(fig('failed_not_found', 900), ctx('python3.11', { program: programOf('python3.11', '/usr/bin/python3.11', 'python-imports') })),
+    /^Python's import system on \/scratch: 900 calls failed .*: Python searches sys\.path/,
+  );
+  assert.match(
+    hintFor(fig('open_nothing_transferred', 3), ctx('app', { program: programOf('app', '', 'mpi-io') })),
+    /in collective I\/O every rank opens the file and only the aggregators move the data: expected/,
+  );
+});
+
+test('below the gain threshold a hint says "nothing to gain" and gives no advice', () => {
+  assert.equal(
+    hintFor(fig('stat_unused', 120), ctx('app', { gain: false, share: 0.0004 })),
+    'Your program (app) on /scratch: 120 stats of paths never opened: 0.04 % of the run time, nothing to gain',
+  );
+});

@@ -1,0 +1,194 @@
+// The one-line hint of a reason (docs/profiler.md "Reasons"): its figures, and advice addressed to
+// whoever can act: the job's own code gets the advice of the reason; a known tool, shell, runtime or
+// library gets what is true of it (rsync's existence checks are expected, SQLite's journal is per
+// transaction, Python's import storm is the environment's placement), and a reason whose time is a
+// negligible share of the run gets "nothing to gain" instead of advice.
+import type { Program } from './programs.js';
+import type { ReasonFigure } from './reasons.js';
+
+const SIZE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+export function size(bytes: number): string {
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < SIZE_UNITS.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${Math.round(v)} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${SIZE_UNITS[u]}`;
+}
+const count = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+export interface HintContext {
+  readonly mount: string;
+  /** the small-transfer threshold, bytes */
+  readonly small: number;
+  readonly program: Program;
+  /** share of the run time (0–1), undefined when times are not reported */
+  readonly share?: number;
+  /** false: nothing to gain (see diagnosis.ts) */
+  readonly gain: boolean;
+  /** opens of the same program and mount that moved less than the small threshold (small files) */
+  readonly fewByteOpens: number;
+}
+
+/** "1 open", "2,000 opens" */
+const many = (calls: number, word: string, rest = ''): string => `${count(calls)} ${word}${Math.round(calls) === 1 ? '' : 's'}${rest}`;
+
+/** What the figures say, without advice. */
+function figures(f: ReasonFigure, small: number): string {
+  const n = f.calls;
+  const avg = f.calls > 0 ? size(f.bytes / f.calls) : '0 B';
+  switch (f.reason) {
+    case 'small_read':
+      return many(n, 'read', ` of ${avg} on average`);
+    case 'small_write':
+      return many(n, 'write', ` of ${avg} on average`);
+    case 'failed_not_found':
+      return many(n, 'call', ' failed with "no such file or directory"');
+    case 'failed_permission':
+      return many(n, 'call', ' failed with "permission denied" or "read-only file system"');
+    case 'failed_call':
+      return many(n, 'call', ' failed (other errors)');
+    case 'open_nothing_transferred':
+      return many(n, 'open', ' moved no byte');
+    case 'stat_unused':
+      return many(n, 'stat', ' of paths never opened');
+    case 'backward_seek':
+      return many(n, 'backward seek');
+    case 'zero_seek':
+      return many(n, 'seek', ' to the offset the file was already at');
+    case 'open_few_bytes':
+      return many(n, 'open', ` moved less than ${size(small)} each`);
+    case 'open_bytes_unseen':
+      return many(n, 'open', ' moved their bytes where they are not counted');
+    case 'stat_used':
+      return many(n, 'stat', ' of files then used');
+    case 'forward_seek':
+      return many(n, 'forward seek', ' (skipping data)');
+    case 'sync':
+      return many(n, 'sync');
+    case 'metadata_change':
+      return `${count(n)} renames, deletes, mkdirs, chmods or truncates`;
+    case 'unclassified':
+      return many(n, 'call', ' reported by a profiler library older than this jobio');
+  }
+}
+
+/** Opens of small files from which "the files themselves are small" is said. */
+const SMALL_FILES_MIN = 10;
+
+const python = (p: Program): boolean => p.family === 'interpreter' && /^(python|pypy)/.test(p.name);
+
+/** Advice for the job's own code (an unknown program, or an interpreter running the job's script). */
+function ownAdvice(f: ReasonFigure, c: HintContext): string {
+  const small = size(c.small);
+  // the files are small when there is a small file for every one or two small transfers (a read and
+  // the read at its end), and enough of them to be a pattern
+  const smallFiles = (f.reason === 'small_read' || f.reason === 'small_write') && c.fewByteOpens >= SMALL_FILES_MIN && c.fewByteOpens * 2 >= f.calls;
+  if (smallFiles)
+    return `the files themselves are small (${count(c.fewByteOpens)} opens moved less than ${small} each), so larger ${f.reason === 'small_read' ? 'reads' : 'writes'} cannot help: pack them into one file (HDF5, a tar or zip archive, a database) and ${f.reason === 'small_read' ? 'read' : 'write'} it in large blocks`;
+  switch (f.reason) {
+    case 'small_read':
+      return python(c.program)
+        ? `read in blocks of at least ${small} (f.read(1 << 20), or open(path, 'rb', buffering=1 << 20)), or use MPI-IO collective reads`
+        : `read in blocks of at least ${small} (a larger buffer, setvbuf for stdio) or use MPI-IO collective reads`;
+    case 'small_write':
+      return python(c.program)
+        ? `collect the output and write at least 1 MiB at a time (open(path, 'w', buffering=1 << 20)), or use MPI-IO collective writes`
+        : 'buffer to at least 1 MiB before writing (a larger buffer, setvbuf for stdio) or use MPI-IO collective writes';
+    case 'failed_not_found':
+      return 'check the paths; probing search paths costs a metadata round trip each';
+    case 'failed_permission':
+      return 'check modes and where the job writes';
+    case 'failed_call':
+      return "check the program's error messages; strace -f shows each failing call";
+    case 'open_nothing_transferred':
+      return 'do not open files you do not read or write (to test for existence, stat once and remember it); directories opened to be listed (find, fts) count here too, as their listing is not counted: walk the tree once';
+    case 'stat_unused':
+      return 'cache the answers instead of asking the file system again';
+    case 'backward_seek':
+      return 'read sequentially, or read the range you need once and keep it in memory';
+    case 'zero_seek':
+      return "position queries (lseek(fd, 0, SEEK_CUR): Python's open(), ftell, tell()) included: remove the ones your code makes, each is a system call; fewer opens mean fewer queries";
+    case 'open_few_bytes':
+      return 'pack small files into one (HDF5, a tar or zip archive, a database) or keep files open';
+    case 'open_bytes_unseen':
+      return 'their bytes moved through mmap or asynchronous I/O, or in the program the descriptor was handed to: their volume is not in these figures';
+    case 'stat_used':
+      return 'usually fine; on a parallel file system each is a metadata server round trip';
+    case 'forward_seek':
+      return 'read contiguous ranges, or fewer larger reads at offsets (pread)';
+    case 'sync':
+      return 'sync once at the end or at checkpoints, not after every write';
+    case 'metadata_change':
+      return 'batch them; on a parallel file system each is a metadata server operation';
+    case 'unclassified':
+      return 'no reason recorded';
+  }
+}
+
+const NOTHING_IN_YOUR_CODE = 'nothing to change in your code';
+const LOCAL_COPY = 'if it costs, let it work on a local disk or in memory ($TMPDIR, /dev/shm) and copy the result once';
+
+/** Advice for a known tool, shell, runtime or library: what is expected of it, and what can be done. */
+function knownAdvice(f: ReasonFigure, p: Program): string {
+  const r = f.reason;
+  const failed = r === 'failed_not_found' || r === 'failed_permission' || r === 'failed_call';
+  const stats = r === 'stat_unused' || r === 'stat_used';
+  switch (p.family) {
+    case 'python-imports':
+      return 'Python searches sys.path for every module it imports and reads each .py/.pyc file: expected at start-up; on a parallel file system every process does it against the metadata server: install the environment in a container image, a squashfs or on a local disk, and keep sys.path short';
+    case 'mpi-runtime':
+      return `the MPI runtime's start-up and shutdown (its configuration, components, session files): ${NOTHING_IN_YOUR_CODE}`;
+    case 'mpi-io':
+      if (r === 'open_nothing_transferred') return 'in collective I/O every rank opens the file and only the aggregators move the data: expected on the other ranks';
+      return `the MPI-IO library's own work (its lock tests, shared file pointers and requests): ${NOTHING_IN_YOUR_CODE}`;
+    case 'loader':
+      return 'loading shared libraries at run time (dlopen): expected at start-up; on a parallel file system install the software on a local disk or in a container image';
+    case 'sqlite':
+      if (r === 'failed_not_found') return 'SQLite looks for a hot journal (-journal, -wal) when it opens the database and at each transaction: expected';
+      if (r === 'sync') return 'SQLite syncs at every commit: make fewer, larger transactions (BEGIN … COMMIT); with WAL, PRAGMA synchronous=NORMAL syncs less';
+      if (r === 'small_read' || r === 'backward_seek' || r === 'forward_seek')
+        return 'SQLite reads its database page by page (PRAGMA page_size, 4 KiB by default): expected for lookups; for scans, a larger page_size or cache_size';
+      return 'SQLite creates, writes and deletes its rollback journal at every transaction: make fewer, larger transactions (BEGIN … COMMIT) or use PRAGMA journal_mode=WAL; on a parallel file system keep the database on a local disk';
+    case 'rsync':
+      if (r === 'failed_not_found') return `rsync checks whether each file already exists at the destination: expected, ${NOTHING_IN_YOUR_CODE}`;
+      if (r === 'metadata_change' || r === 'failed_permission')
+        return 'rsync -a sets the owner, permissions and times of every file (each a metadata server operation on a parallel file system): keep only what you need (-rlt instead of -a, --no-perms, --no-owner, --no-group), or copy one archive (tar) of many small files';
+      if (stats) return "rsync compares each file's size and time with the destination's: expected; for many small files copy one archive (tar) instead";
+      return 'rsync moves each file by itself: for many small files copy one archive (tar) instead';
+    case 'git':
+      return `git's own files (index, objects, refs): ${NOTHING_IN_YOUR_CODE}; keep repositories off the parallel file system (a local clone)`;
+    case 'build':
+      if (failed || stats)
+        return 'compilers search their include and library paths, and make checks the time of every target: expected; on a parallel file system build in a local directory ($TMPDIR) and keep -I/-L paths few';
+      return 'the compiler toolchain reads sources and writes objects and temporary files in small pieces: build in a local directory and copy the results';
+    case 'shell':
+      if (failed || stats) return `the shell searches PATH for each command and tests files ([ -e ]): expected; ${NOTHING_IN_YOUR_CODE} (on a parallel file system, a short PATH)`;
+      if (r === 'small_write') return 'the shell writes each echo/printf by itself: redirect a whole loop once ({ …; } > file) rather than each command, or let a program write the output';
+      if (r === 'open_nothing_transferred' || r === 'open_few_bytes' || r === 'open_bytes_unseen')
+        return `the shell opens the files of redirections (> file, < file) for the commands it runs: ${NOTHING_IN_YOUR_CODE}`;
+      return `the shell's own work: ${NOTHING_IN_YOUR_CODE}`;
+    case 'coreutils':
+    case 'text-tool':
+    case 'archiver':
+      if (r === 'small_read' || r === 'small_write') return `${p.name} reads and writes in its own block size (line by line for text tools): not your code's; ${LOCAL_COPY}`;
+      if (r === 'failed_not_found') return `${p.name} looked for files that were not there (as asked, or to decide what to do): check its arguments`;
+      if (failed) return `${p.name}'s calls failed: its error messages say why; check its arguments and the paths`;
+      return `${p.name}'s own way of working: ${NOTHING_IN_YOUR_CODE}; ${LOCAL_COPY}`;
+    case 'own':
+    case 'interpreter':
+      return '';
+  }
+}
+
+const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+const percent = (share: number): string => `${(share * 100).toFixed(share < 0.001 ? 2 : 1)} %`;
+
+/** The hint: "<who> on <mount>: <figures>: <advice>", or "…: <share> of the run time, nothing to gain". */
+export function hintFor(f: ReasonFigure, c: HintContext): string {
+  const head = `${capital(c.program.label)} on ${c.mount}: ${figures(f, c.small)}`;
+  if (!c.gain) return `${head}: ${c.share !== undefined ? `${percent(c.share)} of the run time, ` : ''}nothing to gain`;
+  const own = c.program.family === 'own' || c.program.family === 'interpreter';
+  return `${head}: ${own ? ownAdvice(f, c) : knownAdvice(f, c.program)}`;
+}

@@ -1,0 +1,71 @@
+/*
+ * Recording a call after it returned (record.c): stop the clock, classify (docs/profiler.md
+ * "Classification"), count into the thread's block, restore errno, maybe flush. The read/write
+ * family's common case is inline here (jobio_rec_xfer_inline).
+ */
+#ifndef JOBIO_RECORD_H
+#define JOBIO_RECORD_H
+#include "account/count.h"
+#include "account/sampling.h"
+#include "base/common.h"
+#include "base/tls.h"
+#include "process/fdtab.h"
+
+#pragma GCC visibility push(hidden)
+
+void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int moves_pos);
+/* the general transfer record (failed, empty, an open not yet decided, another kind of descriptor)
+ * of an untimed call (t1 = 0) or of a timed one that ended at t1 with estimate est, on this
+ * thread; returns r (so the wrappers end in a tail call and keep nothing across it) */
+int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos);
+
+/*
+ * read/write family: dir is JOBIO_DIR_READ or JOBIO_DIR_WRITE (equal to JOBIO_CALL_READ/WRITE);
+ * moves_pos: the call advances the file offset (read, write, readv, writev).
+ * The common case (bytes moved on a file whose open is already decided) is counted inline.
+ */
+JOBIO_HOT int64_t jobio_rec_xfer_inline(struct jobio_tls *t, int timed, uint64_t t1, uint64_t est, int fd, int dir,
+                                         int64_t r, int moves_pos) {
+  struct jobio_fd *e;
+  uint32_t xoff;
+  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&
+      JOBIO_LIKELY((xoff = (e = &jobio_fds[fd])->xoff) != 0) &&
+      JOBIO_LIKELY(jobio_count_xfer_fast((char *)t->block + xoff, dir, (uint64_t)r, timed, est))) {
+    if (moves_pos) e->pos += r;
+    if (timed && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, r);
+    return r;
+  }
+  return jobio_rec_xfer_slow(timed ? t1 : 0, est, fd, dir, r, moves_pos);
+}
+
+/* The same for a wrapper that went through jobio_begin (a context, maybe timed). */
+JOBIO_HOT void jobio_rec_xfer(struct jobio_ctx *c, int fd, int dir, int64_t r, int moves_pos) {
+  uint64_t est;
+  uint64_t t1 = jobio_stop(c, &est);
+  if (t1)
+    jobio_rec_xfer_inline(c->t, 1, t1, est, fd, dir, r, moves_pos);
+  else
+    jobio_rec_xfer_inline(c->t, 0, 0, 0, fd, dir, r, moves_pos);
+}
+
+/* Network transfers (the datagram wrappers, which know the slot from the call's address). */
+void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est);
+
+void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos);
+void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls);
+void jobio_rec_path(struct jobio_ctx *c, int dirfd, const char *path, int call, int cls);
+void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int have_dev, uint64_t dev, mode_t mode);
+int jobio_open_creates(int dirfd, const char *path, int flags);
+void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags, int creates, int fd, uint8_t fdflags);
+int jobio_close_pre(int fd);
+void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r);
+void jobio_rec_close_range(struct jobio_ctx *c, unsigned lo, unsigned hi, int r, int cloexec_only);
+void jobio_rec_alias(struct jobio_ctx *c, int oldfd, int newfd);
+int64_t jobio_seek_pre(int fd, int whence);
+void jobio_rec_seek(struct jobio_ctx *c, int fd, int64_t off, int whence, int64_t before, int64_t r);
+
+/* A call that can only fail or succeed without deciding anything: red when it failed, else yellow. */
+static inline int jobio_fail_cls(long r) { return r < 0 ? JOBIO_RED : JOBIO_YELLOW; }
+
+#pragma GCC visibility pop
+#endif /* JOBIO_RECORD_H */

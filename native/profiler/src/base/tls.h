@@ -1,0 +1,50 @@
+/*
+ * The per-thread record (tls.c), initial-exec TLS: one %fs-relative access, no __tls_get_addr. Every
+ * layer reads it: the guard that makes the library's own wrapped calls uncounted (here), the block
+ * a thread counts into (process/thread.c), its sampling state (account/sampling.c), its last device
+ * lookup (process/mounts.c) and the vfork wrapper's return address (wrap/wrap_proc.c).
+ */
+#ifndef JOBIO_TLS_H
+#define JOBIO_TLS_H
+#include "base/common.h"
+
+#pragma GCC visibility push(hidden)
+
+struct jobio_block; /* process/thread.h */
+
+struct jobio_tls {
+  struct jobio_block *block; /* NULL until the thread's first counted call */
+  uint32_t busy;             /* low 16 bits: guard depth; JOBIO_BUSY_VFORK: inside vfork; JOBIO_BUSY_NOBLOCK:
+                                no block yet (or any more), so "busy == 0" alone means "count this call" */
+  uint32_t exiting;          /* thread is past its TLS destructor: forward uncounted */
+  uint64_t countdown;        /* calls until the next timed one, that one included */
+  uint64_t gap_weight;       /* weight (1/p = the stratum length) of the upcoming timed call */
+  uint64_t stratum_left;     /* calls of the current stratum from its timed call on, that call included (>= 1) */
+  uint64_t rng;              /* LCG state for the position of the timed call in a stratum */
+  uint64_t period;           /* stratum length for the strata started from now on (sample_every) */
+  uint64_t win_start;        /* JOBIO_SAMPLE_MAX_PER_SEC window: start and timed calls in it */
+  uint64_t win_sampled;
+  uint64_t dev_cache;        /* last st_dev looked up, its slot, and the mount generation */
+  int32_t dev_cache_slot;
+  uint32_t dev_cache_gen;
+  uint64_t vfork_ret; /* the vfork wrapper keeps its return address here (not on the shared stack) */
+};
+#define JOBIO_TLS_VFORK_RET 88 /* offsetof(struct jobio_tls, vfork_ret), used by the vfork wrapper (asm) */
+#define JOBIO_BUSY_VFORK 0x10000u
+#define JOBIO_BUSY_NOBLOCK 0x20000u /* set in the TLS image: every new thread starts with it */
+static inline void jobio_set_block(struct jobio_tls *t, struct jobio_block *b) {
+  t->block = b;
+  if (b)
+    t->busy &= ~JOBIO_BUSY_NOBLOCK;
+  else
+    t->busy |= JOBIO_BUSY_NOBLOCK;
+}
+extern __thread struct jobio_tls jobio_t __attribute__((tls_model("initial-exec")));
+
+/* The per-thread guard: wrapped calls made while it is held (by the library itself, or by dlsym and
+ * the allocator it calls) are forwarded uncounted. */
+void jobio_guard_enter(void);
+void jobio_guard_leave(void);
+
+#pragma GCC visibility pop
+#endif /* JOBIO_TLS_H */

@@ -1,0 +1,87 @@
+/* Descriptors (fdtab.c): what each descriptor is, and the open file descriptions opened by this process. */
+#ifndef JOBIO_FDTAB_H
+#define JOBIO_FDTAB_H
+#include "process/mounts.h"
+#include "process/thread.h"
+
+#pragma GCC visibility push(hidden)
+
+enum jobio_fd_kind {
+  JOBIO_FD_UNKNOWN = 0, /* never seen: learnt with fstat at first use */
+  JOBIO_FD_FILE = 1,    /* counted on slot */
+  JOBIO_FD_IGNORED = 2, /* pipe, socket (network off), pseudo file system, anon inode */
+  JOBIO_FD_OWN = 3,     /* the profiler's own descriptor: invisible */
+  JOBIO_FD_NET = 4,     /* socket with JOBIO_NETWORK=1: counted on the network slot */
+};
+#define JOBIO_FDF_SAT 0x1   /* the open behind it already moved >= small threshold */
+#define JOBIO_FDF_STDIO 0x2 /* a FILE* sits on it: the kernel offset is not tracked */
+#define JOBIO_FDF_PROV 0x4  /* mount taken from the path at open: confirmed by the device at the
+                               program's own fstat, or with one fstat before its first transfer */
+struct jobio_fd {
+  uint32_t ofd; /* index of the open-file record (0: none, e.g. inherited) */
+  uint16_t slot;
+  uint8_t kind;
+  uint8_t flags;
+  uint32_t moff; /* kind FILE: byte offset of the slot's counters in a thread block, else 0 */
+  uint32_t xoff; /* moff once the open is decided (JOBIO_FDF_SAT): transfers counted inline; else 0 */
+  int64_t pos;   /* tracked file offset for seek classification; negative: unknown */
+};
+/* An unknown offset. Transfers add to the offset without looking (one add on the hot path): an
+ * unknown one stays negative for the first 2^62 bytes moved. */
+#define JOBIO_POS_UNKNOWN (INT64_MIN / 2)
+#define JOBIO_MOFF(slot) \
+  ((uint32_t)(offsetof(struct jobio_block, m) + (size_t)(slot) * sizeof(struct jobio_mstats)))
+_Static_assert(sizeof(struct jobio_block) < (1ull << 32), "block offsets fit moff");
+/* Recompute the derived fields after kind, slot or flags changed. */
+static inline void jobio_fd_sync(struct jobio_fd *e) {
+  uint32_t mo = e->kind == JOBIO_FD_FILE ? JOBIO_MOFF(e->slot) : 0;
+  e->moff = mo;
+  e->xoff = (e->flags & JOBIO_FDF_SAT) ? mo : 0;
+}
+/* An open file description opened by this process: its open is classified when the last
+ * descriptor referring to it is closed (dup aliases share it), or at exit/exec. */
+struct jobio_ofd {
+  uint32_t refs;
+  uint32_t next_free;
+  uint16_t slot;
+  uint8_t call; /* JOBIO_CALL_OPEN or JOBIO_CALL_CREATE */
+  uint8_t sampled;
+  uint8_t unseen; /* bytes may have moved through a path the profiler does not see (mmap, async I/O) */
+  uint8_t pad[3];
+  uint64_t bytes;
+  uint64_t time_est;
+  uint64_t path_hash; /* of the path it was opened by (0: none): open while the record lives */
+};
+extern struct jobio_fd *jobio_fds;
+extern uint32_t jobio_fd_cap;
+
+void jobio_fdtab_init(void);
+int jobio_fd_learn(int fd); /* returns the kind */
+void jobio_fd_set(int fd, uint8_t kind, uint16_t slot, uint32_t ofd, uint8_t flags, int64_t pos);
+void jobio_fd_clear(int fd);
+void jobio_fd_track_hwm(int fd);
+uint32_t jobio_fd_hwm(void);
+uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled);
+void jobio_ofd_ref(uint32_t ofd);
+void jobio_ofd_release(struct jobio_block *b, uint32_t ofd);
+void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n);
+void jobio_ofd_mark_unseen(int fd);
+void jobio_ofd_set_path(uint32_t ofd, uint64_t hash);
+void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode);
+void jobio_fds_finalize(struct jobio_block *b);
+void jobio_fds_after_fork(int child);
+/* The program closed or replaced one of the profiler's own descriptors (the log's, the socket). */
+void jobio_own_forget(int fd);
+/* Slot of a descriptor for a non-transfer call: >= 0 slot, -1 ignored, -2 invisible. */
+int jobio_fd_slot(int fd);
+/* The slot for a path and/or device (as jobio_slot_for, mounts.c), a path relative to a directory
+ * descriptor included: >= 0 slot, -1 ignored, -3 a socket to count as network. */
+static inline int jobio_path_slot(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
+  int s = jobio_slot_for(have_dev, dev, dirfd, path, have_mode, mode);
+  if (s != JOBIO_SLOT_AT_DIRFD) return s;
+  s = jobio_fd_slot(dirfd);
+  return s == -2 ? -1 : s;
+}
+
+#pragma GCC visibility pop
+#endif /* JOBIO_FDTAB_H */

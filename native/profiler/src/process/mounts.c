@@ -1,0 +1,463 @@
+/*
+ * Mount attribution. /proc/self/mountinfo is read once at start and again (at most once a second)
+ * when a device appears that no known mount has. A file is attributed by its st_dev when exactly
+ * one mount has that device, otherwise by the longest mount-point prefix of its absolute path
+ * (relative paths are joined to the cached working directory, lexically normalised). Pseudo file
+ * systems are "ignored": their calls only add to ignored_calls. The table is append-only, so
+ * readers never lock; mounts that disappear are marked gone.
+ *
+ * With JOBIO_NETWORK=1 the table starts with pseudo mounts that no path or device matches: entry 0
+ * is "[network]", the socket I/O of peers without an entry of their own, and entries 1 to
+ * JOBIO_NET_PEERS are taken by the first peer addresses of the process, "[network] 10.1.2.3"
+ * (net_peers.c names them). A peer entry is claimed by its address hash with one compare-and-swap,
+ * so the wrappers never lock to find or add one.
+ */
+#include <limits.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "process/mounts.h"
+
+#include "base/log.h"
+#include "base/state.h"
+#include "base/sys.h"
+#include "base/tls.h"
+
+struct jobio_mount {
+  uint64_t dev;
+  int32_t id;
+  int32_t slot; /* stats slot, -1 until the first counted call */
+  uint16_t pathlen;
+  uint8_t ignored;
+  uint8_t gone;
+  uint8_t seen;
+  uint8_t named;     /* path, fstype and source are written (a peer entry is named after its claim) */
+  uint64_t peer_key; /* network peer entries: hash of the peer address, 0 while free */
+  char path[256];
+  char fstype[32];
+  char source[128];
+};
+
+/* File systems whose calls are not I/O to storage (documented in docs/profiler.md). tmpfs is NOT here. */
+static const char *const jobio_ignored_fs[] = {
+    "proc",       "sysfs",     "devpts",   "devtmpfs", "pipefs",      "sockfs",  "cgroup",  "cgroup2",
+    "debugfs",    "tracefs",   "securityfs", "bpf",    "mqueue",      "anon_inodefs", "pstore", "configfs",
+    "fusectl",    "hugetlbfs", "autofs",   "binfmt_misc", "efivarfs", "rpc_pipefs", "nsfs", "selinuxfs",
+    "nfsd",       "devfs",     "usbfs",    NULL};
+
+static struct jobio_mount *jobio_mounts;
+static uint32_t jobio_mount_count;
+uint32_t jobio_mount_gen = 1; /* bumped when the table changes: invalidates the per-thread device caches */
+static int16_t jobio_slot_mounts[JOBIO_MAX_SLOTS];
+static uint32_t jobio_slot_next;
+static pthread_mutex_t jobio_mount_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t jobio_last_refresh;
+static int jobio_net_mount = -1;
+static char *jobio_mi_buf;
+#define JOBIO_MI_BUF 65536
+
+static char jobio_cwd[PATH_MAX];
+static uint32_t jobio_cwd_seq;
+
+static int jobio_is_ignored_fs(const char *fstype) {
+  for (int i = 0; jobio_ignored_fs[i]; i++)
+    if (strcmp(fstype, jobio_ignored_fs[i]) == 0) return 1;
+  return 0;
+}
+
+static void jobio_unescape(char *s) {
+  char *w = s;
+  for (char *r = s; *r;) {
+    if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+      *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+      r += 4;
+    } else {
+      *w++ = *r++;
+    }
+  }
+  *w = 0;
+}
+
+static void jobio_copyz(char *dst, size_t cap, const char *src) {
+  size_t i = 0;
+  for (; src[i] && i + 1 < cap; i++) dst[i] = src[i];
+  dst[i] = 0;
+}
+
+static unsigned long jobio_parse_ul(const char *s, const char **end) {
+  unsigned long v = 0;
+  while (*s >= '0' && *s <= '9') v = v * 10 + (unsigned long)(*s++ - '0');
+  if (end) *end = s;
+  return v;
+}
+
+static void jobio_mount_line(char *line) {
+  char *tok[40];
+  int n = 0;
+  for (char *p = line; *p && n < 40;) {
+    while (*p == ' ') p++;
+    if (!*p) break;
+    tok[n++] = p;
+    while (*p && *p != ' ') p++;
+    if (*p) *p++ = 0;
+  }
+  if (n < 7) return;
+  int sep = -1;
+  for (int i = 6; i < n; i++)
+    if (strcmp(tok[i], "-") == 0) {
+      sep = i;
+      break;
+    }
+  if (sep < 0 || sep + 2 >= n) return;
+  int id = (int)jobio_parse_ul(tok[0], NULL);
+  const char *e;
+  unsigned long maj = jobio_parse_ul(tok[2], &e);
+  unsigned long min = *e == ':' ? jobio_parse_ul(e + 1, NULL) : 0;
+  jobio_unescape(tok[4]);
+  jobio_unescape(tok[sep + 2]);
+  uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++) {
+    struct jobio_mount *m = &jobio_mounts[i];
+    if (m->id == id && strcmp(m->path, tok[4]) == 0) {
+      m->seen = 1;
+      return;
+    }
+  }
+  if (count >= JOBIO_MAX_MOUNTS) return;
+  struct jobio_mount *m = &jobio_mounts[count];
+  m->id = id;
+  m->dev = makedev(maj, min);
+  m->slot = -1;
+  jobio_copyz(m->path, sizeof m->path, tok[4]);
+  m->pathlen = (uint16_t)strlen(m->path);
+  jobio_copyz(m->fstype, sizeof m->fstype, tok[sep + 1]);
+  jobio_copyz(m->source, sizeof m->source, tok[sep + 2]);
+  m->ignored = (uint8_t)jobio_is_ignored_fs(m->fstype);
+  m->gone = 0;
+  m->seen = 1;
+  m->named = 1;
+  __atomic_store_n(&jobio_mount_count, count + 1, __ATOMIC_RELEASE);
+}
+
+/* Read mountinfo (caller holds jobio_mount_lock and the guard). */
+static void jobio_mounts_read(void) {
+  if (!jobio_mi_buf) jobio_mi_buf = jobio_sys_mmap(JOBIO_MI_BUF);
+  if (!jobio_mounts || !jobio_mi_buf) return;
+  int fd = (int)jobio_sys_open(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) {
+    jobio_log("cannot open /proc/self/mountinfo, errno", errno);
+    return;
+  }
+  uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++) jobio_mounts[i].seen = jobio_mounts[i].id < 0;
+  size_t have = 0;
+  for (;;) {
+    long n = jobio_sys_read(fd, jobio_mi_buf + have, JOBIO_MI_BUF - 1 - have);
+    if (n <= 0) break;
+    have += (size_t)n;
+    jobio_mi_buf[have] = 0;
+    char *start = jobio_mi_buf;
+    char *nl;
+    while ((nl = memchr(start, '\n', have - (size_t)(start - jobio_mi_buf)))) {
+      *nl = 0;
+      jobio_mount_line(start);
+      start = nl + 1;
+    }
+    size_t rest = have - (size_t)(start - jobio_mi_buf);
+    if (rest == JOBIO_MI_BUF - 1) rest = 0; /* a line longer than the buffer: skipped */
+    memmove(jobio_mi_buf, start, rest);
+    have = rest;
+  }
+  jobio_sys_close(fd);
+  count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++) jobio_mounts[i].gone = !jobio_mounts[i].seen;
+  __atomic_add_fetch(&jobio_mount_gen, 1, __ATOMIC_RELEASE);
+}
+
+static void jobio_cwd_read(void) {
+  char buf[PATH_MAX];
+  long n = syscall(SYS_getcwd, buf, sizeof buf);
+  if (n <= 0 || buf[0] != '/') buf[0] = 0;
+  __atomic_add_fetch(&jobio_cwd_seq, 1, __ATOMIC_ACQ_REL);
+  memcpy(jobio_cwd, buf, strlen(buf) + 1);
+  __atomic_add_fetch(&jobio_cwd_seq, 1, __ATOMIC_ACQ_REL);
+}
+
+void jobio_cwd_changed(void) {
+  int saved = errno;
+  jobio_guard_enter();
+  jobio_cwd_read();
+  jobio_guard_leave();
+  errno = saved;
+}
+
+/* Name a network pseudo mount: "[network]", or "[network] ADDRESS" for a peer's own entry. */
+static void jobio_net_name(struct jobio_mount *m, const char *address) {
+  static const char prefix[] = "[network]";
+  memcpy(m->path, prefix, sizeof prefix);
+  if (address[0]) {
+    m->path[sizeof prefix - 1] = ' ';
+    jobio_copyz(m->path + sizeof prefix, sizeof m->path - sizeof prefix, address);
+  }
+  jobio_copyz(m->fstype, sizeof m->fstype, "socket");
+  jobio_copyz(m->source, sizeof m->source, "network");
+  __atomic_store_n(&m->named, 1, __ATOMIC_RELEASE);
+}
+
+void jobio_mounts_init(void) {
+  for (int i = 0; i < JOBIO_MAX_SLOTS; i++) jobio_slot_mounts[i] = -1;
+  jobio_mounts = jobio_sys_mmap(sizeof(struct jobio_mount) * JOBIO_MAX_MOUNTS);
+  if (!jobio_mounts) return;
+  if (jobio_cfg.network) {
+    for (int i = 0; i <= JOBIO_NET_PEERS; i++) {
+      struct jobio_mount *m = &jobio_mounts[i];
+      m->id = -1;
+      m->dev = ~0ull;
+      m->slot = -1;
+      m->gone = 0;
+      m->seen = 1;
+      m->pathlen = 0; /* never a prefix */
+    }
+    jobio_net_name(&jobio_mounts[0], "");
+    jobio_net_mount = 0;
+    jobio_mount_count = JOBIO_NET_PEERS + 1;
+  }
+  pthread_mutex_lock(&jobio_mount_lock);
+  jobio_mounts_read();
+  pthread_mutex_unlock(&jobio_mount_lock);
+  jobio_last_refresh = jobio_now_coarse();
+  jobio_cwd_read();
+}
+
+void jobio_mounts_after_fork(void) { pthread_mutex_init(&jobio_mount_lock, NULL); }
+
+/* Re-read mountinfo, at most once a second, never waiting for another thread doing it. */
+static int jobio_mounts_refresh(void) {
+  uint64_t now = jobio_now_coarse();
+  if (now - __atomic_load_n(&jobio_last_refresh, __ATOMIC_RELAXED) < 1000000000ull) return 0;
+  if (pthread_mutex_trylock(&jobio_mount_lock) != 0) return 0;
+  jobio_last_refresh = now;
+  jobio_mounts_read();
+  pthread_mutex_unlock(&jobio_mount_lock);
+  jobio_debug("mount table refreshed", NULL);
+  return 1;
+}
+
+static int jobio_mount_slot(int mi) {
+  if (mi < 0) return -1;
+  struct jobio_mount *m = &jobio_mounts[mi];
+  if (m->ignored) return -1;
+  int32_t s = __atomic_load_n(&m->slot, __ATOMIC_ACQUIRE);
+  if (s >= 0) return s;
+  uint32_t ns = __atomic_fetch_add(&jobio_slot_next, 1, __ATOMIC_RELAXED);
+  if (ns >= JOBIO_MAX_SLOTS) {
+    jobio_log("more active mounts than slots; counting as ignored:", mi);
+    return -1;
+  }
+  jobio_slot_mounts[ns] = (int16_t)mi;
+  int32_t expected = -1;
+  if (!__atomic_compare_exchange_n(&m->slot, &expected, (int32_t)ns, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    jobio_slot_mounts[ns] = -1; /* another thread won; this slot stays unused */
+    return expected;
+  }
+  return (int)ns;
+}
+
+int jobio_network_slot(void) { return jobio_net_mount >= 0 ? jobio_mount_slot(jobio_net_mount) : -1; }
+
+/*
+ * The slot of the peer whose address hashes to `key` (never 0): its entry, claimed on first sight
+ * and named by name(arg, buf, cap). -1 when every peer entry is taken by other addresses (or no stats
+ * slot is left): the caller counts it on "[network]". Two threads meeting a new peer at once both
+ * see the one entry the first compare-and-swap gave it.
+ */
+int jobio_peer_slot(uint64_t key, void (*name)(const void *arg, char *buf, size_t cap), const void *arg) {
+  if (jobio_net_mount < 0 || !jobio_mounts) return -1;
+  for (int i = 1; i <= JOBIO_NET_PEERS; i++) {
+    struct jobio_mount *m = &jobio_mounts[i];
+    uint64_t have = __atomic_load_n(&m->peer_key, __ATOMIC_ACQUIRE);
+    if (have == 0 && __atomic_compare_exchange_n(&m->peer_key, &have, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      char address[sizeof m->path - sizeof "[network] "];
+      name(arg, address, sizeof address);
+      jobio_net_name(m, address);
+      return jobio_mount_slot(i);
+    }
+    if (have == key) return jobio_mount_slot(i);
+  }
+  return -1;
+}
+
+int jobio_slot_mount(int slot, const char **path, const char **fstype, const char **source) {
+  if (slot < 0 || slot >= JOBIO_MAX_SLOTS) return 0;
+  int mi = jobio_slot_mounts[slot];
+  if (mi < 0 || !jobio_mounts) return 0;
+  struct jobio_mount *m = &jobio_mounts[mi];
+  if (__atomic_load_n(&m->slot, __ATOMIC_ACQUIRE) != slot) return 0;
+  if (!__atomic_load_n(&m->named, __ATOMIC_ACQUIRE)) return 0; /* a peer being named: its counts go next time */
+  *path = m->path;
+  *fstype = m->fstype;
+  *source = m->source;
+  return 1;
+}
+
+/* Mounts with this device: the number of them; *first the first one. */
+static int jobio_by_dev(uint64_t dev, int *first) {
+  int n = 0;
+  uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
+  *first = -1;
+  for (uint32_t i = 0; i < count; i++) {
+    struct jobio_mount *m = &jobio_mounts[i];
+    if (m->dev == dev && !m->gone && m->id >= 0) {
+      if (n++ == 0) *first = (int)i;
+    }
+  }
+  return n;
+}
+
+/* Longest mount-point prefix of an absolute path (only mounts with `dev` if only_dev). */
+static int jobio_longest_prefix(const char *abs, int only_dev, uint64_t dev) {
+  int best = -1, best_len = -1;
+  uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++) {
+    struct jobio_mount *m = &jobio_mounts[i];
+    if (m->gone || m->id < 0 || (only_dev && m->dev != dev)) continue;
+    int len = m->pathlen;
+    if (len < best_len) continue;
+    if (len == 1 && m->path[0] == '/') {
+      /* the root mount matches every absolute path */
+    } else if (strncmp(abs, m->path, (size_t)len) != 0 || (abs[len] != 0 && abs[len] != '/')) {
+      continue;
+    }
+    best = (int)i;
+    best_len = len;
+  }
+  return best;
+}
+
+/* Join to the working directory and normalise "." and ".." lexically. 0 if not possible. */
+static int jobio_abs_path(const char *path, char *out, size_t cap) {
+  char tmp[PATH_MAX * 2];
+  size_t n = 0;
+  if (path[0] != '/') {
+    for (int tries = 0;; tries++) {
+      uint32_t s1 = __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE);
+      size_t len = strnlen(jobio_cwd, PATH_MAX - 1);
+      memcpy(tmp, jobio_cwd, len);
+      uint32_t s2 = __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE);
+      if ((s1 == s2 && !(s1 & 1)) || tries > 100) {
+        n = len;
+        break;
+      }
+    }
+    if (n == 0) return 0;
+    tmp[n++] = '/';
+  }
+  size_t plen = strnlen(path, PATH_MAX);
+  if (n + plen + 1 > sizeof tmp) return 0;
+  memcpy(tmp + n, path, plen);
+  tmp[n + plen] = 0;
+  /* normalise into out */
+  size_t w = 0;
+  const char *p = tmp;
+  while (*p) {
+    while (*p == '/') p++;
+    if (!*p) break;
+    const char *s = p;
+    while (*p && *p != '/') p++;
+    size_t len = (size_t)(p - s);
+    if (len == 1 && s[0] == '.') continue;
+    if (len == 2 && s[0] == '.' && s[1] == '.') {
+      while (w > 0 && out[w - 1] != '/') w--;
+      if (w > 0) w--;
+      continue;
+    }
+    if (w + len + 2 > cap) return 0;
+    out[w++] = '/';
+    memcpy(out + w, s, len);
+    w += len;
+  }
+  if (w == 0) out[w++] = '/';
+  out[w] = 0;
+  return 1;
+}
+
+/*
+ * The stats slot for a path and/or device: >= 0 slot, -1 ignored, -3 a socket to count as network,
+ * JOBIO_SLOT_AT_DIRFD the mount of the directory descriptor the path is relative to.
+ * have_mode: mode is known (a successful stat/fstat), so special files are recognised.
+ */
+int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
+  if (!jobio_mounts) return -1;
+  if (have_mode) {
+    mode_t type = mode & S_IFMT;
+    if (type == S_IFSOCK) return jobio_cfg.network ? -3 : -1;
+    if (type == S_IFIFO || type == 0) return -1;
+  }
+  struct jobio_tls *t = &jobio_t;
+  uint32_t gen = __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE);
+  int first = -1, ndev = 0;
+  if (have_dev) {
+    if (t->dev_cache == dev && t->dev_cache_gen == gen) return t->dev_cache_slot;
+    ndev = jobio_by_dev(dev, &first);
+    if (ndev == 1) {
+      int slot = jobio_mount_slot(first);
+      t->dev_cache = dev;
+      t->dev_cache_slot = slot;
+      t->dev_cache_gen = gen;
+      return slot;
+    }
+    if (ndev == 0 && jobio_mounts_refresh()) {
+      ndev = jobio_by_dev(dev, &first);
+      if (ndev == 1) return jobio_mount_slot(first);
+    }
+  }
+  char abs[PATH_MAX];
+  if (path && path[0] != '/' && dirfd != AT_FDCWD) {
+    /* relative to a directory descriptor: that directory's mount */
+    if (ndev > 1) return jobio_mount_slot(first);
+    return JOBIO_SLOT_AT_DIRFD;
+  }
+  if (path && path[0] && jobio_abs_path(path, abs, sizeof abs)) {
+    if (ndev > 1) {
+      int mi = jobio_longest_prefix(abs, 1, dev);
+      return jobio_mount_slot(mi >= 0 ? mi : first);
+    }
+    return jobio_mount_slot(jobio_longest_prefix(abs, 0, 0));
+  }
+  if (ndev >= 1) return jobio_mount_slot(first);
+  /* nothing to go by: the root file system */
+  return jobio_mount_slot(jobio_longest_prefix("/", 0, 0));
+}
+
+/* Slot of an open descriptor given its fstat: by device, else by its /proc/self/fd path. */
+int jobio_slot_for_fd(int fd, const struct stat *st) {
+  mode_t type = st->st_mode & S_IFMT;
+  if (type == S_IFSOCK) return jobio_cfg.network ? -3 : -1;
+  if (type == S_IFIFO || type == 0) return -1;
+  int first;
+  int n = jobio_mounts ? jobio_by_dev(st->st_dev, &first) : 0;
+  if (n == 1) return jobio_slot_for(1, st->st_dev, AT_FDCWD, NULL, 1, st->st_mode);
+  char link[64], target[PATH_MAX];
+  size_t k = 0;
+  const char *pre = "/proc/self/fd/";
+  while (pre[k]) {
+    link[k] = pre[k];
+    k++;
+  }
+  char num[16];
+  int nd = 0;
+  unsigned v = (unsigned)fd;
+  do {
+    num[nd++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (nd) link[k++] = num[--nd];
+  link[k] = 0;
+  long len = syscall(SYS_readlink, link, target, sizeof target - 1);
+  if (len > 0 && target[0] == '/') {
+    target[len] = 0;
+    return jobio_slot_for(1, st->st_dev, AT_FDCWD, target, 1, st->st_mode);
+  }
+  return jobio_slot_for(1, st->st_dev, AT_FDCWD, NULL, 1, st->st_mode);
+}

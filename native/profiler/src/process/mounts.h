@@ -1,0 +1,25 @@
+/* Mounts (mounts.c): the mount of a file, and the stats slot of each mount with activity. */
+#ifndef JOBIO_MOUNTS_H
+#define JOBIO_MOUNTS_H
+#include "base/common.h"
+
+#pragma GCC visibility push(hidden)
+
+#define JOBIO_NET_PEERS 16 /* peer addresses with a stats slot of their own, per process; later ones fold */
+/* jobio_slot_for's answer for a path relative to a directory descriptor that its device does not
+ * decide: the descriptor's mount (jobio_path_slot, fdtab.c, knows the descriptors) */
+#define JOBIO_SLOT_AT_DIRFD (-4)
+
+void jobio_mounts_init(void);
+int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode);
+int jobio_slot_for_fd(int fd, const struct stat *st);
+int jobio_network_slot(void);
+int jobio_peer_slot(uint64_t key, void (*name)(const void *arg, char *buf, size_t cap), const void *arg);
+int jobio_slot_mount(int slot, const char **path, const char **fstype, const char **source);
+void jobio_cwd_changed(void);
+void jobio_mounts_after_fork(void);
+
+extern uint32_t jobio_mount_gen;
+
+#pragma GCC visibility pop
+#endif /* JOBIO_MOUNTS_H */

@@ -1,0 +1,222 @@
+/*
+ * Pending successful stats (docs/profiler.md "Classification": a stat/access is yellow if the process opens the path
+ * later, red if it never does, decided at exit). A fixed table of recent stat'ed path hashes, lock
+ * free (atomics only, so a signal handler may use it): each entry counts the stats waiting for an
+ * open of that path. An open moves them to yellow; exit (or exec) turns what is left red; an entry
+ * evicted to make room is decided red at once (the path was not opened "soon").
+ * Paths are hashed as written (with the directory descriptor for *at calls): "x" and "./x" differ.
+ */
+#include <string.h>
+
+#include "process/stattab.h"
+
+#include "base/sys.h"
+#include "base/tls.h"
+#include "process/mounts.h"
+#include "process/thread.h"
+
+struct jobio_stat_ent {
+  uint64_t hash;
+  uint32_t pending;
+  uint32_t psampled;
+  int32_t slot;
+  uint32_t pad;
+  uint64_t time_est;
+};
+
+static struct jobio_stat_ent *jobio_stat_tab;
+
+/* Paths open right now (by hash, with the number of opens of it still open): a stat of one of them
+ * is "used" at once (yellow). Same size and probing as the pending table; when its neighbourhood is
+ * full an open is not entered (its stats then wait for a later open, as before). */
+struct jobio_open_ent {
+  uint64_t hash;
+  int64_t opens;
+};
+static struct jobio_open_ent *jobio_open_tab;
+
+/*
+ * Hash of a path as written, eight bytes at a time: an unaligned 8-byte load (never one that could
+ * cross into the next page, so never a fault past the terminating NUL), the classic "has a zero
+ * byte" test, a multiply-rotate round per word, then the final partial word masked and multiplied
+ * in. The table index is taken from the top bits (multiplicative hashing: they depend on every
+ * byte); the whole 64-bit value identifies the path.
+ */
+#define JOBIO_ONES 0x0101010101010101ull
+#define JOBIO_HIGHS 0x8080808080808080ull
+#define JOBIO_HK 0x9e3779b97f4a7c15ull
+#define JOBIO_STAT_INDEX(h) ((uint32_t)((h) >> (64 - JOBIO_STAT_BITS)))
+_Static_assert((1u << JOBIO_STAT_BITS) == JOBIO_STAT_TABLE, "table size");
+static inline uint64_t jobio_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static inline __attribute__((always_inline)) uint64_t jobio_hash_inline(int dirfd, const char *path) {
+  const unsigned char *p = (const unsigned char *)path;
+  uint64_t h = 0x243f6a8885a308d3ull;
+  uint64_t w, z;
+  for (;;) {
+    if (JOBIO_LIKELY(((uintptr_t)p & 4095u) <= 4096u - 8u)) {
+      memcpy(&w, p, 8);
+    } else {
+      /* near the end of a page: this word byte by byte (stops at the NUL) */
+      w = 0;
+      for (unsigned i = 0; i < 8; i++) {
+        uint64_t c = p[i];
+        if (!c) break; /* the bytes from the NUL on stay 0 */
+        w |= c << (8 * i);
+      }
+    }
+    z = (w - JOBIO_ONES) & ~w & JOBIO_HIGHS;
+    if (z) break;
+    h = jobio_rotl((h ^ w) * JOBIO_HK, 29);
+    p += 8;
+  }
+  uint64_t keep = (z ^ (z - 1)) >> 8; /* the bytes before the first NUL */
+  h = (h ^ (w & keep)) * JOBIO_HK;
+  if (path[0] != '/' && dirfd != AT_FDCWD) h ^= ((uint64_t)(unsigned)dirfd + 1) * 0xc4ceb9fe1a85ec53ull;
+  return h ? h : 1;
+}
+
+uint64_t jobio_path_hash(int dirfd, const char *path) { return jobio_hash_inline(dirfd, path); }
+
+void jobio_stats_reset(void) {
+  if (!jobio_open_tab) jobio_open_tab = jobio_sys_mmap(sizeof(struct jobio_open_ent) * JOBIO_STAT_TABLE);
+  if (!jobio_stat_tab) {
+    jobio_stat_tab = jobio_sys_mmap(sizeof(struct jobio_stat_ent) * JOBIO_STAT_TABLE);
+    return;
+  }
+  jobio_sys_zero(jobio_stat_tab, sizeof(struct jobio_stat_ent) * JOBIO_STAT_TABLE);
+  /* (a fork child keeps the open-path table: it inherited those descriptors) */
+}
+
+void jobio_path_open_add(uint64_t hash, int delta) {
+  if (!jobio_open_tab) return;
+  uint32_t base = JOBIO_STAT_INDEX(hash);
+  for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
+    struct jobio_open_ent *c = &jobio_open_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
+    uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
+    if (h == 0 && delta > 0) {
+      uint64_t zero = 0;
+      if (__atomic_compare_exchange_n(&c->hash, &zero, hash, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) h = hash;
+      else h = zero;
+    }
+    if (h == hash) {
+      __atomic_add_fetch(&c->opens, delta, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+}
+
+static int jobio_path_is_open(uint64_t hash) {
+  if (!jobio_open_tab) return 0;
+  uint32_t base = JOBIO_STAT_INDEX(hash);
+  for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
+    struct jobio_open_ent *c = &jobio_open_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
+    uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
+    if (h == hash) return __atomic_load_n(&c->opens, __ATOMIC_RELAXED) > 0;
+    if (h == 0) return 0;
+  }
+  return 0;
+}
+
+/* Take the waiting stats out of an entry and count them with class cls. */
+static void jobio_stat_drain(struct jobio_block *b, struct jobio_stat_ent *e, int cls) {
+  uint32_t n = __atomic_exchange_n(&e->pending, 0, __ATOMIC_ACQ_REL);
+  if (!n) return;
+  uint32_t ns = __atomic_exchange_n(&e->psampled, 0, __ATOMIC_ACQ_REL);
+  uint64_t tm = __atomic_exchange_n(&e->time_est, 0, __ATOMIC_ACQ_REL);
+  int slot = e->slot;
+  if (!b || slot < 0 || slot >= JOBIO_MAX_SLOTS) return;
+  struct jobio_mstats *m = jobio_ms(b, (unsigned)slot);
+  m->call[JOBIO_CALL_ACCESS].calls[cls] += n;
+  m->call[JOBIO_CALL_ACCESS].time_ns[cls] += tm;
+  m->call[JOBIO_CALL_ACCESS].sampled += ns;
+  if (cls == JOBIO_RED) jobio_reason(m, JOBIO_REASON_STAT_UNUSED, n, tm, 1);
+}
+
+void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
+  if (jobio_path_is_open(hash)) { /* a stat of a file the process has open: used */
+    jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, est, sampled);
+    return;
+  }
+  if (!jobio_stat_tab) {
+    jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_RED, JOBIO_REASON_STAT_UNUSED, est, sampled);
+    return;
+  }
+  uint32_t base = JOBIO_STAT_INDEX(hash);
+  struct jobio_stat_ent *e = NULL;
+  for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
+    struct jobio_stat_ent *c = &jobio_stat_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
+    uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
+    if (h == hash) {
+      e = c;
+      break;
+    }
+    if (h == 0) {
+      uint64_t zero = 0;
+      if (__atomic_compare_exchange_n(&c->hash, &zero, hash, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) || zero == hash) {
+        e = c;
+        break;
+      }
+    }
+  }
+  if (!e) {
+    /* full neighbourhood: evict the first entry (its stats are decided red now) */
+    e = &jobio_stat_tab[base];
+    jobio_stat_drain(b, e, JOBIO_RED);
+    __atomic_store_n(&e->hash, hash, __ATOMIC_RELEASE);
+  }
+  e->slot = slot;
+  if (sampled) {
+    __atomic_add_fetch(&e->time_est, est, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&e->psampled, 1, __ATOMIC_RELAXED);
+  }
+  __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
+}
+
+void jobio_stat_opened(struct jobio_block *b, uint64_t hash) {
+  if (!jobio_stat_tab) return;
+  uint32_t base = JOBIO_STAT_INDEX(hash);
+  for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
+    struct jobio_stat_ent *c = &jobio_stat_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
+    uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
+    if (h == hash) {
+      jobio_stat_drain(b, c, JOBIO_YELLOW);
+      return;
+    }
+    if (h == 0) return;
+  }
+}
+
+void jobio_stats_finalize(struct jobio_block *b) {
+  if (!jobio_stat_tab) return;
+  for (uint32_t i = 0; i < JOBIO_STAT_TABLE; i++) {
+    struct jobio_stat_ent *c = &jobio_stat_tab[i];
+    if (__atomic_load_n(&c->pending, __ATOMIC_ACQUIRE)) jobio_stat_drain(b, c, JOBIO_RED);
+  }
+}
+
+/*
+ * The common successful stat: the device is the one this thread looked up last (same mount table
+ * generation), so the slot is known without the mount table; the path only needs its hash. Returns
+ * 0 (nothing counted) when the general path must decide. No system call, no lock.
+ */
+int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled) {
+  int slot = t->dev_cache_slot;
+  if (t->dev_cache != dev || t->dev_cache_gen != __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) || slot < 0 ||
+      !jobio_stat_tab || !path)
+    return 0;
+  uint64_t h = jobio_hash_inline(AT_FDCWD, path);
+  struct jobio_stat_ent *e = &jobio_stat_tab[JOBIO_STAT_INDEX(h)];
+  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h) && !jobio_path_is_open(h)) {
+    /* the path is already waiting at its first place: one more pending stat */
+    e->slot = slot;
+    if (sampled) {
+      __atomic_add_fetch(&e->time_est, est, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&e->psampled, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
+    return 1;
+  }
+  jobio_stat_pending(t->block, slot, h, est, sampled);
+  return 1;
+}

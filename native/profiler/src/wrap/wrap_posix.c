@@ -1,0 +1,453 @@
+/*
+ * POSIX wrappers. Every wrapper has the same shape:
+ *   forward at once unless this call is counted (jobio_begin: not initialised yet, re-entered,
+ *   vfork child, excluded program) -> maybe take the time -> call the real function ->
+ *   record (stops the clock, classifies, counts, restores errno) -> return the real result.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+
+#include "account/count.h"
+#include "account/record.h"
+#include "account/sampling.h"
+#include "base/real.h"
+#include "base/state.h"
+#include "base/tls.h"
+#include "process/fdtab.h"
+#include "process/mounts.h"
+#include "process/thread.h"
+#include "wrap/entry.h"
+
+/* ---------------- open family ---------------- */
+static inline int jobio_open_at(int sym, int dirfd, const char *path, int flags, mode_t mode) {
+  /* one body for every open-like entry point; sym picks the real function */
+  struct jobio_ctx c;
+  int counted = jobio_begin_notime(&c);
+  int creates = counted ? jobio_open_creates(dirfd, path, flags) : 0;
+  if (counted) jobio_start(&c);
+  int fd;
+  switch (sym) {
+    case JOBIO_SYM_open: fd = REAL(open)(path, flags, mode); break;
+    case JOBIO_SYM_open64: fd = REAL(open64)(path, flags, mode); break;
+    case JOBIO_SYM_openat: fd = REAL(openat)(dirfd, path, flags, mode); break;
+    case JOBIO_SYM_openat64: fd = REAL(openat64)(dirfd, path, flags, mode); break;
+    case JOBIO_SYM_creat: fd = REAL(creat)(path, mode); break;
+    case JOBIO_SYM_creat64: fd = REAL(creat64)(path, mode); break;
+    case JOBIO_SYM___open_2: fd = REAL(__open_2)(path, flags); break;
+    case JOBIO_SYM___open64_2: fd = REAL(__open64_2)(path, flags); break;
+    case JOBIO_SYM___openat_2: fd = REAL(__openat_2)(dirfd, path, flags); break;
+    default: fd = REAL(__openat64_2)(dirfd, path, flags); break;
+  }
+  if (counted) jobio_rec_open(&c, dirfd, path, flags, creates, fd, 0);
+  return fd;
+}
+
+#define JOBIO_MODE_ARG(flags)          \
+  mode_t mode = 0;                     \
+  if (jobio_needs_mode(flags)) {       \
+    va_list ap;                        \
+    va_start(ap, flags);               \
+    mode = (mode_t)va_arg(ap, int);    \
+    va_end(ap);                        \
+  }
+
+JOBIO_EXPORT int open(const char *path, int flags, ...) {
+  JOBIO_MODE_ARG(flags)
+  return jobio_open_at(JOBIO_SYM_open, AT_FDCWD, path, flags, mode);
+}
+JOBIO_EXPORT int open64(const char *path, int flags, ...) {
+  JOBIO_MODE_ARG(flags)
+  return jobio_open_at(JOBIO_SYM_open64, AT_FDCWD, path, flags, mode);
+}
+JOBIO_EXPORT int openat(int dirfd, const char *path, int flags, ...) {
+  JOBIO_MODE_ARG(flags)
+  return jobio_open_at(JOBIO_SYM_openat, dirfd, path, flags, mode);
+}
+JOBIO_EXPORT int openat64(int dirfd, const char *path, int flags, ...) {
+  JOBIO_MODE_ARG(flags)
+  return jobio_open_at(JOBIO_SYM_openat64, dirfd, path, flags, mode);
+}
+JOBIO_EXPORT int creat(const char *path, mode_t mode) {
+  return jobio_open_at(JOBIO_SYM_creat, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+JOBIO_EXPORT int creat64(const char *path, mode_t mode) {
+  return jobio_open_at(JOBIO_SYM_creat64, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+JOBIO_EXPORT int __open_2(const char *path, int flags) {
+  return jobio_open_at(JOBIO_SYM___open_2, AT_FDCWD, path, flags, 0);
+}
+JOBIO_EXPORT int __open64_2(const char *path, int flags) {
+  return jobio_open_at(JOBIO_SYM___open64_2, AT_FDCWD, path, flags, 0);
+}
+JOBIO_EXPORT int __openat_2(int dirfd, const char *path, int flags) {
+  return jobio_open_at(JOBIO_SYM___openat_2, dirfd, path, flags, 0);
+}
+JOBIO_EXPORT int __openat64_2(int dirfd, const char *path, int flags) {
+  return jobio_open_at(JOBIO_SYM___openat64_2, dirfd, path, flags, 0);
+}
+
+/* ---------------- close family ---------------- */
+JOBIO_EXPORT int close(int fd) {
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(close)(fd);
+  int slot = jobio_close_pre(fd);
+  jobio_start(&c);
+  int r = REAL(close)(fd);
+  jobio_rec_close(&c, fd, slot, r);
+  return r;
+}
+
+JOBIO_EXPORT int close_range(unsigned int lo, unsigned int hi, int flags) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) return REAL(close_range)(lo, hi, flags);
+  int r = REAL(close_range)(lo, hi, flags);
+#ifdef CLOSE_RANGE_CLOEXEC
+  int cloexec_only = (flags & CLOSE_RANGE_CLOEXEC) != 0;
+#else
+  int cloexec_only = (flags & 4) != 0;
+#endif
+  jobio_rec_close_range(&c, lo, hi, r, cloexec_only);
+  return r;
+}
+
+JOBIO_EXPORT void closefrom(int lo) {
+  struct jobio_ctx c;
+  if (!jobio_begin(&c) || lo < 0) {
+    REAL(closefrom)(lo);
+    return;
+  }
+  REAL(closefrom)(lo); /* cannot fail (glibc aborts the process if it cannot close) */
+  jobio_rec_close_range(&c, (unsigned)lo, ~0u, 0, 0);
+}
+
+JOBIO_EXPORT int closedir(DIR *d) {
+  /* not counted (directory streams are not file I/O), but the descriptor number is freed */
+  struct jobio_ctx c;
+  if (!jobio_begin_notime(&c)) return REAL(closedir)(d);
+  int fd = dirfd(d);
+  int r = REAL(closedir)(d);
+  if (fd >= 0 && (unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind != JOBIO_FD_OWN) {
+    uint32_t ofd = jobio_fds[fd].ofd;
+    jobio_fd_clear(fd);
+    int saved = errno;
+    if (ofd) jobio_ofd_release(c.t->block, ofd);
+    errno = saved;
+  }
+  return r;
+}
+
+/*
+ * The hot path. The exported wrapper only decides (ready? timed?) and jumps: to the untimed body
+ * (counted inline, jobio_rec_xfer_inline), to the timed one, or to the slow half (first call of
+ * a thread, lazy initialisation, re-entry, vfork child, not traced).
+ */
+#define JOBIO_XFER_WRAP(name, params, args, dir, moves)                                          \
+  static __attribute__((noinline)) ssize_t jobio_timed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
+    struct jobio_tls *t = &jobio_t;                                                             \
+    struct timespec ts0, ts1;                                                                   \
+    uint64_t w = t->gap_weight;                                                                 \
+    t->countdown = jobio_next_gap_inline(t);                                                    \
+    JOBIO_SPILL(JOBIO_MEM args, "+m"(fn), "+m"(w));                                             \
+    clock_gettime(CLOCK_MONOTONIC, &ts0);                                                       \
+    JOBIO_SPILL(JOBIO_MEM args, "+m"(fn), "+m"(w));                                             \
+    ssize_t r = fn args;                                                                        \
+    JOBIO_SPILL("+m"(r));                                                                       \
+    clock_gettime(CLOCK_MONOTONIC, &ts1);                                                       \
+    JOBIO_SPILL("+m"(r));                                                                       \
+    const ssize_t rv = r; /* (a copy: the frame slot may alias the counters for the compiler) */ \
+    uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
+    return jobio_rec_xfer_inline(t, 1, t1, jobio_scale(t1 - jobio_ts_ns(&ts0), w), fd, dir, rv, moves); \
+  }                                                                                             \
+  static __attribute__((noinline)) ssize_t jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
+    ssize_t r = fn args;                                                                        \
+    return jobio_rec_xfer_inline(&jobio_t, 0, 0, 0, fd, dir, r, moves);                         \
+  }                                                                                             \
+  static __attribute__((noinline)) ssize_t jobio_slow_##name params {                            \
+    int how = jobio_slow_enter(&jobio_t);                                                       \
+    if (!how) return REAL(name) args;                                                           \
+    if (how == 2) return jobio_timed_##name(JOBIO_UNPAREN args, REAL(name));                    \
+    return jobio_untimed_##name(JOBIO_UNPAREN args, REAL(name));                                \
+  }                                                                                             \
+  JOBIO_EXPORT ssize_t name params {                                                            \
+    struct jobio_tls *t = &jobio_t;                                                             \
+    jobio_fn_##name fn;                                                                         \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name args;               \
+    if (jobio_timed_now(t)) return jobio_timed_##name(JOBIO_UNPAREN args, fn);                  \
+    return jobio_untimed_##name(JOBIO_UNPAREN args, fn);                                        \
+  }
+
+/* ---------------- reads ---------------- */
+JOBIO_XFER_WRAP(read, (int fd, void *buf, size_t n), (fd, buf, n), JOBIO_DIR_READ, 1)
+JOBIO_XFER_WRAP(pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(pread64, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_READ, 1)
+JOBIO_XFER_WRAP(preadv, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1)
+JOBIO_XFER_WRAP(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1)
+JOBIO_XFER_WRAP(__read_chk, (int fd, void *buf, size_t n, size_t buflen), (fd, buf, n, buflen), JOBIO_DIR_READ, 1)
+JOBIO_XFER_WRAP(__pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0)
+
+/* ---------------- writes ---------------- */
+JOBIO_XFER_WRAP(write, (int fd, const void *buf, size_t n), (fd, buf, n), JOBIO_DIR_WRITE, 1)
+JOBIO_XFER_WRAP(pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off), JOBIO_DIR_WRITE, 0)
+JOBIO_XFER_WRAP(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off), JOBIO_DIR_WRITE, 0)
+JOBIO_XFER_WRAP(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_WRITE, 1)
+JOBIO_XFER_WRAP(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_WRITE, 0)
+JOBIO_XFER_WRAP(pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_WRITE, 0)
+JOBIO_XFER_WRAP(pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_WRITE, off == -1)
+JOBIO_XFER_WRAP(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_WRITE, off == -1)
+
+/* ---------------- bytes moved without read/write: a read on the source, a write on the target ---------------- */
+static inline void jobio_rec_copy(struct jobio_ctx *c, int in, int in_moves, int out, int out_moves, ssize_t r) {
+  uint64_t est;
+  uint64_t t1 = jobio_stop(c, &est);
+  if (r >= 0) jobio_rec_xfer_est(c, in, JOBIO_DIR_READ, r, 0, 0, in_moves);
+  jobio_rec_xfer_est(c, out, JOBIO_DIR_WRITE, r, est, 1, out_moves); /* the duration goes to the write */
+  jobio_after(t1);
+}
+
+/* in_moves, out_moves: whether the call moves the descriptor's offset (no offset pointer given) */
+#define JOBIO_COPY(in_moves, out_moves, call_expr) \
+  JOBIO_CTX_CALL(jobio_begin, ssize_t, call_expr, jobio_rec_copy(&c, in, (in_moves), out, (out_moves), r))
+JOBIO_EXPORT ssize_t copy_file_range(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned fl) {
+  JOBIO_COPY(off_in == NULL, off_out == NULL, REAL(copy_file_range)(in, off_in, out, off_out, len, fl))
+}
+JOBIO_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count) {
+  JOBIO_COPY(off == NULL, 1, REAL(sendfile)(out, in, off, count))
+}
+JOBIO_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count) {
+  JOBIO_COPY(off == NULL, 1, REAL(sendfile64)(out, in, off, count))
+}
+JOBIO_EXPORT ssize_t splice(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned fl) {
+  JOBIO_COPY(off_in == NULL, off_out == NULL, REAL(splice)(in, off_in, out, off_out, len, fl))
+}
+
+/* ---------------- seek ---------------- */
+/*
+ * A seek on a file whose offset is tracked is classified and counted inline, no system call:
+ * backward or to the same offset red, forward yellow, failed red (as jobio_rec_seek). Decided
+ * before the call as one comparison, so only the threshold waits across it: yellow iff r > thr.
+ * SEEK_CUR: yellow iff it succeeded (r >= 0) and off > 0, so thr = -1 or INT64_MAX; otherwise
+ * yellow iff r > before (the tracked offset, >= 0, so a failure, r < 0, stays red).
+ */
+JOBIO_HOT int64_t jobio_seek_thr(int64_t off, int whence, int64_t before) {
+  if (whence == SEEK_CUR) return off > 0 ? -1 : INT64_MAX;
+  return before;
+}
+_Static_assert(JOBIO_RED == 0 && JOBIO_YELLOW == 1, "seek class = (r > thr)");
+
+/* The reason of a red seek on the fast path (known offset before): failed, to the same offset, or back. */
+static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t before, uint64_t est, int timed) {
+  int reason = r < 0 ? jobio_fail_reason(errno) : (r == before ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK);
+  jobio_reason((struct jobio_mstats *)(void *)m, reason, 1, est, (uint64_t)timed);
+}
+
+/* A known offset (>= 0) is never that of a stdio descriptor (those stay unknown). The slow half
+ * asks the kernel for an unknown offset (before the clock starts). The exported wrapper only
+ * decides and jumps (so neither body pays for the other's saved registers); the timed body keeps
+ * what it needs after the call in its frame (JOBIO_SPILL): the threshold, the counters and the
+ * descriptor entry, all found before the clock starts. */
+#define JOBIO_SEEK_WRAP(name, off_t_)                                                              \
+  static __attribute__((noinline)) off_t_ jobio_slow_##name(int fd, off_t_ off, int whence, int how) { \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    if (how < 0) how = jobio_slow_enter(t);                                                       \
+    if (!how) return REAL(name)(fd, off, whence);                                                 \
+    struct jobio_ctx c = {t, 0, 0};                                                               \
+    int64_t before = jobio_seek_pre(fd, whence);                                                  \
+    if (how == 2) jobio_start_timed(&c);                                                          \
+    off_t_ r = REAL(name)(fd, off, whence);                                                       \
+    jobio_rec_seek(&c, fd, off, whence, before, r);                                               \
+    return r;                                                                                     \
+  }                                                                                               \
+  static __attribute__((noinline)) off_t_ jobio_timed_##name(int fd, off_t_ off, int whence, jobio_fn_##name fn) { \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    struct jobio_fd *e;                                                                           \
+    uint32_t moff;                                                                                \
+    int64_t before;                                                                               \
+    if ((unsigned)fd < jobio_fd_cap && (moff = (e = &jobio_fds[fd])->moff) != 0 && (before = e->pos) >= 0) { \
+      struct timespec ts0, ts1;                                                                   \
+      int64_t thr = jobio_seek_thr(off, whence, before);                                          \
+      uint64_t *cnt = (uint64_t *)(void *)((char *)t->block + moff) + JOBIO_W_CALLS(JOBIO_CALL_SEEK); \
+      uint64_t w = t->gap_weight;                                                                 \
+      t->countdown = jobio_next_gap_inline(t);                                                    \
+      JOBIO_SPILL("+m"(fd), "+m"(off), "+m"(whence), "+m"(fn), "+m"(w), "+m"(thr), "+m"(cnt), "+m"(e)); \
+      clock_gettime(CLOCK_MONOTONIC, &ts0);                                                       \
+      JOBIO_SPILL("+m"(fd), "+m"(off), "+m"(whence), "+m"(fn), "+m"(w), "+m"(thr), "+m"(cnt), "+m"(e)); \
+      off_t_ r = fn(fd, off, whence);                                                             \
+      JOBIO_SPILL("+m"(r));                                                                       \
+      clock_gettime(CLOCK_MONOTONIC, &ts1);                                                       \
+      JOBIO_SPILL("+m"(r));                                                                       \
+      /* (copies: the frame slots may alias the counters for the compiler, these do not) */     \
+      const int64_t rv = r;                                                                       \
+      uint64_t *const cv = cnt;                                                                   \
+      uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
+      uint64_t est = jobio_scale(t1 - jobio_ts_ns(&ts0), w);                                      \
+      if (rv > thr) { /* calls[class]++, time_ns[class] += est */                                 \
+        cv[JOBIO_YELLOW]++;                                                                       \
+        cv[3 + JOBIO_YELLOW] += est;                                                              \
+      } else {                                                                                    \
+        cv[JOBIO_RED]++;                                                                          \
+        cv[3 + JOBIO_RED] += est;                                                                 \
+        jobio_seek_red((char *)t->block + moff, rv, before, est, 1);                              \
+      }                                                                                           \
+      cv[6]++; /* sampled */                                                                      \
+      if (rv >= 0) e->pos = rv;                                                                   \
+      if (JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, rv); \
+      return rv;                                                                                  \
+    }                                                                                             \
+    return jobio_slow_##name(fd, off, whence, 2);                                                 \
+  }                                                                                               \
+  static __attribute__((noinline)) off_t_ jobio_untimed_##name(int fd, off_t_ off, int whence, jobio_fn_##name fn) { \
+    struct jobio_fd *e;                                                                           \
+    uint32_t moff;                                                                                \
+    int64_t before;                                                                               \
+    if (JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((moff = (e = &jobio_fds[fd])->moff) != 0) && \
+        JOBIO_LIKELY((before = e->pos) >= 0)) {                                                   \
+      int64_t thr = jobio_seek_thr(off, whence, before);                                          \
+      off_t_ r = fn(fd, off, whence);                                                             \
+      ((uint64_t *)(void *)((char *)jobio_t.block + moff))[JOBIO_W_CALLS(JOBIO_CALL_SEEK) + (r > thr)]++; \
+      if (JOBIO_UNLIKELY(!(r > thr))) jobio_seek_red((char *)jobio_t.block + moff, r, before, 0, 0); \
+      if (r >= 0) e->pos = r;                                                                     \
+      return r;                                                                                   \
+    }                                                                                             \
+    return jobio_slow_##name(fd, off, whence, 1);                                                 \
+  }                                                                                               \
+  JOBIO_EXPORT off_t_ name(int fd, off_t_ off, int whence) {                                      \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    jobio_fn_##name fn;                                                                           \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(fd, off, whence, -1); \
+    if (jobio_timed_now(t)) return jobio_timed_##name(fd, off, whence, fn);                       \
+    return jobio_untimed_##name(fd, off, whence, fn);                                             \
+  }
+
+JOBIO_SEEK_WRAP(lseek, off_t)
+JOBIO_SEEK_WRAP(lseek64, off64_t)
+/* ---------------- delete and fschange (red on failure, yellow on success) ---------------- */
+#define JOBIO_PATHCALL(call, dirfd, path, call_expr) \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr, jobio_rec_path(&c, dirfd, path, call, jobio_fail_cls(r)))
+#define JOBIO_FDCALL(call, fd, call_expr) \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr, jobio_rec_fd(&c, fd, call, jobio_fail_cls(r)))
+
+JOBIO_EXPORT int unlink(const char *p) { JOBIO_PATHCALL(JOBIO_CALL_DELETE, AT_FDCWD, p, REAL(unlink)(p)) }
+JOBIO_EXPORT int unlinkat(int d, const char *p, int fl) {
+  JOBIO_PATHCALL((fl & AT_REMOVEDIR) ? JOBIO_CALL_FSCHANGE : JOBIO_CALL_DELETE, d, p, REAL(unlinkat)(d, p, fl))
+}
+JOBIO_EXPORT int remove(const char *p) { JOBIO_PATHCALL(JOBIO_CALL_DELETE, AT_FDCWD, p, REAL(remove)(p)) }
+JOBIO_EXPORT int rename(const char *a, const char *b) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, a, REAL(rename)(a, b))
+}
+JOBIO_EXPORT int renameat(int da, const char *a, int db, const char *b) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, da, a, REAL(renameat)(da, a, db, b))
+}
+JOBIO_EXPORT int renameat2(int da, const char *a, int db, const char *b, unsigned fl) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, da, a, REAL(renameat2)(da, a, db, b, fl))
+}
+JOBIO_EXPORT int mkdir(const char *p, mode_t m) { JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(mkdir)(p, m)) }
+JOBIO_EXPORT int mkdirat(int d, const char *p, mode_t m) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, d, p, REAL(mkdirat)(d, p, m))
+}
+JOBIO_EXPORT int rmdir(const char *p) { JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(rmdir)(p)) }
+JOBIO_EXPORT int chmod(const char *p, mode_t m) { JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(chmod)(p, m)) }
+JOBIO_EXPORT int fchmodat(int d, const char *p, mode_t m, int fl) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, d, p, REAL(fchmodat)(d, p, m, fl))
+}
+JOBIO_EXPORT int truncate(const char *p, off_t len) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(truncate)(p, len))
+}
+JOBIO_EXPORT int truncate64(const char *p, off64_t len) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(truncate64)(p, len))
+}
+JOBIO_EXPORT int fchmod(int fd, mode_t m) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(fchmod)(fd, m)) }
+JOBIO_EXPORT int ftruncate(int fd, off_t len) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(ftruncate)(fd, len)) }
+JOBIO_EXPORT int ftruncate64(int fd, off64_t len) {
+  JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(ftruncate64)(fd, len))
+}
+
+/* ---------------- sync family (red on failure, yellow on success) ---------------- */
+JOBIO_EXPORT int fsync(int fd) { JOBIO_FDCALL(JOBIO_CALL_SYNC, fd, REAL(fsync)(fd)) }
+JOBIO_EXPORT int fdatasync(int fd) { JOBIO_FDCALL(JOBIO_CALL_SYNC, fd, REAL(fdatasync)(fd)) }
+JOBIO_EXPORT int syncfs(int fd) { JOBIO_FDCALL(JOBIO_CALL_SYNC, fd, REAL(syncfs)(fd)) }
+JOBIO_EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned fl) {
+  JOBIO_FDCALL(JOBIO_CALL_SYNC, fd, REAL(sync_file_range)(fd, off, n, fl))
+}
+JOBIO_EXPORT void sync(void) {
+  /* sync() has no descriptor: attributed to the working directory's file system */
+  struct jobio_ctx c;
+  if (!jobio_begin(&c)) {
+    REAL(sync)();
+    return;
+  }
+  REAL(sync)();
+  jobio_rec_path(&c, AT_FDCWD, ".", JOBIO_CALL_SYNC, JOBIO_YELLOW);
+}
+
+/* ---------------- mmap of files (anonymous mappings are not I/O: not counted) ---------------- */
+/* A file mapping: the bytes that move through it are unknown (its open is not "nothing moved");
+ * a mapping of an io_uring ring (an anonymous inode) means I/O the profiler cannot count. */
+static void jobio_mmap_seen(int fd, size_t len, int64_t off) {
+  int saved = errno;
+  struct jobio_tls *t = &jobio_t;
+  t->busy++;
+  int slot = jobio_fd_slot(fd);
+  if (slot >= 0) {
+    __atomic_add_fetch(&jobio_g.mmap_bytes, (uint64_t)len, __ATOMIC_RELAXED);
+    jobio_ofd_mark_unseen(fd);
+  } else if (slot == -1) {
+    char link[64], want[] = "anon_inode:[io_uring]";
+    char path[40] = "/proc/self/fd/";
+    size_t n = 14;
+    char digits[12];
+    int d = 0;
+    unsigned v = (unsigned)fd;
+    do digits[d++] = (char)('0' + v % 10); while ((v /= 10) && d < 11);
+    while (d) path[n++] = digits[--d];
+    path[n] = 0;
+    long k = syscall(SYS_readlink, path, link, sizeof link - 1);
+    if (k == (long)sizeof want - 1 && memcmp(link, want, sizeof want - 1) == 0 && off == 0) /* IORING_OFF_SQ_RING: once per ring */
+      __atomic_add_fetch(&jobio_g.io_uring_setups, 1, __ATOMIC_RELAXED);
+  }
+  t->busy--;
+  errno = saved;
+}
+#define JOBIO_MMAP(call_expr)                                                                                 \
+  JOBIO_WRAP_BODY(struct jobio_ctx c, fd >= 0 && !(fl & MAP_ANONYMOUS) && jobio_begin(&c), void *, call_expr, \
+                  if (r != MAP_FAILED) jobio_mmap_seen(fd, len, (int64_t)off);                                \
+                  jobio_rec_fd(&c, fd, JOBIO_CALL_MMAP, r == MAP_FAILED ? JOBIO_RED : JOBIO_GREEN))
+JOBIO_EXPORT void *mmap(void *a, size_t len, int prot, int fl, int fd, off_t off) {
+  JOBIO_MMAP(REAL(mmap)(a, len, prot, fl, fd, off))
+}
+JOBIO_EXPORT void *mmap64(void *a, size_t len, int prot, int fl, int fd, off64_t off) {
+  JOBIO_MMAP(REAL(mmap64)(a, len, prot, fl, fd, off))
+}
+
+/* ---------------- descriptor aliasing (not counted as calls) ---------------- */
+/* counted: whether this call makes an alias at all (fcntl: F_DUPFD, F_DUPFD_CLOEXEC) */
+#define JOBIO_ALIAS(counted, call_expr)                                                    \
+  JOBIO_WRAP_BODY(struct jobio_ctx c, (counted) && jobio_begin_notime(&c), int, call_expr, \
+                  if (r >= 0) jobio_rec_alias(&c, fd, r))
+JOBIO_EXPORT int dup(int fd) { JOBIO_ALIAS(1, REAL(dup)(fd)) }
+JOBIO_EXPORT int dup2(int fd, int nfd) { JOBIO_ALIAS(1, REAL(dup2)(fd, nfd)) }
+JOBIO_EXPORT int dup3(int fd, int nfd, int fl) { JOBIO_ALIAS(1, REAL(dup3)(fd, nfd, fl)) }
+/* (as glibc does: the argument is an int or a pointer, taken as a pointer) */
+#define JOBIO_FCNTL(call_expr)    \
+  va_list ap;                     \
+  va_start(ap, cmd);              \
+  void *arg = va_arg(ap, void *); \
+  va_end(ap);                     \
+  JOBIO_ALIAS(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC, call_expr)
+JOBIO_EXPORT int fcntl(int fd, int cmd, ...) { JOBIO_FCNTL(REAL(fcntl)(fd, cmd, arg)) }
+JOBIO_EXPORT int fcntl64(int fd, int cmd, ...) { JOBIO_FCNTL(REAL(fcntl64)(fd, cmd, arg)) }
+
+/* ---------------- working directory (tracked for relative paths) ---------------- */
+static inline int jobio_cwd_after(int r) {
+  struct jobio_ctx c;
+  if (r == 0 && jobio_begin_notime(&c)) jobio_cwd_changed();
+  return r;
+}
+JOBIO_EXPORT int chdir(const char *p) { return jobio_cwd_after(REAL(chdir)(p)); }
+JOBIO_EXPORT int fchdir(int fd) { return jobio_cwd_after(REAL(fchdir)(fd)); }

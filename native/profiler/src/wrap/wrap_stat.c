@@ -1,0 +1,125 @@
+/*
+ * stat family and access: both glibc generations. glibc >= 2.33 exports stat/lstat/fstat/fstatat
+ * (and the 64 names) as real symbols; binaries linked against older glibc call __xstat & co.
+ * A stat of a path is pending until the path is opened (yellow) or the process ends (red); a
+ * failed one is red at once. A stat of an open descriptor (fstat, AT_EMPTY_PATH) concerns a file
+ * that is open, so it is yellow (red if it fails).
+ */
+#include <sys/sysmacros.h>
+
+#include "account/count.h"
+#include "account/record.h"
+#include "account/sampling.h"
+#include "base/real.h"
+#include "base/tls.h"
+#include "process/fdtab.h"
+#include "process/stattab.h"
+#include "wrap/entry.h"
+
+static inline void jobio_rec_stat(struct jobio_ctx *c, int dirfd, const char *path, int r, uint64_t dev, mode_t mode) {
+  if (r == 0)
+    jobio_rec_stat_ok(c, dirfd, path, 1, dev, mode);
+  else
+    jobio_rec_path(c, dirfd, path, JOBIO_CALL_ACCESS, JOBIO_RED);
+}
+
+static inline void jobio_rec_fstat(struct jobio_ctx *c, int fd, int r) {
+  jobio_rec_fd(c, fd, JOBIO_CALL_ACCESS, jobio_fail_cls(r));
+}
+
+/* The device and mode of a stat's answer: only read when the call succeeded (a failed stat may
+ * have been given an invalid buffer, e.g. NULL -> EFAULT: reading it would crash the program). */
+#define JOBIO_ST_DEV(r, buf) ((r) == 0 ? (uint64_t)(buf)->st_dev : 0)
+#define JOBIO_ST_MODE(r, buf) ((r) == 0 ? (mode_t)(buf)->st_mode : 0)
+
+/* fstatat/statx with AT_EMPTY_PATH and "" work on the descriptor itself */
+static inline int jobio_is_fd_stat(const char *path, int flags) {
+  return (flags & AT_EMPTY_PATH) && path && path[0] == 0;
+}
+
+/* The common case (untimed, succeeded, device of the last lookup) is jobio_stat_ok_fast; the slow
+ * half starts the thread or times the call. */
+#define JOBIO_STAT_PATH_WRAP(name, params, args, path, buf)                                         \
+  static __attribute__((noinline)) int jobio_slow_##name(int how, JOBIO_UNPAREN params) {          \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    if (how < 0) how = jobio_slow_enter(t);                                                       \
+    if (!how) return REAL(name) args;                                                             \
+    struct jobio_ctx c = {t, 0, 0};                                                               \
+    if (how == 2) jobio_start_timed(&c);                                                          \
+    int r = REAL(name) args;                                                                      \
+    if (r == 0) {                                                                                 \
+      uint64_t est;                                                                               \
+      uint64_t t1 = jobio_stop(&c, &est);                                                         \
+      if (jobio_stat_ok_fast(t, path, (buf)->st_dev, est, c.t0 != 0)) {                           \
+        jobio_after(t1);                                                                          \
+        return r;                                                                                 \
+      }                                                                                           \
+    }                                                                                             \
+    jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                         \
+    return r;                                                                                     \
+  }                                                                                               \
+  JOBIO_EXPORT int name params {                                                                  \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    jobio_fn_##name fn;                                                                           \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
+    if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                      \
+    int r = fn args;                                                                              \
+    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_stat_ok_fast(t, path, (buf)->st_dev, 0, 0))) return r; \
+    struct jobio_ctx c = {t, 0, 0};                                                               \
+    jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                         \
+    return r;                                                                                     \
+  }
+
+/* (the program's own fstat of a descriptor opened by path confirms its mount for free) */
+#define JOBIO_STAT_FD(call_expr, fd, buf)                                                               \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr,                                                           \
+                 if (r == 0 && (unsigned)(fd) < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) \
+                     jobio_fd_confirm(fd, 1, (uint64_t)(buf)->st_dev, (buf)->st_mode);                  \
+                 jobio_rec_fstat(&c, fd, r))
+
+/* dev, mode: of the answer, read by the caller only when r == 0 */
+#define JOBIO_STAT_AT_DEV(call_expr, dirfd, path, flags, dev, mode)                                         \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr,                                                               \
+                 if (jobio_is_fd_stat(path, flags)) jobio_rec_fstat(&c, dirfd == AT_FDCWD ? -1 : dirfd, r); \
+                 else jobio_rec_stat(&c, dirfd, path, r, (dev), (mode)))
+#define JOBIO_STAT_AT(call_expr, dirfd, path, flags, buf) \
+  JOBIO_STAT_AT_DEV(call_expr, dirfd, path, flags, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf))
+
+JOBIO_STAT_PATH_WRAP(stat, (const char *p, struct stat *b), (p, b), p, b)
+JOBIO_STAT_PATH_WRAP(stat64, (const char *p, struct stat64 *b), (p, b), p, b)
+JOBIO_STAT_PATH_WRAP(lstat, (const char *p, struct stat *b), (p, b), p, b)
+JOBIO_STAT_PATH_WRAP(lstat64, (const char *p, struct stat64 *b), (p, b), p, b)
+JOBIO_EXPORT int fstat(int fd, struct stat *b) { JOBIO_STAT_FD(REAL(fstat)(fd, b), fd, b) }
+JOBIO_EXPORT int fstat64(int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(fstat64)(fd, b), fd, b) }
+JOBIO_EXPORT int fstatat(int d, const char *p, struct stat *b, int fl) {
+  JOBIO_STAT_AT(REAL(fstatat)(d, p, b, fl), d, p, fl, b)
+}
+JOBIO_EXPORT int fstatat64(int d, const char *p, struct stat64 *b, int fl) {
+  JOBIO_STAT_AT(REAL(fstatat64)(d, p, b, fl), d, p, fl, b)
+}
+
+JOBIO_EXPORT int statx(int d, const char *p, int fl, unsigned int mask, struct statx *b) {
+  JOBIO_STAT_AT_DEV(REAL(statx)(d, p, fl, mask, b), d, p, fl, r == 0 ? makedev(b->stx_dev_major, b->stx_dev_minor) : 0,
+                    r == 0 ? b->stx_mode : 0)
+}
+
+/* legacy entry points (binaries linked against glibc < 2.33) */
+JOBIO_STAT_PATH_WRAP(__xstat, (int v, const char *p, struct stat *b), (v, p, b), p, b)
+JOBIO_STAT_PATH_WRAP(__xstat64, (int v, const char *p, struct stat64 *b), (v, p, b), p, b)
+JOBIO_STAT_PATH_WRAP(__lxstat, (int v, const char *p, struct stat *b), (v, p, b), p, b)
+JOBIO_STAT_PATH_WRAP(__lxstat64, (int v, const char *p, struct stat64 *b), (v, p, b), p, b)
+JOBIO_EXPORT int __fxstat(int v, int fd, struct stat *b) { JOBIO_STAT_FD(REAL(__fxstat)(v, fd, b), fd, b) }
+JOBIO_EXPORT int __fxstat64(int v, int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(__fxstat64)(v, fd, b), fd, b) }
+JOBIO_EXPORT int __fxstatat(int v, int d, const char *p, struct stat *b, int fl) {
+  JOBIO_STAT_AT(REAL(__fxstatat)(v, d, p, b, fl), d, p, fl, b)
+}
+JOBIO_EXPORT int __fxstatat64(int v, int d, const char *p, struct stat64 *b, int fl) {
+  JOBIO_STAT_AT(REAL(__fxstatat64)(v, d, p, b, fl), d, p, fl, b)
+}
+
+/* access: no device in the answer, attributed by path */
+#define JOBIO_ACCESS(dirfd, call_expr)                                                              \
+  JOBIO_CTX_CALL(jobio_begin, int, call_expr, if (r == 0) jobio_rec_stat_ok(&c, dirfd, p, 0, 0, 0); \
+                 else jobio_rec_path(&c, dirfd, p, JOBIO_CALL_ACCESS, JOBIO_RED))
+JOBIO_EXPORT int access(const char *p, int mode) { JOBIO_ACCESS(AT_FDCWD, REAL(access)(p, mode)) }
+JOBIO_EXPORT int faccessat(int d, const char *p, int mode, int fl) { JOBIO_ACCESS(d, REAL(faccessat)(d, p, mode, fl)) }

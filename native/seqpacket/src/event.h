@@ -1,0 +1,31 @@
+// What the epoll thread hands to JavaScript (SeqpacketServer::Event). The delivery itself is
+// delivery.cc: a queue bounded in bytes overall and per sender uid, drained by a ThreadSafeFunction.
+// Apart from the server's header, so that the server (which makes events) and the delivery (which
+// queues them) both include it without including each other.
+#ifndef JOBIO_SEQPACKET_EVENT_H
+#define JOBIO_SEQPACKET_EVENT_H
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "evidence.h"
+
+namespace jobio {
+
+struct SeqpacketEvent {
+  enum Kind { kFrame, kOversized, kClose } kind;
+  uint64_t connection;
+  pid_t pid;
+  uid_t uid;
+  gid_t gid;
+  size_t size;
+  std::vector<uint8_t> data;
+  Evidence evidence;
+  uint64_t cost = 0;  // what it adds to Counters::queued_bytes while queued (set by Deliver)
+};
+
+}  // namespace jobio
+
+#endif
