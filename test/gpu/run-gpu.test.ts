@@ -61,12 +61,15 @@ test("each frame's PCIe bytes are those of its own seconds, and the frames add u
   const records = readValidLog(readFileSync(out, 'utf8'));
   const g0 = records.filter((x) => x.type === 'gpu' && x.gpu === '/dev/nvidia0');
   const frames = g0.filter((x) => x.jobtotal === false);
-  assert.deepEqual(
-    frames.map((x) => x.timeframe),
-    ['2s', '2s'],
-  );
-  // gpu0 sends 1 MiB/s: a frame of 2 s holds about 2 MiB (its last second may run up to the end of the run)
-  for (const f of frames) assert.ok(Math.abs(Number(f.usage.write) - 2 * 1024 * 1024) <= 0.7 * 1024 * 1024, `frame write ${String(f.usage.write)}, about 2 MiB`);
+  // Two 2 s frames; a run that ends 0.5 s or more after the second (a loaded machine starts `sleep`
+  // late) gets a last 1 s frame of its own rather than losing those seconds.
+  const lengths = frames.map((x) => x.timeframe);
+  assert.ok(JSON.stringify(lengths) === '["2s","2s"]' || JSON.stringify(lengths) === '["2s","2s","1s"]', `frames ${JSON.stringify(lengths)}`);
+  // gpu0 sends 1 MiB/s: a frame holds about 1 MiB per second of it (its last second may run up to the end of the run)
+  for (const f of frames) {
+    const seconds = Number(String(f.timeframe).replace(/s$/, ''));
+    assert.ok(Math.abs(Number(f.usage.write) - seconds * 1024 * 1024) <= 0.7 * 1024 * 1024, `frame write ${String(f.usage.write)}, about ${seconds} MiB`);
+  }
   const total = g0.find((x) => x.jobtotal === true) as LogRecord;
   assert.equal(
     frames.reduce((a, f) => a + Number(f.usage.write), 0),

@@ -24,7 +24,9 @@ export async function startExporter(args: readonly string[], opts: { scheme?: 'h
   });
   let stderr = '';
   const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`exporter did not start within 20 s; log:\n${stderr}`)), 20_000);
+    // Generous: the distributed tests start several exporters at once, and a loaded 2-core machine
+    // has been seen to need more than 20 s for one to listen.
+    const timer = setTimeout(() => reject(new Error(`exporter did not start within 60 s; log:\n${stderr}`)), 60_000);
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
       const match = /"msg":"listening".*?"address":"[^"]*:(\d+)"|"address":"[^"]*:(\d+)".*?"msg":"listening"/.exec(stderr);
