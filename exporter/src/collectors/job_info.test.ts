@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { silentLogger } from '../util/logger.js';
-import { jobInfoCollector, mergeJobs } from './job_info.js';
+import { EndedJobs, jobInfoCollector, mergeJobs } from './job_info.js';
 
 /** Resolves once `path` exists (the test's own timeout catches a file that never comes). */
 async function fileAppears(path: string): Promise<string> {
@@ -57,4 +57,24 @@ test('mergeJobs: the spool wins for every field it has, an empty one included; s
     { jobid: '7', uid: 2001, account: '', partition: 'debug', jobName: 'run', workDir: '/home/a' },
     { jobid: '8', uid: 2002, jobName: 'only in squeue' },
   ]);
+});
+
+test('EndedJobs: the epilog removing a job file ends the job at once, whatever the cached squeue answer still says', () => {
+  const ended = new EndedJobs();
+  const job = (jobid: string) => ({ jobid, uid: 2001 });
+  const ids = (jobs: readonly { jobid: string }[]) => jobs.map((j) => j.jobid);
+  // Both jobs in the spool and in squeue's answer.
+  assert.deepEqual(ids(ended.filter({ exists: true, jobs: [job('7'), job('8')] }, { fresh: true, jobs: [job('7'), job('8')] })), ['7', '8']);
+  // The epilog removed 7's file; squeue's answer is the cached one (not fresh) and still lists 7: ended.
+  assert.deepEqual(ids(ended.filter({ exists: true, jobs: [job('8')] }, { fresh: false, jobs: [job('7'), job('8')] })), ['8']);
+  // A fresh answer may still list it for a moment (slurmctld learns of the end later): still ended.
+  assert.deepEqual(ids(ended.filter({ exists: true, jobs: [job('8')] }, { fresh: true, jobs: [job('7'), job('8')] })), ['8']);
+  // Gone from a fresh answer: forgotten; a job squeue alone lists (no file yet) is kept.
+  assert.deepEqual(ids(ended.filter({ exists: true, jobs: [job('8')] }, { fresh: true, jobs: [job('8'), job('9')] })), ['8', '9']);
+  // A requeued 7 whose prolog writes its file again runs again, even if squeue lists it.
+  ended.filter({ exists: true, jobs: [] }, { fresh: false, jobs: [job('7')] });
+  assert.deepEqual(ids(ended.filter({ exists: true, jobs: [job('7')] }, { fresh: false, jobs: [job('7')] })), ['7']);
+  // Without a spool at all (squeue only), nothing is ever ended by it.
+  const squeueOnly = new EndedJobs();
+  assert.deepEqual(ids(squeueOnly.filter({ exists: false, jobs: [] }, { fresh: false, jobs: [job('5')] })), ['5']);
 });

@@ -35,6 +35,34 @@ function makeMetrics(registry: Registry) {
   };
 }
 
+/**
+ * The jobs whose spool file the epilog removed: ended, though squeue's cached answer (up to
+ * squeue-interval old) still lists them. They stay ended until a fresh squeue answer no longer lists
+ * them, or until the spool names them again (a requeued job starting anew under its id).
+ */
+export class EndedJobs {
+  private readonly inSpool = new Set<string>();
+  private readonly ended = new Set<string>();
+
+  /** Notes this scrape's spool (when it exists) and squeue answer; returns the squeue jobs still running. */
+  filter(spool: { exists: boolean; jobs: readonly JobMeta[] }, queue: { fresh: boolean; jobs: readonly JobMeta[] }): JobMeta[] {
+    if (spool.exists) {
+      const now = new Set(spool.jobs.map((j) => j.jobid));
+      for (const id of this.inSpool) if (!now.has(id)) this.ended.add(id);
+      this.inSpool.clear();
+      for (const id of now) {
+        this.inSpool.add(id);
+        this.ended.delete(id);
+      }
+    }
+    if (queue.fresh) {
+      const listed = new Set(queue.jobs.map((j) => j.jobid));
+      for (const id of this.ended) if (!listed.has(id)) this.ended.delete(id);
+    }
+    return queue.jobs.filter((j) => !this.ended.has(j.jobid));
+  }
+}
+
 /** Spool first (root-written, per job), for every field it has, an empty one included; squeue fills the jobs and fields it lacks. */
 export function mergeJobs(spool: readonly JobMeta[], squeue: readonly JobMeta[]): JobMeta[] {
   const byId = new Map<string, JobMeta>();
@@ -69,6 +97,7 @@ export const jobInfoCollector = defineCollector({
     });
     const users = userResolverFor(paths, settings);
     const members = new Set<string>(); // jobs with a series: sticky while they run
+    const ended = new EndedJobs();
     let metrics: ReturnType<typeof makeMetrics> | undefined;
     let lastError: string | undefined;
     let why: string | undefined;
@@ -102,7 +131,7 @@ export const jobInfoCollector = defineCollector({
         }
         why = undefined;
         if (changed) logger.warn({ error: queue.error }, 'squeue failed: job metadata from the spool only');
-        const jobs = mergeJobs(spool.jobs, queue.jobs);
+        const jobs = mergeJobs(spool.jobs, ended.filter(spool, queue));
         await users.resolve(new Set(jobs.flatMap((j) => (j.uid !== undefined ? [j.uid] : []))));
 
         const present = new Set(jobs.map((j) => j.jobid));
