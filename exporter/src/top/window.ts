@@ -82,7 +82,8 @@ export async function scrapeIntervalMs(options: PrometheusQueryOptions): Promise
   const success = `jobio_scrape_collector_success{collector=${promString(SOURCE_COLLECTOR[options.mode])}}`;
   const one = await instantQuery(options, `topk(1, ${success})`);
   if (one[0] === undefined) return undefined;
-  const series = await samplesQuery(options, `${success.slice(0, -1)},${selector(one[0].metric).slice(1)}[${PROBE_RANGE_S}s]`);
+  // That exporter's series by all its labels (the collector's among them).
+  const series = await samplesQuery(options, `jobio_scrape_collector_success${selector(one[0].metric)}[${PROBE_RANGE_S}s]`);
   return medianGapMs((series[0]?.values ?? []).map(([t]) => t));
 }
 
