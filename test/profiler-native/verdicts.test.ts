@@ -201,3 +201,48 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
     }
   });
 });
+
+// Owner and times: each one a setattr on a parallel file system's metadata server (rsync -a made
+// thousands), counted as fschange (reason metadata_change) like chmod.
+const SETATTR = ['chown', 'lchown', 'fchown', 'fchownat', 'utimensat', 'chmod', 'fchmod', 'fchmodat'];
+
+describe('verdicts against strace: owner and time changes are counted', () => {
+  const cmds: [string, string[]][] = [
+    ['touch', ['touch', 'small.txt', 'new.txt']],
+    ['chown', ['chown', `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, 'small.txt', 'in.bin']],
+    ['cp -p', ['cp', '-p', 'small.txt', 'copy.txt']],
+    ['touch -h -d (utimensat on a path)', ['touch', '-h', '-d', '2024-01-01', 'small.txt']],
+  ];
+  for (const [name, cmd] of cmds) {
+    test(`${name}: fschange calls equal strace's chown/utimensat/chmod calls on the directory`, async () => {
+      const base = tempDir(SHM);
+      try {
+        const profDir = join(base, 'prof');
+        const traceDir = join(base, 'trace');
+        for (const d of [profDir, traceDir]) {
+          mkdirSync(d);
+          inputs(d);
+        }
+        const [c0, ...args] = cmd as [string, ...string[]];
+        const prof = await runProfiled(c0, args, { cwd: profDir, dir: tempDir() });
+        removeDir(prof.dir);
+        assert.equal(prof.status, 0, prof.stderr.toString());
+        const prefix = join(base, 'strace-out');
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${SETATTR.join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], { cwd: traceDir, env: cleanEnv() });
+        assert.equal(st.status, 0, st.stderr.toString());
+        let expected = 0;
+        for (const { name: call, args: a, ret, fds } of readStraceCalls(prefix)) {
+          if (!SETATTR.includes(call) || ret < 0) continue;
+          const path = /"([^"]*)"/.exec(a)?.[1];
+          const at = /^AT_FDCWD<([^>]*)>/.exec(a)?.[1] ?? /^\d+<([^>]*)>/.exec(a)?.[1] ?? traceDir;
+          const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
+          if (target && (target === traceDir || target.startsWith(traceDir + '/'))) expected++;
+        }
+        assert.ok(expected > 0, `strace saw the calls (${name})`);
+        assert.deepEqual(cls(onShm(prof.dump), 'fschange'), [0, expected, 0], name);
+      } finally {
+        removeDir(base);
+      }
+    });
+  }
+});

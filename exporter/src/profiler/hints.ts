@@ -68,7 +68,7 @@ function figures(f: ReasonFigure, small: number): string {
     case 'sync':
       return many(n, 'sync');
     case 'metadata_change':
-      return `${count(n)} renames, deletes, mkdirs, chmods or truncates`;
+      return `${count(n)} renames, deletes, mkdirs, chmods, chowns, time changes or truncates`;
     case 'unclassified':
       return many(n, 'call', ' reported by a profiler library older than this jobio');
   }
