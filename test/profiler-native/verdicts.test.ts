@@ -25,10 +25,12 @@ interface Verdicts {
   writes: { small: number; eof: number; big: number; failed: number };
   opens: number;
   failedOpens: number;
+  /** opens with O_EXCL (creates that must make a new file: mkstemp's) */
+  exclOpens: number;
 }
 
 function straceVerdicts(prefix: string, dir: string): Verdicts {
-  const v: Verdicts = { reads: { small: 0, eof: 0, big: 0, failed: 0 }, writes: { small: 0, eof: 0, big: 0, failed: 0 }, opens: 0, failedOpens: 0 };
+  const v: Verdicts = { reads: { small: 0, eof: 0, big: 0, failed: 0 }, writes: { small: 0, eof: 0, big: 0, failed: 0 }, opens: 0, failedOpens: 0, exclOpens: 0 };
   const inDir = (p: string | undefined): boolean => !!p && (p === dir || p.startsWith(dir + '/'));
   const add = (side: Verdicts['reads'], ret: number): void => {
     if (ret < 0) side.failed++;
@@ -49,6 +51,7 @@ function straceVerdicts(prefix: string, dir: string): Verdicts {
       if (inDir(resolve(at, path))) {
         v.opens++;
         if (ret < 0) v.failedOpens++;
+        else if (/O_EXCL/.test(args)) v.exclOpens++;
       }
     }
   }
@@ -245,4 +248,43 @@ describe('verdicts against strace: owner and time changes are counted', () => {
       }
     });
   }
+});
+
+describe('verdicts against strace: mkstemp opens are counted', () => {
+  test('mkstemp, mkostemp, mkstemps (called through ctypes): one create each, as strace sees the opens', async () => {
+    const python = requireBinary('python3');
+    const script = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None)',
+      "for name, args in (('mkstemp', ()), ('mkostemp', (os.O_CLOEXEC,)), ('mkstemps', (4,))):",
+      "    t = ctypes.create_string_buffer(b'tmp-XXXXXX.dat' if name == 'mkstemps' else b'tmp-XXXXXX')",
+      '    fd = getattr(libc, name)(t, *args)',
+      '    assert fd >= 0',
+      "    os.write(fd, b'x' * 40000)",
+      '    os.close(fd)',
+    ].join('\n');
+    const base = tempDir(SHM);
+    try {
+      const profDir = join(base, 'prof');
+      const traceDir = join(base, 'trace');
+      mkdirSync(profDir);
+      mkdirSync(traceDir);
+      const prof = await runProfiled(python, ['-c', script], { cwd: profDir, dir: tempDir() });
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const prefix = join(base, 'strace-out');
+      const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, python, '-c', script], { cwd: traceDir, env: cleanEnv() });
+      assert.equal(st.status, 0, st.stderr.toString());
+      const o = straceVerdicts(prefix, traceDir);
+      const all = onShm(prof.dump);
+      // (strace also sees Python's import system list the directory: an opendir, not counted)
+      assert.equal(o.exclOpens, 3, 'strace: the three temporary files');
+      // created, and 40000 bytes written through each: green
+      assert.deepEqual(cls(all, 'create'), [0, 0, o.exclOpens]);
+      assert.deepEqual(cls(all, 'open'), [0, 0, 0]);
+      assert.deepEqual(cls(all, 'write'), [0, 0, o.writes.big]);
+    } finally {
+      removeDir(base);
+    }
+  });
 });

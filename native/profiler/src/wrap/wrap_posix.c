@@ -21,6 +21,20 @@
 #include "process/thread.h"
 #include "wrap/entry.h"
 
+/* ---------------- temporary files (mkstemp & co.): the open glibc makes inside is a create ---------------- */
+#define JOBIO_MKSTEMP(flags, call_expr)                                                  \
+  struct jobio_ctx c;                                                                    \
+  int counted = jobio_begin(&c);                                                         \
+  int fd = call_expr;                                                                    \
+  if (counted) jobio_rec_open(&c, AT_FDCWD, tmpl, O_RDWR | O_CREAT | O_EXCL | (flags), 1, fd, 0); \
+  return fd;
+JOBIO_EXPORT int mkstemp(char *tmpl) { JOBIO_MKSTEMP(0, REAL(mkstemp)(tmpl)) }
+JOBIO_EXPORT int mkstemp64(char *tmpl) { JOBIO_MKSTEMP(0, REAL(mkstemp64)(tmpl)) }
+JOBIO_EXPORT int mkostemp(char *tmpl, int fl) { JOBIO_MKSTEMP(fl, REAL(mkostemp)(tmpl, fl)) }
+JOBIO_EXPORT int mkostemp64(char *tmpl, int fl) { JOBIO_MKSTEMP(fl, REAL(mkostemp64)(tmpl, fl)) }
+JOBIO_EXPORT int mkstemps(char *tmpl, int sfx) { JOBIO_MKSTEMP(0, REAL(mkstemps)(tmpl, sfx)) }
+JOBIO_EXPORT int mkostemps(char *tmpl, int sfx, int fl) { JOBIO_MKSTEMP(fl, REAL(mkostemps)(tmpl, sfx, fl)) }
+
 /* ---------------- open family ---------------- */
 static inline int jobio_open_at(int sym, int dirfd, const char *path, int flags, mode_t mode) {
   /* one body for every open-like entry point; sym picks the real function */
