@@ -4,11 +4,14 @@
 // it runs inherits and moves the bytes through, is `open_bytes_unseen`, not "moved no byte". An open
 // that really moved nothing, with nobody to inherit it, stays red. All the files are on /dev/shm, so
 // the profiler's totals on that mount and strace's calls on the directory cover the same calls.
+// MPI-IO: the opens MPI_File_open makes on every rank (the file, and a lock-test file beside it),
+// through which only the aggregator ranks move the data, are `open_bytes_unseen`, not red.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type MountBody } from './harness.js';
 import { STRACE_CALLS, readStraceCalls } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
@@ -22,10 +25,12 @@ interface Verdicts {
   writes: { small: number; eof: number; big: number; failed: number };
   opens: number;
   failedOpens: number;
+  /** opens with O_EXCL (creates that must make a new file: mkstemp's) */
+  exclOpens: number;
 }
 
 function straceVerdicts(prefix: string, dir: string): Verdicts {
-  const v: Verdicts = { reads: { small: 0, eof: 0, big: 0, failed: 0 }, writes: { small: 0, eof: 0, big: 0, failed: 0 }, opens: 0, failedOpens: 0 };
+  const v: Verdicts = { reads: { small: 0, eof: 0, big: 0, failed: 0 }, writes: { small: 0, eof: 0, big: 0, failed: 0 }, opens: 0, failedOpens: 0, exclOpens: 0 };
   const inDir = (p: string | undefined): boolean => !!p && (p === dir || p.startsWith(dir + '/'));
   const add = (side: Verdicts['reads'], ret: number): void => {
     if (ret < 0) side.failed++;
@@ -42,9 +47,11 @@ function straceVerdicts(prefix: string, dir: string): Verdicts {
       if (inDir(dst)) add(v.writes, ret);
     } else if (/^(open|openat|creat)$/.test(name)) {
       const path = /"([^"]*)"/.exec(args)?.[1] ?? '';
-      if (inDir(path.startsWith('/') ? path : join(dir, path))) {
+      const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? '';
+      if (inDir(resolve(at, path))) {
         v.opens++;
         if (ret < 0) v.failedOpens++;
+        else if (/O_EXCL/.test(args)) v.exclOpens++;
       }
     }
   }
@@ -149,4 +156,135 @@ describe('verdicts against strace: no false reds', () => {
       }
     });
   }
+});
+
+describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
+  test("4 ranks, one collective write: no rank's open of the file or of its lock-test file is red", async () => {
+    const mpirun = requireBinary('mpirun', 'openmpi-bin');
+    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
+    const base = tempDir(SHM);
+    const work = tempDir();
+    try {
+      const program = join(work, 'mpi-io-collective');
+      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('../profiler/programs/mpi-io-collective.c', import.meta.url)), '-o', program]);
+      // btl self,tcp: no shared-memory segments on /dev/shm beside the job's own file
+      const args = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-n', '4', program];
+      const profDir = join(base, 'prof');
+      const traceDir = join(base, 'trace');
+      mkdirSync(profDir);
+      mkdirSync(traceDir);
+      const prof = await runProfiled(mpirun, [...args, join(profDir, 'out.dat')], { cwd: work, dir: tempDir(), timeoutMs: 120_000 });
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const prefix = join(base, 'strace-out');
+      const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, mpirun, ...args, join(traceDir, 'out.dat')], {
+        cwd: work,
+        env: cleanEnv(),
+        timeout: 120_000,
+      });
+      assert.equal(st.status, 0, st.stderr.toString());
+      const o = straceVerdicts(prefix, traceDir);
+      const ranks = onShm(prof.dump, 'mpi-io-collective');
+      const why = JSON.stringify({ strace: o, profiler: ranks.map((b) => ({ calls: b.calls, reasons: b.reasons })) });
+      assert.equal(ranks.length, 4, why);
+      // the file and a lock-test file on every rank: 8 opens, none failed
+      assert.equal(o.opens, 8, why);
+      assert.equal(o.failedOpens, 0, why);
+      const opens = cls(ranks, 'open').map((n, i) => n + (cls(ranks, 'create')[i] ?? 0));
+      // the aggregator's open moved its 64 KiB (green); the other ranks' and the lock-test files' none
+      assert.deepEqual(opens, [0, o.opens - 1, 1], `opens: ${why}`);
+      assert.equal(reason(ranks, 'open_bytes_unseen'), o.opens - 1, why);
+      assert.equal(reason(ranks, 'open_nothing_transferred'), 0, why);
+      // the aggregator's write: 64 KiB in one call (the transfers themselves are counted as ever)
+      assert.deepEqual(cls(ranks, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.big], `writes: ${why}`);
+      assert.equal(o.writes.small + o.writes.big, 1, why);
+    } finally {
+      removeDir(base);
+      removeDir(work);
+    }
+  });
+});
+
+// Owner and times: each one a setattr on a parallel file system's metadata server (rsync -a made
+// thousands), counted as fschange (reason metadata_change) like chmod.
+const SETATTR = ['chown', 'lchown', 'fchown', 'fchownat', 'utimensat', 'chmod', 'fchmod', 'fchmodat'];
+
+describe('verdicts against strace: owner and time changes are counted', () => {
+  const cmds: [string, string[]][] = [
+    ['touch', ['touch', 'small.txt', 'new.txt']],
+    ['chown', ['chown', `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, 'small.txt', 'in.bin']],
+    ['cp -p', ['cp', '-p', 'small.txt', 'copy.txt']],
+    ['touch -h -d (utimensat on a path)', ['touch', '-h', '-d', '2024-01-01', 'small.txt']],
+  ];
+  for (const [name, cmd] of cmds) {
+    test(`${name}: fschange calls equal strace's chown/utimensat/chmod calls on the directory`, async () => {
+      const base = tempDir(SHM);
+      try {
+        const profDir = join(base, 'prof');
+        const traceDir = join(base, 'trace');
+        for (const d of [profDir, traceDir]) {
+          mkdirSync(d);
+          inputs(d);
+        }
+        const [c0, ...args] = cmd as [string, ...string[]];
+        const prof = await runProfiled(c0, args, { cwd: profDir, dir: tempDir() });
+        removeDir(prof.dir);
+        assert.equal(prof.status, 0, prof.stderr.toString());
+        const prefix = join(base, 'strace-out');
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${SETATTR.join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], { cwd: traceDir, env: cleanEnv() });
+        assert.equal(st.status, 0, st.stderr.toString());
+        let expected = 0;
+        for (const { name: call, args: a, ret, fds } of readStraceCalls(prefix)) {
+          if (!SETATTR.includes(call) || ret < 0) continue;
+          const path = /"([^"]*)"/.exec(a)?.[1];
+          const at = /^AT_FDCWD<([^>]*)>/.exec(a)?.[1] ?? /^\d+<([^>]*)>/.exec(a)?.[1] ?? traceDir;
+          const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
+          if (target && (target === traceDir || target.startsWith(traceDir + '/'))) expected++;
+        }
+        assert.ok(expected > 0, `strace saw the calls (${name})`);
+        assert.deepEqual(cls(onShm(prof.dump), 'fschange'), [0, expected, 0], name);
+      } finally {
+        removeDir(base);
+      }
+    });
+  }
+});
+
+describe('verdicts against strace: mkstemp opens are counted', () => {
+  test('mkstemp, mkostemp, mkstemps (called through ctypes): one create each, as strace sees the opens', async () => {
+    const python = requireBinary('python3');
+    const script = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None)',
+      "for name, args in (('mkstemp', ()), ('mkostemp', (os.O_CLOEXEC,)), ('mkstemps', (4,))):",
+      "    t = ctypes.create_string_buffer(b'tmp-XXXXXX.dat' if name == 'mkstemps' else b'tmp-XXXXXX')",
+      '    fd = getattr(libc, name)(t, *args)',
+      '    assert fd >= 0',
+      "    os.write(fd, b'x' * 40000)",
+      '    os.close(fd)',
+    ].join('\n');
+    const base = tempDir(SHM);
+    try {
+      const profDir = join(base, 'prof');
+      const traceDir = join(base, 'trace');
+      mkdirSync(profDir);
+      mkdirSync(traceDir);
+      const prof = await runProfiled(python, ['-c', script], { cwd: profDir, dir: tempDir() });
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const prefix = join(base, 'strace-out');
+      const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, python, '-c', script], { cwd: traceDir, env: cleanEnv() });
+      assert.equal(st.status, 0, st.stderr.toString());
+      const o = straceVerdicts(prefix, traceDir);
+      const all = onShm(prof.dump);
+      // (strace also sees Python's import system list the directory: an opendir, not counted)
+      assert.equal(o.exclOpens, 3, 'strace: the three temporary files');
+      // created, and 40000 bytes written through each: green
+      assert.deepEqual(cls(all, 'create'), [0, 0, o.exclOpens]);
+      assert.deepEqual(cls(all, 'open'), [0, 0, 0]);
+      assert.deepEqual(cls(all, 'write'), [0, 0, o.writes.big]);
+    } finally {
+      removeDir(base);
+    }
+  });
 });

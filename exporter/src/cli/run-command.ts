@@ -197,7 +197,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const clientBefore = readClientBytes(lustrePaths);
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
-    const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...mistral?.library, ...libraryEnvironment(options, socketPath), LD_PRELOAD: preload } });
+    const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...mistral?.library, ...libraryEnvironment(options, socketPath, startMs), LD_PRELOAD: preload } });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: NodeJS.ErrnoException }>((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
       child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
@@ -221,6 +221,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
         () => {
           out.frame(nextFrame * options.timeframeSec, (nextFrame + 1) * options.timeframeSec, startMs + (nextFrame + 1) * frameMs, false);
           nextFrame++;
+          totals.seal(nextFrame * options.timeframeSec);
           scheduleFrame(out);
         },
         Math.max(0, startMs + (nextFrame + 1) * frameMs + 250 - Date.now()),

@@ -19,12 +19,14 @@ test('defaults follow Mistral and docs/profiler.md', () => {
   assert.deepEqual(libraryEnvironment(o, '/s'), {
     JOBIO_SOCKET: '/s',
     JOBIO_TIMEFRAME: '1',
+    JOBIO_FLUSH_THREAD: '1',
     JOBIO_SMALL_THRESHOLD: '32768',
     JOBIO_LARGE_THRESHOLD: '134217728',
     JOBIO_SAMPLE_EVERY: '16',
     JOBIO_SAMPLE_MAX_PER_SEC: '0',
     JOBIO_NETWORK: '0',
   });
+  assert.equal(libraryEnvironment(o, '/s', 1_700_000_000_123)['JOBIO_FRAME_ORIGIN_NS'], '1700000000123000000');
 });
 
 test('flags override the file; sizes, durations and lists are parsed', () => {

@@ -146,13 +146,20 @@ export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOpti
   };
 }
 
-/** The profiler library's environment for these options (names from native/profiler). */
-export function libraryEnvironment(options: RunOptions, socketPath: string): Record<string, string> {
+/**
+ * The profiler library's environment for these options (names from native/profiler). `originMs`: the
+ * run's start (wall clock), from which the library counts its one-second frames.
+ */
+export function libraryEnvironment(options: RunOptions, socketPath: string, originMs?: number): Record<string, string> {
   return {
     JOBIO_SOCKET: socketPath,
     // jobio run computes per-second statistics, so the library flushes every second; the records'
     // own timeframe (--timeframe) is applied here, on the receiving side.
     JOBIO_TIMEFRAME: '1',
+    // a thread in each process sends its snapshot just before each of the run's seconds ends, so a
+    // process that went quiet (read its input, then computes) has its I/O in the second it happened
+    JOBIO_FLUSH_THREAD: '1',
+    ...(originMs !== undefined ? { JOBIO_FRAME_ORIGIN_NS: (BigInt(Math.floor(originMs)) * 1_000_000n).toString() } : {}),
     JOBIO_SMALL_THRESHOLD: String(options.smallThreshold),
     JOBIO_LARGE_THRESHOLD: String(options.largeThreshold),
     JOBIO_SAMPLE_EVERY: String(options.sampleEvery),

@@ -1,7 +1,7 @@
 // What `jobio run` accumulates from all processes of the command: totals per mount and per-second
 // increments per mount (by arrival second since the start), from which the periodic records and the
 // per-second statistics (min/s, mean/s, median/s, max/s) are computed.
-import type { ProcessRecord, ProcessUnseen } from '../parsers/profiler-record.js';
+import type { MountRecord, ProcessRecord, ProcessUnseen } from '../parsers/profiler-record.js';
 import { addInto, emptyCounters, type Counters } from './counters.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
 import { programKey, programOf, type Program } from './programs.js';
@@ -48,6 +48,8 @@ export class RunTotals implements AggregatorSink {
   ignoredCalls = 0;
   readonly processes = new Set<string>();
   readonly jobids = new Set<string>();
+  /** seconds before this one are in frames already written */
+  private sealed = 0;
   private readonly unseenByProcess = new Map<string, ProcessUnseen>();
   /** programs exec'd or spawned by profiled processes, and whether they said hello */
   private readonly unprofiledPrograms: UnprofiledTracker<undefined>;
@@ -63,7 +65,24 @@ export class RunTotals implements AggregatorSink {
     return Math.max(0, Math.floor((this.now() - this.startMs) / 1000));
   }
 
-  mountDelta(id: ProcessIdentity, mount: MountInfo, increment: Counters): void {
+  /**
+   * The second a snapshot belongs to: when the process took it (its frame's wall-clock time, which the
+   * library's flush thread puts just before a second's end), not when it arrived; never later than
+   * now, never before the run.
+   */
+  private secondOf(record: MountRecord | undefined): number {
+    const now = this.second();
+    if (!record) return now;
+    const takenMs = Number(record.header.nowNs / 1_000_000n);
+    return Math.min(now, Math.max(this.sealed, Math.floor((takenMs - this.startMs) / 1000)));
+  }
+
+  /** The seconds before `second` are written out (a frame): what arrives later joins a later second. */
+  seal(second: number): void {
+    this.sealed = Math.max(this.sealed, second);
+  }
+
+  mountDelta(id: ProcessIdentity, mount: MountInfo, increment: Counters, record?: MountRecord): void {
     this.processes.add(id.key);
     let series = this.mounts.get(mount.path);
     if (!series) {
@@ -72,7 +91,7 @@ export class RunTotals implements AggregatorSink {
     }
     addInto(series.total, increment);
     addInto(this.programTotals(programOf(id.exe, id.exePath), mount).total, increment);
-    const s = this.second();
+    const s = this.secondOf(record);
     const bucket = series.seconds.get(s) ?? emptyCounters();
     addInto(bucket, increment);
     series.seconds.set(s, bucket);

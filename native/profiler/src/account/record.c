@@ -219,6 +219,8 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
         jobio_stat_opened(b, h);
         jobio_ofd_set_path(ofd, h);
       }
+      /* opened by MPI_File_open on every rank: only the aggregators may move its bytes */
+      if (t->collective) jobio_ofd_mark_unseen(fd);
     }
   }
   t->busy--;

@@ -11,6 +11,7 @@
 #include "base/sys.h"
 #include "base/tls.h"
 #include "process/flush.h"
+#include "process/flusher.h"
 #include "process/fork.h"
 
 uint64_t jobio_period_base = JOBIO_DEFAULT_SAMPLE_EVERY;
@@ -54,6 +55,7 @@ void jobio_sample_window(struct jobio_tls *t, uint64_t now) {
 
 void jobio_tick(uint64_t now, int timed) {
   struct jobio_tls *t = &jobio_t;
+  jobio_flusher_check();
   if (jobio_cfg.max_per_sec && t->block && timed) jobio_sample_window(t, now);
   uint64_t due = __atomic_load_n(&jobio_g.next_flush_ns, __ATOMIC_RELAXED);
   if (now < due) return;

@@ -128,6 +128,8 @@ void jobio_read_config(void) {
   else
     jobio_cfg.timeframe_ns = jobio_env_u64("JOBIO_TIMEFRAME", 10, 1, 86400 * 365) * 1000000000ull;
   jobio_cfg.network = jobio_env_flag("JOBIO_NETWORK");
+  jobio_cfg.flush_thread = jobio_env_flag("JOBIO_FLUSH_THREAD");
+  jobio_cfg.frame_origin_ns = jobio_env_u64("JOBIO_FRAME_ORIGIN_NS", 0, 0, UINT64_MAX / 2);
 }
 
 void jobio_read_identity(void) {
@@ -153,10 +155,18 @@ void jobio_read_identity(void) {
   }
 }
 
+/* Container launchers call unshare(CLONE_NEWUSER), which fails in a process with a second thread:
+ * they get no flush thread (process/flusher.c). */
+static const char jobio_single_threaded_cmds[] =
+    "apptainer,singularity,starter,starter-suid,bwrap,unshare,nsenter,podman,crun,runc,conmon,enroot,"
+    "ch-run,newuidmap,newgidmap,sudo,su";
+
 /* Decide whether this process is traced (JOBIO_DISABLE, JOBIO_EXCLUDE, JOBIO_BYPASS, schedulers). */
 void jobio_decide_active(void) {
   const char *argv0 = program_invocation_short_name;
   const char *exe = jobio_g.exe;
+  if (jobio_in_list(jobio_single_threaded_cmds, exe) || jobio_in_list(jobio_single_threaded_cmds, argv0))
+    jobio_cfg.flush_thread = 0;
   jobio_cfg.active = 1;
   jobio_cfg.add_bypass_env = 0;
   if (jobio_env_flag("JOBIO_DISABLE")) {

@@ -16,6 +16,8 @@ struct jobio_config {
   uint32_t sample_every;
   uint32_t max_per_sec; /* 0: no cap */
   uint64_t timeframe_ns;
+  int flush_thread;        /* JOBIO_FLUSH_THREAD: a thread sends the snapshot at each frame's end */
+  uint64_t frame_origin_ns; /* JOBIO_FRAME_ORIGIN_NS: wall clock the frames are counted from (0: start) */
   int network;
   int active;           /* this process is traced */
   int add_bypass_env;   /* add JOBIO_BYPASSED to the environment of exec'd children */
@@ -47,6 +49,8 @@ struct jobio_state {
   uint64_t spawned_total; /* children started by vfork/posix_spawn (struct jobio_process_ext) */
   struct jobio_spawned spawned[JOBIO_SPAWN_RING];
   char vfork_target[28]; /* written by a vfork child's exec wrapper (it shares our memory) */
+  int ended;             /* the FINAL snapshot is sent (or being sent): no periodic one after it */
+  pid_t flusher_pid;     /* the process whose flush thread runs (a fork child starts its own) */
 };
 extern struct jobio_state jobio_g;
 

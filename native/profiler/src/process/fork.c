@@ -30,6 +30,7 @@ static void jobio_reset_child(void) {
   jobio_g.next_flush_ns = jobio_g.start_mono_ns + jobio_cfg.timeframe_ns;
   jobio_g.io_uring_setups = jobio_g.posix_aio_calls = jobio_g.libaio_iocbs = jobio_g.mmap_bytes = 0;
   jobio_g.spawned_total = 0;
+  jobio_g.ended = 0;
   jobio_set_next_tick();
   jobio_blocks_reset_child(t->block);
   jobio_fds_after_fork(1);
@@ -60,6 +61,10 @@ void jobio_flush_periodic(uint32_t flags) {
   if (!jobio_cfg.socket_path[0]) return;
   if (!jobio_flush_trylock()) return; /* another thread is flushing */
   jobio_check_pid();
+  if (__atomic_load_n(&jobio_g.ended, __ATOMIC_ACQUIRE)) { /* the final snapshot is sent: nothing after it */
+    jobio_flush_unlock();
+    return;
+  }
   jobio_flush_locked(flags);
   jobio_flush_unlock();
 }

@@ -17,6 +17,7 @@
 #include "base/tls.h"
 #include "process/fdtab.h"
 #include "process/flush.h"
+#include "process/flusher.h"
 #include "process/fork.h"
 #include "process/mounts.h"
 #include "process/stattab.h"
@@ -52,6 +53,7 @@ void jobio_init(int from_constructor) {
               jobio_g.exe);
   __atomic_store_n(&jobio_g.init_state, 2, __ATOMIC_RELEASE);
   if (jobio_cfg.active) jobio_flush_hello(); /* met by the receiver while alive (job id verification) */
+  if (jobio_cfg.active) jobio_flusher_start();
   jobio_t.busy--;
   errno = saved;
 }

@@ -33,6 +33,7 @@ void jobio_flush_final(uint32_t flags) {
     b = jobio_blocks_head();
   }
   if (jobio_g.exiting_normally && b == t->block) jobio_stdio_exit(b);
+  if (flags & JOBIO_FLAG_FINAL) __atomic_store_n(&jobio_g.ended, 1, __ATOMIC_RELEASE);
   jobio_fds_finalize(b);
   jobio_stats_finalize(b);
   jobio_flush_send(flags, !nested);

@@ -21,6 +21,20 @@
 #include "process/thread.h"
 #include "wrap/entry.h"
 
+/* ---------------- temporary files (mkstemp & co.): the open glibc makes inside is a create ---------------- */
+#define JOBIO_MKSTEMP(flags, call_expr)                                                  \
+  struct jobio_ctx c;                                                                    \
+  int counted = jobio_begin(&c);                                                         \
+  int fd = call_expr;                                                                    \
+  if (counted) jobio_rec_open(&c, AT_FDCWD, tmpl, O_RDWR | O_CREAT | O_EXCL | (flags), 1, fd, 0); \
+  return fd;
+JOBIO_EXPORT int mkstemp(char *tmpl) { JOBIO_MKSTEMP(0, REAL(mkstemp)(tmpl)) }
+JOBIO_EXPORT int mkstemp64(char *tmpl) { JOBIO_MKSTEMP(0, REAL(mkstemp64)(tmpl)) }
+JOBIO_EXPORT int mkostemp(char *tmpl, int fl) { JOBIO_MKSTEMP(fl, REAL(mkostemp)(tmpl, fl)) }
+JOBIO_EXPORT int mkostemp64(char *tmpl, int fl) { JOBIO_MKSTEMP(fl, REAL(mkostemp64)(tmpl, fl)) }
+JOBIO_EXPORT int mkstemps(char *tmpl, int sfx) { JOBIO_MKSTEMP(0, REAL(mkstemps)(tmpl, sfx)) }
+JOBIO_EXPORT int mkostemps(char *tmpl, int sfx, int fl) { JOBIO_MKSTEMP(fl, REAL(mkostemps)(tmpl, sfx, fl)) }
+
 /* ---------------- open family ---------------- */
 static inline int jobio_open_at(int sym, int dirfd, const char *path, int flags, mode_t mode) {
   /* one body for every open-like entry point; sym picks the real function */
@@ -363,6 +377,26 @@ JOBIO_EXPORT int truncate64(const char *p, off64_t len) {
   JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(truncate64)(p, len))
 }
 JOBIO_EXPORT int fchmod(int fd, mode_t m) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(fchmod)(fd, m)) }
+/* owner and times (rsync -a, cp -p, tar x, touch): each a setattr on the metadata server */
+JOBIO_EXPORT int chown(const char *p, uid_t u, gid_t g) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(chown)(p, u, g))
+}
+JOBIO_EXPORT int lchown(const char *p, uid_t u, gid_t g) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(lchown)(p, u, g))
+}
+JOBIO_EXPORT int fchown(int fd, uid_t u, gid_t g) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(fchown)(fd, u, g)) }
+JOBIO_EXPORT int fchownat(int d, const char *p, uid_t u, gid_t g, int fl) {
+  if ((fl & AT_EMPTY_PATH) && !p[0]) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, d, REAL(fchownat)(d, p, u, g, fl)) }
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, d, p, REAL(fchownat)(d, p, u, g, fl))
+}
+JOBIO_EXPORT int utimensat(int d, const char *p, const struct timespec t[2], int fl) {
+  /* a NULL path (the kernel's futimens; glibc declares it nonnull) or "" with AT_EMPTY_PATH: the descriptor */
+  const char *path = p;
+  __asm__("" : "+r"(path));
+  if (!path || (!path[0] && (fl & AT_EMPTY_PATH))) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, d, REAL(utimensat)(d, p, t, fl)) }
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, d, p, REAL(utimensat)(d, p, t, fl))
+}
+JOBIO_EXPORT int futimens(int fd, const struct timespec t[2]) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(futimens)(fd, t)) }
 JOBIO_EXPORT int ftruncate(int fd, off_t len) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(ftruncate)(fd, len)) }
 JOBIO_EXPORT int ftruncate64(int fd, off64_t len) {
   JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(ftruncate64)(fd, len))

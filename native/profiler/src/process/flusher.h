@@ -1,0 +1,17 @@
+/* The flush thread (flusher.c): snapshots at the end of each time frame, for processes gone quiet. */
+#ifndef JOBIO_FLUSHER_H
+#define JOBIO_FLUSHER_H
+#include "base/common.h"
+#include "base/state.h"
+
+#pragma GCC visibility push(hidden)
+
+void jobio_flusher_start(void);
+/* A fork child (no threads but the caller) starts its own at its first tick. */
+static inline void jobio_flusher_check(void) {
+  if (JOBIO_UNLIKELY(jobio_cfg.flush_thread) && __atomic_load_n(&jobio_g.flusher_pid, __ATOMIC_RELAXED) != jobio_g.pid)
+    jobio_flusher_start();
+}
+
+#pragma GCC visibility pop
+#endif /* JOBIO_FLUSHER_H */
