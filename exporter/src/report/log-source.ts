@@ -108,6 +108,12 @@ export function reportFromRecords(file: string, log: ParsedLog): ReportJson {
       run_time: num(d['jobrealtime']) / 1e6,
       cpu_time: typeof cpu === 'number' ? cpu / 1e6 : null,
       peak_memory: typeof rss === 'number' ? rss : null,
+      user: '',
+      account: '',
+      partition: '',
+      job_name: '',
+      work_dir: '',
+      nodes: typeof d['hostname'] === 'string' && d['hostname'] !== '' ? [d['hostname']] : [],
     },
     findings,
     application: {
@@ -118,7 +124,7 @@ export function reportFromRecords(file: string, log: ParsedLog): ReportJson {
       accumulated_run_time: diagnosis.runtime / 1e6,
       gain_threshold: diagnosis.gain_threshold,
       peak_metadata_rate: peakMetadataRate,
-      reasons: diagnosis.reasons.map((r) => ({ class: r.class, reason: r.reason, mount: r.mount, program: r.program, calls: r.calls, share: r.share, gain: r.gain })),
+      reasons: diagnosis.reasons.map((r) => ({ class: r.class, reason: r.reason, mount: r.mount, program: r.program, calls: r.calls, bytes: r.bytes, share: r.share, gain: r.gain })),
       unseen: diagnosis.unseen,
     },
   };

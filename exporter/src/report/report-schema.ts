@@ -13,7 +13,7 @@ export type Severity = (typeof SEVERITIES)[number];
 /** What made a finding's severity: its share of the run time, or the metadata load it put on the file system. */
 export type SeverityCause = 'run_time' | 'metadata_rate';
 
-export interface ReportSourceJson {
+export interface ReportLogSourceJson {
   readonly kind: 'log';
   /** The log file as given on the command line. */
   readonly file: string;
@@ -22,6 +22,17 @@ export interface ReportSourceJson {
   /** Lines that were not a JSON object (skipped, and said on stderr). */
   readonly malformed_lines: number;
 }
+
+export interface ReportPrometheusSourceJson {
+  readonly kind: 'prometheus';
+  /** The server's URL, a password in it shown as ***. */
+  readonly url: string;
+  readonly jobid: string;
+  /** The look-back window the job's series were looked for in (`2592000s`). */
+  readonly range: string;
+}
+
+export type ReportSourceJson = ReportLogSourceJson | ReportPrometheusSourceJson;
 
 export interface ReportVerdictJson {
   /** "nothing to change", or "2 findings: 1 high, 1 low". */
@@ -37,16 +48,28 @@ export interface ReportVerdictJson {
 export interface ReportHeaderJson {
   /** The job id of the log's records ('' outside a batch job). */
   readonly jobid: string;
+  /** The log's host; from Prometheus the nodes, comma-separated. */
   readonly hostname: string;
-  /** RFC 3339, UTC. */
+  /** RFC 3339, UTC; from Prometheus the first and last samples of the job's profiler series. */
   readonly start: string;
   readonly end: string;
   /** Wall clock of the profiled command, s. */
   readonly run_time: number;
   /** CPU time (user + system) of the command's process tree, s; null when the log has no `resources` total. */
   readonly cpu_time: number | null;
-  /** Largest sampled resident memory of the process tree, bytes; null when unknown. */
+  /**
+   * Largest memory of the job: from a log, the largest sampled resident memory of the process tree;
+   * from Prometheus, the job cgroups' peaks summed over its nodes. Bytes; null when unknown.
+   */
   readonly peak_memory: number | null;
+  /** From the scheduler (jobio_job_info): '' when unknown (always from a log); several values comma-separated. */
+  readonly user: string;
+  readonly account: string;
+  readonly partition: string;
+  readonly job_name: string;
+  readonly work_dir: string;
+  /** The hosts the job's series came from (a log: its host). */
+  readonly nodes: readonly string[];
 }
 
 export interface ReportFindingJson {
@@ -104,6 +127,7 @@ export interface ReportApplicationJson {
     readonly mount: string;
     readonly program: ProgramRef;
     readonly calls: number;
+    readonly bytes: number;
     readonly share: number | null;
     readonly gain: boolean;
   }[];

@@ -64,7 +64,21 @@ export function reportText(r: ReportJson, colour: boolean): string {
   if (h.cpu_time !== null) facts.push(`CPU ${seconds(h.cpu_time)}`);
   if (h.peak_memory !== null) facts.push(`peak memory ${humanBytes(h.peak_memory)}`);
   facts.push(`from ${h.start} to ${h.end}`);
+  if (h.nodes.length > 1) facts.push(`nodes ${h.nodes.join(', ')}`);
   out.push(...wrap(facts.join(', '), WIDTH, 'job:          ', '              '));
+  const scheduler = (
+    [
+      ['user', h.user],
+      ['account', h.account],
+      ['partition', h.partition],
+      ['name', h.job_name],
+      ['work dir', h.work_dir],
+    ] as const
+  )
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k} ${v}`);
+  if (scheduler.length > 0) out.push(...wrap(scheduler.join(', '), WIDTH, 'scheduler:    ', '              '));
+  out.push(...wrap(r.source.kind === 'log' ? r.source.file : `Prometheus ${r.source.url}, the last ${r.source.range}`, WIDTH, 'from:         ', '              '));
   out.push(
     ...wrap(
       `${count(a.calls)} calls: red ${count(a.red.calls)} (${pct(a.red.calls_share)}), yellow ${count(a.yellow.calls)} (${pct(a.yellow.calls_share)}), green ${count(a.green.calls)} (${pct(a.green.calls_share)}); busiest second ${count(a.peak_metadata_rate)} metadata ops; accumulated run time ${seconds(a.accumulated_run_time)}`,
