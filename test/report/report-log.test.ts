@@ -98,10 +98,10 @@ test('jobio report: usage and input errors are said clearly', async () => {
     assert.match(flag.stderr, /unknown option '--bogus'/);
     const none = await runJobio(['report']);
     assert.equal(none.code, 2);
-    assert.match(none.stderr, /missing required argument 'file'/);
+    assert.match(none.stderr, /missing required argument 'file\|jobid'/);
     const help = await runJobio(['report', '--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /Usage: jobio report \[options\] <file>/);
+    assert.match(help.stdout, /Usage: jobio report \[options\] <file\|jobid>/);
 
     // no diagnosis record: said, exit 1
     const other = join(dir, 'other.jsonl');
