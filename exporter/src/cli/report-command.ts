@@ -10,6 +10,8 @@ import { reportFromLog, ReportError } from '../report/log-source.js';
 import { reportFromPrometheus } from '../report/prometheus-source.js';
 import type { ReportJson } from '../report/report-schema.js';
 import { reportText } from '../report/text.js';
+import { reportHtml } from '../report/html.js';
+import { writeFile } from 'node:fs/promises';
 import { duration, evalTime, prometheusUrl } from './top-command.js';
 
 /** The environment variable of the default Prometheus server. */
@@ -22,6 +24,7 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
     )
     .argument('<file|jobid>', `a log written by \`jobio run --output FILE\`, or a job id (with --prometheus or ${PROMETHEUS_ENV})`)
     .addOption(new Option('--json', 'Print the report as JSON (schema in docs/report.md) instead of text.'))
+    .addOption(new Option('--html <file>', 'Also write the report as one self-contained HTML page (inline SVG plots, nothing fetched) to FILE.'))
     .addOption(
       new Option('--prometheus <url>', `Report the job id from this Prometheus (or VictoriaMetrics) server; default: $${PROMETHEUS_ENV} when the argument is not a file.`).argParser(prometheusUrl),
     )
@@ -30,7 +33,7 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
     .addOption(new Option('--timeout <duration>', 'Deadline of each query.').default(10_000, '10s').argParser(duration));
   command.action((source: string) =>
     run(async () => {
-      const o = command.opts<{ json?: boolean; prometheus?: string; range: number; time?: number; timeout: number }>();
+      const o = command.opts<{ json?: boolean; html?: string; prometheus?: string; range: number; time?: number; timeout: number }>();
       const envUrl = process.env[PROMETHEUS_ENV];
       const fromLog = o.prometheus === undefined && (existsSync(source) || envUrl === undefined || envUrl === '');
       if (fromLog && (command.getOptionValueSource('range') === 'cli' || o.time !== undefined)) {
@@ -61,6 +64,14 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
       }
       if (report.source.kind === 'log' && report.source.malformed_lines > 0)
         process.stderr.write(`jobio report: ${source}: ${report.source.malformed_lines} of ${report.source.lines} line(s) are not JSON records and were skipped\n`);
+      if (o.html !== undefined) {
+        try {
+          await writeFile(o.html, reportHtml(report));
+        } catch (err) {
+          process.stderr.write(`jobio report: --html ${o.html}: ${(err as Error).message}\n`);
+          return 1;
+        }
+      }
       const colour = process.stdout.isTTY && process.env['NO_COLOR'] === undefined;
       process.stdout.write(o.json === true ? `${JSON.stringify(report, null, 2)}\n` : reportText(report, colour));
       return 0;
