@@ -15,6 +15,7 @@ const COMMANDS: CommandTable = {
   'preload-path': async (run) => (await import('./preload-path-command.js')).preloadPathCommand(run),
   top: async (run) => (await import('./top-command.js')).topCommand(run),
   demo: async (run) => (await import('./demo-command.js')).demoCommand(run),
+  report: async (run) => (await import('./report-command.js')).reportCommand(run),
 };
 
 /** The program with the subcommand named first in argv, or with all of them (help, unknown names). */

@@ -36,7 +36,7 @@ function sortKey(text: string): SortKey {
 }
 
 /** Unix seconds or an RFC 3339 date, as Prometheus accepts for `time`. */
-function evalTime(text: string): number {
+export function evalTime(text: string): number {
   const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Date.parse(text) / 1000;
   if (!Number.isFinite(value)) throw new InvalidArgumentError(`"${text}" is neither Unix seconds nor an RFC 3339 date`);
   return value;
@@ -58,7 +58,7 @@ function httpUrl(text: string): URL {
 }
 
 /** A Prometheus base URL: as typed (printed back in messages), with http:// when it had no scheme. */
-function prometheusUrl(text: string): string {
+export function prometheusUrl(text: string): string {
   httpUrl(text);
   return text.includes('://') ? text : `http://${text}`;
 }

@@ -1,0 +1,81 @@
+// `jobio report`: one answer per job, "nothing to change" or the findings by severity, most costly
+// first, each addressed to the program that made the calls (docs/report.md). From a `jobio run` log
+// (FILE.jsonl) or, for a job id, from Prometheus (--prometheus URL or JOBIO_PROMETHEUS_URL, the
+// variable the Grafana provisioning reads too). Text for people (colour on a terminal), --json for
+// scripts (report-schema.ts).
+// Exit codes: 0 reported, 1 the source could not be read or has nothing on the job, 2 usage error.
+import { existsSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { reportFromLog, ReportError } from '../report/log-source.js';
+import { reportFromPrometheus } from '../report/prometheus-source.js';
+import type { ReportJson } from '../report/report-schema.js';
+import { reportText } from '../report/text.js';
+import { reportHtml } from '../report/html.js';
+import { writeFile } from 'node:fs/promises';
+import { duration, evalTime, prometheusUrl } from './top-command.js';
+
+/** The environment variable of the default Prometheus server. */
+export const PROMETHEUS_ENV = 'JOBIO_PROMETHEUS_URL';
+
+export function reportCommand(run: (action: () => Promise<number>) => void): Command {
+  const command = new Command('report')
+    .description(
+      'One answer per job: "nothing to change", or what to change, most costly first (by share of the run time or metadata load on the file system), each addressed to the program that made the calls. From a `jobio run --output` log, or a job id from Prometheus.',
+    )
+    .argument('<file|jobid>', `a log written by \`jobio run --output FILE\`, or a job id (with --prometheus or ${PROMETHEUS_ENV})`)
+    .addOption(new Option('--json', 'Print the report as JSON (schema in docs/report.md) instead of text.'))
+    .addOption(new Option('--html <file>', 'Also write the report as one self-contained HTML page (inline SVG plots, nothing fetched) to FILE.'))
+    .addOption(
+      new Option('--prometheus <url>', `Report the job id from this Prometheus (or VictoriaMetrics) server; default: $${PROMETHEUS_ENV} when the argument is not a file.`).argParser(prometheusUrl),
+    )
+    .addOption(new Option('--range <duration>', "With a job id: how far back its series are looked for (within the server's retention).").default(30 * 86_400_000, '30d').argParser(duration))
+    .addOption(new Option('--time <t>', 'With a job id: evaluate at this time (Unix seconds or RFC 3339) instead of now.').argParser(evalTime))
+    .addOption(new Option('--timeout <duration>', 'Deadline of each query.').default(10_000, '10s').argParser(duration));
+  command.action((source: string) =>
+    run(async () => {
+      const o = command.opts<{ json?: boolean; html?: string; prometheus?: string; range: number; time?: number; timeout: number }>();
+      const envUrl = process.env[PROMETHEUS_ENV];
+      const fromLog = o.prometheus === undefined && (existsSync(source) || envUrl === undefined || envUrl === '');
+      if (fromLog && (command.getOptionValueSource('range') === 'cli' || o.time !== undefined)) {
+        process.stderr.write('jobio report: --range and --time work with a job id from Prometheus only\n(run `jobio report --help` for usage)\n');
+        return 2;
+      }
+      let report: ReportJson;
+      try {
+        if (fromLog) {
+          if (!existsSync(source) && /^[\w.[\]-]+$/.test(source) && !source.includes('.json'))
+            throw new ReportError(`${source}: no such file (to report job ${source} from Prometheus, give --prometheus URL or set ${PROMETHEUS_ENV})`);
+          report = await reportFromLog(source);
+        } else {
+          let url = o.prometheus;
+          if (url === undefined) {
+            try {
+              url = prometheusUrl(envUrl ?? '');
+            } catch (err) {
+              throw new ReportError(`${PROMETHEUS_ENV}: ${(err as Error).message}`);
+            }
+          }
+          report = await reportFromPrometheus({ url, jobid: source, rangeMs: o.range, timeoutMs: o.timeout, ...(o.time !== undefined ? { time: o.time } : {}) });
+        }
+      } catch (err) {
+        if (!(err instanceof ReportError)) throw err;
+        process.stderr.write(`jobio report: ${err.message}\n`);
+        return 1;
+      }
+      if (report.source.kind === 'log' && report.source.malformed_lines > 0)
+        process.stderr.write(`jobio report: ${source}: ${report.source.malformed_lines} of ${report.source.lines} line(s) are not JSON records and were skipped\n`);
+      if (o.html !== undefined) {
+        try {
+          await writeFile(o.html, reportHtml(report));
+        } catch (err) {
+          process.stderr.write(`jobio report: --html ${o.html}: ${(err as Error).message}\n`);
+          return 1;
+        }
+      }
+      const colour = process.stdout.isTTY && process.env['NO_COLOR'] === undefined;
+      process.stdout.write(o.json === true ? `${JSON.stringify(report, null, 2)}\n` : reportText(report, colour));
+      return 0;
+    }),
+  );
+  return command;
+}

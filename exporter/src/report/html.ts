@@ -1,0 +1,83 @@
+// `jobio report --html FILE`: the report as one self-contained page (inline CSS and SVG, no script,
+// nothing fetched: readable offline and from an archive). Everything from the source is HTML-escaped.
+import type { ReportJson, Severity } from './report-schema.js';
+
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const pct = (share: number): string => `${(share * 100).toFixed(1)} %`;
+const COLOUR: Readonly<Record<Severity | 'red' | 'yellow' | 'green', string>> = { high: '#c62828', medium: '#ef6c00', low: '#0277bd', red: '#d32f2f', yellow: '#f9a825', green: '#388e3c' };
+
+/** The red/yellow/green split of the calls as one stacked bar. */
+function splitBar(r: ReportJson): string {
+  const a = r.application;
+  let x = 0;
+  const parts = (['red', 'yellow', 'green'] as const).map((c) => {
+    const w = a[c].calls_share * 600;
+    const rect = `<rect x="${x.toFixed(1)}" y="0" width="${w.toFixed(1)}" height="28" fill="${COLOUR[c]}"><title>${c}: ${a[c].calls} calls (${pct(a[c].calls_share)})</title></rect>`;
+    x += w;
+    return rect;
+  });
+  const legend = (['red', 'yellow', 'green'] as const).map((c, i) => `<text x="${i * 200}" y="46" font-size="13">${c} ${a[c].calls.toLocaleString('en-US')} (${pct(a[c].calls_share)})</text>`);
+  return `<svg width="600" height="52" role="img" aria-label="red, yellow and green calls">${parts.join('')}${legend.join('')}</svg>`;
+}
+
+/** The reasons by calls, one bar each (at most 10), coloured by class. */
+function reasonBars(r: ReportJson): string {
+  const reasons = [...r.application.reasons].sort((a, b) => b.calls - a.calls).slice(0, 10);
+  const max = Math.max(1, ...reasons.map((x) => x.calls));
+  const rows = reasons.map((x, i) => {
+    const w = (x.calls / max) * 300;
+    return `<text x="0" y="${i * 22 + 15}" font-size="12">${esc(`${x.reason} (${x.program.name})`)}</text><rect x="260" y="${i * 22 + 3}" width="${w.toFixed(1)}" height="16" fill="${COLOUR[x.class]}"/><text x="${(265 + w).toFixed(1)}" y="${i * 22 + 15}" font-size="12">${x.calls.toLocaleString('en-US')}</text>`;
+  });
+  return `<svg width="640" height="${reasons.length * 22 + 4}" role="img" aria-label="calls per reason">${rows.join('')}</svg>`;
+}
+
+export function reportHtml(r: ReportJson): string {
+  const h = r.header;
+  const title = `jobio report: ${h.jobid !== '' ? `job ${h.jobid}` : `host ${h.hostname}`}`;
+  const verdictColour = r.findings.length === 0 ? COLOUR.green : COLOUR[r.findings[0]?.severity ?? 'low'];
+  const findings = r.findings
+    .map(
+      (
+        f,
+        i,
+      ) => `<section class="finding"><h3><span class="sev" style="background:${COLOUR[f.severity]}">${f.severity}</span> ${i + 1}. ${esc(f.program.label)}: ${esc(f.reason)} on ${esc(f.mount)} <small>(by ${f.severity_from === 'metadata_rate' ? 'metadata load' : 'run time'})</small></h3>
+<dl><dt>seen</dt><dd>${esc(f.seen)}</dd><dt>why</dt><dd>${esc(f.why)}</dd><dt>change</dt><dd>${esc(f.hint)}</dd></dl></section>`,
+    )
+    .join('\n');
+  const facts: [string, string][] = [
+    ['job id', h.jobid || '-'],
+    ['nodes', h.nodes.join(', ') || h.hostname],
+    ['user', h.user],
+    ['account', h.account],
+    ['partition', h.partition],
+    ['job name', h.job_name],
+    ['work dir', h.work_dir],
+    ['start', h.start],
+    ['end', h.end],
+    ['run time', `${h.run_time.toFixed(3)} s`],
+    ['CPU time', h.cpu_time === null ? '' : `${h.cpu_time.toFixed(3)} s`],
+    ['peak memory', h.peak_memory === null ? '' : `${(h.peak_memory / 1048576).toFixed(1)} MiB`],
+    ['source', r.source.kind === 'log' ? r.source.file : `Prometheus ${r.source.url}, the last ${r.source.range}`],
+  ];
+  const unseen = r.application.unseen.map((u) => `<li>${esc(u.kind)}: ${esc(u.detail)}</li>`).join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<style>body{font:14px/1.45 system-ui,sans-serif;max-width:900px;margin:24px auto;padding:0 16px;color:#222}
+h1{font-size:20px}.verdict{font-size:18px;font-weight:bold;color:#fff;padding:8px 12px;border-radius:4px}
+.sev{color:#fff;padding:1px 6px;border-radius:3px;text-transform:uppercase;font-size:12px}
+.finding{border-left:4px solid #ccc;padding:2px 12px;margin:12px 0}dl{display:grid;grid-template-columns:70px 1fr;gap:2px 8px}
+dt{font-weight:bold;color:#555}dd{margin:0}table{border-collapse:collapse}td{padding:1px 12px 1px 0}</style></head>
+<body><h1>${esc(title)}</h1>
+<div class="verdict" style="background:${verdictColour}">verdict: ${esc(r.verdict.text)}</div>
+${findings}
+<h2>Job</h2><table>${facts
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `<tr><td>${k}</td><td>${esc(v)}</td></tr>`)
+    .join('')}</table>
+<h2>Application (profiler)</h2><p>${r.application.calls.toLocaleString('en-US')} calls; accumulated run time ${r.application.accumulated_run_time.toFixed(3)} s; busiest moment ${Math.round(r.application.peak_metadata_rate).toLocaleString('en-US')} metadata ops/s</p>
+${splitBar(r)}
+${r.application.reasons.length > 0 ? `<h3>Calls per reason (red or yellow)</h3>${reasonBars(r)}` : ''}
+${unseen !== '' ? `<h3>Not seen by the profiler</h3><ul>${unseen}</ul>` : ''}
+</body></html>
+`;
+}

@@ -1,0 +1,205 @@
+// `jobio report JOBID --prometheus URL`: the report of a job from the series the exporters serve,
+// running or finished (within the server's retention): the scheduler's header (jobio_job_info), the
+// profiler's reasons per program (jobio_profiler_reason_*_total, the same reasons, programs and
+// hints as a `jobio run` log) and what it could not see. Each counter is taken at its last sample in
+// the look-back window (`last_over_time`), summed over the job's nodes: a finished job's series stop
+// there. The job id goes into the queries through promString() only.
+import { GAIN_THRESHOLD } from '../profiler/diagnosis.js';
+import type { DiagnosisJson, DiagnosisReasonJson, DiagnosisUnseenJson } from '../profiler/diagnosis-schema.js';
+import { hintFor } from '../profiler/hints.js';
+import { COMPONENTS, programOf, type Component } from '../profiler/programs.js';
+import type { Reason } from '../profiler/reasons.js';
+import { instantQuery, samplesQuery, TopSourceError, type PrometheusQueryOptions } from '../top/prometheus-source.js';
+import { promString } from '../top/promql.js';
+import { shownUrl } from '../top/url-credentials.js';
+import { findingsOf } from './findings.js';
+import { ReportError } from './log-source.js';
+import { REPORT_SCHEMA, type ReportJson } from './report-schema.js';
+
+export interface PrometheusReportOptions {
+  readonly url: string;
+  readonly jobid: string;
+  /** How far back the job's series are looked for, ms. */
+  readonly rangeMs: number;
+  readonly timeoutMs: number;
+  /** Evaluation time, s since the epoch (undefined: now). */
+  readonly time?: number;
+}
+
+/** The small-transfer threshold the exporter's hints assume (the library's default; the series do not carry it). */
+const SMALL_THRESHOLD = 32 * 1024;
+/** Call types that are not metadata operations (as the log's `metadata` key counts them). */
+const NOT_METADATA = 'read|write|seek';
+
+type Labels = Record<string, string>;
+
+/** "app" or "python3.11 [python-imports]" (metric-store.ts writes the program label so) → name and component. */
+function programLabel(label: string): { name: string; component: Component | undefined } {
+  const m = /^(.*) \[([a-z-]+)\]$/.exec(label);
+  const component = COMPONENTS.find((c) => c === m?.[2]);
+  return m?.[1] !== undefined && component !== undefined ? { name: m[1], component } : { name: label, component: undefined };
+}
+
+/**
+ * The busiest moment of a sum of counters from their raw samples: each series' rate between two of its
+ * samples holds over that interval; the peak is the largest sum of the series' rates at any sample time.
+ */
+export function peakRate(series: readonly (readonly [number, number])[][]): number {
+  const steps: { from: number; to: number; rate: number }[] = [];
+  for (const samples of series)
+    for (let i = 1; i < samples.length; i++) {
+      const [t0, v0] = samples[i - 1] as [number, number];
+      const [t1, v1] = samples[i] as [number, number];
+      // a counter reset (an exporter restart) starts again from 0
+      const inc = v1 >= v0 ? v1 - v0 : v1;
+      if (t1 > t0) steps.push({ from: t0, to: t1, rate: inc / (t1 - t0) });
+    }
+  let peak = 0;
+  for (const at of new Set(steps.map((s) => s.to))) {
+    const sum = steps.filter((s) => s.from < at && at <= s.to).reduce((a, s) => a + s.rate, 0);
+    peak = Math.max(peak, sum);
+  }
+  return peak;
+}
+
+/** A Prometheus range in its largest whole unit (`30d`, `12h`, `90s`). */
+function rangeText(ms: number): string {
+  const s = Math.max(1, Math.round(ms / 1000));
+  for (const [unit, n] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const)
+    if (s % n === 0) return `${s / n}${unit}`;
+  return `${s}s`;
+}
+
+export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<ReportJson> {
+  const q: PrometheusQueryOptions = { url: o.url, mode: 'job', intervalMs: 0, filters: {}, timeoutMs: o.timeoutMs, ...(o.time !== undefined ? { time: o.time } : {}) };
+  const job = `jobid=${promString(o.jobid)}`;
+  const range = rangeText(o.rangeMs);
+  const last = (family: string, by: string, extra = ''): string => `sum by (${by}) (last_over_time(${family}{${job}${extra}}[${range}]))`;
+  const value = (r: { value: [number, string] }): number => Number(r.value[1]);
+  const run = async <T>(f: () => Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (err) {
+      if (err instanceof TopSourceError) throw new ReportError(err.message);
+      throw err;
+    }
+  };
+
+  const [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples] = await run(() =>
+    Promise.all([
+      instantQuery(q, last('jobio_profiler_reason_calls_total', 'mount, class, reason, program, role')),
+      instantQuery(q, last('jobio_profiler_reason_bytes_total', 'mount, class, reason, program, role')),
+      instantQuery(q, last('jobio_profiler_reason_seconds_total', 'mount, class, reason, program, role')),
+      instantQuery(q, last('jobio_profiler_runtime_seconds_total', 'jobid')),
+      instantQuery(q, last('jobio_profiler_calls_total', 'class')),
+      instantQuery(q, last('jobio_profiler_calls_total', 'jobid', `,call!~"${NOT_METADATA}"`)),
+      instantQuery(q, last('jobio_profiler_unseen_processes_total', 'kind')),
+      instantQuery(q, last('jobio_profiler_unseen_bytes_total', 'kind')),
+      instantQuery(q, `max by (instance, user, account, partition, job_name, work_dir) (last_over_time(jobio_job_info{${job}}[${range}]))`),
+      instantQuery(q, `sum(last_over_time(jobio_job_cpu_user_seconds_total{${job}}[${range}])) + sum(last_over_time(jobio_job_cpu_system_seconds_total{${job}}[${range}]))`),
+      instantQuery(q, `sum(max_over_time(jobio_job_memory_peak_bytes{${job}}[${range}]))`),
+      samplesQuery(q, `jobio_profiler_runtime_seconds_total{${job}}[${range}]`),
+      samplesQuery(q, `jobio_profiler_calls_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
+    ]),
+  );
+  if (runtime.length === 0 && info.length === 0)
+    throw new ReportError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_* nor jobio_job_info)`);
+  if (runtime.length === 0)
+    throw new ReportError(`job ${o.jobid} ran without the profiler (Prometheus at ${shownUrl(o.url)} has its jobio_job_info, no jobio_profiler_* series): nothing to report on its I/O calls`);
+
+  const key = (l: Labels): string => [l['mount'], l['class'], l['reason'], l['program'], l['role']].join('\0');
+  const byKey = (rs: { metric: Labels; value: [number, string] }[]): Map<string, number> => new Map(rs.map((r) => [key(r.metric), value(r)]));
+  const bytesOf = byKey(bytes);
+  const secondsOf = byKey(seconds);
+  const runtimeS = value(runtime[0] as { value: [number, string] });
+  const raw = calls
+    .filter((r) => value(r) > 0)
+    .map((r) => {
+      const l = r.metric;
+      const { name, component } = programLabel(l['program'] ?? '');
+      const program = programOf(name, '', component);
+      const time = secondsOf.get(key(l)) ?? 0;
+      const share = runtimeS > 0 ? time / runtimeS : null;
+      return { l, program, calls: value(r), bytes: bytesOf.get(key(l)) ?? 0, time, share, gain: share === null || share >= GAIN_THRESHOLD };
+    });
+  const reasons: DiagnosisReasonJson[] = raw.map((r) => {
+    const fewByteOpens = raw.find((o) => o.l['reason'] === 'open_few_bytes' && o.l['mount'] === r.l['mount'] && o.l['program'] === r.l['program'])?.calls ?? 0;
+    const cls = r.l['class'] === 'yellow' ? 'yellow' : 'red';
+    const reason = r.l['reason'] ?? 'unclassified';
+    const mount = r.l['mount'] ?? '';
+    const { family: _family, ...program } = r.program;
+    return {
+      class: cls,
+      reason,
+      mount,
+      program,
+      calls: r.calls,
+      bytes: r.bytes,
+      time: Math.round(r.time * 1e6),
+      time_error: 0,
+      share: r.share === null ? null : Math.round(r.share * 1e6) / 1e6,
+      gain: r.gain,
+      hint: hintFor(
+        { cls, reason: reason as Reason, calls: r.calls, bytes: r.bytes, timeNs: r.time * 1e9 },
+        { mount, small: SMALL_THRESHOLD, program: r.program, gain: r.gain, fewByteOpens, ...(r.share !== null ? { share: r.share } : {}) },
+      ),
+    };
+  });
+  // as the log orders them: gain first, then by calls
+  reasons.sort((a, b) => Number(b.gain) - Number(a.gain) || b.calls - a.calls || b.bytes - a.bytes || a.reason.localeCompare(b.reason));
+
+  const unseenBytesOf = new Map(unseenBytes.map((r) => [r.metric['kind'] ?? '', value(r)]));
+  const unseen: DiagnosisUnseenJson[] = unseenProcs
+    .filter((r) => value(r) > 0 || (unseenBytesOf.get(r.metric['kind'] ?? '') ?? 0) > 0)
+    .map((r) => ({ kind: r.metric['kind'] ?? '', processes: value(r), bytes: unseenBytesOf.get(r.metric['kind'] ?? '') ?? 0, detail: `${value(r)} process(es) of kind ${r.metric['kind'] ?? ''}` }));
+  const diagnosis: DiagnosisJson = { reasons, runtime: Math.round(runtimeS * 1e6), gain_threshold: GAIN_THRESHOLD, unseen };
+
+  const metadataCalls = metadata.reduce((a, r) => a + value(r), 0);
+  const peakMetadataRate = Math.round(peakRate(metadataSamples.map((s) => s.values.map(([t, v]) => [t, Number(v)] as const))) * 10) / 10;
+  const { findings, verdict } = findingsOf({ diagnosis, peakMetadataRate, metadataCalls, smallThreshold: SMALL_THRESHOLD });
+
+  const classCalls = (name: string): number => value(classes.find((r) => r.metric['class'] === name) ?? { value: [0, '0'] });
+  const total = classCalls('red') + classCalls('yellow') + classCalls('green');
+  const cls = (name: string) => ({ calls: classCalls(name), calls_share: total > 0 ? Math.round((classCalls(name) / total) * 1e6) / 1e6 : 0 });
+  const times = runtimeSamples.flatMap((s) => s.values.map(([t]) => t));
+  const start = times.length > 0 ? Math.min(...times) : 0;
+  const end = times.length > 0 ? Math.max(...times) : 0;
+  const one = (label: string): string => [...new Set(info.map((r) => r.metric[label] ?? '').filter((v) => v !== ''))].join(',');
+  const nodes = [...new Set([...info.map((r) => r.metric['instance'] ?? ''), ...runtimeSamples.map((s) => s.metric['instance'] ?? '')].filter((v) => v !== ''))].sort();
+  return {
+    schema: REPORT_SCHEMA,
+    source: { kind: 'prometheus', url: shownUrl(o.url), jobid: o.jobid, range },
+    verdict,
+    header: {
+      jobid: o.jobid,
+      hostname: nodes.join(','),
+      start: new Date(start * 1000).toISOString(),
+      end: new Date(end * 1000).toISOString(),
+      run_time: end - start,
+      cpu_time: cpu.length > 0 ? value(cpu[0] as { value: [number, string] }) : null,
+      peak_memory: memory.length > 0 ? value(memory[0] as { value: [number, string] }) : null,
+      user: one('user'),
+      account: one('account'),
+      partition: one('partition'),
+      job_name: one('job_name'),
+      work_dir: one('work_dir'),
+      nodes,
+    },
+    findings,
+    application: {
+      red: cls('red'),
+      yellow: cls('yellow'),
+      green: cls('green'),
+      calls: total,
+      accumulated_run_time: runtimeS,
+      gain_threshold: GAIN_THRESHOLD,
+      peak_metadata_rate: peakMetadataRate,
+      reasons: reasons.map((r) => ({ class: r.class, reason: r.reason, mount: r.mount, program: r.program, calls: r.calls, bytes: r.bytes, share: r.share, gain: r.gain })),
+      unseen,
+    },
+  };
+}

@@ -1,0 +1,146 @@
+// The JSON of `jobio report --json`: the one definition of its shape (documented in docs/report.md).
+// Stable: fields are only ever added; a change of meaning gets a new `schema` string. Field names are
+// snake_case like the `jobio run` log; times are in seconds and rates per second (a report is read by
+// people and scripts, not summed like the log's microseconds).
+import type { DiagnosisUnseenJson, ProgramRef } from '../profiler/diagnosis-schema.js';
+
+/** The schema string of this shape. */
+export const REPORT_SCHEMA = 'jobio-report/1';
+
+export const SEVERITIES = ['high', 'medium', 'low'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** What made a finding's severity: its share of the run time, or the metadata load it put on the file system. */
+export type SeverityCause = 'run_time' | 'metadata_rate';
+
+export interface ReportLogSourceJson {
+  readonly kind: 'log';
+  /** The log file as given on the command line. */
+  readonly file: string;
+  /** Non-empty lines read. */
+  readonly lines: number;
+  /** Lines that were not a JSON object (skipped, and said on stderr). */
+  readonly malformed_lines: number;
+}
+
+export interface ReportPrometheusSourceJson {
+  readonly kind: 'prometheus';
+  /** The server's URL, a password in it shown as ***. */
+  readonly url: string;
+  readonly jobid: string;
+  /** The look-back window the job's series were looked for in (`2592000s`). */
+  readonly range: string;
+}
+
+export type ReportSourceJson = ReportLogSourceJson | ReportPrometheusSourceJson;
+
+export interface ReportVerdictJson {
+  /** "nothing to change", or "2 findings: 1 high, 1 low". */
+  readonly text: string;
+  readonly findings: number;
+  readonly high: number;
+  readonly medium: number;
+  readonly low: number;
+  /** Reasons with red or yellow calls that cost too little to be findings ("nothing to gain"). */
+  readonly nothing_to_gain: number;
+}
+
+export interface ReportHeaderJson {
+  /** The job id of the log's records ('' outside a batch job). */
+  readonly jobid: string;
+  /** The log's host; from Prometheus the nodes, comma-separated. */
+  readonly hostname: string;
+  /** RFC 3339, UTC; from Prometheus the first and last samples of the job's profiler series. */
+  readonly start: string;
+  readonly end: string;
+  /** Wall clock of the profiled command, s. */
+  readonly run_time: number;
+  /** CPU time (user + system) of the command's process tree, s; null when the log has no `resources` total. */
+  readonly cpu_time: number | null;
+  /**
+   * Largest memory of the job: from a log, the largest sampled resident memory of the process tree;
+   * from Prometheus, the job cgroups' peaks summed over its nodes. Bytes; null when unknown.
+   */
+  readonly peak_memory: number | null;
+  /** From the scheduler (jobio_job_info): '' when unknown (always from a log); several values comma-separated. */
+  readonly user: string;
+  readonly account: string;
+  readonly partition: string;
+  readonly job_name: string;
+  readonly work_dir: string;
+  /** The hosts the job's series came from (a log: its host). */
+  readonly nodes: readonly string[];
+}
+
+export interface ReportFindingJson {
+  readonly severity: Severity;
+  /** Which cost decided the severity (the larger of the two). */
+  readonly severity_from: SeverityCause;
+  readonly class: 'red' | 'yellow';
+  /** docs/profiler.md "Reasons" */
+  readonly reason: string;
+  readonly mount: string;
+  /** Who made the calls (the hint is addressed to them): the job's code, a runtime, a library, a tool, a shell. */
+  readonly program: ProgramRef;
+  readonly calls: number;
+  readonly bytes: number;
+  /** Estimated time in the calls, s, and the half-width of its 95 % interval. */
+  readonly time: number;
+  readonly time_error: number;
+  /** time / the processes' accumulated run time (0–1); null when times are not reported. */
+  readonly share: number | null;
+  /**
+   * Metadata operations per second this reason put on the file system at the job's busiest second
+   * (the job's peak metadata rate times this reason's part of its metadata calls); null for reasons
+   * that are not metadata operations (small transfers, seeks).
+   */
+  readonly metadata_rate: number | null;
+  /** What was seen, in words with the numbers. */
+  readonly seen: string;
+  /** Why it matters on a parallel file system. */
+  readonly why: string;
+  /** What to change, addressed to the program (the `jobio run` hint). */
+  readonly hint: string;
+}
+
+export interface ReportClassJson {
+  readonly calls: number;
+  /** Share of all calls (0–1). */
+  readonly calls_share: number;
+}
+
+export interface ReportApplicationJson {
+  readonly red: ReportClassJson;
+  readonly yellow: ReportClassJson;
+  readonly green: ReportClassJson;
+  readonly calls: number;
+  /** The processes' accumulated run time, s: what shares are of. */
+  readonly accumulated_run_time: number;
+  /** The share of the run time below which a reason has nothing to gain. */
+  readonly gain_threshold: number;
+  /** Metadata operations of the job's busiest second. */
+  readonly peak_metadata_rate: number;
+  /** Every reason with red or yellow calls, findings or not, as the log has them (`gain` false: nothing to gain). */
+  readonly reasons: readonly {
+    readonly class: 'red' | 'yellow';
+    readonly reason: string;
+    readonly mount: string;
+    readonly program: ProgramRef;
+    readonly calls: number;
+    readonly bytes: number;
+    readonly share: number | null;
+    readonly gain: boolean;
+  }[];
+  /** What the profiler could not see (processes without it, asynchronous I/O, file mappings). */
+  readonly unseen: readonly DiagnosisUnseenJson[];
+}
+
+export interface ReportJson {
+  readonly schema: typeof REPORT_SCHEMA;
+  readonly source: ReportSourceJson;
+  readonly verdict: ReportVerdictJson;
+  readonly header: ReportHeaderJson;
+  /** Most costly first: by severity, then share of the run time, then calls. */
+  readonly findings: readonly ReportFindingJson[];
+  readonly application: ReportApplicationJson;
+}
