@@ -157,7 +157,7 @@ test('dashboards: valid JSON, known panel types and query types, only contract m
   const recorded = recordedSeries();
   const files = dashboardFiles();
   assert.deepEqual(files.sort(), ['cluster-filesystem.json', 'host-gpu.json', 'job.json']);
-  const panelTypes = new Set(['timeseries', 'table', 'stat', 'bargauge', 'jobio-jobio-panel']);
+  const panelTypes = new Set(['row', 'timeseries', 'table', 'stat', 'bargauge', 'jobio-jobio-panel']);
   const queryTypes = new Set(['summary', 'topTalkers', 'characterisation', 'trend', 'raw']);
   const uids = new Set<string>();
   const recordedUses = new Map<string, number>();

@@ -689,9 +689,109 @@ function withAccounts(d) {
   return d;
 }
 
+// --- Server capacity and health (collector lustre_health, rules jobio-lustre-health.yml) ---
+// Cluster: one row per file system, repeated over $fs, with how full its targets are, how soon they
+// will be full, and whether its servers are healthy and its targets out of recovery. Last on the
+// dashboard: a row holds every panel below it.
+function withFsHealth(d) {
+  const y = bottom(d);
+  const f = 'fs=~"$fs"';
+  d.templating.list.push({ ...promVar('fs', 'File system', 'jobio_lustre_target_size_bytes', 'fs', true), allValue: '.+' });
+  const percentUsed = (refId, ratio) => prom(refId, `1 - ${ratio}{${f}}`, { legendFormat: '{{target}}', instant: true });
+  const fullGauge = {
+    fieldConfig: {
+      defaults: {
+        unit: 'percentunit',
+        min: 0,
+        max: 1,
+        thresholds: {
+          mode: 'absolute',
+          steps: [
+            { color: 'green', value: null },
+            { color: 'orange', value: 0.8 },
+            { color: 'red', value: 0.95 },
+          ],
+        },
+      },
+      overrides: [],
+    },
+    options: { orientation: 'horizontal', displayMode: 'gradient' },
+  };
+  d.panels.push(
+    {
+      id: nextId++,
+      type: 'row',
+      title: 'File system $fs: capacity and health',
+      description: 'One row per file system (the File system variable): how full its targets are, when they will be full, and whether its servers and targets are healthy.',
+      gridPos: { h: 1, w: 24, x: 0, y },
+      collapsed: false,
+      repeat: 'fs',
+      datasource: PROM,
+      panels: [],
+    },
+    panel(
+      'Space used per target',
+      'bargauge',
+      { h: 8, w: 8, x: 0, y: y + 1 },
+      [percentUsed('A', 'target:jobio_lustre_target_avail:ratio')],
+      about(
+        'Share of each target’s space no longer available to clients (1 − kbytesavail / kbytestotal). Orange from 80 %, red from 95 % (the JobioLustreTargetNearlyFull alert fires below 5 % available).',
+        fullGauge,
+      ),
+    ),
+    panel(
+      'Inodes used per target',
+      'bargauge',
+      { h: 8, w: 8, x: 8, y: y + 1 },
+      [percentUsed('A', 'target:jobio_lustre_target_files_free:ratio')],
+      about('Share of each target’s inodes in use (1 − filesfree / filestotal): files on an MDT, objects on an OST. A full MDT refuses new files even with space free.', fullGauge),
+    ),
+    panel(
+      'Servers and targets not well (now)',
+      'table',
+      { h: 8, w: 8, x: 16, y: y + 1 },
+      [
+        prom('A', `max by (instance, target, status) (jobio_lustre_target_recovery_status{${f}, status!="COMPLETE", status!="INACTIVE"} == 1)`, { instant: true, format: 'table' }),
+        prom('B', `min by (instance) (jobio_lustre_health_check_healthy == 0 and on (instance) jobio_lustre_target_size_bytes{${f}})`, { instant: true, format: 'table' }),
+      ],
+      about('Targets of the file system in recovery (RECOVERING, WAITING, WAITING_FOR_CLIENTS: their I/O waits) and servers whose health_check is not healthy (value 0). Empty when all is well.', {
+        transformations: [
+          { id: 'merge', options: {} },
+          { id: 'organize', options: { excludeByName: { Time: true, Value: true } } },
+        ],
+      }),
+    ),
+    panel(
+      'Space available and time to full',
+      'timeseries',
+      { h: 8, w: 12, x: 0, y: y + 9 },
+      [
+        prom('A', `sum by (fs) (jobio_lustre_target_avail_bytes{${f}, target=~".*-OST.*"})`, { legendFormat: 'available on the OSTs' }),
+        prom('B', `min by (fs) (target:jobio_lustre_target_avail_bytes:seconds_to_full{${f}})`, { legendFormat: 'soonest target full in' }),
+      ],
+      about('Bytes still available to clients on all the file system’s OSTs, and (right axis) how soon its fastest-filling target will be full at its 6-hour trend; no line when nothing is filling.', {
+        fieldConfig: { defaults: { unit: 'bytes' }, overrides: [rightAxis('B', 's')] },
+      }),
+    ),
+    panel(
+      'Inodes free and time to full',
+      'timeseries',
+      { h: 8, w: 12, x: 12, y: y + 9 },
+      [
+        prom('A', `sum by (fs) (jobio_lustre_target_files_free{${f}, target=~".*-MDT.*"})`, { legendFormat: 'free on the MDTs' }),
+        prom('B', `min by (fs) (target:jobio_lustre_target_files_free:seconds_to_full{${f}})`, { legendFormat: 'soonest target out of inodes in' }),
+      ],
+      about('Inodes still free on the file system’s MDTs (how many more files it can hold), and (right axis) how soon its fastest-filling target runs out at its 6-hour trend.', {
+        fieldConfig: { defaults: { unit: 'short' }, overrides: [rightAxis('B', 's')] },
+      }),
+    ),
+  );
+  return d;
+}
+
 mkdirSync(out, { recursive: true });
 for (const [file, d] of [
-  ['cluster-filesystem.json', withAccounts(withClientDensity(cluster()))],
+  ['cluster-filesystem.json', withFsHealth(withAccounts(withClientDensity(cluster())))],
   ['job.json', withCoverage(withJobHeader(job()))],
   ['host-gpu.json', hostGpu()],
 ]) {

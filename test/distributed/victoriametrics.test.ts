@@ -191,7 +191,7 @@ function dashboardQueries(): DashboardQuery[] {
 
 // The variables as a user would set them: every target, one job and its user, one host.
 function variables(n1: string): Array<Record<string, string>> {
-  const common = { target: 'fs-.*', __rate_interval: `${RATE_WINDOW}s`, __range: `${RANGE}s`, __interval: '1s', instance: n1, client_node: '.*', account: '.*' };
+  const common = { target: 'fs-.*', __rate_interval: `${RATE_WINDOW}s`, __range: `${RANGE}s`, __interval: '1s', instance: n1, client_node: '.*', account: '.*', fs: '.+' };
   return [
     { ...common, jobid: '1001', user: '_system' }, // profiled job, Lustre job of alice
     { ...common, jobid: '1002', user: 'bob' },
@@ -243,8 +243,11 @@ test('every dashboard query (dashboards/*.json, Prometheus panels) gives the sam
   // panels that read only jobio_lustre_client_* series are not expected to.
   // Nor has it scheduler metadata (jobio_job_info: prolog spool or squeue), which the account panels join on,
   // nor a program the profiler could not see (its programs are dynamically linked, with no io_uring or
-  // mapped-file I/O), so the blind-spot series (jobio_profiler_unseen_*, in the goldens of test/golden/profiler) are absent.
-  const clientOnly = queries.filter((q) => /jobio_lustre_client_|jobio_job_info|jobio_profiler_unseen_/.test(typeof q.target.expr === 'string' ? q.target.expr : '')).length;
+  // mapped-file I/O), so the blind-spot series (jobio_profiler_unseen_*, in the goldens of test/golden/profiler) are absent,
+  // nor osd capacity, health_check or recovery_status files (lustre_health: its goldens in test/golden/lustre_health).
+  const clientOnly = queries.filter((q) =>
+    /jobio_lustre_client_|jobio_job_info|jobio_profiler_unseen_|jobio_lustre_target_(avail|files|size|recovery)|jobio_lustre_health_/.test(typeof q.target.expr === 'string' ? q.target.expr : ''),
+  ).length;
   assert.ok(
     withData >= queries.length - clientOnly - 2,
     `${withData} of ${queries.length} dashboard queries have data (${clientOnly} read series this site has not; ${evaluated} evaluations); without data: ${withoutData.join('; ')}`,

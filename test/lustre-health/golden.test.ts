@@ -20,9 +20,12 @@ const METRIC_OF: Readonly<Record<string, [string, number]>> = {
   kbytesavail: ['jobio_lustre_target_avail_bytes', 1024],
   filestotal: ['jobio_lustre_target_files', 1],
   filesfree: ['jobio_lustre_target_files_free', 1],
+  lock_count: ['jobio_lustre_target_ldlm_locks', 1],
+  resource_count: ['jobio_lustre_target_ldlm_resources', 1],
+  lock_timeouts: ['jobio_lustre_target_ldlm_lock_timeouts_total', 1],
 };
 
-/** What the fixture says, read without the exporter's parsers: `target file value` triples and the health text. */
+/** What the fixture says, read without the exporter's parsers: `target file value` triples (capacity, ldlm) and the health text. */
 interface Expected {
   readonly capacity: { target: string; file: string; value: number }[];
   readonly health: string | undefined;
@@ -30,7 +33,10 @@ interface Expected {
 
 function expectedFromDump(path: string): Expected {
   const text = readFileSync(path, 'latin1');
-  const capacity = [...text.matchAll(/^osd-\w+\.([\w-]+)\.(kbytestotal|kbytesfree|kbytesavail|filestotal|filesfree)=(\d+)$/gm)].map((m) => ({ target: m[1]!, file: m[2]!, value: Number(m[3]) }));
+  const capacity = [
+    ...text.matchAll(/^osd-\w+\.([\w-]+)\.(kbytestotal|kbytesfree|kbytesavail|filestotal|filesfree)=(\d+)$/gm),
+    ...text.matchAll(/^ldlm\.namespaces\.(?:mdt|filter)-([\w-]+)_UUID\.(lock_count|resource_count|lock_timeouts)=(\d+)$/gm),
+  ].map((m) => ({ target: m[1]!, file: m[2]!, value: Number(m[3]) }));
   return { capacity, health: /^health_check=(.*)$/m.exec(text)?.[1] };
 }
 
@@ -47,6 +53,9 @@ function expectedFromTree(tree: string): Expected {
     if (parts.at(-1) === 'health_check') health = content;
     const osd = parts.at(-3);
     if (osd?.startsWith('osd-') && /^\d+$/.test(content)) capacity.push({ target: parts.at(-2)!, file: parts.at(-1)!, value: Number(content) });
+    // Server namespaces only (a client's, `<target>-osc-<instance>`, is not read).
+    const ns = /^(?:mdt|filter)-(.+)_UUID$/.exec(parts.at(-2) ?? '');
+    if (parts.at(-3) === 'namespaces' && ns?.[1]) capacity.push({ target: ns[1], file: parts.at(-1)!, value: Number(content) });
   }
   return { capacity, health };
 }
@@ -98,7 +107,7 @@ for (const c of cases) {
     const samples = parseExposition(text);
     const expected = c.lctlFile ? expectedFromDump(join(fixtures, c.lctlFile)) : expectedFromTree(join(fixtures, c.tree!));
     const exported = samples.filter((s) => Object.values(METRIC_OF).some(([name]) => name === s.name));
-    assert.equal(exported.length, expected.capacity.length, 'one series per capacity value of the fixture');
+    assert.equal(exported.length, expected.capacity.length, 'one series per capacity and ldlm value of the fixture');
     for (const { target, file, value } of expected.capacity) {
       const [name, scale] = METRIC_OF[file]!;
       const fs = /^(.+)-(OST|MDT)[0-9a-f]{4}$/i.exec(target)?.[1] ?? '';
@@ -116,9 +125,12 @@ test('lustre_health: the capture values, by hand', async () => {
   assert.equal(sample(es, 'jobio_lustre_target_files_free', { fs: 'fs', target: 'fs-MDT0000' }), 1885250);
   assert.equal(sample(es, 'jobio_lustre_target_avail_bytes', { fs: '', target: 'MGS' }), 463060 * 1024);
   assert.equal(sample(es, 'jobio_lustre_health_check_healthy', {}), 0, 'es6.2.0 says NOT HEALTHY');
+  assert.equal(sample(es, 'jobio_lustre_target_ldlm_locks', { fs: 'fs', target: 'fs-MDT0000' }), 99);
+  assert.equal(sample(es, 'jobio_lustre_target_ldlm_resources', { fs: 'fs', target: 'fs-MDT0000' }), 8);
   const ddn = parseExposition((await scrapeCase(cases[0]!)).text);
   assert.equal(sample(ddn, 'jobio_lustre_target_size_bytes', { fs: 'ai400x2', target: 'ai400x2-OST0001' }), 35016088872 * 1024);
   assert.equal(sample(ddn, 'jobio_lustre_health_check_healthy', {}), 1);
+  assert.equal(sample(ddn, 'jobio_lustre_target_ldlm_locks', { fs: 'ai400x2', target: 'ai400x2-OST0001' }), 476);
 });
 
 test('lustre_health: recovery_status of each state, and malformed values counted, never exported', async () => {
@@ -138,4 +150,5 @@ test('lustre_health: recovery_status of each state, and malformed values counted
   assert.equal(sample(bad, 'jobio_lustre_target_free_bytes', { fs: 'bad', target: 'bad-OST0000' }), 104857600 * 1024);
   assert.equal(sample(bad, 'jobio_lustre_target_size_bytes', { fs: 'bad', target: 'bad-OST0000' }), undefined);
   assert.equal(sample(bad, 'jobio_lustre_health_check_healthy', {}), undefined);
+  assert.equal(sample(bad, 'jobio_lustre_target_ldlm_locks', { fs: 'bad', target: 'bad-OST0000' }), undefined, "a client's namespace is not read");
 });

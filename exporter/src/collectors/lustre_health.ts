@@ -1,24 +1,26 @@
 // Collector `lustre_health`: how full and how well each Lustre target on this server is, beside the
 // per-job load of the other Lustre collectors: capacity (osd-*/<target>/kbytes{total,free,avail},
-// files{total,free}), the server's health_check, and each target's recovery_status. A handful of
+// files{total,free}), the server's health_check, each target's recovery_status and its lock manager
+// namespace (locks and resources held, lock timeouts). A handful of
 // one-line files per target, read whole at every scrape (gauges, no state beyond the error count), so
 // on by default; quiet on hosts without Lustre targets. Metrics: docs/metrics.md; guide: docs/lustre.md.
 import { defineCollector } from '../scrape/define-collector.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
 import { lustreSource } from '../lustre/source-description.js';
-import { isCapacityFile, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, type LctlParam } from '../parsers/lustre-health.js';
+import { isCapacityFile, isLdlmFile, namespaceTarget, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, type LctlParam } from '../parsers/lustre-health.js';
 import { runLctl } from '../sources/lustre-lctl.js';
 import { HEALTH_LCTL_ARGS, readHealthFiles } from '../sources/lustre-health-files.js';
 import { LustreHealthMetrics } from './lustre_health_metrics.js';
 
 const CAPACITY_PARAM = /^osd-[a-z]+\.([^.]+)\.([a-z]+)$/;
 const RECOVERY_PARAM = /^(?:obdfilter|mdt)\.([^.]+)\.recovery_status$/;
+const LDLM_PARAM = /^ldlm\.namespaces\.([^.]+)\.([a-z_]+)$/;
 
 export const lustreHealthCollector = defineCollector({
   name: 'lustre_health',
-  help: 'Capacity (bytes and inodes), health_check and recovery status of the Lustre targets on this host (quiet where there are none).',
+  help: 'Capacity (bytes and inodes), health_check, recovery status and lock manager (ldlm) namespaces of the Lustre targets on this host (quiet where there are none).',
   defaultEnabled: true,
-  flags: lctlFlags('lustre_health', 'the capacity, health_check and recovery_status files'),
+  flags: lctlFlags('lustre_health', 'the capacity, health_check, recovery_status and ldlm namespace files'),
   create({ paths, settings, logger, registry }) {
     const metrics = new LustreHealthMetrics(registry);
     return {
@@ -46,7 +48,7 @@ export const lustreHealthCollector = defineCollector({
         for (const apply of reading.values) apply(metrics);
         return 'ok';
       },
-      describe: () => lustreSource('osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status', settings, HEALTH_LCTL_ARGS, paths),
+      describe: () => lustreSource('osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status, ldlm/namespaces/*', settings, HEALTH_LCTL_ARGS, paths),
     };
   },
 });
@@ -67,6 +69,8 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
     if (seen.has(p.name)) continue;
     const capacity = CAPACITY_PARAM.exec(p.name);
     const recovery = RECOVERY_PARAM.exec(p.name);
+    const ldlm = LDLM_PARAM.exec(p.name);
+    const ldlmTarget = ldlm?.[1] === undefined ? undefined : namespaceTarget(ldlm[1]);
     if (p.name === 'health_check') {
       const health = parseHealthCheck(p.text);
       if (health) values.push((m) => m.health(health.healthy));
@@ -81,6 +85,11 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
       const status = parseRecoveryStatus(p.text);
       if (status) values.push((m) => m.recovery(target, status));
       bad += status ? status.badLines : 1;
+    } else if (ldlmTarget !== undefined && ldlm?.[2] && isLdlmFile(ldlm[2])) {
+      const file = ldlm[2];
+      const value = parseCapacityValue(p.text);
+      if (value === undefined) bad += 1;
+      else values.push((m) => m.ldlmValue(ldlmTarget, file, value));
     } else continue; // another parameter of the dump (lctl mode with a broad pattern)
     seen.add(p.name);
   }

@@ -3,7 +3,7 @@
 import type { Counter, Gauge, Registry } from 'prom-client';
 import { metricsIn } from '../scrape/metric-factory.js';
 import { ShownWhilePresent } from './lustre_targets_metrics.js';
-import { RECOVERY_STATES, targetFs, type CapacityFile, type RecoveryStatus } from '../parsers/lustre-health.js';
+import { RECOVERY_STATES, targetFs, type CapacityFile, type LdlmFile, type RecoveryStatus } from '../parsers/lustre-health.js';
 
 type TargetLabels = 'fs' | 'target';
 
@@ -19,6 +19,10 @@ export class LustreHealthMetrics {
   private readonly recoveryRecoverable: Gauge<TargetLabels>;
   private readonly recoveryRemaining: Gauge<TargetLabels>;
   private readonly recoveryEvicted: Gauge<TargetLabels>;
+  private readonly locks: Gauge<TargetLabels>;
+  private readonly resources: Gauge<TargetLabels>;
+  /** Lustre's own running count, exported as read (it restarts from 0 when the target is mounted again). */
+  private readonly lockTimeouts: Counter<TargetLabels>;
   private readonly errors: Counter<'reason'>;
   private readonly errorTotals = new Map<HealthErrorReason, number>();
 
@@ -42,6 +46,13 @@ export class LustreHealthMetrics {
     this.recoveryRecoverable = gauge('jobio_lustre_target_recovery_clients', 'Clients the target expects back in recovery (the total of completed_clients or connected_clients).', labels);
     this.recoveryRemaining = gauge('jobio_lustre_target_recovery_time_remaining_seconds', 'Seconds left before the recovery window closes, while RECOVERING (time_remaining).', labels);
     this.recoveryEvicted = gauge('jobio_lustre_target_recovery_evicted_clients', 'Clients evicted because they did not come back in time, while RECOVERING (evicted_clients).', labels);
+    this.locks = gauge('jobio_lustre_target_ldlm_locks', "Locks granted in the target's lock manager namespace (lock_count).", labels);
+    this.resources = gauge('jobio_lustre_target_ldlm_resources', "Resources (objects with locks) in the target's lock manager namespace (resource_count).", labels);
+    this.lockTimeouts = counter(
+      'jobio_lustre_target_ldlm_lock_timeouts_total',
+      "Lock callbacks that timed out in the target's namespace, the client evicted (lock_timeouts; from 0 at the target's mount).",
+      labels,
+    );
     this.errors = counter(
       'jobio_lustre_health_errors_total',
       'Capacity, health_check and recovery_status values skipped: reason="read" (the file could not be read) or "parse" (no value of the known shape).',
@@ -50,7 +61,19 @@ export class LustreHealthMetrics {
   }
 
   clear(): void {
-    for (const m of [...Object.values(this.capacity), this.recoveryStatus, this.recoveryCompleted, this.recoveryRecoverable, this.recoveryRemaining, this.recoveryEvicted, this.errors]) m.reset();
+    for (const m of [
+      ...Object.values(this.capacity),
+      this.recoveryStatus,
+      this.recoveryCompleted,
+      this.recoveryRecoverable,
+      this.recoveryRemaining,
+      this.recoveryEvicted,
+      this.locks,
+      this.resources,
+      this.lockTimeouts,
+      this.errors,
+    ])
+      m.reset();
     this.healthy.clear();
   }
 
@@ -67,6 +90,13 @@ export class LustreHealthMetrics {
   capacityValue(target: string, file: CapacityFile, value: bigint): void {
     // Lustre prints kilobytes; a float64 holds bytes exactly up to 8 PiB per target.
     this.capacity[file].set({ fs: targetFs(target), target }, Number(file.startsWith('kbytes') ? value * 1024n : value));
+  }
+
+  ldlmValue(target: string, file: LdlmFile, value: bigint): void {
+    const labels = { fs: targetFs(target), target };
+    if (file === 'lock_count') this.locks.set(labels, Number(value));
+    else if (file === 'resource_count') this.resources.set(labels, Number(value));
+    else this.lockTimeouts.inc(labels, Number(value));
   }
 
   health(healthy: boolean): void {

@@ -2,7 +2,7 @@
 // and the malformed ones, with exact values.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, targetFs } from './lustre-health.js';
+import { namespaceTarget, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, targetFs } from './lustre-health.js';
 
 test('capacity values: one u64, nothing else', () => {
   assert.equal(parseCapacityValue('35016088872\n'), 35016088872n);
@@ -55,4 +55,11 @@ test('target names: the file system before -OSTxxxx / -MDTxxxx', () => {
   assert.equal(targetFs('my-fs-MDT000a'), 'my-fs');
   assert.equal(targetFs('MGS'), '');
   assert.equal(targetFs('fs-OST1'), '');
+});
+
+test("ldlm namespaces: a server target's, never a client's", () => {
+  assert.equal(namespaceTarget('mdt-ai400x2-MDT0000_UUID'), 'ai400x2-MDT0000');
+  assert.equal(namespaceTarget('filter-fs-OST0001_UUID'), 'fs-OST0001');
+  assert.equal(namespaceTarget('fs-OST0000-osc-ffff88105db50000'), undefined);
+  assert.equal(namespaceTarget('MGS'), undefined);
 });

@@ -7,6 +7,7 @@
 //     status: RECOVERING           time_remaining, connected_clients: <n>/<max>, completed_clients: <n>,
 //                                  evicted_clients, …
 //     status: INACTIVE | WAITING | WAITING_FOR_CLIENTS   (a few keys or none)
+//   ldlm/namespaces/{mdt,filter}-<target>_UUID/{lock_count,resource_count,lock_timeouts}  one integer each
 // raw, or as one `lctl get_param` dump of them all (`<param>=` headers, a one-line value on the header
 // line). None of them throws on input: a value of no known shape is `undefined`, for the caller to count.
 import { LCTL_HEADER } from './lustre-stats.js';
@@ -45,6 +46,19 @@ export function isCapacityFile(name: string): name is CapacityFile {
 }
 
 const MAX_U64 = (1n << 64n) - 1n;
+
+/** The lock manager files of a server target's namespace (`ldlm/namespaces/{mdt,filter}-<target>_UUID/`). */
+export const LDLM_FILES = ['lock_count', 'resource_count', 'lock_timeouts'] as const;
+export type LdlmFile = (typeof LDLM_FILES)[number];
+
+export function isLdlmFile(name: string): name is LdlmFile {
+  return (LDLM_FILES as readonly string[]).includes(name);
+}
+
+/** The target of a server namespace (`filter-fs-OST0000_UUID` → `fs-OST0000`); undefined for a client's. */
+export function namespaceTarget(namespace: string): string | undefined {
+  return /^(?:mdt|filter)-(.+)_UUID$/.exec(namespace)?.[1];
+}
 
 /** One unsigned decimal integer (`%llu\n`); undefined for anything else. */
 export function parseCapacityValue(text: string): bigint | undefined {

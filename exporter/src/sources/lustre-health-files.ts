@@ -3,19 +3,28 @@
 //   <root>/osd-{ldiskfs,zfs}/<target>/{kbytes,files}*   osd-ldiskfs.<target>.kbytestotal
 //   <root>/health_check                                 health_check
 //   <root>/{obdfilter,mdt}/<target>/recovery_status      obdfilter.<target>.recovery_status
+//   <root>/ldlm/namespaces/<namespace>/lock_count        ldlm.namespaces.<namespace>.lock_count
+//                                                       (server namespaces only: mdt-/filter-<target>_UUID)
 // Versions put them in different roots (/proc/fs/lustre up to 2.10, /sys/fs/lustre later for the
 // one-value files); the first root holding a target's file wins, as for every Lustre collector.
 import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
-import { CAPACITY_FILES, type LctlParam } from '../parsers/lustre-health.js';
+import { CAPACITY_FILES, LDLM_FILES, namespaceTarget, type LctlParam } from '../parsers/lustre-health.js';
 import { findTargets, lustreRoots, type UnlistedDir } from './lustre-tree.js';
 import { readPseudoFile } from './pseudo-files.js';
+import { forEachLimited } from '../util/for-each-limited.js';
 
 /** The osd kinds whose targets report capacity. */
 export const OSD_KINDS = ['osd-ldiskfs', 'osd-zfs'] as const;
 
 /** The `lctl get_param` patterns of the same files. */
-export const HEALTH_LCTL_ARGS = [...OSD_KINDS.flatMap((k) => CAPACITY_FILES.map((f) => `${k}.*.${f}`)), 'health_check', 'obdfilter.*.recovery_status', 'mdt.*.recovery_status'];
+export const HEALTH_LCTL_ARGS = [
+  ...OSD_KINDS.flatMap((k) => CAPACITY_FILES.map((f) => `${k}.*.${f}`)),
+  'health_check',
+  'obdfilter.*.recovery_status',
+  'mdt.*.recovery_status',
+  ...LDLM_FILES.map((f) => `ldlm.namespaces.*.${f}`),
+];
 
 interface HealthFile {
   readonly param: string;
@@ -36,28 +45,43 @@ async function findHealthFiles(paths: Paths): Promise<{ files: HealthFile[]; unl
   const recovery = await findTargets(paths, ['obdfilter', 'mdt'], ({ kind, target, dir }, entries) =>
     entries.includes('recovery_status') ? [{ param: `${kind}.${target}.recovery_status`, path: join(dir, 'recovery_status') }] : [],
   );
+  const ldlm = await findTargets(paths, ['ldlm/namespaces'], ({ target: namespace, dir }, entries) =>
+    namespaceTarget(namespace) === undefined ? [] : LDLM_FILES.filter((f) => entries.includes(f)).map((f) => ({ param: `ldlm.namespaces.${namespace}.${f}`, path: join(dir, f) })),
+  );
   const health = lustreRoots(paths).map((root) => ({ param: 'health_check', path: join(root, 'health_check') }));
-  return { files: [...capacity.files, ...recovery.files, ...health], unlisted: [...capacity.unlisted, ...recovery.unlisted] };
+  return { files: [...capacity.files, ...recovery.files, ...ldlm.files, ...health], unlisted: [...capacity.unlisted, ...recovery.unlisted, ...ldlm.unlisted] };
 }
 
-/** Reads every file found; health_check from the first root that has one. A file gone meanwhile is skipped. */
+/** Files read at once: small sysfs files each wait on libuv's 4-thread pool, shared with the other collectors. */
+const READ_LANES = 4;
+
+/** Reads every file found, a few at a time, in their order; health_check from the first root that has one. A file gone meanwhile is skipped. */
 export async function readHealthFiles(paths: Paths, signal?: AbortSignal): Promise<HealthFilesRead> {
   const { files, unlisted } = await findHealthFiles(paths);
-  const params: LctlParam[] = [];
+  const texts: (string | undefined)[] = new Array<string | undefined>(files.length);
   const unreadable: { path: string; error: Error }[] = [];
+  await forEachLimited(
+    files.map((file, i) => ({ file, i })),
+    READ_LANES,
+    async ({ file, i }) => {
+      signal?.throwIfAborted();
+      try {
+        texts[i] = (await readPseudoFile(file.path, { signal, maxBytes: 1 << 16 })).toString('latin1');
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return;
+        if (signal?.aborted) throw err;
+        unreadable.push({ path: file.path, error: err as Error });
+      }
+    },
+  );
+  const params: LctlParam[] = [];
   let haveHealth = false;
-  for (const file of files) {
-    if (file.param === 'health_check' && haveHealth) continue;
-    signal?.throwIfAborted();
-    try {
-      params.push({ name: file.param, text: (await readPseudoFile(file.path, { signal, maxBytes: 1 << 16 })).toString('latin1') });
-      if (file.param === 'health_check') haveHealth = true;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-      if (signal?.aborted) throw err;
-      unreadable.push({ path: file.path, error: err as Error });
-    }
-  }
+  files.forEach((file, i) => {
+    const text = texts[i];
+    if (text === undefined || (file.param === 'health_check' && haveHealth)) return;
+    if (file.param === 'health_check') haveHealth = true;
+    params.push({ name: file.param, text });
+  });
   return { params, unreadable, unlisted };
 }

@@ -1,0 +1,59 @@
+// @ts-check
+// The lustre_health benchmark's scrapes, in their own process on the built exporter (dist/), as
+// production runs them. Prints one JSON line: per mode, the times of every scrape in ms.
+//   worker.mjs ROOT ROOTFS RUNS
+// Modes, interleaved run by run so that the machine's noise falls on each alike:
+//   jobstats  lustre_jobstats alone (update() + its registry rendered): the exporter's main job
+//   both      lustre_jobstats and lustre_health, one after the other, as one scrape serves them
+//   health    lustre_health alone
+import { performance } from 'node:perf_hooks';
+import { Registry } from 'prom-client';
+import { lustreJobStatsCollector } from '../../dist/collectors/lustre_jobstats.js';
+import { lustreHealthCollector } from '../../dist/collectors/lustre_health.js';
+import { createLogger } from '../../dist/util/logger.js';
+
+const [root = '', rootfs = '', runsText = '30'] = process.argv.slice(2);
+const runs = Number(runsText);
+const signal = new AbortController().signal;
+const logger = createLogger('error', 'json');
+const paths = { procfs: `${root}/proc`, sysfs: `${root}/sys`, rootfs };
+
+/** @param {import('../../dist/scrape/collector.js').CollectorDescriptor} descriptor */
+function instance(descriptor) {
+  const registry = new Registry();
+  const c = descriptor.create({ registry, paths, options: {}, logger });
+  return {
+    async scrape() {
+      const outcome = await c.update(signal);
+      if (outcome !== 'ok') throw new Error(`${descriptor.name}: ${outcome}`);
+      return registry.metrics();
+    },
+    async series() {
+      const families = /** @type {{values?: unknown[]}[]} */ (/** @type {unknown} */ (await registry.getMetricsAsJSON()));
+      return families.reduce((n, f) => n + (f.values?.length ?? 0), 0);
+    },
+  };
+}
+
+const jobstats = instance(lustreJobStatsCollector);
+const health = instance(lustreHealthCollector);
+/** @type {Record<string, () => Promise<unknown>>} */
+const modes = {
+  jobstats: () => jobstats.scrape(),
+  both: async () => {
+    await jobstats.scrape();
+    await health.scrape();
+  },
+  health: () => health.scrape(),
+};
+/** @type {Record<string, number[]>} */
+const times = { jobstats: [], both: [], health: [] };
+for (const fn of Object.values(modes)) await fn(); // first scrapes: code compiled, every series born
+for (let i = 0; i < runs; i += 1) {
+  for (const [name, fn] of Object.entries(modes)) {
+    const started = performance.now();
+    await fn();
+    times[name]?.push(performance.now() - started);
+  }
+}
+console.log(JSON.stringify({ times, series: { jobstats: await jobstats.series(), health: await health.series() } }));
