@@ -115,7 +115,14 @@ export function createApp(options: AppOptions): Express {
       res.type('html').send(landingPage(options.telemetryPath, options.collectorNames));
     });
   }
-  app.use((_req, res) => {
+  // A path we serve asked with another method (OPTIONS, POST, …) is 405 with the methods it takes,
+  // as HTTP says, not 404: the path exists.
+  const served = (path: string): boolean => samePath(path, options.telemetryPath) || path === '/healthz' || path === '/';
+  app.use((req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && served(req.path)) {
+      res.status(405).set('Allow', 'GET, HEAD').type('text/plain').send('method not allowed\n');
+      return;
+    }
     res.status(404).type('text/plain').send('not found\n');
   });
   return app;
