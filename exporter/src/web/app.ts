@@ -99,7 +99,18 @@ export function createApp(options: AppOptions): Express {
       next();
       return;
     }
-    options.scraper.scrape().then(
+    // node_exporter's collect[]: only the named collectors (an unknown or disabled name is refused).
+    const asked = new URLSearchParams(req.originalUrl.slice(req.originalUrl.indexOf('?') + 1 || req.originalUrl.length)).getAll('collect[]');
+    const only = asked.length > 0 ? new Set(asked) : undefined;
+    const unknown = asked.filter((name) => !options.scraper.collectorNames.includes(name));
+    if (unknown.length > 0) {
+      res
+        .status(400)
+        .type('text/plain')
+        .send(`collect[]: not an enabled collector: ${unknown.map((n) => JSON.stringify(n)).join(', ')}\n`);
+      return;
+    }
+    options.scraper.scrape(only).then(
       (text) => sendExposition(req, res, options.scraper.contentType, text, bodies, options.logger),
       (err: unknown) => {
         options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'scrape failed');
