@@ -17,6 +17,18 @@ export interface EnabledCollector {
 
 class TimeoutError extends Error {}
 
+/** One scrape's exposition: the exporter's own part (no collector), then each served collector's. */
+interface Scraped {
+  readonly parts: readonly { readonly collector?: string; readonly text: string }[];
+  all?: string;
+}
+
+const joinParts = (parts: Scraped['parts']): string =>
+  parts
+    .map((p) => p.text)
+    .filter((t) => t !== '')
+    .join('');
+
 /** The outcome of a collector's last update, by collector name (the startup log reads it). */
 export interface LastOutcome {
   readonly outcome: UpdateOutcome | 'failed';
@@ -29,7 +41,7 @@ export class Scraper {
   private scraped!: () => void;
   /** Resolves when the first scrape has run every collector (the per-collector log lines wait for it). */
   readonly firstScrape = new Promise<void>((resolve) => (this.scraped = resolve));
-  private inFlight: Promise<{ collector?: string; text: string }[]> | undefined;
+  private inFlight: Promise<Scraped> | undefined;
   /** Updates still running from an earlier scrape (a hung source): never started twice at once. */
   private readonly pending = new Map<string, Promise<unknown>>();
 
@@ -59,15 +71,13 @@ export class Scraper {
         this.inFlight = undefined;
       });
     }
-    const parts = await this.inFlight;
-    return parts
-      .filter((p) => p.collector === undefined || !only || only.has(p.collector))
-      .map((p) => p.text)
-      .filter((t) => t !== '')
-      .join('');
+    const scraped = await this.inFlight;
+    // The whole text is joined once per scrape: every request shares it (and so its encoded body).
+    if (!only) return (scraped.all ??= joinParts(scraped.parts));
+    return joinParts(scraped.parts.filter((p) => p.collector === undefined || only.has(p.collector)));
   }
 
-  private async runScrape(): Promise<{ collector?: string; text: string }[]> {
+  private async runScrape(): Promise<Scraped> {
     const results = await Promise.all(this.collectors.map((c) => this.runOne(c)));
     this.self.record(results);
     this.scraped();
@@ -78,7 +88,7 @@ export class Scraper {
       const r = results[i];
       if (r && (r.success || r.absent)) parts.push({ collector: c.name, text: await c.registry.metrics() });
     }
-    return parts;
+    return { parts };
   }
 
   private async runOne(entry: EnabledCollector): Promise<CollectorResult & { absent: boolean }> {
