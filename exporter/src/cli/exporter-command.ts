@@ -43,6 +43,9 @@ export function exporterCommand(run: (action: () => Promise<number>) => void, op
     .addOption(new Option('--web.max-connections-per-peer <n>', 'Open connections at most from one client address (same rule at the cap).').default(String(DEFAULT_LIMITS.maxPerPeer)))
     .addOption(new Option('--web.header-timeout <duration>', 'Time a client has to complete the TLS handshake and send its request headers.').default(`${DEFAULT_LIMITS.headerTimeoutMs / 1000}s`))
     .addOption(new Option('--web.request-timeout <duration>', 'Time a client has to send its whole request.').default(`${DEFAULT_LIMITS.requestTimeoutMs / 1000}s`))
+    .addOption(
+      new Option('--web.write-timeout <duration>', 'Time a client has to read a complete response; a client that does not read is disconnected.').default(`${DEFAULT_LIMITS.writeTimeoutMs / 1000}s`),
+    )
     .addOption(new Option('--log.level <level>', 'Only log messages with the given severity or above.').choices(LOG_LEVELS).default('info'))
     .addOption(new Option('--log.format <format>', 'Output format of log messages.').choices(LOG_FORMATS).default('logfmt'))
     .addOption(new Option('--path.procfs <path>', 'procfs mountpoint.').default('/proc'))
@@ -169,6 +172,8 @@ function readServerLimits(values: Record<string, string>): ServerLimits {
     maxPerPeer: read('--web.max-connections-per-peer', 'web.maxConnectionsPerPeer', positiveInteger),
     headerTimeoutMs: read('--web.header-timeout', 'web.headerTimeout', positiveDuration),
     requestTimeoutMs: read('--web.request-timeout', 'web.requestTimeout', positiveDuration),
+    maxPipelined: DEFAULT_LIMITS.maxPipelined,
+    writeTimeoutMs: read('--web.write-timeout', 'web.writeTimeout', positiveDuration),
   };
   if (limits.headerTimeoutMs > limits.requestTimeoutMs) throw new FlagError('--web.header-timeout cannot be longer than --web.request-timeout');
   return limits;

@@ -17,6 +17,18 @@ export interface EnabledCollector {
 
 class TimeoutError extends Error {}
 
+/** One scrape's exposition: the exporter's own part (no collector), then each served collector's. */
+interface Scraped {
+  readonly parts: readonly { readonly collector?: string; readonly text: string }[];
+  all?: string;
+}
+
+const joinParts = (parts: Scraped['parts']): string =>
+  parts
+    .map((p) => p.text)
+    .filter((t) => t !== '')
+    .join('');
+
 /** The outcome of a collector's last update, by collector name (the startup log reads it). */
 export interface LastOutcome {
   readonly outcome: UpdateOutcome | 'failed';
@@ -29,7 +41,7 @@ export class Scraper {
   private scraped!: () => void;
   /** Resolves when the first scrape has run every collector (the per-collector log lines wait for it). */
   readonly firstScrape = new Promise<void>((resolve) => (this.scraped = resolve));
-  private inFlight: Promise<string> | undefined;
+  private inFlight: Promise<Scraped> | undefined;
   /** Updates still running from an earlier scrape (a hung source): never started twice at once. */
   private readonly pending = new Map<string, Promise<unknown>>();
 
@@ -43,28 +55,40 @@ export class Scraper {
     return this.self.registry.contentType;
   }
 
-  /** The exposition text of a fresh scrape (shared with any scrape already in flight). */
-  scrape(): Promise<string> {
+  /** Collector names a request may select with `collect[]`. */
+  get collectorNames(): readonly string[] {
+    return this.collectors.map((c) => c.name);
+  }
+
+  /**
+   * The exposition text of a fresh scrape (shared with any scrape already in flight). With `only`
+   * (node_exporter's `collect[]`), the exposition holds the exporter's own metrics and those
+   * collectors alone.
+   */
+  async scrape(only?: ReadonlySet<string>): Promise<string> {
     if (!this.inFlight) {
       this.inFlight = this.runScrape().finally(() => {
         this.inFlight = undefined;
       });
     }
-    return this.inFlight;
+    const scraped = await this.inFlight;
+    // The whole text is joined once per scrape: every request shares it (and so its encoded body).
+    if (!only) return (scraped.all ??= joinParts(scraped.parts));
+    return joinParts(scraped.parts.filter((p) => p.collector === undefined || only.has(p.collector)));
   }
 
-  private async runScrape(): Promise<string> {
+  private async runScrape(): Promise<Scraped> {
     const results = await Promise.all(this.collectors.map((c) => this.runOne(c)));
     this.self.record(results);
     this.scraped();
-    const parts = [await this.self.registry.metrics()];
+    const parts: { collector?: string; text: string }[] = [{ text: await this.self.registry.metrics() }];
     // A failed collector's registry may hold a half-refilled or stale snapshot: like node_exporter,
     // serve nothing from it this scrape rather than numbers nobody can trust.
     for (const [i, c] of this.collectors.entries()) {
       const r = results[i];
-      if (r && (r.success || r.absent)) parts.push(await c.registry.metrics());
+      if (r && (r.success || r.absent)) parts.push({ collector: c.name, text: await c.registry.metrics() });
     }
-    return parts.filter((p) => p !== '').join('');
+    return { parts };
   }
 
   private async runOne(entry: EnabledCollector): Promise<CollectorResult & { absent: boolean }> {

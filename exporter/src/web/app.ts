@@ -1,11 +1,11 @@
 // The exporter's HTTP surface: `/` landing page, the telemetry path (default /metrics), /healthz.
-import { gzip } from 'node:zlib';
 import express, { type Express, type Request, type Response } from 'express';
 import type { Scraper } from '../scrape/scraper.js';
 import type { WebConfig } from './web-config.js';
 import { basicAuth } from './basic-auth.js';
 import type { PasswordChecker } from './password-checker.js';
 import type { WebMetrics } from './web-metrics.js';
+import { ExpositionBodies } from './exposition-bodies.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../util/logger.js';
 
@@ -51,26 +51,34 @@ function landingPage(telemetryPath: string, collectors: readonly string[]): stri
 
 /**
  * Sends the exposition, gzip-compressed when the scraper accepts it (Prometheus always does): a big
- * exposition shrinks about tenfold. Compression runs on libuv's thread pool, not the event loop.
+ * exposition shrinks about tenfold. The body is the scrape's shared one (exposition-bodies.ts).
  */
-function sendExposition(req: Request, res: Response, contentType: string, text: string, logger: Logger): void {
+function sendExposition(req: Request, res: Response, contentType: string, text: string, bodies: ExpositionBodies, logger: Logger): void {
   res.vary('Accept-Encoding').type(contentType);
+  const send = (body: Buffer): void => {
+    if (res.destroyed) return;
+    bodies.hold(res, body);
+    res.send(body);
+  };
   if (req.acceptsEncodings('gzip', 'identity') !== 'gzip') {
-    res.send(text);
+    void bodies.body(text, 'identity').then(send);
     return;
   }
-  gzip(text, (err, body) => {
-    if (err) {
-      logger.warn({ err: err.message }, 'gzip failed, sending the exposition uncompressed');
-      res.send(text);
-      return;
-    }
-    res.set('Content-Encoding', 'gzip').send(body);
-  });
+  bodies.body(text, 'gzip').then(
+    (body) => {
+      res.set('Content-Encoding', 'gzip');
+      send(body);
+    },
+    async (err: unknown) => {
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'gzip failed, sending the exposition uncompressed');
+      send(await bodies.body(text, 'identity'));
+    },
+  );
 }
 
 export function createApp(options: AppOptions): Express {
   const app = express();
+  const bodies = new ExpositionBodies(options.webMetrics);
   app.disable('x-powered-by');
   app.set('etag', false);
   if (options.webConfig.headers.size > 0) {
@@ -91,8 +99,19 @@ export function createApp(options: AppOptions): Express {
       next();
       return;
     }
-    options.scraper.scrape().then(
-      (text) => sendExposition(req, res, options.scraper.contentType, text, options.logger),
+    // node_exporter's collect[]: only the named collectors (an unknown or disabled name is refused).
+    const asked = new URLSearchParams(req.originalUrl.slice(req.originalUrl.indexOf('?') + 1 || req.originalUrl.length)).getAll('collect[]');
+    const only = asked.length > 0 ? new Set(asked) : undefined;
+    const unknown = asked.filter((name) => !options.scraper.collectorNames.includes(name));
+    if (unknown.length > 0) {
+      res
+        .status(400)
+        .type('text/plain')
+        .send(`collect[]: not an enabled collector: ${unknown.map((n) => JSON.stringify(n)).join(', ')}\n`);
+      return;
+    }
+    options.scraper.scrape(only).then(
+      (text) => sendExposition(req, res, options.scraper.contentType, text, bodies, options.logger),
       (err: unknown) => {
         options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'scrape failed');
         res.status(500).type('text/plain').send('scrape failed\n');
@@ -107,7 +126,14 @@ export function createApp(options: AppOptions): Express {
       res.type('html').send(landingPage(options.telemetryPath, options.collectorNames));
     });
   }
-  app.use((_req, res) => {
+  // A path we serve asked with another method (OPTIONS, POST, …) is 405 with the methods it takes,
+  // as HTTP says, not 404: the path exists.
+  const served = (path: string): boolean => samePath(path, options.telemetryPath) || path === '/healthz' || path === '/';
+  app.use((req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && served(req.path)) {
+      res.status(405).set('Allow', 'GET, HEAD').type('text/plain').send('method not allowed\n');
+      return;
+    }
     res.status(404).type('text/plain').send('not found\n');
   });
   return app;

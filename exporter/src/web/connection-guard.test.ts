@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Registry } from 'prom-client';
-import { listen, type ServerLimits } from './listen.js';
+import { DEFAULT_LIMITS, listen, type ServerLimits } from './listen.js';
 import { WebMetrics } from './web-metrics.js';
 import { createLogger } from '../util/logger.js';
 
@@ -42,7 +42,7 @@ async function dropped(registry: Registry, reason: string): Promise<number> {
 }
 
 test('at the total cap the longest-waiting connection is closed and a real request still gets through', async () => {
-  const s = await serve({ maxConnections: 5, maxPerPeer: 100, headerTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
+  const s = await serve({ ...DEFAULT_LIMITS, maxConnections: 5, maxPerPeer: 100, headerTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
   const sockets: Socket[] = [];
   try {
     for (let i = 0; i < 10; i++) sockets.push(await opened(s.port));
@@ -57,7 +57,7 @@ test('at the total cap the longest-waiting connection is closed and a real reque
 });
 
 test('a client that never finishes its headers is answered 408 after the header timeout, counted', async () => {
-  const s = await serve({ maxConnections: 5, maxPerPeer: 5, headerTimeoutMs: 200, requestTimeoutMs: 1000 });
+  const s = await serve({ ...DEFAULT_LIMITS, maxConnections: 5, maxPerPeer: 5, headerTimeoutMs: 200, requestTimeoutMs: 1000 });
   try {
     const socket = await opened(s.port);
     let reply = '';

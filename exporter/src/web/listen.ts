@@ -10,15 +10,23 @@ import { clientCertRefusal, makeAllowedSans } from './client-cert.js';
 import type { WebMetrics } from './web-metrics.js';
 import type { Logger } from '../util/logger.js';
 import { guardConnections, type ConnectionLimits } from './connection-guard.js';
+import { oneRequestAtATime, type PipelineLimits } from './one-at-a-time.js';
 
-export interface ServerLimits extends ConnectionLimits {
+export interface ServerLimits extends ConnectionLimits, PipelineLimits {
   /** Time a client has to send its request headers (and, over TLS, to complete the handshake). */
   readonly headerTimeoutMs: number;
   /** Time a client has to send its whole request. */
   readonly requestTimeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: ServerLimits = { maxConnections: 512, maxPerPeer: 64, headerTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxConnections: 512,
+  maxPerPeer: 64,
+  headerTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxPipelined: 8,
+  writeTimeoutMs: 30_000,
+};
 
 export interface ListenOptions {
   readonly webConfig: WebConfig;
@@ -52,6 +60,7 @@ export function listen(app: Express, address: ListenAddress, options: ListenOpti
     // Node checks the two timeouts above only this often (30 s by default).
     connectionsCheckingInterval: Math.min(1000, limits.headerTimeoutMs),
   };
+  const handler = oneRequestAtATime(app, limits, metrics);
   let server: Server;
   if (tls) {
     server = createHttpsServer(
@@ -72,7 +81,7 @@ export function listen(app: Express, address: ListenAddress, options: ListenOpti
         // refusal is counted with its reason.
         rejectUnauthorized: false,
       },
-      app,
+      handler,
     );
     const sanAllowed = tls.allowedSans ? makeAllowedSans(tls.allowedSans) : undefined;
     // Prepended, so the check runs before the HTTP layer attaches to the socket and reads a byte.
@@ -91,7 +100,7 @@ export function listen(app: Express, address: ListenAddress, options: ListenOpti
       logger.debug({ peer: socket.remoteAddress, err: err.message }, 'TLS handshake failed');
     });
   } else {
-    server = createHttpServer(timeouts, app);
+    server = createHttpServer(timeouts, handler);
   }
   guardConnections(server, limits, metrics);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {

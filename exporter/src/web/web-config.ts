@@ -135,6 +135,14 @@ export function parseWebConfig(doc: unknown, file: string): WebConfig {
     const maxName = tlsDoc.max_version === undefined ? undefined : versionText(tlsDoc.max_version);
     const minVersion = TLS_VERSIONS[minName] ?? fail('tls_server_config.min_version', `must be one of ${versionNames.join(', ')}`);
     const maxVersion = maxName === undefined ? undefined : (TLS_VERSIONS[maxName] ?? fail('tls_server_config.max_version', `must be one of ${versionNames.join(', ')}`));
+    // Named by the exporter-toolkit, but the OpenSSL Node links refuses TLS 1.0 and 1.1 handshakes at its
+    // security level: accepted, they would not be honoured, so they are refused here.
+    for (const [field, name] of [
+      ['min_version', minName],
+      ['max_version', maxName],
+    ] as const) {
+      if (name === 'TLS10' || name === 'TLS11') fail(`tls_server_config.${field}`, `${name} is not supported (the OpenSSL of this Node refuses TLS 1.0 and 1.1 handshakes); use TLS12 or TLS13`);
+    }
     if (maxVersion && maxName !== undefined && versionNames.indexOf(maxName) < versionNames.indexOf(minName)) {
       fail('tls_server_config.max_version', `${maxName} is below min_version ${minName}: no handshake could succeed`);
     }
