@@ -253,7 +253,7 @@ async function ensureMunge(): Promise<Munge | string> {
 }
 
 /** PIDs of processes whose environment names this instance (its daemons' children and its jobs). */
-function processesOf(marker: string): number[] {
+export function processesOf(marker: string): number[] {
   const pids: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;

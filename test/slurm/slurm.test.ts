@@ -37,7 +37,26 @@ before(async () => {
   for (const hook of ['prolog', 'epilog']) {
     writeFileSync(join(hooksDir, `${hook}.sh`), `#!/bin/sh\nJOBIO_SPOOL=${spool} exec ${join(repoRoot, `provisioning/slurm/jobio-${hook}.sh`)}\n`, { mode: 0o755 });
   }
-  const started = await startSlurm({ extraConf: [`Prolog=${join(hooksDir, 'prolog.sh')}`, `Epilog=${join(hooksDir, 'epilog.sh')}`] });
+  // The TaskProlog (provisioning/slurm/jobio-taskprolog.sh) with a site file that profiles the
+  // `profiled` partition's jobs, never the `quiet` partition's, and the other (`debug`, where the
+  // tests below preload the profiler themselves) only on a job's opt-in.
+  writeFileSync(
+    join(hooksDir, 'taskprolog.conf'),
+    [`library=${requireProfilerLibrary()}`, `socket=${join(hooksDir, 'sock', 'profiler.sock')}`, 'partitions=profiled', 'exclude_partitions=quiet', ''].join('\n'),
+    { mode: 0o644 },
+  );
+  writeFileSync(join(hooksDir, 'taskprolog.sh'), `#!/bin/sh\nJOBIO_TASKPROLOG_CONF=${join(hooksDir, 'taskprolog.conf')} exec ${join(repoRoot, 'provisioning/slurm/jobio-taskprolog.sh')}\n`, {
+    mode: 0o755,
+  });
+  const started = await startSlurm({
+    extraConf: [
+      `Prolog=${join(hooksDir, 'prolog.sh')}`,
+      `Epilog=${join(hooksDir, 'epilog.sh')}`,
+      `TaskProlog=${join(hooksDir, 'taskprolog.sh')}`,
+      'PartitionName=profiled Nodes=ALL MaxTime=INFINITE State=UP',
+      'PartitionName=quiet Nodes=ALL MaxTime=INFINITE State=UP',
+    ],
+  });
   if (started.skip !== undefined) {
     skipReason = started.skip;
     console.log(`# Slurm tests skipped: ${skipReason}`);
@@ -47,8 +66,10 @@ before(async () => {
   console.log(`# ${slurm.describe()}`);
   alice = ensureUser('jobiotest');
   bob = ensureUser('jobiotest2');
-  // The profiler socket: a directory every job user can enter, the socket itself 0666 (the default).
-  socketDir = mkdtempSync(join(tmpdir(), 'jobio-slurm-sock-'));
+  // The profiler socket: a directory every job user can enter, the socket itself 0666 (the default);
+  // the TaskProlog's site file names it.
+  socketDir = join(hooksDir, 'sock');
+  mkdirSync(socketDir, { mode: 0o755 });
   chmodSync(socketDir, 0o755);
   socket = join(socketDir, 'profiler.sock');
   exporter = await startExporter(
@@ -73,7 +94,6 @@ before(async () => {
 after(async () => {
   await exporter?.stop();
   await slurm?.stop();
-  if (socketDir) rmSync(socketDir, { recursive: true, force: true });
   if (hooksDir) rmSync(hooksDir, { recursive: true, force: true });
 });
 
@@ -489,5 +509,41 @@ test('a 2-second job between two scrapes (30 s interval): the next scrape has it
   );
   t.diagnostic(
     `job ${job} (2 s): cpu_user ${sum(next, 'jobio_job_cpu_user_seconds_total', labels)} s, cpu_system ${sum(next, 'jobio_job_cpu_system_seconds_total', labels)} s, memory_peak ${sum(next, 'jobio_job_memory_peak_bytes', labels)} B, profiler writes ${writes(after)} (in the first scrape after its end: ${writes(next)})`,
+  );
+});
+
+test("the TaskProlog: a job of a profiled partition is profiled with no line in its script, a job's --comment opts it in elsewhere, and an excluded partition is left alone whatever its job asks", async (t) => {
+  const s = cluster(t);
+  if (!s) return;
+  const mount = mountOf(s.work);
+  const writes = (m: readonly Sample[], jobid: string): number => sum(m, 'jobio_profiler_calls_total', { call: 'write', mount, jobid });
+  // Each job reports what its tasks were given; the profiled ones only into a file of another mount
+  // (/dev/shm or /tmp), so their own count on the work mount stays dd's.
+  const env = 'printf "LD_PRELOAD=[%s] JOBIO_PROFILE=[%s] JOBIO_SOCKET=[%s]\\n" "$LD_PRELOAD" "$JOBIO_PROFILE" "$JOBIO_SOCKET"';
+  const ddLines = (n: number): string => `dd if=/dev/zero of="$PWD/tp-$SLURM_JOB_ID.bin" bs=4k count=${n} status=none`;
+  // 1. The excluded partition: the job asks twice (its environment and its comment) and is still left alone.
+  const quiet = submit(t, s, { user: alice, args: ['-p', 'quiet', '--comment=jobio=on'], env: { JOBIO_PROFILE: '1' }, script: ['#!/bin/sh', env, ddLines(30), ''].join('\n') });
+  assert.equal(await s.waitEnded(quiet), 'COMPLETED', readFileSync(s.output(quiet), 'utf8'));
+  assert.equal(readFileSync(s.output(quiet), 'utf8'), 'LD_PRELOAD=[] JOBIO_PROFILE=[0] JOBIO_SOCKET=[]\n');
+  // 2. The profiled partition, a script with no profiler line; 3. the default partition, opted in by --comment.
+  const report = '/dev/shm';
+  const envToShm = (name: string): string => `${env} > ${report}/jobio-tp-${name}-$SLURM_JOB_ID`;
+  const profiled = submit(t, s, { user: alice, args: ['-p', 'profiled'], script: ['#!/bin/sh', envToShm('p'), ddLines(100), 'sleep 1', ''].join('\n') });
+  const commented = submit(t, s, { user: alice, args: ['--comment=run 7,jobio=on'], script: ['#!/bin/sh', envToShm('c'), ddLines(40), 'sleep 1', ''].join('\n') });
+  t.after(() => {
+    for (const f of [`p-${profiled}`, `c-${commented}`]) rmSync(join(report, `jobio-tp-${f}`), { force: true });
+  });
+  assert.equal(await s.waitEnded(profiled, 60_000), 'COMPLETED', readFileSync(s.output(profiled), 'utf8'));
+  assert.equal(await s.waitEnded(commented, 60_000), 'COMPLETED', readFileSync(s.output(commented), 'utf8'));
+  const given = `LD_PRELOAD=[${requireProfilerLibrary()}] JOBIO_PROFILE=[1] JOBIO_SOCKET=[${socket}]\n`;
+  assert.equal(readFileSync(join(report, `jobio-tp-p-${profiled}`), 'utf8'), given);
+  assert.equal(readFileSync(join(report, `jobio-tp-c-${commented}`), 'utf8'), given);
+  const m = await pollMetrics(`the profiled jobs' writes`, (x) => writes(x, profiled) >= 100 && writes(x, commented) >= 40);
+  assert.equal(writes(m, profiled), 100, "dd's 100 writes under the job of the profiled partition");
+  assert.equal(sum(m, 'jobio_profiler_calls_total', { call: 'write', mount, jobid: profiled, user: 'jobiotest' }), 100);
+  assert.equal(writes(m, commented), 40, "dd's 40 writes under the job that opted in by its comment");
+  assert.equal(m.filter((x) => x.name.startsWith('jobio_profiler_') && x.labels.jobid === quiet).length, 0, 'nothing at all from the excluded partition');
+  t.diagnostic(
+    `TaskProlog: job ${profiled} (partition profiled) ${writes(m, profiled)} writes, job ${commented} (--comment jobio=on) ${writes(m, commented)} writes, job ${quiet} (partition quiet) no profiler series`,
   );
 });
