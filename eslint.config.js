@@ -1,4 +1,5 @@
-// Lint for the exporter, CLIs, tests and benchmarks: typescript-eslint's strict, type-aware rules.
+// Lint for the exporter, CLIs, tests, benchmarks and scripts: typescript-eslint's strict, type-aware rules
+// (the .js/.mjs files without the type-aware ones).
 // The Grafana plugin has its own configuration (grafana-plugin/eslint.config.mjs).
 // Departures from `strictTypeChecked`, each on purpose:
 //   - numbers and booleans may appear in template strings (messages and label values print
@@ -13,6 +14,7 @@
 //   - tests and benchmarks may use `!` on values they have just produced (a wrong guess fails the test),
 //     and may walk parsed JSON (Mistral records, dashboards, API answers) as `any`: a wrong path fails an assertion.
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const nodeTest = ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'].map((name) => ({
@@ -22,7 +24,7 @@ const nodeTest = ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeE
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'grafana-plugin/', 'native/**/build/', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['dist/', 'node_modules/', 'grafana-plugin/', 'native/**/build/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -30,20 +32,11 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
-      '@typescript-eslint/restrict-template-expressions': [
-        'error',
-        { allowNumber: true, allowBoolean: true },
-      ],
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
-      ],
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingUnknown: true }],
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: nodeTest }],
-      '@typescript-eslint/no-confusing-void-expression': [
-        'error',
-        { ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true },
-      ],
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true }],
     },
   },
   {
@@ -70,4 +63,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  // The JavaScript files (the CLI launcher, build and test runners, benchmark workers): the same rules
+  // without type information, which plain JavaScript does not carry; Node's globals.
+  {
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
+  },
+  { files: ['bin/*.js', '**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

@@ -30,7 +30,9 @@ function toHtml(text) {
   const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   let html = '';
   let open = false;
+  // eslint-disable-next-line no-control-regex -- the escapes of a captured terminal are what this reads
   for (const part of text.split(/(\x1b\[[0-9;]*m)/)) {
+    // eslint-disable-next-line no-control-regex -- the escapes of a captured terminal are what this reads
     const sgr = /^\x1b\[([0-9;]*)m$/.exec(part);
     if (!sgr) {
       html += esc(part);
@@ -54,6 +56,7 @@ try {
   let screen = '';
   for (;;) {
     screen = tmux('capture-pane', '-p', '-e', '-t', 'shot');
+    // eslint-disable-next-line no-control-regex -- the escapes of a captured terminal are what this reads
     if (pattern.test(screen.replace(/\x1b\[[0-9;]*m/g, ''))) break;
     if (Date.now() > until) throw new Error(`the screen never matched ${values.until}:\n${screen}`);
     await new Promise((r) => setTimeout(r, 500));

@@ -3,6 +3,7 @@
 //   - unit tests beside the code:          exporter/src/**/*.test.ts
 //   - cross-component and end-to-end tests: test/**/*.test.ts (these spawn the built CLI, a real
 //     Prometheus, real programs under the profiler, the Grafana plugin's own jest suite and Chromium)
+// `npm run test:unit` (this script with --unit): only the unit tests beside the code, in about a minute.
 // Set JOBIO_TEST_FILTER=<substring> to run only the files whose path contains it.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -23,7 +24,8 @@ function findTests(dir) {
 }
 
 const filter = process.env.JOBIO_TEST_FILTER ?? '';
-const files = [...findTests(join(root, 'exporter/src')), ...findTests(join(root, 'test'))].filter((f) => f.includes(filter)).sort();
+const unitOnly = process.argv.includes('--unit');
+const files = [...findTests(join(root, 'exporter/src')), ...(unitOnly ? [] : findTests(join(root, 'test')))].filter((f) => f.includes(filter)).sort();
 if (files.length === 0) {
   console.error(`no test files match "${filter}"`);
   process.exit(1);

@@ -15,12 +15,15 @@ mkdir -p "$SPOOL" 2>/dev/null && chown root:root "$SPOOL" && chmod 0755 "$SPOOL"
 # field in the file wins over the exporter's own squeue answer even when empty, so the name is
 # written only when squeue answered (an empty name then is the job's); else the exporter's squeue
 # fills it in.
+# A value is one line of the file: its line breaks are written as `?`, the character the exporter
+# shows for every control character, so a name or directory holding one stays whole (all of a
+# multi-line name, not its first line) and cannot start a field of its own.
+one_line() { printf '%s' "$1" | tr '\n\r' '??'; }
 if answer="$(timeout 5 squeue -h -j "$SLURM_JOB_ID" -o %j 2>/dev/null)"; then
-  name_line="job_name=$(printf '%s\n' "$answer" | head -n 1 | tr '\r' ' ')"
+  name_line="job_name=$(one_line "$answer")"
 else
   name_line=''
 fi
-one_line() { printf '%s' "$1" | tr '\n\r' '  '; }
 tmp="$SPOOL/.$SLURM_JOB_ID.tmp"
 {
   printf 'uid=%s\n' "$(one_line "$SLURM_JOB_UID")"

@@ -1,5 +1,5 @@
 // Every collector on at once, on one host assembled from the fixtures: a Lustre server (jobstats,
-// target stats, exports) that is also a Lustre client, with Slurm job cgroups (v1), two fake GPUs,
+// target stats, exports, capacity and health) that is also a Lustre client, with Slurm job cgroups (v1), two fake GPUs,
 // the job spool of the prolog, and the profiler socket receiving a sender's frames. One golden
 // exposition of the whole, linted by promtool: families from different collectors must not clash,
 // and every collector must succeed side by side. Regenerate with JOBIO_UPDATE_GOLDEN=1, then review.
@@ -22,6 +22,8 @@ const asRoot = process.getuid?.() === 0;
 function assembleHost(dir: string): { procfs: string; sysfs: string; rootfs: string; lustre: string } {
   const lustre = join(dir, 'lustre');
   for (const tree of ['hp-2.10.1-ost', 'stats-hp-2.10.1', 'client-hp-2.10.1']) cpSync(join(fixtures, 'lustre', tree, 'proc/fs'), join(lustre, 'proc/fs'), { recursive: true });
+  // Capacity, health_check and recovery_status (lustre_health): osd files under sys/, recovery_status under proc/.
+  cpSync(join(fixtures, 'lustre/health-es6.2.0'), lustre, { recursive: true });
   // The mount table says where the Lustre client is mounted; the job processes' uids are the cgroup fixture's.
   const procfs = join(dir, 'proc');
   cpSync(join(fixtures, 'cgroup/proc'), procfs, { recursive: true });

@@ -125,7 +125,8 @@ function stdioLines(mounts: readonly MountSeries[]): string[] {
         calls += m.total[slot.sizedCalls(d, b)] ?? 0;
         bytes += m.total[slot.sizedBytes(d, b)] ?? 0;
       }
-      return [calls, bytes];
+      // 0-byte transfers (end of file) are in power-of-two bin 0 only, not in a named size bin
+      return [calls + (m.total[slot.pow2Calls(d, 0)] ?? 0), bytes];
     };
     const [r, rb] = fs(0);
     const [w, wb] = fs(1);

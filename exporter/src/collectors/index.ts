@@ -6,6 +6,7 @@ import { profilerCollector } from './profiler.js';
 import { lustreExportsCollector } from './lustre_exports.js';
 import { lustreStatsCollector } from './lustre_stats.js';
 import { lustreClientCollector } from './lustre_client.js';
+import { lustreHealthCollector } from './lustre_health.js';
 import { cgroupCollector } from './cgroup.js';
 import { gpuCollector } from './gpu.js';
 import { jobInfoCollector } from './job_info.js';
@@ -16,6 +17,7 @@ export const allCollectors: readonly CollectorDescriptor[] = [
   lustreExportsCollector,
   lustreStatsCollector,
   lustreClientCollector,
+  lustreHealthCollector,
   profilerCollector,
   cgroupCollector,
   gpuCollector,

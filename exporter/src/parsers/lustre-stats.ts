@@ -54,7 +54,7 @@ export interface StatsSection {
 const COUNTER = /^(\S+)\s+(\d+)\s+samples\s+\[([^\]\s]*)\](?:\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)(?:\s+(\d+))?)?\s*$/;
 const TIME = /^(snapshot_time|start_time|elapsed_time)\s*:?\s+(\d+(?:\.\d+)?)(?:\s+(\S+))?\s*$/;
 // An lctl header: a dotted parameter name, `=`, and possibly a one-line value. Stats lines never hold `=`.
-const HEADER = /^([A-Za-z0-9_][A-Za-z0-9_.@:-]*)=(.*)$/;
+export const LCTL_HEADER = /^([A-Za-z0-9_][A-Za-z0-9_.@:-]*)=(.*)$/;
 const MAX_U64 = (1n << 64n) - 1n;
 const MIN_S64 = -(1n << 63n);
 const MAX_S64 = (1n << 63n) - 1n;
@@ -124,7 +124,7 @@ export function parseLustreStats(input: string | Uint8Array): StatsSection[] {
   for (const raw of text.split('\n')) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') continue;
-    const header = HEADER.exec(line);
+    const header = LCTL_HEADER.exec(line);
     if (header) {
       current = newSection(header[1]);
       sections.push(current);

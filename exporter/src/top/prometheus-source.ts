@@ -28,7 +28,18 @@ export function buildQuery(mode: TopMode, measure: Measure, intervalMs: number, 
   return `sum by (${GROUP_LABELS[mode].join(', ')}) (increase(${series}[${promDuration(intervalMs)}]))`;
 }
 
+type QueryResult = { resultType: string; result: unknown[] };
+
 export async function instantQuery(options: PrometheusQueryOptions, query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
+  return (await apiQuery(options, query, 'vector')) as Array<{ metric: Record<string, string>; value: [number, string] }>;
+}
+
+/** A range selector's raw samples (`x[10m]` evaluated at one instant): one entry per series. */
+export async function samplesQuery(options: PrometheusQueryOptions, query: string): Promise<Array<{ metric: Record<string, string>; values: Array<[number, string]> }>> {
+  return (await apiQuery(options, query, 'matrix')) as Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
+}
+
+async function apiQuery(options: PrometheusQueryOptions, query: string, resultType: 'vector' | 'matrix'): Promise<unknown[]> {
   const params = new URLSearchParams({ query });
   if (options.time !== undefined) params.set('time', String(options.time));
   const { url: base, headers } = endpoint(options.url);
@@ -41,15 +52,15 @@ export async function instantQuery(options: PrometheusQueryOptions, query: strin
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new TopSourceError(`cannot reach Prometheus at ${shown}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   }
-  let body: { status?: string; error?: string; data?: { resultType?: string; result?: unknown } };
+  let body: { status?: string; error?: string; data?: Partial<QueryResult> };
   try {
     body = (await res.json()) as typeof body;
   } catch {
     throw new TopSourceError(`Prometheus at ${shown} answered HTTP ${res.status} without a JSON body (is it a Prometheus server?)`);
   }
   if (body.status !== 'success') throw new TopSourceError(`Prometheus rejected the query ${query}: ${body.error ?? `HTTP ${res.status}`}`);
-  if (body.data?.resultType !== 'vector' || !Array.isArray(body.data.result)) throw new TopSourceError(`unexpected answer from Prometheus for ${query}`);
-  return body.data.result as Array<{ metric: Record<string, string>; value: [number, string] }>;
+  if (body.data?.resultType !== resultType || !Array.isArray(body.data.result)) throw new TopSourceError(`unexpected answer from Prometheus for ${query}`);
+  return body.data.result;
 }
 
 export async function queryIncrements(options: PrometheusQueryOptions): Promise<Increment[]> {

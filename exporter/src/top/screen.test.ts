@@ -6,7 +6,7 @@ import { applyKey, splitKeys, type ScreenState } from './keys.js';
 import { fit, layoutScreen } from './screen.js';
 import { dropIdle, filterRows, foldSystem } from './fold.js';
 import { emptyRow, sortRows, type TopRow } from './table.js';
-import { answerableWindow } from './window.js';
+import { answerableWindow, intervalsByJob, medianGapMs } from './window.js';
 
 test('scaled units: bytes in binary prefixes, counts in decimal ones, never four integer digits', () => {
   assert.equal(byteRate(0), '0');
@@ -29,6 +29,41 @@ test('window: widened to 4 scrape intervals when --interval is shorter, and said
   assert.deepEqual(answerableWindow(10_000, 30_000), { ms: 120_000, scrapeMs: 30_000, note: 'widened from --interval 10s to 4 × the 30s scrape interval' });
   assert.deepEqual(answerableWindow(300_000, 30_000), { ms: 300_000, scrapeMs: 30_000 });
   assert.deepEqual(answerableWindow(10_000, undefined), { ms: 10_000 });
+});
+
+test('window: scrape intervals from a Prometheus and from a VictoriaMetrics targets answer', () => {
+  // Prometheus: scrapeInterval per target; VictoriaMetrics: only the discovered __scrape_interval__.
+  const prometheus = {
+    status: 'success',
+    data: {
+      activeTargets: [
+        { labels: { job: 'jobio' }, scrapeInterval: '30s' },
+        { labels: { job: 'jobio' }, scrapeInterval: '15s' },
+        { labels: { job: 'node' }, scrapeInterval: '1m' },
+      ],
+    },
+  };
+  assert.deepEqual(
+    [...intervalsByJob(prometheus)!],
+    [
+      ['jobio', 30_000],
+      ['node', 60_000],
+    ],
+  );
+  const victoria = { status: 'success', data: { activeTargets: [{ labels: { job: 'jobio', instance: 'n1:9121' }, discoveredLabels: { __scrape_interval__: '1s', job: 'jobio' } }] } };
+  assert.deepEqual([...intervalsByJob(victoria)!], [['jobio', 1_000]]);
+  // A target without any interval, or with an unreadable one, is left out; a failed answer is none.
+  assert.deepEqual([...intervalsByJob({ status: 'success', data: { activeTargets: [{ labels: { job: 'x' } }, { labels: { job: 'y' }, scrapeInterval: 'soon' }] } })!], []);
+  assert.equal(intervalsByJob({ status: 'error' }), undefined);
+});
+
+test('window: the scrape interval from sample times is their median gap, however young the series', () => {
+  // 41 samples 1 s apart: 1 s (a count over a 10 min probe would have said 15 s).
+  assert.equal(medianGapMs(Array.from({ length: 41 }, (_, i) => 1700000000 + i)), 1_000);
+  // One missed scrape and one late one do not move it.
+  assert.equal(medianGapMs([0, 30, 60, 120, 151, 180, 210]), 30_000);
+  assert.equal(medianGapMs([5]), undefined);
+  assert.equal(medianGapMs([]), undefined);
 });
 
 const state: ScreenState = { sort: 'MDT_REQS', reversed: false, filters: {}, paused: false, fold: true, help: false };

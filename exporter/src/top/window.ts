@@ -5,10 +5,11 @@
 // missed scrape still leaves two samples), and the title says so.
 //   The scrape interval comes from the Prometheus targets API (the targets whose job exports the
 // mode's series); where that API is missing or matches nothing (federation, a query front end),
-// from how many samples the exporters' own jobio_scrape_collector_success series hold over 10 min.
+// from the gaps between the samples of one exporter's own jobio_scrape_collector_success series.
 import { parseDuration } from '../util/duration.js';
 import { FAMILIES, SOURCE_COLLECTOR } from './increments.js';
-import { instantQuery, TopSourceError, type PrometheusQueryOptions } from './prometheus-source.js';
+import { instantQuery, samplesQuery, TopSourceError, type PrometheusQueryOptions } from './prometheus-source.js';
+import { promString, selector } from './promql.js';
 import { endpoint } from './url-credentials.js';
 import { windowText } from './units.js';
 
@@ -24,12 +25,36 @@ export interface TopWindow {
   readonly note?: string;
 }
 
-interface TargetsAnswer {
+export interface TargetsAnswer {
   status?: string;
-  data?: { activeTargets?: Array<{ labels?: Record<string, string>; scrapeInterval?: string; health?: string }> };
+  data?: { activeTargets?: Array<{ labels?: Record<string, string>; discoveredLabels?: Record<string, string>; scrapeInterval?: string; health?: string }> };
 }
 
-/** The scrape interval of each active target, by the target's job label (largest if several). */
+/**
+ * The scrape interval of each active target of a targets API answer, by the target's job label (largest
+ * if several). Prometheus names it scrapeInterval; VictoriaMetrics and vmagent leave that field out and
+ * keep it in the discovered label __scrape_interval__ (without it every scraper answered the same table
+ * but VictoriaMetrics' window was guessed from the sample count).
+ */
+export function intervalsByJob(body: TargetsAnswer): Map<string, number> | undefined {
+  if (body.status !== 'success' || !Array.isArray(body.data?.activeTargets)) return undefined;
+  const byJob = new Map<string, number>();
+  for (const t of body.data.activeTargets) {
+    const job = t.labels?.job;
+    const interval = t.scrapeInterval ?? t.discoveredLabels?.__scrape_interval__;
+    if (job === undefined || interval === undefined) continue;
+    let ms: number;
+    try {
+      ms = parseDuration(interval);
+    } catch {
+      continue;
+    }
+    byJob.set(job, Math.max(ms, byJob.get(job) ?? 0));
+  }
+  return byJob;
+}
+
+/** The scrape intervals the server's targets API reports (undefined: no such API here). */
 export async function targetIntervals(options: Pick<PrometheusQueryOptions, 'url' | 'timeoutMs'>): Promise<Map<string, number> | undefined> {
   const { url: base, headers } = endpoint(options.url);
   let body: TargetsAnswer;
@@ -40,20 +65,7 @@ export async function targetIntervals(options: Pick<PrometheusQueryOptions, 'url
   } catch {
     return undefined; // no targets API here (a query front end): the fallback below answers
   }
-  if (body.status !== 'success' || !Array.isArray(body.data?.activeTargets)) return undefined;
-  const byJob = new Map<string, number>();
-  for (const t of body.data.activeTargets) {
-    const job = t.labels?.job;
-    if (job === undefined || t.scrapeInterval === undefined) continue;
-    let ms: number;
-    try {
-      ms = parseDuration(t.scrapeInterval);
-    } catch {
-      continue;
-    }
-    byJob.set(job, Math.max(ms, byJob.get(job) ?? 0));
-  }
-  return byJob;
+  return intervalsByJob(body);
 }
 
 /** The longest scrape interval of the targets whose job has series of the mode (targets API first). */
@@ -64,10 +76,23 @@ export async function scrapeIntervalMs(options: PrometheusQueryOptions): Promise
     const found = jobs.map((j) => intervals.get(j)).filter((ms): ms is number => ms !== undefined);
     if (found.length > 0) return Math.max(...found);
   }
-  // Samples per exporter over 10 minutes of its own success series: n samples are n-1 intervals.
-  const counts = await instantQuery(options, `min(count_over_time(jobio_scrape_collector_success{collector="${SOURCE_COLLECTOR[options.mode]}"}[${PROBE_RANGE_S}s]))`);
-  const n = Number(counts[0]?.value[1]);
-  return Number.isFinite(n) && n >= 2 ? Math.round((PROBE_RANGE_S * 1000) / (n - 1)) : undefined;
+  // The gaps between the samples of one exporter's own success series over the last 10 minutes. Not
+  // the sample count over 10 minutes: series younger than that (a store fed by remote write since a
+  // minute ago) would read as scraped rarely, and the window would be widened for nothing.
+  const success = `jobio_scrape_collector_success{collector=${promString(SOURCE_COLLECTOR[options.mode])}}`;
+  const one = await instantQuery(options, `topk(1, ${success})`);
+  if (one[0] === undefined) return undefined;
+  const series = await samplesQuery(options, `${success.slice(0, -1)},${selector(one[0].metric).slice(1)}[${PROBE_RANGE_S}s]`);
+  return medianGapMs((series[0]?.values ?? []).map(([t]) => t));
+}
+
+/** The median gap between sample times in seconds, in ms (undefined: fewer than two samples). */
+export function medianGapMs(times: readonly number[]): number | undefined {
+  const gaps: number[] = [];
+  for (let i = 1; i < times.length; i++) gaps.push((times[i] ?? 0) - (times[i - 1] ?? 0));
+  gaps.sort((a, b) => a - b);
+  const median = gaps[Math.floor(gaps.length / 2)];
+  return median === undefined ? undefined : Math.round(median * 1000);
 }
 
 /** The window for an --interval, given the scrape interval found. */

@@ -103,6 +103,17 @@ static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m,
   }
   uint64_t n = (uint64_t)r;
   uint64_t *w = (uint64_t *)(void *)m;
+  if (n == 0) {
+    /* end of file (a read, or the last copy_file_range of cp, returning 0): the expected end of a
+     * sequential pass, not a small transfer. Green, in power-of-two bin 0 only (no named size bin). */
+    w[JOBIO_W_CALLS(dir) + JOBIO_GREEN]++;
+    w[JOBIO_W_P2C(dir)]++;
+    if (sampled) {
+      w[JOBIO_W_CALLS(dir) + 3 + JOBIO_GREEN] += est;
+      w[JOBIO_W_CALLS(dir) + 6]++;
+    }
+    return;
+  }
   int big = n >= jobio_cfg.small;
   int bin = big + (n >= jobio_cfg.large);
   unsigned p = jobio_pow2_bin(n);

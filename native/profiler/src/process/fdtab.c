@@ -272,6 +272,23 @@ void jobio_ofd_mark_unseen(int fd) {
   if (ofd && ofd < jobio_ofd_cap) jobio_ofds[ofd].unseen = 1;
 }
 
+void jobio_fds_mark_inherited(int all) {
+  if (!jobio_fds) return;
+  uint32_t hwm = jobio_fd_hwm();
+  if (hwm > jobio_fd_cap) hwm = jobio_fd_cap;
+  int saved = errno;
+  for (uint32_t fd = 0; fd < hwm; fd++) {
+    uint32_t ofd = jobio_fds[fd].ofd;
+    if (!ofd || ofd >= jobio_ofd_cap || jobio_ofds[ofd].unseen) continue;
+    if (!all) {
+      long fl = jobio_sys_fcntl((int)fd, F_GETFD, 0);
+      if (fl < 0 || (fl & FD_CLOEXEC)) continue;
+    }
+    jobio_ofds[ofd].unseen = 1;
+  }
+  errno = saved;
+}
+
 /* Exit or exec: every open still pending is decided with the bytes it moved so far. */
 void jobio_fds_finalize(struct jobio_block *b) {
   uint32_t hwm = jobio_fd_hwm();
@@ -294,6 +311,7 @@ void jobio_fds_after_fork(int child) {
   if (!jobio_fds) return;
   uint32_t hwm = jobio_fd_hwm();
   if (hwm > jobio_fd_cap) hwm = jobio_fd_cap;
+  if (!child) jobio_fds_mark_inherited(1);
   for (uint32_t fd = 0; fd < hwm; fd++) {
     struct jobio_fd *e = &jobio_fds[fd];
     e->pos = JOBIO_POS_UNKNOWN;

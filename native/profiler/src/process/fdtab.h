@@ -46,7 +46,8 @@ struct jobio_ofd {
   uint16_t slot;
   uint8_t call; /* JOBIO_CALL_OPEN or JOBIO_CALL_CREATE */
   uint8_t sampled;
-  uint8_t unseen; /* bytes may have moved through a path the profiler does not see (mmap, async I/O) */
+  uint8_t unseen; /* bytes may have moved through a path the profiler does not see (mmap, async I/O,
+                     another process that got a descriptor of it: a child, an exec'd image) */
   uint8_t pad[3];
   uint64_t bytes;
   uint64_t time_est;
@@ -66,6 +67,9 @@ void jobio_ofd_ref(uint32_t ofd);
 void jobio_ofd_release(struct jobio_block *b, uint32_t ofd);
 void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n);
 void jobio_ofd_mark_unseen(int fd);
+/* Another process gets descriptors of our opens (fork, vfork: all of them; exec, posix_spawn: those
+ * not close-on-exec): bytes they move are not ours to see, so those opens are not "nothing moved". */
+void jobio_fds_mark_inherited(int all);
 void jobio_ofd_set_path(uint32_t ofd, uint64_t hash);
 void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode);
 void jobio_fds_finalize(struct jobio_block *b);

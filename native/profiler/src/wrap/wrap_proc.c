@@ -11,6 +11,7 @@
 #include "base/state.h"
 #include "base/sys.h"
 #include "base/tls.h"
+#include "process/fdtab.h"
 #include "wrap/entry.h"
 #include "wrap/exit.h"
 
@@ -46,6 +47,7 @@ static void jobio_before_exec_of(const char *path) {
   }
   if (!jobio_begin_notime(&c)) return;
   jobio_basename_into(jobio_g.exec_target, sizeof jobio_g.exec_target, path);
+  jobio_fds_mark_inherited(0); /* the new image moves bytes through what stays open (a redirection) */
   jobio_flush_final(JOBIO_FLAG_EXEC);
 }
 
@@ -177,7 +179,10 @@ static int jobio_spawn(int search, pid_t *pid, const char *path, const posix_spa
   pid_t *p = pid ? pid : &local;
   int r = jobio_spawn_env(search, p, path, fa, at, argv, envp);
   struct jobio_ctx c;
-  if (r == 0 && jobio_begin_notime(&c)) jobio_note_spawned(*p, path);
+  if (r == 0 && jobio_begin_notime(&c)) {
+    jobio_note_spawned(*p, path);
+    jobio_fds_mark_inherited(0);
+  }
   return r;
 }
 
@@ -222,8 +227,10 @@ long jobio_vfork_after(long r);
 __attribute__((used)) long jobio_vfork_after(long r) {
   if (r <= 0) return r; /* the child (0), or vfork failed (-1, errno set) */
   int saved = errno;
-  if (__atomic_load_n(&jobio_g.init_state, __ATOMIC_ACQUIRE) == 2 && jobio_cfg.active && jobio_sys_getpid() == jobio_g.pid)
+  if (__atomic_load_n(&jobio_g.init_state, __ATOMIC_ACQUIRE) == 2 && jobio_cfg.active && jobio_sys_getpid() == jobio_g.pid) {
     jobio_note_spawned((pid_t)r, jobio_g.vfork_target);
+    jobio_fds_mark_inherited(1); /* the child may have dup2'd any of them before its exec */
+  }
   errno = saved;
   return r;
 }

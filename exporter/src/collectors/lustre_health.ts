@@ -1,0 +1,88 @@
+// Collector `lustre_health`: how full and how well each Lustre target on this server is, beside the
+// per-job load of the other Lustre collectors: capacity (osd-*/<target>/kbytes{total,free,avail},
+// files{total,free}), the server's health_check, and each target's recovery_status. A handful of
+// one-line files per target, read whole at every scrape (gauges, no state beyond the error count), so
+// on by default; quiet on hosts without Lustre targets. Metrics: docs/metrics.md; guide: docs/lustre.md.
+import { defineCollector } from '../scrape/define-collector.js';
+import { lctlFlags } from '../lustre/lctl-flags.js';
+import { lustreSource } from '../lustre/source-description.js';
+import { isCapacityFile, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, type LctlParam } from '../parsers/lustre-health.js';
+import { runLctl } from '../sources/lustre-lctl.js';
+import { HEALTH_LCTL_ARGS, readHealthFiles } from '../sources/lustre-health-files.js';
+import { LustreHealthMetrics } from './lustre_health_metrics.js';
+
+const CAPACITY_PARAM = /^osd-[a-z]+\.([^.]+)\.([a-z]+)$/;
+const RECOVERY_PARAM = /^(?:obdfilter|mdt)\.([^.]+)\.recovery_status$/;
+
+export const lustreHealthCollector = defineCollector({
+  name: 'lustre_health',
+  help: 'Capacity (bytes and inodes), health_check and recovery status of the Lustre targets on this host (quiet where there are none).',
+  defaultEnabled: true,
+  flags: lctlFlags('lustre_health', 'the capacity, health_check and recovery_status files'),
+  create({ paths, settings, logger, registry }) {
+    const metrics = new LustreHealthMetrics(registry);
+    return {
+      async update(signal) {
+        let params: LctlParam[];
+        if (settings.lctl) {
+          const result = await runLctl(settings.lctlPath, settings.lctlTimeoutMs, signal, ['get_param', ...HEALTH_LCTL_ARGS]);
+          const dump = result.absent ? { params: [], orphanLines: 0 } : splitLctlDump(result.stdout.toString('latin1'));
+          params = dump.params;
+          metrics.count('parse', dump.orphanLines);
+        } else {
+          const read = await readHealthFiles(paths, signal);
+          for (const { dir, error } of read.unlisted) logger.warn({ path: dir, err: error.message }, 'cannot list Lustre directory');
+          for (const { path, error } of read.unreadable) logger.warn({ path, err: error.message }, 'cannot read Lustre health file');
+          metrics.count('read', read.unlisted.length + read.unreadable.length);
+          params = read.params;
+        }
+        const reading = interpret(params);
+        if (reading === undefined) {
+          metrics.clear();
+          return 'absent';
+        }
+        metrics.count('parse', reading.bad);
+        metrics.begin();
+        for (const apply of reading.values) apply(metrics);
+        return 'ok';
+      },
+      describe: () => lustreSource('osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status', settings, HEALTH_LCTL_ARGS, paths),
+    };
+  },
+});
+
+/** One reading's values, to apply to the metrics, and the values of no known shape. */
+interface Reading {
+  readonly values: ((metrics: LustreHealthMetrics) => void)[];
+  readonly bad: number;
+}
+
+/** Interprets one reading; undefined when it held none of this collector's parameters. */
+function interpret(params: readonly LctlParam[]): Reading | undefined {
+  const seen = new Set<string>();
+  const values: Reading['values'] = [];
+  let bad = 0;
+  for (const p of params) {
+    // A dump may repeat a parameter (two lctl patterns matching it): the first is the one read.
+    if (seen.has(p.name)) continue;
+    const capacity = CAPACITY_PARAM.exec(p.name);
+    const recovery = RECOVERY_PARAM.exec(p.name);
+    if (p.name === 'health_check') {
+      const health = parseHealthCheck(p.text);
+      if (health) values.push((m) => m.health(health.healthy));
+      else bad += 1;
+    } else if (capacity?.[1] && capacity[2] && isCapacityFile(capacity[2])) {
+      const [target, file] = [capacity[1], capacity[2]];
+      const value = parseCapacityValue(p.text);
+      if (value === undefined) bad += 1;
+      else values.push((m) => m.capacityValue(target, file, value));
+    } else if (recovery?.[1]) {
+      const target = recovery[1];
+      const status = parseRecoveryStatus(p.text);
+      if (status) values.push((m) => m.recovery(target, status));
+      bad += status ? status.badLines : 1;
+    } else continue; // another parameter of the dump (lctl mode with a broad pattern)
+    seen.add(p.name);
+  }
+  return seen.size === 0 ? undefined : { values, bad };
+}
