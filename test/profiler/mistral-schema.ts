@@ -104,12 +104,15 @@ export function validateRecord(r: unknown): string[] {
       io(r.io, 'io', errors);
       break;
     case 'resources': {
+      // cpu-memory.enabled: all gives both blocks, host or job only that one
       const res = r.resources;
-      if (!isObj(res) || !isObj(res.host) || !isObj(res.job)) {
-        errors.push('resources: host and job objects required');
+      if (!isObj(res) || (!isObj(res.host) && !isObj(res.job)) || (res.host !== undefined && !isObj(res.host)) || (res.job !== undefined && !isObj(res.job))) {
+        errors.push('resources: a host or a job object required');
         break;
       }
-      for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime', 'iowait']) perSecond(res.host[f], `resources.host.${f}`, errors);
+      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
+      if (isObj(res.host)) for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime', 'iowait']) perSecond(res.host[f], `resources.host.${f}`, errors);
+      if (!isObj(res.job)) break;
       for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime']) perSecond(res.job[f], `resources.job.${f}`, errors);
       const cpus = res.job.cpus;
       if (!isObj(cpus) || !Number.isInteger(cpus.total) || Number(cpus.total) < 1) errors.push('resources.job.cpus: an object with an integer total >= 1 required');
@@ -117,7 +120,6 @@ export function validateRecord(r: unknown): string[] {
         for (const f of ['mean/s', 'median/s', 'max/s']) if (!isNum(cpus[f])) errors.push(`resources.job.cpus.${f}: not a non-negative number`);
         if (Number(cpus['mean/s']) > Number(cpus['max/s']) + 1e-9 || Number(cpus['median/s']) > Number(cpus['max/s']) + 1e-9) errors.push('resources.job.cpus: mean/s, median/s <= max/s violated');
       }
-      if (typeof r.timeframe !== 'string' || !/^\d+s$/.test(r.timeframe)) errors.push(`timeframe: ${String(r.timeframe)}`);
       for (const f of ['rssmem', 'vmem']) {
         const m = res.job[f];
         if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`resources.job.${f}: max and mean/s required`);

@@ -167,10 +167,10 @@ test('exit status passes through, signals give 128+n', async () => {
 
 test('usage errors exit 2 with a clear message; a missing library says how to build it', async () => {
   for (const [args, message] of [
-    [['run', '--size-bins', 'cubes', '--', '/bin/true'], /--size-bins: "cubes" must be small-medium-large, pow2 or combined/],
+    [['run', '--size-bins', 'cubes', '--', '/bin/true'], /--size-bins: "cubes" must be small-medium-large, binary, combined or both/],
     [['run', '--small-threshold', 'lots', '--', '/bin/true'], /--small-threshold: "lots" is not a positive size/],
     [['run', '--timeframe', '1.5s', '--', '/bin/true'], /--timeframe: "1.5s" must be a whole number of seconds/],
-    [['run', '--sample-every', '0', '--', '/bin/true'], /--sample-every: "0" is not an integer >= 1/],
+    [['run', '--sample-every', '1.5', '--', '/bin/true'], /--sample-every: "1.5" is not an integer >= 0/],
     [['run', '--bogus', '--', '/bin/true'], /unknown option '--bogus'/],
     [['run'], /missing required argument 'command'/],
     [['run', '--output', join(dir, 'x-%q.jsonl'), '--', '/bin/true'], /--output: ".*x-%q.jsonl" has "%q" \(known: %h short host name/],

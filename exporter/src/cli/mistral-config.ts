@@ -1,54 +1,60 @@
-// A site's Mistral-style configuration file (`jobio run --mistral-config mistral_config.yaml`): the
-// subset jobio can honour, as run options, record selection and profiler library variables. Every
-// key is either read or named in a warning; a value that cannot be honoured is an error with
-// file:line:key. Pure: text in, settings (or a UsageError) out.
+// A site's Mistral configuration file (`jobio run --mistral-config mistral_config.yaml`, or
+// $MISTRAL_CONFIG): the keys of Mistral's configuration table, read by the option table's `mistral`
+// names (run/option-table.ts) into run options, the output plug-in section, and jobio's own extension
+// keys (programs left out, thresholds). Every key is either read or named in a warning (license: not
+// applicable); a value that cannot be honoured is an error with file:line:key. Pure: text in, settings
+// (or a UsageError) out.
 import { createRequire } from 'node:module';
 import type { Document, LineCounter, Node, Pair, YAMLMap } from 'yaml';
 import { resolveRunOptions, UsageError, type RawRunOptions } from './run-options.js';
+import { parseDuration } from '../util/duration.js';
+import { RUN_OPTIONS, type RunOptionSpec } from '../run/option-table.js';
 
-/** Record types that can be switched off one by one. */
-export const SECTIONS = ['mountpoint', 'network', 'resources', 'gpu', 'mountpointsummary', 'jobsummary', 'diagnosis'] as const;
-export type Section = (typeof SECTIONS)[number];
-
-export interface RecordSelection {
-  /** false: no `jobtotal: true` mountpoint, network, resources and gpu records. */
-  readonly totals: boolean;
-  /** Record types written (network also needs network metering on). */
-  readonly sections: Readonly<Record<Section, boolean>>;
+/** The output plug-in section (`plugin`): what to start, how often to feed it, and with what arguments. */
+export interface PluginSettings {
+  /** As written; a relative path is relative to the configuration file's directory. */
+  readonly path: string;
+  /** Seconds between calls of the plug-in. */
+  readonly intervalSec: number;
+  /** `options` as `--name value` pairs, then `switches`, in the file's order. */
+  readonly options: readonly (readonly [string, string])[];
+  readonly switches: readonly string[];
+  /** Records also go to the log file. */
+  readonly fileOutput: boolean;
+  /** Where the section is, for messages (file:line). */
+  readonly where: string;
 }
 
 export interface MistralSettings {
-  /** Keys shared with `--config` and the flags (these win over the file). */
+  /** Option values by the option table's names (`--config` and the flags win over these). */
   readonly raw: RawRunOptions;
-  readonly records: RecordSelection;
   /** Profiler library variables for the tracing decision (notrace, bypass, children, schedulers). */
   readonly library: Readonly<Record<string, string>>;
-  /** Keys read but not supported, one message each (file:line: key ...). */
+  readonly plugin?: PluginSettings;
+  /** Keys read but not applicable or not known, one message each (file:line: key ...). */
   readonly warnings: readonly string[];
 }
 
-export const ALL_RECORDS: RecordSelection = { totals: true, sections: Object.fromEntries(SECTIONS.map((s) => [s, true])) as Record<Section, boolean> };
-
-/** The keys read, and under `thresholds` and `sampling` their sub-keys. */
-const TOP_KEYS = [
-  'output',
-  'timeframe',
-  'totals',
-  'sizebins',
-  'thresholds',
-  'sampling',
-  'environment',
-  'notrace',
-  'bypass',
-  'trace-children',
-  'trace-scheduler',
-  'error-log',
-  'nvml-library',
-  ...SECTIONS,
-] as const;
-const THRESHOLD_KEYS = { small: 'small-threshold', large: 'large-threshold' } as const;
-const SAMPLING_KEYS = { every: 'sample-every', 'max-per-second': 'sample-max-per-sec', 'min-sampled': 'min-sampled' } as const;
-const SIZEBINS: Record<string, string> = { 'small-medium-large': 'small-medium-large', smallmediumlarge: 'small-medium-large', pow2: 'pow2', combined: 'combined' };
+/** Each Mistral key (dotted) → the option it sets. */
+const BY_MISTRAL_KEY = new Map<string, RunOptionSpec>(RUN_OPTIONS.flatMap((o) => (o.mistral ?? []).map((k) => [k, o] as const)));
+/** Mappings whose sub-keys are options (`read:` → `read.enabled`, ...). */
+const OPTION_SECTIONS = new Set([...BY_MISTRAL_KEY.keys()].filter((k) => k.includes('.')).map((k) => k.split('.')[0] ?? ''));
+/** jobio's own keys in a Mistral-style file (the manual has environment variables for these). */
+const EXTENSIONS = ['notrace', 'bypass', 'trace-children', 'trace-scheduler', 'thresholds', 'diagnosis'] as const;
+const THRESHOLD_KEYS: Record<string, string> = { small: 'small-threshold', large: 'large-threshold' };
+/** jobio's earlier names for Mistral's settings, named in the warning with the key that replaced them. */
+const RENAMED: Record<string, string> = {
+  sizebins: 'read.sized and write.sized',
+  sampling: 'duration-sampling',
+  environment: 'vars',
+  'error-log': 'error',
+  'nvml-library': 'gpu.nvidia-library-path',
+  resources: 'cpu-memory.enabled',
+  mountpoint: 'totals',
+  mountpointsummary: 'totals',
+  jobsummary: 'totals',
+};
+const PLUGIN_KEYS = ['path', 'interval', 'options', 'switches', 'file-output'];
 
 interface Located {
   readonly key: string;
@@ -68,7 +74,7 @@ export function parseMistralConfig(text: string, file: string): MistralSettings 
   const first = doc.errors[0];
   if (first) throw new UsageError(`${file}:${lineCounter.linePos(first.pos[0]).line}: ${first.message.split('\n')[0] ?? ''}`);
   const reader = new Reader(yaml, file, lineCounter);
-  if (doc.contents === null) return { raw: {}, records: ALL_RECORDS, library: {}, warnings: [] };
+  if (doc.contents === null) return { raw: mistralDefaults({}), library: {}, warnings: [] };
   if (!yaml.isMap(doc.contents)) throw new UsageError(`${file}:1: expected a mapping of keys`);
   return reader.read(doc.contents);
 }
@@ -79,8 +85,7 @@ class Reader {
   /** Where each option came from, for the messages of the shared option checks. */
   private readonly origin = new Map<string, { e: Located; path: string }>();
   private readonly library: Record<string, string> = {};
-  private totals = true;
-  private readonly sections = { ...ALL_RECORDS.sections };
+  private plugin: PluginSettings | undefined;
 
   constructor(
     private readonly yaml: Yaml,
@@ -104,10 +109,6 @@ class Reader {
 
   private fail(e: Located, path: string, why: string): never {
     throw new UsageError(`${this.where(e, path)}: ${why}`);
-  }
-
-  private unsupported(e: Located, path: string): void {
-    this.warnings.push(`${this.where(e, path)}: not supported by jobio, ignored`);
   }
 
   private bool(e: Located, path: string): boolean {
@@ -156,54 +157,115 @@ class Reader {
     }
   }
 
-  private sub(e: Located, path: string, keys: Record<string, string>): void {
-    if (!e.node || !this.yaml.isMap(e.node)) this.fail(e, path, `expected a mapping with ${Object.keys(keys).join(', ')}`);
-    for (const s of this.entries(e.node)) {
-      const target = keys[s.key];
-      if (target === undefined) this.unsupported(s, `${path}.${s.key}`);
-      else this.set(target, this.scalar(s, `${path}.${s.key}`), s, `${path}.${s.key}`);
-    }
+  private mapping(e: Located, path: string, keys: readonly string[]): Located[] {
+    if (!e.node || !this.yaml.isMap(e.node)) this.fail(e, path, `expected a mapping with ${keys.join(', ')}`);
+    return this.entries(e.node);
   }
 
   read(map: YAMLMap): MistralSettings {
     for (const e of this.entries(map)) this.readKey(e); // (a key given twice is the parser's error)
+    const raw = mistralDefaults(this.raw);
+    Object.assign(this.raw, raw);
     this.check();
-    return { raw: this.raw, records: { totals: this.totals, sections: this.sections }, library: this.library, warnings: this.warnings };
+    return { raw: this.raw, library: this.library, ...(this.plugin ? { plugin: this.plugin } : {}), warnings: this.warnings };
+  }
+
+  /** A key of the option table, its value converted to the option's text. */
+  private option(spec: RunOptionSpec, e: Located, path: string): void {
+    switch (spec.kind.type) {
+      case 'bool':
+        return this.set(spec.name, this.bool(e, path), e, path);
+      case 'list':
+        return this.set(spec.name, this.list(e, path), e, path);
+      case 'timeframe':
+        return this.set(spec.name, e.value === false ? 'no' : this.scalar(e, path), e, path);
+      default: {
+        const value = this.scalar(e, path);
+        // the manual's special values: the system log for errors (the library then keeps quiet), the system NVML
+        if (spec.name === 'error-log' && value === 'syslog') return;
+        if (spec.name === 'nvml-library' && value === 'default') return;
+        return this.set(spec.name, value, e, path);
+      }
+    }
   }
 
   private readKey(e: Located): void {
-    const key = e.key as (typeof TOP_KEYS)[number];
-    if (!(TOP_KEYS as readonly string[]).includes(key)) return this.unsupported(e, e.key);
-    if ((SECTIONS as readonly string[]).includes(key)) {
-      const on = this.bool(e, key);
-      this.sections[key as Section] = on;
-      if (key === 'network') this.set('network', on, e, key); // network records need the library's socket metering
+    const top = BY_MISTRAL_KEY.get(e.key);
+    if (top) return this.option(top, e, e.key);
+    if (OPTION_SECTIONS.has(e.key)) {
+      const keys = [...BY_MISTRAL_KEY.keys()].filter((k) => k.startsWith(`${e.key}.`)).map((k) => k.slice(e.key.length + 1));
+      for (const s of this.mapping(e, e.key, keys)) {
+        const path = `${e.key}.${s.key}`;
+        const spec = BY_MISTRAL_KEY.get(path);
+        if (spec) this.option(spec, s, path);
+        else this.warnings.push(`${this.where(s, path)}: not a key of the Mistral configuration, ignored (known: ${keys.join(', ')})`);
+      }
       return;
     }
-    switch (key) {
-      case 'output':
-      case 'error-log':
-      case 'nvml-library':
-        this.set(key, this.scalar(e, key), e, key);
-        return;
-      case 'timeframe':
-        this.set('timeframe', e.value === false ? 'no' : this.scalar(e, key), e, key);
-        return;
-      case 'totals':
-        this.totals = this.bool(e, key);
-        return;
-      case 'sizebins': {
-        const mode = SIZEBINS[this.scalar(e, key).toLowerCase()];
-        if (mode === undefined) this.fail(e, key, `"${String(e.value)}" must be small-medium-large, pow2 or combined`);
-        this.set('size-bins', mode, e, key);
-        return;
+    if (e.key === 'license') return void this.warnings.push(`${this.where(e, 'license')}: not applicable: jobio needs no licence, ignored`);
+    if (e.key === 'plugin') return this.readPlugin(e);
+    if ((EXTENSIONS as readonly string[]).includes(e.key)) return this.extension(e);
+    const renamed = RENAMED[e.key];
+    this.warnings.push(`${this.where(e, e.key)}: ${renamed ? `jobio's earlier name, now ${renamed} (docs/jobio-run.md)` : 'not a key of the Mistral configuration'}, ignored`);
+  }
+
+  private readPlugin(e: Located): void {
+    let path: string | undefined;
+    let intervalSec = 5;
+    const options: [string, string][] = [];
+    let switches: string[] = [];
+    let fileOutput = false;
+    for (const s of this.mapping(e, 'plugin', PLUGIN_KEYS)) {
+      const where = `plugin.${s.key}`;
+      switch (s.key) {
+        case 'path':
+          path = this.scalar(s, where);
+          break;
+        case 'interval': {
+          const text = this.scalar(s, where);
+          const ms = /^\s*\d+\s*$/.test(text) ? Number(text) * 1000 : this.duration(s, where, text);
+          if (ms < 1000 || ms % 1000 !== 0) this.fail(s, where, `"${text}" must be a whole number of seconds, at least 1s`);
+          intervalSec = ms / 1000;
+          break;
+        }
+        case 'options':
+          for (const o of this.mapping(s, where, ['NAME: value'])) options.push([o.key, o.value === null ? '' : this.scalar(o, `${where}.${o.key}`)]);
+          break;
+        case 'switches':
+          switches = this.list(s, where);
+          break;
+        case 'file-output':
+          fileOutput = this.bool(s, where);
+          break;
+        default:
+          this.warnings.push(`${this.where(s, where)}: not a key of the Mistral configuration, ignored (known: ${PLUGIN_KEYS.join(', ')})`);
       }
+    }
+    if (path === undefined || path === '') this.fail(e, 'plugin', 'a plug-in needs its path (plugin.path)');
+    this.plugin = { path, intervalSec, options, switches, fileOutput, where: this.where(e, 'plugin') };
+  }
+
+  private duration(e: Located, path: string, text: string): number {
+    try {
+      return parseDuration(text);
+    } catch (err) {
+      return this.fail(e, path, (err as Error).message);
+    }
+  }
+
+  /** jobio's extensions: programs left out or bypassed, size thresholds, the diagnosis record. */
+  private extension(e: Located): void {
+    const key = e.key as (typeof EXTENSIONS)[number];
+    switch (key) {
+      case 'diagnosis':
+        this.set('diagnosis', this.bool(e, key), e, key);
+        return;
       case 'thresholds':
-        return this.sub(e, key, THRESHOLD_KEYS);
-      case 'sampling':
-        return this.sub(e, key, SAMPLING_KEYS);
-      case 'environment':
-        this.set('env', this.list(e, key), e, key);
+        for (const s of this.mapping(e, key, Object.keys(THRESHOLD_KEYS))) {
+          const target = THRESHOLD_KEYS[s.key];
+          if (target === undefined) this.warnings.push(`${this.where(s, `${key}.${s.key}`)}: not a key of jobio's thresholds (small, large), ignored`);
+          else this.set(target, this.scalar(s, `${key}.${s.key}`), s, `${key}.${s.key}`);
+        }
         return;
       case 'notrace':
         this.library['JOBIO_EXCLUDE'] = this.programs(e, key);
@@ -225,4 +287,11 @@ class Reader {
       }
     }
   }
+}
+
+/** A Mistral file means Mistral's defaults where they differ from jobio's (durations off, metadata combined, ...). */
+export function mistralDefaults(raw: RawRunOptions): RawRunOptions {
+  const out: RawRunOptions = { ...raw };
+  for (const o of RUN_OPTIONS) if (o.mistralDefault !== undefined && out[o.name] === undefined) out[o.name] = o.mistralDefault;
+  return out;
 }

@@ -2,9 +2,9 @@
 // private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
 // red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { emptyCounters, addInto } from '../profiler/counters.js';
 import { JOBID_VARIABLES } from '../profiler/job-verifier.js';
@@ -17,6 +17,8 @@ import { classFigures, type RecordContext } from '../profiler/mistral-records.js
 import { findProfilerLibrary, missingLibraryMessage } from '../profiler/library-path.js';
 import { libraryEnvironment, readConfigFile, resolveRunOptions, UsageError, type RawRunOptions, type RunOptions } from './run-options.js';
 import { isNetwork, NETWORK_FSTYPE, RunOutput } from './run-output.js';
+import { attributeName, RUN_OPTIONS } from '../run/option-table.js';
+import { chooseSampling, measureClockNs } from '../run/sampling.js';
 import { ResourceSampler } from './run-resources.js';
 import { GpuSampler } from './run-gpu.js';
 import { formatSummary } from './run-summary.js';
@@ -26,7 +28,7 @@ import { formatCoverage } from './run-coverage.js';
 import { Wakeup } from './run-wakeup.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
-import { ALL_RECORDS, parseMistralConfig, type MistralSettings } from './mistral-config.js';
+import { parseMistralConfig, type MistralSettings, type PluginSettings } from './mistral-config.js';
 import { terminalText } from '../labels/control-chars.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
@@ -42,47 +44,47 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
     .description('Run CMD under the I/O profiler (children included), print its red/yellow/green I/O summary to stderr and pass its exit status through.')
     .usage('[options] -- CMD [ARGS...]')
     .argument('<command...>', 'the command to profile, and its arguments (after --)')
-    .addOption(
-      new Option(
-        '-o, --output <file>',
-        'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network, gpu and diagnosis records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).',
-      ),
-    )
-    .addOption(new Option('--timeframe <duration>', 'Length of the periodic records (whole seconds, e.g. 10s, 1m; no = one frame for the whole run). Default 10s.'))
-    .addOption(new Option('--small-threshold <size>', 'Transfers below this are small (red). Default 32KiB.'))
-    .addOption(new Option('--large-threshold <size>', 'Transfers from this size up are large. Default 128MiB.'))
-    .addOption(new Option('--size-bins <binning>', 'Size ranges of read/write keys in --output: small-medium-large, pow2 or combined (both). Default small-medium-large.'))
-    .addOption(new Option('--sample-every <n>', 'Time 1 call in n (durations are scaled estimates). Default 16; 1 times every call.'))
-    .addOption(new Option('--sample-max-per-sec <n>', 'At most n timed calls per second per thread (0 = no cap). Default 0.'))
-    .addOption(new Option('--min-sampled <n>', 'Report durations only when at least n calls were timed. Default 10.'))
-    .addOption(new Option('--env <var>', 'Report this environment variable in every record (repeatable, or comma-separated).').argParser(collect))
-    .addOption(new Option('--network', 'Count socket I/O (connect, accept, send, recv) per peer address and write network records (one per address and the total).'))
-    .addOption(new Option('--error-log <file>', "The profiler library's own messages go to FILE (never to CMD's output)."))
-    .addOption(new Option('--nvml-library <lib>', 'NVML library for the gpu records (a soname or a path; none = no gpu records). Default libnvidia-ml.so.1.'))
-    .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
-    .addOption(new Option('--mistral-config <file>', "A site's mistral_config.yaml: the supported subset is read, other keys are named in warnings (--config and flags win; docs/jobio-run.md)."))
-    .addOption(new Option('--path.procfs <path>', 'Where the Lustre client stats (fs/lustre/llite) and the mount table are read, for the profiler coverage line.').default('/proc'))
-    .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default('/sys'))
     .passThroughOptions();
-  command.action((argv: string[]) => run(() => runProfiled(argv, command.opts<Record<string, unknown>>())));
+  for (const option of tableOptions()) command.addOption(option);
+  command
+    .addOption(new Option('--config <file>', 'YAML file with any of the options above as keys (flags win).'))
+    .addOption(
+      new Option('--mistral-config <file>', "A site's mistral_config.yaml: every key of Mistral's configuration table is read by its Mistral name (--config and flags win; docs/jobio-run.md)."),
+    )
+    .addOption(new Option('--path.procfs <path>', 'Where the Lustre client stats (fs/lustre/llite) and the mount table are read, for the profiler coverage line.').default('/proc'))
+    .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default('/sys'));
+  command.action((argv: string[]) => run(() => runProfiled(argv, command.opts<Record<string, unknown>>(), flagsToRaw(command))));
   return command;
 }
 
-function flagsToRaw(flags: Record<string, unknown>): RawRunOptions {
-  return {
-    output: flags['output'],
-    timeframe: flags['timeframe'],
-    'small-threshold': flags['smallThreshold'],
-    'large-threshold': flags['largeThreshold'],
-    'size-bins': flags['sizeBins'],
-    'sample-every': flags['sampleEvery'],
-    'sample-max-per-sec': flags['sampleMaxPerSec'],
-    'min-sampled': flags['minSampled'],
-    env: flags['env'],
-    network: flags['network'],
-    'error-log': flags['errorLog'],
-    'nvml-library': flags['nvmlLibrary'],
-  };
+/** The flags of the option table: `--name <arg>`, and for yes/no options both `--name` and `--no-name` (the one against the default shown). */
+function tableOptions(): Option[] {
+  const out: Option[] = [];
+  for (const spec of RUN_OPTIONS) {
+    const dflt = spec.default !== undefined ? ` Default ${spec.default}${spec.mistralDefault !== undefined ? ` (${spec.mistralDefault} with a Mistral configuration)` : ''}.` : '';
+    if (spec.kind.type === 'bool') {
+      const on = spec.default === 'yes';
+      const yes = new Option(`--${spec.name}`, `${spec.doc}${dflt}`);
+      const no = new Option(`--no-${spec.name}`, `Do not: ${spec.doc.charAt(0).toLowerCase()}${spec.doc.slice(1)}${dflt}`);
+      // both shown where a Mistral configuration's default is the other one
+      out.push(on && spec.mistralDefault === undefined ? yes.hideHelp() : yes, on ? no : no.hideHelp());
+      continue;
+    }
+    const option = new Option(`${spec.short !== undefined ? `${spec.short}, ` : ''}--${spec.name} ${spec.arg ?? '<value>'}`, `${spec.doc}${dflt}`);
+    out.push(spec.kind.type === 'list' ? option.argParser(collect) : option);
+  }
+  return out;
+}
+
+/** The table's options given on the command line (commander's defaults are not flags: the files may set them). */
+function flagsToRaw(command: Command): RawRunOptions {
+  const opts = command.opts<Record<string, unknown>>();
+  const raw: RawRunOptions = {};
+  for (const spec of RUN_OPTIONS) {
+    const attribute = attributeName(spec.name);
+    if (command.getOptionValueSource(attribute) === 'cli') raw[spec.name] = opts[attribute];
+  }
+  return raw;
 }
 
 function recordContext(options: RunOptions): RecordContext {
@@ -94,7 +96,7 @@ function recordContext(options: RunOptions): RecordContext {
     jobgroupid: env['SLURM_ARRAY_JOB_ID'] ?? env['PBS_ARRAY_ID'] ?? env['LSB_BATCHID'] ?? '',
     ...(options.env.length > 0 ? { environment: Object.fromEntries(options.env.map((v) => [v, env[v] ?? ''])) } : {}),
     timeframeSec: options.timeframeSec,
-    io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
+    io: options.io,
   };
 }
 
@@ -130,14 +132,16 @@ function readMistralConfig(path: unknown): MistralSettings | undefined {
   return parseMistralConfig(text, path);
 }
 
-async function runProfiled(argv: readonly string[], flags: Record<string, unknown>): Promise<number> {
+async function runProfiled(argv: readonly string[], flags: Record<string, unknown>, fromFlags: RawRunOptions): Promise<number> {
   let options: RunOptions;
   let mistral: MistralSettings | undefined;
   try {
     mistral = readMistralConfig(flags['mistralConfig']);
     for (const w of mistral?.warnings ?? []) process.stderr.write(`jobio run: warning: ${w}\n`);
+    if (mistral?.plugin) process.stderr.write(`jobio run: warning: ${pluginWarning(mistral.plugin, flags['mistralConfig'] as string)}\n`);
     const fromFile = { ...mistral?.raw, ...(typeof flags['config'] === 'string' ? readConfigFile(flags['config']) : {}) };
-    options = resolveRunOptions(fromFile, flagsToRaw(flags));
+    options = resolveRunOptions(fromFile, fromFlags);
+    if (options.sampleEvery === 0) options = { ...options, ...chooseSampling(options, measureClockNs()) };
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`jobio run: ${err.message}\n(run \`jobio run --help\` for usage)\n`);
@@ -211,7 +215,8 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => Date.now() - startMs);
     gpu?.start();
     // Without --output there is no log: no records are built.
-    const output = fd !== undefined ? new RunOutput(fd, context, totals, sampler, options.network, gpu, mistral?.records ?? ALL_RECORDS) : undefined;
+    const output =
+      fd !== undefined ? new RunOutput(fd, context, totals, sampler, options.network, gpu, { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis }) : undefined;
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
@@ -285,7 +290,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
           processes: totals.processes.size,
           mounts: files,
           total,
-          io: { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled },
+          io: options.io,
           droppedFrames: totals.droppedFrames,
           rejected,
           networkFolded: totals.networkFolded,
@@ -295,7 +300,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     );
     const profilerBytes = new Map(
       files.map((m) => {
-        const kv = keyedValues(m.total, { sizeBins: options.sizeBins, smallThreshold: options.smallThreshold, largeThreshold: options.largeThreshold, minSampled: options.minSampled });
+        const kv = keyedValues(m.total, options.io);
         return [m.info.path, (kv.get('read_all')?.bytes ?? 0) + (kv.get('write_all')?.bytes ?? 0)] as const;
       }),
     );
@@ -313,6 +318,13 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       rmSync(dir, { recursive: true, force: true });
     }
   }
+}
+
+/** Output plug-ins are not run by this jobio: the records go to the log file, which the warning says. */
+function pluginWarning(plugin: PluginSettings, configFile: string): string {
+  const path = resolve(dirname(configFile), plugin.path);
+  const found = existsSync(path);
+  return `${plugin.where}: ${found ? `output plug-ins (${path}) are not run by this jobio` : `the plug-in ${path} does not exist`}; the records go to the log file (output)`;
 }
 
 /** The command's name, with why it ran without the profiler when its file tells. */

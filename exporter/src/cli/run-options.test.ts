@@ -6,15 +6,28 @@ test('defaults follow Mistral and docs/profiler.md', () => {
   const o = resolveRunOptions({}, {});
   assert.deepEqual(o, {
     timeframeSec: 10,
+    totals: true,
     smallThreshold: 32768,
     largeThreshold: 134217728,
-    sizeBins: 'small-medium-large',
+    io: {
+      read: { enabled: true, duration: true, sized: 'small-medium-large' },
+      write: { enabled: true, duration: true, sized: 'small-medium-large' },
+      seek: true,
+      metadata: 'both',
+      metadataDuration: true,
+      smallThreshold: 32768,
+      largeThreshold: 134217728,
+      minSampled: 10,
+    },
     sampleEvery: 16,
     sampleMaxPerSec: 0,
     env: [],
     network: false,
     minSampled: 10,
+    cpuMemory: 'all',
     nvmlLibrary: 'libnvidia-ml.so.1',
+    waitPid: 'mistral',
+    diagnosis: true,
   });
   assert.deepEqual(libraryEnvironment(o, '/s'), {
     JOBIO_SOCKET: '/s',
@@ -39,7 +52,11 @@ test('flags override the file; sizes, durations and lists are parsed', () => {
   assert.equal(parseSize('100', 'x'), 100);
   assert.equal(resolveRunOptions({ timeframe: 5 }, {}).timeframeSec, 5);
   assert.equal(resolveRunOptions({}, { timeframe: 'no' }).timeframeSec, 0, 'no: one frame for the whole run');
-  assert.equal(resolveRunOptions({}, { 'size-bins': 'combined' }).sizeBins, 'combined');
+  assert.equal(resolveRunOptions({}, { 'size-bins': 'pow2' }).io.read.sized, 'binary', 'pow2: the earlier name of binary');
+  const sized = resolveRunOptions({ 'size-bins': 'combined' }, { 'write-sized': 'both' }).io;
+  assert.deepEqual([sized.read.sized, sized.write.sized], ['combined', 'both'], 'read-sized/write-sized over size-bins');
+  assert.equal(resolveRunOptions({}, { gpu: false }).nvmlLibrary, 'none', 'gpu no: no gpu records');
+  assert.equal(resolveRunOptions({ read: 'no' }, {}).io.read.enabled, false);
 });
 
 test('bad values are usage errors naming the option', () => {
@@ -50,11 +67,14 @@ test('bad values are usage errors naming the option', () => {
     [{ 'size-bins': 'log10' }, /--size-bins/],
     [{ 'sample-every': '1.5' }, /--sample-every/],
     [{ env: ['BAD-NAME'] }, /--env/],
-    [{ network: 'maybe' }, /--network/],
+    [{ network: 'maybe' }, /--network: "maybe" is not yes or no/],
+    [{ metadata: 'some' }, /--metadata: "some" must be combined, separate, both or no/],
+    [{ 'cpu-memory': 'gpu' }, /--cpu-memory: "gpu" must be all, job, host or no/],
     [{ output: '' }, /--output: a file name is needed/],
     [{ 'error-log': '' }, /--error-log: a file name is needed/],
     [{ 'nvml-library': '' }, /--nvml-library: a library name or path is needed \(none: no gpu records\)/],
-    [{ 'size-bins': 'combined', 'small-threshold': '1' }, /--size-bins combined: the thresholds name a power-of-two range/],
+    [{ 'size-bins': 'both', 'small-threshold': '1' }, /--size-bins both: the thresholds name a power-of-two range/],
+    [{ 'sample-every': '-1' }, /--sample-every: "-1" is not an integer >= 0/],
   ] as const) {
     assert.throws(
       () => resolveRunOptions({}, raw),

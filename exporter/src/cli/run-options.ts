@@ -3,18 +3,26 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseDuration } from '../util/duration.js';
+import { canonicalChoice, optionSpec, RUN_OPTIONS } from '../run/option-table.js';
+import type { DirectionKeys, IoKeyOptions, MetadataMode, SizeBinning } from '../profiler/mistral-io.js';
 
 export class UsageError extends Error {}
 
-export type SizeBinning = 'small-medium-large' | 'pow2' | 'combined';
+export type { SizeBinning, MetadataMode, DirectionKeys, IoKeyOptions } from '../profiler/mistral-io.js';
+
+export type CpuMemory = 'all' | 'job' | 'host' | 'no';
 
 export interface RunOptions {
   readonly output?: string;
   /** Length of the periodic records, whole seconds; 0 (`no`) = one frame for the whole run. */
   readonly timeframeSec: number;
+  /** false: no job-total (`jobtotal: true`) records. */
+  readonly totals: boolean;
   readonly smallThreshold: number;
   readonly largeThreshold: number;
-  readonly sizeBins: SizeBinning;
+  /** Which keys the `io` objects have (sizes, durations, metadata). */
+  readonly io: IoKeyOptions;
+  /** 0 = chosen from the cost of reading the clock (sampling.ts). */
   readonly sampleEvery: number;
   /** 0 = no cap. */
   readonly sampleMaxPerSec: number;
@@ -24,27 +32,16 @@ export interface RunOptions {
   readonly network: boolean;
   /** Durations are reported only when at least this many calls were timed (Mistral's rule). */
   readonly minSampled: number;
-  /** NVML library for the gpu records; 'none' = no gpu records. */
+  readonly cpuMemory: CpuMemory;
+  /** NVML library for the gpu records; 'none' = no gpu records (also with `gpu: no`). */
   readonly nvmlLibrary: string;
+  readonly waitPid: string;
+  readonly diagnosis: boolean;
 }
 
 /** The keys accepted both as `--key` flags and in the YAML file. */
-export const RUN_OPTION_KEYS = [
-  'output',
-  'timeframe',
-  'small-threshold',
-  'large-threshold',
-  'size-bins',
-  'sample-every',
-  'sample-max-per-sec',
-  'env',
-  'error-log',
-  'network',
-  'min-sampled',
-  'nvml-library',
-] as const;
-type Key = (typeof RUN_OPTION_KEYS)[number];
-export type RawRunOptions = Partial<Record<Key, unknown>>;
+export const RUN_OPTION_KEYS: readonly string[] = RUN_OPTIONS.map((o) => o.name);
+export type RawRunOptions = Partial<Record<string, unknown>>;
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
 
@@ -77,9 +74,18 @@ function timeframe(text: string): number {
 
 function bool(value: unknown, what: string): boolean {
   if (typeof value === 'boolean') return value;
-  if (value === 'true' || value === '1' || value === 'yes') return true;
-  if (value === 'false' || value === '0' || value === 'no') return false;
-  throw new UsageError(`${what}: "${String(value)}" is not true or false`);
+  const v = typeof value === 'string' ? value.toLowerCase() : value;
+  if (v === 'true' || v === '1' || v === 'yes' || v === 'on' || v === 1) return true;
+  if (v === 'false' || v === '0' || v === 'no' || v === 'off' || v === 0) return false;
+  throw new UsageError(`${what}: "${String(value)}" is not yes or no`);
+}
+
+function choice(name: string, value: unknown): string {
+  const spec = optionSpec(name);
+  const v = canonicalChoice(spec, text(value));
+  if (spec.kind.type !== 'choice' || spec.kind.choices.includes(v)) return v;
+  const all = spec.kind.choices;
+  throw new UsageError(`--${name}: "${text(value)}" must be ${all.slice(0, -1).join(', ')} or ${all[all.length - 1] ?? ''}`);
 }
 
 /** Reads the YAML configuration file; unknown keys are errors (a typo must not be ignored silently). */
@@ -96,8 +102,8 @@ export function readConfigFile(path: string): RawRunOptions {
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError(`--config ${path}: expected a mapping of options`);
   const raw: RawRunOptions = {};
   for (const [key, value] of Object.entries(doc)) {
-    if (!(RUN_OPTION_KEYS as readonly string[]).includes(key)) throw new UsageError(`--config ${path}: unknown option "${key}" (known: ${RUN_OPTION_KEYS.join(', ')})`);
-    raw[key as Key] = value;
+    if (!RUN_OPTION_KEYS.includes(key)) throw new UsageError(`--config ${path}: unknown option "${key}" (known: ${RUN_OPTION_KEYS.join(', ')})`);
+    raw[key] = value;
   }
   return raw;
 }
@@ -113,36 +119,59 @@ function named(value: unknown, what: string, needed: string): string {
 
 /** Merges file and flags (flags win) and validates everything. */
 export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOptions): RunOptions {
-  const raw: RawRunOptions = { ...fromFile };
-  for (const [k, v] of Object.entries(fromFlags)) if (v !== undefined) raw[k as Key] = v;
-  const sizeBins = text(raw['size-bins'] ?? 'small-medium-large');
-  if (sizeBins !== 'small-medium-large' && sizeBins !== 'pow2' && sizeBins !== 'combined') throw new UsageError(`--size-bins: "${sizeBins}" must be small-medium-large, pow2 or combined`);
-  const smallThreshold = parseSize(text(raw['small-threshold'] ?? '32KiB'), '--small-threshold');
-  const largeThreshold = parseSize(text(raw['large-threshold'] ?? '128MiB'), '--large-threshold');
+  const raw: RawRunOptions = {};
+  for (const o of RUN_OPTIONS) if (o.default !== undefined) raw[o.name] = o.default;
+  for (const [k, v] of Object.entries(fromFile)) if (v !== undefined) raw[k] = v;
+  for (const [k, v] of Object.entries(fromFlags)) if (v !== undefined) raw[k] = v;
+  const sizeBins = choice('size-bins', raw['size-bins']) as SizeBinning;
+  const smallThreshold = parseSize(text(raw['small-threshold']), '--small-threshold');
+  const largeThreshold = parseSize(text(raw['large-threshold']), '--large-threshold');
   if (largeThreshold < smallThreshold) throw new UsageError('--large-threshold must not be below --small-threshold');
-  // combined writes both kinds of keys: a threshold range must not have a power-of-two range's name
-  const pow2 = (n: number): boolean => Number.isInteger(Math.log2(n));
-  if (sizeBins === 'combined' && (smallThreshold === 1 || (pow2(smallThreshold) && largeThreshold === 2 * smallThreshold)))
-    throw new UsageError('--size-bins combined: the thresholds name a power-of-two range (small 1 B, or large twice a power-of-two small); choose others');
+  const direction = (dir: 'read' | 'write'): DirectionKeys => {
+    const sized = raw[`${dir}-sized`] === undefined ? sizeBins : (choice(`${dir}-sized`, raw[`${dir}-sized`]) as SizeBinning);
+    // both writes both kinds of keys: a threshold range must not have a power-of-two range's name
+    const pow2 = (n: number): boolean => Number.isInteger(Math.log2(n));
+    if (sized === 'both' && (smallThreshold === 1 || (pow2(smallThreshold) && largeThreshold === 2 * smallThreshold)))
+      throw new UsageError(
+        `--${raw[`${dir}-sized`] === undefined ? 'size-bins' : `${dir}-sized`} both: the thresholds name a power-of-two range (small 1 B, or large twice a power-of-two small); choose others`,
+      );
+    return { enabled: bool(raw[dir], `--${dir}`), duration: bool(raw[`${dir}-duration`], `--${dir}-duration`), sized };
+  };
   const envRaw = raw.env ?? [];
   const env = (Array.isArray(envRaw) ? envRaw.map(text) : [text(envRaw)])
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v !== '');
   for (const name of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env: "${name}" is not an environment variable name`);
+  const minSampled = count(text(raw['min-sampled']), '--min-sampled', 0);
+  const io: IoKeyOptions = {
+    read: direction('read'),
+    write: direction('write'),
+    seek: bool(raw.seek, '--seek'),
+    metadata: choice('metadata', raw.metadata) as MetadataMode,
+    metadataDuration: bool(raw['metadata-duration'], '--metadata-duration'),
+    smallThreshold,
+    largeThreshold,
+    minSampled,
+  };
+  const nvmlLibrary = named(raw['nvml-library'], '--nvml-library', 'a library name or path is needed (none: no gpu records)');
   return {
     ...(raw.output !== undefined ? { output: named(raw.output, '--output', 'a file name is needed') } : {}),
     ...(raw['error-log'] !== undefined ? { errorLog: named(raw['error-log'], '--error-log', 'a file name is needed') } : {}),
-    timeframeSec: timeframe(text(raw.timeframe ?? '10s')),
+    timeframeSec: timeframe(text(raw.timeframe)),
+    totals: bool(raw.totals, '--totals'),
     smallThreshold,
     largeThreshold,
-    sizeBins,
-    sampleEvery: count(text(raw['sample-every'] ?? '16'), '--sample-every', 1),
-    sampleMaxPerSec: count(text(raw['sample-max-per-sec'] ?? '0'), '--sample-max-per-sec', 0),
+    io,
+    sampleEvery: count(text(raw['sample-every']), '--sample-every', 0),
+    sampleMaxPerSec: count(text(raw['sample-max-per-sec']), '--sample-max-per-sec', 0),
     env: [...new Set(env)],
-    network: bool(raw.network ?? false, '--network'),
-    minSampled: count(text(raw['min-sampled'] ?? '10'), '--min-sampled', 0),
-    nvmlLibrary: named(raw['nvml-library'] ?? 'libnvidia-ml.so.1', '--nvml-library', 'a library name or path is needed (none: no gpu records)'),
+    network: bool(raw.network, '--network'),
+    minSampled,
+    cpuMemory: choice('cpu-memory', raw['cpu-memory']) as CpuMemory,
+    nvmlLibrary: bool(raw.gpu, '--gpu') ? nvmlLibrary : 'none',
+    waitPid: choice('wait-pid', raw['wait-pid']),
+    diagnosis: bool(raw.diagnosis, '--diagnosis'),
   };
 }
 

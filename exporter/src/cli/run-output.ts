@@ -18,7 +18,7 @@ import type { MountSeries, RunTotals, SecondsWindow } from '../profiler/run-tota
 import type { ResourceSampler } from './run-resources.js';
 import type { GpuSampler } from './run-gpu.js';
 import { diagnosisRecord, type Diagnosis } from '../profiler/diagnosis.js';
-import { ALL_RECORDS, type RecordSelection } from './mistral-config.js';
+import type { CpuMemory } from './run-options.js';
 
 /** The pseudo mounts under which the library counts socket I/O when JOBIO_NETWORK=1. */
 export const NETWORK_FSTYPE = 'socket';
@@ -50,6 +50,17 @@ export function combinedWindow(series: readonly MountSeries[], from: number, to:
   return { present: [...seconds.values()], seconds: Math.max(1, to - from), sum };
 }
 
+/** Which records are written (`totals`, `cpu-memory.enabled`, jobio's `diagnosis`). */
+export interface RecordSelection {
+  /** false: no `jobtotal: true` record at all. */
+  readonly totals: boolean;
+  /** The blocks of the resources records; no: no resources records. */
+  readonly cpuMemory: CpuMemory;
+  readonly diagnosis: boolean;
+}
+
+export const ALL_RECORDS: RecordSelection = { totals: true, cpuMemory: 'all', diagnosis: true };
+
 export class RunOutput {
   constructor(
     private readonly fd: number | undefined,
@@ -68,14 +79,12 @@ export class RunOutput {
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
   }
 
-  /** Sections switched off, and the job totals of the periodic types with `totals: no`, are not written. */
+  /** With `totals: no` no job-total record; resources and diagnosis as selected. */
   private selected(record: { type?: unknown; jobtotal?: unknown }): boolean {
-    const type = String(record.type);
-    // a record type without a switch (one added later) is written
-    const sections: Partial<Record<string, boolean>> = this.selection.sections;
-    if (sections[type] === false) return false;
-    const periodic = type === 'mountpoint' || type === 'network' || type === 'resources' || type === 'gpu';
-    return this.selection.totals || !(periodic && record.jobtotal === true);
+    if (!this.selection.totals && record.jobtotal === true) return false;
+    if (record.type === 'resources') return this.selection.cpuMemory !== 'no';
+    if (record.type === 'diagnosis') return this.selection.diagnosis;
+    return true;
   }
 
   /** mountpoint (per mount and `*`), network and resources records for seconds [from, to). */
@@ -90,7 +99,7 @@ export class RunOutput {
     }
     if (written > 0 || jobtotal !== false) this.write(mountpointRecord(this.ctx, '*', combinedWindow(files, from, to), timestampMs, jobtotal));
     if (this.network) this.networkFrame(from, to, timestampMs, jobtotal);
-    if (this.sampler && jobtotal === false) this.write(resourcesRecord(this.ctx, this.sampler.window(from, to), timestampMs, false));
+    if (this.sampler && jobtotal === false) this.write(resourcesRecord(this.ctx, this.sampler.window(from, to), timestampMs, false, this.selection.cpuMemory));
     const gpus = this.gpu?.windows(from, to) ?? [];
     for (const g of gpus) this.write(gpuRecord(this.ctx, g, Math.max(1, to - from), timestampMs, jobtotal));
     if (gpus.length > 0) this.write(gpuRecord(this.ctx, allGpus(gpus), Math.max(1, to - from), timestampMs, jobtotal));
@@ -137,7 +146,7 @@ export class RunOutput {
       const rssMaxBytes = Math.max(this.sampler.peakRssBytes, maxRssBytes ?? 0);
       const vmemMaxBytes = Math.max(this.sampler.peakVmemBytes, rssMaxBytes);
       // CPU: the per-second figures, which closeTail completed with getrusage's exact totals.
-      this.write(resourcesRecord(this.ctx, { ...w, rssMaxBytes, vmemMaxBytes }, times.endMs, times));
+      this.write(resourcesRecord(this.ctx, { ...w, rssMaxBytes, vmemMaxBytes }, times.endMs, times, this.selection.cpuMemory));
     }
   }
 }

@@ -96,7 +96,22 @@ test('the time error: 0 with every call timed, 1.96·t·sqrt((1-f)/timed) otherw
 test('the diagnosis record carries the program, share, gain and error bound of each reason (diagnosis-schema.ts)', () => {
   const d = diagnose(input([{ program: programOf('python3.11', '/usr/bin/python3.11'), info, total: failedStats(4, 4e6, 4) }], 2e9));
   const rec = diagnosisRecord(
-    { hostname: 'h', jobid: '7', jobgroupid: '', timeframeSec: 10, io: { sizeBins: 'small-medium-large', smallThreshold: 32768, largeThreshold: 1 << 27, minSampled: 10 } },
+    {
+      hostname: 'h',
+      jobid: '7',
+      jobgroupid: '',
+      timeframeSec: 10,
+      io: {
+        read: { enabled: true, duration: true, sized: 'small-medium-large' },
+        write: { enabled: true, duration: true, sized: 'small-medium-large' },
+        seek: true,
+        metadata: 'both',
+        metadataDuration: true,
+        smallThreshold: 32768,
+        largeThreshold: 1 << 27,
+        minSampled: 10,
+      },
+    },
     d,
     {
       startMs: 0,

@@ -6,9 +6,28 @@ import { CALL_TYPES, CLASSES, POW2_BINS, SIZE_BINS } from '../parsers/profiler-w
 import { slot, type Counters } from './counters.js';
 import type { SecondsWindow } from './run-totals.js';
 
+/**
+ * Size ranges of the read or write keys: small-medium-large (the thresholds), binary (powers of two),
+ * combined (only the aggregate `read_all`), both (the thresholds and the powers of two: jobio's extension).
+ */
+export type SizeBinning = 'small-medium-large' | 'binary' | 'combined' | 'both';
+/** combined: one `metadata` key; separate: one key per call type; both; no: neither. */
+export type MetadataMode = 'combined' | 'separate' | 'both' | 'no';
+
+export interface DirectionKeys {
+  readonly enabled: boolean;
+  /** Durations reported in this direction's keys. */
+  readonly duration: boolean;
+  readonly sized: SizeBinning;
+}
+
 export interface IoKeyOptions {
-  /** combined: both the threshold ranges and the powers of two. */
-  readonly sizeBins: 'small-medium-large' | 'pow2' | 'combined';
+  readonly read: DirectionKeys;
+  readonly write: DirectionKeys;
+  readonly seek: boolean;
+  readonly metadata: MetadataMode;
+  /** Durations of the metadata keys and of seek. */
+  readonly metadataDuration: boolean;
   readonly smallThreshold: number;
   readonly largeThreshold: number;
   /** Durations are omitted when fewer calls than this were timed. */
@@ -26,7 +45,7 @@ export interface PerSecond {
 export interface IoEntry {
   bytes?: PerSecond;
   calls: PerSecond;
-  duration?: PerSecond & { 'mean/call': number };
+  duration?: PerSecond & { 'mean/call': number; 'max/call'?: number };
 }
 
 /** Call types with their own key in Mistral's list; close and sync count only towards `metadata`. */
@@ -78,16 +97,17 @@ function timeOf(v: Counters, c: number): number {
 }
 
 /** The figures of every key for one counter vector (a second, or a whole window). */
-export function keyedValues(v: Counters, o: IoKeyOptions): Map<string, KeyValues> {
+export function keyedValues(v: Counters, o: Pick<IoKeyOptions, 'read' | 'write' | 'smallThreshold' | 'largeThreshold'>): Map<string, KeyValues> {
   const out = new Map<string, KeyValues>();
   (['read', 'write'] as const).forEach((dir, d) => {
     const c = callIndex(dir);
     const sampled = v[slot.sampled(c)] ?? 0;
-    if (o.sizeBins !== 'pow2') {
+    const sized = o[dir].sized;
+    if (sized === 'small-medium-large' || sized === 'both') {
       const names = namedRanges(o.smallThreshold, o.largeThreshold);
       SIZE_BINS.forEach((_, b) => out.set(`${dir}_${names[b]}`, { calls: v[slot.sizedCalls(d, b)] ?? 0, bytes: v[slot.sizedBytes(d, b)] ?? 0, timeNs: v[slot.sizedTimeNs(d, b)] ?? 0, sampled }));
     }
-    if (o.sizeBins !== 'small-medium-large') {
+    if (sized === 'binary' || sized === 'both') {
       // A power-of-two range never has the name of a threshold range (0-1B, 1B-2B, … against 0-<small>).
       for (let i = 0; i < POW2_BINS; i++) {
         const key = `${dir}_${pow2Range(i)}`;
@@ -132,13 +152,23 @@ export function perSecond(values: readonly number[], seconds: number): PerSecond
   };
 }
 
-/** The `io` object for a window of seconds; keys without calls are omitted. */
+/** Whether a key is written, and with its duration, under the options (read.enabled, metadata, ...). */
+export function keySelected(key: string, o: IoKeyOptions): { written: boolean; duration: boolean } {
+  const dir = key.startsWith('read_') ? o.read : key.startsWith('write_') ? o.write : undefined;
+  if (dir) return { written: dir.enabled, duration: dir.duration };
+  if (key === 'seek') return { written: o.seek, duration: o.metadataDuration };
+  const written = key === 'metadata' ? o.metadata === 'combined' || o.metadata === 'both' : o.metadata === 'separate' || o.metadata === 'both';
+  return { written, duration: o.metadataDuration };
+}
+
+/** The `io` object for a window of seconds; keys without calls, and keys the options leave out, are omitted. */
 export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string, IoEntry> {
   const totals = keyedValues(window.sum, o);
   const seconds = window.present.map((v) => keyedValues(v, o));
   const io: Record<string, IoEntry> = {};
   for (const [key, t] of totals) {
-    if (t.calls === 0) continue;
+    const selected = keySelected(key, o);
+    if (t.calls === 0 || !selected.written) continue;
     const series = (pick: (k: KeyValues) => number): number[] =>
       seconds.map((s) => {
         const kv = s.get(key);
@@ -155,7 +185,7 @@ export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string,
         series((k) => k.bytes ?? 0),
         window.seconds,
       );
-    if (t.timeNs !== undefined && t.sampled >= o.minSampled && t.sampled > 0) {
+    if (selected.duration && t.timeNs !== undefined && t.sampled >= o.minSampled && t.sampled > 0) {
       const d = perSecond(
         series((k) => (k.timeNs ?? 0) / 1000),
         window.seconds,

@@ -173,28 +173,28 @@ export function cpusObject(cpuUsPerSecond: readonly number[], seconds: number, a
   return { total: available, 'mean/s': busy['mean/s'], 'median/s': busy['median/s'], 'max/s': busy['max/s'] };
 }
 
-export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestampMs: number, jobtotal: false | JobTimes): Json {
+/** `scope` (`cpu-memory.enabled`): all = the host and job blocks, or only one of them. */
+export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestampMs: number, jobtotal: false | JobTimes, scope: 'all' | 'job' | 'host' | 'no' = 'all'): Json {
   const add = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x + (b[i] ?? 0));
-  return {
-    ...common(ctx, 'resources', timestampMs, jobtotal),
-    timeframe: `${r.seconds}s`,
-    resources: {
-      host: {
-        cpuusertime: cpu(r.hostUser, r.seconds),
-        cpusystemtime: cpu(r.hostSystem, r.seconds),
-        cputotaltime: cpu(add(r.hostUser, r.hostSystem), r.seconds),
-        iowait: cpu(r.hostIowait, r.seconds),
-      },
-      job: {
-        cpuusertime: cpu(r.jobUser, r.seconds),
-        cpusystemtime: cpu(r.jobSystem, r.seconds),
-        cputotaltime: cpu(add(r.jobUser, r.jobSystem), r.seconds),
-        cpus: cpusObject(add(r.jobUser, r.jobSystem), r.seconds, r.cpus),
-        rssmem: { max: Math.round(r.rssMaxBytes ?? Math.max(0, ...r.rssBytes)), 'mean/s': meanOf(r.rssBytes) },
-        vmem: { max: Math.round(r.vmemMaxBytes ?? Math.max(0, ...r.vmemBytes)), 'mean/s': meanOf(r.vmemBytes) },
-      },
+  const blocks: Json = {
+    host: {
+      cpuusertime: cpu(r.hostUser, r.seconds),
+      cpusystemtime: cpu(r.hostSystem, r.seconds),
+      cputotaltime: cpu(add(r.hostUser, r.hostSystem), r.seconds),
+      iowait: cpu(r.hostIowait, r.seconds),
+    },
+    job: {
+      cpuusertime: cpu(r.jobUser, r.seconds),
+      cpusystemtime: cpu(r.jobSystem, r.seconds),
+      cputotaltime: cpu(add(r.jobUser, r.jobSystem), r.seconds),
+      cpus: cpusObject(add(r.jobUser, r.jobSystem), r.seconds, r.cpus),
+      rssmem: { max: Math.round(r.rssMaxBytes ?? Math.max(0, ...r.rssBytes)), 'mean/s': meanOf(r.rssBytes) },
+      vmem: { max: Math.round(r.vmemMaxBytes ?? Math.max(0, ...r.vmemBytes)), 'mean/s': meanOf(r.vmemBytes) },
     },
   };
+  if (scope === 'host') delete blocks.job;
+  if (scope === 'job') delete blocks.host;
+  return { ...common(ctx, 'resources', timestampMs, jobtotal), timeframe: `${r.seconds}s`, resources: blocks };
 }
 
 /** One GPU (`device` a path like /dev/nvidia0) or all of them (`*`) over a window (run-gpu.ts). */
