@@ -9,6 +9,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
@@ -81,6 +82,12 @@ test('a start script: MISTRAL_CONFIG, MISTRAL_LOG over the file, MISTRAL_ERR_LOG
   assert.match(readFileSync(join(work, 'errors.log'), 'utf8'), /jobio/, 'the library writes its messages to MISTRAL_ERR_LOG');
   assert.ok(readFileSync(socketSeen, 'utf8').startsWith(`${workDir}/jobio-run-`), 'the working directory is made in MISTRAL_OUTPUT_DIRECTORY');
   assert.deepEqual(readdirSync(workDir), [], 'and removed at the end');
+  // hostname: the system's full name (the record field includes the domain, as Mistral's)
+  assert.ok(records.every((x) => x.hostname === execFileSync('hostname', ['--fqdn'], { encoding: 'utf8' }).trim()));
+  // a MISTRAL_LOG without %h gets the host inserted before .log, as under Mistral
+  const plain = await runJobio(['run', '--', 'cat', b], { env: { ...clean, MISTRAL_LOG: join(work, 'plain.log') } });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(readBytes(join(work, `plain-${hostname().split('.')[0] ?? ''}.log`)), 20000);
   // jobio's flag wins over the variable
   const flagged = join(work, 'flag.log');
   const f = await runJobio(['run', '-o', flagged, '--', 'cat', b], { env });
@@ -134,4 +141,16 @@ test("MISTRAL_BYPASS_DISABLE turns tracing back on below a MISTRAL_BYPASS_PROGRA
   const r3 = await runJobio(['run', '-o', dir, '--', 'sh', '-c', cmd], { env: { ...env, MISTRAL_BYPASS_PROGRAMS: `${work}/` } });
   assert.equal(r3.code, 0, r3.stderr);
   assert.equal(readBytes(dir), 40000);
+});
+
+test("records carry the host name with its domain (from the system's canonical name); the file name keeps the short one", async () => {
+  const short = hostname().split('.')[0] ?? '';
+  const fake = join(work, 'fake-hostname');
+  mkdirSync(fake);
+  writeFileSync(join(fake, 'hostname'), `#!/bin/sh\n[ "$1" = --fqdn ] && echo ${short}.cluster.example\n`, { mode: 0o755 });
+  const r = await runJobio(['run', '-o', join(work, 'fqdn-%h.log'), '--', 'cat', a], { env: { ...clean, PATH: `${fake}:${process.env['PATH'] ?? ''}` } });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(join(work, `fqdn-${short}.log`), 'utf8'));
+  assert.ok(records.length > 3);
+  assert.deepEqual([...new Set(records.map((x) => x.hostname))], hostname().includes('.') ? [hostname()] : [`${short}.cluster.example`]);
 });

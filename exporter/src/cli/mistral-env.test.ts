@@ -24,6 +24,8 @@ test('the options Mistral has variables for are read with their meanings; empty 
   // the special value of the error log: the system log, i.e. no file
   assert.deepEqual(readMistralEnvironment({ MISTRAL_ERR_LOG: 'syslog' }).raw, {});
   assert.deepEqual(readMistralEnvironment({}), { raw: {}, library: {}, warnings: [] });
+  // as under Mistral, the log's name always has the host in it
+  assert.equal(readMistralEnvironment({ MISTRAL_LOG: '/scratch/io.log' }).raw.output, '/scratch/io-%h.log');
 });
 
 test("MISTRAL_NOTRACE_PROGRAMS: additions, and -name taken off Mistral's default list; children left out too", () => {

@@ -5,6 +5,7 @@
 // counts as unset. Pure: an environment in, settings (or a UsageError) out.
 import { resolveRunOptions, UsageError, type RawRunOptions } from './run-options.js';
 import { MISTRAL_VARIABLES, RUN_OPTIONS } from '../run/option-table.js';
+import { withHostInserted } from './output-path.js';
 
 /** Programs Mistral leaves out (with their children) unless MISTRAL_NOTRACE_PROGRAMS removes them (`-srun`). */
 export const MISTRAL_DEFAULT_NOTRACE = ['blaunch', 'bsub', 'lsgrun', 'lsrun', 'pbsdsh', 'pbs_tmrsh', 'qsub', 'qrsh', 'sbatch', 'srun'] as const;
@@ -52,7 +53,7 @@ export function readMistralEnvironment(env: NodeJS.ProcessEnv): MistralEnvironme
       if (!(err instanceof UsageError)) throw err;
       throw new UsageError(`${spec.mistralEnv}=${v}: ${err.message.replace(/^--[a-z-]+:? ?/, '')}`);
     }
-    raw[spec.name] = v;
+    raw[spec.name] = spec.name === 'output' ? withHostInserted(v) : v;
   }
   const library: Record<string, string> = {};
   const warnings: string[] = [];

@@ -31,6 +31,7 @@ import { keyedValues } from '../profiler/mistral-io.js';
 import { parseMistralConfig, type MistralSettings, type PluginSettings } from './mistral-config.js';
 import { readMistralEnvironment, type MistralEnvironment } from './mistral-env.js';
 import { terminalText } from '../labels/control-chars.js';
+import { fullHostname } from './fqdn.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -216,6 +217,9 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const sysfs = flags['path.sysfs'];
     const lustrePaths = { procfs: typeof procfs === 'string' ? procfs : '/proc', sysfs: typeof sysfs === 'string' ? sysfs : '/sys', rootfs: '/' };
     const clientBefore = readClientBytes(lustrePaths);
+    // The host's full name for the records (only with a log), asked before CMD starts: the helper it
+    // runs is reaped before the CPU figures of the command's children are first read.
+    const named = fd !== undefined ? { ...context, hostname: await fullHostname() } : context;
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
     const child = spawn(file, args, {
@@ -236,7 +240,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     gpu?.start();
     // Without --output there is no log: no records are built.
     const output =
-      fd !== undefined ? new RunOutput(fd, context, totals, sampler, options.network, gpu, { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis }) : undefined;
+      fd !== undefined ? new RunOutput(fd, named, totals, sampler, options.network, gpu, { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis }) : undefined;
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
