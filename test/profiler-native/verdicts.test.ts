@@ -101,7 +101,7 @@ let strace = '';
 before(() => {
   buildTests();
   strace = requireBinary('strace');
-  for (const b of ['sh', 'bash', 'cat', 'cp', 'wc']) requireBinary(b);
+  for (const b of ['sh', 'bash', 'cat', 'cp', 'wc', 'perl']) requireBinary(b);
 });
 
 describe('verdicts against strace: no false reds', () => {
@@ -206,7 +206,7 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
 });
 
 // Owner and times: each one a setattr on a parallel file system's metadata server (rsync -a made
-// thousands), counted as fschange (reason metadata_change) like chmod.
+// thousands), counted as fschange (reason metadata_change) like chmod, whichever libc entry made them.
 const SETATTR = ['chown', 'lchown', 'fchown', 'fchownat', 'utimensat', 'chmod', 'fchmod', 'fchmodat'];
 
 describe('verdicts against strace: owner and time changes are counted', () => {
@@ -215,6 +215,8 @@ describe('verdicts against strace: owner and time changes are counted', () => {
     ['chown', ['chown', `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, 'small.txt', 'in.bin']],
     ['cp -p', ['cp', '-p', 'small.txt', 'copy.txt']],
     ['touch -h -d (utimensat on a path)', ['touch', '-h', '-d', '2024-01-01', 'small.txt']],
+    // perl's utime calls the older utimes (a path) and futimes (a handle); glibc makes each a utimensat
+    ['perl utime (utimes, futimes)', ['perl', '-e', 'open my $f, "<", "small.txt" or die; utime undef, undef, $f or die; utime undef, undef, "small.txt", "in.bin" or die']],
   ];
   for (const [name, cmd] of cmds) {
     test(`${name}: fschange calls equal strace's chown/utimensat/chmod calls on the directory`, async () => {
