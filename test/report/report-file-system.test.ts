@@ -170,7 +170,7 @@ test("jobio report JOBID: the file system's view from job_stats series, and a st
     );
 
     // text and HTML say the same
-    const text = await report('4711');
+    const text = await report('4711', '--grafana-url', 'http://127.0.0.1:3000');
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^verdict: 1 finding: 1 high$/m);
     assert.match(text.stdout, /^1\. HIGH your job: target_load on lustrefs-MDT0000 \(by load on the file system\)$/m);
@@ -179,7 +179,10 @@ test("jobio report JOBID: the file system's view from job_stats series, and a st
     assert.match(text.stdout, /^ {2}lustrefs-MDT0000: 60,150 requests; busiest [\d,]+ ops\/s \(75\.0 % of all\)$/m);
     assert.match(text.stdout, /^ {2}lustrefs-OST0001: written 2\.0 MiB; busiest [\d.]+ MiB\/s \(100\.0 % of all\)$/m);
     assert.match(text.stdout, /^application: {2}the job ran without the profiler: no view of its calls$/m);
-    for (const line of text.stdout.split('\n')) assert.ok(line.length <= 80, line);
+    const link = `http://127.0.0.1:3000/d/jobio-job/jobio-job?var-jobid=4711&from=${Date.parse(storm.header.start)}&to=${Date.parse(storm.header.end)}`;
+    assert.ok(text.stdout.split('\n').includes(`dashboard:    ${link}`), text.stdout);
+    // every line fits 80 columns but the link (never wrapped)
+    for (const line of text.stdout.split('\n')) assert.ok(line.length <= 80 || line.startsWith('dashboard:'), line);
     const html = join(root, 'r.html');
     assert.equal((await report('4711', '--html', html)).code, 0);
     assert.match(readFileSync(html, 'utf8'), /<td>lustrefs-MDT0000<\/td><td>60,150<\/td>.*<td>75\.0 %<\/td><\/tr>/);

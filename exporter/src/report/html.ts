@@ -86,6 +86,7 @@ dt{font-weight:bold;color:#555}dd{margin:0}table{border-collapse:collapse}td{pad
 <body><h1>${esc(title)}</h1>
 <div class="verdict" style="background:${verdictColour}">verdict: ${esc(r.verdict.text)}</div>
 ${findings}
+${r.dashboard !== undefined ? `<p>Dashboard: <a href="${esc(r.dashboard)}">${esc(r.dashboard)}</a></p>` : ''}
 <h2>Job</h2><table>${facts
     .filter(([, v]) => v !== '')
     .map(([k, v]) => `<tr><td>${k}</td><td>${esc(v)}</td></tr>`)

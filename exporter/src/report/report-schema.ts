@@ -206,4 +206,6 @@ export interface ReportJson {
   readonly application: ReportApplicationJson;
   /** From Prometheus when the job has jobio_lustre_jobstats_* series; absent from a log. */
   readonly file_system?: ReportFileSystemJson;
+  /** The job's Grafana dashboard over its time range (with --grafana-url or JOBIO_GRAFANA_URL and a job id); absent otherwise. */
+  readonly dashboard?: string;
 }

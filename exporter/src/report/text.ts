@@ -104,6 +104,8 @@ export function reportText(r: ReportJson, colour: boolean): string {
     .filter(([, v]) => v !== '')
     .map(([k, v]) => `${k} ${v}`);
   if (scheduler.length > 0) out.push(...wrap(scheduler.join(', '), WIDTH, 'scheduler:    ', '              '));
+  // a link is never wrapped (a terminal makes it clickable only whole)
+  if (r.dashboard !== undefined) out.push(`dashboard:    ${withoutControlChars(r.dashboard)}`);
   out.push(...wrap(r.source.kind === 'log' ? r.source.file : `Prometheus ${r.source.url}, the last ${r.source.range}`, WIDTH, 'from:         ', '              '));
   if (r.file_system !== undefined) out.push(...fileSystemLines(r.file_system));
   if (a.profiled === false) out.push(...wrap('the job ran without the profiler: no view of its calls', WIDTH, 'application:  ', '              '));
