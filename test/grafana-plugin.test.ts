@@ -191,11 +191,11 @@ test('grafana-plugin: jest (components, pure functions, data source on captured 
   assert.match(out, /Tests:\s+\d+ passed, \d+ total/);
 });
 
-test('grafana-plugin: headless Chromium renders the built panel (both views, dark and light, and the heatmap at 10,000 series) and drills down', async () => {
+test('grafana-plugin: headless Chromium renders the built panel (both views, dark and light, the heatmap at 10,000 series and at 1920 px with whole job ids, status letters and colour-blind check) and drills down', async () => {
   requireInstall();
   assert.ok(existsSync(chromium), `Chromium not found at ${chromium}: install it with "apt-get install -y chromium" (CI installs it)`);
   const out = await step(['test-browser/run.mjs'], 300_000);
-  assert.match(out, /6 passed, 0 failed/);
+  assert.match(out, /9 passed, 0 failed/);
 });
 
 // Dashboards and provisioning need no install: plain files checked against the metric contract.
