@@ -10,6 +10,7 @@ import { DEFAULT_MAX_TARGETS } from '../lustre/stats-settings.js';
 import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers } from '../sources/lustre-jobstats-files.js';
 import { LCTL_ARGS, runLctl } from '../sources/lustre-lctl.js';
 import { lustreSource } from '../lustre/source-description.js';
+import { readErrorReason } from '../lustre/error-reasons.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { forEachLimited } from '../util/for-each-limited.js';
 import { failUnlisted, updateLustre, type UpdateSteps } from '../lustre/update.js';
@@ -69,6 +70,8 @@ export const lustreJobStatsCollector = defineCollector({
     });
     const metrics = new LustreJobStatsMetrics(registry, settings.maxJobs, settings.maxTargets);
     let droppedTargetsLogged = 0;
+    /** Out-of-range entries already logged, per target still known. */
+    let outOfRangeLogged = new Map<string, number>();
     const users = userResolverFor(paths, settings);
     const buffers: ChunkBuffers[] = [];
 
@@ -98,7 +101,7 @@ export const lustreJobStatsCollector = defineCollector({
             signal,
             (buffers[lane] ??= { buffer: Buffer.allocUnsafe(CHUNK_BYTES), spare: Buffer.allocUnsafe(CHUNK_BYTES) }),
           );
-          if ('error' in outcome) logger.warn({ path: file.path, err: outcome.error.message }, 'cannot read job_stats');
+          if ('error' in outcome) logger.warn({ path: file.path, reason: readErrorReason(outcome.error), err: outcome.error.message }, 'cannot read job_stats: the target keeps its series');
           else if ('truncated' in outcome && outcome.truncated) logger.debug({ path: file.path, maxBytes: settings.maxFileBytes }, 'job_stats read cut at max-file-bytes');
         });
         return { found: present.length > 0, complete };
@@ -111,6 +114,16 @@ export const lustreJobStatsCollector = defineCollector({
         }
         await users.resolve(acc.uids());
         acc.finish(Date.now(), (uid) => users.label(uid), complete);
+        const outOfRange = acc.outOfRangeEntries();
+        for (const [target, total] of outOfRange) {
+          const before = outOfRangeLogged.get(target) ?? 0;
+          if (total > before)
+            logger.warn(
+              { target, rejected: total - before },
+              'job_stats entries with a samples or sum beyond u64 rejected (no increment): counted in jobio_lustre_jobstats_parse_errors_total{reason="value_out_of_range"}',
+            );
+        }
+        outOfRangeLogged = outOfRange;
       },
     };
     return { update: (signal) => updateLustre(steps, acc, metrics, signal), describe: () => lustreSource('mdt/obdfilter job_stats', settings, LCTL_ARGS.slice(1), paths) };

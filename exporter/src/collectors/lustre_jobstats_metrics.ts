@@ -11,6 +11,7 @@ import { JobSeriesCounter } from './lustre_jobstats_series.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { ShownWhilePresent, SourceMetrics } from './lustre_targets_metrics.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { JOBSTATS_READ_ERROR_REASONS, PARSE_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
   private readonly readBytes: JobSeriesCounter;
@@ -21,8 +22,8 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private readonly exportedJobs: Gauge<'target'>;
   private readonly foldedJobs: Gauge<'target'>;
   private readonly expiredJobs: Counter<'target'>;
-  private readonly parseErrors: Counter<'target'>;
-  private readonly readErrors: Counter<'target'>;
+  private readonly parseErrors: Counter<'target' | 'reason'>;
+  private readonly readErrors: Counter<'target' | 'reason'>;
   private readonly truncatedReads: Counter<'target'>;
   private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
@@ -54,8 +55,16 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     this.exportedJobs = gauge('jobio_lustre_jobstats_exported_jobs', 'Jobs of the target that have their own series (at most max-jobs).', ['target'] as const);
     this.foldedJobs = gauge('jobio_lustre_jobstats_folded_jobs', 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.', ['target'] as const);
     this.expiredJobs = counter('jobio_lustre_jobstats_expired_jobs_total', 'Job series removed after the expiry without any increment.', ['target'] as const);
-    this.parseErrors = counter('jobio_lustre_jobstats_parse_errors_total', 'job_stats lines that fit no known shape and were skipped.', ['target'] as const);
-    this.readErrors = counter('jobio_lustre_jobstats_read_errors_total', "Failed reads of the target's job_stats file (its series are kept as they were).", ['target'] as const);
+    this.parseErrors = counter(
+      'jobio_lustre_jobstats_parse_errors_total',
+      'job_stats text skipped, by reason: malformed_line (a line of no known shape), value_out_of_range (an entry with a samples or sum beyond u64, rejected whole), too_many_fields (counters beyond the table of operation names).',
+      ['target', 'reason'],
+    );
+    this.readErrors = counter(
+      'jobio_lustre_jobstats_read_errors_total',
+      "Failed reads of the target's job_stats file, by reason: not_regular_file (a FIFO, device or directory: refused without blocking) or unreadable (its series are kept as they were).",
+      ['target', 'reason'],
+    );
     this.truncatedReads = counter(
       'jobio_lustre_jobstats_truncated_reads_total',
       "Reads of the target's job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).",
@@ -118,8 +127,8 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     this.exportedJobs.set({ target }, t.exportedJobs);
     this.foldedJobs.set({ target }, t.foldedJobs);
     this.expiredJobs.inc({ target }, t.expiredJobsTotal);
-    this.parseErrors.inc({ target }, t.parseErrorsTotal);
-    this.readErrors.inc({ target }, t.readErrorsTotal);
+    for (const reason of PARSE_ERROR_REASONS) this.parseErrors.inc({ target, reason }, t.parseErrors[reason]);
+    for (const reason of JOBSTATS_READ_ERROR_REASONS) this.readErrors.inc({ target, reason }, t.readErrors[reason]);
     this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
     this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
     this.density.fill(t);

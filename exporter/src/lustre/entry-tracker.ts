@@ -40,6 +40,8 @@ export class EntryTracker {
   droppedCounters = 0;
   /** New entries not remembered because maxEntries were (counted, no increments). */
   droppedEntries = 0;
+  /** Entries rejected for a samples or sum beyond u64, since start (no increments). */
+  outOfRangeEntries = 0;
 
   constructor(
     private readonly fields: FieldTable,
@@ -114,6 +116,7 @@ export class EntryTracker {
    */
   private reject(rawId: string, epoch: number): void {
     this.quality.malformed += 1;
+    this.outOfRangeEntries += 1;
     const state = this.entries.get(rawId);
     if (state) state.seen = epoch;
   }

@@ -12,6 +12,7 @@ import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type Serie
 import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
 import { rateDensity, type DensityJob, type RateDensity } from './rate-density.js';
+import { noReadErrors, type ParseErrorReason, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
 
 export interface AccumulatorOptions {
   readonly maxJobs: number;
@@ -30,7 +31,7 @@ export interface TargetReader {
   /** The file is done; `cut` when it was not read to its end (max-file-bytes). */
   end(cut: boolean): void;
   /** The read failed (after some bytes, maybe): what was read counts, nothing unseen is forgotten. */
-  fail(): void;
+  fail(reason: ReadErrorReason): void;
 }
 
 /** A job_stats source: `mdt` or `obdfilter`, and the target name (`fs-OST0000`). */
@@ -48,8 +49,10 @@ export interface TargetView {
   /** False when the target was not read this scrape (gone or failed): its series live until expiry. */
   readonly read: boolean;
   readonly quality: QualityCounts;
-  readonly parseErrorsTotal: number;
-  readonly readErrorsTotal: number;
+  /** Lines and entries skipped since start, by reason. */
+  readonly parseErrors: ReasonCounts<ParseErrorReason>;
+  /** Reads of the file that failed since start, by reason. */
+  readonly readErrors: ReasonCounts<ReadErrorReason>;
   readonly foldedJobs: number;
   readonly exportedJobs: number;
   readonly expiredJobsTotal: number;
@@ -72,8 +75,9 @@ class TargetState {
   /** Scrape in which the read stopped before the end of the file: entries not seen are kept. */
   cutEpoch = -1;
   truncatedReadsTotal = 0;
-  parseErrorsTotal = 0;
-  readErrorsTotal = 0;
+  /** Lines of no known shape (the tracker counts the other parse errors). */
+  malformedLinesTotal = 0;
+  readonly readErrors = noReadErrors();
   /** `now` of the last finish() that read the target: the start of the next rate interval. */
   lastReadAt: number | undefined;
   density: RateDensity | undefined;
@@ -177,12 +181,12 @@ export class JobStatsAccumulator {
           this.target(target).truncatedReadsTotal += 1;
         }
       },
-      fail: () => {
+      fail: (reason) => {
         if (stream) {
           stream.end(true);
           cut();
         }
-        this.markFailed(target);
+        this.markFailed(target, reason);
       },
     };
   }
@@ -202,17 +206,17 @@ export class JobStatsAccumulator {
         else if (!dropped) this.unattributedLines += 1;
       },
       malformed: () => {
-        if (current) current.parseErrorsTotal += 1;
+        if (current) current.malformedLinesTotal += 1;
         else if (!dropped) this.unattributedLines += 1;
       },
     };
   }
 
   /** The target exists but could not be read this scrape: keep its entries and series as they are. */
-  markFailed(ref: TargetRef): void {
+  markFailed(ref: TargetRef, reason: ReadErrorReason = 'unreadable'): void {
     const t = this.target(ref, false);
     t.failedEpoch = this.epoch;
-    t.readErrorsTotal += 1;
+    t.readErrors[reason] += 1;
   }
 
   /** uids that appear in this scrape's increments (resolve their names before finish()). */
@@ -282,8 +286,8 @@ export class JobStatsAccumulator {
         kind: t.ref.kind,
         read: t.readEpoch === this.epoch,
         quality: t.tracker.quality,
-        parseErrorsTotal: t.parseErrorsTotal + t.tracker.droppedCounters,
-        readErrorsTotal: t.readErrorsTotal,
+        parseErrors: { malformed_line: t.malformedLinesTotal, value_out_of_range: t.tracker.outOfRangeEntries, too_many_fields: t.tracker.droppedCounters },
+        readErrors: { ...t.readErrors },
         foldedJobs: t.book.foldedJobs,
         exportedJobs: t.book.memberCount,
         expiredJobsTotal: t.book.expiredTotal,
@@ -293,6 +297,13 @@ export class JobStatsAccumulator {
         density: t.density,
       };
     }
+  }
+
+  /** Entries rejected for a value beyond u64 since start, per target (`kind/name`): for the log. */
+  outOfRangeEntries(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [key, t] of this.targets) if (t.tracker.outOfRangeEntries > 0) counts.set(key, t.tracker.outOfRangeEntries);
+    return counts;
   }
 
   /** Number of targets known (read now or still holding series). */

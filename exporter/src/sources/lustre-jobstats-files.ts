@@ -5,6 +5,7 @@ import type { Paths } from '../util/paths.js';
 import type { TargetReader, TargetRef } from '../lustre/jobstats-accumulator.js';
 import { findTargets, type FoundTargets } from './lustre-tree.js';
 import { streamPseudoFile } from './pseudo-files.js';
+import { readErrorReason } from '../lustre/error-reasons.js';
 
 export const JOBSTATS_KINDS = ['mdt', 'obdfilter'] as const;
 
@@ -40,7 +41,7 @@ export async function readJobStatsFile(file: JobStatsFile, reader: TargetReader,
     return result;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
-    reader.fail();
+    reader.fail(readErrorReason(err));
     if (signal?.aborted) throw err;
     return { error: err as Error };
   }
