@@ -109,8 +109,8 @@ test('lustre_jobstats collector: a file beyond max-file-bytes is read up to the 
   writeFileSync(join(small, 'job_stats'), ENTRY(6));
   assert.equal(await update(), 'ok');
   let text = await registry.metrics();
-  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000"\} 2$/m);
-  assert.doesNotMatch(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0001"\} [1-9]/m);
+  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000",reason="max_file_bytes"\} 2$/m);
+  assert.doesNotMatch(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0001",reason="max_file_bytes"\} [1-9]/m);
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0001",jobid="9",user="uid:5000"\} 6$/m);
   const seen = Number(/^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct"\} (\d+)$/m.exec(text)?.[1]);
   assert.ok(seen > 10 && seen < 40, `entries read within 4096 bytes: ${seen}`);
@@ -121,7 +121,7 @@ test('lustre_jobstats collector: a file beyond max-file-bytes is read up to the 
   assert.equal(await update(), 'ok');
   text = await registry.metrics();
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="1000",user="uid:5000"\} 12$/m);
-  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000"\} 2$/m);
+  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000",reason="max_file_bytes"\} 2$/m);
 });
 
 test('lustre_jobstats collector: beyond max-entries new entries are dropped and counted, the known ones keep counting', async () => {

@@ -11,7 +11,7 @@ import { JobSeriesCounter } from './lustre_jobstats_series.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { ShownWhilePresent, SourceMetrics } from './lustre_targets_metrics.js';
 import { metricsIn } from '../scrape/metric-factory.js';
-import { JOBSTATS_READ_ERROR_REASONS, PARSE_ERROR_REASONS } from '../lustre/error-reasons.js';
+import { CUT_REASONS, JOBSTATS_READ_ERROR_REASONS, PARSE_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
   private readonly readBytes: JobSeriesCounter;
@@ -24,7 +24,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private readonly expiredJobs: Counter<'target'>;
   private readonly parseErrors: Counter<'target' | 'reason'>;
   private readonly readErrors: Counter<'target' | 'reason'>;
-  private readonly truncatedReads: Counter<'target'>;
+  private readonly truncatedReads: Counter<'target' | 'reason'>;
   private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
   private readonly source: SourceMetrics;
@@ -67,12 +67,12 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     );
     this.truncatedReads = counter(
       'jobio_lustre_jobstats_truncated_reads_total',
-      "Reads of the target's job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).",
-      ['target'] as const,
+      "Reads of the target's job_stats stopped before the end of the file (the entries beyond were not read; they keep their values), by reason: max_file_bytes (--collector.lustre_jobstats.max-file-bytes) or timeout (--collector.lustre_jobstats.target-timeout, or read-timeout before the target was reached).",
+      ['target', 'reason'],
     );
     this.droppedEntries = counter(
       'jobio_lustre_jobstats_dropped_entries_total',
-      'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).',
+      'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries, or all targets together max-total-entries (no increments counted for them).',
       ['target'] as const,
     );
     this.source = new SourceMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
@@ -129,7 +129,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     this.expiredJobs.inc({ target }, t.expiredJobsTotal);
     for (const reason of PARSE_ERROR_REASONS) this.parseErrors.inc({ target, reason }, t.parseErrors[reason]);
     for (const reason of JOBSTATS_READ_ERROR_REASONS) this.readErrors.inc({ target, reason }, t.readErrors[reason]);
-    this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
+    for (const reason of CUT_REASONS) this.truncatedReads.inc({ target, reason }, t.truncatedReads[reason]);
     this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
     this.density.fill(t);
   }

@@ -22,6 +22,14 @@ export const JOBSTATS_READ_ERROR_REASONS = ['not_regular_file', 'unreadable'] as
 export const PARSE_ERROR_REASONS = ['malformed_line', 'value_out_of_range', 'too_many_fields'] as const;
 export type ParseErrorReason = (typeof PARSE_ERROR_REASONS)[number];
 
+/**
+ * Why a job_stats read stopped before the end of its file (what was read counts, the entries beyond
+ * keep their values): `max_file_bytes`, or `timeout` (the target's read deadline, or the collector's
+ * read deadline before the target was reached).
+ */
+export const CUT_REASONS = ['max_file_bytes', 'timeout'] as const;
+export type CutReason = (typeof CUT_REASONS)[number];
+
 export type ReasonCounts<R extends string> = Record<R, number>;
 
 export function noReadErrors(): ReasonCounts<ReadErrorReason> {

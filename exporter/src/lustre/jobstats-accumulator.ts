@@ -12,7 +12,8 @@ import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type Serie
 import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
 import { rateDensity, type DensityJob, type RateDensity } from './rate-density.js';
-import { noReadErrors, type ParseErrorReason, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
+import { EntryBudget } from './entry-budget.js';
+import { noReadErrors, type CutReason, type ParseErrorReason, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
 
 export interface AccumulatorOptions {
   readonly maxJobs: number;
@@ -22,14 +23,16 @@ export interface AccumulatorOptions {
   readonly maxEntries?: number;
   /** Targets kept; further targets are not read at all (counted per scrape). */
   readonly maxTargets?: number;
+  /** Entries remembered by all targets together (entry-budget.ts); new entries beyond are dropped (counted). */
+  readonly maxTotalEntries?: number;
 }
 
 /** One streamed read of a target's job_stats file. */
 export interface TargetReader {
   /** The next bytes of the file (the buffer may be reused once this returns). */
   push(chunk: Buffer): void;
-  /** The file is done; `cut` when it was not read to its end (max-file-bytes). */
-  end(cut: boolean): void;
+  /** The file is done; `cut` says why when it was not read to its end. */
+  end(cut?: CutReason): void;
   /** The read failed (after some bytes, maybe): what was read counts, nothing unseen is forgotten. */
   fail(reason: ReadErrorReason): void;
 }
@@ -56,8 +59,8 @@ export interface TargetView {
   readonly foldedJobs: number;
   readonly exportedJobs: number;
   readonly expiredJobsTotal: number;
-  /** Reads stopped at the byte bound. */
-  readonly truncatedReadsTotal: number;
+  /** Reads stopped before the end of the file, by reason. */
+  readonly truncatedReads: ReasonCounts<CutReason>;
   /** New entries not remembered for want of room (max-entries). */
   readonly droppedEntriesTotal: number;
   /** The samples of the target's series, each named by its labels (jobid, user, process). */
@@ -74,7 +77,7 @@ class TargetState {
   failedEpoch = -1;
   /** Scrape in which the read stopped before the end of the file: entries not seen are kept. */
   cutEpoch = -1;
-  truncatedReadsTotal = 0;
+  readonly truncatedReads: ReasonCounts<CutReason> = { max_file_bytes: 0, timeout: 0 };
   /** Lines of no known shape (the tracker counts the other parse errors). */
   malformedLinesTotal = 0;
   readonly readErrors = noReadErrors();
@@ -86,8 +89,9 @@ class TargetState {
     readonly ref: TargetRef,
     fields: FieldTable,
     options: AccumulatorOptions,
+    budget: EntryBudget,
   ) {
-    this.tracker = new EntryTracker(fields, options.formats, options.maxEntries);
+    this.tracker = new EntryTracker(fields, options.formats, options.maxEntries, budget);
     this.book = new SeriesBook(options.maxJobs, options.expiryMs);
   }
 }
@@ -116,7 +120,11 @@ export class JobStatsAccumulator {
   /** Directories that exist but could not be listed, since start (counted by the update). */
   unreadableDirsTotal = 0;
 
-  constructor(private readonly options: AccumulatorOptions) {}
+  private readonly budget: EntryBudget;
+
+  constructor(private readonly options: AccumulatorOptions) {
+    this.budget = new EntryBudget(options.maxTotalEntries ?? Number.POSITIVE_INFINITY, options.maxTargets ?? Number.POSITIVE_INFINITY);
+  }
 
   begin(): void {
     this.epoch += 1;
@@ -143,7 +151,7 @@ export class JobStatsAccumulator {
     const key = `${ref.kind}/${ref.name}`;
     let t = this.targets.get(key);
     if (!t) {
-      t = new TargetState(ref, this.fields, this.options);
+      t = new TargetState(ref, this.fields, this.options, this.budget);
       this.targets.set(key, t);
     }
     if (reading && t.readEpoch !== this.epoch) {
@@ -174,11 +182,11 @@ export class JobStatsAccumulator {
     };
     return {
       push: (chunk) => open().push(chunk),
-      end: (truncated) => {
-        open().end(truncated);
-        if (truncated) {
+      end: (reason) => {
+        open().end(reason !== undefined);
+        if (reason !== undefined) {
           cut();
-          this.target(target).truncatedReadsTotal += 1;
+          this.target(target).truncatedReads[reason] += 1;
         }
       },
       fail: (reason) => {
@@ -291,7 +299,7 @@ export class JobStatsAccumulator {
         foldedJobs: t.book.foldedJobs,
         exportedJobs: t.book.memberCount,
         expiredJobsTotal: t.book.expiredTotal,
-        truncatedReadsTotal: t.truncatedReadsTotal,
+        truncatedReads: { ...t.truncatedReads },
         droppedEntriesTotal: t.tracker.droppedEntries,
         samples: new TargetSamples([...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
         density: t.density,
@@ -304,6 +312,13 @@ export class JobStatsAccumulator {
     const counts = new Map<string, number>();
     for (const [key, t] of this.targets) if (t.tracker.outOfRangeEntries > 0) counts.set(key, t.tracker.outOfRangeEntries);
     return counts;
+  }
+
+  /** New entries refused by max-total-entries since start, all targets together: for the log. */
+  budgetDroppedEntries(): number {
+    let total = 0;
+    for (const t of this.targets.values()) total += t.tracker.budgetDroppedEntries;
+    return total;
   }
 
   /** Number of targets known (read now or still holding series). */
