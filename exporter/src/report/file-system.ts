@@ -232,7 +232,7 @@ export function targetFindings(view: ReportFileSystemJson, program: ProgramRef):
       share: null,
       metadata_rate: p.rate,
       seen: `${pct(p.share)} of all requests on ${t.target} (${count(p.rate)} of ${count(p.target_rate)} ops/s) from ${p.start} to ${p.end}; ${count(t.operations)} requests in all (${kinds})`,
-      why: `a metadata target serves every job of the file system one request at a time per thread; one job taking ${pct(p.share)} of it makes everyone's opens, stats and ls wait`,
+      why: `every job of the file system shares its metadata targets; one job taking ${pct(p.share)} of an MDT's requests makes everyone's opens, stats and ls wait behind it`,
       hint: 'cut the metadata requests: open, stat and create files once and keep them (not per step or per record), write many small results into one file, keep directory listings and lookups out of loops, and spread many small files over fewer, larger ones',
     });
   }

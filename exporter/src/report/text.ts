@@ -32,6 +32,7 @@ const RESET = '\x1b[0m';
 const pct = (share: number): string => `${(share * 100).toFixed(1)} %`;
 const seconds = (s: number): string => (s >= 100 ? `${s.toFixed(0)} s` : s >= 1 ? `${s.toFixed(2)} s` : `${(s * 1000).toFixed(1)} ms`);
 const count = (n: number): string => Math.round(n).toLocaleString('en-US');
+const requests = (n: number): string => `${count(n)} request${n === 1 ? '' : 's'}`;
 
 function findingLines(f: ReportFindingJson, i: number, paint: (s: Severity | 'ok', text: string) => string): string[] {
   const tag = f.severity.toUpperCase();
@@ -54,7 +55,7 @@ function fileSystemLines(fs: ReportFileSystemJson): string[] {
     .join(', ');
   out.push(
     ...wrap(
-      `MDTs ${fs.mdt.targets}: ${count(fs.mdt.operations)} requests${kinds !== '' ? ` (${kinds})` : ''}; OSTs ${fs.ost.targets}, ${fs.osts_with_data} with data: read ${humanBytes(fs.ost.read_bytes)}, written ${humanBytes(fs.ost.write_bytes)}, ${count(fs.ost.operations)} requests`,
+      `MDTs ${fs.mdt.targets}: ${requests(fs.mdt.operations)}${kinds !== '' ? ` (${kinds})` : ''}; OSTs ${fs.ost.targets}, ${fs.osts_with_data} with data: read ${humanBytes(fs.ost.read_bytes)}, written ${humanBytes(fs.ost.write_bytes)}, ${requests(fs.ost.operations)}`,
       WIDTH,
       'file system:  ',
       '              ',
@@ -64,7 +65,7 @@ function fileSystemLines(fs: ReportFileSystemJson): string[] {
   const shown = [...fs.targets.filter((t) => t.kind === 'mdt'), ...osts.slice(0, 10)];
   for (const t of shown) {
     const data = [t.read_bytes > 0 ? `read ${humanBytes(t.read_bytes)}` : '', t.write_bytes > 0 ? `written ${humanBytes(t.write_bytes)}` : ''].filter((x) => x !== '').join(', ');
-    const amount = t.kind === 'mdt' || data === '' ? `${count(t.operations)} requests` : data;
+    const amount = t.kind === 'mdt' || data === '' ? requests(t.operations) : data;
     // the job's busiest interval and its share of everyone's load on the target then
     const peak = t.peak === null ? '' : `; busiest ${t.peak.measure === 'operations' ? `${count(t.peak.rate)} ops/s` : `${humanBytes(t.peak.rate)}/s`} (${pct(t.peak.share)} of all)`;
     out.push(...wrap(`${t.target}: ${amount}${peak}`, WIDTH, '  ', '    '));
