@@ -15,9 +15,13 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
+/** I/O and CPU figures are whole numbers in Mistral's records (the manual's examples; gpu figures are not). */
 function perSecond(v: unknown, where: string, errors: string[], extra: string[] = []): void {
   if (!isObj(v)) return void errors.push(`${where}: not an object`);
-  for (const f of ['total', 'min/s', 'mean/s', 'median/s', 'max/s', ...extra]) if (!isNum(v[f])) errors.push(`${where}.${f}: not a non-negative number`);
+  for (const f of ['total', 'min/s', 'mean/s', 'median/s', 'max/s', ...extra]) {
+    if (!isNum(v[f])) errors.push(`${where}.${f}: not a non-negative number`);
+    else if (!Number.isInteger(v[f])) errors.push(`${where}.${f}: not a whole number`);
+  }
   const [min, med, mean, max] = [v['min/s'], v['median/s'], v['mean/s'], v['max/s']] as number[];
   if (!((min ?? 0) <= (med ?? 0) + 1e-9 && (med ?? 0) <= (max ?? 0) + 1e-9 && (mean ?? 0) <= (max ?? 0) + 1e-9)) errors.push(`${where}: min/s <= median/s, mean/s <= max/s violated`);
 }
@@ -115,9 +119,9 @@ export function validateRecord(r: unknown): string[] {
       if (!isObj(res.job)) break;
       for (const f of ['cpuusertime', 'cpusystemtime', 'cputotaltime']) perSecond(res.job[f], `resources.job.${f}`, errors);
       const cpus = res.job.cpus;
-      if (!isObj(cpus) || !Number.isInteger(cpus.total) || Number(cpus.total) < 1) errors.push('resources.job.cpus: an object with an integer total >= 1 required');
+      if (!isObj(cpus) || !Number.isInteger(cpus.total) || Number(cpus.total) < 0) errors.push('resources.job.cpus: an object with a whole total required');
       else {
-        for (const f of ['mean/s', 'median/s', 'max/s']) if (!isNum(cpus[f])) errors.push(`resources.job.cpus.${f}: not a non-negative number`);
+        for (const f of ['mean/s', 'median/s', 'max/s']) if (!isNum(cpus[f]) || !Number.isInteger(cpus[f])) errors.push(`resources.job.cpus.${f}: not a whole number`);
         if (Number(cpus['mean/s']) > Number(cpus['max/s']) + 1e-9 || Number(cpus['median/s']) > Number(cpus['max/s']) + 1e-9) errors.push('resources.job.cpus: mean/s, median/s <= max/s violated');
       }
       for (const f of ['rssmem', 'vmem']) {

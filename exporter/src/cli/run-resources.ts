@@ -6,7 +6,6 @@
 // getrusage(RUSAGE_CHILDREN) (the command and every descendant it waited for), read after the command
 // was reaped, the host's from /proc/stat; so the frames add up to the whole run.
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import type { ResourceWindow } from '../profiler/mistral-records.js';
 import { treeUsage } from './process-tree.js';
 
@@ -159,7 +158,6 @@ export class ResourceSampler {
       rssBytes: w.flatMap((s) => (s.rssBytes === undefined ? [] : [s.rssBytes])),
       vmemBytes: w.flatMap((s) => (s.vmemBytes === undefined ? [] : [s.vmemBytes])),
       seconds: Math.max(1, to - from),
-      cpus: availableParallelism(),
     };
   }
 

@@ -133,7 +133,8 @@ export function keyedValues(v: Counters, o: Pick<IoKeyOptions, 'read' | 'write' 
   return out;
 }
 
-const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+/** Mistral writes these figures as whole numbers (bytes, calls, µs a second or a call). */
+const whole = (x: number): number => Math.round(x);
 
 /** Statistics of the per-second values (the seconds missing from `values` are zeros). */
 export function perSecond(values: readonly number[], seconds: number): PerSecond {
@@ -144,11 +145,11 @@ export function perSecond(values: readonly number[], seconds: number): PerSecond
   const at = (i: number): number => (i < zeros ? 0 : (sorted[i - zeros] ?? 0));
   const total = sorted.reduce((a, b) => a + b, 0);
   return {
-    total: round3(total),
-    'min/s': round3(at(0)),
-    'mean/s': round3(total / n),
-    'median/s': round3((at(Math.floor((n - 1) / 2)) + at(Math.ceil((n - 1) / 2))) / 2),
-    'max/s': round3(at(n - 1)),
+    total: whole(total),
+    'min/s': whole(at(0)),
+    'mean/s': whole(total / n),
+    'median/s': whole((at(Math.floor((n - 1) / 2)) + at(Math.ceil((n - 1) / 2))) / 2),
+    'max/s': whole(at(n - 1)),
   };
 }
 
@@ -190,7 +191,7 @@ export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string,
         series((k) => (k.timeNs ?? 0) / 1000),
         window.seconds,
       );
-      entry.duration = { ...d, 'mean/call': round3(d.total / t.calls) };
+      entry.duration = { ...d, 'mean/call': whole(d.total / t.calls) };
     }
     io[key] = entry;
   }

@@ -149,8 +149,6 @@ export interface ResourceWindow {
   readonly rssBytes: readonly number[];
   readonly vmemBytes: readonly number[];
   readonly seconds: number;
-  /** CPUs available to the job (its affinity mask). */
-  readonly cpus: number;
   /** Peaks where known beyond the samples (getrusage of the reaped command at the end). */
   readonly rssMaxBytes?: number;
   readonly vmemMaxBytes?: number;
@@ -162,15 +160,16 @@ const meanOf = (a: readonly number[]): number => (a.length > 0 ? Math.round(sumO
 const cpu = (values: readonly number[], seconds: number): PerSecond => perSecond(values, seconds);
 
 /**
- * Mistral's `cpus` object: `total` is the number of CPUs available to the job; the per-second
- * statistics are the CPUs it kept busy (CPU time in that second / 1 s), so 3.5 = three and a half CPUs.
+ * Mistral's `cpus` object: the CPUs the job kept busy (CPU time / 1 s), as whole numbers: `total` over
+ * the frame's seconds added up (CPU-seconds: 7 for a frame of 8 s at seven eighths of a CPU), the
+ * per-second statistics for each second.
  */
-export function cpusObject(cpuUsPerSecond: readonly number[], seconds: number, available: number): Json {
+export function cpusObject(cpuUsPerSecond: readonly number[], seconds: number): Json {
   const busy = perSecond(
     cpuUsPerSecond.map((us) => us / 1e6),
     seconds,
   );
-  return { total: available, 'mean/s': busy['mean/s'], 'median/s': busy['median/s'], 'max/s': busy['max/s'] };
+  return { total: Math.round(sumOf(cpuUsPerSecond) / 1e6), 'mean/s': busy['mean/s'], 'median/s': busy['median/s'], 'max/s': busy['max/s'] };
 }
 
 /** `scope` (`cpu-memory.enabled`): all = the host and job blocks, or only one of them. */
@@ -187,7 +186,7 @@ export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestamp
       cpuusertime: cpu(r.jobUser, r.seconds),
       cpusystemtime: cpu(r.jobSystem, r.seconds),
       cputotaltime: cpu(add(r.jobUser, r.jobSystem), r.seconds),
-      cpus: cpusObject(add(r.jobUser, r.jobSystem), r.seconds, r.cpus),
+      cpus: cpusObject(add(r.jobUser, r.jobSystem), r.seconds),
       rssmem: { max: Math.round(r.rssMaxBytes ?? Math.max(0, ...r.rssBytes)), 'mean/s': meanOf(r.rssBytes) },
       vmem: { max: Math.round(r.vmemMaxBytes ?? Math.max(0, ...r.vmemBytes)), 'mean/s': meanOf(r.vmemBytes) },
     },
