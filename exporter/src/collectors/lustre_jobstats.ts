@@ -6,6 +6,7 @@ import { durationFlag, positiveIntegerFlag, valueFlag } from '../scrape/flags.js
 import { compileJobIdFormats } from '../lustre/jobid-format.js';
 import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
+import { DEFAULT_DENSITY_WINDOW_MS } from '../lustre/rate-density.js';
 import { DEFAULT_MAX_TARGETS } from '../lustre/stats-settings.js';
 import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers } from '../sources/lustre-jobstats-files.js';
 import { LCTL_ARGS, runLctl } from '../sources/lustre-lctl.js';
@@ -57,6 +58,12 @@ export const lustreJobStatsCollector = defineCollector({
     ),
     // ~0.5 KB each: 100 MB at most.
     maxEntries: positiveIntegerFlag('max-entries', 200_000, 'job_stats entries remembered per target; new entries beyond it are dropped (counted in jobio_lustre_jobstats_dropped_entries_total).'),
+    // The shipped scrape interval: one window a scrape, the same density for every scraper.
+    densityWindowMs: durationFlag(
+      'density-window',
+      `${DEFAULT_DENSITY_WINDOW_MS / 1000}s`,
+      "The rate density's window on the exporter's clock: windows end at multiples of it, and every scraper reads the density of the last one ended (set it to the scrape interval or a multiple).",
+    ),
     // Four 280,000-entry targets held 1.08 GB under the per-target cap alone.
     maxTotalEntries: positiveIntegerFlag(
       'max-total-entries',
@@ -83,6 +90,7 @@ export const lustreJobStatsCollector = defineCollector({
       formats: compileJobIdFormats(settings.jobidFormat),
       maxEntries: settings.maxEntries,
       maxTargets: settings.maxTargets,
+      densityWindowMs: settings.densityWindowMs,
       maxTotalEntries: settings.maxTotalEntries,
     });
     const metrics = new LustreJobStatsMetrics(registry, settings.maxJobs, settings.maxTargets);

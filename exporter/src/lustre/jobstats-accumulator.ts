@@ -11,7 +11,7 @@ import type { JobIdFormats } from './jobid-format.js';
 import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
 import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
-import { rateDensity, type DensityJob, type RateDensity } from './rate-density.js';
+import { DEFAULT_DENSITY_WINDOW_MS, DensityWindow, fieldClassesOf, type RateDensity } from './rate-density.js';
 import { EntryBudget } from './entry-budget.js';
 import { noReadErrors, type CutReason, type ParseErrorReason, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
 
@@ -23,6 +23,8 @@ export interface AccumulatorOptions {
   readonly maxEntries?: number;
   /** Targets kept; further targets are not read at all (counted per scrape). */
   readonly maxTargets?: number;
+  /** The rate density's window on the exporter's clock (rate-density.ts DensityWindow). */
+  readonly densityWindowMs?: number;
   /** Entries remembered by all targets together (entry-budget.ts); new entries beyond are dropped (counted). */
   readonly maxTotalEntries?: number;
 }
@@ -65,7 +67,7 @@ export interface TargetView {
   readonly droppedEntriesTotal: number;
   /** The samples of the target's series, each named by its labels (jobid, user, process). */
   readonly samples: TargetSamples<SeriesLabels>;
-  /** Jobs and users per rate decade over the interval since the previous read (undefined: no interval). */
+  /** Jobs and users per rate decade over the last window closed (undefined: none yet, or not read now). */
   readonly density: RateDensity | undefined;
 }
 
@@ -81,9 +83,7 @@ class TargetState {
   /** Lines of no known shape (the tracker counts the other parse errors). */
   malformedLinesTotal = 0;
   readonly readErrors = noReadErrors();
-  /** `now` of the last finish() that read the target: the start of the next rate interval. */
-  lastReadAt: number | undefined;
-  density: RateDensity | undefined;
+  readonly window: DensityWindow;
 
   constructor(
     readonly ref: TargetRef,
@@ -93,6 +93,7 @@ class TargetState {
   ) {
     this.tracker = new EntryTracker(fields, options.formats, options.maxEntries, budget);
     this.book = new SeriesBook(options.maxJobs, options.expiryMs);
+    this.window = new DensityWindow(options.densityWindowMs ?? DEFAULT_DENSITY_WINDOW_MS);
   }
 }
 
@@ -247,25 +248,28 @@ export class JobStatsAccumulator {
       // A read cut short (byte bound, error midway) did not see the rest of the file: keep it.
       if (read) t.tracker.endRead(this.epoch, t.cutEpoch !== this.epoch && t.failedEpoch !== this.epoch);
       else if (!kept) t.tracker.clear();
-      t.density = read && !baseline && t.lastReadAt !== undefined && now > t.lastReadAt ? this.densityOf(t, (now - t.lastReadAt) / 1000) : undefined;
-      if (read) t.lastReadAt = now;
+      if (read) this.addToDensity(t, now, baseline);
       t.book.settle(this.group(t, userLabel), now, this.epoch, baseline);
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
     }
     this.collected = true;
   }
 
-  /** Every job of the read (one per identity, its client hosts merged), folded or not; malformed ids are no job. */
-  private densityOf(t: TargetState, intervalSeconds: number): RateDensity {
+  /**
+   * Adds every job of the read (one per identity, its client hosts merged), folded or not, to the
+   * target's density window; malformed ids are no job. A first read opens the window uncounted.
+   */
+  private addToDensity(t: TargetState, now: number, baseline: boolean): void {
+    if (baseline || !t.window.isOpen) return t.window.open(now);
     // Each class once, in the order of its first entry: marked with a number no earlier walk used.
     const mark = (this.densityWalks += 1);
-    const jobs: DensityJob[] = [];
+    const fieldClasses = fieldClassesOf(this.fields.fields);
     for (const cls of t.tracker.entryClasses()) {
       if (cls.identity.quality === 'malformed' || cls.mark === mark) continue;
       cls.mark = mark;
-      jobs.push({ uid: cls.identity.uid, deltas: t.credits.creditOf(cls)?.deltas });
+      t.window.add(cls.key, cls.identity.uid, t.credits.creditOf(cls)?.deltas, fieldClasses);
     }
-    return rateDensity(jobs, this.fields.fields, intervalSeconds);
+    t.window.settle(now);
   }
 
   private group(t: TargetState, userLabel: UserLabel): Map<string, SeriesGroup> {
@@ -302,7 +306,7 @@ export class JobStatsAccumulator {
         truncatedReads: { ...t.truncatedReads },
         droppedEntriesTotal: t.tracker.droppedEntries,
         samples: new TargetSamples([...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
-        density: t.density,
+        density: t.readEpoch === this.epoch ? t.window.density : undefined,
       };
     }
   }
