@@ -3,7 +3,8 @@
 //   - successful checks are cached by a SHA-256 of user and password: a scraper pays bcrypt once,
 //     not every scrape; failures are never cached;
 //   - the checks run on worker threads with a bounded queue (password-checker.ts): a flood of wrong
-//     passwords gets 429 beyond the queue instead of stalling the event loop that serves scrapes;
+//     passwords gets 429 beyond the queue instead of stalling the event loop that serves scrapes, and
+//     one client address holds at most a quarter of the queue, served round-robin with the others;
 //   - an unknown user is checked against the costliest configured hash (and refused whatever the
 //     result), so response time does not reveal which user names exist.
 import { createHash } from 'node:crypto';
@@ -50,7 +51,7 @@ export function basicAuth(users: ReadonlyMap<string, string>, checker: PasswordC
     const hash = users.get(user);
     const against = hash ?? decoy;
     if (against === undefined) return deny();
-    checker.check(password, against).then(
+    checker.check(password, against, req.socket.remoteAddress ?? '').then(
       (ok) => {
         if (ok === 'busy') {
           metrics.authFailures.inc({ reason: 'busy' });
