@@ -5,6 +5,7 @@
 //     Prometheus, real programs under the profiler, the Grafana plugin's own jest suite and Chromium)
 // `npm run test:unit` (this script with --unit): only the unit tests beside the code, in about a minute.
 // Set JOBIO_TEST_FILTER=<substring> to run only the files whose path contains it.
+// Each test file runs with its own TMPDIR, removed when it ends (test/helpers/own-tmpdir.mjs).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -30,5 +31,8 @@ if (files.length === 0) {
   console.error(`no test files match "${filter}"`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files], { cwd: root, stdio: 'inherit' });
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/helpers/own-tmpdir.mjs', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

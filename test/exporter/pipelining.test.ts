@@ -69,7 +69,9 @@ test('64 connections pipelining 1,000 scrapes without reading: closed as pipelin
     `--path.sysfs=${join(root, 'sys')}`,
     `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
     `--collector.lustre_jobstats.max-jobs=${JOBS}`,
-    '--web.write-timeout=2s',
+    // Long enough that a poll (itself a 4.8 MB scrape, seconds on a loaded machine) lands while the
+    // stalled responses still hold their body.
+    '--web.write-timeout=6s',
   ]);
   const sockets: Socket[] = [];
   try {

@@ -51,7 +51,7 @@ test("jobio run --help states the header's defaults", () => {
     ['--large-threshold', iec(large)],
     ['--sample-every', String(sampleEvery)],
   ] as const) {
-    assert.match(help, new RegExp(`${flag} <[a-z]+> [^-]*Default ${value}[.;]`), `${flag}: Default ${value}`);
+    assert.match(help, new RegExp(`${flag} <[a-z]+> [^-]*Default ${value}[.; ]`), `${flag}: Default ${value}`);
   }
 });
 
