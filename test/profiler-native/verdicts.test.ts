@@ -58,6 +58,20 @@ function straceVerdicts(prefix: string, dir: string): Verdicts {
   return v;
 }
 
+const STATS = /^(newfstatat|fstat|statx|lstat|stat|access|faccessat2?)$/;
+/** strace's stat-family calls on dir (by path, or on a descriptor of a file in it). */
+function straceStats(prefix: string, dir: string): { ok: number; failed: number } {
+  const s = { ok: 0, failed: 0 };
+  for (const { name, args, ret, fds } of readStraceCalls(prefix)) {
+    if (!STATS.test(name)) continue;
+    const path = /"([^"]*)"/.exec(args)?.[1];
+    const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? '';
+    const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
+    if (target && (target === dir || target.startsWith(dir + '/'))) s[ret < 0 ? 'failed' : 'ok']++;
+  }
+  return s;
+}
+
 /** The profiler's classes on /dev/shm, per executable and summed. */
 function onShm(dump: Dump, exe?: string): MountBody[] {
   return dump.processes.filter((p) => exe === undefined || p.exe === exe).flatMap((p) => p.mounts.filter((m) => m.path === SHM));
@@ -198,6 +212,13 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       // the aggregator's write: 64 KiB in one call (the transfers themselves are counted as ever)
       assert.deepEqual(cls(ranks, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.big], `writes: ${why}`);
       assert.equal(o.writes.small + o.writes.big, 1, why);
+      // the stat MPI_File_open makes of the file (after opening it) is used, yellow, on every rank;
+      // the ranks' only red stats are the MPI runtime's start-up checks of /dev/shm itself
+      // (access W_OK, in MPI_Init: no file of the job), never failed
+      const stats = straceStats(prefix, traceDir);
+      assert.equal(stats.ok, 4, `strace: one stat of the file per rank: ${why}`);
+      assert.equal(cls(ranks, 'access')[1], stats.ok, why);
+      assert.equal(cls(ranks, 'access')[0], reason(ranks, 'stat_unused'), why);
     } finally {
       removeDir(base);
       removeDir(work);
