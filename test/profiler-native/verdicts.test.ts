@@ -401,3 +401,54 @@ describe('verdicts against strace: the seeks and reads stdio makes inside fseek 
     });
   }
 });
+
+// dprintf prints through a stream glibc makes on the descriptor: an fstat, a position query and the
+// write, none of them called by name.
+describe('verdicts against strace: what dprintf makes is counted', () => {
+  test('dprintf (called through ctypes): its fstats, position queries and writes equal strace', async () => {
+    const python = requireBinary('python3');
+    const script = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None)',
+      "fd = os.open('log.txt', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)",
+      'for i in range(5):',
+      "    assert libc.dprintf(fd, b'step %d of %s\\n', i, b'five') == 15",
+      'os.lseek(fd, 0, os.SEEK_SET)',
+      "assert libc.dprintf(fd, b'%s\\n', b'x' * 100) == 101",
+      'os.close(fd)',
+    ].join('\n');
+    const base = tempDir(SHM);
+    try {
+      const profDir = join(base, 'prof');
+      const traceDir = join(base, 'trace');
+      mkdirSync(profDir);
+      mkdirSync(traceDir);
+      const prof = await runProfiled(python, ['-c', script], { cwd: profDir, dir: tempDir() });
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const prefix = join(base, 'strace-out');
+      const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', 'trace=openat,read,write,lseek,newfstatat', '-e', 'signal=none', '-o', prefix, python, '-c', script], {
+        cwd: traceDir,
+        env: cleanEnv(),
+      });
+      assert.equal(st.status, 0, st.stderr.toString());
+      const o = straceSeeks(prefix, traceDir);
+      const v = straceVerdicts(prefix, traceDir);
+      const all = onShm(prof.dump);
+      // strace: 6 fstats, 6 position queries (zero seeks), the program's own seek back, 6 writes
+      assert.deepEqual([o.stats, o.zero, o.backward, v.writes.small], [6, 6, 1, 6]);
+      // (the red ones are Python's import system probing the working directory for modules)
+      assert.equal(cls(all, 'access')[1], o.stats);
+      assert.deepEqual(cls(all, 'seek'), [o.red, o.yellow, 0]);
+      assert.equal(reason(all, 'zero_seek'), o.zero);
+      assert.equal(reason(all, 'backward_seek'), o.backward);
+      assert.deepEqual(cls(all, 'write'), [v.writes.small, 0, v.writes.big]);
+      assert.equal(
+        all.reduce((s, b) => s + b.sizes.write.small.bytes, 0),
+        5 * 15 + 101,
+      );
+    } finally {
+      removeDir(base);
+    }
+  });
+});
