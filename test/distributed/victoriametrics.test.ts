@@ -139,9 +139,9 @@ test('sharded scrape: each exporter is scraped by exactly one of the two scraper
   // Every exporter once over both scrapers (which one depends on the hash of its random port).
   const urls = perShard.map((t) => t.activeTargets.map((a) => a.scrapeUrl));
   assert.deepEqual([...urls.flat()].sort(), site!.hosts.map((h) => `http://${h.address}/metrics`).sort());
-  // The rate density is computed at each collection over the time since the previous one, whoever
-  // scraped: here every exporter is scraped by two independent engines, so its buckets are each
-  // engine's own view and are left out of the comparisons (docs/metrics.md, rate density).
+  // The rate density's buckets change when a density window ends (docs/metrics.md, rate density):
+  // an engine that last scraped before the end and one that scraped after it hold different buckets
+  // until the next scrape, so they are left out of this exact count.
   const count = `count by (role) ({__name__=~"jobio_.+", __name__!~"${SCRAPER_RELATIVE}.+"})`;
   assert.deepEqual(differences(count, await prom.instant(count, at), await vm.instant(count, at), { tol: { relative: 0, absolute: 0 } }), []);
   const [total] = await vm.instant('count({__name__=~"jobio_.+"})', at);

@@ -1,5 +1,5 @@
 // The rate density of lustre_jobstats (docs/metrics.md): per target, operation class and decade, how
-// many jobs and users had a rate in that decade over the last collection interval, every job counted
+// many jobs and users had a rate in that decade over the last window ended (on the exporter's clock, the same for every scraper), every job counted
 // (folded into jobid="_other" or not). Bounded: at most classes × (decades + zero) series per target
 // for jobs and as many for users, whatever the number of jobs; empty buckets are not exported.
 import type { Gauge, Registry } from 'prom-client';
@@ -17,16 +17,18 @@ export class LustreJobStatsDensityMetrics {
   constructor(registry: Registry) {
     const { gauge } = metricsIn(registry);
     const labelNames = ['target', 'class', 'decade'] as const;
-    const bucket = 'rate r over the last collection interval with 10^decade <= r < 10^(decade+1) (decade="zero": read but no increment); every job counted, with or without its own series';
+    const bucket = 'rate r over the last density window with 10^decade <= r < 10^(decade+1) (decade="zero": read but no increment); every job counted, with or without its own series';
     this.jobs = gauge(
       'jobio_lustre_jobstats_rate_jobs',
       `Jobs of the target per ${bucket}. class: operations, metadata (requests other than read/write), read_bytes, write_bytes; per second.`,
       labelNames,
     );
     this.users = gauge('jobio_lustre_jobstats_rate_users', `Users of the target (the sum of their jobs) per ${bucket}.`, labelNames);
-    this.interval = gauge('jobio_lustre_jobstats_rate_interval_seconds', 'Length of the interval the rate density of the target is over (between its last two reads), in seconds.', [
-      'target',
-    ] as const);
+    this.interval = gauge(
+      'jobio_lustre_jobstats_rate_interval_seconds',
+      'Length of the window the rate density of the target is over (between the reads that closed the last two windows), in seconds.',
+      ['target'] as const,
+    );
   }
 
   clear(): void {

@@ -112,12 +112,14 @@ test('per-job counters: same exposition as prom-client Counters over three scrap
 
 test('rate density through the collector: with max-jobs 3 every job and user is still counted', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-density-'));
-  const { registry, collector: c } = collectorOnRoot(lustreJobStatsCollector, root, { getent: false, 'max-jobs': 3 });
+  // A window of 5 ms on the exporter's clock: the second read, 10 ms later at least, ends one.
+  const { registry, collector: c } = collectorOnRoot(lustreJobStatsCollector, root, { getent: false, 'max-jobs': 3, 'density-window': '5ms' });
   const signal = new AbortController().signal;
   tree(root, 1);
   await c.update(signal);
   assert.doesNotMatch(await registry.metrics(), /^jobio_lustre_jobstats_rate_jobs\{/m, 'no interval at the first collection');
   tree(root, 2);
+  await new Promise((r) => setTimeout(r, 10));
   await c.update(signal);
   const text = await registry.metrics();
   const sum = (metric: string, target: string, cls: string): number => {

@@ -160,3 +160,48 @@ test('density: a target not read in a scrape has none; the next read spans the w
   assert.equal(d?.intervalSeconds, 60);
   assert.deepEqual(asMap(d.jobs), oracle(jobs, 60).jobs);
 });
+
+test('density on the exporter clock: two scrapers at different offsets read the same density, that of one scraper alone', () => {
+  // The replayed job_stats: every job grows by its `grow` each second (a step a second).
+  const jobs = makeJobs(300);
+  const at = (ms: number): string => tree(jobs, Math.floor(ms / 1000));
+  // Scraper A every 15 s at +2 s, scraper B every 15 s at +9.5 s; density window 30 s (the default).
+  const a = Array.from({ length: 12 }, (_, n) => 1_800_000 + n * 15_000 + 2_000);
+  const b = Array.from({ length: 12 }, (_, n) => 1_800_000 + n * 15_000 + 9_500);
+  const both = newAccumulator();
+  const alone = newAccumulator();
+  const seen = { a: [] as string[], b: [] as string[], alone: [] as string[] };
+  const show = (d: RateDensity | undefined): string => (d ? JSON.stringify([d.intervalSeconds, [...asMap(d.jobs)], [...asMap(d.users)]]) : 'none');
+  for (const [time, who] of [...a.map((t) => [t, 'a'] as const), ...b.map((t) => [t, 'b'] as const)].sort((x, y) => x[0] - y[0])) {
+    scrapeOnce(both, { 'obdfilter/OST0': at(time) }, time);
+    seen[who].push(show(densityOf(both, 'OST0')));
+    if (who === 'a') {
+      scrapeOnce(alone, { 'obdfilter/OST0': at(time) }, time);
+      seen.alone.push(show(densityOf(alone, 'OST0')));
+    }
+  }
+  // Each of B's scrapes falls 7.5 s after one of A's, in the same window: the same density.
+  assert.deepEqual(seen.b, seen.a);
+  assert.deepEqual(seen.alone, seen.a);
+  // The density is over 30 s windows (closed by A's reads at +2 s past each half minute) of every
+  // job's rate per second: the generator's per-second growth, whatever the offsets.
+  const expected = oracle(jobs, 1);
+  assert.equal(seen.a[0], 'none', 'no window closed at the first read');
+  const windows = seen.a.slice(2);
+  assert.ok(windows.length >= 9);
+  for (const w of windows) assert.equal(w, show({ intervalSeconds: 30, ...countsOf(expected) }));
+});
+
+/** Counts per class and bucket from the oracle's label map, as a RateDensity holds them. */
+function countsOf(m: { jobs: Map<string, number>; users: Map<string, number> }): { jobs: Uint32Array; users: Uint32Array } {
+  const toArray = (labels: Map<string, number>): Uint32Array => {
+    const out = new Uint32Array(RATE_CLASSES.length * BUCKETS);
+    for (const [key, n] of labels) {
+      const [cls, bucket] = key.split('/') as [string, string];
+      const b = Array.from({ length: BUCKETS }, (_, i) => bucketLabel(i)).indexOf(bucket);
+      out[RATE_CLASSES.indexOf(cls as (typeof RATE_CLASSES)[number]) * BUCKETS + b] = n;
+    }
+    return out;
+  };
+  return { jobs: toArray(m.jobs), users: toArray(m.users) };
+}

@@ -12,6 +12,9 @@ import type { U64 } from './u64.js';
 export const RATE_CLASSES = ['operations', 'metadata', 'read_bytes', 'write_bytes'] as const;
 export type RateClass = (typeof RATE_CLASSES)[number];
 
+/** The density window when none is configured: the shipped scrape interval. */
+export const DEFAULT_DENSITY_WINDOW_MS = 30_000;
+
 /** Decades exported; a rate outside is counted in the edge decade (1/1000 per second up to 1 TB/s). */
 export const MIN_DECADE = -3;
 export const MAX_DECADE = 12;
@@ -46,12 +49,8 @@ export interface RateDensity {
   readonly users: Uint32Array;
 }
 
-/** A job read in this interval: its owner (undefined when the id has none) and its increments. */
-export interface DensityJob {
-  readonly uid: number | undefined;
-  /** Increment per field number; undefined when the job had none. */
-  readonly deltas: readonly (U64 | undefined)[] | undefined;
-}
+/** A job's increments of one read: per field number; undefined when the job had none. */
+export type JobDeltas = readonly (U64 | undefined)[] | undefined;
 
 /** Which classes a field adds to (an index list per field number). */
 function classesOf(field: ExportField): number[] {
@@ -67,9 +66,8 @@ function classesOf(field: ExportField): number[] {
   }
 }
 
-/** Sums a job's increments per class (as float: rates are for display, not counters). */
-function classTotals(deltas: DensityJob['deltas'], fieldClasses: readonly number[][], into: Float64Array): void {
-  into.fill(0);
+/** Adds a job's increments per class into `into` (as float: rates are for display, not counters). */
+function addClassTotals(deltas: JobDeltas, fieldClasses: readonly number[][], into: Float64Array): void {
   if (!deltas) return;
   for (let f = 0; f < deltas.length; f += 1) {
     const d = deltas[f];
@@ -78,22 +76,26 @@ function classTotals(deltas: DensityJob['deltas'], fieldClasses: readonly number
   }
 }
 
-export function rateDensity(jobs: Iterable<DensityJob>, fields: readonly ExportField[], intervalSeconds: number): RateDensity {
+/** A job's owner and its increments per class, summed over a window. */
+interface JobTotals {
+  readonly uid: number | undefined;
+  readonly totals: Float64Array;
+}
+
+/** The density of jobs whose increments per class over `intervalSeconds` are known. */
+function densityOfTotals(jobs: Iterable<JobTotals>, intervalSeconds: number): RateDensity {
   const classes = RATE_CLASSES.length;
-  const fieldClasses = fields.map(classesOf);
   const jobCounts = new Uint32Array(classes * BUCKETS);
   const perUser = new Map<number | undefined, Float64Array>();
-  const totals = new Float64Array(classes);
-  for (const job of jobs) {
-    classTotals(job.deltas, fieldClasses, totals);
+  for (const { uid, totals } of jobs) {
     for (let c = 0; c < classes; c += 1) {
       const b = c * BUCKETS + bucketOf(totals[c]! / intervalSeconds);
       jobCounts[b] = jobCounts[b]! + 1;
     }
-    let user = perUser.get(job.uid);
+    let user = perUser.get(uid);
     if (!user) {
       user = new Float64Array(classes);
-      perUser.set(job.uid, user);
+      perUser.set(uid, user);
     }
     for (let c = 0; c < classes; c += 1) user[c] = user[c]! + totals[c]!;
   }
@@ -105,4 +107,55 @@ export function rateDensity(jobs: Iterable<DensityJob>, fields: readonly ExportF
     }
   }
   return { intervalSeconds, jobs: jobCounts, users: userCounts };
+}
+
+/**
+ * The density over a window of the exporter's own clock, so that every scraper reads the same
+ * value: windows end at the multiples of `windowMs` since the epoch, and the first read at or after
+ * such an end closes the window (its density is then served until the next window closes). A job
+ * counts once per window with the sum of its increments over every read of the window.
+ */
+export class DensityWindow {
+  /** Jobs read in the open window, by job class key. */
+  private readonly jobs = new Map<string, JobTotals>();
+  /** The read that opened the window (undefined: none yet, the next read opens one). */
+  private openedAt: number | undefined;
+  /** The density of the last window closed. */
+  density: RateDensity | undefined;
+
+  constructor(private readonly windowMs: number) {}
+
+  /** Opens a window at `now` without counting this read (its values are no increments: a first read). */
+  open(now: number): void {
+    this.jobs.clear();
+    this.openedAt = now;
+  }
+
+  /** Whether a window is open (the increments of a read can be added). */
+  get isOpen(): boolean {
+    return this.openedAt !== undefined;
+  }
+
+  /** Adds one job's increments of this read (undefined: read without any increment). */
+  add(key: string, uid: number | undefined, deltas: JobDeltas, fieldClasses: readonly number[][]): void {
+    let job = this.jobs.get(key);
+    if (!job) {
+      job = { uid, totals: new Float64Array(RATE_CLASSES.length) };
+      this.jobs.set(key, job);
+    }
+    addClassTotals(deltas, fieldClasses, job.totals);
+  }
+
+  /** After a read's add() calls: closes the window if `now` is past its end, and opens the next. */
+  settle(now: number): void {
+    if (this.openedAt === undefined) return this.open(now);
+    if (Math.floor(now / this.windowMs) <= Math.floor(this.openedAt / this.windowMs) || now <= this.openedAt) return;
+    this.density = densityOfTotals(this.jobs.values(), (now - this.openedAt) / 1000);
+    this.open(now);
+  }
+}
+
+/** Which classes each field adds to, for DensityWindow.add(). */
+export function fieldClassesOf(fields: readonly ExportField[]): number[][] {
+  return fields.map(classesOf);
 }
