@@ -58,6 +58,20 @@ function straceVerdicts(prefix: string, dir: string): Verdicts {
   return v;
 }
 
+const STATS = /^(newfstatat|fstat|statx|lstat|stat|access|faccessat2?)$/;
+/** strace's stat-family calls on dir (by path, or on a descriptor of a file in it). */
+function straceStats(prefix: string, dir: string): { ok: number; failed: number } {
+  const s = { ok: 0, failed: 0 };
+  for (const { name, args, ret, fds } of readStraceCalls(prefix)) {
+    if (!STATS.test(name)) continue;
+    const path = /"([^"]*)"/.exec(args)?.[1];
+    const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? '';
+    const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
+    if (target && (target === dir || target.startsWith(dir + '/'))) s[ret < 0 ? 'failed' : 'ok']++;
+  }
+  return s;
+}
+
 /** The profiler's classes on /dev/shm, per executable and summed. */
 function onShm(dump: Dump, exe?: string): MountBody[] {
   return dump.processes.filter((p) => exe === undefined || p.exe === exe).flatMap((p) => p.mounts.filter((m) => m.path === SHM));
@@ -198,6 +212,13 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       // the aggregator's write: 64 KiB in one call (the transfers themselves are counted as ever)
       assert.deepEqual(cls(ranks, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.big], `writes: ${why}`);
       assert.equal(o.writes.small + o.writes.big, 1, why);
+      // the stat MPI_File_open makes of the file (after opening it) is used, yellow, on every rank;
+      // the ranks' only red stats are the MPI runtime's start-up checks of /dev/shm itself
+      // (access W_OK, in MPI_Init: no file of the job), never failed
+      const stats = straceStats(prefix, traceDir);
+      assert.equal(stats.ok, 4, `strace: one stat of the file per rank: ${why}`);
+      assert.equal(cls(ranks, 'access')[1], stats.ok, why);
+      assert.equal(cls(ranks, 'access')[0], reason(ranks, 'stat_unused'), why);
     } finally {
       removeDir(base);
       removeDir(work);
@@ -279,11 +300,11 @@ describe('verdicts against strace: mkstemp opens are counted', () => {
       assert.equal(st.status, 0, st.stderr.toString());
       const o = straceVerdicts(prefix, traceDir);
       const all = onShm(prof.dump);
-      // (strace also sees Python's import system list the directory: an opendir, not counted)
       assert.equal(o.exclOpens, 3, 'strace: the three temporary files');
       // created, and 40000 bytes written through each: green
       assert.deepEqual(cls(all, 'create'), [0, 0, o.exclOpens]);
-      assert.deepEqual(cls(all, 'open'), [0, 0, 0]);
+      // (the other opens: Python's import system lists the directory, an opendir: yellow)
+      assert.deepEqual(cls(all, 'open'), [0, o.opens - o.exclOpens, 0]);
       assert.deepEqual(cls(all, 'write'), [0, 0, o.writes.big]);
     } finally {
       removeDir(base);
@@ -294,7 +315,7 @@ describe('verdicts against strace: mkstemp opens are counted', () => {
 /** strace's seeks on dir's files, classified as the profiler classifies them: the kernel offset of
  * each descriptor followed through its opens, reads, writes and seeks (one process). */
 function straceSeeks(prefix: string, dir: string): { red: number; yellow: number; zero: number; backward: number; stats: number } {
-  const inDir = (p: string | undefined): boolean => !!p && p.startsWith(dir + '/');
+  const inDir = (p: string | undefined): boolean => !!p && (p === dir || p.startsWith(dir + '/'));
   const off = new Map<string, number>();
   const s = { red: 0, yellow: 0, zero: 0, backward: 0, stats: 0 };
   for (const { name, args, ret, fds } of readStraceCalls(prefix)) {
@@ -374,6 +395,111 @@ describe('verdicts against strace: the seeks and reads stdio makes inside fseek 
         assert.deepEqual(cls(all, 'write'), [v.writes.small, 0, v.writes.big + v.writes.eof]);
         // the stats of the path before its open, the fstat sizing the stream's buffer, fseek's to the end
         assert.deepEqual(cls(all, 'access'), [0, o.stats, 0]);
+      } finally {
+        removeDir(base);
+      }
+    });
+  }
+});
+
+// dprintf prints through a stream glibc makes on the descriptor: an fstat, a position query and the
+// write, none of them called by name.
+describe('verdicts against strace: what dprintf makes is counted', () => {
+  test('dprintf (called through ctypes): its fstats, position queries and writes equal strace', async () => {
+    // the interpreter itself, not a wrapper script (pyenv's shim looks for version files in every
+    // directory up from the working one); -I: no import looks in the working directory
+    const python = execFileSync(requireBinary('python3'), ['-c', 'import sys; print(sys.executable)']).toString().trim();
+    const script = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None)',
+      "fd = os.open('log.txt', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)",
+      'for i in range(5):',
+      "    assert libc.dprintf(fd, b'step %d of %s\\n', i, b'five') == 15",
+      'os.lseek(fd, 0, os.SEEK_SET)',
+      "assert libc.dprintf(fd, b'%s\\n', b'x' * 100) == 101",
+      'os.close(fd)',
+    ].join('\n');
+    const base = tempDir(SHM);
+    try {
+      const profDir = join(base, 'prof');
+      const traceDir = join(base, 'trace');
+      mkdirSync(profDir);
+      mkdirSync(traceDir);
+      const prof = await runProfiled(python, ['-I', '-c', script], { cwd: profDir, dir: tempDir() });
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const prefix = join(base, 'strace-out');
+      const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', 'trace=openat,read,write,lseek,newfstatat', '-e', 'signal=none', '-o', prefix, python, '-I', '-c', script], {
+        cwd: traceDir,
+        env: cleanEnv(),
+      });
+      assert.equal(st.status, 0, st.stderr.toString());
+      const o = straceSeeks(prefix, traceDir);
+      const v = straceVerdicts(prefix, traceDir);
+      const all = onShm(prof.dump);
+      // strace: 6 fstats, 6 position queries (zero seeks), the program's own seek back, 6 writes
+      assert.deepEqual([o.stats, o.zero, o.backward, v.writes.small], [6, 6, 1, 6]);
+      assert.deepEqual(cls(all, 'access'), [0, o.stats, 0]);
+      assert.deepEqual(cls(all, 'seek'), [o.red, o.yellow, 0]);
+      assert.equal(reason(all, 'zero_seek'), o.zero);
+      assert.equal(reason(all, 'backward_seek'), o.backward);
+      assert.deepEqual(cls(all, 'write'), [v.writes.small, 0, v.writes.big]);
+      assert.equal(
+        all.reduce((s, b) => s + b.sizes.write.small.bytes, 0),
+        5 * 15 + 101,
+      );
+    } finally {
+      removeDir(base);
+    }
+  });
+});
+
+// A directory listing (opendir, or fdopendir of a directory the program opened; readdir's getdents
+// and the fstat glibc makes of the directory are not counted) is a metadata read: the directory's open is counted and is `open_bytes_unseen`,
+// not "moved no byte"; closedir is its close.
+describe('verdicts against strace: directory listings', () => {
+  const cmds: [string, string[]][] = [
+    ['ls -R (opendir)', ['ls', '-R', 'tree']],
+    ['find (openat O_DIRECTORY, fdopendir)', ['find', 'tree']],
+  ];
+  for (const [name, cmd] of cmds) {
+    test(`${name}: directory opens and closes equal strace's, the listed ones yellow`, async () => {
+      const base = tempDir(SHM);
+      try {
+        const profDir = join(base, 'prof');
+        const traceDir = join(base, 'trace');
+        for (const d of [profDir, traceDir]) {
+          for (const sub of ['tree/a/b', 'tree/c']) mkdirSync(join(d, sub), { recursive: true });
+          for (const f of ['tree/a/f1', 'tree/a/b/f2', 'tree/c/f3']) writeFileSync(join(d, f), 'x');
+        }
+        const [c0, ...args] = cmd as [string, ...string[]];
+        const prof = await runProfiled(c0, args, { cwd: profDir, dir: tempDir() });
+        removeDir(prof.dir);
+        assert.equal(prof.status, 0, prof.stderr.toString());
+        const prefix = join(base, 'strace-out');
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${[...STRACE_CALLS, 'close', 'getdents64'].join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], {
+          cwd: traceDir,
+          env: cleanEnv(),
+        });
+        assert.equal(st.status, 0, st.stderr.toString());
+        const v = straceVerdicts(prefix, traceDir);
+        const stats = straceStats(prefix, traceDir);
+        const inTree = (p: string | undefined): boolean => !!p && p.startsWith(join(traceDir, 'tree'));
+        const inDir = (p: string | undefined): boolean => !!p && (p === traceDir || p.startsWith(traceDir + '/'));
+        const calls = readStraceCalls(prefix);
+        const opened = (c: { args: string }): string => resolve(/^AT_FDCWD<([^>]*)>/.exec(c.args)?.[1] ?? /^\d+<([^>]*)>/.exec(c.args)?.[1] ?? traceDir, /"([^"]*)"/.exec(c.args)?.[1] ?? '');
+        const dirOpens = calls.filter((c) => c.name === 'openat' && c.ret >= 0 && inTree(opened(c))).length;
+        const closes = calls.filter((c) => c.name === 'close' && inDir(c.fds[0])).length;
+        const listings = calls.filter((c) => c.name === 'getdents64' && inTree(c.fds[0])).length;
+        const all = onShm(prof.dump);
+        const why = JSON.stringify({ v, dirOpens, stats, closes, listings, calls: all.map((b) => b.calls), reasons: all.map((b) => b.reasons) });
+        assert.equal(dirOpens, 4, `strace: the four directories opened: ${why}`);
+        assert.ok(listings >= 4, why);
+        // the directories listed: yellow, the listing unseen; another open (find keeps "." open to
+        // come back to) moved nothing: red
+        assert.deepEqual(cls(all, 'open'), [v.opens - dirOpens, dirOpens, 0], why);
+        assert.equal(reason(all, 'open_bytes_unseen'), dirOpens, why);
+        assert.deepEqual(cls(all, 'close'), [0, 0, closes], why);
       } finally {
         removeDir(base);
       }

@@ -137,19 +137,44 @@ JOBIO_EXPORT void closefrom(int lo) {
   jobio_rec_close_range(&c, (unsigned)lo, ~0u, 0, 0);
 }
 
-JOBIO_EXPORT int closedir(DIR *d) {
-  /* not counted (directory streams are not file I/O), but the descriptor number is freed */
+/* ---------------- directory streams: a listing is a metadata read ---------------- */
+/*
+ * opendir opens the directory (openat O_DIRECTORY); fdopendir takes a descriptor the program
+ * opened; readdir lists with getdents (not counted: no call type, and the stream's state is
+ * glibc's own), and neither is the fstat glibc makes of the directory; closedir closes the
+ * descriptor. The listing moves bytes the profiler does not count, so a directory opened to be
+ * listed is open_bytes_unseen, not "moved no byte".
+ */
+static inline void jobio_dir_listed(int fd) {
+  int saved = errno;
+  jobio_ofd_mark_unseen(fd);
+  errno = saved;
+}
+JOBIO_EXPORT DIR *opendir(const char *path) {
   struct jobio_ctx c;
-  if (!jobio_begin_notime(&c)) return REAL(closedir)(d);
+  if (!jobio_begin(&c)) return REAL(opendir)(path);
+  DIR *d = REAL(opendir)(path);
+  int fd = d ? dirfd(d) : -1;
+  jobio_rec_open(&c, AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0, fd, 0);
+  if (fd >= 0) jobio_dir_listed(fd);
+  return d;
+}
+JOBIO_EXPORT DIR *fdopendir(int fd) {
+  struct jobio_ctx c;
+  DIR *d = REAL(fdopendir)(fd);
+  if (d && jobio_begin_notime(&c)) jobio_dir_listed(fd);
+  return d;
+}
+JOBIO_EXPORT int closedir(DIR *d) {
+  struct jobio_ctx c;
+  DIR *dp = d; /* (declared nonnull; a NULL is the real closedir's to meet, not ours) */
+  __asm__("" : "+r"(dp));
+  if (!dp || !jobio_begin_notime(&c)) return REAL(closedir)(d);
   int fd = dirfd(d);
+  int slot = jobio_close_pre(fd);
+  jobio_start(&c);
   int r = REAL(closedir)(d);
-  if (fd >= 0 && (unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind != JOBIO_FD_OWN) {
-    uint32_t ofd = jobio_fds[fd].ofd;
-    jobio_fd_clear(fd);
-    int saved = errno;
-    if (ofd) jobio_ofd_release(c.t->block, ofd);
-    errno = saved;
-  }
+  jobio_rec_close(&c, fd, slot, r);
   return r;
 }
 

@@ -380,6 +380,51 @@ JOBIO_EXPORT int printf(const char *fmt, ...) { JOBIO_PRINTF(stdout, 0, 0) }
 JOBIO_EXPORT int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...) { JOBIO_PRINTF(fp, 1, flag) }
 JOBIO_EXPORT int __printf_chk(int flag, const char *fmt, ...) { JOBIO_PRINTF(stdout, 1, flag) }
 
+/*
+ * dprintf: glibc prints through a stream of its own on the descriptor (vdprintf): it fstats the
+ * descriptor to size the stream's buffer, asks the kernel where the descriptor is (the position
+ * query of _IO_file_attach: a zero seek), prints, and writes what it printed: one write when that
+ * fits the buffer (st_blksize), in whole blocks and the rest otherwise. The writes move the
+ * descriptor's offset like write's.
+ */
+static int jobio_vdprintf_common(int fd, int chk, int flag, const char *fmt, va_list ap) {
+  struct jobio_ctx c;
+  int counted = jobio_begin_notime(&c) && (unsigned)fd < jobio_fd_cap;
+  if (counted && jobio_fds[fd].kind == JOBIO_FD_UNKNOWN) jobio_fd_learn(fd);
+  if (counted && jobio_fds[fd].kind != JOBIO_FD_FILE) counted = 0;
+  if (counted) jobio_start(&c);
+  int r = chk ? REAL(__vdprintf_chk)(fd, flag, fmt, ap) : REAL(vdprintf)(fd, fmt, ap);
+  if (!counted) return r;
+  uint64_t est;
+  uint64_t t1 = jobio_stop(&c, &est);
+  int saved = errno;
+  struct jobio_fs_ops o = {&c, fd, c.t0 != 0, est, 0};
+  jobio_fs_fstat(&o);
+  jobio_fs_seek(&o, 0, 0, 0, 0);
+  if (r < 0 && saved != EOVERFLOW && saved != EILSEQ) { /* (those fail before any write) */
+    jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, -1, 0, 0, 1);
+  } else if (r > 0) {
+    uint64_t bs = 0, left = (uint64_t)r;
+    struct stat st;
+    if (left > 4096 && jobio_sys_fstat(fd, &st) == 0 && st.st_blksize > 0) bs = (uint64_t)st.st_blksize;
+    if (bs && left > bs) {
+      /* (a long print: whole blocks as they fill, the rest at the end) */
+      jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, (int64_t)(left - left % bs), 0, 0, 1);
+      left %= bs;
+    }
+    if (left) jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, (int64_t)left, 0, 0, 1);
+  }
+  errno = saved;
+  jobio_after(t1);
+  return r;
+}
+JOBIO_EXPORT int vdprintf(int fd, const char *fmt, va_list ap) { return jobio_vdprintf_common(fd, 0, 0, fmt, ap); }
+JOBIO_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap) {
+  return jobio_vdprintf_common(fd, 1, flag, fmt, ap);
+}
+JOBIO_EXPORT int dprintf(int fd, const char *fmt, ...) { JOBIO_VA_CALL(jobio_vdprintf_common(fd, 0, 0, fmt, ap)) }
+JOBIO_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...) { JOBIO_VA_CALL(jobio_vdprintf_common(fd, 1, flag, fmt, ap)) }
+
 /* fputs/puts: the string's length (puts adds its newline) */
 #define JOBIO_FPUTS(fpv, extra, call_expr) \
   JOBIO_SC_CALL(int, fpv, call_expr,       \
