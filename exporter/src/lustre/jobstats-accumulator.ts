@@ -23,6 +23,8 @@ export interface AccumulatorOptions {
   readonly maxTargets?: number;
   /** The rate density's window on the exporter's clock (rate-density.ts DensityWindow). */
   readonly densityWindowMs?: number;
+  /** How long a new counter stays at 0 after its birth (series-book.ts), so every scraper sees it start. */
+  readonly newSeriesGraceMs?: number;
 }
 
 /** One streamed read of a target's job_stats file. */
@@ -84,7 +86,7 @@ class TargetState {
     options: AccumulatorOptions,
   ) {
     this.tracker = new EntryTracker(fields, options.formats, options.maxEntries);
-    this.book = new SeriesBook(options.maxJobs, options.expiryMs);
+    this.book = new SeriesBook(options.maxJobs, options.expiryMs, options.newSeriesGraceMs);
     this.window = new DensityWindow(options.densityWindowMs ?? DEFAULT_DENSITY_WINDOW_MS);
   }
 }
@@ -293,7 +295,7 @@ export class JobStatsAccumulator {
         expiredJobsTotal: t.book.expiredTotal,
         truncatedReadsTotal: t.truncatedReadsTotal,
         droppedEntriesTotal: t.tracker.droppedEntries,
-        samples: new TargetSamples([...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
+        samples: new TargetSamples(t.book, [...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
         density: t.readEpoch === this.epoch ? t.window.density : undefined,
       };
     }
