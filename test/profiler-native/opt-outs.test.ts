@@ -84,6 +84,45 @@ describe('opt-outs', () => {
     removeDir(w.dir);
   });
 
+  test('path entries are resolved through links (merged /usr: /bin -> usr/bin): the program named by a linked directory is left out', async () => {
+    const w = work();
+    // alias -> bin, as /bin -> usr/bin: the kernel reports the program as bin/mycat
+    const alias = join(w.dir, 'alias');
+    symlinkSync('bin', alias);
+    const script = `${w.mycat} ${w.file} > /dev/null; cat ${w.file} > /dev/null`;
+    for (const entry of [join(alias, 'mycat'), alias, `${alias}/`]) {
+      const r = await runProfiled('sh', ['-c', script], { dir: w.dir, env: { JOBIO_EXCLUDE: entry } });
+      assert.equal(r.status, 0, r.stderr.toString());
+      assert.deepEqual(
+        exes(r).filter((e) => e === 'mycat' || e === 'cat'),
+        ['cat'],
+        `JOBIO_EXCLUDE=${entry}`,
+      );
+    }
+    // a link to another directory covers that directory only
+    mkdirSync(join(w.dir, 'elsewhere'));
+    symlinkSync('elsewhere', join(w.dir, 'alias2'));
+    const other = await runProfiled('sh', ['-c', script], { dir: w.dir, env: { JOBIO_EXCLUDE: `${join(w.dir, 'alias2')},${join(w.dir, 'missing')}/mycat` } });
+    assert.deepEqual(
+      exes(other).filter((e) => e === 'mycat' || e === 'cat'),
+      ['cat', 'mycat'],
+    );
+    removeDir(w.dir);
+  });
+
+  test('JOBIO_BYPASS_DISABLE: below a bypassed shell, the child started with the named variable set is traced again', async () => {
+    const w = work();
+    const sh = requireBinary('sh');
+    const script = `cat ${w.file} > /dev/null; REENABLE_TRACING=1 ${w.mycat} ${w.file} > /dev/null`;
+    const r = await runProfiled(sh, ['-c', script], { dir: w.dir, env: { JOBIO_BYPASS: sh, JOBIO_BYPASS_DISABLE: 'REENABLE_TRACING', REENABLE_TRACING: undefined } });
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.deepEqual(exes(r), ['mycat'], 'the shell and its first cat bypassed, mycat traced');
+    assert.equal(readBytes(r.dump.processes[0]!), FILE_BYTES);
+    const without = await runProfiled(sh, ['-c', script], { dir: w.dir, env: { JOBIO_BYPASS: sh, REENABLE_TRACING: undefined } });
+    assert.deepEqual(without.dump.processes, [], 'without JOBIO_BYPASS_DISABLE the whole subtree is left alone');
+    removeDir(w.dir);
+  });
+
   test('JOBIO_TRACE_SCHEDULER names single commands: mpirun traced, srun still left out', async () => {
     const dir = tempDir();
     for (const name of ['srun', 'mpirun']) copyFileSync(testBin('t_noop'), join(dir, name));

@@ -9,7 +9,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type MountBody } from './harness.js';
@@ -101,7 +101,7 @@ let strace = '';
 before(() => {
   buildTests();
   strace = requireBinary('strace');
-  for (const b of ['sh', 'bash', 'cat', 'cp', 'wc']) requireBinary(b);
+  for (const b of ['sh', 'bash', 'cat', 'cp', 'wc', 'perl']) requireBinary(b);
 });
 
 describe('verdicts against strace: no false reds', () => {
@@ -206,7 +206,7 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
 });
 
 // Owner and times: each one a setattr on a parallel file system's metadata server (rsync -a made
-// thousands), counted as fschange (reason metadata_change) like chmod.
+// thousands), counted as fschange (reason metadata_change) like chmod, whichever libc entry made them.
 const SETATTR = ['chown', 'lchown', 'fchown', 'fchownat', 'utimensat', 'chmod', 'fchmod', 'fchmodat'];
 
 describe('verdicts against strace: owner and time changes are counted', () => {
@@ -215,6 +215,8 @@ describe('verdicts against strace: owner and time changes are counted', () => {
     ['chown', ['chown', `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`, 'small.txt', 'in.bin']],
     ['cp -p', ['cp', '-p', 'small.txt', 'copy.txt']],
     ['touch -h -d (utimensat on a path)', ['touch', '-h', '-d', '2024-01-01', 'small.txt']],
+    // perl's utime calls the older utimes (a path) and futimes (a handle); glibc makes each a utimensat
+    ['perl utime (utimes, futimes)', ['perl', '-e', 'open my $f, "<", "small.txt" or die; utime undef, undef, $f or die; utime undef, undef, "small.txt", "in.bin" or die']],
   ];
   for (const [name, cmd] of cmds) {
     test(`${name}: fschange calls equal strace's chown/utimensat/chmod calls on the directory`, async () => {
@@ -287,4 +289,94 @@ describe('verdicts against strace: mkstemp opens are counted', () => {
       removeDir(base);
     }
   });
+});
+
+/** strace's seeks on dir's files, classified as the profiler classifies them: the kernel offset of
+ * each descriptor followed through its opens, reads, writes and seeks (one process). */
+function straceSeeks(prefix: string, dir: string): { red: number; yellow: number; zero: number; backward: number; stats: number } {
+  const inDir = (p: string | undefined): boolean => !!p && p.startsWith(dir + '/');
+  const off = new Map<string, number>();
+  const s = { red: 0, yellow: 0, zero: 0, backward: 0, stats: 0 };
+  for (const { name, args, ret, fds } of readStraceCalls(prefix)) {
+    const fd = /^(\d+)</.exec(args)?.[1];
+    if (name === 'openat' && ret >= 0) off.set(String(ret), 0);
+    const path = /^AT_FDCWD<[^>]*>, "([^"]*)"/.exec(args)?.[1];
+    if (name === 'newfstatat' && path !== undefined && ret === 0 && inDir(resolve(dir, path))) s.stats++;
+    if (!fd || !inDir(fds[0])) continue;
+    if ((name === 'read' || name === 'write') && ret > 0) off.set(fd, (off.get(fd) ?? 0) + ret);
+    else if (name === 'newfstatat' && /, "", /.test(args)) s.stats++;
+    else if (name === 'lseek') {
+      const before = off.get(fd) ?? -1;
+      if (ret < 0) s.red++;
+      else if (ret > before) s.yellow++;
+      else {
+        s.red++;
+        if (ret === before) s.zero++;
+        else s.backward++;
+      }
+      if (ret >= 0) off.set(fd, ret);
+    }
+  }
+  return s;
+}
+
+// glibc's stdio seeks inside fseek (to the block it then reads, or to where it already is, to resync
+// the kernel) and asks the kernel inside ftell when it does not know the offset: lseeks nobody calls
+// by name, deduced from the stream (binutils, ImageMagick and tar read this way).
+describe('verdicts against strace: the seeks and reads stdio makes inside fseek and ftell are counted', () => {
+  const cmds: [string, string[]][] = [
+    ['readelf -a (fseek, fread: thousands of seeks)', ['readelf', '-a', 'prog.elf']],
+    ['objdump -d (fseek, fread)', ['objdump', '-d', 'prog.elf']],
+    // lua's file:seek is fseek then ftell; an append-only stream is seeked to its end by fopen
+    [
+      'lua (file:seek: fseek and ftell; fopen with "a")',
+      [
+        'lua',
+        '-e',
+        [
+          'local f = assert(io.open("prog.elf", "rb"))',
+          'f:read(10); f:seek(); f:seek("set", 50000); f:read(5); f:seek("cur"); f:seek("cur", 3000); f:read(100)',
+          'f:seek("end", -10); f:read(10); f:seek("set", 4); f:seek(); f:close()',
+          'for _ = 1, 2 do local g = assert(io.open("out.txt", "a")); g:write("abc"); g:seek(); g:write("de"); g:close() end',
+        ].join(' '),
+      ],
+    ],
+  ];
+  for (const [name, cmd] of cmds) {
+    test(`${name}: seeks per class and reason, reads and fstats equal strace's`, async () => {
+      const base = tempDir(SHM);
+      try {
+        const profDir = join(base, 'prof');
+        const traceDir = join(base, 'trace');
+        for (const d of [profDir, traceDir]) {
+          mkdirSync(d);
+          copyFileSync(requireBinary('ls'), join(d, 'prog.elf'));
+        }
+        const [c0, ...args] = cmd as [string, ...string[]];
+        const prof = await runProfiled(c0, args, { cwd: profDir, dir: tempDir() });
+        removeDir(prof.dir);
+        assert.equal(prof.status, 0, prof.stderr.toString());
+        const prefix = join(base, 'strace-out');
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', 'trace=openat,read,write,lseek,newfstatat', '-e', 'signal=none', '-o', prefix, c0, ...args], {
+          cwd: traceDir,
+          env: cleanEnv(),
+          maxBuffer: 1 << 28,
+        });
+        assert.equal(st.status, 0, st.stderr.toString());
+        const o = straceSeeks(prefix, traceDir);
+        const v = straceVerdicts(prefix, traceDir);
+        const all = onShm(prof.dump);
+        assert.ok(o.red + o.yellow > 10, `strace saw the seeks (${JSON.stringify(o)})`);
+        assert.deepEqual(cls(all, 'seek'), [o.red, o.yellow, 0], JSON.stringify(o));
+        assert.equal(reason(all, 'zero_seek'), o.zero);
+        assert.equal(reason(all, 'backward_seek'), o.backward);
+        assert.deepEqual(cls(all, 'read'), [v.reads.small, 0, v.reads.big + v.reads.eof]);
+        assert.deepEqual(cls(all, 'write'), [v.writes.small, 0, v.writes.big + v.writes.eof]);
+        // the stats of the path before its open, the fstat sizing the stream's buffer, fseek's to the end
+        assert.deepEqual(cls(all, 'access'), [0, o.stats, 0]);
+      } finally {
+        removeDir(base);
+      }
+    });
+  }
 });

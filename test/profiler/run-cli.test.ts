@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { buildProgram, expected } from './frame-tool.js';
@@ -202,7 +203,9 @@ test('--output %h %j %p: one file per host, job and launcher', async () => {
   for (const f of files) {
     assert.match(f, new RegExp(`^io-4711-${short.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+\\.jsonl$`));
     const records = readValidLog(readFileSync(join(logs, f), 'utf8'));
-    assert.ok(records.every((r) => r.jobid === '4711' && r.hostname === hostname()));
+    // the records' host name has the domain (the system's canonical name), the file name the short one
+    const full = hostname().includes('.') ? hostname() : execFileSync('hostname', ['--fqdn'], { encoding: 'utf8' }).trim();
+    assert.ok(records.every((r) => r.jobid === '4711' && r.hostname === full));
   }
 });
 

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { Document, LineCounter, Node, Pair, YAMLMap } from 'yaml';
 import { resolveRunOptions, UsageError, type RawRunOptions } from './run-options.js';
 import { parseDuration } from '../util/duration.js';
+import { withHostInserted } from './output-path.js';
 import { RUN_OPTIONS, type RunOptionSpec } from '../run/option-table.js';
 
 /** The output plug-in section (`plugin`): what to start, how often to feed it, and with what arguments. */
@@ -184,7 +185,7 @@ class Reader {
         // the manual's special values: the system log for errors (the library then keeps quiet), the system NVML
         if (spec.name === 'error-log' && value === 'syslog') return;
         if (spec.name === 'nvml-library' && value === 'default') return;
-        return this.set(spec.name, value, e, path);
+        return this.set(spec.name, spec.name === 'output' ? withHostInserted(value) : value, e, path);
       }
     }
   }

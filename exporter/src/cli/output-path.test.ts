@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expandOutputPath } from './output-path.js';
+import { expandOutputPath, withHostInserted } from './output-path.js';
 import { UsageError } from './run-options.js';
 
 const v = { host: 'node017.cluster.example', jobid: '4242', pid: 31337 };
@@ -34,4 +34,12 @@ test('a %h, %j or %p that would leave the directory is a usage error (a job id "
   assert.throws(() => expandOutputPath('logs/%h.jsonl', { ...v, host: 'a/b.example' }), UsageError);
   // A job id with dots is fine: only whole "." and ".." name a directory.
   assert.equal(expandOutputPath('logs/%j.jsonl', { ...v, jobid: '4242.pbs01' }), 'logs/4242.pbs01.jsonl');
+});
+
+test("a log path from Mistral's settings always names the host: %h inserted before a final .log, or at the end", () => {
+  assert.equal(withHostInserted('/scratch/io.log'), '/scratch/io-%h.log');
+  assert.equal(withHostInserted('/scratch/io.jsonl'), '/scratch/io.jsonl-%h');
+  assert.equal(withHostInserted('/scratch/%h/io.log'), '/scratch/%h/io.log');
+  assert.equal(withHostInserted('/scratch/100%%h.log'), '/scratch/100%%h-%h.log', '%%h is a literal "%h", not the host');
+  assert.equal(expandOutputPath(withHostInserted('/tmp/mistral.log'), v), '/tmp/mistral-node017.log');
 });

@@ -37,3 +37,13 @@ export function expandOutputPath(template: string, v: OutputPathValues): string 
     }
   });
 }
+
+/**
+ * A log path from Mistral's settings (`output`, $MISTRAL_LOG) always names the host, as under Mistral:
+ * without a `%h` one is inserted before a final `.log`, or at the end (`/scratch/io.log` →
+ * `/scratch/io-%h.log`), so runs on several nodes never write one file.
+ */
+export function withHostInserted(path: string): string {
+  if (/(^|[^%])(%%)*%h/.test(path)) return path;
+  return path.endsWith('.log') ? `${path.slice(0, -'.log'.length)}-%h.log` : `${path}-%h`;
+}

@@ -11,11 +11,14 @@ import { reportFromPrometheus } from '../report/prometheus-source.js';
 import type { ReportJson } from '../report/report-schema.js';
 import { reportText } from '../report/text.js';
 import { reportHtml } from '../report/html.js';
+import { grafanaLink } from '../report/grafana-link.js';
 import { writeFile } from 'node:fs/promises';
 import { duration, evalTime, prometheusUrl } from './top-command.js';
 
 /** The environment variable of the default Prometheus server. */
 export const PROMETHEUS_ENV = 'JOBIO_PROMETHEUS_URL';
+/** The environment variable of the Grafana the job dashboard link points to. */
+export const GRAFANA_ENV = 'JOBIO_GRAFANA_URL';
 
 export function reportCommand(run: (action: () => Promise<number>) => void): Command {
   const command = new Command('report')
@@ -28,12 +31,13 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
     .addOption(
       new Option('--prometheus <url>', `Report the job id from this Prometheus (or VictoriaMetrics) server; default: $${PROMETHEUS_ENV} when the argument is not a file.`).argParser(prometheusUrl),
     )
+    .addOption(new Option('--grafana-url <url>', `Print the link to the job's dashboard in this Grafana (over the job's time range); default: $${GRAFANA_ENV}.`).argParser(prometheusUrl))
     .addOption(new Option('--range <duration>', "With a job id: how far back its series are looked for (within the server's retention).").default(30 * 86_400_000, '30d').argParser(duration))
     .addOption(new Option('--time <t>', 'With a job id: evaluate at this time (Unix seconds or RFC 3339) instead of now.').argParser(evalTime))
     .addOption(new Option('--timeout <duration>', 'Deadline of each query.').default(10_000, '10s').argParser(duration));
   command.action((source: string) =>
     run(async () => {
-      const o = command.opts<{ json?: boolean; html?: string; prometheus?: string; range: number; time?: number; timeout: number }>();
+      const o = command.opts<{ json?: boolean; html?: string; prometheus?: string; grafanaUrl?: string; range: number; time?: number; timeout: number }>();
       const envUrl = process.env[PROMETHEUS_ENV];
       const fromLog = o.prometheus === undefined && (existsSync(source) || envUrl === undefined || envUrl === '');
       if (fromLog && (command.getOptionValueSource('range') === 'cli' || o.time !== undefined)) {
@@ -61,6 +65,22 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
         if (!(err instanceof ReportError)) throw err;
         process.stderr.write(`jobio report: ${err.message}\n`);
         return 1;
+      }
+      let grafana = o.grafanaUrl;
+      const grafanaEnv = process.env[GRAFANA_ENV];
+      if (grafana === undefined && grafanaEnv !== undefined && grafanaEnv !== '') {
+        try {
+          grafana = prometheusUrl(grafanaEnv);
+        } catch (err) {
+          process.stderr.write(`jobio report: ${GRAFANA_ENV}: ${(err as Error).message}\n`);
+          return 1;
+        }
+      }
+      if (grafana !== undefined) {
+        const h = report.header;
+        // one user only: a job seen under several names leaves the dashboard's choice
+        const dashboard = grafanaLink({ base: grafana, jobid: h.jobid, user: h.user.includes(',') ? '' : h.user, start: h.start, end: h.end });
+        if (dashboard !== undefined) report = { ...report, dashboard };
       }
       if (report.source.kind === 'log' && report.source.malformed_lines > 0)
         process.stderr.write(`jobio report: ${source}: ${report.source.malformed_lines} of ${report.source.lines} line(s) are not JSON records and were skipped\n`);

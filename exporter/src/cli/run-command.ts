@@ -29,7 +29,9 @@ import { Wakeup } from './run-wakeup.js';
 import { clientDeltas, readClientBytes } from '../lustre/client-bytes.js';
 import { keyedValues } from '../profiler/mistral-io.js';
 import { parseMistralConfig, type MistralSettings, type PluginSettings } from './mistral-config.js';
+import { readMistralEnvironment, type MistralEnvironment } from './mistral-env.js';
 import { terminalText } from '../labels/control-chars.js';
+import { fullHostname } from './fqdn.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -61,7 +63,9 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
 function tableOptions(): Option[] {
   const out: Option[] = [];
   for (const spec of RUN_OPTIONS) {
-    const dflt = spec.default !== undefined ? ` Default ${spec.default}${spec.mistralDefault !== undefined ? ` (${spec.mistralDefault} with a Mistral configuration)` : ''}.` : '';
+    const dflt =
+      (spec.default !== undefined ? ` Default ${spec.default}${spec.mistralDefault !== undefined ? ` (${spec.mistralDefault} with a Mistral configuration)` : ''}.` : '') +
+      (spec.mistralEnv !== undefined ? ` Also $${spec.mistralEnv}.` : '');
     if (spec.kind.type === 'bool') {
       const on = spec.default === 'yes';
       const yes = new Option(`--${spec.name}`, `${spec.doc}${dflt}`);
@@ -121,25 +125,31 @@ async function drain(receiver: ProfilerReceiver, handled: Wakeup): Promise<boole
   }
 }
 
-function readMistralConfig(path: unknown): MistralSettings | undefined {
-  if (typeof path !== 'string') return undefined;
+/** The Mistral configuration file: `--mistral-config`, else $MISTRAL_CONFIG. */
+function readMistralConfig(flag: unknown, fromEnv: string | undefined): (MistralSettings & { file: string }) | undefined {
+  const path = typeof flag === 'string' ? flag : fromEnv;
+  if (path === undefined) return undefined;
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new UsageError(`--mistral-config ${path}: ${(err as Error).message}`);
+    throw new UsageError(`${typeof flag === 'string' ? '--mistral-config ' : 'MISTRAL_CONFIG='}${path}: ${(err as Error).message}`);
   }
-  return parseMistralConfig(text, path);
+  return { ...parseMistralConfig(text, path), file: path };
 }
 
 async function runProfiled(argv: readonly string[], flags: Record<string, unknown>, fromFlags: RawRunOptions): Promise<number> {
   let options: RunOptions;
-  let mistral: MistralSettings | undefined;
+  let mistral: (MistralSettings & { file: string }) | undefined;
+  let mistralEnv: MistralEnvironment;
   try {
-    mistral = readMistralConfig(flags['mistralConfig']);
+    mistralEnv = readMistralEnvironment(process.env);
+    for (const w of mistralEnv.warnings) process.stderr.write(`jobio run: warning: ${w}\n`);
+    mistral = readMistralConfig(flags['mistralConfig'], mistralEnv.configFile);
     for (const w of mistral?.warnings ?? []) process.stderr.write(`jobio run: warning: ${w}\n`);
-    if (mistral?.plugin) process.stderr.write(`jobio run: warning: ${pluginWarning(mistral.plugin, flags['mistralConfig'] as string)}\n`);
-    const fromFile = { ...mistral?.raw, ...(typeof flags['config'] === 'string' ? readConfigFile(flags['config']) : {}) };
+    if (mistral?.plugin) process.stderr.write(`jobio run: warning: ${pluginWarning(mistral.plugin, mistral.file)}\n`);
+    // Mistral's precedence: its variables over its file; jobio's --config and flags over both
+    const fromFile = { ...mistral?.raw, ...mistralEnv.raw, ...(typeof flags['config'] === 'string' ? readConfigFile(flags['config']) : {}) };
     options = resolveRunOptions(fromFile, fromFlags);
     if (options.sampleEvery === 0) options = { ...options, ...chooseSampling(options, measureClockNs()) };
   } catch (err) {
@@ -184,7 +194,15 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     }
   }
   // A private directory (0700) holds the socket: only this user's processes can reach it.
-  const dir = mkdtempSync(join(tmpdir(), 'jobio-run-'));
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(mistralEnv.workDirectory ?? tmpdir(), 'jobio-run-'));
+  } catch (err) {
+    const where = mistralEnv.workDirectory !== undefined ? `MISTRAL_OUTPUT_DIRECTORY=${mistralEnv.workDirectory}` : tmpdir();
+    process.stderr.write(`jobio run: cannot make a working directory in ${where}: ${(err as Error).message}\n`);
+    if (fd !== undefined) closeSync(fd);
+    return 1;
+  }
   const socketPath = join(dir, 'profiler.sock');
   const startMs = Date.now();
   const totals = new RunTotals(startMs);
@@ -199,9 +217,15 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const sysfs = flags['path.sysfs'];
     const lustrePaths = { procfs: typeof procfs === 'string' ? procfs : '/proc', sysfs: typeof sysfs === 'string' ? sysfs : '/sys', rootfs: '/' };
     const clientBefore = readClientBytes(lustrePaths);
+    // The host's full name for the records (only with a log), asked before CMD starts: the helper it
+    // runs is reaped before the CPU figures of the command's children are first read.
+    const named = fd !== undefined ? { ...context, hostname: await fullHostname() } : context;
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
-    const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...mistral?.library, ...libraryEnvironment(options, socketPath, startMs), LD_PRELOAD: preload } });
+    const child = spawn(file, args, {
+      stdio: 'inherit',
+      env: { ...process.env, ...mistral?.library, ...mistralEnv.library, ...libraryEnvironment(options, socketPath, startMs), LD_PRELOAD: preload },
+    });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: NodeJS.ErrnoException }>((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
       child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
@@ -216,7 +240,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     gpu?.start();
     // Without --output there is no log: no records are built.
     const output =
-      fd !== undefined ? new RunOutput(fd, context, totals, sampler, options.network, gpu, { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis }) : undefined;
+      fd !== undefined ? new RunOutput(fd, named, totals, sampler, options.network, gpu, { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis }) : undefined;
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;

@@ -53,8 +53,8 @@ function metadataRate(r: DiagnosisReasonJson, input: FindingsInput): number | nu
   return input.peakMetadataRate * Math.min(1, r.calls / input.metadataCalls);
 }
 
-const pct = (share: number): string => `${(share * 100).toFixed(share < 0.001 ? 2 : 1)} %`;
-const count = (n: number): string => Math.round(n).toLocaleString('en-US');
+export const pct = (share: number): string => `${(share * 100).toFixed(share < 0.001 ? 2 : 1)} %`;
+export const count = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 function seen(r: DiagnosisReasonJson, rate: number | null): string {
   const parts = [`${count(r.calls)} ${r.class} ${r.reason} call${r.calls === 1 ? '' : 's'} on ${r.mount}`];
@@ -112,8 +112,10 @@ function order(a: ReportFindingJson, b: ReportFindingJson): number {
   return rank(a.severity) - rank(b.severity) || (b.share ?? 0) - (a.share ?? 0) || (b.metadata_rate ?? 0) - (a.metadata_rate ?? 0) || b.calls - a.calls;
 }
 
-export function findingsOf(input: FindingsInput): { findings: ReportFindingJson[]; verdict: ReportVerdictJson } {
-  const findings = input.diagnosis.reasons.map((r) => finding(r, input)).filter((f): f is ReportFindingJson => f !== undefined);
+/** The verdict and findings of the diagnosis's reasons, with `more` findings from elsewhere (the file system's view). */
+export function findingsOf(input: FindingsInput, more: readonly ReportFindingJson[] = []): { findings: ReportFindingJson[]; verdict: ReportVerdictJson } {
+  const fromReasons = input.diagnosis.reasons.map((r) => finding(r, input)).filter((f): f is ReportFindingJson => f !== undefined);
+  const findings = [...fromReasons, ...more];
   findings.sort(order);
   const n = (s: Severity): number => findings.filter((f) => f.severity === s).length;
   const counts = { high: n('high'), medium: n('medium'), low: n('low') };
@@ -125,6 +127,6 @@ export function findingsOf(input: FindingsInput): { findings: ReportFindingJson[
           .join(', ')}`;
   return {
     findings,
-    verdict: { text, findings: findings.length, ...counts, nothing_to_gain: input.diagnosis.reasons.length - findings.length },
+    verdict: { text, findings: findings.length, ...counts, nothing_to_gain: input.diagnosis.reasons.length - fromReasons.length },
   };
 }

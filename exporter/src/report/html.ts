@@ -1,6 +1,6 @@
 // `jobio report --html FILE`: the report as one self-contained page (inline CSS and SVG, no script,
 // nothing fetched: readable offline and from an archive). Everything from the source is HTML-escaped.
-import type { ReportJson, Severity } from './report-schema.js';
+import { CAUSE_TEXT, type ReportFileSystemJson, type ReportJson, type Severity } from './report-schema.js';
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const pct = (share: number): string => `${(share * 100).toFixed(1)} %`;
@@ -31,6 +31,22 @@ function reasonBars(r: ReportJson): string {
   return `<svg width="640" height="${reasons.length * 22 + 4}" role="img" aria-label="calls per reason">${rows.join('')}</svg>`;
 }
 
+/** The file system's view: one row per target, the job's busiest interval and its share of the target then. */
+function fileSystemTable(fs: ReportFileSystemJson): string {
+  const n = (x: number): string => Math.round(x).toLocaleString('en-US');
+  const mib = (x: number): string => `${(x / 1048576).toFixed(1)} MiB`;
+  const rows = fs.targets.map((t) => {
+    const p = t.peak;
+    const rate = p === null ? '' : p.measure === 'operations' ? `${n(p.rate)} ops/s` : `${mib(p.rate)}/s`;
+    return `<tr><td>${esc(t.target)}</td><td>${n(t.operations)}</td><td>${mib(t.read_bytes)}</td><td>${mib(t.write_bytes)}</td><td>${rate}</td><td>${p === null ? '' : pct(p.share)}</td></tr>`;
+  });
+  const kinds = Object.entries(fs.metadata_operations)
+    .map(([op, x]) => `${esc(op)} ${n(x)}`)
+    .join(', ');
+  return `<h2>File system (Lustre job_stats)</h2><p>${fs.mdt.targets} MDT(s), ${n(fs.mdt.operations)} metadata requests${kinds !== '' ? ` (${kinds})` : ''}; ${fs.ost.targets} OST(s), ${fs.osts_with_data} with data</p>
+<table><tr><th>target</th><th>requests</th><th>read</th><th>written</th><th>busiest rate</th><th>share of the target then</th></tr>${rows.join('')}</table>`;
+}
+
 export function reportHtml(r: ReportJson): string {
   const h = r.header;
   const title = `jobio report: ${h.jobid !== '' ? `job ${h.jobid}` : `host ${h.hostname}`}`;
@@ -40,7 +56,7 @@ export function reportHtml(r: ReportJson): string {
       (
         f,
         i,
-      ) => `<section class="finding"><h3><span class="sev" style="background:${COLOUR[f.severity]}">${f.severity}</span> ${i + 1}. ${esc(f.program.label)}: ${esc(f.reason)} on ${esc(f.mount)} <small>(by ${f.severity_from === 'metadata_rate' ? 'metadata load' : 'run time'})</small></h3>
+      ) => `<section class="finding"><h3><span class="sev" style="background:${COLOUR[f.severity]}">${f.severity}</span> ${i + 1}. ${esc(f.program.label)}: ${esc(f.reason)} on ${esc(f.target ?? f.mount)} <small>(by ${CAUSE_TEXT[f.severity_from]})</small></h3>
 <dl><dt>seen</dt><dd>${esc(f.seen)}</dd><dt>why</dt><dd>${esc(f.why)}</dd><dt>change</dt><dd>${esc(f.hint)}</dd></dl></section>`,
     )
     .join('\n');
@@ -70,11 +86,13 @@ dt{font-weight:bold;color:#555}dd{margin:0}table{border-collapse:collapse}td{pad
 <body><h1>${esc(title)}</h1>
 <div class="verdict" style="background:${verdictColour}">verdict: ${esc(r.verdict.text)}</div>
 ${findings}
+${r.dashboard !== undefined ? `<p>Dashboard: <a href="${esc(r.dashboard)}">${esc(r.dashboard)}</a></p>` : ''}
 <h2>Job</h2><table>${facts
     .filter(([, v]) => v !== '')
     .map(([k, v]) => `<tr><td>${k}</td><td>${esc(v)}</td></tr>`)
     .join('')}</table>
-<h2>Application (profiler)</h2><p>${r.application.calls.toLocaleString('en-US')} calls; accumulated run time ${r.application.accumulated_run_time.toFixed(3)} s; busiest moment ${Math.round(r.application.peak_metadata_rate).toLocaleString('en-US')} metadata ops/s</p>
+${r.file_system !== undefined ? fileSystemTable(r.file_system) : ''}
+<h2>Application (profiler)</h2><p>${r.application.profiled === false ? 'the job ran without the profiler; ' : ''}${r.application.calls.toLocaleString('en-US')} calls; accumulated run time ${r.application.accumulated_run_time.toFixed(3)} s; busiest moment ${Math.round(r.application.peak_metadata_rate).toLocaleString('en-US')} metadata ops/s</p>
 ${splitBar(r)}
 ${r.application.reasons.length > 0 ? `<h3>Calls per reason (red or yellow)</h3>${reasonBars(r)}` : ''}
 ${unseen !== '' ? `<h3>Not seen by the profiler</h3><ul>${unseen}</ul>` : ''}

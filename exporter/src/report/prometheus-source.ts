@@ -3,7 +3,8 @@
 // profiler's reasons per program (jobio_profiler_reason_*_total, the same reasons, programs and
 // hints as a `jobio run` log) and what it could not see. Each counter is taken at its last sample in
 // the look-back window (`last_over_time`), summed over the job's nodes: a finished job's series stop
-// there. The job id goes into the queries through promString() only.
+// there. The file system's view (file-system.ts) comes from the job's jobio_lustre_jobstats_* series
+// and needs no profiler. The job id goes into the queries through promString() only.
 import { GAIN_THRESHOLD } from '../profiler/diagnosis.js';
 import type { DiagnosisJson, DiagnosisReasonJson, DiagnosisUnseenJson } from '../profiler/diagnosis-schema.js';
 import { hintFor } from '../profiler/hints.js';
@@ -12,7 +13,9 @@ import type { Reason } from '../profiler/reasons.js';
 import { instantQuery, samplesQuery, TopSourceError, type PrometheusQueryOptions } from '../top/prometheus-source.js';
 import { promString } from '../top/promql.js';
 import { shownUrl } from '../top/url-credentials.js';
+import { changeSpan, fileSystemView, jobStatsSamples, prometheusTargetLoad, targetFindings } from './file-system.js';
 import { findingsOf } from './findings.js';
+import { isMetadataReason } from './why.js';
 import { ReportError } from './log-source.js';
 import { REPORT_SCHEMA, type ReportJson } from './report-schema.js';
 
@@ -89,33 +92,38 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
     }
   };
 
-  const [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples] = await run(() =>
+  const [jobStats, [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples]] = await run(() =>
     Promise.all([
-      instantQuery(q, last('jobio_profiler_reason_calls_total', 'mount, class, reason, program, role')),
-      instantQuery(q, last('jobio_profiler_reason_bytes_total', 'mount, class, reason, program, role')),
-      instantQuery(q, last('jobio_profiler_reason_seconds_total', 'mount, class, reason, program, role')),
-      instantQuery(q, last('jobio_profiler_runtime_seconds_total', 'jobid')),
-      instantQuery(q, last('jobio_profiler_calls_total', 'class')),
-      instantQuery(q, last('jobio_profiler_calls_total', 'jobid', `,call!~"${NOT_METADATA}"`)),
-      instantQuery(q, last('jobio_profiler_unseen_processes_total', 'kind')),
-      instantQuery(q, last('jobio_profiler_unseen_bytes_total', 'kind')),
-      instantQuery(q, `max by (instance, user, account, partition, job_name, work_dir) (last_over_time(jobio_job_info{${job}}[${range}]))`),
-      instantQuery(q, `sum(last_over_time(jobio_job_cpu_user_seconds_total{${job}}[${range}])) + sum(last_over_time(jobio_job_cpu_system_seconds_total{${job}}[${range}]))`),
-      instantQuery(q, `sum(max_over_time(jobio_job_memory_peak_bytes{${job}}[${range}]))`),
-      samplesQuery(q, `jobio_profiler_runtime_seconds_total{${job}}[${range}]`),
-      samplesQuery(q, `jobio_profiler_calls_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
+      jobStatsSamples(q, o.jobid, range),
+      Promise.all([
+        instantQuery(q, last('jobio_profiler_reason_calls_total', 'mount, class, reason, program, role')),
+        instantQuery(q, last('jobio_profiler_reason_bytes_total', 'mount, class, reason, program, role')),
+        instantQuery(q, last('jobio_profiler_reason_seconds_total', 'mount, class, reason, program, role')),
+        instantQuery(q, last('jobio_profiler_runtime_seconds_total', 'jobid')),
+        instantQuery(q, last('jobio_profiler_calls_total', 'class')),
+        instantQuery(q, last('jobio_profiler_calls_total', 'jobid', `,call!~"${NOT_METADATA}"`)),
+        instantQuery(q, last('jobio_profiler_unseen_processes_total', 'kind')),
+        instantQuery(q, last('jobio_profiler_unseen_bytes_total', 'kind')),
+        instantQuery(q, `max by (instance, user, account, partition, job_name, work_dir) (last_over_time(jobio_job_info{${job}}[${range}]))`),
+        instantQuery(q, `sum(last_over_time(jobio_job_cpu_user_seconds_total{${job}}[${range}])) + sum(last_over_time(jobio_job_cpu_system_seconds_total{${job}}[${range}]))`),
+        instantQuery(q, `sum(max_over_time(jobio_job_memory_peak_bytes{${job}}[${range}]))`),
+        samplesQuery(q, `jobio_profiler_runtime_seconds_total{${job}}[${range}]`),
+        samplesQuery(q, `jobio_profiler_calls_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
+      ]),
     ]),
   );
-  if (runtime.length === 0 && info.length === 0)
-    throw new ReportError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_* nor jobio_job_info)`);
-  if (runtime.length === 0)
-    throw new ReportError(`job ${o.jobid} ran without the profiler (Prometheus at ${shownUrl(o.url)} has its jobio_job_info, no jobio_profiler_* series): nothing to report on its I/O calls`);
+  const fileSystem = await run(() => fileSystemView(jobStats, prometheusTargetLoad(q)));
+  const profiled = runtime.length > 0;
+  if (!profiled && info.length === 0 && fileSystem === undefined)
+    throw new ReportError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_*, jobio_lustre_jobstats_* nor jobio_job_info)`);
+  if (!profiled && fileSystem === undefined)
+    throw new ReportError(`job ${o.jobid} ran without the profiler and has no Lustre job_stats series (Prometheus at ${shownUrl(o.url)} has its jobio_job_info only): nothing to report on its I/O`);
 
   const key = (l: Labels): string => [l['mount'], l['class'], l['reason'], l['program'], l['role']].join('\0');
   const byKey = (rs: { metric: Labels; value: [number, string] }[]): Map<string, number> => new Map(rs.map((r) => [key(r.metric), value(r)]));
   const bytesOf = byKey(bytes);
   const secondsOf = byKey(seconds);
-  const runtimeS = value(runtime[0] as { value: [number, string] });
+  const runtimeS = profiled ? value(runtime[0] as { value: [number, string] }) : 0;
   const raw = calls
     .filter((r) => value(r) > 0)
     .map((r) => {
@@ -160,12 +168,18 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
 
   const metadataCalls = metadata.reduce((a, r) => a + value(r), 0);
   const peakMetadataRate = Math.round(peakRate(metadataSamples.map((s) => s.values.map(([t, v]) => [t, Number(v)] as const))) * 10) / 10;
-  const { findings, verdict } = findingsOf({ diagnosis, peakMetadataRate, metadataCalls, smallThreshold: SMALL_THRESHOLD });
+  // a dominated metadata target is addressed to the program with the most metadata calls, if the profiler saw one
+  const metadataProgram = reasons.filter((r) => isMetadataReason(r.reason)).sort((a, b) => b.calls - a.calls)[0]?.program ?? { name: '', path: '', role: 'job', label: 'your job' };
+  const { findings, verdict } = findingsOf(
+    { diagnosis, peakMetadataRate, metadataCalls, smallThreshold: SMALL_THRESHOLD },
+    fileSystem === undefined ? [] : targetFindings(fileSystem, metadataProgram),
+  );
 
   const classCalls = (name: string): number => value(classes.find((r) => r.metric['class'] === name) ?? { value: [0, '0'] });
   const total = classCalls('red') + classCalls('yellow') + classCalls('green');
   const cls = (name: string) => ({ calls: classCalls(name), calls_share: total > 0 ? Math.round((classCalls(name) / total) * 1e6) / 1e6 : 0 });
-  const times = runtimeSamples.flatMap((s) => s.values.map(([t]) => t));
+  // the profiler's samples bound the job; without them, the file system's first and last increase
+  const times = profiled ? runtimeSamples.flatMap((s) => s.values.map(([t]) => t)) : changeSpan(jobStats);
   const start = times.length > 0 ? Math.min(...times) : 0;
   const end = times.length > 0 ? Math.max(...times) : 0;
   const one = (label: string): string => [...new Set(info.map((r) => r.metric[label] ?? '').filter((v) => v !== ''))].join(',');
@@ -191,6 +205,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
     },
     findings,
     application: {
+      ...(profiled ? {} : { profiled: false }),
       red: cls('red'),
       yellow: cls('yellow'),
       green: cls('green'),
@@ -201,5 +216,6 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       reasons: reasons.map((r) => ({ class: r.class, reason: r.reason, mount: r.mount, program: r.program, calls: r.calls, bytes: r.bytes, share: r.share, gain: r.gain })),
       unseen,
     },
+    ...(fileSystem !== undefined ? { file_system: fileSystem } : {}),
   };
 }

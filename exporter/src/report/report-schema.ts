@@ -10,8 +10,11 @@ export const REPORT_SCHEMA = 'jobio-report/1';
 export const SEVERITIES = ['high', 'medium', 'low'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-/** What made a finding's severity: its share of the run time, or the metadata load it put on the file system. */
-export type SeverityCause = 'run_time' | 'metadata_rate';
+/**
+ * What made a finding's severity: its share of the run time, the metadata load it put on the file
+ * system (profiler), or the job's share of one server target's load (the file system's own job_stats).
+ */
+export type SeverityCause = 'run_time' | 'metadata_rate' | 'target_load';
 
 export interface ReportLogSourceJson {
   readonly kind: 'log';
@@ -72,14 +75,20 @@ export interface ReportHeaderJson {
   readonly nodes: readonly string[];
 }
 
+/** How a severity cause is said to people. */
+export const CAUSE_TEXT: Readonly<Record<SeverityCause, string>> = { run_time: 'run time', metadata_rate: 'metadata load', target_load: 'load on the file system' };
+
 export interface ReportFindingJson {
   readonly severity: Severity;
   /** Which cost decided the severity (the larger of the two). */
   readonly severity_from: SeverityCause;
   readonly class: 'red' | 'yellow';
-  /** docs/profiler.md "Reasons" */
+  /** docs/profiler.md "Reasons"; `target_load` for a job that dominates a metadata target (severity_from `target_load`). */
   readonly reason: string;
+  /** The mount the calls went to; for `target_load` the file system's name (the target's prefix). */
   readonly mount: string;
+  /** The Lustre target of a `target_load` finding (`fs-MDT0000`); absent on the profiler's reasons. */
+  readonly target?: string;
   /** Who made the calls (the hint is addressed to them): the job's code, a runtime, a library, a tool, a shell. */
   readonly program: ProgramRef;
   readonly calls: number;
@@ -110,6 +119,8 @@ export interface ReportClassJson {
 }
 
 export interface ReportApplicationJson {
+  /** false when the job ran without the profiler (a report from the file system's series only); absent means true. */
+  readonly profiled?: boolean;
   readonly red: ReportClassJson;
   readonly yellow: ReportClassJson;
   readonly green: ReportClassJson;
@@ -135,6 +146,55 @@ export interface ReportApplicationJson {
   readonly unseen: readonly DiagnosisUnseenJson[];
 }
 
+/** The job's busiest interval on one target and its share of the target's load then. */
+export interface ReportTargetPeakJson {
+  /** The load measured: requests on an MDT, bytes read + written on an OST. */
+  readonly measure: 'operations' | 'bytes';
+  /** The interval between two scrapes with the job's largest increase, RFC 3339 UTC. */
+  readonly start: string;
+  readonly end: string;
+  /** The job's rate in the interval, per second. */
+  readonly rate: number;
+  /** All jobs' rate on the target in the same interval (the job's included), per second. */
+  readonly target_rate: number;
+  /** rate / target_rate (0–1). */
+  readonly share: number;
+}
+
+/** The job on one MDT or OST, from the exporter's jobio_lustre_jobstats_* series. */
+export interface ReportTargetJson {
+  readonly target: string;
+  readonly kind: 'mdt' | 'ost';
+  /** Requests of the job over its series (all operations, as job_stats counts them). */
+  readonly operations: number;
+  /** Requests by operation (`open`, `getattr`, `write`, …), only those that moved. */
+  readonly operations_by_kind: Readonly<Record<string, number>>;
+  readonly read_bytes: number;
+  readonly write_bytes: number;
+  /** null when the job never changed the measure on this target. */
+  readonly peak: ReportTargetPeakJson | null;
+}
+
+/** Totals of a target class. */
+export interface ReportTargetClassJson {
+  readonly targets: number;
+  readonly operations: number;
+  readonly read_bytes: number;
+  readonly write_bytes: number;
+}
+
+/** The file system's (servers') view of the job: what Lustre's job_stats counted on each target. */
+export interface ReportFileSystemJson {
+  readonly mdt: ReportTargetClassJson;
+  readonly ost: ReportTargetClassJson;
+  /** OSTs that carried the job's reads or writes (the striping the job actually used). */
+  readonly osts_with_data: number;
+  /** Metadata operations by kind, summed over the MDTs. */
+  readonly metadata_operations: Readonly<Record<string, number>>;
+  /** Every target the job touched: MDTs first, then by name. */
+  readonly targets: readonly ReportTargetJson[];
+}
+
 export interface ReportJson {
   readonly schema: typeof REPORT_SCHEMA;
   readonly source: ReportSourceJson;
@@ -142,5 +202,10 @@ export interface ReportJson {
   readonly header: ReportHeaderJson;
   /** Most costly first: by severity, then share of the run time, then calls. */
   readonly findings: readonly ReportFindingJson[];
+  /** What the profiler saw; a job run without it (from Prometheus) has all counts 0, no reasons and `profiled` false. */
   readonly application: ReportApplicationJson;
+  /** From Prometheus when the job has jobio_lustre_jobstats_* series; absent from a log. */
+  readonly file_system?: ReportFileSystemJson;
+  /** The job's Grafana dashboard over its time range (with --grafana-url or JOBIO_GRAFANA_URL and a job id); absent otherwise. */
+  readonly dashboard?: string;
 }

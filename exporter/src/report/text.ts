@@ -4,7 +4,7 @@
 // characters replaced: a log or a label is written by whoever ran the job.
 import { humanBytes } from '../cli/run-summary.js';
 import { withoutControlChars } from '../labels/control-chars.js';
-import type { ReportFindingJson, ReportJson, Severity } from './report-schema.js';
+import { CAUSE_TEXT, type ReportFileSystemJson, type ReportFindingJson, type ReportJson, type Severity } from './report-schema.js';
 
 export const WIDTH = 80;
 
@@ -35,8 +35,7 @@ const count = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 function findingLines(f: ReportFindingJson, i: number, paint: (s: Severity | 'ok', text: string) => string): string[] {
   const tag = f.severity.toUpperCase();
-  const cause = f.severity_from === 'metadata_rate' ? 'metadata load' : 'run time';
-  const head = `${i + 1}. ${tag} ${f.program.label}: ${f.reason} on ${f.mount} (by ${cause})`;
+  const head = `${i + 1}. ${tag} ${f.program.label}: ${f.reason} on ${f.target ?? f.mount} (by ${CAUSE_TEXT[f.severity_from]})`;
   const [firstHead = '', ...restHead] = wrap(head, WIDTH, '', '          ');
   return [
     paint(f.severity, firstHead),
@@ -47,10 +46,37 @@ function findingLines(f: ReportFindingJson, i: number, paint: (s: Severity | 'ok
   ];
 }
 
+/** One line per target class and per target (at most 10 OSTs, the busiest by bytes; --json has all). */
+function fileSystemLines(fs: ReportFileSystemJson): string[] {
+  const out: string[] = [];
+  const kinds = Object.entries(fs.metadata_operations)
+    .map(([op, n]) => `${op} ${count(n)}`)
+    .join(', ');
+  out.push(
+    ...wrap(
+      `MDTs ${fs.mdt.targets}: ${count(fs.mdt.operations)} requests${kinds !== '' ? ` (${kinds})` : ''}; OSTs ${fs.ost.targets}, ${fs.osts_with_data} with data: read ${humanBytes(fs.ost.read_bytes)}, written ${humanBytes(fs.ost.write_bytes)}, ${count(fs.ost.operations)} requests`,
+      WIDTH,
+      'file system:  ',
+      '              ',
+    ),
+  );
+  const osts = fs.targets.filter((t) => t.kind === 'ost').sort((a, b) => b.read_bytes + b.write_bytes - (a.read_bytes + a.write_bytes));
+  const shown = [...fs.targets.filter((t) => t.kind === 'mdt'), ...osts.slice(0, 10)];
+  for (const t of shown) {
+    const data = [t.read_bytes > 0 ? `read ${humanBytes(t.read_bytes)}` : '', t.write_bytes > 0 ? `written ${humanBytes(t.write_bytes)}` : ''].filter((x) => x !== '').join(', ');
+    const amount = t.kind === 'mdt' || data === '' ? `${count(t.operations)} requests` : data;
+    // the job's busiest interval and its share of everyone's load on the target then
+    const peak = t.peak === null ? '' : `; busiest ${t.peak.measure === 'operations' ? `${count(t.peak.rate)} ops/s` : `${humanBytes(t.peak.rate)}/s`} (${pct(t.peak.share)} of all)`;
+    out.push(...wrap(`${t.target}: ${amount}${peak}`, WIDTH, '  ', '    '));
+  }
+  if (osts.length > 10) out.push(`  … ${osts.length - 10} more OSTs (--json lists them)`);
+  return out;
+}
+
 export function reportText(r: ReportJson, colour: boolean): string {
   const paint = (s: Severity | 'ok', text: string): string => (colour ? `${COLOURS[s]}${text}${RESET}` : text);
   const h = r.header;
-  const job = h.jobid !== '' ? `job ${h.jobid}, host ${h.hostname}` : `host ${h.hostname} (no job id)`;
+  const job = h.jobid === '' ? `host ${h.hostname} (no job id)` : h.hostname === '' ? `job ${h.jobid}` : `job ${h.jobid}, host ${h.hostname}`;
   const out: string[] = [
     ...wrap(`jobio report: ${job}, ${h.start.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}`, WIDTH, '', '  '),
     paint(r.findings.length === 0 ? 'ok' : (r.findings[0]?.severity ?? 'low'), `verdict: ${r.verdict.text}`),
@@ -78,15 +104,20 @@ export function reportText(r: ReportJson, colour: boolean): string {
     .filter(([, v]) => v !== '')
     .map(([k, v]) => `${k} ${v}`);
   if (scheduler.length > 0) out.push(...wrap(scheduler.join(', '), WIDTH, 'scheduler:    ', '              '));
+  // a link is never wrapped (a terminal makes it clickable only whole)
+  if (r.dashboard !== undefined) out.push(`dashboard:    ${withoutControlChars(r.dashboard)}`);
   out.push(...wrap(r.source.kind === 'log' ? r.source.file : `Prometheus ${r.source.url}, the last ${r.source.range}`, WIDTH, 'from:         ', '              '));
-  out.push(
-    ...wrap(
-      `${count(a.calls)} calls: red ${count(a.red.calls)} (${pct(a.red.calls_share)}), yellow ${count(a.yellow.calls)} (${pct(a.yellow.calls_share)}), green ${count(a.green.calls)} (${pct(a.green.calls_share)}); busiest second ${count(a.peak_metadata_rate)} metadata ops; accumulated run time ${seconds(a.accumulated_run_time)}`,
-      WIDTH,
-      'application:  ',
-      '              ',
-    ),
-  );
+  if (r.file_system !== undefined) out.push(...fileSystemLines(r.file_system));
+  if (a.profiled === false) out.push(...wrap('the job ran without the profiler: no view of its calls', WIDTH, 'application:  ', '              '));
+  else
+    out.push(
+      ...wrap(
+        `${count(a.calls)} calls: red ${count(a.red.calls)} (${pct(a.red.calls_share)}), yellow ${count(a.yellow.calls)} (${pct(a.yellow.calls_share)}), green ${count(a.green.calls)} (${pct(a.green.calls_share)}); busiest second ${count(a.peak_metadata_rate)} metadata ops; accumulated run time ${seconds(a.accumulated_run_time)}`,
+        WIDTH,
+        'application:  ',
+        '              ',
+      ),
+    );
   const quiet = a.reasons.length - r.findings.length;
   if (quiet > 0)
     out.push(

@@ -20,6 +20,8 @@ export interface RunOptionSpec {
   /** Keys of a Mistral configuration file (dotted: `read.sized`), the manual's spelling first. */
   readonly mistral?: readonly string[];
   readonly kind: OptionKind;
+  /** Mistral's environment variable for it, which wins over a Mistral configuration file (not over --config or the flags). */
+  readonly mistralEnv?: string;
   /** jobio's default, as text (absent: unset). */
   readonly default?: string;
   /** The default of a Mistral configuration file where it differs from jobio's. */
@@ -38,10 +40,11 @@ export const RUN_OPTIONS: readonly RunOptionSpec[] = [
     short: '-o',
     arg: '<file>',
     mistral: ['output'],
+    mistralEnv: 'MISTRAL_LOG',
     kind: { type: 'path' },
     doc: 'Write Mistral-compatible JSON lines (mountpoint, mountpointsummary, jobsummary, resources, network, gpu and diagnosis records) to FILE; %h short host name, %j job id, %p pid of jobio run, %% a "%" (one file per node: -o io-%j-%h.jsonl).',
   },
-  { name: 'error-log', arg: '<file>', mistral: ['error'], kind: { type: 'path' }, doc: "The profiler library's own messages go to FILE (never to CMD's output)." },
+  { name: 'error-log', arg: '<file>', mistral: ['error'], mistralEnv: 'MISTRAL_ERR_LOG', kind: { type: 'path' }, doc: "The profiler library's own messages go to FILE (never to CMD's output)." },
   {
     name: 'timeframe',
     arg: '<duration>',
@@ -51,7 +54,7 @@ export const RUN_OPTIONS: readonly RunOptionSpec[] = [
     doc: 'Length of the periodic records (whole seconds, e.g. 10s, 1m; no = one frame for the whole run).',
   },
   { name: 'totals', mistral: ['totals'], kind: YES_NO, default: 'yes', doc: 'Write the job-total records at the end (jobtotal: true; the summaries included).' },
-  { name: 'small-threshold', arg: '<size>', kind: { type: 'size' }, default: '32KiB', doc: 'Transfers below this are small (red).' },
+  { name: 'small-threshold', arg: '<size>', mistralEnv: 'MISTRAL_PROFILE_SMALL_IO', kind: { type: 'size' }, default: '32KiB', doc: 'Transfers below this are small (red).' },
   { name: 'large-threshold', arg: '<size>', kind: { type: 'size' }, default: '128MiB', doc: 'Transfers from this size up are large.' },
   {
     name: 'size-bins',
@@ -94,7 +97,7 @@ export const RUN_OPTIONS: readonly RunOptionSpec[] = [
     default: '0',
     doc: 'At most n timed calls per second per thread (0 = no cap, or 1000 on a slow clock when --sample-every is 0).',
   },
-  { name: 'min-sampled', arg: '<n>', kind: { type: 'count', min: 0 }, default: '10', doc: 'Report durations only when at least n calls were timed.' },
+  { name: 'min-sampled', arg: '<n>', mistralEnv: 'MISTRAL_MONITOR_DURATION_SAMPLE', kind: { type: 'count', min: 0 }, default: '10', doc: 'Report durations only when at least n calls were timed.' },
   { name: 'env', arg: '<var>', mistral: ['vars'], kind: { type: 'list' }, doc: 'Report this environment variable in every record (repeatable, or comma-separated).' },
   { name: 'network', mistral: ['network.enabled'], kind: YES_NO, default: 'no', doc: 'Count socket I/O (connect, accept, send, recv) per peer address and write network records.' },
   {
@@ -124,6 +127,20 @@ export const RUN_OPTIONS: readonly RunOptionSpec[] = [
   },
   { name: 'diagnosis', kind: YES_NO, default: 'yes', doc: "Write jobio's diagnosis record at the end." },
 ];
+
+/**
+ * Mistral's environment variables that are not an option of the table: the configuration file, the
+ * working directory, and the programs left out (read by cli/mistral-env.ts into the profiler
+ * library's variables). Like the options' `mistralEnv`, they win over the configuration file.
+ */
+export const MISTRAL_VARIABLES = {
+  config: 'MISTRAL_CONFIG',
+  workDirectory: 'MISTRAL_OUTPUT_DIRECTORY',
+  notrace: 'MISTRAL_NOTRACE_PROGRAMS',
+  bypass: 'MISTRAL_BYPASS_PROGRAMS',
+  bypassDisable: 'MISTRAL_BYPASS_DISABLE',
+  volumes: 'MISTRAL_VOLUMES',
+} as const;
 
 export function optionSpec(name: string): RunOptionSpec {
   const spec = RUN_OPTIONS.find((o) => o.name === name);

@@ -139,6 +139,37 @@ void jobio_fs_writes(struct jobio_fs_ops *o, const struct jobio_fst *s0, const s
     jobio_fs_op(o, JOBIO_DIR_WRITE, -1);
 }
 
+/* A seek glibc made for the stream (fseek, ftell): classified as lseek's (jobio_rec_seek), from the
+ * kernel offsets before (< 0: not known) and after it; err: it failed. block: the bytes of the
+ * block fseek then read (0: none). */
+void jobio_fs_seek(struct jobio_fs_ops *o, int64_t before, int64_t target, int err, int64_t block) {
+  int cls, reason = -1;
+  if (err) {
+    cls = JOBIO_RED;
+    reason = jobio_fail_reason(err);
+  } else if (before >= 0 ? target > before : target > 0) {
+    cls = JOBIO_YELLOW;
+  } else {
+    cls = JOBIO_RED; /* (with the offset before unknown, a seek to 0 is taken as backward, as lseek's) */
+    reason = before >= 0 && target == before ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK;
+  }
+  if ((unsigned)o->fd < jobio_fd_cap && jobio_fds[o->fd].kind == JOBIO_FD_FILE)
+    jobio_count_reason(jobio_ms(o->c->t->block, jobio_fds[o->fd].slot), JOBIO_CALL_SEEK, cls, reason, o->est, o->timed);
+  o->timed = 0;
+  o->est = 0;
+  o->ops++;
+  if (block > 0) jobio_fs_op(o, JOBIO_DIR_READ, block);
+}
+
+/* The fstat glibc makes of the stream's descriptor (fseek to the end): a stat of an open file. */
+void jobio_fs_fstat(struct jobio_fs_ops *o) {
+  if ((unsigned)o->fd < jobio_fd_cap && jobio_fds[o->fd].kind == JOBIO_FD_FILE)
+    jobio_count_reason(jobio_ms(o->c->t->block, jobio_fds[o->fd].slot), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, o->est, o->timed);
+  o->timed = 0;
+  o->est = 0;
+  o->ops++;
+}
+
 /* An explicit flush (fflush, fclose, fseek, exit): the pending bytes in one write. */
 void jobio_fs_flush(struct jobio_fs_ops *o, const struct jobio_fst *s0) {
   uint64_t p0 = jobio_fst_pending(s0);

@@ -32,6 +32,11 @@ void jobio_fs_reads(struct jobio_fs_ops *o, const struct jobio_fst *s0, const st
 void jobio_fs_writes(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, uint64_t accepted,
                      int xsputn);
 void jobio_fs_flush(struct jobio_fs_ops *o, const struct jobio_fst *s0);
+/* a seek glibc made (kernel offsets before, < 0 unknown, and after; err: its errno when it failed),
+ * and the block it read after it (bytes, 0: none) */
+void jobio_fs_seek(struct jobio_fs_ops *o, int64_t before, int64_t target, int err, int64_t block);
+/* an fstat glibc made of the stream's descriptor */
+void jobio_fs_fstat(struct jobio_fs_ops *o);
 
 #pragma GCC visibility pop
 #endif

@@ -23,9 +23,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include "../../include/jobio_protocol.h"
 

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,6 +67,10 @@ static int jobio_in_list(const char *list, const char *name) {
 
 /* The full path of this program (/proc/self/exe), for path and directory entries of the lists. */
 static char jobio_exe_path[PATH_MAX];
+/* The file exec'd (AT_EXECFN), resolved, and its base name: for a script, the script itself, where
+ * /proc/self/exe and argv[0] name its interpreter. Empty when it is not known. */
+static char jobio_execfn_path[PATH_MAX];
+static char jobio_execfn_base[256];
 
 /* Does the absolute path `path` equal the entry [s, e), or lie below it (a directory: every
  * program under it matches)? A trailing '/' on the entry is allowed. */
@@ -76,19 +81,40 @@ static int jobio_path_under(const char *s, const char *e, const char *path) {
   return path[n] == 0 || path[n] == '/' || (n == 1 && s[0] == '/');
 }
 
+/* Does the entry [s, e), or the path it resolves to through links, hold `path` (resolved)? The kernel
+ * gives the resolved path (/usr/bin/dd), while a user names the one they type (/bin/dd, where /bin
+ * links to /usr/bin on merged-/usr systems). Resolving happens at init only (once per exec). */
+static int jobio_entry_holds(const char *s, const char *e, const char *path) {
+  if (!path[0]) return 0;
+  if (jobio_path_under(s, e, path)) return 1;
+  char entry[PATH_MAX], resolved[PATH_MAX];
+  size_t n = (size_t)(e - s);
+  if (n >= sizeof entry) return 0;
+  memcpy(entry, s, n);
+  entry[n] = 0;
+  int saved = errno;
+  int ok = realpath(entry, resolved) != NULL;
+  errno = saved;
+  return ok && jobio_path_under(resolved, resolved + strlen(resolved), path);
+}
+
 /* Is this program in the comma-separated `list`? A word without '/' is compared with the base name
- * of /proc/self/exe and of argv[0]; a word starting with '/' is a full path or a directory, compared
- * with the full path of /proc/self/exe and an absolute argv[0]. Decided once per exec (at init). */
+ * of /proc/self/exe, of argv[0] and of the file exec'd (a script's own name); a word starting with
+ * '/' is a full path or a directory, compared (as given and resolved through links) with the full
+ * path of /proc/self/exe and of the file exec'd, and (as given) with an absolute argv[0]. Decided
+ * once per exec (at init). */
 static const char *jobio_program_in_list(const char *list) {
   if (!list) return NULL;
   const char *argv0 = program_invocation_short_name, *argv0_full = program_invocation_name;
   if (jobio_in_list(list, jobio_g.exe)) return jobio_g.exe;
   if (jobio_in_list(list, argv0)) return argv0;
+  if (jobio_in_list(list, jobio_execfn_base)) return jobio_execfn_base;
   const char *s, *e;
   for (const char *p = list; jobio_list_word(&p, &s, &e);) {
     if (*s != '/') continue;
-    if (jobio_path_under(s, e, jobio_exe_path)) return jobio_g.exe;
+    if (jobio_entry_holds(s, e, jobio_exe_path)) return jobio_g.exe;
     if (jobio_path_under(s, e, argv0_full)) return argv0;
+    if (jobio_entry_holds(s, e, jobio_execfn_path)) return jobio_execfn_base;
   }
   return NULL;
 }
@@ -143,6 +169,15 @@ void jobio_read_identity(void) {
   } else {
     jobio_copy(jobio_g.exe, sizeof jobio_g.exe, program_invocation_short_name);
   }
+  jobio_execfn_path[0] = jobio_execfn_base[0] = 0;
+  const char *execfn = (const char *)getauxval(AT_EXECFN);
+  int saved = errno;
+  if (execfn) {
+    const char *base = strrchr(execfn, '/');
+    jobio_copy(jobio_execfn_base, sizeof jobio_execfn_base, base ? base + 1 : execfn);
+    if (realpath(execfn, buf)) jobio_copy(jobio_execfn_path, sizeof jobio_execfn_path, buf);
+  }
+  errno = saved;
   static const char *const vars[] = {JOBIO_JOBID_VARIABLES};
   jobio_g.jobid[0] = jobio_g.jobid_source[0] = 0;
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
@@ -174,7 +209,12 @@ void jobio_decide_active(void) {
     jobio_debug("disabled by JOBIO_DISABLE", NULL);
     return;
   }
-  const char *by = getenv("JOBIO_BYPASSED");
+  /* JOBIO_BYPASS_DISABLE names a variable whose presence turns tracing back on below a bypassed
+   * program (a workflow manager's own I/O left out, the jobs it starts with their id set traced). */
+  const char *reenable = getenv("JOBIO_BYPASS_DISABLE");
+  const char *reenabled = reenable && *reenable ? getenv(reenable) : NULL;
+  const char *by = reenabled ? NULL : getenv("JOBIO_BYPASSED");
+  if (reenabled) jobio_debug("bypass turned off by", reenable);
   if (by && *by) {
     /* a descendant of a bypassed program: the whole subtree is left alone */
     jobio_cfg.active = 0;
@@ -183,7 +223,7 @@ void jobio_decide_active(void) {
   }
   /* A bypassed program, and an excluded one with JOBIO_EXCLUDE_CHILDREN=1, hands the marker on:
    * its children are not traced either, unless JOBIO_TRACE_CHILDREN=1. */
-  const char *name = jobio_program_in_list(getenv("JOBIO_BYPASS"));
+  const char *name = reenabled ? NULL : jobio_program_in_list(getenv("JOBIO_BYPASS"));
   if (name) {
     jobio_cfg.active = 0;
     jobio_cfg.add_bypass_env = !jobio_env_flag("JOBIO_TRACE_CHILDREN");

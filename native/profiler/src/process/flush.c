@@ -94,6 +94,10 @@ void jobio_flush_hello(void) {
 void jobio_flush_locked(uint32_t flags) {
   if (!jobio_cfg.socket_path[0]) return; /* count only */
   uint64_t now_rt = jobio_now_real();
+  /* The flush thread's snapshot is meant for the frame ending at stamp_before. Woken late (a loaded
+   * machine), it still goes to that frame: what was counted after the end is only the late moment,
+   * while stamping it now would move the whole frame's I/O into the next one. */
+  if (jobio_t.stamp_before && now_rt >= jobio_t.stamp_before) now_rt = jobio_t.stamp_before - 1;
   uint64_t active = 0, ignored = 0;
   const size_t nwords = sizeof(struct jobio_mstats) / sizeof(uint64_t);
   for (struct jobio_block *b = jobio_blocks_head(); b; b = b->next) {

@@ -19,7 +19,8 @@
 #include "process/fork.h"
 
 /* how long before a frame's end the snapshot is taken: what happens in that last moment goes to
- * the next frame, and a snapshot taken late (the thread woke after the end) to the next as well */
+ * the next frame; a snapshot taken late (the thread woke after the end) is stamped just before the
+ * end it was meant for, unless it is half a frame late (then it is simply the next frame's) */
 #define JOBIO_FLUSH_LEAD_NS 20000000ull
 
 static void *jobio_flusher_main(void *arg) {
@@ -36,7 +37,10 @@ static void *jobio_flusher_main(void *arg) {
     struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
     while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR) {
     }
+    uint64_t end = at + lead;
+    jobio_t.stamp_before = jobio_now_real() < end + tf / 2 ? end : 0;
     jobio_flush_periodic(0);
+    jobio_t.stamp_before = 0;
   }
   return NULL;
 }

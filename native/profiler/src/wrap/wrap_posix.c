@@ -397,6 +397,24 @@ JOBIO_EXPORT int utimensat(int d, const char *p, const struct timespec t[2], int
   JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, d, p, REAL(utimensat)(d, p, t, fl))
 }
 JOBIO_EXPORT int futimens(int fd, const struct timespec t[2]) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(futimens)(fd, t)) }
+/* the older time calls (perl's utime, rsync's fallbacks): each one utimensat system call in glibc */
+JOBIO_EXPORT int utimes(const char *p, const struct timeval t[2]) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(utimes)(p, t))
+}
+JOBIO_EXPORT int lutimes(const char *p, const struct timeval t[2]) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(lutimes)(p, t))
+}
+JOBIO_EXPORT int futimes(int fd, const struct timeval t[2]) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(futimes)(fd, t)) }
+JOBIO_EXPORT int futimesat(int d, const char *p, const struct timeval t[2]) {
+  /* (a NULL path: the descriptor itself, as the kernel's futimesat) */
+  const char *path = p;
+  __asm__("" : "+r"(path));
+  if (!path) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, d, REAL(futimesat)(d, p, t)) }
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, d, p, REAL(futimesat)(d, p, t))
+}
+JOBIO_EXPORT int utime(const char *p, const struct utimbuf *t) {
+  JOBIO_PATHCALL(JOBIO_CALL_FSCHANGE, AT_FDCWD, p, REAL(utime)(p, t))
+}
 JOBIO_EXPORT int ftruncate(int fd, off_t len) { JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(ftruncate)(fd, len)) }
 JOBIO_EXPORT int ftruncate64(int fd, off64_t len) {
   JOBIO_FDCALL(JOBIO_CALL_FSCHANGE, fd, REAL(ftruncate64)(fd, len))

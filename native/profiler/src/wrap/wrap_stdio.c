@@ -69,6 +69,8 @@ struct jobio_sc {
   int fd;
   int slot;
   struct jobio_fst s0; /* the buffer before the call */
+  int64_t off0;        /* seeks and position queries: glibc's kernel offset of the stream before the call */
+  int64_t kern0;       /* seeks: the kernel offset before the call (off0, or asked when that is unknown) */
 };
 
 /* What the end of a counted call works with (jobio_sc_stop). */
@@ -77,8 +79,10 @@ struct jobio_sc_after {
   struct jobio_fs_ops o; /* where the deduced system calls go */
 };
 
-/* Is this call on a counted stream? Then lock it, look at its buffer and maybe start the clock. */
-static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) {
+/* Is this call on a counted stream? Then lock it, look at its buffer and maybe start the clock.
+ * pos (seeks and position queries): 1 keep glibc's kernel offset of the stream in off0; 2 the same,
+ * asking the kernel when glibc does not know it (as lseek's wrapper does for a stream's descriptor). */
+static int jobio_sc_begin_at(struct jobio_sc *s, FILE *fp, int pos) {
   if (!fp || !jobio_begin_notime(&s->c)) return 0;
   int fd = fileno_unlocked(fp);
   if (fd < 0) return 0;
@@ -91,9 +95,14 @@ static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) {
   s->slot = slot;
   flockfile(fp);
   jobio_fst_take(fp, &s->s0);
+  if (pos) {
+    s->kern0 = s->off0 = (int64_t)fp->_offset;
+    if (s->off0 < 0 && pos == 2) s->kern0 = jobio_seek_pre(fd, SEEK_SET);
+  }
   jobio_start(&s->c);
   return 1;
 }
+static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) { return jobio_sc_begin_at(s, fp, 0); }
 
 /* The call has returned: stop the clock, keep errno aside, look at the buffer again and unlock the
  * stream. The deductions follow, then jobio_sc_end with the time and errno this returned (kept out
@@ -105,6 +114,9 @@ static inline uint64_t jobio_sc_stop(struct jobio_sc *s, struct jobio_sc_after *
   jobio_fst_take(s->fp, &a->s1);
   funlockfile(s->fp);
   a->o = (struct jobio_fs_ops){&s->c, s->fd, s->c.t0 != 0, est, 0};
+  /* the stream's first buffer, sized by an fstat of its descriptor (_IO_file_doallocate; an
+   * unbuffered stream gets its one-byte buffer without one) */
+  if (JOBIO_UNLIKELY(!s->s0.bufb) && a->s1.bufb && !(a->s1.flags & 0x0002 /* _IO_UNBUFFERED */)) jobio_fs_fstat(&a->o);
   return t1;
 }
 
@@ -157,6 +169,17 @@ static int jobio_mode_flags(const char *mode) {
   return flags;
 }
 
+/* An append-only stream: glibc seeks its new descriptor to the end inside fopen (_IO_file_open),
+ * forward from 0, or to where it is when the file is empty (the kernel is asked where that is). */
+static void jobio_fopen_append_seek(struct jobio_ctx *c, int fd) {
+  int saved = errno;
+  struct jobio_ctx nc = *c;
+  nc.t0 = 0; /* (the duration went to the open) */
+  struct jobio_fs_ops o = {&nc, fd, 0, 0, 0};
+  jobio_fs_seek(&o, 0, jobio_seek_pre(fd, SEEK_SET), 0, 0);
+  errno = saved;
+}
+
 static inline FILE *jobio_fopen_common(int sym, const char *path, const char *mode) {
   struct jobio_ctx c;
   int counted = jobio_begin_notime(&c);
@@ -168,6 +191,7 @@ static inline FILE *jobio_fopen_common(int sym, const char *path, const char *mo
     int fd = f ? fileno_unlocked(f) : -1;
     jobio_rec_open(&c, AT_FDCWD, path, flags, creates, fd, JOBIO_FDF_STDIO);
     if (fd >= 0) jobio_file_register(fd, f);
+    if (fd >= 0 && mode[0] == 'a' && !strchr(mode, '+')) jobio_fopen_append_seek(&c, fd);
   }
   return f;
 }
@@ -417,29 +441,75 @@ static int jobio_fflush_all(int unlocked) {
 JOBIO_EXPORT int fflush(FILE *fp) { JOBIO_FFLUSH(0, REAL(fflush)(fp)) }
 JOBIO_EXPORT int fflush_unlocked(FILE *fp) { JOBIO_FFLUSH(1, REAL(fflush_unlocked)(fp)) }
 
-/* A seek flushes what is pending (a write), and on a read stream may read the block it lands in. */
-#define JOBIO_FSEEK(call_expr) JOBIO_SC_CALL(int, fp, call_expr, jobio_sc_seek(&s))
-static void jobio_sc_seek(struct jobio_sc *s) {
+/*
+ * Seeks and position queries. glibc keeps the kernel's offset of a stream in FILE._offset (public
+ * ABI; -1 when it does not know it), so the lseek it makes inside is deduced like the buffer
+ * traffic (_IO_new_file_seekoff, do_ftell):
+ *   - fseek flushes what is pending (a write), fstats the file for SEEK_END, then always makes one
+ *     lseek: to the offset it already is at when the target is inside the buffer (glibc resyncs
+ *     the kernel: a zero seek), else to the target's block, which it then reads (one read). Its
+ *     class needs the offset before: when glibc does not know it, the kernel is asked first;
+ *   - ftell asks the kernel (lseek(fd, 0, SEEK_CUR), a zero seek) when _offset is not known, or
+ *     seeks to the end when an append stream has bytes pending; otherwise it makes no system call.
+ */
+static inline int64_t jobio_fp_off(FILE *fp) { return (int64_t)fp->_offset; }
+#define JOBIO_IO_IS_APPENDING 0x1000 /* glibc's FILE flag (libio.h) */
+static uint64_t jobio_sc_pending(const struct jobio_fst *s) { return s->wptr > s->wbase ? (uint64_t)(s->wptr - s->wbase) : 0; }
+
+/* r: fseek's result (0 or -1) */
+static void jobio_sc_seek(struct jobio_sc *s, int whence, int r) {
   struct jobio_sc_after a;
   int saved;
+  int64_t off1 = jobio_fp_off(s->fp);
   uint64_t t1 = jobio_sc_stop(s, &a, &saved);
+  uint64_t flushed = jobio_sc_pending(&s->s0);
   jobio_fs_flush(&a.o, &s->s0);
-  if (a.s1.rend > a.s1.rbase && (a.s1.rend != s->s0.rend || a.s1.rbase != s->s0.rbase))
-    jobio_fs_reads(&a.o, &s->s0, &a.s1, JOBIO_CONSUMED_UNKNOWN, 0, 0);
+  if (whence == SEEK_END) jobio_fs_fstat(&a.o);
+  /* (a block read: glibc's offset moved and the buffer holds bytes; the buffer's pointers may be
+   * the same as before, a block of the same length in the same place) */
+  int refilled = a.s1.rend > a.s1.rbase && (off1 != s->off0 || a.s1.rend != s->s0.rend || a.s1.rbase != s->s0.rbase);
+  int64_t before = s->kern0 >= 0 ? s->kern0 + (int64_t)flushed : -1;
+  int64_t count = refilled ? a.s1.rend - a.s1.bufb : 0; /* the block read after the seek */
+  jobio_fs_seek(&a.o, before, off1 >= 0 ? off1 - count : -1, r == 0 ? 0 : saved, count);
   jobio_sc_end(saved, t1);
 }
-JOBIO_EXPORT int fseek(FILE *fp, long off, int whence) { JOBIO_FSEEK(REAL(fseek)(fp, off, whence)) }
-JOBIO_EXPORT int fseeko(FILE *fp, off_t off, int whence) { JOBIO_FSEEK(REAL(fseeko)(fp, off, whence)) }
-JOBIO_EXPORT int fseeko64(FILE *fp, off64_t off, int whence) { JOBIO_FSEEK(REAL(fseeko64)(fp, off, whence)) }
+#define JOBIO_FSEEK(whence, call_expr) \
+  JOBIO_WRAP_BODY(struct jobio_sc s, jobio_sc_begin_at(&s, fp, 2), int, call_expr, jobio_sc_seek(&s, (whence), r))
+JOBIO_EXPORT int fseek(FILE *fp, long off, int whence) { JOBIO_FSEEK(whence, REAL(fseek)(fp, off, whence)) }
+JOBIO_EXPORT int fseeko(FILE *fp, off_t off, int whence) { JOBIO_FSEEK(whence, REAL(fseeko)(fp, off, whence)) }
+JOBIO_EXPORT int fseeko64(FILE *fp, off64_t off, int whence) { JOBIO_FSEEK(whence, REAL(fseeko64)(fp, off, whence)) }
+JOBIO_EXPORT int fsetpos(FILE *fp, const fpos_t *pos) { JOBIO_FSEEK(SEEK_SET, REAL(fsetpos)(fp, pos)) }
+JOBIO_EXPORT int fsetpos64(FILE *fp, const fpos64_t *pos) { JOBIO_FSEEK(SEEK_SET, REAL(fsetpos64)(fp, pos)) }
 JOBIO_EXPORT void rewind(FILE *fp) {
   struct jobio_sc s;
-  if (!jobio_sc_begin(&s, fp)) {
+  if (!jobio_sc_begin_at(&s, fp, 2)) {
     REAL(rewind)(fp);
     return;
   }
   REAL(rewind)(fp);
-  jobio_sc_seek(&s);
+  jobio_sc_seek(&s, SEEK_SET, 0); /* (rewind reports no failure) */
 }
+
+/* failed: the position query returned an error (errno says why) */
+static void jobio_sc_tell(struct jobio_sc *s, int failed) {
+  struct jobio_sc_after a;
+  int saved;
+  int64_t off1 = jobio_fp_off(s->fp);
+  uint64_t t1 = jobio_sc_stop(s, &a, &saved);
+  int to_end = (s->s0.flags & JOBIO_IO_IS_APPENDING) && s->s0.bufb && jobio_sc_pending(&s->s0);
+  if (to_end)
+    jobio_fs_seek(&a.o, -1, off1, failed ? saved : 0, 0);
+  else if (s->off0 < 0 && s->fd >= 0)
+    jobio_fs_seek(&a.o, 0, 0, failed ? saved : 0, 0); /* lseek(fd, 0, SEEK_CUR): where it already is */
+  jobio_sc_end(saved, t1);
+}
+#define JOBIO_FTELL(type, call_expr) \
+  JOBIO_WRAP_BODY(struct jobio_sc s, jobio_sc_begin_at(&s, fp, 1), type, call_expr, jobio_sc_tell(&s, r < 0))
+JOBIO_EXPORT long ftell(FILE *fp) { JOBIO_FTELL(long, REAL(ftell)(fp)) }
+JOBIO_EXPORT off_t ftello(FILE *fp) { JOBIO_FTELL(off_t, REAL(ftello)(fp)) }
+JOBIO_EXPORT off64_t ftello64(FILE *fp) { JOBIO_FTELL(off64_t, REAL(ftello64)(fp)) }
+JOBIO_EXPORT int fgetpos(FILE *fp, fpos_t *pos) { JOBIO_FTELL(int, REAL(fgetpos)(fp, pos)) }
+JOBIO_EXPORT int fgetpos64(FILE *fp, fpos64_t *pos) { JOBIO_FTELL(int, REAL(fgetpos64)(fp, pos)) }
 
 /* ---------------- exit: glibc flushes every stream after our destructor ---------------- */
 void jobio_stdio_exit(struct jobio_block *b) {
