@@ -4,7 +4,7 @@
 // with that instruction, when either is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,16 +111,91 @@ test('grafana-plugin: plugin.json checker rejects a broken dist/', async () => {
   }
 });
 
+/** A zip archive as Python's zipfile (an implementation independent of ours) reads it: entries in order, Unix modes, CRC check; extracted into dest. */
+function readZipWithPython(file: string, dest: string): { bad: string | null; entries: Array<{ name: string; mode: number }> } {
+  const script = [
+    'import json, sys, zipfile',
+    'z = zipfile.ZipFile(sys.argv[1])',
+    'bad = z.testzip()',
+    'entries = [{"name": i.filename, "mode": i.external_attr >> 16} for i in z.infolist()]',
+    'z.extractall(sys.argv[2])',
+    'print(json.dumps({"bad": bad, "entries": entries}))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script, file, dest], { encoding: 'utf8' });
+  assert.equal(r.error, undefined, 'python3 is needed to read the archive independently (apt-get install -y python3; CI installs it)');
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as { bad: string | null; entries: Array<{ name: string; mode: number }> };
+}
+
+/** Files under dir, relative, sorted ("/" separated). */
+function filesUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]))
+    .sort();
+}
+
+// `npm run package`: the archive Grafana installs. Read back by Python's zipfile, not by our writer's code.
+test('npm run package: <id>-<version>.zip holds one folder named after the app id, with what Grafana and its plugin validator expect', async () => {
+  const rootPkg = JSON.parse(readFileSync(join(pluginDir, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  assert.equal(rootPkg.scripts.package, 'node grafana-plugin/scripts/package.mjs', 'the root script runs the packager');
+  const version = (JSON.parse(readFileSync(join(pluginDir, 'package.json'), 'utf8')) as { version: string }).version;
+  const work = mkdtempSync(join(tmpdir(), 'jobio-package-'));
+  try {
+    const out = await step(['scripts/package.mjs', '--out', join(work, 'release')], 300_000);
+    const file = join(work, 'release', `jobio-jobio-app-${version}.zip`);
+    assert.match(out, new RegExp(`wrote ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
+    assert.deepEqual(readdirSync(join(work, 'release')), [`jobio-jobio-app-${version}.zip`], 'one archive, named <plugin id>-<version>.zip');
+
+    const plugins = join(work, 'plugins');
+    const { bad, entries } = readZipWithPython(file, plugins);
+    assert.equal(bad, null, 'every entry passes its CRC check');
+    // Grafana's installer names the plugin folder after the first entry; the validator wants exactly one top folder, named after the id.
+    assert.deepEqual(entries[0], { name: 'jobio-jobio-app/', mode: 0o40755 });
+    for (const e of entries) {
+      assert.ok(e.name.startsWith('jobio-jobio-app/') && !e.name.includes('..'), `${e.name}: inside the one top folder`);
+      assert.equal(e.mode, e.name.endsWith('/') ? 0o40755 : 0o100644, `${e.name}: a plain folder or file, readable by Grafana`);
+    }
+    assert.deepEqual(readdirSync(plugins), ['jobio-jobio-app']);
+    const app = join(plugins, 'jobio-jobio-app');
+    const shipped = filesUnder(app);
+    for (const f of ['plugin.json', 'module.js', 'README.md', 'CHANGELOG.md', 'LICENSE', 'img/logo.svg', 'panel/plugin.json', 'panel/module.js', 'datasource/plugin.json', 'datasource/module.js']) {
+      assert.ok(shipped.includes(f), `the archive ships ${f}`);
+    }
+    // Exactly the freshly built dist/, byte for byte.
+    assert.deepEqual(shipped, filesUnder(join(pluginDir, 'dist')));
+    for (const f of shipped) {
+      assert.ok(readFileSync(join(app, f)).equals(readFileSync(join(pluginDir, 'dist', f))), `${f}: as built`);
+    }
+    const plugin = JSON.parse(readFileSync(join(app, 'plugin.json'), 'utf8')) as { id: string; type: string; info: { version: string } };
+    assert.deepEqual([plugin.id, plugin.type, plugin.info.version], ['jobio-jobio-app', 'app', version]);
+    for (const [dir, type] of [
+      ['panel', 'panel'],
+      ['datasource', 'datasource'],
+    ] as const) {
+      const nested = JSON.parse(readFileSync(join(app, dir, 'plugin.json'), 'utf8')) as { id: string; type: string; info: { version: string } };
+      assert.deepEqual([nested.id, nested.type, nested.info.version], [`jobio-jobio-${type}`, type, version]);
+    }
+    const license = readFileSync(join(app, 'LICENSE'), 'utf8');
+    assert.match(license, /Apache License\s+Version 2\.0, January 2004/);
+    assert.match(license, /END OF TERMS AND CONDITIONS/, 'the whole license text, as the validator wants to recognise it');
+    // The installed folder passes the same offline checks as dist/.
+    const checked = await step(['scripts/check-plugin.mjs', app], 60_000);
+    assert.match(checked, /\d+ passed, 0 failed/);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('grafana-plugin: jest (components, pure functions, data source on captured Prometheus responses)', async () => {
   const out = await step([bin('jest', 'bin/jest.js'), '--runInBand', '--ci'], 480_000);
   assert.match(out, /Tests:\s+\d+ passed, \d+ total/);
 });
 
-test('grafana-plugin: headless Chromium renders the built panel (both views, dark and light, and the heatmap at 10,000 series) and drills down', async () => {
+test('grafana-plugin: headless Chromium renders the built panel (both views, dark and light, the heatmap at 10,000 series and at 1920 px with whole job ids, status letters and colour-blind check) and drills down', async () => {
   requireInstall();
   assert.ok(existsSync(chromium), `Chromium not found at ${chromium}: install it with "apt-get install -y chromium" (CI installs it)`);
   const out = await step(['test-browser/run.mjs'], 300_000);
-  assert.match(out, /6 passed, 0 failed/);
+  assert.match(out, /9 passed, 0 failed/);
 });
 
 // Dashboards and provisioning need no install: plain files checked against the metric contract.

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run build`: webpack (AMD modules) then the static files each plugin folder needs in dist/:
-// plugin.json with %VERSION% / %TODAY% filled in, logos, README and CHANGELOG.
+// plugin.json with %VERSION% / %TODAY% filled in, logos, README, CHANGELOG and the repository's LICENSE
+// (Grafana's plugin validator wants a license file in the plugin folder).
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,4 +35,5 @@ for (const dir of ['', 'panel', 'datasource']) {
 for (const file of ['README.md', 'CHANGELOG.md']) {
   cpSync(join(root, file), join(root, 'dist', file));
 }
+cpSync(join(root, '..', 'LICENSE'), join(root, 'dist', 'LICENSE'));
 console.log(`built dist/ (module.js, panel/module.js, datasource/module.js) in ${Date.now() - started} ms`);

@@ -2,7 +2,7 @@
 // Offline plugin.json checker for dist/ (Grafana's plugin validator needs the network; this checks
 // what it would check that matters here): ids and types, the app's includes against the nested
 // plugins, logos and modules present, AMD modules asking only for shared libraries,
-// grafanaDependency a valid semver range, %VERSION%/%TODAY% filled in, README/CHANGELOG shipped.
+// grafanaDependency a valid semver range, %VERSION%/%TODAY% filled in, README/CHANGELOG/LICENSE shipped.
 //
 //   node scripts/check-plugin.mjs [distDir]     exit 0 when every check passes
 import { existsSync, readFileSync } from 'node:fs';
@@ -110,7 +110,7 @@ export function checkDist(distDir) {
       }
     }
   }
-  for (const file of ['README.md', 'CHANGELOG.md']) {
+  for (const file of ['README.md', 'CHANGELOG.md', 'LICENSE']) {
     check(existsSync(join(distDir, file)), `dist/${file} present`);
   }
   return { passed, problems };

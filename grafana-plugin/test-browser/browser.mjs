@@ -28,8 +28,8 @@ export async function openHarness(browser, baseUrl, query, viewport = { width: 1
       problems.push(`requestfailed: ${r.url()}`);
     }
   });
-  // The harness page loads a multi-megabyte bundle: on a loaded machine 30 s (the default) is short.
-  await page.goto(`${baseUrl}/test-output/harness/index.html?${new URLSearchParams(query)}`, { timeout: 90000 });
+  // The page loads a 10 MB bundle: on a loaded 2-core machine that has taken longer than the default 30 s.
+  await page.goto(`${baseUrl}/test-output/harness/index.html?${new URLSearchParams(query)}`, { timeout: 120000 });
   await page.waitForFunction(() => window.__harnessReady || window.__harnessError, null, { timeout: 60000 });
   const error = await page.evaluate(() => window.__harnessError);
   if (error) {

@@ -105,7 +105,10 @@ async function main() {
   const appModule = await loadAmd('../../dist/module.js');
   const panelModule = await loadAmd('../../dist/panel/module.js');
   const plugin = panelModule['plugin'];
-  const frames = params.get('scenario') === 'bench' ? syntheticFrames(Number(params.get('series') ?? 10000), Number(params.get('steps') ?? 720)) : await framesFromBuiltDataSource(view);
+  const frames =
+    params.get('scenario') === 'bench'
+      ? syntheticFrames(Number(params.get('series') ?? 10000), Number(params.get('steps') ?? 720), params.get('jobids') === 'array' ? 'array' : 'plain')
+      : await framesFromBuiltDataSource(view);
   const series = applyFieldOverrides({ data: frames, fieldConfig: { defaults: {}, overrides: [] }, replaceVariables: (s: string) => s, theme, timeZone: 'utc' });
   const options = { ...plugin.defaults, view };
   const timeRange = { from: dateTime(window.__manifest.fromMs), to: dateTime(window.__manifest.toMs), raw: { from: 'now-1h', to: 'now' } };

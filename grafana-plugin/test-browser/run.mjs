@@ -1,19 +1,27 @@
 #!/usr/bin/env node
 // Chromium test of the *built* plugin: dist/*.js loaded through an AMD host with shared libraries,
 // the built data source fed real Prometheus captures, both panel views in dark and light themes,
-// a heatmap cell clicked and its drill-down list and variable checked. Screenshots go to
+// a heatmap cell clicked and its drill-down list and variable checked, the drill-down at 1920 px with
+// whole job ids, the status column's letters and colour-blind check. Screenshots go to
 // test-output/*.png. Prints TAP-like lines and "N passed, N failed"; exits non-zero on any failure.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, openHarness } from './browser.mjs';
 import { buildHarness, outDir, root } from './build.mjs';
 import { serveStatic } from './server.mjs';
+import { MACHADO_2009, closestPair, deltaE, parseColour, simulate } from './colour-vision.mjs';
 
 const shots = join(root, 'test-output');
 let passed = 0;
 let failed = 0;
 
+// JOBIO_BROWSER_ONLY=<substring>: run only the checks whose name contains it (while working on one).
+const only = process.env.JOBIO_BROWSER_ONLY ?? '';
+
 async function check(name, fn) {
+  if (!name.includes(only)) {
+    return;
+  }
   try {
     await fn();
     passed++;
@@ -70,9 +78,54 @@ async function summary(browser, base, theme) {
   await reasons.waitFor({ timeout: 5000 });
   const reasonText = await reasons.innerText();
   assert(/stat unused \(red\)/.test(reasonText), `7004's tooltip lists its reasons: ${reasonText}`);
+  await statusColumn(page, theme);
   await page.screenshot({ path: join(shots, `summary-${theme}.png`) });
   assert(problems.length === 0, problems.join('\n'));
   await page.close();
+}
+
+/** Minimum CIE76 difference between any two status colours as a deuteranope or a protanope sees them. */
+const MIN_SIMULATED_DELTA_E = 20;
+
+/**
+ * The status column without colour vision: each badge carries its letter (R, Y, G), and the three
+ * rendered colours stay apart when deuteranopia and protanopia are simulated (Machado et al. 2009).
+ */
+async function statusColumn(page, theme) {
+  const badges = await page.getByTestId('jobio-summary-row').evaluateAll((rows) =>
+    rows.map((r) => {
+      const b = r.querySelector('[data-testid="jobio-summary-status"]');
+      return { status: r.dataset.status, letter: b.innerText.trim(), colour: getComputedStyle(b).backgroundColor, visible: b.getBoundingClientRect().width > 0 };
+    }),
+  );
+  const letters = { red: 'R', yellow: 'Y', green: 'G' };
+  const colours = {};
+  for (const b of badges) {
+    assert(b.visible && b.letter === letters[b.status], `the ${b.status} badge shows "${letters[b.status]}": ${JSON.stringify(b)}`);
+    assert(!colours[b.status] || colours[b.status] === b.colour, `one colour per status: ${JSON.stringify(badges)}`);
+    colours[b.status] = b.colour;
+  }
+  assert(Object.keys(colours).sort().join() === 'green,red,yellow', `the capture has all three statuses: ${JSON.stringify(colours)}`);
+  const rgb = Object.fromEntries(Object.entries(colours).map(([k, v]) => [k, parseColour(v)]));
+  for (const deficiency of ['deuteranopia', 'protanopia']) {
+    const { delta, pair } = closestPair(rgb, deficiency);
+    console.log(`# ${theme}: status colours ${JSON.stringify(colours)}; closest under ${deficiency}: ${pair.join('/')} ΔE ${delta.toFixed(1)}`);
+    assert(delta >= MIN_SIMULATED_DELTA_E, `${theme}, ${deficiency}: ${pair.join(' and ')} differ by ΔE ${delta.toFixed(1)} < ${MIN_SIMULATED_DELTA_E}`);
+  }
+}
+
+/** The simulation itself: greys are unchanged (rows sum to 1), and Grafana's primary red and green, which the status used to use, collapse under deuteranopia. */
+function colourVisionModel() {
+  for (const matrix of Object.values(MACHADO_2009)) {
+    const grey = simulate([128, 128, 128], matrix);
+    assert(
+      grey.every((c) => Math.abs(c - 128) < 0.5),
+      `grey stays grey: ${grey}`,
+    );
+  }
+  const before = deltaE(simulate(parseColour('#F2495C'), MACHADO_2009.deuteranopia), simulate(parseColour('#73BF69'), MACHADO_2009.deuteranopia));
+  assert(before < 10, `primary red and green look alike to a deuteranope: ΔE ${before.toFixed(1)}`);
+  assert(deltaE(parseColour('#F2495C'), parseColour('#73BF69')) > 50, 'but not to normal vision');
 }
 
 async function heatmap(browser, base, theme) {
@@ -101,15 +154,18 @@ async function heatmap(browser, base, theme) {
   assert(n === busiest.count, `drill-down lists ${n} series, the cell holds ${busiest.count}`);
   const title = await list.innerText();
   assert(title.includes(`${busiest.count} series`), `title names the count: ${title.slice(0, 120)}`);
-  const first = await rows.first().innerText();
-  assert(/user=\S+ jobid=\d+/.test(first), `rows show user and job: ${first}`);
+  const cells = await rows
+    .first()
+    .getByTestId('jobio-drilldown-cell')
+    .evaluateAll((els) => Object.fromEntries(els.map((e) => [e.dataset.label, e.innerText])));
+  assert(/^\S+$/.test(cells.user) && /^\d+$/.test(cells.jobid), `rows show user and job: ${JSON.stringify(cells)}`);
   const jobHref = await rows.first().getByTestId('jobio-drilldown-job-link').getAttribute('href');
-  assert(new URL(jobHref, 'http://g').searchParams.get('var-jobid') === /jobid=(\d+)/.exec(first)[1], `row links to its job: ${jobHref}`);
+  assert(new URL(jobHref, 'http://g').searchParams.get('var-jobid') === cells.jobid, `row links to its job: ${jobHref}`);
   const legend = await page.getByTestId('jobio-heatmap-legend').innerText();
   assert(/series per cell/.test(legend) && /^1$/m.test(legend.replace(/\s+/g, '\n')), `legend with counts: ${legend}`);
   await page.mouse.move(box.x + 5, box.y + 5);
   await page.screenshot({ path: join(shots, `heatmap-${theme}.png`) });
-  const user = /user=(\S+)/.exec(first)[1];
+  const user = cells.user;
   await rows.first().click();
   const location = await page.evaluate(() => window.__harness.location());
   assert(location['var-user'] === user, `clicking a row sets $user=${user}: ${JSON.stringify(location)}`);
@@ -142,6 +198,52 @@ async function heatmapAtScale(browser, base, theme) {
   await page.close();
 }
 
+/**
+ * A full-width panel on a 1920 px screen, jobs named as Slurm array tasks: the drill-down table is
+ * 560 px wide and shows every job id whole (not cut, not hidden), equal to the id its link opens.
+ */
+async function heatmapAt1920(browser, base, theme) {
+  const { page, problems } = await openHarness(
+    browser,
+    base,
+    { view: 'heatmap', theme, scenario: 'bench', series: 3000, steps: 120, jobids: 'array', width: 1870, height: 560 },
+    { width: 1920, height: 700 },
+  );
+  await page.waitForFunction(() => document.querySelector('[data-testid="jobio-heatmap-canvas"]')?.dataset.drawn, undefined, { timeout: 60000 });
+  const busiest = await page.evaluate(() => window.__harness.busiest);
+  const box = await page.getByTestId('jobio-heatmap-canvas').boundingBox();
+  await page.mouse.click(box.x + busiest.x, box.y + busiest.y);
+  const list = page.getByTestId('jobio-drilldown');
+  await list.getByTestId('jobio-drilldown-row').first().waitFor();
+  const rows = await list.evaluate((el) => {
+    const listBox = el.getBoundingClientRect();
+    return {
+      width: Math.round(listBox.width),
+      rows: [...el.querySelectorAll('[data-testid="jobio-drilldown-row"]')].map((r) => {
+        const cell = r.querySelector('[data-testid="jobio-drilldown-cell"][data-label="jobid"]');
+        const cellBox = cell.getBoundingClientRect();
+        return {
+          text: cell.innerText,
+          href: r.querySelector('[data-testid="jobio-drilldown-job-link"]')?.getAttribute('href'),
+          cut: cell.scrollWidth > cell.clientWidth,
+          inside: cellBox.left >= listBox.left && cellBox.right <= listBox.right + 0.5,
+        };
+      }),
+    };
+  });
+  assert(rows.width === 560, `the list grows with the panel: ${rows.width} px`);
+  assert(rows.rows.length === Math.min(busiest.count, 200), `${rows.rows.length} rows for ${busiest.count} series`);
+  for (const r of rows.rows) {
+    const linked = new URL(r.href, 'http://g').searchParams.get('var-jobid');
+    assert(/^\d{8}_\d{1,3}$/.test(r.text) && r.text === linked, `whole job id shown: "${r.text}", link opens ${linked}`);
+    assert(!r.cut && r.inside, `job ${r.text} is not cut and lies inside the list: ${JSON.stringify(r)}`);
+  }
+  console.log(`# 1920 px (${theme}): ${rows.rows.length} rows, every job id whole (e.g. ${rows.rows[0].text}), list ${rows.width} px`);
+  await page.screenshot({ path: join(shots, `heatmap-1920-${theme}-drilldown.png`) });
+  assert(problems.length === 0, problems.join('\n'));
+  await page.close();
+}
+
 async function main() {
   if (!existsSync(join(root, 'dist', 'panel', 'module.js'))) {
     throw new Error('dist/ is missing: run "npm run build" first');
@@ -150,16 +252,18 @@ async function main() {
   const server = await serveStatic(root);
   const browser = await launch();
   try {
+    await check('colour-vision model: greys unchanged, primary red and green alike to a deuteranope', () => colourVisionModel());
     for (const theme of ['dark', 'light']) {
       await check(`summary view (${theme}): built panel + built data source on captured responses`, () => summary(browser, server.url, theme));
       await check(`heatmap view (${theme}): canvas drawn, cell click lists its series, row click sets $user`, () => heatmap(browser, server.url, theme));
       await check(`heatmap at 10,000 series × 720 steps (${theme}): legend, rare-cell colour, busiest cell drill-down`, () => heatmapAtScale(browser, server.url, theme));
+      await check(`heatmap at 1920 px (${theme}): the drill-down table shows whole job ids`, () => heatmapAt1920(browser, server.url, theme));
     }
   } finally {
     await browser.close();
     await server.close();
   }
-  console.log(`screenshots: ${shots}/{summary,heatmap,heatmap-10k}-{dark,light}.png, heatmap-10k-{dark,light}-drilldown.png (harness in ${outDir})`);
+  console.log(`screenshots: ${shots}/{summary,heatmap,heatmap-10k}-{dark,light}.png, heatmap-{10k,1920}-{dark,light}-drilldown.png (harness in ${outDir})`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = failed === 0 ? 0 : 1;
 }

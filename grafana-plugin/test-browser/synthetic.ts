@@ -1,9 +1,10 @@
 // Deterministic synthetic load for the benchmark: N series × S steps of per-series rates spread over
 // nine decades, with zeros, shaped like Prometheus range frames (one frame per series; a series absent
-// for a while has no points there; 20 % start late or end early).
+// for a while has no points there; 20 % start late or end early). `jobIds: 'array'` names the jobs as
+// Slurm array tasks (41000007_259: 12 or 13 characters, as on a site that has run for years).
 import { type DataFrame, FieldType, createDataFrame } from '@grafana/data';
 
-export function syntheticFrames(seriesCount: number, steps: number, stepMs = 60000, endMs = Date.UTC(2026, 10, 21, 12)): DataFrame[] {
+export function syntheticFrames(seriesCount: number, steps: number, jobIds: 'plain' | 'array' = 'plain', stepMs = 60000, endMs = Date.UTC(2026, 10, 21, 12)): DataFrame[] {
   const start = endMs - (steps - 1) * stepMs;
   const frames: DataFrame[] = [];
   let seed = 12345;
@@ -28,7 +29,7 @@ export function syntheticFrames(seriesCount: number, steps: number, stepMs = 600
         refId: 'A',
         fields: [
           { name: 'Time', type: FieldType.time, values: times },
-          { name: 'Value', type: FieldType.number, values, labels: { user: `user${s % 2000}`, jobid: String(100000 + s) } },
+          { name: 'Value', type: FieldType.number, values, labels: { user: `user${s % 2000}`, jobid: jobIds === 'array' ? `${41000000 + 7 * s}_${(37 * s) % 1000}` : String(100000 + s) } },
         ],
       }),
     );

@@ -57,8 +57,8 @@ class MapWriter implements LustreWriter<JobStatsAccumulator> {
       quality: { ...t.quality },
       folded: t.foldedJobs,
       exportedJobs: t.exportedJobs,
-      parseErrors: t.parseErrorsTotal,
-      readErrors: t.readErrorsTotal,
+      parseErrors: Object.values(t.parseErrors).reduce((a, b) => a + b, 0),
+      readErrors: Object.values(t.readErrors).reduce((a, b) => a + b, 0),
       expired: t.expiredJobsTotal,
     });
   }

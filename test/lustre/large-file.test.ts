@@ -66,10 +66,10 @@ test('lustre_jobstats: peak memory does not grow with the size of job_stats file
     ] as const) {
       assert.deepEqual(r.outcomes, ['ok', 'ok']);
       // The file of zeros is one line without a newline: one malformed line per read, nothing else.
-      assert.equal(value(r.metrics, 'jobio_lustre_jobstats_parse_errors_total{target="fs-OST0000"}'), 2);
+      assert.equal(value(r.metrics, 'jobio_lustre_jobstats_parse_errors_total{target="fs-OST0000",reason="malformed_line"}'), 2);
       assert.equal(value(r.metrics, 'jobio_lustre_jobstats_entries{target="fs-OST0001",quality="correct"}'), 1000, 'max-entries 1000');
       assert.equal(value(r.metrics, 'jobio_lustre_jobstats_dropped_entries_total{target="fs-OST0001"}'), 2 * (t.entries - 1000));
-      assert.equal(value(r.metrics, 'jobio_lustre_jobstats_truncated_reads_total{target="fs-OST0001"}'), 0);
+      assert.equal(value(r.metrics, 'jobio_lustre_jobstats_truncated_reads_total{target="fs-OST0001",reason="max_file_bytes"}'), 0);
     }
     const growthMb = (l.maxRssKb - s.maxRssKb) / 1024;
     console.log(`peak RSS: ${(s.maxRssKb / 1024).toFixed(0)} MB with 1 MB files (${small.entries} entries), ${(l.maxRssKb / 1024).toFixed(0)} MB with 96 + 48 MB files (${large.entries} entries)`);

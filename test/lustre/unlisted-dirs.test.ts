@@ -51,7 +51,7 @@ test('lustre: an unlistable target directory, then the obdfilter/ directory, are
 
   // fs-OST0001's directory cannot be listed: its read failed and is counted; its series is kept.
   assert.deepEqual([jobBytes(1, 'fs-OST0000'), jobBytes(1, 'fs-OST0001')], ['100', '7']);
-  assert.equal(value(1, /^jobio_lustre_jobstats_read_errors_total\{target="fs-OST0001"\}/), '1');
+  assert.equal(value(1, /^jobio_lustre_jobstats_read_errors_total\{target="fs-OST0001",reason="unreadable"\} /), '1');
   assert.equal(value(1, /^jobio_lustre_jobstats_unreadable_dirs_total /), '1');
   assert.equal(value(1, /^jobio_lustre_export_unreadable_dirs_total /), '1');
 
@@ -62,5 +62,5 @@ test('lustre: an unlistable target directory, then the obdfilter/ directory, are
 
   // Readable again: the counters go on from the values kept, nothing counted twice.
   assert.deepEqual([jobBytes(3, 'fs-OST0000'), jobBytes(3, 'fs-OST0001'), clientBytes(3)], ['150', '7', '8192']);
-  assert.equal(value(3, /^jobio_lustre_jobstats_read_errors_total\{target="fs-OST0001"\}/), '1');
+  assert.equal(value(3, /^jobio_lustre_jobstats_read_errors_total\{target="fs-OST0001",reason="unreadable"\} /), '1');
 });

@@ -8,6 +8,7 @@ import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { READ_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 type Place = 'fs' | 'mount';
 
@@ -17,6 +18,7 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
   private readonly operations: Counter<Place | 'jobid' | 'operation'>;
   private readonly operationSeconds: Counter<Place | 'jobid' | 'operation'>;
   private readonly parseErrors: Counter<Place>;
+  private readonly readErrors: Counter<Place | 'reason'>;
   private readonly mountInfo: Gauge<Place | 'llite'>;
   /** Mounts beyond max-targets (not read: counted), the cap, unreadable llite directories. */
   private readonly source: SourceMetrics;
@@ -46,11 +48,16 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
       ['fs', 'mount', 'jobid', 'operation'],
     );
     this.parseErrors = counter('jobio_lustre_client_parse_errors_total', 'llite stats lines that fit no known shape and were skipped.', ['fs', 'mount']);
+    this.readErrors = counter(
+      'jobio_lustre_client_read_errors_total',
+      'llite stats files that exist but could not be read, by reason: not_regular_file (a FIFO, device or directory: refused without blocking), too_large (over 64 MiB), unreadable (open or read failed); the series are kept as they were.',
+      ['fs', 'mount', 'reason'],
+    );
     this.mountInfo = gauge('jobio_lustre_client_mount_info', 'The llite instance read for each Lustre client mount (1); a new instance means the file system was remounted.', ['fs', 'mount', 'llite']);
   }
 
   clear(): void {
-    for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.parseErrors, this.mountInfo]) m.reset();
+    for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds, this.parseErrors, this.readErrors, this.mountInfo]) m.reset();
     this.source.clear();
   }
 
@@ -61,6 +68,7 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
   target(t: ClientTargetView): void {
     const { fs, mount, instance } = t.place;
     this.parseErrors.inc({ fs, mount }, t.parseErrorsTotal);
+    for (const reason of READ_ERROR_REASONS) this.readErrors.inc({ fs, mount, reason }, t.readErrors[reason]);
     if (t.read) this.mountInfo.set({ fs, mount, llite: instance }, 1);
   }
 

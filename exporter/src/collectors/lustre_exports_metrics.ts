@@ -6,6 +6,7 @@ import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { READ_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target' | 'client'>;
@@ -15,6 +16,7 @@ export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly folded: Gauge<'target'>;
   private readonly maxClients: Gauge<'target'>;
   private readonly parseErrors: Counter<'target'>;
+  private readonly readErrors: Counter<'target' | 'reason'>;
   private readonly source: SourceMetrics;
 
   constructor(
@@ -31,10 +33,15 @@ export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
     this.folded = gauge('jobio_lustre_export_folded_clients', 'Clients whose increments went to client="_other" in the last scrape for want of a free slot.', ['target'] as const);
     this.maxClients = gauge('jobio_lustre_export_max_clients', 'The cap on clients with their own series per target (--collector.lustre_exports.max-clients).', ['target'] as const);
     this.parseErrors = counter('jobio_lustre_export_parse_errors_total', 'Export stats lines that fit no known shape and were skipped.', ['target'] as const);
+    this.readErrors = counter(
+      'jobio_lustre_export_read_errors_total',
+      'Export stats files of the clients of the target that exist but could not be read, by reason: not_regular_file (a FIFO, device or directory: refused without blocking), too_large (over 64 MiB), unreadable (open or read failed); the series are kept as they were.',
+      ['target', 'reason'],
+    );
   }
 
   clear(): void {
-    for (const m of [this.readBytes, this.writeBytes, this.operations, this.clients, this.folded, this.maxClients, this.parseErrors]) m.reset();
+    for (const m of [this.readBytes, this.writeBytes, this.operations, this.clients, this.folded, this.maxClients, this.parseErrors, this.readErrors]) m.reset();
     this.source.clear();
   }
 
@@ -48,6 +55,7 @@ export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
     this.folded.set({ target }, t.foldedClients);
     this.maxClients.set({ target }, this.maxClientsValue);
     this.parseErrors.inc({ target }, t.parseErrorsTotal);
+    for (const reason of READ_ERROR_REASONS) this.readErrors.inc({ target, reason }, t.readErrors[reason]);
   }
 
   sample(t: StatsTargetView, client: string, { kind, operation }: ExportField, value: number): void {

@@ -36,7 +36,8 @@ test('lustre_jobstats collector: a read error keeps the series and counts the er
   assert.equal(await update(), 'ok');
   const text = await registry.metrics();
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 100$/m);
-  assert.match(text, /^jobio_lustre_jobstats_read_errors_total\{target="fs-OST0000"\} 1$/m);
+  assert.match(text, /^jobio_lustre_jobstats_read_errors_total\{target="fs-OST0000",reason="not_regular_file"\} 1$/m, 'a directory is not a file');
+  assert.match(text, /^jobio_lustre_jobstats_read_errors_total\{target="fs-OST0000",reason="unreadable"\} 0$/m);
   assert.doesNotMatch(text, /^jobio_lustre_jobstats_entries\{/m, 'no entry counts for a target not read');
   rmSync(join(dir, 'job_stats'), { recursive: true });
   writeFileSync(join(dir, 'job_stats'), ENTRY(150));
@@ -60,6 +61,8 @@ test('lustre_jobstats collector: a number beyond any u64 (or double) in one targ
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 100$/m);
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0001",jobid="9",user="uid:5000"\} 7$/m);
   assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="malformed"\} 1$/m);
+  assert.match(text, /^jobio_lustre_jobstats_parse_errors_total\{target="fs-OST0000",reason="value_out_of_range"\} 1$/m, 'the rejected entry is counted');
+  assert.match(text, /^jobio_lustre_jobstats_parse_errors_total\{target="fs-OST0001",reason="value_out_of_range"\} 0$/m);
   writeFileSync(join(bad, 'job_stats'), ENTRY(130));
   assert.equal(await update(), 'ok');
   text = await registry.metrics();
@@ -89,7 +92,7 @@ test('lustre_jobstats collector: FIFOs named job_stats are refused (read error),
   assert.equal(await update(), 'ok', 'and again: nothing is left blocked');
   const text = await registry.metrics();
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 120$/m);
-  for (let i = 1; i <= 4; i += 1) assert.match(text, new RegExp(`^jobio_lustre_jobstats_read_errors_total\\{target="fs-OST000${i}"\\} 2$`, 'm'));
+  for (let i = 1; i <= 4; i += 1) assert.match(text, new RegExp(`^jobio_lustre_jobstats_read_errors_total\\{target="fs-OST000${i}",reason="not_regular_file"\\} 2$`, 'm'));
 });
 
 test('lustre_jobstats collector: a file beyond max-file-bytes is read up to the bound, counted, nothing counted twice', async () => {
@@ -106,8 +109,8 @@ test('lustre_jobstats collector: a file beyond max-file-bytes is read up to the 
   writeFileSync(join(small, 'job_stats'), ENTRY(6));
   assert.equal(await update(), 'ok');
   let text = await registry.metrics();
-  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000"\} 2$/m);
-  assert.doesNotMatch(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0001"\} [1-9]/m);
+  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000",reason="max_file_bytes"\} 2$/m);
+  assert.doesNotMatch(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0001",reason="max_file_bytes"\} [1-9]/m);
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0001",jobid="9",user="uid:5000"\} 6$/m);
   const seen = Number(/^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct"\} (\d+)$/m.exec(text)?.[1]);
   assert.ok(seen > 10 && seen < 40, `entries read within 4096 bytes: ${seen}`);
@@ -118,7 +121,7 @@ test('lustre_jobstats collector: a file beyond max-file-bytes is read up to the 
   assert.equal(await update(), 'ok');
   text = await registry.metrics();
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="1000",user="uid:5000"\} 12$/m);
-  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000"\} 2$/m);
+  assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000",reason="max_file_bytes"\} 2$/m);
 });
 
 test('lustre_jobstats collector: beyond max-entries new entries are dropped and counted, the known ones keep counting', async () => {

@@ -12,6 +12,7 @@ import { DEFAULT_MAX_TARGETS } from '../lustre/stats-settings.js';
 import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers } from '../sources/lustre-jobstats-files.js';
 import { LCTL_ARGS, runLctl } from '../sources/lustre-lctl.js';
 import { lustreSource } from '../lustre/source-description.js';
+import { readErrorReason } from '../lustre/error-reasons.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { forEachLimited } from '../util/for-each-limited.js';
 import { failUnlisted, updateLustre, type UpdateSteps } from '../lustre/update.js';
@@ -71,6 +72,22 @@ export const lustreJobStatsCollector = defineCollector({
       "A new job's counter is exported at 0 for this long after it appears (besides its first scrape), then with its whole value, so every scraper of an HA pair sees the series start at 0 and increase() counts the job's first interval; set it above the scrape interval (2 intervals or more) when several servers scrape the exporter.",
       nonNegativeDuration,
     ),
+    // Four 280,000-entry targets held 1.08 GB under the per-target cap alone.
+    maxTotalEntries: positiveIntegerFlag(
+      'max-total-entries',
+      500_000,
+      'job_stats entries remembered by all targets together (each target may always hold half of it divided by max-targets); new entries beyond it are dropped (counted in jobio_lustre_jobstats_dropped_entries_total) and logged.',
+    ),
+    targetTimeoutMs: durationFlag(
+      'target-timeout',
+      '4s',
+      'Time one target\'s job_stats is read for per scrape; the rest is not read this scrape (counted in jobio_lustre_jobstats_truncated_reads_total{reason="timeout"}), so one huge target cannot take the others\' series with it.',
+    ),
+    readTimeoutMs: durationFlag(
+      'read-timeout',
+      '8s',
+      'Time all targets are read for per scrape (keep it below --scrape.timeout): targets not reached by then are not read this scrape and keep their series (counted as timeout).',
+    ),
     ...lctlFlags('lustre_jobstats', 'job_stats'),
     ...USER_FLAGS,
   },
@@ -83,9 +100,13 @@ export const lustreJobStatsCollector = defineCollector({
       maxTargets: settings.maxTargets,
       densityWindowMs: settings.densityWindowMs,
       newSeriesGraceMs: settings.newSeriesGraceMs,
+      maxTotalEntries: settings.maxTotalEntries,
     });
     const metrics = new LustreJobStatsMetrics(registry, settings.maxJobs, settings.maxTargets);
     let droppedTargetsLogged = 0;
+    let budgetDroppedLogged = 0;
+    /** Out-of-range entries already logged, per target still known. */
+    let outOfRangeLogged = new Map<string, number>();
     const users = userResolverFor(paths, settings);
     const buffers: ChunkBuffers[] = [];
 
@@ -105,19 +126,38 @@ export const lustreJobStatsCollector = defineCollector({
           if (acc.admit(ref)) acc.markFailed(ref);
         });
         const files = present.filter((file) => acc.admit(file.ref));
+        // Deadlines: a huge target is cut rather than the whole collector timing out, which would
+        // serve no target at all. Checked after each chunk (1 MiB, a few ms of parsing).
+        const readDeadline = Date.now() + settings.readTimeoutMs;
+        const late: string[] = [];
         // A few files at a time, one reused chunk buffer per lane: each target has its own reader.
         await forEachLimited(files, READ_LANES, async (file, lane) => {
           signal.throwIfAborted();
+          if (Date.now() >= readDeadline) {
+            // Not reached in time: read as cut before its first byte (its entries and series are kept).
+            acc.read(file.ref).end('timeout');
+            late.push(file.ref.name);
+            return;
+          }
+          const deadline = Math.min(readDeadline, Date.now() + settings.targetTimeoutMs);
           const outcome = await readJobStatsFile(
             file,
             acc.read(file.ref),
             settings.maxFileBytes,
             signal,
             (buffers[lane] ??= { buffer: Buffer.allocUnsafe(CHUNK_BYTES), spare: Buffer.allocUnsafe(CHUNK_BYTES) }),
+            () => Date.now() >= deadline,
           );
-          if ('error' in outcome) logger.warn({ path: file.path, err: outcome.error.message }, 'cannot read job_stats');
-          else if ('truncated' in outcome && outcome.truncated) logger.debug({ path: file.path, maxBytes: settings.maxFileBytes }, 'job_stats read cut at max-file-bytes');
+          if ('error' in outcome) logger.warn({ path: file.path, reason: readErrorReason(outcome.error), err: outcome.error.message }, 'cannot read job_stats: the target keeps its series');
+          else if ('cut' in outcome && outcome.cut === 'timeout')
+            logger.warn(
+              { path: file.path, bytes: outcome.bytes, targetTimeoutMs: settings.targetTimeoutMs },
+              'job_stats read cut at its deadline (target-timeout or read-timeout): the entries beyond keep their values',
+            );
+          else if ('cut' in outcome && outcome.cut === 'max_file_bytes') logger.debug({ path: file.path, maxBytes: settings.maxFileBytes }, 'job_stats read cut at max-file-bytes');
         });
+        if (late.length > 0)
+          logger.warn({ targets: late.length, readTimeoutMs: settings.readTimeoutMs }, 'job_stats targets not read this scrape: read-timeout passed before they were reached (they keep their series)');
         return { found: present.length > 0, complete };
       },
       async finish(complete) {
@@ -128,6 +168,23 @@ export const lustreJobStatsCollector = defineCollector({
         }
         await users.resolve(acc.uids());
         acc.finish(Date.now(), (uid) => users.label(uid), complete);
+        const budgetDropped = acc.budgetDroppedEntries();
+        if (budgetDropped > budgetDroppedLogged)
+          logger.warn(
+            { dropped: budgetDropped - budgetDroppedLogged, maxTotalEntries: settings.maxTotalEntries },
+            'new job_stats entries dropped: all targets together hold --collector.lustre_jobstats.max-total-entries (counted in jobio_lustre_jobstats_dropped_entries_total)',
+          );
+        budgetDroppedLogged = budgetDropped;
+        const outOfRange = acc.outOfRangeEntries();
+        for (const [target, total] of outOfRange) {
+          const before = outOfRangeLogged.get(target) ?? 0;
+          if (total > before)
+            logger.warn(
+              { target, rejected: total - before },
+              'job_stats entries with a samples or sum beyond u64 rejected (no increment): counted in jobio_lustre_jobstats_parse_errors_total{reason="value_out_of_range"}',
+            );
+        }
+        outOfRangeLogged = outOfRange;
       },
     };
     return { update: (signal) => updateLustre(steps, acc, metrics, signal), describe: () => lustreSource('mdt/obdfilter job_stats', settings, LCTL_ARGS.slice(1), paths) };

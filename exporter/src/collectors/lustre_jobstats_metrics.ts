@@ -11,6 +11,7 @@ import { JobSeriesCounter } from './lustre_jobstats_series.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { ShownWhilePresent, SourceMetrics } from './lustre_targets_metrics.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { CUT_REASONS, JOBSTATS_READ_ERROR_REASONS, PARSE_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
   private readonly readBytes: JobSeriesCounter;
@@ -21,9 +22,9 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private readonly exportedJobs: Gauge<'target'>;
   private readonly foldedJobs: Gauge<'target'>;
   private readonly expiredJobs: Counter<'target'>;
-  private readonly parseErrors: Counter<'target'>;
-  private readonly readErrors: Counter<'target'>;
-  private readonly truncatedReads: Counter<'target'>;
+  private readonly parseErrors: Counter<'target' | 'reason'>;
+  private readonly readErrors: Counter<'target' | 'reason'>;
+  private readonly truncatedReads: Counter<'target' | 'reason'>;
   private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
   private readonly source: SourceMetrics;
@@ -54,16 +55,24 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     this.exportedJobs = gauge('jobio_lustre_jobstats_exported_jobs', 'Jobs of the target that have their own series (at most max-jobs).', ['target'] as const);
     this.foldedJobs = gauge('jobio_lustre_jobstats_folded_jobs', 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.', ['target'] as const);
     this.expiredJobs = counter('jobio_lustre_jobstats_expired_jobs_total', 'Job series removed after the expiry without any increment.', ['target'] as const);
-    this.parseErrors = counter('jobio_lustre_jobstats_parse_errors_total', 'job_stats lines that fit no known shape and were skipped.', ['target'] as const);
-    this.readErrors = counter('jobio_lustre_jobstats_read_errors_total', "Failed reads of the target's job_stats file (its series are kept as they were).", ['target'] as const);
+    this.parseErrors = counter(
+      'jobio_lustre_jobstats_parse_errors_total',
+      'job_stats text skipped, by reason: malformed_line (a line of no known shape), value_out_of_range (an entry with a samples or sum beyond u64, rejected whole), too_many_fields (counters beyond the table of operation names).',
+      ['target', 'reason'],
+    );
+    this.readErrors = counter(
+      'jobio_lustre_jobstats_read_errors_total',
+      "Failed reads of the target's job_stats file, by reason: not_regular_file (a FIFO, device or directory: refused without blocking) or unreadable (its series are kept as they were).",
+      ['target', 'reason'],
+    );
     this.truncatedReads = counter(
       'jobio_lustre_jobstats_truncated_reads_total',
-      "Reads of the target's job_stats stopped at --collector.lustre_jobstats.max-file-bytes (the entries beyond were not read; they keep their values).",
-      ['target'] as const,
+      "Reads of the target's job_stats stopped before the end of the file (the entries beyond were not read; they keep their values), by reason: max_file_bytes (--collector.lustre_jobstats.max-file-bytes) or timeout (--collector.lustre_jobstats.target-timeout, or read-timeout before the target was reached).",
+      ['target', 'reason'],
     );
     this.droppedEntries = counter(
       'jobio_lustre_jobstats_dropped_entries_total',
-      'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries (no increments counted for them).',
+      'New job_stats entries not taken because the target already had --collector.lustre_jobstats.max-entries, or all targets together max-total-entries (no increments counted for them).',
       ['target'] as const,
     );
     this.source = new SourceMetrics(registry, 'jobio_lustre_jobstats', 'lustre_jobstats', maxTargets);
@@ -118,9 +127,9 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
     this.exportedJobs.set({ target }, t.exportedJobs);
     this.foldedJobs.set({ target }, t.foldedJobs);
     this.expiredJobs.inc({ target }, t.expiredJobsTotal);
-    this.parseErrors.inc({ target }, t.parseErrorsTotal);
-    this.readErrors.inc({ target }, t.readErrorsTotal);
-    this.truncatedReads.inc({ target }, t.truncatedReadsTotal);
+    for (const reason of PARSE_ERROR_REASONS) this.parseErrors.inc({ target, reason }, t.parseErrors[reason]);
+    for (const reason of JOBSTATS_READ_ERROR_REASONS) this.readErrors.inc({ target, reason }, t.readErrors[reason]);
+    for (const reason of CUT_REASONS) this.truncatedReads.inc({ target, reason }, t.truncatedReads[reason]);
     this.droppedEntries.inc({ target }, t.droppedEntriesTotal);
     this.density.fill(t);
   }

@@ -6,12 +6,14 @@ import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { READ_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly readBytes: Counter<'target'>;
   private readonly writeBytes: Counter<'target'>;
   private readonly operations: Counter<'target' | 'operation'>;
   private readonly parseErrors: Counter<'target'>;
+  private readonly readErrors: Counter<'target' | 'reason'>;
 
   private readonly source: SourceMetrics;
 
@@ -22,10 +24,15 @@ export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
     this.writeBytes = counter('jobio_lustre_target_write_bytes_total', 'Bytes written to the target by all clients (sum of write_bytes in obdfilter stats), in bytes.', ['target'] as const);
     this.operations = counter('jobio_lustre_target_operations_total', 'Requests on the target per Lustre operation (samples in obdfilter stats / md_stats).', ['target', 'operation']);
     this.parseErrors = counter('jobio_lustre_target_parse_errors_total', 'Target stats lines that fit no known shape and were skipped.', ['target'] as const);
+    this.readErrors = counter(
+      'jobio_lustre_target_read_errors_total',
+      'Target stats files (stats, md_stats) that exist but could not be read, by reason: not_regular_file (a FIFO, device or directory: refused without blocking), too_large (over 64 MiB), unreadable (open or read failed); the series are kept as they were.',
+      ['target', 'reason'],
+    );
   }
 
   clear(): void {
-    for (const m of [this.readBytes, this.writeBytes, this.operations, this.parseErrors]) m.reset();
+    for (const m of [this.readBytes, this.writeBytes, this.operations, this.parseErrors, this.readErrors]) m.reset();
     this.source.clear();
   }
 
@@ -35,6 +42,7 @@ export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
 
   target(t: StatsTargetView): void {
     this.parseErrors.inc({ target: t.name }, t.parseErrorsTotal);
+    for (const reason of READ_ERROR_REASONS) this.readErrors.inc({ target: t.name, reason }, t.readErrors[reason]);
   }
 
   sample(t: StatsTargetView, _series: string, { kind, operation }: ExportField, value: number): void {

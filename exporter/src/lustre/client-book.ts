@@ -8,6 +8,7 @@ import type { LustreMount } from '../sources/lustre-client-files.js';
 import type { StatsAccumulator, StatsTargetView } from './stats-accumulator.js';
 import type { StatsSink } from './stats-update.js';
 import { NO_JOB } from './node-job.js';
+import type { ReadErrorReason } from './error-reasons.js';
 
 /** Mount label of an instance whose file system is not in the mount table (being unmounted, or no table). */
 export const UNKNOWN_MOUNT = '_unknown';
@@ -110,8 +111,11 @@ export class ClientStatsBook implements StatsSink {
     this.acc.ingest(key, '', { ...section, startTime: `${instance} ${section.startTime ?? ''}` }, this.jobLabel);
   }
 
-  markFailed(instance: string): void {
-    this.acc.markFailed(this.place(instance), '');
+  /** Without `client`, the instance's directory could not be listed (counted as such by the update). */
+  markFailed(instance: string, client?: string, reason?: ReadErrorReason): void {
+    const key = this.place(instance);
+    if (client === undefined) this.acc.markFailed(key);
+    else this.acc.markFailed(key, '', reason);
   }
 
   finish(now: number, complete?: boolean): void {

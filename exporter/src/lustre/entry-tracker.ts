@@ -15,6 +15,7 @@ import { addDelta, classKey, newJobClass, type Credit, type CreditBook, type Job
 import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
 import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
 import { u64Less, u64Sub, type U64 } from './u64.js';
+import { UNLIMITED_BUDGET, type EntryBudget } from './entry-budget.js';
 
 interface EntryState {
   /** The entry's identity, shared with the other entries of the same job. */
@@ -38,13 +39,18 @@ export class EntryTracker {
   quality: QualityCounts = { correct: 0, missing_jobid: 0, malformed: 0 };
   /** Counters dropped because the field table was full (garbage operation names). */
   droppedCounters = 0;
-  /** New entries not remembered because maxEntries were (counted, no increments). */
+  /** New entries not remembered because maxEntries were, or the budget of all targets was full (counted, no increments). */
   droppedEntries = 0;
+  /** Of droppedEntries, those refused by the budget of all targets (for the log). */
+  budgetDroppedEntries = 0;
+  /** Entries rejected for a samples or sum beyond u64, since start (no increments). */
+  outOfRangeEntries = 0;
 
   constructor(
     private readonly fields: FieldTable,
     private readonly formats: JobIdFormats,
     private readonly maxEntries = Number.POSITIVE_INFINITY,
+    private readonly budget: EntryBudget = UNLIMITED_BUDGET,
   ) {}
 
   get size(): number {
@@ -70,6 +76,11 @@ export class EntryTracker {
     if (!state) {
       if (this.entries.size >= this.maxEntries) {
         this.droppedEntries += 1;
+        return;
+      }
+      if (!this.budget.take(this.entries.size)) {
+        this.droppedEntries += 1;
+        this.budgetDroppedEntries += 1;
         return;
       }
       const cls = this.classOf(classifyJobId(decodeJobId(view.rawId), this.formats));
@@ -114,6 +125,7 @@ export class EntryTracker {
    */
   private reject(rawId: string, epoch: number): void {
     this.quality.malformed += 1;
+    this.outOfRangeEntries += 1;
     const state = this.entries.get(rawId);
     if (state) state.seen = epoch;
   }
@@ -123,6 +135,7 @@ export class EntryTracker {
     if (!complete) return;
     for (const [id, state] of this.entries) {
       if (state.seen === epoch) continue;
+      this.budget.release(this.entries.size);
       this.entries.delete(id);
       state.cls.entries -= 1;
       if (state.cls.entries === 0) this.classes.delete(state.cls.key);
@@ -130,6 +143,7 @@ export class EntryTracker {
   }
 
   clear(): void {
+    this.budget.release(this.entries.size, this.entries.size);
     this.entries.clear();
     this.classes.clear();
   }

@@ -12,6 +12,8 @@ import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type Serie
 import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
 import { DEFAULT_DENSITY_WINDOW_MS, DensityWindow, fieldClassesOf, type RateDensity } from './rate-density.js';
+import { EntryBudget } from './entry-budget.js';
+import { noReadErrors, type CutReason, type ParseErrorReason, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
 
 export interface AccumulatorOptions {
   readonly maxJobs: number;
@@ -25,16 +27,18 @@ export interface AccumulatorOptions {
   readonly densityWindowMs?: number;
   /** How long a new counter stays at 0 after its birth (series-book.ts), so every scraper sees it start. */
   readonly newSeriesGraceMs?: number;
+  /** Entries remembered by all targets together (entry-budget.ts); new entries beyond are dropped (counted). */
+  readonly maxTotalEntries?: number;
 }
 
 /** One streamed read of a target's job_stats file. */
 export interface TargetReader {
   /** The next bytes of the file (the buffer may be reused once this returns). */
   push(chunk: Buffer): void;
-  /** The file is done; `cut` when it was not read to its end (max-file-bytes). */
-  end(cut: boolean): void;
+  /** The file is done; `cut` says why when it was not read to its end. */
+  end(cut?: CutReason): void;
   /** The read failed (after some bytes, maybe): what was read counts, nothing unseen is forgotten. */
-  fail(): void;
+  fail(reason: ReadErrorReason): void;
 }
 
 /** A job_stats source: `mdt` or `obdfilter`, and the target name (`fs-OST0000`). */
@@ -52,13 +56,15 @@ export interface TargetView {
   /** False when the target was not read this scrape (gone or failed): its series live until expiry. */
   readonly read: boolean;
   readonly quality: QualityCounts;
-  readonly parseErrorsTotal: number;
-  readonly readErrorsTotal: number;
+  /** Lines and entries skipped since start, by reason. */
+  readonly parseErrors: ReasonCounts<ParseErrorReason>;
+  /** Reads of the file that failed since start, by reason. */
+  readonly readErrors: ReasonCounts<ReadErrorReason>;
   readonly foldedJobs: number;
   readonly exportedJobs: number;
   readonly expiredJobsTotal: number;
-  /** Reads stopped at the byte bound. */
-  readonly truncatedReadsTotal: number;
+  /** Reads stopped before the end of the file, by reason. */
+  readonly truncatedReads: ReasonCounts<CutReason>;
   /** New entries not remembered for want of room (max-entries). */
   readonly droppedEntriesTotal: number;
   /** The samples of the target's series, each named by its labels (jobid, user, process). */
@@ -75,17 +81,19 @@ class TargetState {
   failedEpoch = -1;
   /** Scrape in which the read stopped before the end of the file: entries not seen are kept. */
   cutEpoch = -1;
-  truncatedReadsTotal = 0;
-  parseErrorsTotal = 0;
-  readErrorsTotal = 0;
+  readonly truncatedReads: ReasonCounts<CutReason> = { max_file_bytes: 0, timeout: 0 };
+  /** Lines of no known shape (the tracker counts the other parse errors). */
+  malformedLinesTotal = 0;
+  readonly readErrors = noReadErrors();
   readonly window: DensityWindow;
 
   constructor(
     readonly ref: TargetRef,
     fields: FieldTable,
     options: AccumulatorOptions,
+    budget: EntryBudget,
   ) {
-    this.tracker = new EntryTracker(fields, options.formats, options.maxEntries);
+    this.tracker = new EntryTracker(fields, options.formats, options.maxEntries, budget);
     this.book = new SeriesBook(options.maxJobs, options.expiryMs, options.newSeriesGraceMs);
     this.window = new DensityWindow(options.densityWindowMs ?? DEFAULT_DENSITY_WINDOW_MS);
   }
@@ -115,7 +123,11 @@ export class JobStatsAccumulator {
   /** Directories that exist but could not be listed, since start (counted by the update). */
   unreadableDirsTotal = 0;
 
-  constructor(private readonly options: AccumulatorOptions) {}
+  private readonly budget: EntryBudget;
+
+  constructor(private readonly options: AccumulatorOptions) {
+    this.budget = new EntryBudget(options.maxTotalEntries ?? Number.POSITIVE_INFINITY, options.maxTargets ?? Number.POSITIVE_INFINITY);
+  }
 
   begin(): void {
     this.epoch += 1;
@@ -142,7 +154,7 @@ export class JobStatsAccumulator {
     const key = `${ref.kind}/${ref.name}`;
     let t = this.targets.get(key);
     if (!t) {
-      t = new TargetState(ref, this.fields, this.options);
+      t = new TargetState(ref, this.fields, this.options, this.budget);
       this.targets.set(key, t);
     }
     if (reading && t.readEpoch !== this.epoch) {
@@ -173,19 +185,19 @@ export class JobStatsAccumulator {
     };
     return {
       push: (chunk) => open().push(chunk),
-      end: (truncated) => {
-        open().end(truncated);
-        if (truncated) {
+      end: (reason) => {
+        open().end(reason !== undefined);
+        if (reason !== undefined) {
           cut();
-          this.target(target).truncatedReadsTotal += 1;
+          this.target(target).truncatedReads[reason] += 1;
         }
       },
-      fail: () => {
+      fail: (reason) => {
         if (stream) {
           stream.end(true);
           cut();
         }
-        this.markFailed(target);
+        this.markFailed(target, reason);
       },
     };
   }
@@ -205,17 +217,17 @@ export class JobStatsAccumulator {
         else if (!dropped) this.unattributedLines += 1;
       },
       malformed: () => {
-        if (current) current.parseErrorsTotal += 1;
+        if (current) current.malformedLinesTotal += 1;
         else if (!dropped) this.unattributedLines += 1;
       },
     };
   }
 
   /** The target exists but could not be read this scrape: keep its entries and series as they are. */
-  markFailed(ref: TargetRef): void {
+  markFailed(ref: TargetRef, reason: ReadErrorReason = 'unreadable'): void {
     const t = this.target(ref, false);
     t.failedEpoch = this.epoch;
-    t.readErrorsTotal += 1;
+    t.readErrors[reason] += 1;
   }
 
   /** uids that appear in this scrape's increments (resolve their names before finish()). */
@@ -288,17 +300,31 @@ export class JobStatsAccumulator {
         kind: t.ref.kind,
         read: t.readEpoch === this.epoch,
         quality: t.tracker.quality,
-        parseErrorsTotal: t.parseErrorsTotal + t.tracker.droppedCounters,
-        readErrorsTotal: t.readErrorsTotal,
+        parseErrors: { malformed_line: t.malformedLinesTotal, value_out_of_range: t.tracker.outOfRangeEntries, too_many_fields: t.tracker.droppedCounters },
+        readErrors: { ...t.readErrors },
         foldedJobs: t.book.foldedJobs,
         exportedJobs: t.book.memberCount,
         expiredJobsTotal: t.book.expiredTotal,
-        truncatedReadsTotal: t.truncatedReadsTotal,
+        truncatedReads: { ...t.truncatedReads },
         droppedEntriesTotal: t.tracker.droppedEntries,
         samples: new TargetSamples(t.book, [...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
         density: t.readEpoch === this.epoch ? t.window.density : undefined,
       };
     }
+  }
+
+  /** Entries rejected for a value beyond u64 since start, per target (`kind/name`): for the log. */
+  outOfRangeEntries(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [key, t] of this.targets) if (t.tracker.outOfRangeEntries > 0) counts.set(key, t.tracker.outOfRangeEntries);
+    return counts;
+  }
+
+  /** New entries refused by max-total-entries since start, all targets together: for the log. */
+  budgetDroppedEntries(): number {
+    let total = 0;
+    for (const t of this.targets.values()) total += t.tracker.budgetDroppedEntries;
+    return total;
   }
 
   /** Number of targets known (read now or still holding series). */

@@ -17,6 +17,7 @@ import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels
 import { TargetSamples } from './series-samples.js';
 import { statsFields } from './stats-fields.js';
 import { u64Add, u64Less, u64Sub, type U64 } from './u64.js';
+import { noReadErrors, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
 
 // A stats series is named by one string: the client's NID (lustre_exports), '' (a target's own totals,
 // lustre_stats) or the node's job (lustre_client), `_other` for folded load. The series book keys its
@@ -49,6 +50,7 @@ class TargetState {
   present = new Set<string>();
   readEpoch = -1;
   parseErrorsTotal = 0;
+  readonly readErrors = noReadErrors();
 
   constructor(options: StatsAccumulatorOptions) {
     this.book = new SeriesBook(options.maxClients, options.expiryMs);
@@ -62,6 +64,8 @@ export interface StatsTargetView {
   readonly clients: number;
   readonly foldedClients: number;
   readonly parseErrorsTotal: number;
+  /** Files of the target that exist but could not be read, since start, by reason. */
+  readonly readErrors: ReasonCounts<ReadErrorReason>;
   /** The samples of the target's series, each named by its series name (see bookLabels). */
   readonly samples: TargetSamples<string>;
 }
@@ -159,9 +163,10 @@ export class StatsAccumulator {
 
   /**
    * A file that exists but could not be read: keep its last values (no increment is lost later).
-   * Without `client`, the target's directory could not be listed: every file of the target is kept.
+   * Without `client`, the target's directory could not be listed: every file of the target is kept (the
+   * directory is counted by the update). A file's failure is counted under `reason`.
    */
-  markFailed(target: string, client?: string): void {
+  markFailed(target: string, client?: string, reason: ReadErrorReason = 'unreadable'): void {
     const t = this.target(target);
     if (client === undefined) {
       for (const [known, file] of t.files) {
@@ -170,6 +175,7 @@ export class StatsAccumulator {
       }
       return;
     }
+    t.readErrors[reason] += 1;
     const file = t.files.get(client);
     if (file) file.seen = this.epoch;
     t.present.add(client);
@@ -191,7 +197,7 @@ export class StatsAccumulator {
     const fields = [...this.fields.fields];
     for (const [name, t] of this.targets) {
       const samples = new TargetSamples(t.book, [...t.book.series.values()], fields, this.epoch, seriesNameOf);
-      yield { name, read: t.readEpoch === this.epoch, clients: t.present.size, foldedClients: t.book.foldedJobs, parseErrorsTotal: t.parseErrorsTotal, samples };
+      yield { name, read: t.readEpoch === this.epoch, clients: t.present.size, foldedClients: t.book.foldedJobs, parseErrorsTotal: t.parseErrorsTotal, readErrors: { ...t.readErrors }, samples };
     }
   }
 }

@@ -11,6 +11,7 @@ import type { LustreWriter } from './refill.js';
 import type { StatsAccumulator } from './stats-accumulator.js';
 import { failUnlisted, updateLustre, type UpdateSteps } from './update.js';
 import { lustreSource } from './source-description.js';
+import { readErrorReason } from './error-reasons.js';
 
 /** What statsSteps() feeds: a StatsAccumulator, or a wrapper that renames targets (lustre_client). */
 export type StatsSink = Pick<StatsAccumulator, 'begin' | 'ingest' | 'markFailed' | 'finish' | 'targetCount' | 'has' | 'droppedTargets' | 'unreadableDirsTotal'>;
@@ -58,8 +59,9 @@ export function statsSteps(acc: StatsSink, settings: StatsUpdateSettings, paths:
       const files = present.filter((file) => admit(file.target));
       for await (const read of readStatsFiles(files, signal)) {
         if ('error' in read) {
-          acc.markFailed(read.target, read.client);
-          logger.warn({ path: read.path, err: read.error.message }, 'cannot read Lustre stats file');
+          const reason = readErrorReason(read.error);
+          acc.markFailed(read.target, read.client, reason);
+          logger.warn({ path: read.path, reason, err: read.error.message }, 'cannot read Lustre stats file: skipped, its series kept');
           continue;
         }
         const [section] = parseLustreStats(read.data);

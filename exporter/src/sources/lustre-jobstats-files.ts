@@ -5,6 +5,7 @@ import type { Paths } from '../util/paths.js';
 import type { TargetReader, TargetRef } from '../lustre/jobstats-accumulator.js';
 import { findTargets, type FoundTargets } from './lustre-tree.js';
 import { streamPseudoFile } from './pseudo-files.js';
+import { readErrorReason, type CutReason } from '../lustre/error-reasons.js';
 
 export const JOBSTATS_KINDS = ['mdt', 'obdfilter'] as const;
 
@@ -26,21 +27,40 @@ export interface ChunkBuffers {
 }
 
 /** How one file's read ended. */
-export type JobStatsReadOutcome = { readonly bytes: number; readonly truncated: boolean } | { readonly gone: true } | { readonly error: Error };
+export type JobStatsReadOutcome = { readonly bytes: number; readonly cut: CutReason | undefined } | { readonly gone: true } | { readonly error: Error };
 
 /**
- * Streams one file into `reader`, in bounded chunks, up to maxBytes (then the read is cut and the
- * reader told so). seq_file gives one consistent pass per open. A file gone meanwhile (target
- * unmounted) leaves the reader unused; a FIFO, device or failed read is an error for this target only.
+ * Streams one file into `reader`, in bounded chunks, up to maxBytes or until `expired()` says the
+ * read's time is up after a chunk (then the read is cut and the reader told why). seq_file gives one
+ * consistent pass per open. A file gone meanwhile (target unmounted) leaves the reader unused; a FIFO,
+ * device or failed read is an error for this target only.
  */
-export async function readJobStatsFile(file: JobStatsFile, reader: TargetReader, maxBytes: number, signal?: AbortSignal, buffers?: ChunkBuffers): Promise<JobStatsReadOutcome> {
+export async function readJobStatsFile(
+  file: JobStatsFile,
+  reader: TargetReader,
+  maxBytes: number,
+  signal?: AbortSignal,
+  buffers?: ChunkBuffers,
+  expired: () => boolean = () => false,
+): Promise<JobStatsReadOutcome> {
   try {
-    const result = await streamPseudoFile(file.path, (chunk) => reader.push(chunk), { signal, maxBytes, ...buffers });
-    reader.end(result.truncated);
-    return result;
+    // Set in the callback: a box, so the check after the await is not narrowed to its initial value.
+    const late = { value: false };
+    const result = await streamPseudoFile(
+      file.path,
+      (chunk) => {
+        reader.push(chunk);
+        late.value = expired();
+        return late.value ? false : undefined;
+      },
+      { signal, maxBytes, ...buffers },
+    );
+    const cut = late.value ? 'timeout' : result.truncated ? 'max_file_bytes' : undefined;
+    reader.end(cut);
+    return { bytes: result.bytes, cut };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
-    reader.fail();
+    reader.fail(readErrorReason(err));
     if (signal?.aborted) throw err;
     return { error: err as Error };
   }

@@ -20,6 +20,7 @@ export const TestIds = {
   heatmapLegendTick: 'jobio-heatmap-legend-tick',
   drilldown: 'jobio-drilldown',
   drilldownRow: 'jobio-drilldown-row',
+  drilldownCell: 'jobio-drilldown-cell',
   drilldownJobLink: 'jobio-drilldown-job-link',
   drilldownSetAll: 'jobio-drilldown-set-all',
   drilldownWithoutSeries: 'jobio-drilldown-without-series',

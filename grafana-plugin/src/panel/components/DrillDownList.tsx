@@ -28,21 +28,30 @@ export interface DrillDownListProps {
   onClose: () => void;
 }
 
-function describe(member: CellMember, listLabels: string[]): string {
-  const keys = listLabels.length ? listLabels : Object.keys(member.labels).filter((k) => k !== '__name__');
-  const parts = keys.filter((k) => member.labels[k] !== undefined).map((k) => `${k}=${member.labels[k]}`);
-  return parts.length ? parts.join(' ') : member.name;
+/** The label columns: those asked for, or every label the members have (first seen first); none = the series name. */
+function columnsOf(members: CellMember[], listLabels: string[]): string[] {
+  if (listLabels.length) {
+    return listLabels;
+  }
+  const keys = new Set<string>();
+  for (const m of members.slice(0, MAX_ROWS)) {
+    Object.keys(m.labels).forEach((k) => k !== '__name__' && keys.add(k));
+  }
+  return [...keys];
 }
 
 /**
- * The series of one heatmap cell, largest value first; a click sets the drill-down variable, the
- * "job" link opens the job dashboard with var-jobid set.
+ * The series of one heatmap cell as a table (one column per listed label, the value, a job link),
+ * largest value first; a click sets the drill-down variable, the "job" link opens the job dashboard
+ * with var-jobid set. The table takes the list's whole width, which grows with the panel.
  */
 export function DrillDownList(props: DrillDownListProps) {
   const styles = useStyles2(getStyles);
   const { members, drillLabel, drillVariable } = props;
   const canDrill = Boolean(drillLabel && drillVariable);
   const drillValues = canDrill ? [...new Set(members.map((m) => m.labels[drillLabel ?? ''] ?? '').filter((v) => v !== ''))] : [];
+  const columns = columnsOf(members, props.listLabels);
+  const links = Boolean(props.jobDashboard && props.jobLabel);
   return (
     <div className={styles.wrap} data-testid={TestIds.drilldown}>
       <div className={styles.header}>
@@ -54,34 +63,59 @@ export function DrillDownList(props: DrillDownListProps) {
           {`Set $${drillVariable} to ${drillValues.length === 1 ? drillValues[0] : `these ${drillValues.length}`}`}
         </Button>
       )}
-      <ol className={styles.list}>
-        {members.slice(0, MAX_ROWS).map((m) => {
-          const value = m.labels[drillLabel ?? ''];
-          return (
-            <li
-              key={m.index}
-              className={canDrill && value ? styles.clickable : styles.row}
-              data-testid={TestIds.drilldownRow}
-              title={canDrill && value ? `Set $${drillVariable} = ${value}` : m.name}
-              onClick={canDrill && value ? () => props.onDrill([value]) : undefined}
-            >
-              <span className={styles.name}>{describe(m, props.listLabels)}</span>
-              <span className={styles.value}>{formatValue(m.value, props.unit)}</span>
-              {props.jobDashboard && props.jobLabel && m.labels[props.jobLabel] && (
-                <a
-                  className={styles.link}
-                  href={jobDashboardUrl(props.jobDashboard, m.labels[props.jobLabel] as string, m.labels['user'], props.timeRange)}
-                  data-testid={TestIds.drilldownJobLink}
-                  title={`Open job ${m.labels[props.jobLabel]}`}
-                  onClick={(e) => e.stopPropagation()}
+      <div className={styles.scroll}>
+        <table className={styles.table}>
+          <thead>
+            <tr>
+              {columns.length ? columns.map((k) => <th key={k}>{k}</th>) : <th>series</th>}
+              <th className={styles.number}>rate</th>
+              {links && <th />}
+            </tr>
+          </thead>
+          <tbody>
+            {members.slice(0, MAX_ROWS).map((m) => {
+              const value = m.labels[drillLabel ?? ''];
+              const job = props.jobLabel ? m.labels[props.jobLabel] : undefined;
+              return (
+                <tr
+                  key={m.index}
+                  className={canDrill && value ? styles.clickable : undefined}
+                  data-testid={TestIds.drilldownRow}
+                  title={canDrill && value ? `Set $${drillVariable} = ${value}` : m.name}
+                  onClick={canDrill && value ? () => props.onDrill([value]) : undefined}
                 >
-                  job ›
-                </a>
-              )}
-            </li>
-          );
-        })}
-      </ol>
+                  {columns.length ? (
+                    columns.map((k) => (
+                      // The job id is never cut (it is what one copies); other labels give way first.
+                      <td key={k} className={k === props.jobLabel ? styles.whole : styles.squeezable} data-testid={TestIds.drilldownCell} data-label={k} title={m.labels[k]}>
+                        {m.labels[k] ?? '–'}
+                      </td>
+                    ))
+                  ) : (
+                    <td className={styles.squeezable}>{m.name}</td>
+                  )}
+                  <td className={styles.number}>{formatValue(m.value, props.unit)}</td>
+                  {links && (
+                    <td className={styles.whole}>
+                      {job && (
+                        <a
+                          className={styles.link}
+                          href={jobDashboardUrl(props.jobDashboard as string, job, m.labels['user'], props.timeRange)}
+                          data-testid={TestIds.drilldownJobLink}
+                          title={`Open job ${job}`}
+                          onClick={(e) => e.stopPropagation()}
+                        >
+                          job ›
+                        </a>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
       {members.length > MAX_ROWS && <div className={styles.more}>{`… and ${members.length - MAX_ROWS} more`}</div>}
       {(props.withoutSeries ?? 0) > 0 && (
         <div className={styles.more} data-testid={TestIds.drilldownWithoutSeries} data-count={props.withoutSeries}>
@@ -93,22 +127,24 @@ export function DrillDownList(props: DrillDownListProps) {
 }
 
 const getStyles = (theme: GrafanaTheme2) => {
-  const row = css({
-    display: 'flex',
-    justifyContent: 'space-between',
-    gap: theme.spacing(1),
-    padding: theme.spacing(0.25, 0.5),
-    borderBottom: `1px solid ${theme.colors.border.weak}`,
-  });
+  const cell = { padding: theme.spacing(0.25, 0.75), borderBottom: `1px solid ${theme.colors.border.weak}`, whiteSpace: 'nowrap' as const };
   return {
     wrap: css({ display: 'flex', flexDirection: 'column', gap: theme.spacing(0.5), height: '100%', overflow: 'hidden', fontSize: theme.typography.bodySmall.fontSize }),
     header: css({ display: 'flex', justifyContent: 'space-between', alignItems: 'center' }),
     title: css({ fontWeight: theme.typography.fontWeightMedium }),
-    list: css({ listStyle: 'none', margin: 0, padding: 0, overflowY: 'auto', flex: 1 }),
-    row,
-    clickable: css(row, { cursor: 'pointer', '&:hover': { background: theme.colors.action.hover } }),
-    name: css({ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }),
-    value: css({ fontVariantNumeric: 'tabular-nums', whiteSpace: 'nowrap' }),
+    scroll: css({ overflow: 'auto', flex: 1, minHeight: 0 }),
+    table: css({
+      width: '100%',
+      borderCollapse: 'collapse',
+      th: { ...cell, textAlign: 'left', fontWeight: theme.typography.fontWeightMedium, color: theme.colors.text.secondary, position: 'sticky', top: 0, background: theme.colors.background.primary },
+      td: cell,
+    }),
+    clickable: css({ cursor: 'pointer', '&:hover': { background: theme.colors.action.hover } }),
+    // width 1% + nowrap: as narrow as its widest value, never cut.
+    whole: css({ width: '1%' }),
+    // max-width 0 lets the column give up the width the others need, with an ellipsis.
+    squeezable: css({ maxWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis' }),
+    number: css({ width: '1%', textAlign: 'right', fontVariantNumeric: 'tabular-nums' }),
     more: css({ color: theme.colors.text.secondary }),
     link: css({ color: theme.colors.text.link, whiteSpace: 'nowrap', '&:hover': { textDecoration: 'underline' } }),
   };

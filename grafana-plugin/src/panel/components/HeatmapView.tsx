@@ -26,7 +26,10 @@ export interface HeatmapViewProps {
   onDrill: (values: string[]) => void;
 }
 
-const LIST_WIDTH = 300;
+/** The drill-down list beside the plot grows with the panel: 30 % of it, between 300 and 560 px. */
+export function listWidth(panelWidth: number): number {
+  return Math.min(560, Math.max(300, Math.round(panelWidth * 0.3)));
+}
 
 function sameCell(a: CellRef | undefined, b: CellRef | undefined): boolean {
   return a?.step === b?.step && a?.row === b?.row;
@@ -40,7 +43,8 @@ export function HeatmapView(props: HeatmapViewProps) {
   const [selected, setSelected] = useState<CellRef>();
   const [hover, setHover] = useState<CellRef>();
   const side = props.width >= 640;
-  const plotWidth = selected && side ? props.width - LIST_WIDTH - 8 : props.width;
+  const sideWidth = listWidth(props.width);
+  const plotWidth = selected && side ? props.width - sideWidth - 8 : props.width;
   const plotHeight = selected && !side ? Math.floor(props.height * 0.55) : props.height;
   const layout = useMemo(() => computeLayout(plotWidth, plotHeight, index.times.length, index.rows, options.showNoData), [plotWidth, plotHeight, index, options.showNoData]);
   const drawStyle = useMemo(
@@ -131,7 +135,7 @@ export function HeatmapView(props: HeatmapViewProps) {
         )}
       </div>
       {selected && selectedInfo && (
-        <div className={styles.list} style={side ? { width: LIST_WIDTH, height: props.height } : { height: props.height - plotHeight - 8 }}>
+        <div className={styles.list} style={side ? { width: sideWidth, height: props.height } : { height: props.height - plotHeight - 8 }}>
           <DrillDownList
             title={`${selectedInfo.time} · ${selectedInfo.range} · ${selectedInfo.count} series`}
             members={members}

@@ -1,5 +1,6 @@
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import { locationService } from '@grafana/runtime';
+import { createTheme } from '@grafana/data';
 import React from 'react';
 import { seriesToFrames } from '../../datasource/prometheus/frames';
 import { toSeries } from '../../datasource/prometheus/parse';
@@ -11,6 +12,8 @@ import { framesToSeries } from '../heatmap/series';
 import { TestIds } from '../testids';
 import { DEFAULT_HEATMAP, DEFAULT_SUMMARY } from '../types';
 import { JobioPanel } from './JobioPanel';
+import { STATUS_LETTERS, STATUS_SHADES } from '../summary/status-style';
+import { listWidth } from './HeatmapView';
 
 const summaryFrames = () => [
   ...seriesToFrames(toSeries(capture('prom-summary-calls-by-jobid-class').body.data), 'A'),
@@ -39,6 +42,21 @@ describe('summary view', () => {
     expect(status('7005')).toBe('green');
     const order = screen.getAllByTestId(TestIds.summaryRow).map((r) => r.dataset['group']);
     expect(new Set(order.slice(0, 2))).toEqual(new Set(['7002', '7004']));
+  });
+  it('marks every status with a letter besides its colour (R, Y, G), and the colours are the status shades', () => {
+    render(<JobioPanel {...buildPanelProps(summaryFrames())} />);
+    const theme = createTheme({ colors: { mode: 'dark' } });
+    const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+    const seen = new Map<string, string>();
+    for (const row of screen.getAllByTestId(TestIds.summaryRow)) {
+      const status = row.dataset['status'] as 'red' | 'yellow' | 'green';
+      const badge = within(row).getByTestId(TestIds.summaryStatus);
+      expect(badge).toHaveTextContent(STATUS_LETTERS[status]);
+      expect(badge).toHaveAttribute('aria-label', `status ${status}`);
+      expect(badge.style.background).toBe(rgb(theme.visualization.getColorByName(STATUS_SHADES[status])));
+      seen.set(status, badge.textContent as string);
+    }
+    expect(Object.fromEntries(seen)).toEqual({ red: 'R', yellow: 'Y', green: 'G' });
   });
   it('follows the options: calls basis and worst rule make any red job red', () => {
     render(<JobioPanel {...buildPanelProps(summaryFrames(), { summary: { ...DEFAULT_SUMMARY, rollupRule: 'worst', rollupBasis: 'calls' } })} />);
@@ -152,7 +170,17 @@ describe('heatmap view', () => {
     const rows = within(list).getAllByTestId(TestIds.drilldownRow);
     expect(rows).toHaveLength(best.count);
     expect(list).toHaveTextContent(`${best.count} series`);
-    expect(rows[0]).toHaveTextContent(/user=\S+ jobid=\d+/);
+    // A table: one cell per listed label (user, jobid), then the rate and the job link.
+    const cells = (row: HTMLElement) =>
+      Object.fromEntries(
+        within(row)
+          .getAllByTestId(TestIds.drilldownCell)
+          .map((c) => [c.dataset['label'], c.textContent]),
+      );
+    const first = cells(rows[0] as HTMLElement);
+    expect(Object.keys(first)).toEqual(['user', 'jobid']);
+    expect(first['user']).toMatch(/^\S+$/);
+    expect(first['jobid']).toMatch(/^\d+$/);
     // Each row links to its job on the job dashboard (var-jobid, var-user set).
     const link = new URL(
       within(rows[0] as HTMLElement)
@@ -161,7 +189,7 @@ describe('heatmap view', () => {
       'http://grafana.local',
     );
     expect(link.pathname).toBe('/d/jobio-job');
-    expect(rows[0]?.textContent).toContain(`user=${link.searchParams.get('var-user')} jobid=${link.searchParams.get('var-jobid')}`);
+    expect(first).toEqual({ user: link.searchParams.get('var-user'), jobid: link.searchParams.get('var-jobid') });
     fireEvent.click(rows[0] as HTMLElement);
     expect(partial).toHaveBeenCalledWith({ 'var-user': expect.any(String) }, true);
     fireEvent.click(within(list).getByTestId(TestIds.drilldownSetAll));
@@ -196,6 +224,9 @@ describe('heatmap view', () => {
     const o = cellOrigin(layout, { step: 0, row: -1 });
     fireEvent.mouseMove(screen.getByTestId(TestIds.heatmapCanvas), { clientX: o.x + 1, clientY: o.y + 1 });
     expect(screen.getByTestId(TestIds.heatmapHover)).toHaveTextContent(/series without data/);
+  });
+  it('gives the drill-down list 30 % of the panel, between 300 and 560 px', () => {
+    expect([640, 1000, 1200, 1600, 1880].map(listWidth)).toEqual([300, 300, 360, 480, 560]);
   });
   it('explains an empty result', () => {
     render(<JobioPanel {...buildPanelProps([], options)} />);

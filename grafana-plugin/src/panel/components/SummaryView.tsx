@@ -6,6 +6,7 @@ import { formatValue } from '../heatmap/labels';
 import { jobDashboardUrl } from '../links';
 import { orderGroups } from '../summary/order';
 import { type ClassTotals, type GroupTotals, type RollupRules, CLASSES, rollup, shares } from '../summary/rollup';
+import { STATUS_LETTERS, statusColor } from '../summary/status-style';
 import { TestIds } from '../testids';
 import type { SummaryOptions, SummarySort } from '../types';
 import { SummaryTooltip } from './SummaryTooltip';
@@ -59,7 +60,7 @@ function Bar({ totals, testId, label }: { totals: ClassTotals; testId: string; l
   return (
     <div className={styles.bar} data-testid={testId} aria-label={label}>
       {CLASSES.map((c) => (
-        <div key={c} data-class={c} data-share={s[c].toFixed(1)} style={{ width: `${s[c]}%`, background: theme.visualization.getColorByName(c) }} />
+        <div key={c} data-class={c} data-share={s[c].toFixed(1)} style={{ width: `${s[c]}%`, background: statusColor(theme, c) }} />
       ))}
     </div>
   );
@@ -94,13 +95,15 @@ export function SummaryView({ groups, hidden, options, height, timeRange }: Summ
       </div>
       {rows.map((g) => {
         const status = rollup(g, rules);
-        const color = status === 'none' ? theme.colors.text.disabled : theme.visualization.getColorByName(status);
+        const color = statusColor(theme, status);
         const user = g.users.length > 1 ? `${g.users.length} users` : (g.users[0] ?? '');
         return (
           <Tooltip key={g.group} content={<SummaryTooltip group={g} status={status} rule={ruleText} />} placement="bottom-start">
             <div className={styles.row} style={{ gridTemplateColumns: columns }} data-testid={TestIds.summaryRow} data-group={g.group} data-status={status} tabIndex={0}>
               <span className={styles.name}>
-                <span className={styles.dot} style={{ background: color }} data-testid={TestIds.summaryStatus} />
+                <span className={styles.badge} style={{ background: color, color: theme.colors.getContrastText(color) }} data-testid={TestIds.summaryStatus} aria-label={`status ${status}`}>
+                  {STATUS_LETTERS[status]}
+                </span>
                 {g.group}
               </span>
               {byJob && (
@@ -143,7 +146,18 @@ const getStyles = (theme: GrafanaTheme2) => ({
   number: css({ fontVariantNumeric: 'tabular-nums', whiteSpace: 'nowrap', textAlign: 'right' }),
   link: css({ color: theme.colors.text.link, whiteSpace: 'nowrap', '&:hover': { textDecoration: 'underline' } }),
   name: css({ display: 'flex', alignItems: 'center', gap: theme.spacing(0.75), overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }),
-  dot: css({ width: 10, height: 10, borderRadius: '50%', flex: 'none' }),
+  badge: css({
+    width: 16,
+    height: 16,
+    flex: 'none',
+    borderRadius: theme.shape.radius.default,
+    display: 'inline-flex',
+    alignItems: 'center',
+    justifyContent: 'center',
+    fontSize: 11,
+    fontWeight: theme.typography.fontWeightBold,
+    lineHeight: 1,
+  }),
   bar: css({ display: 'flex', height: 16, borderRadius: theme.shape.radius.default, overflow: 'hidden', background: theme.colors.background.secondary }),
   footer: css({ color: theme.colors.text.secondary, marginTop: theme.spacing(0.5) }),
 });
