@@ -1,7 +1,8 @@
 // vmalert accepts jobio's rule files as shipped (not only the time-scaled copies of the
 // distributed test): every rule file in provisioning/prometheus/rules, checked by `vmalert -dryRun`,
 // and a broken file is refused (so the check can fail); and the shipped vmalert and Prometheus
-// configurations load all of them (a rule file left out is an alert that silently never runs).
+// configurations load all of them (a rule file left out is an alert that silently never runs); and
+// vmalert takes the shipped vmalert.default's flags as written, alert links included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -49,4 +50,13 @@ test('vmalert.default and prometheus.yml load every shipped rule file', () => {
   assert.deepEqual(vmalert, shipped);
   const prometheus = parse(readFileSync(join(repoRoot, 'provisioning/prometheus/prometheus.yml'), 'utf8')) as { rule_files: string[] };
   assert.deepEqual(prometheus.rule_files.map((f) => basename(f)).sort(), shipped);
+});
+
+test('vmalert.default runs as written (vmalert -dryRun) and sets the alert links to a full URL', () => {
+  const args = provisionedArgs('vmalert.default').map((a) => a.replace(/^-rule=\/etc\/jobio\/rules\//, `-rule=${join(repoRoot, 'provisioning/prometheus/rules')}/`));
+  const r = spawnSync(requireBinary('vmalert', 'victoria-metrics'), ['-dryRun', ...args], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  const external = args.find((a) => a.startsWith('-external.url='))?.slice('-external.url='.length) ?? '';
+  assert.match(external, /^https?:\/\/[^/]+/, 'links need a scheme and host, not a bare host name');
+  assert.ok(args.includes('-external.alert.source=alerting/list'));
 });

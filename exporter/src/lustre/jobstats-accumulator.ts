@@ -25,6 +25,8 @@ export interface AccumulatorOptions {
   readonly maxTargets?: number;
   /** The rate density's window on the exporter's clock (rate-density.ts DensityWindow). */
   readonly densityWindowMs?: number;
+  /** How long a new counter stays at 0 after its birth (series-book.ts), so every scraper sees it start. */
+  readonly newSeriesGraceMs?: number;
   /** Entries remembered by all targets together (entry-budget.ts); new entries beyond are dropped (counted). */
   readonly maxTotalEntries?: number;
 }
@@ -92,7 +94,7 @@ class TargetState {
     budget: EntryBudget,
   ) {
     this.tracker = new EntryTracker(fields, options.formats, options.maxEntries, budget);
-    this.book = new SeriesBook(options.maxJobs, options.expiryMs);
+    this.book = new SeriesBook(options.maxJobs, options.expiryMs, options.newSeriesGraceMs);
     this.window = new DensityWindow(options.densityWindowMs ?? DEFAULT_DENSITY_WINDOW_MS);
   }
 }
@@ -305,7 +307,7 @@ export class JobStatsAccumulator {
         expiredJobsTotal: t.book.expiredTotal,
         truncatedReads: { ...t.truncatedReads },
         droppedEntriesTotal: t.tracker.droppedEntries,
-        samples: new TargetSamples([...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
+        samples: new TargetSamples(t.book, [...t.book.series.values()], fields, this.epoch, labelsAsTheyAre),
         density: t.readEpoch === this.epoch ? t.window.density : undefined,
       };
     }

@@ -6,9 +6,11 @@
 //   So no exported counter ever decreases or jumps, and the sum over jobid loses nothing.
 // - Counters are the exporter's own: values only ever grow by exact increments.
 // - A counter that appears after the exporter's first collection is exported at 0 in the scrape that
-//   creates it and carries its first increment from the next scrape on. Prometheus sees the series
-//   start at 0, so `increase()` over the job's life includes the first increment (a series born at
-//   its value would hide it). At the first collection, counters start at the file's values.
+//   creates it and in every scrape of the grace period after its birth, and carries its increments
+//   from then on. Prometheus sees the series start at 0, so `increase()` over the job's life includes
+//   the first increment (a series born at its value would hide it); the grace lets every scraper of
+//   an HA pair see the 0, not only the one that scraped first. At the first collection, counters
+//   start at the file's values.
 import { u64Add, type U64 } from './u64.js';
 import { OTHER } from '../labels/reserved.js';
 import { idleFor, SlotTable } from '../labels/slot-table.js';
@@ -27,8 +29,12 @@ export interface SeriesState {
   readonly values: (U64 | undefined)[];
   /** Scrape in which each field first got a value (exported as 0 then); -1 at the first collection. */
   readonly bornAt: number[];
+  /** When each field first got a value (ms), for the grace period. */
+  readonly bornMs: number[];
   /** Latest scrape that created a field: until the next one has shown its value, no expiry. */
   lastBornEpoch: number;
+  /** When the latest field was created (ms). */
+  lastBornMs: number;
   lastCredit: number;
 }
 
@@ -65,9 +71,15 @@ export class SeriesBook {
   /** Jobs whose increments went to `_other` in the last scrape for want of a slot. */
   foldedJobs = 0;
 
+  /** `now` of the latest settle() and of the one before. */
+  private settledAt = Number.NEGATIVE_INFINITY;
+  private previousSettledAt = Number.NEGATIVE_INFINITY;
+
+  /** `graceMs`: how long a new counter is exported at 0 after its birth (besides its first scrape). */
   constructor(
     maxJobs: number,
     private readonly expiryMs: number,
+    readonly graceMs = 0,
   ) {
     this.slots = new SlotTable({ max: maxJobs, folded: 'compete' });
   }
@@ -78,11 +90,13 @@ export class SeriesBook {
 
   /** Hands one scrape's increments to series. `groups` is keyed by seriesKey (OTHER_KEY for malformed). */
   settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean): void {
+    this.previousSettledAt = this.settledAt;
+    this.settledAt = now;
     // Expire first, so the slots freed now go to waiting jobs in this same scrape. A series present in
     // this scrape (even without increments) is alive; one whose first value is not shown yet must stay.
     const mayGo = (key: string): boolean => {
       const s = this.series.get(key);
-      return !groups.has(key) && (s === undefined || s.lastBornEpoch < epoch - 1);
+      return !groups.has(key) && (s === undefined || this.valuesShown(s, epoch));
     };
     for (const key of this.slots.expire(now, this.expiryMs, mayGo)) {
       this.series.delete(key);
@@ -126,11 +140,23 @@ export class SeriesBook {
    * was exported as 0 there, so dropping it now would hide its first increment from Prometheus.
    */
   private expired(s: SeriesState, now: number, epoch: number): boolean {
-    return idleFor(s.lastCredit, now, this.expiryMs) && s.lastBornEpoch < epoch - 1;
+    return idleFor(s.lastCredit, now, this.expiryMs) && this.valuesShown(s, epoch);
+  }
+
+  /** Whether the previous scrape exported every field of `s` at its value (none still at its first 0). */
+  private valuesShown(s: SeriesState, epoch: number): boolean {
+    return s.lastBornEpoch < epoch - 1 && !inGrace(s.lastBornMs, this.previousSettledAt, this.graceMs);
+  }
+
+  /** The value to expose now for field `f` of `s` (settled in scrape `epoch`): 0 while it is new. */
+  exportedValue(s: SeriesState, f: number, epoch: number): U64 | undefined {
+    const v = s.values[f];
+    if (v === undefined) return undefined;
+    return s.bornAt[f] === epoch || (s.bornAt[f] !== -1 && inGrace(s.bornMs[f] ?? Number.NEGATIVE_INFINITY, this.settledAt, this.graceMs)) ? 0 : v;
   }
 
   private create(key: string, labels: SeriesLabels): SeriesState {
-    const s: SeriesState = { key, labels, values: [], bornAt: [], lastBornEpoch: -1, lastCredit: 0 };
+    const s: SeriesState = { key, labels, values: [], bornAt: [], bornMs: [], lastBornEpoch: -1, lastBornMs: Number.NEGATIVE_INFINITY, lastCredit: 0 };
     this.series.set(key, s);
     return s;
   }
@@ -143,7 +169,11 @@ export class SeriesBook {
       if (before === undefined) {
         s.values[f] = d;
         s.bornAt[f] = baseline ? -1 : epoch;
-        if (!baseline) s.lastBornEpoch = epoch;
+        s.bornMs[f] = now;
+        if (!baseline) {
+          s.lastBornEpoch = epoch;
+          s.lastBornMs = now;
+        }
       } else {
         s.values[f] = u64Add(before, d);
       }
@@ -152,9 +182,7 @@ export class SeriesBook {
   }
 }
 
-/** The value to expose for field `f` of `s` in scrape `epoch` (0 in the scrape that created it). */
-export function exportedValue(s: SeriesState, f: number, epoch: number): U64 | undefined {
-  const v = s.values[f];
-  if (v === undefined) return undefined;
-  return s.bornAt[f] === epoch ? 0 : v;
+/** Whether a counter born at `bornMs` is still exported at 0 at `now`. */
+function inGrace(bornMs: number, now: number, graceMs: number): boolean {
+  return now - bornMs < graceMs;
 }

@@ -3,14 +3,14 @@
 // out their targets' series this way, so the metric classes and the tests only write what they are
 // given and never read the series book's state (values, birth scrapes) themselves.
 import type { ExportField, FieldKind } from './export-fields.js';
-import { exportedValue, type SeriesLabels, type SeriesState } from './series-book.js';
+import type { SeriesBook, SeriesLabels, SeriesState } from './series-book.js';
 import { u64ToNumber, type U64 } from './u64.js';
 
 /**
  * One sample of `series` (its identity as the accumulator names it). `value` is what to expose: 0 in
- * the scrape that created the field (Prometheus then sees the series start at 0 and `increase()`
- * includes the first increment), the field's value otherwise. `total` is the field's exact value in
- * the accumulator, the same as `value` except in that first scrape.
+ * the scrape that created the field and during the book's grace period after (every scraper then sees
+ * the series start at 0 and `increase()` includes the first increment), the field's value otherwise. `total` is the field's exact value in
+ * the accumulator, the same as `value` except while it is new.
  */
 export type SampleVisitor<S> = (series: S, field: ExportField, value: number, total: U64) => void;
 
@@ -21,6 +21,7 @@ export type SampleVisitor<S> = (series: S, field: ExportField, value: number, to
  */
 export class TargetSamples<S> {
   constructor(
+    private readonly book: SeriesBook,
     private readonly series: readonly SeriesState[],
     private readonly fields: readonly ExportField[],
     private readonly epoch: number,
@@ -43,7 +44,7 @@ export class TargetSamples<S> {
     for (const s of this.series) {
       const series = this.identify(s.labels);
       for (const field of fields) {
-        const value = exportedValue(s, field.id, this.epoch);
+        const value = this.book.exportedValue(s, field.id, this.epoch);
         if (value === undefined) continue;
         visit(series, field, u64ToNumber(value), s.values[field.id] ?? value);
       }

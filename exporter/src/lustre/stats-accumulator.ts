@@ -196,7 +196,7 @@ export class StatsAccumulator {
   *targetViews(): Iterable<StatsTargetView> {
     const fields = [...this.fields.fields];
     for (const [name, t] of this.targets) {
-      const samples = new TargetSamples([...t.book.series.values()], fields, this.epoch, seriesNameOf);
+      const samples = new TargetSamples(t.book, [...t.book.series.values()], fields, this.epoch, seriesNameOf);
       yield { name, read: t.readEpoch === this.epoch, clients: t.present.size, foldedClients: t.book.foldedJobs, parseErrorsTotal: t.parseErrorsTotal, readErrors: { ...t.readErrors }, samples };
     }
   }

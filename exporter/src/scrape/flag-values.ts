@@ -16,6 +16,13 @@ export function positiveDuration(text: string): number {
   return ms;
 }
 
+/** Durations that may be 0 (off), such as a grace period; returns milliseconds. */
+export function nonNegativeDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms < 0) throw new Error(`"${text}" must not be negative`);
+  return ms;
+}
+
 /** The highest uid folded into user="_system"; -1 turns the folding off. */
 export function uidLimit(text: string): number {
   const value = Number(text);
