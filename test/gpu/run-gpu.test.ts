@@ -66,9 +66,12 @@ test("each frame's PCIe bytes are those of its own seconds, and the frames add u
   const lengths = frames.map((x) => x.timeframe);
   assert.ok(JSON.stringify(lengths) === '["2s","2s"]' || JSON.stringify(lengths) === '["2s","2s","1s"]', `frames ${JSON.stringify(lengths)}`);
   // gpu0 sends 1 MiB/s: a frame holds about 1 MiB per second of it (its last second may run up to the end of the run)
-  for (const f of frames) {
+  // the two whole frames; a last short frame holds what is left of the run (up to its length)
+  for (const [i, f] of frames.entries()) {
     const seconds = Number(String(f.timeframe).replace(/s$/, ''));
-    assert.ok(Math.abs(Number(f.usage.write) - seconds * 1024 * 1024) <= 0.7 * 1024 * 1024, `frame write ${String(f.usage.write)}, about ${seconds} MiB`);
+    const write = Number(f.usage.write);
+    if (i < 2) assert.ok(Math.abs(write - seconds * 1024 * 1024) <= 0.7 * 1024 * 1024, `frame write ${write}, about ${seconds} MiB`);
+    else assert.ok(write > 0 && write <= (seconds + 0.7) * 1024 * 1024, `last frame write ${write}, at most ${seconds} MiB`);
   }
   const total = g0.find((x) => x.jobtotal === true) as LogRecord;
   assert.equal(
