@@ -1,5 +1,5 @@
 // Two real Prometheus replicas (an HA pair: the same target, different external labels, so different
-// scrape offsets) scrape one exporter while job_stats changes under it faster than they scrape: jobs
+// scrape offsets) scrape one exporter while job_stats changes under it between their scrapes: jobs
 // appear, grow and end. With --collector.lustre_jobstats.new-series-grace longer than two scrape
 // intervals every new counter is exported at 0 until both replicas have seen it, so each holds every
 // series' start at 0 and increase() over the run is each job's true total in both (docs/metrics.md).
@@ -15,12 +15,15 @@ import { jobStatsText, type GeneratedJob } from '../lustre/generate-jobstats.js'
 const OPS = ['read_bytes', 'write_bytes', 'read', 'write', 'punch'] as const;
 const INTERVAL_S = 2;
 const GRACE = '5s';
+const SNAPSHOT_MS = 3300;
 
 const job = (id: string, writes: number): GeneratedJob => ({ id, samples: { write_bytes: writes, write: writes }, sums: { write_bytes: writes * 4096, write: writes * 10 } });
 
-// One snapshot every 1.3 s (not a multiple of the scrape interval), after an empty file at the
-// exporter's first read: job 11 runs throughout, 12 starts and ends, 13 and 14 start late, 14 ends
-// before the last snapshot. A job's total is its last value.
+// One snapshot every 3.3 s (not a multiple of the scrape interval, and longer than it: the exporter
+// reads job_stats when scraped, so a snapshot no scrape saw would be no truth of the exporter's;
+// at 1.3 s job 12's 300 writes were once never read), after an empty file at the exporter's first
+// read: job 11 runs throughout, 12 starts and ends, 13 and 14 start late, 14 ends before the last
+// snapshot. A job's total is its last value.
 const snapshots: GeneratedJob[][] = [
   [],
   [job('11:5000:n1', 10)],
@@ -75,7 +78,7 @@ test('HA pair: both replicas see every new job start at 0; per-job increase() eq
     for (const name of ['a', 'b']) replicas.push(await startPrometheusWithConfig(replicaConfig(name, `127.0.0.1:${exporter.port}`)));
     for (const r of replicas) await scrapedAfter(r, 0);
     for (const snapshot of snapshots.slice(1)) {
-      await new Promise((r) => setTimeout(r, 1300));
+      await new Promise((r) => setTimeout(r, SNAPSHOT_MS));
       write(snapshot);
     }
     // The grace of the last job born, then two more scrapes: every counter shows its value in both.
