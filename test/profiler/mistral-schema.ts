@@ -209,13 +209,18 @@ export function readValidLog(text: string): LogRecord[] {
     for (const e of validateRecord(r)) problems.push(`line ${i + 1} (${String((r as Obj).type)}): ${e}`);
     records.push(r as LogRecord);
   });
-  // per class, the diagnosis's reasons add up to the jobsummary's calls
-  const diagnosis = records.find((r) => r.type === 'diagnosis');
-  const summary = records.find((r) => r.type === 'jobsummary');
-  if (diagnosis && summary && Array.isArray(diagnosis.reasons)) {
+  // per class, the diagnoses' reasons add up to the jobsummaries' calls (summed over every run in
+  // the file: runs sharing one file append their records in any order, so a diagnosis cannot be paired
+  // with its own run's summary by position)
+  const diagnoses = records.filter((r) => r.type === 'diagnosis' && Array.isArray(r.reasons));
+  const summaries = records.filter((r) => r.type === 'jobsummary');
+  if (diagnoses.length > 0 && summaries.length === diagnoses.length) {
     for (const cls of REASON_CLASSES) {
-      const sum = (diagnosis.reasons as LogRecord[]).filter((x) => x.class === cls).reduce((s, x) => s + Number(x.calls), 0);
-      const want = Number(summary.iosummary?.[cls]?.calls?.iocount ?? 0);
+      const sum = diagnoses
+        .flatMap((d) => d.reasons as LogRecord[])
+        .filter((x) => x.class === cls)
+        .reduce((s, x) => s + Number(x.calls), 0);
+      const want = summaries.reduce((s, r) => s + Number(r.iosummary?.[cls]?.calls?.iocount ?? 0), 0);
       if (sum !== want) problems.push(`diagnosis: ${cls} reasons add up to ${sum} calls, jobsummary says ${want}`);
     }
   }
