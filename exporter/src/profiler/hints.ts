@@ -113,7 +113,7 @@ function ownAdvice(f: ReasonFigure, c: HintContext): string {
     case 'open_few_bytes':
       return 'pack small files into one (HDF5, a tar or zip archive, a database) or keep files open';
     case 'open_bytes_unseen':
-      return 'their bytes moved through mmap or asynchronous I/O, in the program the descriptor was handed to (a redirection), or on the MPI-IO aggregator ranks (every rank opens a file in MPI_File_open): their volume is not in these figures';
+      return 'their bytes moved through mmap or asynchronous I/O, in the program the descriptor was handed to (a redirection), on the MPI-IO aggregator ranks (every rank opens a file in MPI_File_open), or they are directories listed (opendir): their volume is not in these figures';
     case 'stat_used':
       return 'usually fine; on a parallel file system each is a metadata server round trip';
     case 'forward_seek':

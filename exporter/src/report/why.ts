@@ -15,7 +15,8 @@ const WHY: Readonly<Record<Reason, string>> = {
   zero_seek: 'each is a system call for nothing; on Lustre a position query on a shared file can also need a lock',
   open_few_bytes:
     'many small files load the metadata server (an open, close and often a create per file) and each file occupies an inode and OST objects; the servers serve small files far slower than the same bytes in one file',
-  open_bytes_unseen: 'the bytes moved out of sight of the profiler (mmap or asynchronous I/O): the volume is unknown, not necessarily bad',
+  open_bytes_unseen:
+    'the bytes moved out of sight of the profiler (mmap, asynchronous I/O, another program given the descriptor, an MPI-IO aggregator rank, a directory listing): the volume is unknown, not necessarily bad',
   stat_used: 'each stat of a file is a metadata server round trip (and the size an OST glimpse); usually fine, costly in a loop',
   forward_seek: 'skipping data in a file makes the client fetch ranges it does not need or issue many small requests',
   sync: 'a sync waits until the OSTs have the data on disk, and each one flushes the client cache early: writes become small and the job waits',
