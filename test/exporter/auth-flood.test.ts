@@ -8,16 +8,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import bcrypt from 'bcryptjs';
-import { startExporter } from '../helpers/exporter.js';
+import { startExporter, type RunningExporter } from '../helpers/exporter.js';
 
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-test('100 parallel wrong passwords: bounded checks, 429 beyond the queue, counted; the real scraper still gets 200', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'jobio-auth-'));
-  const file = join(dir, 'web.yml');
+/** An exporter whose one user `prometheus` has the password `s3cret` (bcrypt cost 10). The per-peer
+ * connection cap (64) is raised so that these tests see the bound on password checks alone. */
+function startPasswordExporter(): Promise<RunningExporter> {
+  const file = join(mkdtempSync(join(tmpdir(), 'jobio-auth-')), 'web.yml');
   writeFileSync(file, `basic_auth_users:\n  prometheus: '${bcrypt.hashSync('s3cret', 10)}'\n`);
-  // The per-peer connection cap (64) is raised so that this test sees the bound on password checks alone.
-  const exporter = await startExporter(['--collector.disable-defaults', `--web.config.file=${file}`, '--web.max-connections-per-peer=200']);
+  return startExporter(['--collector.disable-defaults', `--web.config.file=${file}`, '--web.max-connections-per-peer=200']);
+}
+
+test('100 parallel wrong passwords: bounded checks, 429 beyond the queue, counted; the real scraper still gets 200', async () => {
+  const exporter = await startPasswordExporter();
   try {
     const url = `${exporter.url}/metrics`;
     const good = { headers: { Authorization: basic('prometheus', 's3cret') } };
@@ -56,10 +60,7 @@ function getFrom(localAddress: string, url: string, authorization: string): Prom
 }
 
 test('right after a restart (nothing cached), a flood of wrong passwords from one address leaves the real scraper its turn', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'jobio-auth-'));
-  const file = join(dir, 'web.yml');
-  writeFileSync(file, `basic_auth_users:\n  prometheus: '${bcrypt.hashSync('s3cret', 10)}'\n`);
-  const exporter = await startExporter(['--collector.disable-defaults', `--web.config.file=${file}`, '--web.max-connections-per-peer=200']);
+  const exporter = await startPasswordExporter();
   try {
     const url = `${exporter.url}/metrics`;
     // 100 wrong passwords at once from 127.0.0.2, then the scraper's first scrape from 127.0.0.1 while

@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { jobStatsExporterArgs } from '../lustre/replay.js';
 import { jobStatsText, OST_OPS_214, type GeneratedJob } from '../lustre/generate-jobstats.js';
 
 const JOBS = 3000;
@@ -63,11 +64,7 @@ test('64 connections pipelining 1,000 scrapes without reading: closed as pipelin
   }));
   writeFileSync(join(dir, 'job_stats'), jobStatsText(jobs, '2.14', OST_OPS_214));
   const exporter = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_jobstats',
-    `--path.procfs=${join(root, 'proc')}`,
-    `--path.sysfs=${join(root, 'sys')}`,
-    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
+    ...jobStatsExporterArgs(root),
     `--collector.lustre_jobstats.max-jobs=${JOBS}`,
     // Long enough that a poll (itself a 4.8 MB scrape, seconds on a loaded machine) lands while the
     // stalled responses still hold their body.

@@ -5,12 +5,13 @@
 // series' start at 0 and increase() over the run is each job's true total in both (docs/metrics.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startExporter, repoRoot } from '../helpers/exporter.js';
+import { startExporter } from '../helpers/exporter.js';
 import { startPrometheusWithConfig, type RunningPrometheus } from '../helpers/prometheus.js';
 import { jobStatsText, type GeneratedJob } from '../lustre/generate-jobstats.js';
+import { jobStatsExporterArgs, replaceJobStats, scrapedAfter } from '../lustre/replay.js';
 
 const OPS = ['read_bytes', 'write_bytes', 'read', 'write', 'punch'] as const;
 const INTERVAL_S = 2;
@@ -50,29 +51,15 @@ function replicaConfig(replica: string, address: string): string {
   ].join('\n');
 }
 
-/** Waits until the replica holds a scrape that started after `afterMs`. */
-async function scrapedAfter(prom: RunningPrometheus, afterMs: number): Promise<number> {
-  const [s] = await prom.waitFor('timestamp(jobio_scrape_collector_success{collector="lustre_jobstats"})', (r) => (r[0]?.value ?? 0) * 1000 > afterMs + 50, 30_000);
-  return s!.value;
-}
-
 test('HA pair: both replicas see every new job start at 0; per-job increase() equal in both and to the job_stats truth', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-ha-'));
   const dir = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
   mkdirSync(dir, { recursive: true });
   const write = (jobs: GeneratedJob[]): void => {
-    writeFileSync(join(dir, 'job_stats.tmp'), jobStatsText(jobs, '2.14', OPS));
-    renameSync(join(dir, 'job_stats.tmp'), join(dir, 'job_stats'));
+    replaceJobStats(dir, jobStatsText(jobs, '2.14', OPS));
   };
   write(snapshots[0]!);
-  const exporter = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_jobstats',
-    `--path.procfs=${join(root, 'proc')}`,
-    `--path.sysfs=${join(root, 'sys')}`,
-    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
-    `--collector.lustre_jobstats.new-series-grace=${GRACE}`,
-  ]);
+  const exporter = await startExporter([...jobStatsExporterArgs(root), `--collector.lustre_jobstats.new-series-grace=${GRACE}`]);
   const replicas: RunningPrometheus[] = [];
   try {
     for (const name of ['a', 'b']) replicas.push(await startPrometheusWithConfig(replicaConfig(name, `127.0.0.1:${exporter.port}`)));

@@ -6,12 +6,13 @@
 // evaluated at the last sample it is exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startExporter, repoRoot } from '../helpers/exporter.js';
+import { startExporter } from '../helpers/exporter.js';
 import { startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { jobStatsText, type GeneratedJob } from './generate-jobstats.js';
+import { jobStatsExporterArgs, replaceJobStats, scrapedAfter } from './replay.js';
 
 const OPS = ['read_bytes', 'write_bytes', 'read', 'write', 'punch'] as const;
 
@@ -34,30 +35,15 @@ const snapshots: GeneratedJob[][] = [
 const expectedBytes: Record<string, number> = { '1': 3800, '2': 950, _other: 1000 };
 const expectedWrites: Record<string, number> = { '1': 28, '2': 9, _other: 7 };
 
-/** Waits until Prometheus holds a scrape that started after `afterMs`: the exporter has read the file. */
-async function scrapedAfter(prom: RunningPrometheus, afterMs: number): Promise<number> {
-  const [sample] = await prom.waitFor('timestamp(jobio_scrape_collector_success{collector="lustre_jobstats"})', (s) => (s[0]?.value ?? 0) * 1000 > afterMs + 50, 30_000);
-  return sample!.value;
-}
-
 test("real Prometheus: increase() over the run equals every job's true total, across cleanup, restart and folding", async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-prom-'));
   const dir = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
   mkdirSync(dir, { recursive: true });
   const write = (jobs: GeneratedJob[]): void => {
-    // Atomic replace: the exporter never reads half a file.
-    writeFileSync(join(dir, 'job_stats.tmp'), jobStatsText(jobs, '2.14', OPS));
-    renameSync(join(dir, 'job_stats.tmp'), join(dir, 'job_stats'));
+    replaceJobStats(dir, jobStatsText(jobs, '2.14', OPS));
   };
   write(snapshots[0]!);
-  const exporter = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_jobstats',
-    `--path.procfs=${join(root, 'proc')}`,
-    `--path.sysfs=${join(root, 'sys')}`,
-    `--path.rootfs=${join(repoRoot, 'test/fixtures/lustre/rootfs')}`,
-    '--collector.lustre_jobstats.max-jobs=2',
-  ]);
+  const exporter = await startExporter([...jobStatsExporterArgs(root), '--collector.lustre_jobstats.max-jobs=2']);
   let prom: RunningPrometheus | undefined;
   try {
     prom = await startPrometheus([{ job: 'lustre', address: `127.0.0.1:${exporter.port}` }], { scrapeInterval: '1s' });

@@ -6,12 +6,13 @@
 // around it (read back from its raw samples): nothing depends on how fast the machine is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, runJobio, startExporter } from '../helpers/exporter.js';
 import { startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { entryLines, OST_OPS_210, type GeneratedJob } from '../lustre/generate-jobstats.js';
+import { jobStatsExporterArgs, replaceJobStats, scrapedAfter } from '../lustre/replay.js';
 import type { ReportJson } from '../../exporter/src/report/report-schema.js';
 
 const CAPTURES = join(repoRoot, 'test/fixtures/lustre');
@@ -46,11 +47,6 @@ const steps: [string, string, string][] = [
   ],
 ];
 
-async function scrapedAfter(prom: RunningPrometheus, afterMs: number): Promise<number> {
-  const [sample] = await prom.waitFor('timestamp(jobio_scrape_collector_success{collector="lustre_jobstats"})', (s) => (s[0]?.value ?? 0) * 1000 > afterMs + 50, 30_000);
-  return sample!.value;
-}
-
 /** The two sample times around the increase of `selector` by exactly `inc` (the oracle of a rate's interval). */
 async function jumpOf(prom: RunningPrometheus, selector: string, inc: number): Promise<{ from: number; to: number }> {
   const raw = (await prom.queryRaw('/api/v1/query', { query: `${selector}[10m]` })) as { result: { values: [number, string][] }[] };
@@ -66,21 +62,9 @@ test("jobio report JOBID: the file system's view from job_stats series, and a st
   const root = mkdtempSync(join(tmpdir(), 'jobio-report-fs-'));
   const dirs = ['mdt/lustrefs-MDT0000', 'obdfilter/lustrefs-OST0000', 'obdfilter/lustrefs-OST0001'].map((d) => join(root, 'proc/fs/lustre', d));
   for (const d of dirs) mkdirSync(d, { recursive: true });
-  const write = (texts: readonly string[]): void =>
-    texts.forEach((text, i) => {
-      // atomic replace: the exporter never reads half a file
-      writeFileSync(join(dirs[i]!, 'job_stats.tmp'), text);
-      renameSync(join(dirs[i]!, 'job_stats.tmp'), join(dirs[i]!, 'job_stats'));
-    });
+  const write = (texts: readonly string[]): void => texts.forEach((text, i) => replaceJobStats(dirs[i]!, text));
   write(steps[0]!);
-  const exporter = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_jobstats',
-    `--path.procfs=${join(root, 'proc')}`,
-    `--path.sysfs=${join(root, 'sys')}`,
-    `--path.rootfs=${join(CAPTURES, 'rootfs')}`,
-    '--collector.lustre_jobstats.jobid-format=%j',
-  ]);
+  const exporter = await startExporter([...jobStatsExporterArgs(root, join(CAPTURES, 'rootfs')), '--collector.lustre_jobstats.jobid-format=%j']);
   let prom: RunningPrometheus | undefined;
   try {
     prom = await startPrometheus([{ job: 'lustre', address: `127.0.0.1:${exporter.port}` }], { scrapeInterval: '1s' });
