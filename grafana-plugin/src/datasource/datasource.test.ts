@@ -312,7 +312,8 @@ function characteriseRaw(jobid: string, names: string[], c: number): Char {
   const lio = runs(1);
   const lnoio = runs(0);
   const parallel = io > 0 ? busy / io : 0;
-  const servers = perTarget.size;
+  // |S|: the servers that moved any byte in the job's life.
+  const servers = rows.filter((r) => r.some((b, i) => i >= first && i <= last && b > 0)).length;
   return {
     servers,
     total,
@@ -338,8 +339,8 @@ describe('query(): per-job characterisation from real range results', () => {
     expect(col(frame, 'peak bandwidth')).toBeCloseTo(expected.peak, 3);
     expect(col(frame, 'I/O intensity')).toBeCloseTo(expected.intensity, 12);
     expect(col(frame, 'burstiness')).toBeCloseTo(expected.burstiness, 12);
-    expect(col(frame, 'parallel intensity')).toBeCloseTo(expected.parallel, 12);
-    expect(col(frame, 'parallel intensity (normalised)')).toBeCloseTo(expected.normalised, 12);
+    expect(col(frame, 'busy servers per I/O interval')).toBeCloseTo(expected.parallel, 12);
+    expect(col(frame, 'parallel intensity')).toBeCloseTo(expected.normalised, 12);
     // What the workload was: bursts of 3 × 200 MiB/s on three OSTs together, idle about half of the
     // time (an interval that catches any part of a burst moves more than c, so "on" runs are longer).
     expect(col(frame, 'peak bandwidth')).toBeGreaterThan(450 * MiB);
@@ -347,7 +348,7 @@ describe('query(): per-job characterisation from real range results', () => {
     expect(col(frame, 'I/O intensity')).toBeGreaterThan(0.35);
     expect(col(frame, 'I/O intensity')).toBeLessThan(0.8);
     expect(col(frame, 'burstiness')).toBeGreaterThan(0);
-    expect(col(frame, 'parallel intensity (normalised)')).toBeGreaterThan(0.9);
+    expect(col(frame, 'parallel intensity')).toBeGreaterThan(0.9);
   });
   it('characterises job 7003, which reads almost only from OST0002: one server over c until the workload stops, P = 0', async () => {
     const c = 64 * MiB;
@@ -371,8 +372,8 @@ describe('query(): per-job characterisation from real range results', () => {
     expect(col(frame, 'I/O intensity')).toBeCloseTo(expected.intensity, 12);
     expect(col(frame, 'I/O intensity')).toBeCloseTo((moved.length - 1) / moved.length, 12);
     expect(col(frame, 'burstiness')).toBe(0);
-    expect(col(frame, 'parallel intensity')).toBe(1);
-    expect(col(frame, 'parallel intensity (normalised)')).toBe(0);
+    expect(col(frame, 'busy servers per I/O interval')).toBe(1);
+    expect(col(frame, 'parallel intensity')).toBe(0);
   });
   it('gives one row per job for all jobs, each matching the independent computation', async () => {
     const c = 1048576;
@@ -388,12 +389,83 @@ describe('query(): per-job characterisation from real range results', () => {
       expect(col(frame, 'total volume', row)).toBeCloseTo(expected.total, 0);
       expect(col(frame, 'I/O intensity', row)).toBeCloseTo(expected.intensity, 12);
       expect(col(frame, 'burstiness', row)).toBeCloseTo(expected.burstiness, 12);
-      expect(col(frame, 'parallel intensity (normalised)', row)).toBeCloseTo(expected.normalised, 12);
+      expect(col(frame, 'parallel intensity', row)).toBeCloseTo(expected.normalised, 12);
     });
     // Job 7002 (4 KiB writes to OST0001 only): one server.
     const bob = jobs.indexOf('7002');
     expect(col(frame, 'servers', bob)).toBe(1);
-    expect(col(frame, 'parallel intensity (normalised)', bob)).toBe(0);
+    expect(col(frame, 'parallel intensity', bob)).toBe(0);
+  });
+});
+
+describe('query(): the population of jobs from real range results', () => {
+  const interval = `${manifest.stepSeconds}s`;
+  const nearestRank = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.ceil(q * values.length) - 1];
+  it('gives the slides’ table: per direction and c, the value 80 % of the jobs are at or below, as computed from the raw matrices', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'population', populationView: 'percentiles', interval }]));
+    const frame = res.data[0] as DataFrame;
+    expect(frame.fields.map((f) => f.name)).toEqual(['quantity', 'read, c = 0 B', 'read, c = 128 KiB', 'read, c = 1 MiB', 'write, c = 0 B', 'write, c = 128 KiB', 'write, c = 1 MiB']);
+    expect(frame.fields[0]?.values).toEqual(['I/O intensity I', 'burstiness ρ', 'parallel intensity P', 'jobs']);
+    const jobids: string[] = [...new Set<string>(['char-all-read', 'char-all-write'].flatMap((n) => capture(n).body.data.result.map((r: any) => r.metric.jobid as string)))];
+    for (const [d, name] of [
+      ['read', 'char-all-read'],
+      ['write', 'char-all-write'],
+    ] as const) {
+      for (const [c, label] of [
+        [0, '0 B'],
+        [131072, '128 KiB'],
+        [1048576, '1 MiB'],
+      ] as const) {
+        const own = jobids.map((j) => characteriseRaw(j, [name], c)).filter((x) => x.servers > 0);
+        const column = frame.fields.find((f) => f.name === `${d}, c = ${label}`)?.values as number[];
+        expect([d, c, ...column]).toEqual([
+          d,
+          c,
+          expect.closeTo(
+            nearestRank(
+              own.map((x) => x.intensity),
+              0.8,
+            ) ?? NaN,
+            12,
+          ),
+          expect.closeTo(
+            nearestRank(
+              own.map((x) => x.burstiness),
+              0.8,
+            ) ?? NaN,
+            12,
+          ),
+          expect.closeTo(
+            nearestRank(
+              own.map((x) => x.normalised),
+              0.8,
+            ) ?? NaN,
+            12,
+          ),
+          own.length,
+        ]);
+      }
+    }
+  });
+  it('filtered to one job, the table is that job’s own I, ρ, P (job 7001: striped bursty writes, hardly a read)', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'population', populationView: 'percentiles', filters: { jobid: '$job' }, interval, thresholdsBytes: [67108864] }]));
+    const frame = res.data[0] as DataFrame;
+    const write = characteriseRaw('7001', ['char-7001-write'], 67108864);
+    const column = frame.fields.find((f) => f.name === 'write, c = 64 MiB')?.values;
+    expect(column).toEqual([expect.closeTo(write.intensity, 12), expect.closeTo(write.burstiness, 12), expect.closeTo(write.normalised, 12), 1]);
+    expect(write.normalised).toBeGreaterThan(0.9);
+  });
+  it('counts jobs by written volume per power of two, cumulative share reaching 1', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'population', populationView: 'volume', interval }]));
+    const frame = res.data[0] as DataFrame;
+    const from = frame.fields.find((f) => f.name === 'from')?.values as number[];
+    const counts = frame.fields.find((f) => f.name === 'write jobs')?.values as number[];
+    const cumulative = frame.fields.find((f) => f.name === 'write cumulative')?.values as number[];
+    const jobids: string[] = [...new Set<string>(capture('char-all-write').body.data.result.map((r: any) => r.metric.jobid as string))];
+    const volumes = jobids.map((j) => characteriseRaw(j, ['char-all-write'], 0).total).filter((v) => v > 0);
+    from.forEach((f, i) => expect([f, counts[i]]).toEqual([f, volumes.filter((v) => v >= f && v < 2 * f).length]));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(volumes.length);
+    expect(cumulative[cumulative.length - 1]).toBe(1);
   });
 });
 
