@@ -101,6 +101,7 @@ export const lustreJobStatsCollector = defineCollector({
       densityWindowMs: settings.densityWindowMs,
       newSeriesGraceMs: settings.newSeriesGraceMs,
       maxTotalEntries: settings.maxTotalEntries,
+      systemUidMax: settings.systemUidMax,
     });
     const metrics = new LustreJobStatsMetrics(registry, settings.maxJobs, settings.maxTargets);
     let droppedTargetsLogged = 0;
