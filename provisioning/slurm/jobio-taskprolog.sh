@@ -13,7 +13,8 @@
 # The decision is exported as JOBIO_PROFILE, so the srun steps of a batch job inherit it and ask
 # squeue no more.
 #
-# Settings: /etc/jobio/slurm-taskprolog.conf (JOBIO_TASKPROLOG_CONF names another), `key=value` lines:
+# Settings: /etc/jobio/slurm-taskprolog.conf (JOBIO_TASKPROLOG_CONF names another), `key=value` lines
+# (read by jobio-profile-settings.sh, which must be installed next to this script):
 #   library=/usr/lib/jobio/libjobio.so   (default: `jobio preload-path`, when jobio is in PATH)
 #   socket=/run/jobio/profiler.sock      (the default)
 #   partitions=*                         (the default; `compute,io` profiles those two only)
@@ -21,62 +22,34 @@
 #   comment=yes                          (the default; `no`: --comment is not looked at)
 # Never fails a task: any problem means "not profiled", and the script exits 0.
 set -f # no globbing: `*` is a partition list item
-CONF="${JOBIO_TASKPROLOG_CONF:-/etc/jobio/slurm-taskprolog.conf}"
+JOBIO_CONF="${JOBIO_TASKPROLOG_CONF:-/etc/jobio/slurm-taskprolog.conf}"
 PATH="${PATH:-/usr/local/bin:/usr/bin:/bin}"
+# The settings file and the decision, shared with the other schedulers' hooks (installed beside this one).
+case "$0" in */*) here="${0%/*}" ;; *) here=. ;; esac
+if ! [ -r "$here/jobio-profile-settings.sh" ]; then
+  echo "print jobio: $here/jobio-profile-settings.sh is missing; this task is not profiled"
+  echo "export JOBIO_PROFILE=0"
+  exit 0
+fi
+. "$here/jobio-profile-settings.sh"
 
-setting() { # setting KEY DEFAULT: the last `KEY=` line of the conf file, else DEFAULT
-  value=$(sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*//p" "$CONF" 2>/dev/null | tail -n 1 | sed 's/[[:space:]]*$//')
-  if [ -n "$value" ] || grep -q "^[[:space:]]*$1[[:space:]]*=" "$CONF" 2>/dev/null; then
-    printf '%s' "$value"
-  else
-    printf '%s' "$2"
-  fi
-}
-
-listed() { # listed WORD LIST: WORD is one of LIST's comma- or space-separated items (`*`: any)
-  for item in $(printf '%s' "$2" | tr ',' ' '); do
-    [ "$item" = '*' ] || [ "$item" = "$1" ] && return 0
+# Rule 3: `jobio=on` / `jobio=off` as a word of the job's --comment (status 0 / 1; 2: neither).
+comment_says() {
+  [ "$(jobio_setting comment yes)" = yes ] && [ -n "$SLURM_JOB_ID" ] || return 2
+  comment=$(timeout 5 squeue -h -j "$SLURM_JOB_ID" -o %k 2>/dev/null | head -n 1)
+  for word in $(printf '%s' "$comment" | tr ',;' '  '); do
+    case "$word" in
+      jobio=off) return 1 ;;
+      jobio=on) return 0 ;;
+    esac
   done
-  return 1
+  return 2
 }
 
-decide() {
-  listed "$SLURM_JOB_PARTITION" "$(setting exclude_partitions '')" && return 1
-  case "$JOBIO_PROFILE" in
-    0 | no | off | false) return 1 ;;
-    1 | yes | on | true) return 0 ;;
-  esac
-  if [ "$(setting comment yes)" = yes ] && [ -n "$SLURM_JOB_ID" ]; then
-    comment=$(timeout 5 squeue -h -j "$SLURM_JOB_ID" -o %k 2>/dev/null | head -n 1)
-    for word in $(printf '%s' "$comment" | tr ',;' '  '); do
-      case "$word" in
-        jobio=off) return 1 ;;
-        jobio=on) return 0 ;;
-      esac
-    done
-  fi
-  listed "$SLURM_JOB_PARTITION" "$(setting partitions '*')"
-}
-
-if ! decide; then
-  echo "export JOBIO_PROFILE=0"
-  exit 0
-fi
-library=$(setting library '')
-[ -n "$library" ] || library=$(jobio preload-path 2>/dev/null)
-case "$library" in
-  /*) [ -r "$library" ] || library='' ;;
-  *) library='' ;;
-esac
-if [ -z "$library" ]; then
-  echo "print jobio: profiler library not found (library= in $CONF); this task is not profiled"
-  echo "export JOBIO_PROFILE=0"
-  exit 0
-fi
-echo "export JOBIO_PROFILE=1"
-case ":$LD_PRELOAD:" in
-  *":$library:"*) ;;
-  *) echo "export LD_PRELOAD=$library${LD_PRELOAD:+:$LD_PRELOAD}" ;;
-esac
-echo "export JOBIO_SOCKET=$(setting socket /run/jobio/profiler.sock)"
+jobio_choose "$SLURM_JOB_PARTITION" partitions exclude_partitions comment_says
+[ -n "$jobio_missing" ] && echo "print $jobio_missing; this task is not profiled"
+echo "export JOBIO_PROFILE=$JOBIO_PROFILE"
+[ "$JOBIO_PROFILE" = 1 ] || exit 0
+[ -n "$jobio_preload" ] && echo "export LD_PRELOAD=$jobio_preload"
+echo "export JOBIO_SOCKET=$JOBIO_SOCKET"
 exit 0

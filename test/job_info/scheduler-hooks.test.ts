@@ -7,32 +7,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
+import { repoRoot } from '../helpers/exporter.js';
+import { hooksNeedRoot, hostRoot, jobInfo } from './hook-host.js';
 
-const asRoot = process.getuid?.() === 0;
-const skip = asRoot ? false : 'the hooks chown the spool to root, and the exporter believes only a root-owned spool';
-
-function hostRoot(): { rootfs: string; spool: string } {
-  const rootfs = mkdtempSync(join(tmpdir(), 'jobio-hooks-'));
-  mkdirSync(join(rootfs, 'etc'));
-  writeFileSync(join(rootfs, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n');
-  return { rootfs, spool: join(rootfs, 'run/jobio/jobs') };
-}
+const skip = hooksNeedRoot;
 
 function run(script: string, env: Record<string, string>): void {
   execFileSync(join(repoRoot, script), [], { env: { ...env }, stdio: 'pipe', timeout: 20_000 });
-}
-
-async function jobInfo(rootfs: string): Promise<string[]> {
-  const exporter = await startExporter(['--collector.disable-defaults', '--collector.job_info', '--collector.job_info.squeue=', `--path.rootfs=${rootfs}`]);
-  try {
-    return (await scrape(`${exporter.url}/metrics`)).match(/^jobio_job_info\{.*$/gm) ?? [];
-  } finally {
-    await exporter.stop();
-  }
 }
 
 test('LSF host pre-/post-execution: the job file under LSB_JOBID, read by job_info; removed after', { skip }, async () => {

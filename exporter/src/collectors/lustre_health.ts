@@ -1,26 +1,28 @@
 // Collector `lustre_health`: how full and how well each Lustre target on this server is, beside the
 // per-job load of the other Lustre collectors: capacity (osd-*/<target>/kbytes{total,free,avail},
 // files{total,free}), the server's health_check, each target's recovery_status and its lock manager
-// namespace (locks and resources held, lock timeouts). A handful of
-// one-line files per target, read whole at every scrape (gauges, no state beyond the error count), so
-// on by default; quiet on hosts without Lustre targets. Metrics: docs/metrics.md; guide: docs/lustre.md.
+// namespace (locks and resources held, lock timeouts), and the brw_stats histograms of each target's
+// bulk RPCs and disk I/Os. A handful of small files per target, read whole at every scrape (no state
+// beyond the error count), so on by default; quiet on hosts without Lustre targets. Metrics: docs/metrics.md; guide: docs/lustre.md.
 import { defineCollector } from '../scrape/define-collector.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
 import { lustreSource } from '../lustre/source-description.js';
 import { isCapacityFile, isLdlmFile, namespaceTarget, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, type LctlParam } from '../parsers/lustre-health.js';
+import { parseBrwStats } from '../parsers/lustre-brw-stats.js';
 import { runLctl } from '../sources/lustre-lctl.js';
 import { HEALTH_LCTL_ARGS, readHealthFiles } from '../sources/lustre-health-files.js';
 import { LustreHealthMetrics } from './lustre_health_metrics.js';
 
 const CAPACITY_PARAM = /^osd-[a-z]+\.([^.]+)\.([a-z]+)$/;
 const RECOVERY_PARAM = /^(?:obdfilter|mdt)\.([^.]+)\.recovery_status$/;
+const BRW_PARAM = /^(?:osd-[a-z]+|obdfilter)\.([^.]+)\.brw_stats$/;
 const LDLM_PARAM = /^ldlm\.namespaces\.([^.]+)\.([a-z_]+)$/;
 
 export const lustreHealthCollector = defineCollector({
   name: 'lustre_health',
-  help: 'Capacity (bytes and inodes), health_check, recovery status and lock manager (ldlm) namespaces of the Lustre targets on this host (quiet where there are none).',
+  help: 'Capacity (bytes and inodes), health_check, recovery status, lock manager (ldlm) namespaces and brw_stats histograms of the Lustre targets on this host (quiet where there are none).',
   defaultEnabled: true,
-  flags: lctlFlags('lustre_health', 'the capacity, health_check, recovery_status and ldlm namespace files'),
+  flags: lctlFlags('lustre_health', 'the capacity, health_check, recovery_status, ldlm namespace and brw_stats files'),
   create({ paths, settings, logger, registry }) {
     const metrics = new LustreHealthMetrics(registry);
     return {
@@ -48,7 +50,7 @@ export const lustreHealthCollector = defineCollector({
         for (const apply of reading.values) apply(metrics);
         return 'ok';
       },
-      describe: () => lustreSource('osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status, ldlm/namespaces/*', settings, HEALTH_LCTL_ARGS, paths),
+      describe: () => lustreSource('osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status, ldlm/namespaces/*, {osd-*,obdfilter}/*/brw_stats', settings, HEALTH_LCTL_ARGS, paths),
     };
   },
 });
@@ -70,6 +72,7 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
     const capacity = CAPACITY_PARAM.exec(p.name);
     const recovery = RECOVERY_PARAM.exec(p.name);
     const ldlm = LDLM_PARAM.exec(p.name);
+    const brw = BRW_PARAM.exec(p.name)?.[1];
     const ldlmTarget = ldlm?.[1] === undefined ? undefined : namespaceTarget(ldlm[1]);
     if (p.name === 'health_check') {
       const health = parseHealthCheck(p.text);
@@ -90,6 +93,13 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
       const value = parseCapacityValue(p.text);
       if (value === undefined) bad += 1;
       else values.push((m) => m.ldlmValue(ldlmTarget, file, value));
+    } else if (brw !== undefined) {
+      // One histogram set per target: obdfilter's brw_stats, where a version still has it, is the osd's.
+      if (seen.has(`brw_stats:${brw}`)) continue;
+      seen.add(`brw_stats:${brw}`);
+      const stats = parseBrwStats(p.text);
+      values.push((m) => m.brwStats(brw, stats));
+      bad += stats.badLines;
     } else continue; // another parameter of the dump (lctl mode with a broad pattern)
     seen.add(p.name);
   }

@@ -3,9 +3,34 @@
 import type { Counter, Gauge, Registry } from 'prom-client';
 import { metricsIn } from '../scrape/metric-factory.js';
 import { ShownWhilePresent } from './lustre_targets_metrics.js';
+import { CumulativeHistogram } from './cumulative_histogram.js';
+import type { BrwHistogramKind, BrwStats } from '../parsers/lustre-brw-stats.js';
 import { RECOVERY_STATES, targetFs, type CapacityFile, type LdlmFile, type RecoveryStatus } from '../parsers/lustre-health.js';
 
 type TargetLabels = 'fs' | 'target';
+
+/** 1, 2, 4, … 2^n. */
+function powersOfTwo(n: number): number[] {
+  return Array.from({ length: n + 1 }, (_, i) => 2 ** i);
+}
+
+/** Bounds of the linear histograms: exact up to 30 (Lustre's bucket 31 holds every larger value, so only +Inf takes it). */
+const LINEAR_BOUNDS = [0, 1, 2, 4, 8, 16, 30];
+
+/**
+ * The brw_stats histograms: name, help, fixed bounds (in Lustre's unit), and the scale to the exported
+ * unit. Log2 bounds cover Lustre's buckets exactly (16 MiB RPCs of 4 KiB pages, disk I/Os of 4 KiB to
+ * 16 MiB, 1 ms to 16 s); a row above the top bound counts in +Inf only.
+ */
+const BRW_HISTOGRAMS: Readonly<Record<BrwHistogramKind, readonly [string, string, readonly number[], number]>> = {
+  rpc_pages: ['jobio_lustre_target_brw_rpc_pages', 'Pages per bulk read or write RPC on the target (brw_stats "pages per bulk r/w").', powersOfTwo(12), 1],
+  discontiguous_pages: ['jobio_lustre_target_brw_discontiguous_pages', 'Discontinuities in the file offsets of the pages of one bulk RPC (brw_stats "discontiguous pages").', LINEAR_BOUNDS, 1],
+  discontiguous_blocks: ['jobio_lustre_target_brw_discontiguous_blocks', 'Discontinuities in the disk blocks of one bulk RPC (brw_stats "discontiguous blocks").', LINEAR_BOUNDS, 1],
+  disk_fragments: ['jobio_lustre_target_brw_disk_fragments', 'Disk I/Os one bulk RPC was split into (brw_stats "disk fragmented I/Os").', LINEAR_BOUNDS.slice(1), 1],
+  disk_ios_in_flight: ['jobio_lustre_target_brw_disk_ios_in_flight', 'Disk I/Os in flight on the target when one was submitted (brw_stats "disk I/Os in flight").', LINEAR_BOUNDS.slice(1), 1],
+  disk_io_time: ['jobio_lustre_target_brw_disk_io_seconds', 'Time of one disk I/O of a bulk RPC, in seconds (brw_stats "I/O time", printed in ms).', powersOfTwo(14), 0.001],
+  disk_io_size: ['jobio_lustre_target_brw_disk_io_size_bytes', 'Size of one disk I/O, in bytes (brw_stats "disk I/O size").', powersOfTwo(24).slice(12), 1],
+};
 
 /** Why a value is missing: its file could not be read, or it held no value of the known shape. */
 export type HealthErrorReason = 'read' | 'parse';
@@ -23,6 +48,7 @@ export class LustreHealthMetrics {
   private readonly resources: Gauge<TargetLabels>;
   /** Lustre's own running count, exported as read (it restarts from 0 when the target is mounted again). */
   private readonly lockTimeouts: Counter<TargetLabels>;
+  private readonly brw: Readonly<Record<BrwHistogramKind, CumulativeHistogram>>;
   private readonly errors: Counter<'reason'>;
   private readonly errorTotals = new Map<HealthErrorReason, number>();
 
@@ -53,9 +79,11 @@ export class LustreHealthMetrics {
       "Lock callbacks that timed out in the target's namespace, the client evicted (lock_timeouts; from 0 at the target's mount).",
       labels,
     );
+    const brw = Object.entries(BRW_HISTOGRAMS).map(([kind, [name, help, bounds, scale]]) => [kind, new CumulativeHistogram(name, help, bounds, scale).register(registry)]);
+    this.brw = Object.fromEntries(brw) as Record<BrwHistogramKind, CumulativeHistogram>;
     this.errors = counter(
       'jobio_lustre_health_errors_total',
-      'Capacity, health_check and recovery_status values skipped: reason="read" (the file could not be read) or "parse" (no value of the known shape).',
+      'Capacity, health_check, recovery_status, ldlm and brw_stats values skipped: reason="read" (the file could not be read) or "parse" (no value of the known shape; one per line in brw_stats).',
       ['reason'] as const,
     );
   }
@@ -72,6 +100,7 @@ export class LustreHealthMetrics {
       this.resources,
       this.lockTimeouts,
       this.errors,
+      ...Object.values(this.brw),
     ])
       m.reset();
     this.healthy.clear();
@@ -97,6 +126,17 @@ export class LustreHealthMetrics {
     if (file === 'lock_count') this.locks.set(labels, Number(value));
     else if (file === 'resource_count') this.resources.set(labels, Number(value));
     else this.lockTimeouts.inc(labels, Number(value));
+  }
+
+  /** One target's brw_stats: each histogram it printed, read and write apart. */
+  brwStats(target: string, stats: BrwStats): void {
+    for (const [kind, rows] of stats.histograms) {
+      for (const operation of ['read', 'write'] as const)
+        this.brw[kind].set(
+          { fs: targetFs(target), target, operation },
+          rows.map((r) => ({ value: r.value, count: r[operation] })),
+        );
+    }
   }
 
   health(healthy: boolean): void {

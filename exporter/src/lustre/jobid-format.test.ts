@@ -2,7 +2,7 @@
 // Puhti study (docs/architecture.md "Lustre: counters the exporter owns"), and the decoding of quoted/escaped ids.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyJobId, compileJobIdFormats, type JobIdentity } from './jobid-format.js';
+import { classifyJobId, compileJobIdFormats, type JobIdentity, type JobIdQuality } from './jobid-format.js';
 import { decodeJobId } from '../parsers/lustre-jobid.js';
 
 const defaults = compileJobIdFormats('%j:%u:%H,%e.%u');
@@ -35,6 +35,49 @@ for (const [formats, id, expected] of cases) {
     assert.deepEqual(classifyJobId(id, compileJobIdFormats(formats)), expected);
   });
 }
+
+// The Puhti study's table of observed identifiers (Tollander de Balsch, Aalto 2023, Table 8), under the
+// formats it set (login nodes `%e.%u`, compute and utility nodes `%j:%u:%H`), with the class it gives each.
+const puhtiTable: readonly [string, JobIdQuality][] = [
+  ['wget.11317854', 'correct'],
+  ['11317854:17627127:r01c01', 'correct'],
+  [':17627127:r01c01', 'missing_jobid'],
+  ['wget', 'malformed'],
+  ['wget.', 'malformed'],
+  ['11317854', 'malformed'],
+  ['11317854:', 'malformed'],
+  ['113178544', 'malformed'],
+  ['11317854:17627127', 'malformed'],
+  ['11317854:17627127:', 'malformed'],
+  ['11317854:17627127:r01c01.bullx', 'malformed'],
+  [':17627127:r01c01.bullx', 'malformed'],
+  // A job id holding the separator it was split on would be job ":1317854" of uid 17627127.
+  [':1317854:17627127:r01c01', 'malformed'],
+];
+
+test('jobid format: the Puhti identifier table, all 13 classed as the study classes them', () => {
+  const puhti = compileJobIdFormats('%e.%u,%j:%u:%H');
+  const got = puhtiTable.map(([id]) => [id, classifyJobId(id, puhti).quality]);
+  assert.deepEqual(got, puhtiTable);
+  assert.equal(puhtiTable.length, 13);
+});
+
+test('jobid format: a job id may not contain the literal separators beside %j, only those', () => {
+  const cases: readonly [string, string, JobIdentity][] = [
+    ['%j:%u', 'a:b:5', { quality: 'malformed' }],
+    ['%j:%u', 'a.b:5', { quality: 'correct', jobid: 'a.b', uid: 5 }],
+    ['%u.%j', '5.a.b', { quality: 'malformed' }],
+    ['%u.%j', '5.a:b', { quality: 'correct', jobid: 'a:b', uid: 5 }],
+    // %% is a literal percent sign, a separator like any other.
+    ['%j%%%u', '7%%9', { quality: 'malformed' }],
+    ['%j%%%u', '7%9', { quality: 'correct', jobid: '7', uid: 9 }],
+    // Regex-special separators are taken literally.
+    ['%j]%u', 'a]b]1', { quality: 'malformed' }],
+    ['%j-%u', 'a-b-1', { quality: 'malformed' }],
+    ['%j^%u', 'x^1', { quality: 'correct', jobid: 'x', uid: 1 }],
+  ];
+  for (const [formats, id, expected] of cases) assert.deepEqual(classifyJobId(id, compileJobIdFormats(formats)), expected, `${formats} on ${id}`);
+});
 
 test('jobid format: unknown codes and empty lists are flag errors', () => {
   assert.throws(() => compileJobIdFormats('%j:%x'), /unknown jobid_name code "%x"/);

@@ -12,6 +12,9 @@
 //                  they must never reach a label, nor through it an admin's terminal): the load is
 //                  still counted, in jobid="_other"
 // An FQDN where %H (short host) is expected does not match: the two are never silently merged.
+// A job id may not contain the separator it was split on (the literal characters on either side of %j
+// in the format): `:1317854:17627127:r01c01` under `%j:%u:%H` is malformed, not job ":1317854" of
+// uid 17627127 (the Puhti study saw such shifted ids, and classes them malformed).
 
 import { canonicalFluxJobId } from '../labels/flux-jobid.js';
 import { hasControlChars } from '../labels/control-chars.js';
@@ -58,25 +61,43 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** The literal character `source` starts with at `i` (`%%` is a literal `%`), or '' at a code or the end. */
+function literalAt(source: string, i: number): string {
+  const c = source.charAt(i);
+  if (c !== '%') return c;
+  return source.charAt(i + 1) === '%' ? '%' : '';
+}
+
+/** The %j group: any text except the literal separators beside it ('' when a code or an end is there). */
+function jobIdPattern(before: string, after: string): string {
+  const excluded = [...new Set([before, after].filter((c) => c !== ''))];
+  if (excluded.length === 0) return CODE_PATTERNS['j'] ?? '(.*?)';
+  return `([^${excluded.map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('')}]*?)`;
+}
+
 function compileOne(source: string): CompiledFormat {
   let pattern = '^';
   const groups: string[] = [];
+  let before = ''; // the literal just emitted, '' after a code
   for (let i = 0; i < source.length; i += 1) {
     const c = source.charAt(i);
     if (c !== '%') {
       pattern += escapeRegExp(c);
+      before = c;
       continue;
     }
     const code = source[i + 1];
     i += 1;
     if (code === '%') {
       pattern += '%';
+      before = '%';
       continue;
     }
-    const group = code === undefined ? undefined : CODE_PATTERNS[code];
+    const group = code === 'j' ? jobIdPattern(before, literalAt(source, i + 1)) : code === undefined ? undefined : CODE_PATTERNS[code];
     if (code === undefined || group === undefined) throw new Error(`unknown jobid_name code "%${code ?? ''}" in "${source}" (known: %e %g %h %H %j %p %u)`);
     pattern += group;
     groups.push(code);
+    before = '';
   }
   if (groups.length === 0) throw new Error(`format "${source}" has no % code`);
   return { source, pattern: new RegExp(`${pattern}$`, 's'), groups };

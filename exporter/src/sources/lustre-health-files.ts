@@ -5,6 +5,7 @@
 //   <root>/{obdfilter,mdt}/<target>/recovery_status      obdfilter.<target>.recovery_status
 //   <root>/ldlm/namespaces/<namespace>/lock_count        ldlm.namespaces.<namespace>.lock_count
 //                                                       (server namespaces only: mdt-/filter-<target>_UUID)
+//   <root>/{osd-*,obdfilter}/<target>/brw_stats         osd-ldiskfs.<target>.brw_stats (obdfilter up to 2.10)
 // Versions put them in different roots (/proc/fs/lustre up to 2.10, /sys/fs/lustre later for the
 // one-value files); the first root holding a target's file wins, as for every Lustre collector.
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ export const HEALTH_LCTL_ARGS = [
   'obdfilter.*.recovery_status',
   'mdt.*.recovery_status',
   ...LDLM_FILES.map((f) => `ldlm.namespaces.*.${f}`),
+  ...OSD_KINDS.map((k) => `${k}.*.brw_stats`),
+  'obdfilter.*.brw_stats',
 ];
 
 interface HealthFile {
@@ -40,10 +43,10 @@ export interface HealthFilesRead {
 
 async function findHealthFiles(paths: Paths): Promise<{ files: HealthFile[]; unlisted: UnlistedDir[] }> {
   const capacity = await findTargets(paths, OSD_KINDS, ({ kind, target, dir }, entries) =>
-    CAPACITY_FILES.filter((f) => entries.includes(f)).map((f) => ({ param: `${kind}.${target}.${f}`, path: join(dir, f) })),
+    [...CAPACITY_FILES, 'brw_stats'].filter((f) => entries.includes(f)).map((f) => ({ param: `${kind}.${target}.${f}`, path: join(dir, f) })),
   );
   const recovery = await findTargets(paths, ['obdfilter', 'mdt'], ({ kind, target, dir }, entries) =>
-    entries.includes('recovery_status') ? [{ param: `${kind}.${target}.recovery_status`, path: join(dir, 'recovery_status') }] : [],
+    (kind === 'obdfilter' ? ['recovery_status', 'brw_stats'] : ['recovery_status']).filter((f) => entries.includes(f)).map((f) => ({ param: `${kind}.${target}.${f}`, path: join(dir, f) })),
   );
   const ldlm = await findTargets(paths, ['ldlm/namespaces'], ({ target: namespace, dir }, entries) =>
     namespaceTarget(namespace) === undefined ? [] : LDLM_FILES.filter((f) => entries.includes(f)).map((f) => ({ param: `ldlm.namespaces.${namespace}.${f}`, path: join(dir, f) })),
