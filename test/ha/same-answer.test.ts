@@ -80,16 +80,16 @@ function vectorOf(series: readonly Series[]): Record<string, number> {
   return out;
 }
 
-/** Start times (s) of the scrapes `prom` stored for the exporter over the last 10 minutes before `at`. */
-async function scrapeTimes(prom: PromApi, at: number): Promise<number[]> {
+/** The scrapes `prom` stored for the exporter over the last 10 minutes before `at`: [start (s), up]. */
+async function scrapesOf(prom: PromApi, at: number): Promise<ReadonlyArray<readonly [number, number]>> {
   const [up] = await prom.samples('up{job="jobio"}[10m]', at);
-  return (up?.values ?? []).map(([t]) => t);
+  return up?.values ?? [];
 }
 
 /** The offset (s) between two replicas' scrapes, within one interval (0 … interval/2). */
 async function offsetBetween(a: RunningPrometheus, b: RunningPrometheus): Promise<number> {
   const at = Date.now() / 1000;
-  const [ta, tb] = [(await scrapeTimes(new PromApi(a.url), at)).at(-1)!, (await scrapeTimes(new PromApi(b.url), at)).at(-1)!];
+  const [ta, tb] = [(await scrapesOf(new PromApi(a.url), at)).at(-1)![0], (await scrapesOf(new PromApi(b.url), at)).at(-1)![0]];
   const d = Math.abs(ta - tb) % INTERVAL_S;
   return Math.min(d, INTERVAL_S - d);
 }
@@ -220,18 +220,25 @@ async function runScenario(t: TestContext, restart: boolean): Promise<void> {
     assert.deepEqual(increases[2], increases[0], 'VictoriaMetrics agrees');
     t.diagnostic(`per-job writes in every store: ${JSON.stringify(increases[0])}`);
 
-    // The density: in the middle of every window of the run, the same in all three stores. Not while
-    // the exporter is down: a replica whose last scrape came before the stop still holds the density,
-    // one whose scrape failed has none (the failed scrape ended its series): that is no answer of the
-    // exporter's. So a middle whose last scrapes (up to one interval and a half before) may reach
-    // into the stop is skipped.
+    // The density: in the middle of every window of the run, the same in all three stores. A middle
+    // is skipped when a replica holds no answer of the exporter's for this window there: its last
+    // scrape failed (the failed scrape ended its series) or started before the window (a scrape late
+    // on a loaded machine), or the exporter stopped or restarted since the window began (one replica
+    // may have scraped it just before the stop, the other the restarted one).
     const windowMs = WINDOW_S * 1000;
+    const scrapes = await Promise.all(replicas.map((_, i) => scrapesOf(apis[i]!, end)));
     let compared = 0;
-    let skipped = 0;
+    const skipped: string[] = [];
     const seen = new Set<string>();
     for (let w = Math.ceil(start / windowMs) * windowMs + windowMs / 2; w / 1000 <= end; w += windowMs) {
-      if (down && w > down[0] && w - 1.5 * INTERVAL_S * 1000 < down[1]) {
-        skipped += 1;
+      const windowStart = (w - windowMs / 2) / 1000;
+      const last = scrapes.map((list) => list.filter(([s]) => s <= w / 1000).at(-1));
+      if (last.some((l) => l === undefined || l[1] !== 1 || l[0] < windowStart)) {
+        skipped.push(`${new Date(w).toISOString()}: last scrapes ${JSON.stringify(last)}`);
+        continue;
+      }
+      if (down && w > down[0] && windowStart * 1000 < down[1]) {
+        skipped.push(`${new Date(w).toISOString()}: the exporter restarted`);
         continue;
       }
       const answers: Record<string, number>[] = [];
@@ -241,12 +248,12 @@ async function runScenario(t: TestContext, restart: boolean): Promise<void> {
       if (Object.keys(answers[0]!).length > 0) compared += 1;
       seen.add(JSON.stringify(answers[0]));
     }
-    t.diagnostic(`density: ${compared} windows compared, ${seen.size} distinct, ${skipped} skipped (the exporter down)`);
+    t.diagnostic(`density: ${compared} windows compared, ${seen.size} distinct; skipped: ${skipped.join('; ') || 'none'}`);
     assert.ok(compared >= 5 && seen.size >= 4, `the density changes over the run: ${compared} windows with a density, ${seen.size} distinct`);
 
     // jobio_job_info: present while the spool file is, gone in each replica's first scrape after the epilog.
     for (const i of replicas.keys()) {
-      const times = await scrapeTimes(apis[i]!, end);
+      const times = (await scrapesOf(apis[i]!, end)).map(([s]) => s);
       for (const id of ENDED) {
         const e = epilogAt[id]! / 1000;
         const before = await apis[i]!.instant(`jobio_job_info{jobid="${id}"}`, e - 0.2);
