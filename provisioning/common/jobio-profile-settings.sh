@@ -76,3 +76,16 @@ jobio_choose() {
   esac
   JOBIO_SOCKET=$(jobio_setting socket /run/jobio/profiler.sock)
 }
+
+# jobio_export_choice GROUP INCLUDE_KEY EXCLUDE_KEY: jobio_choose, exported into this shell's
+# environment, for the starters that then run the job's command; why a job to be profiled is not
+# goes to standard error (the job's error output).
+jobio_export_choice() {
+  jobio_choose "$@"
+  [ -n "$jobio_missing" ] && echo "$jobio_missing; this job is not profiled" >&2
+  if [ "$JOBIO_PROFILE" = 1 ]; then
+    [ -n "$jobio_preload" ] && LD_PRELOAD="$jobio_preload"
+    export LD_PRELOAD JOBIO_SOCKET
+  fi
+  export JOBIO_PROFILE
+}

@@ -22,17 +22,12 @@ case "$0" in */*) here="${0%/*}" ;; *) here=. ;; esac
 if [ -r "$here/jobio-profile-settings.sh" ]; then
   . "$here/jobio-profile-settings.sh"
   # The job's own JOBIO_PROFILE is read by the decision; what is exported is its outcome.
-  jobio_choose "$QUEUE" queues exclude_queues
-  [ -n "$jobio_missing" ] && echo "$jobio_missing; this job is not profiled" >&2
-  if [ "$JOBIO_PROFILE" = 1 ]; then
-    [ -n "$jobio_preload" ] && LD_PRELOAD="$jobio_preload"
-    export LD_PRELOAD JOBIO_SOCKET
-  fi
+  jobio_export_choice "$QUEUE" queues exclude_queues
 else
   echo "jobio: $here/jobio-profile-settings.sh is missing; this job is not profiled" >&2
   JOBIO_PROFILE=0
+  export JOBIO_PROFILE
 fi
-export JOBIO_PROFILE
 set +f
 # A script job: its arguments are the script (execd's job_scripts/<id>) and the script's own, run by
 # the shell execd would have used. A `qsub -b y` job: its arguments are the command itself.

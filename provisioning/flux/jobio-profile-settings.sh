@@ -1,0 +1,1 @@
+../common/jobio-profile-settings.sh
