@@ -5,7 +5,7 @@
 import { cpus } from 'node:os';
 import { existsSync } from 'node:fs';
 
-const all = ['exporter', 'lustre', 'lustre-health', 'collectors', 'profiler', 'grafana', 'fleet', 'soak', 'run'] as const;
+const all = ['exporter', 'idle', 'lustre', 'lustre-health', 'collectors', 'profiler', 'grafana', 'fleet', 'soak', 'run'] as const;
 // Flags (--name=value) belong to the benchmarks themselves (e.g. --soak-minutes=N).
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const names = wanted.length > 0 ? all.filter((n) => wanted.includes(n)) : all;

@@ -3,12 +3,13 @@
 // tmux server at a given size until its screen matches a pattern; the screen (with its reverse-video
 // lines) is drawn as HTML in headless Chromium (playwright-core from grafana-plugin/'s dependencies)
 // and saved as PNG. Run from the repository root, so the screens show relative paths:
-//   node scripts/screenshot-terminal.mjs --out docs/img/demo-top.png --size 132x40 \
-//        --until 'PENDING +JobioMetadataStorm' -- node bin/jobio.js demo --duration 120s
+//   TMPDIR=/tmp node scripts/screenshot-terminal.mjs --out docs/img/demo-top.png --size 132x36 \
+//        --until 'PENDING +JobioMostlyRedJob' -- node bin/jobio.js demo
+// It refuses a screen that shows the checkout's or the home folder's path.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -61,6 +62,12 @@ try {
     if (Date.now() > until) throw new Error(`the screen never matched ${values.until}:\n${screen}`);
     await new Promise((r) => setTimeout(r, 500));
   }
+  // The docs show what any user sees: no path of this machine (the checkout, the home folder).
+  // eslint-disable-next-line no-control-regex -- the escapes of a captured terminal are what this reads
+  const plain = screen.replace(/\x1b\[[0-9;]*m/g, '');
+  for (const p of [process.cwd(), homedir()].filter((x) => x !== '/')) {
+    if (plain.includes(p)) throw new Error(`the screen shows ${p}, a path of this machine: run from the repository root with TMPDIR=/tmp\n${plain}`);
+  }
   const require = createRequire(new URL('../grafana-plugin/package.json', import.meta.url));
   const { chromium } = require('playwright-core');
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
@@ -70,6 +77,8 @@ try {
   await page.screenshot({ path: values.out });
   await browser.close();
   tmux('send-keys', '-t', 'shot', 'q');
+  // The same screen as text, for a README block that matches the picture.
+  console.log(plain.replace(/\s+$/, ''));
   console.log(`wrote ${values.out} (${cols}x${rows})`);
 } finally {
   await new Promise((r) => setTimeout(r, 3000)); // q: the demo stops what it started

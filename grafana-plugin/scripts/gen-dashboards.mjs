@@ -287,7 +287,7 @@ function job() {
         { h: 6, w: 24, x: 0, y: 8 },
         [jobio('A', { queryType: 'characterisation', interval: '1m', thresholdBytes: 1048576, filters: { jobid: '$jobid' } })],
         about(
-          'From the servers’ view (jobstats, every Lustre target): total volume, peak bandwidth and IOPS, I/O intensity (the share of 1-minute intervals in which some server moved more than 1 MiB for the job), burstiness and how many servers worked in parallel.',
+          'From the servers’ view (jobstats, every Lustre target): total volume, peak bandwidth and IOPS, I/O intensity (the share of 1-minute intervals in which some server moved more than 1 MiB for the job), burstiness, parallel intensity P (1: all its servers work in each I/O interval, 0: one at a time) and the same three for reads and for writes apart.',
         ),
       ),
       panel(
@@ -402,7 +402,9 @@ function job() {
 
 /** Moves every panel of a dashboard down by `h` rows (to put a header above them). */
 function shiftDown(d, h) {
-  for (const p of d.panels) p.gridPos = { ...p.gridPos, y: p.gridPos.y + h };
+  for (const p of d.panels) {
+    p.gridPos = { ...p.gridPos, y: p.gridPos.y + h };
+  }
   return d;
 }
 
@@ -689,6 +691,82 @@ function withAccounts(d) {
   return d;
 }
 
+// --- The population of jobs (El Sayed et al., PDSW-DISCS 2016): per direction, over all jobs of the range ---
+const SLIDES_TABLE = { interval: '1m', thresholdsBytes: [0, 131072, 1048576], quantile: 0.8 };
+/** Cluster: the percentile table of I, ρ, P and the distributions of volume and peak bandwidth over the jobs. */
+function withPopulation(d) {
+  const y = bottom(d);
+  const population = (view) => [jobio('A', { queryType: 'population', populationView: view, ...SLIDES_TABLE, filters: { target: '$target' } })];
+  const bars = (u) => ({
+    options: { xField: 'from', showValue: 'never', stacking: 'none', legend: { showLegend: true, displayMode: 'list', placement: 'bottom' } },
+    fieldConfig: {
+      defaults: {},
+      overrides: [
+        { matcher: { id: 'byName', options: 'from' }, properties: [{ id: 'unit', value: u }] },
+        { matcher: { id: 'byRegexp', options: '.* cumulative' }, properties: [{ id: 'custom.hideFrom', value: { viz: true, legend: true, tooltip: false } }] },
+      ],
+    },
+  });
+  d.panels.push(
+    panel(
+      'Jobs of the range: I, ρ, P that 80 % of the jobs are at or below, per direction and threshold c',
+      'table',
+      { h: 7, w: 12, x: 0, y },
+      population('percentiles'),
+      about(
+        'Over every job with jobstats on the selected targets in the time range (1-minute intervals), reads and writes apart: the I/O intensity I (share of intervals in which some server moved more than c bytes of that direction), burstiness ρ (near 1: short bursts, long pauses) and parallel intensity P (1: every server of the job works in each I/O interval; 0: one at a time) that 80 % of the jobs stay at or below, at c = 0, 128 KiB and 1 MiB. A job counts in a direction when it moved any byte of it; the last row is how many did.',
+      ),
+    ),
+    panel(
+      'Jobs of the range: volume and peak bandwidth per direction',
+      'table',
+      { h: 7, w: 12, x: 12, y },
+      population('summary'),
+      about(
+        'Per direction over the jobs of the range: how many moved data, the total, the largest job, the volume 80 % of the jobs stay at or below, the share of the volume moved by the largest 20 %, and the peak bandwidth (largest 1-minute sum over the job’s servers) that 80 % of the jobs stay at or below.',
+      ),
+    ),
+    panel(
+      'Jobs by volume (per power of two)',
+      'barchart',
+      { h: 8, w: 12, x: 0, y: y + 7 },
+      population('volume'),
+      about(
+        'How many jobs of the range read (and wrote) between 2^k and 2^(k+1) bytes, per k; the cumulative share of the jobs is in the tooltip. A few jobs far right moving most of the data is the usual picture.',
+        bars('bytes'),
+      ),
+    ),
+    panel(
+      'Jobs by peak bandwidth (per power of two)',
+      'barchart',
+      { h: 8, w: 12, x: 12, y: y + 7 },
+      population('bandwidth'),
+      about(
+        'How many jobs of the range reached a peak read (and write) bandwidth between 2^k and 2^(k+1) bytes per second, over 1-minute intervals summed over the job’s servers; the cumulative share of the jobs is in the tooltip.',
+        bars('Bps'),
+      ),
+    ),
+  );
+  return d;
+}
+
+/** Job: the slides' table for this one job (its own I, ρ, P per direction and c). */
+function withJobDirections(d) {
+  const y = bottom(d);
+  d.panels.push(
+    panel(
+      'Reads and writes apart: I, ρ, P of this job at c = 0, 128 KiB, 1 MiB',
+      'table',
+      { h: 6, w: 24, x: 0, y },
+      [jobio('A', { queryType: 'population', populationView: 'percentiles', ...SLIDES_TABLE, filters: { jobid: '$jobid' } })],
+      about(
+        'The job’s I/O intensity I, burstiness ρ and parallel intensity P for reads alone and for writes alone, at three thresholds c per 1-minute interval. The characterisation above merges both directions: steady writes hide bursty reads there, not here. A column is empty when the job did not move data in that direction.',
+      ),
+    ),
+  );
+  return d;
+}
+
 // --- Server capacity and health (collector lustre_health, rules jobio-lustre-health.yml) ---
 // Cluster: one row per file system, repeated over $fs, with how full its targets are, how soon they
 // will be full, and whether its servers are healthy and its targets out of recovery. Last on the
@@ -791,8 +869,8 @@ function withFsHealth(d) {
 
 mkdirSync(out, { recursive: true });
 for (const [file, d] of [
-  ['cluster-filesystem.json', withFsHealth(withAccounts(withClientDensity(cluster())))],
-  ['job.json', withCoverage(withJobHeader(job()))],
+  ['cluster-filesystem.json', withFsHealth(withPopulation(withAccounts(withClientDensity(cluster()))))],
+  ['job.json', withJobDirections(withCoverage(withJobHeader(job())))],
   ['host-gpu.json', hostGpu()],
 ]) {
   writeFileSync(join(out, file), `${JSON.stringify(d, null, 2)}\n`);

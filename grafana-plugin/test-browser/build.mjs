@@ -32,13 +32,6 @@ export async function buildHarness() {
       captures[f.replace(/\.json$/, '')] = JSON.parse(readFileSync(join(fixtures, f), 'utf8'));
     }
   }
-  // Hand-made responses for the summary's volume and reason queries (see that folder's README).
-  const handmade = join(root, 'src', '__fixtures__', 'prometheus-handmade');
-  for (const f of readdirSync(handmade)) {
-    if (f.endsWith('.json')) {
-      captures[`handmade/${f.replace(/\.json$/, '')}`] = JSON.parse(readFileSync(join(handmade, f), 'utf8'));
-    }
-  }
   const manifest = readFileSync(join(fixtures, 'manifest.json'), 'utf8');
   writeFileSync(join(outDir, 'captures.js'), `window.__captures = ${JSON.stringify(captures)};\nwindow.__manifest = ${manifest};\n`);
   writeFileSync(

@@ -71,7 +71,7 @@ async function summary(browser, base, theme) {
   assert(new URL(href, 'http://g').searchParams.get('var-jobid') === '7002', `job link sets var-jobid: ${href}`);
   await page.locator('[data-testid="jobio-summary-sort"][data-sort="volume"]').click();
   const byVolume = await page.getByTestId('jobio-summary-row').evaluateAll((els) => els.map((e) => e.dataset.group));
-  assert(byVolume.join() === '7001,7005,7002,7003,7004', `sorted by volume: ${byVolume}`);
+  assert(byVolume.join() === '7001,7005,7003,7002,7004', `sorted by volume: ${byVolume}`);
   // The top reasons of a red job in its tooltip (the data source returns the reason breakdown).
   await page.locator('[data-group="7004"]').hover();
   const reasons = page.getByTestId('jobio-summary-reasons');
@@ -138,7 +138,9 @@ async function heatmap(browser, base, theme) {
     const c = document.querySelector('[data-testid="jobio-heatmap-canvas"]');
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let n = 0;
-    for (let i = 3; i < d.length; i += 4) n += d[i] > 0 ? 1 : 0;
+    for (let i = 3; i < d.length; i += 4) {
+      n += d[i] > 0 ? 1 : 0;
+    }
     return n;
   });
   assert(coloured > 10000, `canvas should be painted, ${coloured} pixels`);

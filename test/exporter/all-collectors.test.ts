@@ -25,7 +25,7 @@ function assembleHost(dir: string): { procfs: string; sysfs: string; rootfs: str
   // Capacity, health_check and recovery_status (lustre_health): osd files under sys/, recovery_status under proc/.
   cpSync(join(fixtures, 'lustre/health-es6.2.0'), lustre, { recursive: true });
   // brw_stats of two OSTs (lustre_health's histograms): one in the debugfs layout, one under obdfilter/.
-  cpSync(join(fixtures, 'lustre/brw-2.14.0_ddn133'), lustre, { recursive: true });
+  cpSync(join(fixtures, 'lustre/server-2.14.0_ddn133'), lustre, { recursive: true });
   // The mount table says where the Lustre client is mounted; the job processes' uids are the cgroup fixture's.
   const procfs = join(dir, 'proc');
   cpSync(join(fixtures, 'cgroup/proc'), procfs, { recursive: true });

@@ -31,6 +31,42 @@ interface Expected {
   readonly health: string | undefined;
   /** brw_stats text of each target (the first one a dump prints). */
   readonly brw: Map<string, string>;
+  /** stats text of each service (`ost_io`, `mgs`, …) and its threads_* values. */
+  readonly services: Map<string, string>;
+  readonly threads: { service: string; file: string; value: number }[];
+}
+
+/** A service's stats read by columns: `name samples "samples" [unit] min max sum sumsq`. */
+function serviceFigures(text: string): Record<string, number> {
+  const out: Record<string, number> = { requests: 0, wait: 0, qdepth: 0, active: 0 };
+  for (const line of text.split('\n')) {
+    const cols = line.trim().split(/\s+/);
+    if (cols[0] === 'req_waittime') [out.requests, out.wait] = [Number(cols[1]), Number(cols[6]) / 1e6];
+    if (cols[0] === 'req_qdepth') out.qdepth = Number(cols[6]);
+    if (cols[0] === 'req_active') out.active = Number(cols[6]);
+  }
+  return out;
+}
+
+function assertServices(samples: ReturnType<typeof parseExposition>, expected: Expected): void {
+  assert.equal(samples.filter((s) => s.name === 'jobio_lustre_service_requests_total').length, expected.services.size, 'one series per service stats file');
+  for (const [service, text] of expected.services) {
+    const want = serviceFigures(text);
+    const got = (name: string) => sample(samples, name, { service });
+    assert.deepEqual(
+      [
+        got('jobio_lustre_service_requests_total'),
+        got('jobio_lustre_service_request_wait_seconds_total'),
+        got('jobio_lustre_service_request_queue_depth_total'),
+        got('jobio_lustre_service_request_active_total'),
+      ],
+      [want.requests, want.wait, want.qdepth, want.active],
+      `service ${service}`,
+    );
+  }
+  const names: Record<string, string> = { threads_started: 'jobio_lustre_service_threads', threads_max: 'jobio_lustre_service_threads_max', threads_min: 'jobio_lustre_service_threads_min' };
+  assert.equal(samples.filter((s) => Object.values(names).includes(s.name)).length, expected.threads.length, 'one series per threads_* value');
+  for (const t of expected.threads) assert.equal(sample(samples, names[t.file]!, { service: t.service }), t.value, `${t.file} of ${t.service}`);
 }
 
 /** The brw_stats histograms by Lustre's title: metric, the documented `le` bounds, and Lustre's unit in the exported one. */
@@ -99,7 +135,14 @@ function expectedFromDump(path: string): Expected {
   ].map((m) => ({ target: m[1]!, file: m[2]!, value: Number(m[3]) }));
   const brw = new Map<string, string>();
   for (const m of text.matchAll(/^(?:osd-\w+|obdfilter)\.([\w-]+)\.brw_stats=\n((?:(?![\w.@-]+=).*\n?)*)/gm)) if (!brw.has(m[1]!)) brw.set(m[1]!, m[2]!);
-  return { capacity, health: /^health_check=(.*)$/m.exec(text)?.[1], brw };
+  const services = new Map<string, string>();
+  for (const m of text.matchAll(/^(?:ost\.OSS|mds\.MDS|mgs\.MGS|ldlm\.services)\.(\w+)\.stats=(.*)\n((?:(?![\w.@-]+=).*\n?)*)/gm)) services.set(m[1]!, `${m[2]!}\n${m[3]!}`);
+  const threads = [...text.matchAll(/^(?:ost\.OSS|mds\.MDS|mgs\.MGS|ldlm\.services)\.(\w+)\.(threads_started|threads_max|threads_min)=(\d+)$/gm)].map((m) => ({
+    service: m[1]!,
+    file: m[2]!,
+    value: Number(m[3]),
+  }));
+  return { capacity, health: /^health_check=(.*)$/m.exec(text)?.[1], brw, services, threads };
 }
 
 function filesUnder(dir: string): string[] {
@@ -109,12 +152,19 @@ function filesUnder(dir: string): string[] {
 function expectedFromTree(tree: string): Expected {
   const capacity: Expected['capacity'] = [];
   const brw = new Map<string, string>();
+  const services = new Map<string, string>();
+  const threads: Expected['threads'] = [];
   let health: string | undefined;
   for (const path of filesUnder(tree)) {
     const parts = relative(tree, path).split('/');
     const content = readFileSync(path, 'latin1').trim();
     if (parts.at(-1) === 'brw_stats') {
       brw.set(parts.at(-2)!, content);
+      continue;
+    }
+    if (['OSS', 'MDS', 'MGS', 'services'].includes(parts.at(-3) ?? '')) {
+      if (parts.at(-1) === 'stats') services.set(parts.at(-2)!, content);
+      else threads.push({ service: parts.at(-2)!, file: parts.at(-1)!, value: Number(content) });
       continue;
     }
     if (parts.at(-1) === 'health_check') health = content;
@@ -124,7 +174,7 @@ function expectedFromTree(tree: string): Expected {
     const ns = /^(?:mdt|filter)-(.+)_UUID$/.exec(parts.at(-2) ?? '');
     if (parts.at(-3) === 'namespaces' && ns?.[1]) capacity.push({ target: ns[1], file: parts.at(-1)!, value: Number(content) });
   }
-  return { capacity, health, brw };
+  return { capacity, health, brw, services, threads };
 }
 
 interface Case {
@@ -139,7 +189,7 @@ const cases: readonly Case[] = [
   { name: 'whamcloud-es6.2.0-r9-lctl', lctlFile: 'lctl/params-6.2.0-r9.lctl.txt' },
   { name: 'whamcloud-2.14-client-lctl', lctlFile: 'lctl/llite_client.lctl.txt' },
   { name: 'es6.2.0-tree-recovery', tree: 'health-es6.2.0' },
-  { name: 'ddn133-tree-brw', tree: 'brw-2.14.0_ddn133' },
+  { name: 'ddn133-tree-server', tree: 'server-2.14.0_ddn133' },
   { name: 'malformed', tree: 'health-malformed' },
   { name: 'no-lustre', tree: 'no-lustre' },
 ];
@@ -189,7 +239,8 @@ for (const c of cases) {
     }
     const healthy = sample(samples, 'jobio_lustre_health_check_healthy', {});
     assert.equal(healthy, expected.health === 'healthy' ? 1 : expected.health === 'NOT HEALTHY' ? 0 : undefined);
-    if (c.name === 'malformed') return; // its brw_stats is checked by hand below
+    if (c.name === 'malformed') return; // its brw_stats and service files are checked by hand below
+    assertServices(samples, expected);
     const brwSeries = samples.filter((s) => s.name.startsWith('jobio_lustre_target_brw_') && s.name.endsWith('_count'));
     assert.equal(
       brwSeries.length,
@@ -224,6 +275,13 @@ test('lustre_health: the capture values, by hand', async () => {
   const inFlight = (le: string) => sample(ddn, 'jobio_lustre_target_brw_disk_ios_in_flight_bucket', { ...ost0, operation: 'read', le });
   assert.equal(inFlight('+Inf')! - inFlight('30')!, 139854158);
   assert.equal(sample(ddn, 'jobio_lustre_target_brw_disk_io_size_bytes_bucket', { ...ost0, operation: 'read', le: '4096' }), 152547869);
+  // ost_io of ddn133: 276,900,681 requests waited 679,087.701802 s in all (2.45 ms each), found 2,957,475 queued.
+  assert.equal(sample(ddn, 'jobio_lustre_service_requests_total', { service: 'ost_io' }), 276900681);
+  assert.equal(sample(ddn, 'jobio_lustre_service_request_wait_seconds_total', { service: 'ost_io' }), 679087.701802);
+  assert.equal(sample(ddn, 'jobio_lustre_service_request_queue_depth_total', { service: 'ost_io' }), 2957475);
+  assert.equal(sample(ddn, 'jobio_lustre_service_requests_total', { service: 'ost_seq' }), 0, 'snapshot_time alone: no request yet');
+  assert.equal(sample(ddn, 'jobio_lustre_service_threads_max', { service: 'mgs' }), 32);
+  assert.equal(sample(es, 'jobio_lustre_service_request_wait_seconds_total', { service: 'ost' }), 0.187249, 'es6.2.0 prints [usec]');
   // es6.2.0 prints every histogram empty: zero buckets, not absent ones.
   assert.equal(sample(es, 'jobio_lustre_target_brw_rpc_pages_count', { fs: 'fs', target: 'fs-OST0000', operation: 'write' }), 0);
 });
@@ -242,7 +300,14 @@ test('lustre_health: recovery_status of each state, and malformed values counted
   const bad = parseExposition((await scrapeCase(caseNamed('malformed'))).text);
   // kbytestotal "12x", an empty filesfree, health_check "maybe", status SLEEPING: 4 values skipped;
   // brw_stats: a row before any section, a count "5x", a line of text: 3 lines skipped.
-  assert.equal(sample(bad, 'jobio_lustre_health_errors_total', { reason: 'parse' }), 7);
+  // mdt stats: req_waittime in [secs], a line of text; threads_started "x": 3 more.
+  assert.equal(sample(bad, 'jobio_lustre_health_errors_total', { reason: 'parse' }), 10);
+  assert.deepEqual(
+    ['requests_total', 'request_wait_seconds_total', 'request_queue_depth_total', 'request_active_total'].map((n) => sample(bad, `jobio_lustre_service_${n}`, { service: 'mdt' })),
+    [0, 0, 7, 8],
+    'the wait of an unknown unit dropped, the good counters kept',
+  );
+  assert.equal(sample(bad, 'jobio_lustre_service_threads', { service: 'mdt' }), undefined);
   const badOst = { fs: 'bad', target: 'bad-OST0000' };
   assert.deepEqual(
     ['1', '128', '256', '+Inf'].map((le) => sample(bad, 'jobio_lustre_target_brw_rpc_pages_bucket', { ...badOst, operation: 'read', le })),

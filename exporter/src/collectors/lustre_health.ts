@@ -2,13 +2,15 @@
 // per-job load of the other Lustre collectors: capacity (osd-*/<target>/kbytes{total,free,avail},
 // files{total,free}), the server's health_check, each target's recovery_status and its lock manager
 // namespace (locks and resources held, lock timeouts), and the brw_stats histograms of each target's
-// bulk RPCs and disk I/Os. A handful of small files per target, read whole at every scrape (no state
+// bulk RPCs and disk I/Os, and the request queues and threads of the server's services (ost_io, mdt,
+// mgs, ldlm). A handful of small files per target, read whole at every scrape (no state
 // beyond the error count), so on by default; quiet on hosts without Lustre targets. Metrics: docs/metrics.md; guide: docs/lustre.md.
 import { defineCollector } from '../scrape/define-collector.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
 import { lustreSource } from '../lustre/source-description.js';
-import { isCapacityFile, isLdlmFile, namespaceTarget, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, type LctlParam } from '../parsers/lustre-health.js';
+import { isCapacityFile, isLdlmFile, isThreadFile, namespaceTarget, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, type LctlParam } from '../parsers/lustre-health.js';
 import { parseBrwStats } from '../parsers/lustre-brw-stats.js';
+import { parseServiceStats } from '../parsers/lustre-service-stats.js';
 import { runLctl } from '../sources/lustre-lctl.js';
 import { HEALTH_LCTL_ARGS, readHealthFiles } from '../sources/lustre-health-files.js';
 import { LustreHealthMetrics } from './lustre_health_metrics.js';
@@ -16,13 +18,14 @@ import { LustreHealthMetrics } from './lustre_health_metrics.js';
 const CAPACITY_PARAM = /^osd-[a-z]+\.([^.]+)\.([a-z]+)$/;
 const RECOVERY_PARAM = /^(?:obdfilter|mdt)\.([^.]+)\.recovery_status$/;
 const BRW_PARAM = /^(?:osd-[a-z]+|obdfilter)\.([^.]+)\.brw_stats$/;
+const SERVICE_PARAM = /^(?:ost\.OSS|mds\.MDS|mgs\.MGS|ldlm\.services)\.([^.]+)\.([a-z_]+)$/;
 const LDLM_PARAM = /^ldlm\.namespaces\.([^.]+)\.([a-z_]+)$/;
 
 export const lustreHealthCollector = defineCollector({
   name: 'lustre_health',
-  help: 'Capacity (bytes and inodes), health_check, recovery status, lock manager (ldlm) namespaces and brw_stats histograms of the Lustre targets on this host (quiet where there are none).',
+  help: 'Capacity (bytes and inodes), health_check, recovery status, lock manager (ldlm) namespaces and brw_stats histograms of the Lustre targets on this host, request queues and threads of its services (quiet where there are none).',
   defaultEnabled: true,
-  flags: lctlFlags('lustre_health', 'the capacity, health_check, recovery_status, ldlm namespace and brw_stats files'),
+  flags: lctlFlags('lustre_health', 'the capacity, health_check, recovery_status, ldlm namespace, brw_stats and service stats/threads files'),
   create({ paths, settings, logger, registry }) {
     const metrics = new LustreHealthMetrics(registry);
     return {
@@ -50,7 +53,13 @@ export const lustreHealthCollector = defineCollector({
         for (const apply of reading.values) apply(metrics);
         return 'ok';
       },
-      describe: () => lustreSource('osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status, ldlm/namespaces/*, {osd-*,obdfilter}/*/brw_stats', settings, HEALTH_LCTL_ARGS, paths),
+      describe: () =>
+        lustreSource(
+          'osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status, ldlm/namespaces/*, {osd-*,obdfilter}/*/brw_stats, {ost/OSS,mds/MDS,mgs/MGS,ldlm/services}/*/{stats,threads_*}',
+          settings,
+          HEALTH_LCTL_ARGS,
+          paths,
+        ),
     };
   },
 });
@@ -73,6 +82,7 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
     const recovery = RECOVERY_PARAM.exec(p.name);
     const ldlm = LDLM_PARAM.exec(p.name);
     const brw = BRW_PARAM.exec(p.name)?.[1];
+    const service = SERVICE_PARAM.exec(p.name);
     const ldlmTarget = ldlm?.[1] === undefined ? undefined : namespaceTarget(ldlm[1]);
     if (p.name === 'health_check') {
       const health = parseHealthCheck(p.text);
@@ -100,6 +110,16 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
       const stats = parseBrwStats(p.text);
       values.push((m) => m.brwStats(brw, stats));
       bad += stats.badLines;
+    } else if (service?.[1] && service[2] === 'stats') {
+      const name = service[1];
+      const stats = parseServiceStats(p.text);
+      values.push((m) => m.serviceStats(name, stats));
+      bad += stats.badLines;
+    } else if (service?.[1] && service[2] && isThreadFile(service[2])) {
+      const [name, file] = [service[1], service[2]];
+      const value = parseCapacityValue(p.text);
+      if (value === undefined) bad += 1;
+      else values.push((m) => m.serviceThreads(name, file, value));
     } else continue; // another parameter of the dump (lctl mode with a broad pattern)
     seen.add(p.name);
   }

@@ -5,7 +5,8 @@ import { metricsIn } from '../scrape/metric-factory.js';
 import { ShownWhilePresent } from './lustre_targets_metrics.js';
 import { CumulativeHistogram } from './cumulative_histogram.js';
 import type { BrwHistogramKind, BrwStats } from '../parsers/lustre-brw-stats.js';
-import { RECOVERY_STATES, targetFs, type CapacityFile, type LdlmFile, type RecoveryStatus } from '../parsers/lustre-health.js';
+import { RECOVERY_STATES, targetFs, type CapacityFile, type LdlmFile, type RecoveryStatus, type ThreadFile } from '../parsers/lustre-health.js';
+import type { ServiceStats } from '../parsers/lustre-service-stats.js';
 
 type TargetLabels = 'fs' | 'target';
 
@@ -49,6 +50,11 @@ export class LustreHealthMetrics {
   /** Lustre's own running count, exported as read (it restarts from 0 when the target is mounted again). */
   private readonly lockTimeouts: Counter<TargetLabels>;
   private readonly brw: Readonly<Record<BrwHistogramKind, CumulativeHistogram>>;
+  private readonly serviceRequests: Counter<'service'>;
+  private readonly serviceWait: Counter<'service'>;
+  private readonly serviceQueueDepth: Counter<'service'>;
+  private readonly serviceActive: Counter<'service'>;
+  private readonly serviceThreadGauges: Readonly<Record<ThreadFile, Gauge<'service'>>>;
   private readonly errors: Counter<'reason'>;
   private readonly errorTotals = new Map<HealthErrorReason, number>();
 
@@ -81,9 +87,31 @@ export class LustreHealthMetrics {
     );
     const brw = Object.entries(BRW_HISTOGRAMS).map(([kind, [name, help, bounds, scale]]) => [kind, new CumulativeHistogram(name, help, bounds, scale).register(registry)]);
     this.brw = Object.fromEntries(brw) as Record<BrwHistogramKind, CumulativeHistogram>;
+    const service = ['service'] as const;
+    this.serviceRequests = counter('jobio_lustre_service_requests_total', "Requests the service handled (samples of req_waittime in its stats; Lustre's count, from 0 at module load).", service);
+    this.serviceWait = counter(
+      'jobio_lustre_service_request_wait_seconds_total',
+      "Time requests waited in the service's queue before a thread took them (sum of req_waittime), in seconds: over requests_total, the mean wait.",
+      service,
+    );
+    this.serviceQueueDepth = counter(
+      'jobio_lustre_service_request_queue_depth_total',
+      'Requests already queued when each request arrived, summed over the requests (sum of req_qdepth): over requests_total, the mean queue depth a request found.',
+      service,
+    );
+    this.serviceActive = counter(
+      'jobio_lustre_service_request_active_total',
+      'Requests being handled when each request arrived, summed over the requests (sum of req_active): over requests_total, the mean concurrency a request found.',
+      service,
+    );
+    this.serviceThreadGauges = {
+      threads_started: gauge('jobio_lustre_service_threads', 'Threads the service has started (threads_started).', service),
+      threads_max: gauge('jobio_lustre_service_threads_max', 'Threads the service may start at most (threads_max).', service),
+      threads_min: gauge('jobio_lustre_service_threads_min', 'Threads the service keeps started at least (threads_min).', service),
+    };
     this.errors = counter(
       'jobio_lustre_health_errors_total',
-      'Capacity, health_check, recovery_status, ldlm and brw_stats values skipped: reason="read" (the file could not be read) or "parse" (no value of the known shape; one per line in brw_stats).',
+      'Capacity, health_check, recovery_status, ldlm, brw_stats and service values skipped: reason="read" (the file could not be read) or "parse" (no value of the known shape; one per line in brw_stats and service stats).',
       ['reason'] as const,
     );
   }
@@ -101,6 +129,11 @@ export class LustreHealthMetrics {
       this.lockTimeouts,
       this.errors,
       ...Object.values(this.brw),
+      this.serviceRequests,
+      this.serviceWait,
+      this.serviceQueueDepth,
+      this.serviceActive,
+      ...Object.values(this.serviceThreadGauges),
     ])
       m.reset();
     this.healthy.clear();
@@ -137,6 +170,17 @@ export class LustreHealthMetrics {
           rows.map((r) => ({ value: r.value, count: r[operation] })),
         );
     }
+  }
+
+  serviceStats(service: string, stats: ServiceStats): void {
+    this.serviceRequests.inc({ service }, stats.requests);
+    this.serviceWait.inc({ service }, stats.waitSeconds);
+    this.serviceQueueDepth.inc({ service }, stats.queueDepthSum);
+    this.serviceActive.inc({ service }, stats.activeSum);
+  }
+
+  serviceThreads(service: string, file: ThreadFile, value: bigint): void {
+    this.serviceThreadGauges[file].set({ service }, Number(value));
   }
 
   health(healthy: boolean): void {

@@ -55,6 +55,17 @@ export function isLdlmFile(name: string): name is LdlmFile {
   return (LDLM_FILES as readonly string[]).includes(name);
 }
 
+/** The groups of Lustre's request-handling services (`ost.OSS.ost_io`, `mds.MDS.mdt`, `mgs.MGS.mgs`, `ldlm.services.ldlm_canceld`). */
+export const SERVICE_GROUPS = ['ost.OSS', 'mds.MDS', 'mgs.MGS', 'ldlm.services'] as const;
+
+/** A service's thread counts: started now, and the bounds it is configured with. */
+export const THREAD_FILES = ['threads_started', 'threads_max', 'threads_min'] as const;
+export type ThreadFile = (typeof THREAD_FILES)[number];
+
+export function isThreadFile(name: string): name is ThreadFile {
+  return (THREAD_FILES as readonly string[]).includes(name);
+}
+
 /** The target of a server namespace (`filter-fs-OST0000_UUID` → `fs-OST0000`); undefined for a client's. */
 export function namespaceTarget(namespace: string): string | undefined {
   return /^(?:mdt|filter)-(.+)_UUID$/.exec(namespace)?.[1];

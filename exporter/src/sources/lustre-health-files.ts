@@ -6,11 +6,13 @@
 //   <root>/ldlm/namespaces/<namespace>/lock_count        ldlm.namespaces.<namespace>.lock_count
 //                                                       (server namespaces only: mdt-/filter-<target>_UUID)
 //   <root>/{osd-*,obdfilter}/<target>/brw_stats         osd-ldiskfs.<target>.brw_stats (obdfilter up to 2.10)
+//   <root>/{ost/OSS,mds/MDS,mgs/MGS,ldlm/services}/<service>/{stats,threads_*}   ost.OSS.ost_io.stats
+//                                                       (stats and threads_* looked up apart: debugfs and sysfs on 2.12+)
 // Versions put them in different roots (/proc/fs/lustre up to 2.10, /sys/fs/lustre later for the
 // one-value files); the first root holding a target's file wins, as for every Lustre collector.
 import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
-import { CAPACITY_FILES, LDLM_FILES, namespaceTarget, type LctlParam } from '../parsers/lustre-health.js';
+import { CAPACITY_FILES, LDLM_FILES, namespaceTarget, SERVICE_GROUPS, THREAD_FILES, type LctlParam } from '../parsers/lustre-health.js';
 import { findTargets, lustreRoots, type UnlistedDir } from './lustre-tree.js';
 import { readPseudoFile } from './pseudo-files.js';
 import { forEachLimited } from '../util/for-each-limited.js';
@@ -27,7 +29,11 @@ export const HEALTH_LCTL_ARGS = [
   ...LDLM_FILES.map((f) => `ldlm.namespaces.*.${f}`),
   ...OSD_KINDS.map((k) => `${k}.*.brw_stats`),
   'obdfilter.*.brw_stats',
+  ...SERVICE_GROUPS.flatMap((g) => [`${g}.*.stats`, ...THREAD_FILES.map((f) => `${g}.*.${f}`)]),
 ];
+
+/** `ost/OSS` → `ost.OSS`: the dotted name lctl gives a directory. */
+const dotted = (kind: string) => kind.replace(/\//g, '.');
 
 interface HealthFile {
   readonly param: string;
@@ -51,8 +57,16 @@ async function findHealthFiles(paths: Paths): Promise<{ files: HealthFile[]; unl
   const ldlm = await findTargets(paths, ['ldlm/namespaces'], ({ target: namespace, dir }, entries) =>
     namespaceTarget(namespace) === undefined ? [] : LDLM_FILES.filter((f) => entries.includes(f)).map((f) => ({ param: `ldlm.namespaces.${namespace}.${f}`, path: join(dir, f) })),
   );
+  const serviceDirs = SERVICE_GROUPS.map((g) => g.replace(/\./g, '/'));
+  const serviceStats = await findTargets(paths, serviceDirs, ({ kind, target, dir }, entries) =>
+    entries.includes('stats') ? [{ param: `${dotted(kind)}.${target}.stats`, path: join(dir, 'stats') }] : [],
+  );
+  const serviceThreads = await findTargets(paths, serviceDirs, ({ kind, target, dir }, entries) =>
+    THREAD_FILES.filter((f) => entries.includes(f)).map((f) => ({ param: `${dotted(kind)}.${target}.${f}`, path: join(dir, f) })),
+  );
   const health = lustreRoots(paths).map((root) => ({ param: 'health_check', path: join(root, 'health_check') }));
-  return { files: [...capacity.files, ...recovery.files, ...ldlm.files, ...health], unlisted: [...capacity.unlisted, ...recovery.unlisted, ...ldlm.unlisted] };
+  const found = [capacity, recovery, ldlm, serviceStats, serviceThreads];
+  return { files: [...found.flatMap((f) => f.files), ...health], unlisted: found.flatMap((f) => f.unlisted) };
 }
 
 /** Files read at once: small sysfs files each wait on libuv's 4-thread pool, shared with the other collectors. */

@@ -1,6 +1,6 @@
 import { type DataFrame, type DataQueryRequest, dateTime, FieldType, type DataSourceInstanceSettings } from '@grafana/data';
 import { setBackendSrv, setTemplateSrv, type BackendSrv, type TemplateSrv } from '@grafana/runtime';
-import { captureFetch, capture, handmade, manifest } from '../test-utils/prom-fixtures';
+import { captureFetch, capture, manifest, type FetchOptions } from '../test-utils/prom-fixtures';
 import { makeTemplateSrv } from '../test-utils/replace';
 import { JobioDataSource } from './datasource';
 import type { JobioOptions, JobioQuery } from './types';
@@ -98,14 +98,65 @@ describe('query(): job I/O summary (real programs under the profiler)', () => {
       tagged('bytes')
         .map((f: DataFrame) => valueField(f)?.labels?.['user'])
         .sort(),
-    ).toEqual(['alice', 'bob', 'carol', 'erin']);
-    expect(tagged('reasonSeconds')).toHaveLength(handmade('summary-jobid-reason-seconds').body.data.result.length);
+    ).toEqual(['alice', 'bob', 'carol', 'dave', 'erin']);
+    expect(tagged('reasonSeconds')).toHaveLength(capture('summary-jobid-reason-seconds').body.data.result.length);
     expect(tagged('reasonCalls').find((f: DataFrame) => valueField(f)?.labels?.['jobid'] === '7002')?.fields[1]?.labels?.['reason']).toBe('small_write');
   });
-  it('returns no reason frames when the exporter has no reason breakdown (empty results)', async () => {
+  it('gives every job its user in the calls and seconds frames too, not only in the volume frames (a job with no byte series keeps its user)', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }]));
+    const usersOf = (metric: string, j: string) =>
+      new Set(
+        res.data
+          .filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === metric)
+          .map((f: DataFrame) => valueField(f)?.labels)
+          .filter((l: any) => l?.['jobid'] === j)
+          .map((l: any) => l['user']),
+      );
+    const runs = (manifest as unknown as { profilerRuns: Record<string, { user: string }> }).profilerRuns;
+    expect(Object.keys(runs)).toEqual(['7001', '7002', '7003', '7004', '7005']);
+    for (const [j, { user }] of Object.entries(runs)) {
+      expect([j, [...usersOf('calls', j)]]).toEqual([j, [user]]);
+      expect([j, [...usersOf('seconds', j)]]).toEqual([j, [user]]);
+    }
+    expect(runs['7004']?.user).toBe('dave');
+  });
+  it("by mount for job 7001: the real red reasons per mount (dd's zero seek on /dev/shm, the second dd's unused stat on /) and bytes per mount", async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'mount', filters: { jobid: '$job' } }]));
+    const reasons = (metric: string) =>
+      res.data
+        .filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === metric)
+        .map((f: DataFrame) => {
+          const v = valueField(f);
+          return [v?.labels?.['mount'], v?.labels?.['class'], v?.labels?.['reason'], v?.values[0]];
+        })
+        .sort();
+    const raw = (name: string) =>
+      capture(name)
+        .body.data.result.map((r: any) => [r.metric.mount, r.metric.class, r.metric.reason, Number(r.value[1])])
+        .sort();
+    expect(reasons('reasonCalls')).toEqual(raw('summary-mount-7001-reason-calls'));
+    expect(reasons('reasonSeconds')).toEqual(raw('summary-mount-7001-reason-seconds'));
+    expect(reasons('reasonCalls').map((r) => r.slice(0, 3))).toEqual([
+      ['/', 'red', 'stat_unused'],
+      ['/dev/shm', 'red', 'zero_seek'],
+    ]);
+    const bytes = res.data.filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === 'bytes');
+    expect(bytes.map((f: DataFrame) => valueField(f)?.labels?.['mount']).sort()).toEqual(['/', '/dev/shm']);
+  });
+  it('returns no reason frames when the exporter has no reason breakdown (the empty vector Prometheus answers)', async () => {
+    // An exporter without the reason counters: Prometheus answers the reason queries with an empty
+    // vector. That answer is the real one it gave to a reason query that matched no series.
+    const empty = capture('injection-summary-jobid-quote-reason-calls');
+    expect(empty.body.data.result).toEqual([]);
+    const answer = fetch.getMockImplementation() as (o: FetchOptions) => unknown;
+    fetch.mockImplementation((o: FetchOptions) => {
+      const q = String(o.params?.['query'] ?? '');
+      return answer(q.includes('_reason_') ? { ...o, params: { ...o.params, query: empty.params['query'] } } : o) as never;
+    });
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'mount', filters: { jobid: '$job' } }]));
     expect(res.data.filter((f: DataFrame) => String(f.meta?.custom?.['jobioMetric']).startsWith('reason'))).toHaveLength(0);
     expect(res.data.filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === 'bytes')).toHaveLength(2);
+    expect(res.data.filter((f: DataFrame) => f.meta?.custom?.['jobioMetric'] === 'calls')).toHaveLength(capture('summary-mount-7001-calls').body.data.result.length);
   });
   it('shows what the programs really did: dd bs=512 red, dd bs=1M green, stats of unopened files red, stat+seek yellow', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }]));
@@ -261,7 +312,8 @@ function characteriseRaw(jobid: string, names: string[], c: number): Char {
   const lio = runs(1);
   const lnoio = runs(0);
   const parallel = io > 0 ? busy / io : 0;
-  const servers = perTarget.size;
+  // |S|: the servers that moved any byte in the job's life.
+  const servers = rows.filter((r) => r.some((b, i) => i >= first && i <= last && b > 0)).length;
   return {
     servers,
     total,
@@ -287,8 +339,8 @@ describe('query(): per-job characterisation from real range results', () => {
     expect(col(frame, 'peak bandwidth')).toBeCloseTo(expected.peak, 3);
     expect(col(frame, 'I/O intensity')).toBeCloseTo(expected.intensity, 12);
     expect(col(frame, 'burstiness')).toBeCloseTo(expected.burstiness, 12);
-    expect(col(frame, 'parallel intensity')).toBeCloseTo(expected.parallel, 12);
-    expect(col(frame, 'parallel intensity (normalised)')).toBeCloseTo(expected.normalised, 12);
+    expect(col(frame, 'busy servers per I/O interval')).toBeCloseTo(expected.parallel, 12);
+    expect(col(frame, 'parallel intensity')).toBeCloseTo(expected.normalised, 12);
     // What the workload was: bursts of 3 × 200 MiB/s on three OSTs together, idle about half of the
     // time (an interval that catches any part of a burst moves more than c, so "on" runs are longer).
     expect(col(frame, 'peak bandwidth')).toBeGreaterThan(450 * MiB);
@@ -296,9 +348,9 @@ describe('query(): per-job characterisation from real range results', () => {
     expect(col(frame, 'I/O intensity')).toBeGreaterThan(0.35);
     expect(col(frame, 'I/O intensity')).toBeLessThan(0.8);
     expect(col(frame, 'burstiness')).toBeGreaterThan(0);
-    expect(col(frame, 'parallel intensity (normalised)')).toBeGreaterThan(0.9);
+    expect(col(frame, 'parallel intensity')).toBeGreaterThan(0.9);
   });
-  it('characterises job 7003, which reads almost only from OST0002: one server over c, P = 0', async () => {
+  it('characterises job 7003, which reads almost only from OST0002: one server over c until the workload stops, P = 0', async () => {
     const c = 64 * MiB;
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'characterisation', filters: { jobid: '7003' }, interval: `${manifest.stepSeconds}s`, thresholdBytes: c }]));
     const frame = res.data[0] as DataFrame;
@@ -310,10 +362,18 @@ describe('query(): per-job characterisation from real range results', () => {
     expect(growth('scratch-OST0002') / (growth('scratch-OST0002') + growth('scratch-OST0000'))).toBeGreaterThan(0.95);
     expect(col(frame, 'servers')).toBe(2);
     expect(col(frame, 'total volume')).toBeCloseTo(expected.total, 0);
-    expect(col(frame, 'I/O intensity')).toBeCloseTo(1, 12);
+    // Busy in every interval but the last: the scenario stops rewriting job_stats when it ends, and the
+    // capture waits 2.5 s more for the profiler's last frames, so the range's last 2 s moved nothing.
+    const reads = capture('char-7003-read')
+      .body.data.result.find((r: any) => r.metric.target === 'scratch-OST0002')
+      .values.map((v: [number, string]) => Number(v[1]));
+    const moved = reads.slice(1).map((x: number, i: number) => x - reads[i]);
+    expect(moved.map((d: number) => d > c)).toEqual([...new Array(moved.length - 1).fill(true), false]);
+    expect(col(frame, 'I/O intensity')).toBeCloseTo(expected.intensity, 12);
+    expect(col(frame, 'I/O intensity')).toBeCloseTo((moved.length - 1) / moved.length, 12);
     expect(col(frame, 'burstiness')).toBe(0);
-    expect(col(frame, 'parallel intensity')).toBe(1);
-    expect(col(frame, 'parallel intensity (normalised)')).toBe(0);
+    expect(col(frame, 'busy servers per I/O interval')).toBe(1);
+    expect(col(frame, 'parallel intensity')).toBe(0);
   });
   it('gives one row per job for all jobs, each matching the independent computation', async () => {
     const c = 1048576;
@@ -329,17 +389,88 @@ describe('query(): per-job characterisation from real range results', () => {
       expect(col(frame, 'total volume', row)).toBeCloseTo(expected.total, 0);
       expect(col(frame, 'I/O intensity', row)).toBeCloseTo(expected.intensity, 12);
       expect(col(frame, 'burstiness', row)).toBeCloseTo(expected.burstiness, 12);
-      expect(col(frame, 'parallel intensity (normalised)', row)).toBeCloseTo(expected.normalised, 12);
+      expect(col(frame, 'parallel intensity', row)).toBeCloseTo(expected.normalised, 12);
     });
     // Job 7002 (4 KiB writes to OST0001 only): one server.
     const bob = jobs.indexOf('7002');
     expect(col(frame, 'servers', bob)).toBe(1);
-    expect(col(frame, 'parallel intensity (normalised)', bob)).toBe(0);
+    expect(col(frame, 'parallel intensity', bob)).toBe(0);
+  });
+});
+
+describe('query(): the population of jobs from real range results', () => {
+  const interval = `${manifest.stepSeconds}s`;
+  const nearestRank = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.ceil(q * values.length) - 1];
+  it('gives the slides’ table: per direction and c, the value 80 % of the jobs are at or below, as computed from the raw matrices', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'population', populationView: 'percentiles', interval }]));
+    const frame = res.data[0] as DataFrame;
+    expect(frame.fields.map((f) => f.name)).toEqual(['quantity', 'read, c = 0 B', 'read, c = 128 KiB', 'read, c = 1 MiB', 'write, c = 0 B', 'write, c = 128 KiB', 'write, c = 1 MiB']);
+    expect(frame.fields[0]?.values).toEqual(['I/O intensity I', 'burstiness ρ', 'parallel intensity P', 'jobs']);
+    const jobids: string[] = [...new Set<string>(['char-all-read', 'char-all-write'].flatMap((n) => capture(n).body.data.result.map((r: any) => r.metric.jobid as string)))];
+    for (const [d, name] of [
+      ['read', 'char-all-read'],
+      ['write', 'char-all-write'],
+    ] as const) {
+      for (const [c, label] of [
+        [0, '0 B'],
+        [131072, '128 KiB'],
+        [1048576, '1 MiB'],
+      ] as const) {
+        const own = jobids.map((j) => characteriseRaw(j, [name], c)).filter((x) => x.servers > 0);
+        const column = frame.fields.find((f) => f.name === `${d}, c = ${label}`)?.values as number[];
+        expect([d, c, ...column]).toEqual([
+          d,
+          c,
+          expect.closeTo(
+            nearestRank(
+              own.map((x) => x.intensity),
+              0.8,
+            ) ?? NaN,
+            12,
+          ),
+          expect.closeTo(
+            nearestRank(
+              own.map((x) => x.burstiness),
+              0.8,
+            ) ?? NaN,
+            12,
+          ),
+          expect.closeTo(
+            nearestRank(
+              own.map((x) => x.normalised),
+              0.8,
+            ) ?? NaN,
+            12,
+          ),
+          own.length,
+        ]);
+      }
+    }
+  });
+  it('filtered to one job, the table is that job’s own I, ρ, P (job 7001: striped bursty writes, hardly a read)', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'population', populationView: 'percentiles', filters: { jobid: '$job' }, interval, thresholdsBytes: [67108864] }]));
+    const frame = res.data[0] as DataFrame;
+    const write = characteriseRaw('7001', ['char-7001-write'], 67108864);
+    const column = frame.fields.find((f) => f.name === 'write, c = 64 MiB')?.values;
+    expect(column).toEqual([expect.closeTo(write.intensity, 12), expect.closeTo(write.burstiness, 12), expect.closeTo(write.normalised, 12), 1]);
+    expect(write.normalised).toBeGreaterThan(0.9);
+  });
+  it('counts jobs by written volume per power of two, cumulative share reaching 1', async () => {
+    const res = await makeDs().query(request([{ refId: 'A', queryType: 'population', populationView: 'volume', interval }]));
+    const frame = res.data[0] as DataFrame;
+    const from = frame.fields.find((f) => f.name === 'from')?.values as number[];
+    const counts = frame.fields.find((f) => f.name === 'write jobs')?.values as number[];
+    const cumulative = frame.fields.find((f) => f.name === 'write cumulative')?.values as number[];
+    const jobids: string[] = [...new Set<string>(capture('char-all-write').body.data.result.map((r: any) => r.metric.jobid as string))];
+    const volumes = jobids.map((j) => characteriseRaw(j, ['char-all-write'], 0).total).filter((v) => v > 0);
+    from.forEach((f, i) => expect([f, counts[i]]).toEqual([f, volumes.filter((v) => v >= f && v < 2 * f).length]));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(volumes.length);
+    expect(cumulative[cumulative.length - 1]).toBe(1);
   });
 });
 
 describe('query(): trend change', () => {
-  it('flags the rise of job 7004 on OST0003 (×8 of its own writes, ×3 of the target) and nothing on the steady OST0002', async () => {
+  it('flags the rise of job 7004 on OST0003 (×8 of its own writes, ×3 of the target), nothing on OST0002 until the workload stops', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'trend', metric: 'bytes', shortWindow: '4s', longWindow: '16s', changeRatio: 1.5 }]));
     const byTarget = new Map(res.data.map((f: DataFrame) => [f.fields[1]?.labels?.['target'], f]));
     expect([...byTarget.keys()].sort()).toEqual(['scratch-OST0000', 'scratch-OST0001', 'scratch-OST0002', 'scratch-OST0003']);
@@ -355,7 +486,11 @@ describe('query(): trend change', () => {
     expect(flagged.length).toBeGreaterThan(0);
     expect(Math.min(...flagged)).toBeGreaterThanOrEqual(riseMs);
     expect(Math.min(...flagged)).toBeLessThanOrEqual(riseMs + 8000);
-    expect(field('scratch-OST0002', 'change').every((c) => c === 0)).toBe(true);
+    // OST0002 (7003's steady 300 MiB/s, 7001's bursts) is steady while the workload runs. The range's
+    // last point, 2.5 s after the scenario stopped, is a fall: its 4 s rate half covers the idle end.
+    const steady = field('scratch-OST0002', 'change');
+    expect(steady).toEqual([...new Array(steady.length - 1).fill(0), -1]);
+    expect(times('scratch-OST0002')[steady.length - 1]).toBe(manifest.toMs);
     expect(times('scratch-OST0003')[0]).toBeGreaterThanOrEqual(manifest.fromMs);
   });
 });

@@ -14,6 +14,7 @@ import { variableMatch } from './promql/build';
 import { parseDuration } from './promql/durations';
 import { type ReplaceFn, resolveFilters } from './promql/interpolate';
 import { runCharacterisation } from './runners/characterisation';
+import { runPopulation } from './runners/population';
 import type { RunContext } from './runners/context';
 import { runRaw } from './runners/raw';
 import { runSummary } from './runners/summary';
@@ -72,6 +73,8 @@ export class JobioDataSource extends DataSourceApi<JobioQuery, JobioOptions> {
         return runTopTalkers(ctx, q);
       case 'characterisation':
         return runCharacterisation(ctx, q, this.defaultThreshold);
+      case 'population':
+        return runPopulation(ctx, q, this.defaultThreshold);
       case 'trend':
         return runTrend(ctx, q);
       case 'raw':

@@ -1,6 +1,9 @@
 import type { DataQuery, DataSourceJsonData } from '@grafana/schema';
 
-export type QueryType = 'summary' | 'topTalkers' | 'characterisation' | 'trend' | 'raw';
+export type QueryType = 'summary' | 'topTalkers' | 'characterisation' | 'population' | 'trend' | 'raw';
+
+/** population: which frame (the I, ρ, P percentile table; jobs by volume; jobs by peak bandwidth; headline figures). */
+export type PopulationView = 'percentiles' | 'volume' | 'bandwidth' | 'summary';
 
 /** Dimensions the RYG summary can group by (labels of the profiler metrics). */
 export type SummaryGroup = 'jobid' | 'user' | 'mount';
@@ -31,6 +34,10 @@ export interface JobioQuery extends DataQuery {
   /** characterisation: threshold c in bytes per interval; interval Δt (Prometheus duration) */
   thresholdBytes?: number;
   interval?: string;
+  /** population: the view; thresholds c of the percentile table (default 0, 128 KiB, 1 MiB); the share of jobs (0.8) */
+  populationView?: PopulationView;
+  thresholdsBytes?: number[];
+  quantile?: number;
   /** trend: windows as Prometheus durations, ratio that marks a change */
   shortWindow?: string;
   longWindow?: string;

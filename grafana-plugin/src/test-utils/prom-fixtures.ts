@@ -22,8 +22,6 @@ export interface Manifest {
 }
 
 const DIR = join(__dirname, '..', '__fixtures__', 'prometheus-real');
-/** Responses for queries the real capture lacks (see its README): served alike, named apart. */
-const HANDMADE = join(__dirname, '..', '__fixtures__', 'prometheus-handmade');
 
 export const manifest: Manifest = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8'));
 
@@ -31,20 +29,11 @@ export function capture(name: string): Capture {
   return JSON.parse(readFileSync(join(DIR, `${name}.json`), 'utf8'));
 }
 
-export function handmade(name: string): Capture {
-  return JSON.parse(readFileSync(join(HANDMADE, `${name}.json`), 'utf8'));
-}
-
 export function allCaptures(): Map<string, Capture> {
   const out = new Map<string, Capture>();
   for (const f of readdirSync(DIR)) {
     if (f.endsWith('.json') && f !== 'manifest.json') {
       out.set(f.replace(/\.json$/, ''), capture(f.replace(/\.json$/, '')));
-    }
-  }
-  for (const f of readdirSync(HANDMADE)) {
-    if (f.endsWith('.json')) {
-      out.set(`handmade/${f.replace(/\.json$/, '')}`, handmade(f.replace(/\.json$/, '')));
     }
   }
   return out;

@@ -48,8 +48,8 @@ describe('characterise: hand-computed job on two servers, Δt = 60 s, c = 100 B'
   it('computes I/O intensity, burstiness and parallel intensity', () => {
     expect(c?.ioIntensity).toBeCloseTo(4 / 6, 12);
     expect(c?.burstiness).toBeCloseTo(1 - Math.tanh(2 / 2), 12);
-    expect(c?.parallelIntensity).toBeCloseTo(5 / 4, 12);
-    expect(c?.parallelNormalised).toBeCloseTo((5 / 4 - 1) / (2 - 1), 12);
+    expect(c?.meanBusyServers).toBeCloseTo(5 / 4, 12);
+    expect(c?.parallelIntensity).toBeCloseTo((5 / 4 - 1) / (2 - 1), 12);
   });
 });
 
@@ -60,8 +60,8 @@ describe('characterise: edge cases', () => {
   });
   it('gives P = 0 on a single server and Π = 1', () => {
     const c = characterise({ read: [s('OST0', [0, 500, 1000])], write: [], operations: [], grid: grid.slice(0, 3), stepSeconds: 60, thresholdBytes: 100 });
-    expect(c?.parallelIntensity).toBe(1);
-    expect(c?.parallelNormalised).toBe(0);
+    expect(c?.meanBusyServers).toBe(1);
+    expect(c?.parallelIntensity).toBe(0);
     expect(c?.burstiness).toBe(0);
   });
   it('starts the life where the job appears and counts its first values', () => {
@@ -76,8 +76,8 @@ describe('characterise: edge cases', () => {
   it('returns undefined without any interval of data', () => {
     expect(characterise({ read: [s('OST0', [5], [0])], write: [], operations: [], grid, stepSeconds: 60, thresholdBytes: 1 })).toBeUndefined();
   });
-  it('reports no I/O for an idle job: I = 0, ρ = 0, Π = 0, P = 0', () => {
+  it('reports no I/O for an idle job: I = 0, ρ = 0, Π = 0, P = 0, and no server used', () => {
     const c = characterise({ read: [s('OST0', [0, 0, 0]), s('OST1', [0, 0, 0])], write: [], operations: [], grid: grid.slice(0, 3), stepSeconds: 60, thresholdBytes: 1 });
-    expect(c).toMatchObject({ ioIntensity: 0, burstiness: 0, parallelIntensity: 0, parallelNormalised: 0, servers: 2 });
+    expect(c).toMatchObject({ ioIntensity: 0, burstiness: 0, meanBusyServers: 0, parallelIntensity: 0, servers: 0 });
   });
 });

@@ -1,5 +1,6 @@
 // Per-job I/O characterisation over the job's life (docs/architecture.md "Formulas"; El Sayed, Bolten, Pleiter, Frings,
-// PDSW-DISCS 2016): volume, peak bandwidth, IOPS, I/O intensity, burstiness and parallel I/O intensity.
+// PDSW-DISCS 2016): volume, peak bandwidth, IOPS, I/O intensity, burstiness and parallel I/O intensity, for reads and
+// writes together and for each direction apart.
 import type { Series } from '../prometheus/types';
 import { intervalDeltas } from './deltas';
 
@@ -13,6 +14,26 @@ export interface CharacterisationInput {
   stepSeconds: number;
   /** Threshold c: a server "does I/O" in an interval when it moves more than c bytes. */
   thresholdBytes: number;
+}
+
+/**
+ * I, ρ and P over one direction (read, write, or both together as one volume), after the slides: a server
+ * "does I/O" in an interval when it moves more than c bytes of that direction.
+ */
+export interface DirectionCharacter {
+  /** |S|: the servers that moved any byte of this direction in the job's life. */
+  servers: number;
+  bytes: number;
+  /** The largest sum over the servers in one interval, per second. */
+  peakBandwidth: number;
+  /** I: the share of the job's intervals in which some server moved more than c. */
+  ioIntensity: number;
+  /** ρ = 1 − tanh(l_io / l_noio), 0 without an idle run. */
+  burstiness: number;
+  /** |S|·Π: servers over c per interval with I/O, on average (1 … |S|). */
+  meanBusyServers: number;
+  /** P = (|S|·Π − 1) / (|S| − 1): 1 when every server works in every I/O interval, 0 when only one does. */
+  parallelIntensity: number;
 }
 
 export interface JobCharacter {
@@ -29,8 +50,11 @@ export interface JobCharacter {
   peakIops: number;
   ioIntensity: number;
   burstiness: number;
+  meanBusyServers: number;
   parallelIntensity: number;
-  parallelNormalised: number;
+  /** The same figures for reads alone and writes alone: a merged view hides bursty reads under steady writes. */
+  read: DirectionCharacter;
+  write: DirectionCharacter;
 }
 
 function addInto(sum: Float64Array, deltas: Float64Array, defined: Uint8Array): void {
@@ -76,27 +100,60 @@ export function burstiness(flags: readonly number[]): number {
   return off > 0 && on > 0 ? 1 - Math.tanh(on / off) : 0;
 }
 
+/** Per-target increments of a set of series, summed by target; `defined` marks intervals with any reading. */
+function byTarget(list: readonly Series[], grid: readonly number[], defined: Uint8Array): Map<string, Float64Array> {
+  const targets = new Map<string, Float64Array>();
+  for (const s of list) {
+    const target = s.labels['target'] ?? '';
+    const perTarget = targets.get(target) ?? new Float64Array(grid.length);
+    addInto(perTarget, intervalDeltas(s, grid), defined);
+    targets.set(target, perTarget);
+  }
+  return targets;
+}
+
+/** I, ρ, P, volume and peak over intervals first … last of per-target increments. */
+export function directionCharacter(targets: Iterable<Float64Array>, first: number, last: number, c: number, stepSeconds: number): DirectionCharacter {
+  const rows = [...targets].filter((row) => row.some((d, i) => i >= first && i <= last && d > 0));
+  const flags: number[] = [];
+  let busyServerIntervals = 0;
+  let peakBytes = 0;
+  let bytes = 0;
+  for (let i = first; i <= last; i++) {
+    let busy = 0;
+    let sum = 0;
+    for (const row of rows) {
+      const b = row[i] ?? 0;
+      sum += b;
+      if (b > c) {
+        busy++;
+      }
+    }
+    flags.push(busy > 0 ? 1 : 0);
+    busyServerIntervals += busy;
+    peakBytes = Math.max(peakBytes, sum);
+    bytes += sum;
+  }
+  const ioIntervals = flags.reduce((a, b) => a + b, 0);
+  const servers = rows.length;
+  const meanBusyServers = ioIntervals > 0 ? busyServerIntervals / ioIntervals : 0;
+  return {
+    servers,
+    bytes,
+    peakBandwidth: peakBytes / stepSeconds,
+    ioIntensity: flags.length > 0 ? ioIntervals / flags.length : 0,
+    burstiness: burstiness(flags),
+    meanBusyServers,
+    parallelIntensity: servers > 1 && ioIntervals > 0 ? (meanBusyServers - 1) / (servers - 1) : 0,
+  };
+}
+
 /** Characterises one job, or returns undefined when no interval of its life has data. */
 export function characterise(input: CharacterisationInput): JobCharacter | undefined {
   const n = input.grid.length;
   const defined = new Uint8Array(n);
-  const targets = new Map<string, Float64Array>();
-  const bytesTotal = { read: 0, write: 0 };
-  for (const [kind, list] of [
-    ['read', input.read],
-    ['write', input.write],
-  ] as const) {
-    for (const s of list) {
-      const target = s.labels['target'] ?? '';
-      const perTarget = targets.get(target) ?? new Float64Array(n);
-      const deltas = intervalDeltas(s, input.grid);
-      addInto(perTarget, deltas, defined);
-      targets.set(target, perTarget);
-      for (const d of deltas) {
-        bytesTotal[kind] += Number.isNaN(d) ? 0 : d;
-      }
-    }
-  }
+  const reads = byTarget(input.read, input.grid, defined);
+  const writes = byTarget(input.write, input.grid, defined);
   const ops = new Float64Array(n);
   for (const s of input.operations) {
     addInto(ops, intervalDeltas(s, input.grid), defined);
@@ -106,49 +163,42 @@ export function characterise(input: CharacterisationInput): JobCharacter | undef
   if (first < 0) {
     return undefined;
   }
+  // Both directions as one volume per target (δ over read + write bytes).
+  const merged = new Map<string, Float64Array>();
+  for (const [target, row] of [...reads, ...writes]) {
+    const sum = merged.get(target) ?? new Float64Array(n);
+    row.forEach((d, i) => (sum[i] = (sum[i] ?? 0) + d));
+    merged.set(target, sum);
+  }
   const c = input.thresholdBytes;
   const dt = input.stepSeconds;
-  const flags: number[] = [];
-  let busyServerIntervals = 0;
-  let peakBytes = 0;
+  const both = directionCharacter(merged.values(), first, last, c, dt);
+  const read = directionCharacter(reads.values(), first, last, c, dt);
+  const write = directionCharacter(writes.values(), first, last, c, dt);
   let peakOps = 0;
   let totalOps = 0;
   for (let i = first; i <= last; i++) {
-    let busy = 0;
-    let bytes = 0;
-    for (const perTarget of targets.values()) {
-      const b = perTarget[i] ?? 0;
-      bytes += b;
-      if (b > c) {
-        busy++;
-      }
-    }
-    flags.push(busy > 0 ? 1 : 0);
-    busyServerIntervals += busy;
-    peakBytes = Math.max(peakBytes, bytes);
     peakOps = Math.max(peakOps, ops[i] ?? 0);
     totalOps += ops[i] ?? 0;
   }
-  const intervals = flags.length;
-  const ioIntervals = flags.reduce((a, b) => a + b, 0);
-  const servers = targets.size;
-  const parallelIntensity = ioIntervals > 0 ? busyServerIntervals / ioIntervals : 0;
-  const totalBytes = bytesTotal.read + bytesTotal.write;
+  const intervals = last - first + 1;
   return {
     startMs: input.grid[first - 1] ?? input.grid[first] ?? 0,
     endMs: input.grid[last] ?? 0,
     intervals,
-    servers,
-    readBytes: bytesTotal.read,
-    writeBytes: bytesTotal.write,
-    totalBytes,
-    peakBandwidth: peakBytes / dt,
-    meanBandwidth: totalBytes / (intervals * dt),
+    servers: both.servers,
+    readBytes: read.bytes,
+    writeBytes: write.bytes,
+    totalBytes: both.bytes,
+    peakBandwidth: both.peakBandwidth,
+    meanBandwidth: both.bytes / (intervals * dt),
     meanIops: totalOps / (intervals * dt),
     peakIops: peakOps / dt,
-    ioIntensity: ioIntervals / intervals,
-    burstiness: burstiness(flags),
-    parallelIntensity,
-    parallelNormalised: servers > 1 && ioIntervals > 0 ? (parallelIntensity - 1) / (servers - 1) : 0,
+    ioIntensity: both.ioIntensity,
+    burstiness: both.burstiness,
+    meanBusyServers: both.meanBusyServers,
+    parallelIntensity: both.parallelIntensity,
+    read,
+    write,
   };
 }

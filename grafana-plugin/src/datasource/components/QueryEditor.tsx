@@ -1,6 +1,7 @@
 import type { QueryEditorProps, SelectableValue } from '@grafana/data';
 import { InlineField, InlineFieldRow, InlineSwitch, Input, Select, TextArea } from '@grafana/ui';
 import React from 'react';
+import { parseThresholds } from '../analysis/population';
 import type { JobioDataSource } from '../datasource';
 import { DEFAULT_QUERY, type JobioOptions, type JobioQuery, type QueryFilters, type QueryType } from '../types';
 
@@ -10,6 +11,7 @@ const TYPES: Array<SelectableValue<QueryType>> = [
   { value: 'summary', label: 'Job I/O summary (RYG)', description: 'Calls and I/O time by class, per job, user or mount' },
   { value: 'topTalkers', label: 'Top talkers', description: 'topk by target, operation, user or job' },
   { value: 'characterisation', label: 'Job characterisation', description: 'Volume, bandwidth, IOPS, intensity, burstiness, parallelism' },
+  { value: 'population', label: 'Population of jobs', description: 'I, ρ, P percentiles per direction and threshold; jobs by volume and peak bandwidth' },
   { value: 'trend', label: 'Trend change', description: 'Short vs long moving average of a rate' },
   { value: 'raw', label: 'PromQL', description: 'Any expression; variables are escaped' },
 ];
@@ -18,6 +20,7 @@ const FILTERS: Record<QueryType, Array<keyof QueryFilters>> = {
   summary: ['jobid', 'user', 'mount'],
   topTalkers: ['jobid', 'user', 'target', 'operation'],
   characterisation: ['jobid', 'user', 'target'],
+  population: ['jobid', 'user', 'target'],
   trend: ['jobid', 'user', 'target', 'operation'],
   raw: [],
 };
@@ -75,6 +78,25 @@ export function QueryEditor({ query, onChange, onRunQuery }: Props) {
           <>
             {text('Interval Δt', 'interval', 8)}
             {number('Threshold c (bytes)', 'thresholdBytes')}
+          </>
+        )}
+        {type === 'population' && (
+          <>
+            <InlineField label="View">
+              <Select width={16} options={opts('percentiles', 'volume', 'bandwidth', 'summary')} value={q.populationView ?? 'percentiles'} onChange={(v) => set({ populationView: v.value })} />
+            </InlineField>
+            {text('Interval Δt', 'interval', 8)}
+            <InlineField label="Thresholds c (bytes)" tooltip="Comma-separated; the percentile table has one column per direction and threshold">
+              <Input
+                width={24}
+                value={(q.thresholdsBytes ?? [0, 131072, 1048576]).join(',')}
+                onChange={(e) => onChange({ ...query, thresholdsBytes: parseThresholds(e.currentTarget.value) })}
+                onBlur={onRunQuery}
+              />
+            </InlineField>
+            <InlineField label="Share of jobs" tooltip="The table shows the value this share of the jobs is at or below (0.8 in the slides)">
+              <Input width={8} type="number" value={q.quantile ?? 0.8} onChange={(e) => onChange({ ...query, quantile: Number(e.currentTarget.value) })} onBlur={onRunQuery} />
+            </InlineField>
           </>
         )}
         {type === 'trend' && (

@@ -5,8 +5,8 @@ const alice = [{ label: 'user', values: ['alice'] }];
 describe('summaryExprs', () => {
   it('sums increase over the range by group and class, for calls and I/O seconds', () => {
     expect(summaryExprs('jobid', [], 3600)).toEqual({
-      calls: 'sum by (jobid, class) (increase(jobio_profiler_calls_total[1h]))',
-      seconds: 'sum by (jobid, class) (increase(jobio_profiler_io_seconds_total[1h]))',
+      calls: 'sum by (jobid, user, class) (increase(jobio_profiler_calls_total[1h]))',
+      seconds: 'sum by (jobid, user, class) (increase(jobio_profiler_io_seconds_total[1h]))',
       bytes:
         'sum by (jobid, user) (label_replace(increase(jobio_profiler_read_bytes_total[1h]), "direction", "read", "", "") or label_replace(increase(jobio_profiler_write_bytes_total[1h]), "direction", "write", "", ""))',
       reasonCalls: 'sum by (jobid, class, reason) (increase(jobio_profiler_reason_calls_total[1h]))',

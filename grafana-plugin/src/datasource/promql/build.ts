@@ -55,7 +55,7 @@ export function loadExpr(metric: LoadMetric, filters: LabelFilter[], fn: 'rate' 
 export interface SummaryExprs {
   calls: string;
   seconds: string;
-  /** Bytes read + written by group (and user, for jobs: the summary's user column). */
+  /** Bytes read + written by group (and user, for jobs, as calls and seconds). */
   bytes: string;
   /** Red/yellow calls and seconds by group, class and reason (empty on exporters without them). */
   reasonCalls: string;
@@ -67,15 +67,17 @@ export function summaryExprs(groupBy: SummaryGroup, filters: LabelFilter[], rang
   const g = oneOf(groupBy, SUMMARY_GROUPS, 'group');
   const range = formatDuration(rangeSeconds);
   const increase = (metric: string) => `increase(${selector(metric, filters)}[${range}])`;
-  const expr = (metric: string) => `sum by (${g}, class) (${increase(metric)})`;
+  // By job, every query keeps the job's user: a job that moved no bytes (only stats, say) has no
+  // volume series, and its user must still show.
+  const by = g === 'jobid' ? 'jobid, user' : g;
+  const expr = (metric: string) => `sum by (${by}, class) (${increase(metric)})`;
   const reasons = (metric: string) => `sum by (${g}, class, reason) (${increase(metric)})`;
   // Read and write series differ only by name: tag them apart before `or` (see loadExpr).
   const tagged = (metric: string, direction: string) => `label_replace(${increase(metric)}, "direction", "${direction}", "", "")`;
-  const bytesBy = g === 'jobid' ? 'jobid, user' : g;
   return {
     calls: expr(PROFILER_CALLS),
     seconds: expr(PROFILER_IO_SECONDS),
-    bytes: `sum by (${bytesBy}) (${tagged(PROFILER_READ_BYTES, 'read')} or ${tagged(PROFILER_WRITE_BYTES, 'write')})`,
+    bytes: `sum by (${by}) (${tagged(PROFILER_READ_BYTES, 'read')} or ${tagged(PROFILER_WRITE_BYTES, 'write')})`,
     reasonCalls: reasons(PROFILER_REASON_CALLS),
     reasonSeconds: reasons(PROFILER_REASON_SECONDS),
   };

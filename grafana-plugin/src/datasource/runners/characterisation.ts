@@ -20,26 +20,50 @@ function byJob(series: Series[]): Map<string, Series[]> {
   return out;
 }
 
-const COLUMNS: Array<{ key: keyof JobCharacter; name: string; unit?: string; type?: FieldType }> = [
-  { key: 'startMs', name: 'start', type: FieldType.time },
-  { key: 'endMs', name: 'end', type: FieldType.time },
-  { key: 'totalBytes', name: 'total volume', unit: 'bytes' },
-  { key: 'readBytes', name: 'read', unit: 'bytes' },
-  { key: 'writeBytes', name: 'written', unit: 'bytes' },
-  { key: 'peakBandwidth', name: 'peak bandwidth', unit: 'Bps' },
-  { key: 'meanBandwidth', name: 'mean bandwidth', unit: 'Bps' },
-  { key: 'meanIops', name: 'mean IOPS', unit: 'iops' },
-  { key: 'peakIops', name: 'peak IOPS', unit: 'iops' },
-  { key: 'ioIntensity', name: 'I/O intensity', unit: 'percentunit' },
-  { key: 'burstiness', name: 'burstiness' },
-  { key: 'parallelIntensity', name: 'parallel intensity' },
-  { key: 'parallelNormalised', name: 'parallel intensity (normalised)', unit: 'percentunit' },
-  { key: 'servers', name: 'servers' },
-  { key: 'intervals', name: 'intervals' },
+interface Column {
+  name: string;
+  value: (c: JobCharacter) => number;
+  unit?: string;
+  type?: FieldType;
+}
+
+const direction = (d: 'read' | 'write', label: string): Column[] => [
+  { name: `${label} I`, value: (c) => c[d].ioIntensity, unit: 'percentunit' },
+  { name: `${label} ρ`, value: (c) => c[d].burstiness },
+  { name: `${label} P`, value: (c) => c[d].parallelIntensity, unit: 'percentunit' },
+  { name: `${label} servers`, value: (c) => c[d].servers },
+  { name: `${label} peak bandwidth`, value: (c) => c[d].peakBandwidth, unit: 'Bps' },
 ];
 
-/** Per-job characterisation over the range: one table row per job. */
-export async function runCharacterisation(ctx: RunContext, q: JobioQuery, defaultThreshold: number): Promise<DataFrame[]> {
+// "parallel intensity" is the slides' normalised P; the mean count of busy servers (|S|·Π) is its own column.
+const COLUMNS: Column[] = [
+  { name: 'start', value: (c) => c.startMs, type: FieldType.time },
+  { name: 'end', value: (c) => c.endMs, type: FieldType.time },
+  { name: 'total volume', value: (c) => c.totalBytes, unit: 'bytes' },
+  { name: 'read', value: (c) => c.readBytes, unit: 'bytes' },
+  { name: 'written', value: (c) => c.writeBytes, unit: 'bytes' },
+  { name: 'peak bandwidth', value: (c) => c.peakBandwidth, unit: 'Bps' },
+  { name: 'mean bandwidth', value: (c) => c.meanBandwidth, unit: 'Bps' },
+  { name: 'mean IOPS', value: (c) => c.meanIops, unit: 'iops' },
+  { name: 'peak IOPS', value: (c) => c.peakIops, unit: 'iops' },
+  { name: 'I/O intensity', value: (c) => c.ioIntensity, unit: 'percentunit' },
+  { name: 'burstiness', value: (c) => c.burstiness },
+  { name: 'parallel intensity', value: (c) => c.parallelIntensity, unit: 'percentunit' },
+  { name: 'busy servers per I/O interval', value: (c) => c.meanBusyServers },
+  { name: 'servers', value: (c) => c.servers },
+  { name: 'intervals', value: (c) => c.intervals },
+  ...direction('read', 'read'),
+  ...direction('write', 'write'),
+];
+
+/** The counters of every job of the range, on one grid: what the characterisation of any job starts from. */
+export interface JobCounters {
+  grid: number[];
+  stepSeconds: number;
+  jobs: Array<{ jobid: string; read: Series[]; write: Series[]; operations: Series[] }>;
+}
+
+export async function fetchJobCounters(ctx: RunContext, q: JobioQuery): Promise<JobCounters> {
   const filters = resolveFilters(q.filters, ctx.replace, ['jobid', 'user', 'target']);
   const exprs = characterisationExprs(filters);
   let step = Math.max(parseDuration(q.interval ?? '1m'), ctx.scrapeSeconds);
@@ -50,21 +74,31 @@ export async function runCharacterisation(ctx: RunContext, q: JobioQuery, defaul
   const reads = byJob(read ?? []);
   const writes = byJob(write ?? []);
   const ops = byJob(operations ?? []);
-  const jobs = [...new Set([...reads.keys(), ...writes.keys(), ...ops.keys()])].sort();
+  const jobids = [...new Set([...reads.keys(), ...writes.keys(), ...ops.keys()])].sort();
+  return {
+    grid,
+    stepSeconds: step,
+    jobs: jobids.map((jobid) => ({ jobid, read: reads.get(jobid) ?? [], write: writes.get(jobid) ?? [], operations: ops.get(jobid) ?? [] })),
+  };
+}
+
+/** Every job of the counters characterised at threshold c (jobs without any interval of data left out). */
+export function characteriseAll(counters: JobCounters, thresholdBytes: number): Array<{ jobid: string; c: JobCharacter }> {
   const rows: Array<{ jobid: string; c: JobCharacter }> = [];
-  for (const jobid of jobs) {
-    const c = characterise({
-      read: reads.get(jobid) ?? [],
-      write: writes.get(jobid) ?? [],
-      operations: ops.get(jobid) ?? [],
-      grid,
-      stepSeconds: step,
-      thresholdBytes: q.thresholdBytes ?? defaultThreshold,
-    });
+  for (const job of counters.jobs) {
+    const c = characterise({ ...job, grid: counters.grid, stepSeconds: counters.stepSeconds, thresholdBytes });
     if (c) {
-      rows.push({ jobid, c });
+      rows.push({ jobid: job.jobid, c });
     }
   }
+  return rows;
+}
+
+/** Per-job characterisation over the range: one table row per job. */
+export async function runCharacterisation(ctx: RunContext, q: JobioQuery, defaultThreshold: number): Promise<DataFrame[]> {
+  const counters = await fetchJobCounters(ctx, q);
+  const step = counters.stepSeconds;
+  const rows = characteriseAll(counters, q.thresholdBytes ?? defaultThreshold);
   return [
     createDataFrame({
       refId: q.refId,
@@ -75,7 +109,7 @@ export async function runCharacterisation(ctx: RunContext, q: JobioQuery, defaul
         ...COLUMNS.map((col) => ({
           name: col.name,
           type: col.type ?? FieldType.number,
-          values: rows.map((r) => r.c[col.key]),
+          values: rows.map((r) => col.value(r.c)),
           config: col.unit ? { unit: col.unit } : {},
         })),
       ],
