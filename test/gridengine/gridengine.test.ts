@@ -204,7 +204,7 @@ test('a 2-second Grid Engine job between two scrapes: the next scrape has all it
   // CPU and peak memory from the job's processes, kept after the job ended; no current memory.
   const cpu = sum(next, 'jobio_job_cpu_user_seconds_total', { jobid: job, user: 'jobiotest' }) + sum(next, 'jobio_job_cpu_system_seconds_total', { jobid: job, user: 'jobiotest' });
   const peak = sum(next, 'jobio_job_memory_peak_bytes', { jobid: job, user: 'jobiotest' });
-  const qacctCpu = Number(done.fields.cpu);
+  const qacctCpu = Number.parseFloat(done.fields.cpu ?? ''); // `0.389s`
   // qacct's cpu is the job's whole rusage; jobio's last sample is at most one sample interval (250 ms)
   // before the job's last process exited, so it is at most qacct's and most of it.
   assert.ok(cpu <= qacctCpu + 0.02 && cpu >= qacctCpu / 2, `jobio ${cpu} s of CPU, qacct ${qacctCpu} s`);
