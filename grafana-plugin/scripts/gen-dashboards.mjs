@@ -232,9 +232,9 @@ function cluster() {
         'Jobstats identifier quality',
         'bargauge',
         { h: 8, w: 8, x: 16, y: 29 },
-        [prom('A', `sum by (quality) (jobio_lustre_jobstats_entries{${t}})`, { legendFormat: '{{quality}}', instant: true })],
+        [prom('A', `sum by (quality, uid_class) (jobio_lustre_jobstats_entries{${t}})`, { legendFormat: '{{quality}} {{uid_class}}', instant: true })],
         about(
-          'job_stats entries in the last read, by whether their identifier matched the jobid_name format: correct, missing_jobid (a format with %j but no job id) or malformed (their load goes to jobid="_other"). Many malformed entries mean the servers’ jobid_var or jobid_name does not match the exporter’s --collector.lustre_jobstats.jobid-format.',
+          'job_stats entries in the last read, by whether their identifier matched the jobid_name format: correct, missing_jobid (a format with %j but no job id) or malformed (their load goes to jobid="_other"); and by whose they are: system (uid up to --collector.lustre_jobstats.system-uid-max, default 999: root, daemons), non_system (the users whose jobs matter) or none (no uid in the id). Many malformed entries mean the servers’ jobid_var or jobid_name does not match the exporter’s --collector.lustre_jobstats.jobid-format; many missing_jobid non_system entries mean users’ jobs that cannot be named.',
         ),
       ),
     ],

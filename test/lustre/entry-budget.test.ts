@@ -50,14 +50,14 @@ test('max-total-entries: four 20,000-entry targets and a small one hold at most 
     small(25);
     assert.equal(await c.update(new AbortController().signal), 'ok');
     const text = await registry.metrics();
-    const held = huge.map((target) => value(text, `jobio_lustre_jobstats_entries{target="${target}",quality="correct"}`));
+    const held = huge.map((target) => value(text, `jobio_lustre_jobstats_entries{target="${target}",quality="correct",uid_class="non_system"}`));
     for (const h of held) assert.ok(h >= 1000 && h <= 6000, `each huge target holds its floor and at most floor + pool: ${held.join(', ')}`);
     assert.equal(
       held.reduce((a, b) => a + b, 0),
       4 * 1000 + 5000,
       'the huge targets together: their floors and the whole shared pool',
     );
-    assert.equal(value(text, 'jobio_lustre_jobstats_entries{target="fs-MDT0000",quality="correct"}'), 50, 'the small target keeps room for every entry');
+    assert.equal(value(text, 'jobio_lustre_jobstats_entries{target="fs-MDT0000",quality="correct",uid_class="non_system"}'), 50, 'the small target keeps room for every entry');
     assert.equal(value(text, 'jobio_lustre_jobstats_write_bytes_total{target="fs-MDT0000",jobid="7",user="uid:5000"}'), 25, 'and its counts are exact');
     const dropped = huge.map((target) => value(text, `jobio_lustre_jobstats_dropped_entries_total{target="${target}"}`)).reduce((a, b) => a + b, 0);
     assert.equal(dropped, 2 * (4 * 20_000 - 9000), 'every entry not remembered is counted, each scrape');

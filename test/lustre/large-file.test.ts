@@ -67,7 +67,7 @@ test('lustre_jobstats: peak memory does not grow with the size of job_stats file
       assert.deepEqual(r.outcomes, ['ok', 'ok']);
       // The file of zeros is one line without a newline: one malformed line per read, nothing else.
       assert.equal(value(r.metrics, 'jobio_lustre_jobstats_parse_errors_total{target="fs-OST0000",reason="malformed_line"}'), 2);
-      assert.equal(value(r.metrics, 'jobio_lustre_jobstats_entries{target="fs-OST0001",quality="correct"}'), 1000, 'max-entries 1000');
+      assert.equal(value(r.metrics, 'jobio_lustre_jobstats_entries{target="fs-OST0001",quality="correct",uid_class="non_system"}'), 1000, 'max-entries 1000');
       assert.equal(value(r.metrics, 'jobio_lustre_jobstats_dropped_entries_total{target="fs-OST0001"}'), 2 * (t.entries - 1000));
       assert.equal(value(r.metrics, 'jobio_lustre_jobstats_truncated_reads_total{target="fs-OST0001",reason="max_file_bytes"}'), 0);
     }

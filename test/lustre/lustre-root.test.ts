@@ -53,7 +53,7 @@ test('--path.lustre: job_stats from a captured tree and a real profiled dd, both
         .filter((l) => /rejected_total\{/.test(l))
         .join('\n'),
     );
-    assert.match(text, /^jobio_lustre_jobstats_entries\{target="lustrefs-OST0000",quality="correct"\} 35$/m);
+    assert.match(text, /^jobio_lustre_jobstats_entries\{target="lustrefs-OST0000",quality="correct",uid_class="none"\} 35$/m);
     assert.match(text, /^jobio_scrape_collector_success\{collector="lustre_jobstats"\} 1$/m);
     assert.doesNotMatch(exporter.log(), /"level":"(warn|error)"/, 'nothing to warn about');
   } finally {

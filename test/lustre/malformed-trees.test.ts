@@ -90,7 +90,7 @@ test('lustre_jobstats on a malformed tree: FIFO, directory and out-of-range entr
     assert.equal(line(text, 'jobio_lustre_jobstats_parse_errors_total{target="fs-OST0003",reason="value_out_of_range"}')?.split(' ')[1], '2');
     assert.equal(line(text, 'jobio_lustre_jobstats_parse_errors_total{target="fs-OST0003",reason="malformed_line"}')?.split(' ')[1], '2');
     assert.equal(line(text, 'jobio_lustre_jobstats_parse_errors_total{target="fs-OST0000",reason="value_out_of_range"}')?.split(' ')[1], '0');
-    assert.equal(line(text, 'jobio_lustre_jobstats_entries{target="fs-OST0003",quality="correct"}')?.split(' ')[1], '1', 'the good entry beside it is taken');
+    assert.equal(line(text, 'jobio_lustre_jobstats_entries{target="fs-OST0003",quality="correct",uid_class="non_system"}')?.split(' ')[1], '1', 'the good entry beside it is taken');
     assert.equal(logged(logs, /^cannot read job_stats/, { reason: 'not_regular_file', path: join(root, `${LUSTRE}/obdfilter/fs-OST0001/job_stats`) }), 2);
     assert.equal(logged(logs, /^cannot read job_stats/, { reason: 'not_regular_file', path: join(root, `${LUSTRE}/obdfilter/fs-OST0002/job_stats`) }), 2);
     assert.equal(logged(logs, /beyond u64 rejected/, { target: 'obdfilter/fs-OST0003', rejected: 1 }), 2, 'one line per scrape that rejected one');

@@ -60,7 +60,7 @@ test('lustre_jobstats collector: a number beyond any u64 (or double) in one targ
   let text = await registry.metrics();
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 100$/m);
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0001",jobid="9",user="uid:5000"\} 7$/m);
-  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="malformed"\} 1$/m);
+  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="malformed",uid_class="none"\} 1$/m);
   assert.match(text, /^jobio_lustre_jobstats_parse_errors_total\{target="fs-OST0000",reason="value_out_of_range"\} 1$/m, 'the rejected entry is counted');
   assert.match(text, /^jobio_lustre_jobstats_parse_errors_total\{target="fs-OST0001",reason="value_out_of_range"\} 0$/m);
   writeFileSync(join(bad, 'job_stats'), ENTRY(130));
@@ -112,7 +112,7 @@ test('lustre_jobstats collector: a file beyond max-file-bytes is read up to the 
   assert.match(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0000",reason="max_file_bytes"\} 2$/m);
   assert.doesNotMatch(text, /^jobio_lustre_jobstats_truncated_reads_total\{target="fs-OST0001",reason="max_file_bytes"\} [1-9]/m);
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0001",jobid="9",user="uid:5000"\} 6$/m);
-  const seen = Number(/^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct"\} (\d+)$/m.exec(text)?.[1]);
+  const seen = Number(/^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct",uid_class="non_system"\} (\d+)$/m.exec(text)?.[1]);
   assert.ok(seen > 10 && seen < 40, `entries read within 4096 bytes: ${seen}`);
   // Every entry read moved 10 -> 11: the increments of the first scrape's starting values are exact.
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="1000",user="uid:5000"\} 11$/m);
@@ -134,7 +134,7 @@ test('lustre_jobstats collector: beyond max-entries new entries are dropped and 
   assert.equal(await update(), 'ok');
   const text = await registry.metrics();
   assert.match(text, /^jobio_lustre_jobstats_dropped_entries_total\{target="fs-OST0000"\} 6$/m, '3 dropped per read');
-  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct"\} 5$/m);
+  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct",uid_class="non_system"\} 5$/m);
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="2004",user="uid:5000"\} 15$/m);
   assert.doesNotMatch(text, /jobid="2005"/);
 });
@@ -150,7 +150,7 @@ test('lustre_jobstats collector: beyond max-targets the further targets are not 
   assert.match(text, /^jobio_lustre_jobstats_targets_dropped 2$/m);
   assert.match(text, /^jobio_lustre_jobstats_max_targets 2$/m);
   assert.deepEqual(
-    [...text.matchAll(/^jobio_lustre_jobstats_entries\{target="([^"]+)",quality="correct"\} 1$/gm)].map((m) => m[1]),
+    [...text.matchAll(/^jobio_lustre_jobstats_entries\{target="([^"]+)",quality="correct",uid_class="non_system"\} 1$/gm)].map((m) => m[1]),
     ['fs-OST0000', 'fs-OST0001'],
     'the first targets in name order',
   );
@@ -172,8 +172,44 @@ test('lustre_jobstats collector: a job id or executable whose escapes decode to 
   const text = await registry.metrics();
   // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character in the exposition');
-  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="malformed"\} 4$/m);
+  assert.match(text, /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="malformed",uid_class="none"\} 4$/m);
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="9",user="uid:5000"\} 25$/m);
   // Their load still counts, in _other: 4 entries × 25 bytes, as job 9's 25.
   assert.match(text, /^jobio_lustre_jobstats_write_bytes_total\{target="fs-OST0000",jobid="_other",user="_other"\} 100$/m);
+});
+
+test('lustre_jobstats collector: entry counts split by system and non-system uid (up to system-uid-max, default 999)', async () => {
+  const ids = ['1:0:n1', ':0:n1', 'cp.989', '3:999:n1', '4:1000:n1', '2:5000:n1', ':5000:n1', ':5001:n1', 'dd.1000', 'wget.', ':1317854:17627127:r01c01'];
+  const file = `job_stats:\n${ids.map((id) => `- job_id:          ${id}\n  write_bytes:     { samples:           1, unit: bytes, min: 1, max: 1, sum: 7 }\n`).join('')}`;
+  const counts = async (options: Record<string, string | number | boolean>) => {
+    const { root, registry, update } = setup({ 'jobid-format': '%j:%u:%H,%e.%u', ...options });
+    const dir = join(root, 'proc/fs/lustre/obdfilter/fs-OST0000');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'job_stats'), file);
+    assert.equal(await update(), 'ok');
+    const text = await registry.metrics();
+    return [...text.matchAll(/^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="([^"]+)",uid_class="([^"]+)"\} (\d+)$/gm)].map((m) => `${m[1]}/${m[2]} ${m[3]}`);
+  };
+  // uid 0, 989, 999: system; 1000, 5000, 5001: non-system; the two malformed ids carry no uid.
+  assert.deepEqual(await counts({}), [
+    'correct/system 3',
+    'correct/non_system 3',
+    'correct/none 0',
+    'missing_jobid/system 1',
+    'missing_jobid/non_system 2',
+    'missing_jobid/none 0',
+    'malformed/none 2',
+  ]);
+  // The bound is the one of the user="_system" label: at 0 only root is a system user.
+  assert.deepEqual((await counts({ 'system-uid-max': '0' })).slice(0, 5), ['correct/system 1', 'correct/non_system 5', 'correct/none 0', 'missing_jobid/system 1', 'missing_jobid/non_system 2']);
+  // A format without %u: no uid, so every entry is `none`.
+  assert.deepEqual(await counts({ 'jobid-format': '%j' }), [
+    'correct/system 0',
+    'correct/non_system 0',
+    'correct/none 11',
+    'missing_jobid/system 0',
+    'missing_jobid/non_system 0',
+    'missing_jobid/none 0',
+    'malformed/none 0',
+  ]);
 });

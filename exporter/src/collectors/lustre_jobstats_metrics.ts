@@ -5,6 +5,7 @@
 import type { Counter, Gauge, Registry } from 'prom-client';
 import type { JobStatsAccumulator, TargetView } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
+import { UID_CLASSES } from '../lustre/entry-tracker.js';
 import type { SampledTarget, LustreWriter } from '../lustre/refill.js';
 import type { SeriesLabels } from '../lustre/series-book.js';
 import { JobSeriesCounter } from './lustre_jobstats_series.js';
@@ -18,7 +19,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private readonly writeBytes: JobSeriesCounter;
   private readonly operations: JobSeriesCounter;
   private readonly operationSeconds: JobSeriesCounter;
-  private readonly entries: Gauge<'target' | 'quality'>;
+  private readonly entries: Gauge<'target' | 'quality' | 'uid_class'>;
   private readonly exportedJobs: Gauge<'target'>;
   private readonly foldedJobs: Gauge<'target'>;
   private readonly expiredJobs: Counter<'target'>;
@@ -51,7 +52,11 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
       true,
       1e6,
     );
-    this.entries = gauge('jobio_lustre_jobstats_entries', 'job_stats entries in the last read of the target, by identifier quality (correct, missing_jobid, malformed).', ['target', 'quality']);
+    this.entries = gauge(
+      'jobio_lustre_jobstats_entries',
+      'job_stats entries in the last read of the target, by identifier quality (correct, missing_jobid, malformed) and uid class (system: uid up to --collector.lustre_jobstats.system-uid-max, non_system, none: no uid in the id).',
+      ['target', 'quality', 'uid_class'],
+    );
     this.exportedJobs = gauge('jobio_lustre_jobstats_exported_jobs', 'Jobs of the target that have their own series (at most max-jobs).', ['target'] as const);
     this.foldedJobs = gauge('jobio_lustre_jobstats_folded_jobs', 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.', ['target'] as const);
     this.expiredJobs = counter('jobio_lustre_jobstats_expired_jobs_total', 'Job series removed after the expiry without any increment.', ['target'] as const);
@@ -122,7 +127,10 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   target(t: TargetView): void {
     const target = t.name;
     this.shown.push(t);
-    if (t.read) for (const quality of JOB_ID_QUALITIES) this.entries.set({ target, quality }, t.quality[quality]);
+    // A malformed id has no uid: its system and non_system series would always be 0, so they are not made.
+    if (t.read)
+      for (const quality of JOB_ID_QUALITIES)
+        for (const uid_class of UID_CLASSES) if (quality !== 'malformed' || uid_class === 'none') this.entries.set({ target, quality, uid_class }, t.byUid[uid_class][quality]);
     this.maxJobs.set({ target }, this.maxJobsValue);
     this.exportedJobs.set({ target }, t.exportedJobs);
     this.foldedJobs.set({ target }, t.foldedJobs);

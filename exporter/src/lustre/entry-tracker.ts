@@ -16,6 +16,7 @@ import { entryFields, type FieldTable, type FieldValues } from './export-fields.
 import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
 import { u64Less, u64Sub, type U64 } from './u64.js';
 import { UNLIMITED_BUDGET, type EntryBudget } from './entry-budget.js';
+import { DEFAULT_SYSTEM_UID_MAX } from '../labels/users.js';
 
 interface EntryState {
   /** The entry's identity, shared with the other entries of the same job. */
@@ -30,13 +31,27 @@ interface EntryState {
 
 export type QualityCounts = Record<JobIdQuality, number>;
 
+/**
+ * Whose entry it is, by the uid in its id: `system` up to --collector.lustre_jobstats.system-uid-max (the rule of
+ * the `user="_system"` label; default 999, as RHEL reserves 0–999 for root, daemons and job control), `non_system`
+ * above it, `none` when the id carries no uid (a malformed id, or a format without %u). System users make many entries with little in them (a single statfs);
+ * the quality of the other users' ids is what decides whether their load can be blamed on their jobs.
+ */
+export type UidClass = 'system' | 'non_system' | 'none';
+export const UID_CLASSES: readonly UidClass[] = ['system', 'non_system', 'none'];
+
+const noCounts = (): QualityCounts => ({ correct: 0, missing_jobid: 0, malformed: 0 });
+const noUidCounts = (): Record<UidClass, QualityCounts> => ({ system: noCounts(), non_system: noCounts(), none: noCounts() });
+
 export class EntryTracker {
   private readonly entries = new Map<string, EntryState>();
   /** The classes of the entries kept, by classKey; a class goes with its last entry. */
   private readonly classes = new Map<string, JobClass>();
   private readonly layouts = new Map<string, readonly number[]>();
   private readonly scratch: FieldValues = { count: 0, ids: [], values: [], dropped: 0 };
-  quality: QualityCounts = { correct: 0, missing_jobid: 0, malformed: 0 };
+  quality: QualityCounts = noCounts();
+  /** The same counts split by uid class (the sum over the classes is `quality`). */
+  byUid: Record<UidClass, QualityCounts> = noUidCounts();
   /** Counters dropped because the field table was full (garbage operation names). */
   droppedCounters = 0;
   /** New entries not remembered because maxEntries were, or the budget of all targets was full (counted, no increments). */
@@ -51,6 +66,7 @@ export class EntryTracker {
     private readonly formats: JobIdFormats,
     private readonly maxEntries = Number.POSITIVE_INFINITY,
     private readonly budget: EntryBudget = UNLIMITED_BUDGET,
+    private readonly systemUidMax = DEFAULT_SYSTEM_UID_MAX,
   ) {}
 
   get size(): number {
@@ -58,7 +74,16 @@ export class EntryTracker {
   }
 
   beginRead(): void {
-    this.quality = { correct: 0, missing_jobid: 0, malformed: 0 };
+    this.quality = noCounts();
+    this.byUid = noUidCounts();
+  }
+
+  /** Counts one entry of the read by quality and uid class (no identity: malformed, no uid). */
+  private count(identity: JobIdentity | undefined): void {
+    const quality = identity?.quality ?? 'malformed';
+    const uid = identity?.uid;
+    this.quality[quality] += 1;
+    this.byUid[uid === undefined ? 'none' : uid <= this.systemUidMax ? 'system' : 'non_system'][quality] += 1;
   }
 
   /** Takes one parsed entry; adds its increments to `credits`. */
@@ -70,7 +95,7 @@ export class EntryTracker {
     let state = this.entries.get(view.rawId);
     if (state && state.seen === epoch) {
       // The same id twice in one read (not seen in real files): keep the first, count the second as malformed.
-      this.quality.malformed += 1;
+      this.count(undefined);
       return;
     }
     if (!state) {
@@ -86,7 +111,7 @@ export class EntryTracker {
       const cls = this.classOf(classifyJobId(decodeJobId(view.rawId), this.formats));
       state = { cls, layout: this.layoutOf(cur), values: cur.values.slice(0, cur.count), startTime: view.startTime, seen: epoch };
       this.entries.set(view.rawId, state);
-      this.quality[cls.identity.quality] += 1;
+      this.count(cls.identity);
       let credit: Credit | undefined;
       for (let j = 0; j < cur.count; j += 1) {
         const value = cur.values[j]!;
@@ -99,7 +124,7 @@ export class EntryTracker {
       if (credit) credit.entries += 1;
       return;
     }
-    this.quality[state.cls.identity.quality] += 1;
+    this.count(state.cls.identity);
     state.seen = epoch;
     if (!this.sameLayout(state.layout, cur)) return this.ingestRelayout(state, view, credits);
     const prev = state.values;
@@ -124,7 +149,7 @@ export class EntryTracker {
    * values (marked seen, so it is not forgotten and credited whole when it is readable again).
    */
   private reject(rawId: string, epoch: number): void {
-    this.quality.malformed += 1;
+    this.count(undefined);
     this.outOfRangeEntries += 1;
     const state = this.entries.get(rawId);
     if (state) state.seen = epoch;

@@ -5,7 +5,7 @@
 // finish() → targetViews(), whose samples lustre/refill.ts writes into the metrics.
 import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
 import { CreditBook, type Credit } from './credits.js';
-import { EntryTracker, type QualityCounts } from './entry-tracker.js';
+import { EntryTracker, type QualityCounts, type UidClass } from './entry-tracker.js';
 import { FieldTable } from './export-fields.js';
 import type { JobIdFormats } from './jobid-format.js';
 import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
@@ -29,6 +29,8 @@ export interface AccumulatorOptions {
   readonly newSeriesGraceMs?: number;
   /** Entries remembered by all targets together (entry-budget.ts); new entries beyond are dropped (counted). */
   readonly maxTotalEntries?: number;
+  /** Uids up to it are system users in the entry counts (entry-tracker.ts UidClass); -1: none. */
+  readonly systemUidMax?: number;
 }
 
 /** One streamed read of a target's job_stats file. */
@@ -56,6 +58,7 @@ export interface TargetView {
   /** False when the target was not read this scrape (gone or failed): its series live until expiry. */
   readonly read: boolean;
   readonly quality: QualityCounts;
+  readonly byUid: Record<UidClass, QualityCounts>;
   /** Lines and entries skipped since start, by reason. */
   readonly parseErrors: ReasonCounts<ParseErrorReason>;
   /** Reads of the file that failed since start, by reason. */
@@ -93,7 +96,7 @@ class TargetState {
     options: AccumulatorOptions,
     budget: EntryBudget,
   ) {
-    this.tracker = new EntryTracker(fields, options.formats, options.maxEntries, budget);
+    this.tracker = new EntryTracker(fields, options.formats, options.maxEntries, budget, options.systemUidMax);
     this.book = new SeriesBook(options.maxJobs, options.expiryMs, options.newSeriesGraceMs);
     this.window = new DensityWindow(options.densityWindowMs ?? DEFAULT_DENSITY_WINDOW_MS);
   }
@@ -300,6 +303,7 @@ export class JobStatsAccumulator {
         kind: t.ref.kind,
         read: t.readEpoch === this.epoch,
         quality: t.tracker.quality,
+        byUid: t.tracker.byUid,
         parseErrors: { malformed_line: t.malformedLinesTotal, value_out_of_range: t.tracker.outOfRangeEntries, too_many_fields: t.tracker.droppedCounters },
         readErrors: { ...t.readErrors },
         foldedJobs: t.book.foldedJobs,
