@@ -64,6 +64,10 @@ before(async () => {
     '--collector.job_info',
     `--collector.job_info.spool-dir=${spool}`,
     '--collector.job_info.squeue=',
+    // Grid Engine makes no job cgroup: the cgroup collector measures the spool's jobs from their processes.
+    '--collector.cgroup',
+    `--collector.cgroup.spool-dir=${spool}`,
+    '--collector.cgroup.sample-interval=250ms',
   ]);
 });
 
@@ -119,6 +123,13 @@ test('job_info on the real Grid Engine: a job and an array task named by the roo
   assert.deepEqual(info(m, array), { jobid: array, user: 'jobiotest', account: '', partition: 'all.q', job_name: 'arr', work_dir: s.work });
   assert.equal(m.filter((x) => x.name === 'jobio_job_info').length, 2, 'one series per job: the array tasks share theirs');
   assert.equal(sum(m, 'jobio_job_info_spool_rejected_total', {}), 0);
+  // CPU and memory from the jobs' processes (the array's tasks together, under its one id).
+  const usage = await pollMetrics(`process CPU and memory of ${job} and ${array}`, (x) => [job, array].every((id) => sum(x, 'jobio_job_memory_bytes', { jobid: id, user: 'jobiotest' }) > 0));
+  for (const id of [job, array]) {
+    assert.equal(usage.filter((x) => x.name === 'jobio_job_cpu_user_seconds_total' && x.labels.jobid === id && x.labels.user === 'jobiotest').length, 1, `one CPU series for ${id}`);
+    assert.ok(sum(usage, 'jobio_job_memory_peak_bytes', { jobid: id }) >= sum(usage, 'jobio_job_memory_bytes', { jobid: id }));
+  }
+  assert.equal(sum(usage, 'jobio_cgroup_process_jobs', {}), 2);
   const file = statSync(join(spool, job));
   assert.deepEqual([file.uid, file.mode & 0o777], [0, 0o644], 'the prolog writes a root-owned 0644 file');
   t.diagnostic(`spool ${join(spool, job)}: ${readFileSync(join(spool, job), 'utf8').trim().split('\n').join('; ')}`);
@@ -171,7 +182,16 @@ test('a 2-second Grid Engine job between two scrapes: the next scrape has all it
   if (!s) return;
   const mount = mountOf(s.work);
   const before = await metrics();
-  const job = s.submit({ user: alice, args: ['-N', 'short'], script: `#!/bin/sh\ndd if=/dev/zero of="$PWD/short-$JOB_ID.bin" bs=4k count=250 status=none\nsleep 2\n` });
+  // 250 writes, then 2 s of CPU in short-lived children (each `date` is reaped by the job's shell:
+  // its CPU reaches the shell's cutime), then a second of sleep.
+  const script = [
+    '#!/bin/sh',
+    'dd if=/dev/zero of="$PWD/short-$JOB_ID.bin" bs=4k count=250 status=none',
+    'end=$(( $(date +%s) + 2 )); while [ "$(date +%s)" -lt "$end" ]; do :; done',
+    'sleep 1',
+    '',
+  ].join('\n');
+  const job = s.submit({ user: alice, args: ['-N', 'short'], script });
   t.after(() => s.cancel(job));
   const done = await s.waitEnded(job);
   assert.equal(done.exitStatus, 0);
@@ -181,5 +201,14 @@ test('a 2-second Grid Engine job between two scrapes: the next scrape has all it
   assert.equal(writes(next), 250);
   assert.equal(sum(next, 'jobio_profiler_write_bytes_total', { mount, jobid: job, user: 'jobiotest', size: 'small' }), 250 * 4096);
   assert.equal(sum(next, 'jobio_profiler_records_rejected_total', {}), sum(before, 'jobio_profiler_records_rejected_total', {}), "none of the job's frames refused");
-  t.diagnostic(`job ${job} (2 s, ru_wallclock ${done.fields.ru_wallclock}, cpu ${done.fields.cpu}): profiler writes ${writes(next)}`);
+  // CPU and peak memory from the job's processes, kept after the job ended; no current memory.
+  const cpu = sum(next, 'jobio_job_cpu_user_seconds_total', { jobid: job, user: 'jobiotest' }) + sum(next, 'jobio_job_cpu_system_seconds_total', { jobid: job, user: 'jobiotest' });
+  const peak = sum(next, 'jobio_job_memory_peak_bytes', { jobid: job, user: 'jobiotest' });
+  const qacctCpu = Number.parseFloat(done.fields.cpu ?? ''); // `0.389s`
+  // qacct's cpu is the job's whole rusage; jobio's last sample is at most one sample interval (250 ms)
+  // before the job's last process exited, so it is at most qacct's and most of it.
+  assert.ok(cpu <= qacctCpu + 0.02 && cpu >= qacctCpu / 2, `jobio ${cpu} s of CPU, qacct ${qacctCpu} s`);
+  assert.ok(peak > 0, 'a peak memory');
+  assert.equal(next.filter((x) => x.name === 'jobio_job_memory_bytes' && x.labels.jobid === job).length, 0, 'an ended job holds no memory');
+  t.diagnostic(`job ${job} (2 s, ru_wallclock ${done.fields.ru_wallclock}, qacct cpu ${done.fields.cpu}): profiler writes ${writes(next)}; jobio CPU ${cpu.toFixed(3)} s, peak memory ${peak} B`);
 });

@@ -4,28 +4,33 @@
 // counters are the kernel's own (monotonic for the job's life; the series stops when the cgroup
 // goes). Jobs are sampled between scrapes too (sample-interval), and a job whose cgroup is gone keeps
 // its last values until finished-expiry (cgroup_finished.ts), so a job shorter than the scrape
-// interval is still accounted. Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
+// interval is still accounted. Jobs of the root-written job spool that have no job cgroup (Grid
+// Engine) are measured from their processes instead (sources/process-jobs.ts), into the same
+// series. Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import type { Registry } from 'prom-client';
 import { defineCollector } from '../scrape/define-collector.js';
-import { durationFlag, positiveIntegerFlag } from '../scrape/flags.js';
+import { durationFlag, positiveIntegerFlag, textFlag } from '../scrape/flags.js';
 import { findCgroupJobs, type OwnerCache } from '../sources/cgroup-jobs.js';
 import { readCgroupUsage } from '../sources/cgroup-usage.js';
+import { DEFAULT_JOB_SPOOL, readJobSpool } from '../sources/job-spool.js';
+import { ProcessJobTracker } from '../sources/process-jobs.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { CgroupJobFold, OTHER } from './cgroup_fold.js';
 import { FinishedJobs } from './cgroup_finished.js';
 import { metricsIn } from '../scrape/metric-factory.js';
-import { sysPath } from '../util/paths.js';
+import { procPath, rootPath, sysPath } from '../util/paths.js';
 
 const labelNames = ['jobid', 'user'] as const;
 
 function makeMetrics(registry: Registry) {
   const { counter, gauge } = metricsIn(registry);
   return {
-    cpuUser: counter('jobio_job_cpu_user_seconds_total', 'CPU time of the job in user mode in seconds, from its cgroup.', labelNames),
-    cpuSystem: counter('jobio_job_cpu_system_seconds_total', 'CPU time of the job in kernel mode in seconds, from its cgroup.', labelNames),
+    cpuUser: counter('jobio_job_cpu_user_seconds_total', 'CPU time of the job in user mode in seconds, from its cgroup (or its processes where it has none).', labelNames),
+    cpuSystem: counter('jobio_job_cpu_system_seconds_total', 'CPU time of the job in kernel mode in seconds, from its cgroup (or its processes where it has none).', labelNames),
     memory: gauge('jobio_job_memory_bytes', 'Memory charged to the job cgroup now in bytes (v1 usage_in_bytes includes page cache).', labelNames),
     memoryPeak: gauge('jobio_job_memory_peak_bytes', 'Highest memory charged to the job cgroup in bytes.', labelNames),
     jobs: gauge('jobio_cgroup_jobs', 'Batch job cgroups (Slurm, PBS, LSF, Flux) found on this host in the last scrape.'),
+    processJobs: gauge('jobio_cgroup_process_jobs', 'Running jobs of the job spool without a job cgroup (Grid Engine), measured from their processes in the last scrape.'),
     folded: gauge('jobio_cgroup_folded_jobs', 'Running jobs without their own series (beyond max-jobs), summed into jobid="_other".'),
     finished: gauge('jobio_cgroup_finished_jobs', 'Ended jobs still exported with their final values (last sample before their cgroup went), until finished-expiry.'),
     malformed: counter('jobio_cgroup_malformed_files_total', 'cgroup files that could not be read or parsed (the value is left out of that scrape).'),
@@ -41,6 +46,7 @@ export const cgroupCollector = defineCollector({
     userHz: positiveIntegerFlag('user-hz', 100, 'Clock ticks per second of v1 cpuacct.stat (USER_HZ), used where cpuacct.usage_user/usage_sys are missing.'),
     sampleIntervalMs: durationFlag('sample-interval', '1s', 'Job cgroups are also sampled this often between scrapes, so a job shorter than the scrape interval keeps its last values.'),
     finishedExpiryMs: durationFlag('finished-expiry', '10m', "An ended job's final CPU seconds and peak memory stay exported this long after its cgroup went."),
+    spoolDir: textFlag('spool-dir', DEFAULT_JOB_SPOOL, "The prolog's job spool (as --collector.job_info.spool-dir): its jobs without a job cgroup are measured from their processes."),
     ...USER_FLAGS,
   },
   create({ registry, paths, settings, logger }) {
@@ -50,11 +56,13 @@ export const cgroupCollector = defineCollector({
     let metrics: ReturnType<typeof makeMetrics> | undefined;
 
     const book = new FinishedJobs<Sample>(settings.finishedExpiryMs);
+    const spoolDir = rootPath(paths, settings.spoolDir);
+    const processJobs = new ProcessJobTracker(procPath(paths), settings.userHz);
 
-    /** One sampling of every job cgroup, recorded in the book; undefined on a host without Slurm cgroups. */
-    const sampleJobs = async (signal?: AbortSignal): Promise<{ jobs: number; samples: Sample[]; problems: string[] } | undefined> => {
-      const found = await findCgroupJobs(paths, owners, signal);
-      if (!found.slurm) return undefined;
+    /** One sampling of every job, recorded in the book; undefined on a host with neither job cgroups nor a job spool. */
+    const sampleJobs = async (signal?: AbortSignal): Promise<{ jobs: number; processJobs: number; samples: Sample[]; problems: string[] } | undefined> => {
+      const [found, spool] = await Promise.all([findCgroupJobs(paths, owners, signal), readJobSpool(spoolDir, signal)]);
+      if (!found.slurm && !spool.exists) return undefined;
       const samples: Sample[] = [];
       const problems: string[] = [];
       for (const job of found.jobs) {
@@ -64,7 +72,12 @@ export const cgroupCollector = defineCollector({
         problems.push(...usage.problems);
         samples.push({ ...usage, jobid: job.jobid, uid: job.uid });
       }
-      return { jobs: found.jobs.length, samples: book.observe(samples, Date.now()), problems };
+      // The spool's jobs that no cgroup holds, from their owners' processes.
+      const inCgroups = new Set(found.jobs.map((j) => j.jobid));
+      const withoutCgroup = new Map(spool.jobs.flatMap((j) => (j.uid === undefined || inCgroups.has(j.jobid) ? [] : [[j.jobid, j.uid] as const])));
+      const byProcess = withoutCgroup.size > 0 ? await processJobs.sample(withoutCgroup, signal) : [];
+      for (const u of byProcess) samples.push({ jobid: u.jobid, uid: u.uid, cpu: u.cpu, memoryBytes: u.memoryBytes, memoryPeakBytes: u.memoryPeakBytes, problems: [] });
+      return { jobs: found.jobs.length, processJobs: byProcess.length, samples: book.observe(samples, Date.now()), problems };
     };
     // Between scrapes: one sampling at a time; its problems are counted by the scrapes' own reads.
     let sampling = false;
@@ -80,7 +93,7 @@ export const cgroupCollector = defineCollector({
     timer.unref();
 
     return {
-      describe: () => ({ source: `job cgroups (Slurm, PBS, LSF, Flux; v1 and v2) under ${sysPath(paths, 'fs', 'cgroup')}` }),
+      describe: () => ({ source: `job cgroups (Slurm, PBS, LSF, Flux; v1 and v2) under ${sysPath(paths, 'fs', 'cgroup')}; processes of the jobs in ${spoolDir} without one` }),
       close() {
         clearInterval(timer);
         return Promise.resolve();
@@ -88,7 +101,7 @@ export const cgroupCollector = defineCollector({
       async update(signal) {
         const now = await sampleJobs(signal);
         if (!now) {
-          // Exports nothing at all on a host without Slurm cgroups (metrics are created on first use).
+          // Exports nothing at all on a host without job cgroups or job spool (metrics are created on first use).
           if (metrics) registry.clear();
           metrics = undefined;
           return 'absent';
@@ -121,6 +134,7 @@ export const cgroupCollector = defineCollector({
           m.memoryPeak.set(other, view.otherMemoryPeakBytes);
         }
         m.jobs.set(now.jobs);
+        m.processJobs.set(now.processJobs);
         m.finished.set(finals.length);
         m.folded.set(view.foldedJobs);
         m.malformed.inc(problems);
