@@ -767,6 +767,43 @@ function withJobDirections(d) {
   return d;
 }
 
+// --- Density per operation (jobio_lustre_jobstats_operation_rate_jobs: a fixed set of operations) ---
+/** Cluster: an $operation variable and the density of per-job rates of that one operation, drill-down as the class's. */
+function withOperationDensity(d) {
+  const y = bottom(d);
+  const t = 'target=~"$target"';
+  d.templating.list.push({ ...promVar('operation', 'Operation', 'jobio_lustre_jobstats_operation_rate_jobs', 'operation', false), current: { text: 'setattr', value: 'setattr' } });
+  d.panels.push(
+    panel(
+      'Density of per-job $operation rates per target, every job counted (click a cell: its jobs)',
+      'jobio-jobio-panel',
+      { h: 12, w: 24, x: 0, y },
+      [
+        prom('A', `sum by (target, user, jobid) (${R.jobOps}{${t},operation="$operation",jobid!="_other"})`, { legendFormat: '{{target}} {{user}} {{jobid}}' }),
+        prom('B', `sum by (decade) (jobio_lustre_jobstats_operation_rate_jobs{${t},operation="$operation"})`, { legendFormat: '{{decade}}' }),
+      ],
+      {
+        options: {
+          view: 'heatmap',
+          heatmap: {
+            unit: 'ops',
+            listLabels: 'target,user,jobid',
+            drillVariable: 'user',
+            drillLabel: 'user',
+            jobLabel: 'jobid',
+            jobDashboard: 'jobio-job',
+            showNoData: true,
+            colorScheme: 'viridis',
+          },
+        },
+        description:
+          'The density above for one operation (the Operation variable: open, close, mknod, unlink, getattr, setattr, getxattr, setxattr, mkdir, rmdir, rename, link, statfs, sync, read, write, punch): time across, decades of per-job request rate of that operation up, a cell’s colour the number of jobs (every job counted by the exporter). A setattr storm on an MDT or a read storm on an OST shows as a cell high up; click it for its jobs, largest first, with links to their job dashboards.',
+      },
+    ),
+  );
+  return d;
+}
+
 // --- Latency (rules jobio-latency.yml): server time per request, from job_stats (Lustre 2.14+) ---
 /** Cluster: mean service time per request by target and operation, and per target against its load. */
 function withLatency(d) {
@@ -920,7 +957,7 @@ function withFsHealth(d) {
 
 mkdirSync(out, { recursive: true });
 for (const [file, d] of [
-  ['cluster-filesystem.json', withFsHealth(withLatency(withPopulation(withAccounts(withClientDensity(cluster())))))],
+  ['cluster-filesystem.json', withFsHealth(withLatency(withPopulation(withOperationDensity(withAccounts(withClientDensity(cluster()))))))],
   ['job.json', withJobLatency(withJobDirections(withCoverage(withJobHeader(job()))))],
   ['host-gpu.json', hostGpu()],
 ]) {

@@ -192,7 +192,7 @@ function dashboardQueries(): DashboardQuery[] {
 
 // The variables as a user would set them: every target, one job and its user, one host.
 function variables(n1: string): Array<Record<string, string>> {
-  const common = { target: 'fs-.*', __rate_interval: `${RATE_WINDOW}s`, __range: `${RANGE}s`, __interval: '1s', instance: n1, client_node: '.*', account: '.*', fs: '.+' };
+  const common = { target: 'fs-.*', __rate_interval: `${RATE_WINDOW}s`, __range: `${RANGE}s`, __interval: '1s', instance: n1, client_node: '.*', account: '.*', fs: '.+', operation: 'open' };
   return [
     { ...common, jobid: '1001', user: '_system' }, // profiled job, Lustre job of alice
     { ...common, jobid: '1002', user: 'bob' },
