@@ -65,29 +65,43 @@ export function writeTargets(dir: string, count: number): void {
   }
 }
 
-/** Issue 13: 10,000 targets took 12–13.5 s a scrape. The same tree with the default max-targets and unbounded. */
+/**
+ * Issue 13: 10,000 targets took 12–13.5 s a scrape. The same tree with the default max-targets and unbounded;
+ * and issue 28's case, 1,000 targets all read: the CPU of an idle scrape (nothing changed) per target.
+ */
 export function manyTargets(): string {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-bench-targets-'));
+  const thousand = mkdtempSync(join(tmpdir(), 'jobio-bench-targets-'));
   try {
     writeTargets(dir, 10_000);
-    const base = child(['readall', dir]);
-    const rows = [10_000, 256].map((max) => {
-      const c = child(['targets', dir, String(max)]);
+    writeTargets(thousand, 1_000);
+    const cases = [
+      { tree: dir, present: 10_000, max: 10_000 },
+      { tree: dir, present: 10_000, max: 256 },
+      { tree: thousand, present: 1_000, max: 1_000 },
+    ];
+    const bases = new Map([dir, thousand].map((tree) => [tree, child(['readall', tree])]));
+    const rows = cases.map(({ tree, present, max }) => {
+      const base = bases.get(tree)!;
+      const c = child(['targets', tree, String(max)]);
       const ms = (v: number | undefined): string => (v ?? NaN).toFixed(0);
-      return `| 10,000 | ${max.toLocaleString('en')} | ${ms(base.ms)} | ${ms(c.firstMs)} | ${ms(c.idleMs)} | ${((c.firstMs ?? NaN) / base.ms!).toFixed(2)}× / ${((c.idleMs ?? NaN) / base.ms!).toFixed(2)}× | ${ms(c.maxRssMb)} | ${c.series} |`;
+      // Per target only where every target present is read: otherwise listing the others weighs in.
+      const perTarget = present <= max ? ((c.idleCpuMs ?? NaN) / present).toFixed(3) : '—';
+      return `| ${present.toLocaleString('en')} | ${max.toLocaleString('en')} | ${ms(base.ms)} | ${ms(c.firstMs)} | ${ms(c.idleMs)} | ${((c.firstMs ?? NaN) / base.ms!).toFixed(2)}× / ${((c.idleMs ?? NaN) / base.ms!).toFixed(2)}× | ${ms(c.idleCpuMs)} | ${perTarget} | ${ms(c.maxRssMb)} | ${c.series} |`;
     });
     return [
       '### Many targets',
       '',
-      '10,000 OST directories, each job_stats with 2 entries (2.14 layout). Baseline: every file read whole with `readFile`, one after another, best of 3, in its own process.',
+      'OST directories, each job_stats with 2 entries (2.14 layout). Baseline: every file read whole with `readFile`, one after another, best of 3, in its own process. Idle CPU: CPU time of the whole process (all threads) for one scrape of unchanged files, median of 3; per target where every target is read.',
       '',
-      '| targets present | max-targets | baseline ms | 1st scrape ms | idle scrape ms | 1st / idle vs baseline | peak RSS MB | series |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| targets present | max-targets | baseline ms | 1st scrape ms | idle scrape ms | 1st / idle vs baseline | idle CPU ms | idle CPU ms per target | peak RSS MB | series |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...rows,
       '',
     ].join('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(thousand, { recursive: true, force: true });
   }
 }
 

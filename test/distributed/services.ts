@@ -137,6 +137,13 @@ export class PromApi {
     return (data.result as Array<{ metric: Record<string, string>; value: [number, string] }>).map((r) => ({ metric: r.metric, values: [[r.value[0], Number(r.value[1])]] }));
   }
 
+  /** The raw samples of a range selector such as `up[10m]` at `time`. */
+  async samples(expr: string, time: number): Promise<Series[]> {
+    const data = (await this.get('/api/v1/query', new URLSearchParams({ query: expr, time: String(time) }))) as { resultType: string; result: unknown };
+    if (data.resultType !== 'matrix') throw new Error(`expected a matrix from ${expr}, got ${data.resultType}`);
+    return (data.result as Array<{ metric: Record<string, string>; values: Array<[number, string]> }>).map((r) => ({ metric: r.metric, values: r.values.map(([t, v]) => [t, Number(v)] as const) }));
+  }
+
   async range(expr: string, start: number, end: number, step: number): Promise<Series[]> {
     const data = (await this.get('/api/v1/query_range', new URLSearchParams({ query: expr, start: String(start), end: String(end), step: String(step) }))) as {
       result: Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;

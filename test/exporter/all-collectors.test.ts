@@ -1,5 +1,5 @@
 // Every collector on at once, on one host assembled from the fixtures: a Lustre server (jobstats,
-// target stats, exports, capacity and health) that is also a Lustre client, with Slurm job cgroups (v1), two fake GPUs,
+// target stats, exports, capacity and health, LNet) that is also a Lustre client, with Slurm job cgroups (v1), two fake GPUs,
 // the job spool of the prolog, and the profiler socket receiving a sender's frames. One golden
 // exposition of the whole, linted by promtool: families from different collectors must not clash,
 // and every collector must succeed side by side. Regenerate with JOBIO_UPDATE_GOLDEN=1, then review.
@@ -30,6 +30,8 @@ function assembleHost(dir: string): { procfs: string; sysfs: string; rootfs: str
   const procfs = join(dir, 'proc');
   cpSync(join(fixtures, 'cgroup/proc'), procfs, { recursive: true });
   cpSync(join(fixtures, 'lustre/client-hp-2.10.1/proc/mounts'), join(procfs, 'mounts'));
+  // LNet's counters (lustre_lnet): the 2.10 stats file, in the Lustre tree (--path.lustre).
+  cpSync(join(fixtures, 'lustre/lnet-hp-2.10.1/proc/sys'), join(lustre, 'proc/sys'), { recursive: true });
   const rootfs = join(dir, 'rootfs');
   cpSync(join(fixtures, 'job_info/rootfs'), rootfs, { recursive: true });
   return { procfs, sysfs: join(fixtures, 'cgroup/v1/sys'), rootfs, lustre };

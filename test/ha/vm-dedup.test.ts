@@ -6,13 +6,14 @@
 // replica stopped half way the other fills the interval: no gap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { startPrometheusWithConfig } from '../helpers/prometheus.js';
 import type { Service } from '../helpers/service.js';
 import { PromApi, startVictoriaMetrics, VM_AUTH } from '../distributed/services.js';
+import { replicaConfig } from './replica.js';
 
 const INTERVAL_S = 2;
 const RUN_S = 24;
@@ -30,17 +31,9 @@ test('HA pair into VictoriaMetrics with dedup: one series per exporter, one samp
     writeFileSync(join(targets, 'nodes.yml'), `- targets: [${exporters.map((e) => `'127.0.0.1:${e.port}'`).join(', ')}]\n`);
     const password = join(dir, 'vm.password');
     writeFileSync(password, VM_AUTH.password);
-    const shipped = readFileSync(join(repoRoot, 'provisioning/victoriametrics/prometheus-replica.yml'), 'utf8');
-    const replicaConfig = (name: string): string =>
-      shipped
-        .replace('/etc/prometheus/jobio-targets', targets)
-        .replace('/etc/prometheus/victoriametrics.password', password)
-        .replace('http://victoriametrics:8428', vm.url)
-        .replace('scrape_interval: 30s', `scrape_interval: ${INTERVAL_S}s`)
-        .replace('scrape_timeout: 10s', 'scrape_timeout: 1s')
-        .replace('replica: a', `replica: ${name}`);
-    const a = await startPrometheusWithConfig(replicaConfig('a'));
-    const b = await startPrometheusWithConfig(replicaConfig('b'));
+    const setup = { targets, password, vmUrl: vm.url, intervalS: INTERVAL_S, timeout: '1s' };
+    const a = await startPrometheusWithConfig(replicaConfig(setup, 'a'));
+    const b = await startPrometheusWithConfig(replicaConfig(setup, 'b'));
     services.push(a, b);
     const start = Date.now() / 1000;
     await new Promise((r) => setTimeout(r, (RUN_S / 2) * 1000));

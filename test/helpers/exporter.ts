@@ -16,9 +16,12 @@ export interface RunningExporter {
   stop(): Promise<number | null>;
 }
 
-/** Spawns `jobio exporter ARGS --web.listen-address=127.0.0.1:0` and resolves once it listens. */
-export async function startExporter(args: readonly string[], opts: { scheme?: 'http' | 'https'; env?: NodeJS.ProcessEnv } = {}): Promise<RunningExporter> {
-  const child = spawn(process.execPath, [jobioBin, 'exporter', '--web.listen-address=127.0.0.1:0', '--log.format=json', ...args], {
+/**
+ * Spawns `jobio exporter ARGS --web.listen-address=127.0.0.1:0` and resolves once it listens. `port`
+ * listens there instead (an exporter restarted where its scrapers look for it).
+ */
+export async function startExporter(args: readonly string[], opts: { scheme?: 'http' | 'https'; env?: NodeJS.ProcessEnv; port?: number } = {}): Promise<RunningExporter> {
+  const child = spawn(process.execPath, [jobioBin, 'exporter', `--web.listen-address=127.0.0.1:${opts.port ?? 0}`, '--log.format=json', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },
   });

@@ -1,5 +1,6 @@
 // Counter scenarios of the StatsAccumulator behind lustre_exports and lustre_stats: growth, reset
-// (a decrease, a new start_time), a client born at 0 after the first collection, a client that leaves
+// (a decrease, a new start_time), a client born at 0 after the first collection (and held at 0 for a
+// new-series grace), a client that leaves
 // and comes back from zero, folding beyond max-clients into client="_other" with exact totals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,6 +61,19 @@ test('a client appearing after the first collection is born at 0 and then carrie
   // b disconnects (its export is gone) and reconnects from zero: the series continues upward.
   scrape(acc, { a: { wr: 4096 } }, 3000);
   assert.equal(W(scrape(acc, { a: { wr: 4096 }, b: { wr: 4096 } }, 4000), 'b'), 45056);
+});
+
+test('with a new-series grace a new client stays at 0 for the grace (every scraper of an HA pair sees the 0), then carries its whole value', () => {
+  const acc = new StatsAccumulator({ maxClients: 10, expiryMs: 60_000, newSeriesGraceMs: 5000 });
+  scrape(acc, { a: { wr: 4096 } }, 0);
+  // b appears at 1 s; reads at 2 s, 3.5 s and 5.9 s fall within its 5 s grace (two scrapers, at any offsets).
+  assert.equal(W(scrape(acc, { a: { wr: 4096 }, b: { wr: 40960 } }, 1000), 'b'), 0);
+  assert.equal(W(scrape(acc, { a: { wr: 4096 }, b: { wr: 45056 } }, 2000), 'b'), 0);
+  assert.equal(W(scrape(acc, { a: { wr: 4096 }, b: { wr: 49152 } }, 3500), 'b'), 0);
+  assert.equal(W(scrape(acc, { a: { wr: 8192 }, b: { wr: 49152 } }, 5900), 'b'), 0);
+  const after = scrape(acc, { a: { wr: 8192 }, b: { wr: 53248 } }, 6000);
+  assert.equal(W(after, 'b'), 53248, 'after the grace: every increment since its birth, nothing lost');
+  assert.equal(W(after, 'a'), 8192, 'a client of the first collection is not held at 0');
 });
 
 test('clients beyond max-clients fold into _other; sums over clients stay exact; gone series expire', () => {

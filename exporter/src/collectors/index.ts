@@ -7,6 +7,7 @@ import { lustreExportsCollector } from './lustre_exports.js';
 import { lustreStatsCollector } from './lustre_stats.js';
 import { lustreClientCollector } from './lustre_client.js';
 import { lustreHealthCollector } from './lustre_health.js';
+import { lustreLnetCollector } from './lustre_lnet.js';
 import { cgroupCollector } from './cgroup.js';
 import { gpuCollector } from './gpu.js';
 import { jobInfoCollector } from './job_info.js';
@@ -18,6 +19,7 @@ export const allCollectors: readonly CollectorDescriptor[] = [
   lustreStatsCollector,
   lustreClientCollector,
   lustreHealthCollector,
+  lustreLnetCollector,
   profilerCollector,
   cgroupCollector,
   gpuCollector,

@@ -7,6 +7,7 @@
 // Metrics: docs/metrics.md; guide: docs/lustre.md.
 import { defineCollector } from '../scrape/define-collector.js';
 import { positiveIntegerFlag } from '../scrape/flags.js';
+import { newSeriesGraceFlag } from '../lustre/new-series-grace.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
 import { statsFlags } from '../lustre/stats-settings.js';
 import { statsUpdater } from '../lustre/stats-update.js';
@@ -19,10 +20,11 @@ export const lustreExportsCollector = defineCollector({
   defaultEnabled: false,
   flags: {
     maxClients: positiveIntegerFlag('max-clients', 1000, 'Clients with their own series per target; the increments of the others go to client="_other".'),
+    newSeriesGraceMs: newSeriesGraceFlag('client'),
     ...statsFlags('lustre_exports', 'export stats'),
   },
-  create({ paths, settings: { maxClients, ...common }, logger, registry }) {
-    const acc = new StatsAccumulator({ maxClients, expiryMs: common.expiryMs });
+  create({ paths, settings: { maxClients, newSeriesGraceMs, ...common }, logger, registry }) {
+    const acc = new StatsAccumulator({ maxClients, expiryMs: common.expiryMs, newSeriesGraceMs });
     const metrics = new LustreExportsMetrics(registry, maxClients, common.maxTargets);
     const settings = {
       ...common,

@@ -3,7 +3,7 @@
 // Admin guide: docs/lustre.md. Metrics: docs/metrics.md.
 import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, positiveIntegerFlag, valueFlag } from '../scrape/flags.js';
-import { nonNegativeDuration } from '../scrape/flag-values.js';
+import { newSeriesGraceFlag } from '../lustre/new-series-grace.js';
 import { compileJobIdFormats } from '../lustre/jobid-format.js';
 import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
@@ -65,13 +65,7 @@ export const lustreJobStatsCollector = defineCollector({
       `${DEFAULT_DENSITY_WINDOW_MS / 1000}s`,
       "The rate density's window on the exporter's clock: windows end at multiples of it, and every scraper reads the density of the last one ended (set it to the scrape interval or a multiple).",
     ),
-    // Off by default: a new job's load shows one scrape after it appears, as for one Prometheus.
-    newSeriesGraceMs: valueFlag(
-      'new-series-grace',
-      '0',
-      "A new job's counter is exported at 0 for this long after it appears (besides its first scrape), then with its whole value, so every scraper of an HA pair sees the series start at 0 and increase() counts the job's first interval; set it above the scrape interval (2 intervals or more) when several servers scrape the exporter.",
-      nonNegativeDuration,
-    ),
+    newSeriesGraceMs: newSeriesGraceFlag('job'),
     // Four 280,000-entry targets held 1.08 GB under the per-target cap alone.
     maxTotalEntries: positiveIntegerFlag(
       'max-total-entries',

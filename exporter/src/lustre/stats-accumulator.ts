@@ -34,6 +34,8 @@ function seriesNameOf(labels: SeriesLabels): string {
 export interface StatsAccumulatorOptions {
   readonly maxClients: number;
   readonly expiryMs: number;
+  /** How long a new series' counters stay at 0 after its birth (series-book.ts); 0 by default. */
+  readonly newSeriesGraceMs?: number;
 }
 
 interface FileState {
@@ -53,7 +55,7 @@ class TargetState {
   readonly readErrors = noReadErrors();
 
   constructor(options: StatsAccumulatorOptions) {
-    this.book = new SeriesBook(options.maxClients, options.expiryMs);
+    this.book = new SeriesBook(options.maxClients, options.expiryMs, options.newSeriesGraceMs);
   }
 }
 

@@ -47,7 +47,7 @@ function request(targets: JobioQuery[]): DataQueryRequest<JobioQuery> {
 
 const valueField = (f: DataFrame) => f.fields.find((x) => x.type === FieldType.number);
 
-/** Shares of red, yellow and green per job, straight from a captured `sum by (jobid, class)` vector. */
+/** Shares of red, yellow and green per job, straight from a captured summary vector (`sum by (jobid, user, class)`). */
 function classShares(name: string): Map<string, Record<string, number>> {
   const out = new Map<string, Record<string, number>>();
   for (const r of capture(name).body.data.result) {
