@@ -767,6 +767,94 @@ function withJobDirections(d) {
   return d;
 }
 
+// --- Density per operation (jobio_lustre_jobstats_operation_rate_jobs: a fixed set of operations) ---
+/** Cluster: an $operation variable and the density of per-job rates of that one operation, drill-down as the class's. */
+function withOperationDensity(d) {
+  const y = bottom(d);
+  const t = 'target=~"$target"';
+  d.templating.list.push({ ...promVar('operation', 'Operation', 'jobio_lustre_jobstats_operation_rate_jobs', 'operation', false), current: { text: 'setattr', value: 'setattr' } });
+  d.panels.push(
+    panel(
+      'Density of per-job $operation rates per target, every job counted (click a cell: its jobs)',
+      'jobio-jobio-panel',
+      { h: 12, w: 24, x: 0, y },
+      [
+        prom('A', `sum by (target, user, jobid) (${R.jobOps}{${t},operation="$operation",jobid!="_other"})`, { legendFormat: '{{target}} {{user}} {{jobid}}' }),
+        prom('B', `sum by (decade) (jobio_lustre_jobstats_operation_rate_jobs{${t},operation="$operation"})`, { legendFormat: '{{decade}}' }),
+      ],
+      {
+        options: {
+          view: 'heatmap',
+          heatmap: {
+            unit: 'ops',
+            listLabels: 'target,user,jobid',
+            drillVariable: 'user',
+            drillLabel: 'user',
+            jobLabel: 'jobid',
+            jobDashboard: 'jobio-job',
+            showNoData: true,
+            colorScheme: 'viridis',
+          },
+        },
+        description:
+          'The density above for one operation (the Operation variable: open, close, mknod, unlink, getattr, setattr, getxattr, setxattr, mkdir, rmdir, rename, link, statfs, sync, read, write, punch): time across, decades of per-job request rate of that operation up, a cell’s colour the number of jobs (every job counted by the exporter). A setattr storm on an MDT or a read storm on an OST shows as a cell high up; click it for its jobs, largest first, with links to their job dashboards.',
+      },
+    ),
+  );
+  return d;
+}
+
+// --- Latency (rules jobio-latency.yml): server time per request, from job_stats (Lustre 2.14+) ---
+/** Cluster: mean service time per request by target and operation, and per target against its load. */
+function withLatency(d) {
+  const y = bottom(d);
+  const t = 'target=~"$target"';
+  d.panels.push(
+    panel(
+      'Server time per request, by target and operation (5 m mean)',
+      'timeseries',
+      { h: 8, w: 12, x: 0, y },
+      [prom('A', `target_operation:jobio_lustre_jobstats_operation_latency_seconds:mean5m{${t}}`, { legendFormat: '{{target}} {{operation}}' })],
+      about(
+        'How long the servers took, on average, for one request of each operation on each selected target (job_stats latency sums over request counts, 5-minute window; Lustre 2.14 and later, empty before). A rise on one target for every operation points at the server; a rise of one operation everywhere at the workload.',
+        unit('s'),
+      ),
+    ),
+    panel(
+      'Server time per request against the request rate, by target',
+      'timeseries',
+      { h: 8, w: 12, x: 12, y },
+      [
+        prom('A', `target:jobio_lustre_jobstats_operation_latency_seconds:mean5m{${t}}`, { legendFormat: '{{target}} time per request' }),
+        prom('B', `target:jobio_lustre_jobstats_operations:rate5m{${t}}`, { legendFormat: '{{target}} requests/s' }),
+      ],
+      about(
+        'Each target’s mean time per request (left) and its request rate (right axis). Time per request rising while the rate stays flat is the JobioTargetSlowerAtSameLoad alert: the server, not the jobs.',
+        { fieldConfig: { defaults: { unit: 's' }, overrides: [rightAxis('B', 'reqps')] } },
+      ),
+    ),
+  );
+  return d;
+}
+
+/** Job: the servers' time per request of this job, by operation. */
+function withJobLatency(d) {
+  const y = bottom(d);
+  d.panels.push(
+    panel(
+      'Server time per request of this job, by operation (5 m mean)',
+      'timeseries',
+      { h: 8, w: 24, x: 0, y },
+      [prom('A', 'jobid_operation:jobio_lustre_jobstats_operation_latency_seconds:mean5m{jobid="$jobid"}', { legendFormat: '{{operation}}' })],
+      about(
+        'How long the Lustre servers took, on average, for one of this job’s requests of each operation, over all its targets (job_stats latency, Lustre 2.14 and later). Compare with the cluster dashboard’s per-target view: slow for everyone means a busy or failing server, slow for this job only means its own pattern (small synchronous writes, contended files).',
+        unit('s'),
+      ),
+    ),
+  );
+  return d;
+}
+
 // --- Server capacity and health (collector lustre_health, rules jobio-lustre-health.yml) ---
 // Cluster: one row per file system, repeated over $fs, with how full its targets are, how soon they
 // will be full, and whether its servers are healthy and its targets out of recovery. Last on the
@@ -869,8 +957,8 @@ function withFsHealth(d) {
 
 mkdirSync(out, { recursive: true });
 for (const [file, d] of [
-  ['cluster-filesystem.json', withFsHealth(withPopulation(withAccounts(withClientDensity(cluster()))))],
-  ['job.json', withJobDirections(withCoverage(withJobHeader(job())))],
+  ['cluster-filesystem.json', withFsHealth(withLatency(withPopulation(withOperationDensity(withAccounts(withClientDensity(cluster()))))))],
+  ['job.json', withJobLatency(withJobDirections(withCoverage(withJobHeader(job()))))],
   ['host-gpu.json', hostGpu()],
 ]) {
   writeFileSync(join(out, file), `${JSON.stringify(d, null, 2)}\n`);

@@ -13,7 +13,7 @@ import { startVictoriaMetrics, startVmalert, VM_AUTH, type Service } from './ser
 type Yaml = Record<string, unknown>;
 type ScrapeConfig = { relabel_configs?: Array<Record<string, unknown>>; file_sd_configs?: Array<{ files: string[] }>; [k: string]: unknown };
 
-export const RULE_FILES = ['jobio-recording.yml', 'jobio-alerts.yml'];
+export const RULE_FILES = ['jobio-recording.yml', 'jobio-alerts.yml', 'jobio-latency.yml'];
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 

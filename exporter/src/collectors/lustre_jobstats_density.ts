@@ -1,10 +1,11 @@
 // The rate density of lustre_jobstats (docs/metrics.md): per target, operation class and decade, how
 // many jobs and users had a rate in that decade over the last window ended (on the exporter's clock, the same for every scraper), every job counted
 // (folded into jobid="_other" or not). Bounded: at most classes × (decades + zero) series per target
-// for jobs and as many for users, whatever the number of jobs; empty buckets are not exported.
+// for jobs and as many for users, whatever the number of jobs; empty buckets are not exported. Per operation
+// of a fixed set (DENSITY_OPERATIONS), the jobs only: at most operations × (decades + zero) more per target.
 import type { Gauge, Registry } from 'prom-client';
 import type { TargetView } from '../lustre/jobstats-accumulator.js';
-import { BUCKETS, bucketLabel, RATE_CLASSES } from '../lustre/rate-density.js';
+import { BUCKETS, bucketLabel, DENSITY_OPERATIONS, RATE_CLASSES } from '../lustre/rate-density.js';
 import { metricsIn } from '../scrape/metric-factory.js';
 
 type DensityLabels = 'target' | 'class' | 'decade';
@@ -12,6 +13,7 @@ type DensityLabels = 'target' | 'class' | 'decade';
 export class LustreJobStatsDensityMetrics {
   private readonly jobs: Gauge<DensityLabels>;
   private readonly users: Gauge<DensityLabels>;
+  private readonly operationJobs: Gauge<'target' | 'operation' | 'decade'>;
   private readonly interval: Gauge<'target'>;
 
   constructor(registry: Registry) {
@@ -24,6 +26,11 @@ export class LustreJobStatsDensityMetrics {
       labelNames,
     );
     this.users = gauge('jobio_lustre_jobstats_rate_users', `Users of the target (the sum of their jobs) per ${bucket}.`, labelNames);
+    this.operationJobs = gauge('jobio_lustre_jobstats_operation_rate_jobs', `Jobs of the target per ${bucket}; requests per second of one operation (a fixed set: ${DENSITY_OPERATIONS.join(', ')}).`, [
+      'target',
+      'operation',
+      'decade',
+    ] as const);
     this.interval = gauge(
       'jobio_lustre_jobstats_rate_interval_seconds',
       'Length of the window the rate density of the target is over (between the reads that closed the last two windows), in seconds.',
@@ -34,6 +41,7 @@ export class LustreJobStatsDensityMetrics {
   clear(): void {
     this.jobs.reset();
     this.users.reset();
+    this.operationJobs.reset();
     this.interval.reset();
   }
 
@@ -49,6 +57,13 @@ export class LustreJobStatsDensityMetrics {
         const users = d.users[c * BUCKETS + b]!;
         if (jobs > 0) this.jobs.set({ target, class: cls, decade: bucketLabel(b) }, jobs);
         if (users > 0) this.users.set({ target, class: cls, decade: bucketLabel(b) }, users);
+      }
+    }
+    for (const [k, operation] of DENSITY_OPERATIONS.entries()) {
+      const row = RATE_CLASSES.length + k;
+      for (let b = 0; b < BUCKETS; b += 1) {
+        const jobs = d.jobs[row * BUCKETS + b]!;
+        if (jobs > 0) this.operationJobs.set({ target, operation, decade: bucketLabel(b) }, jobs);
       }
     }
   }

@@ -133,6 +133,18 @@ test('rate density through the collector: with max-jobs 3 every job and user is 
     assert.equal(sum('jobio_lustre_jobstats_rate_users', 'fs-OST0000', cls), 503, cls);
     assert.equal(sum('jobio_lustre_jobstats_rate_jobs', 'fs-OST0001', cls), 703, cls);
   }
+  // Per operation of the fixed set: every job again, in its own decades (jobs only, no users).
+  const perOperation = (target: string, operation: string): number => {
+    let n = 0;
+    for (const m of text.matchAll(new RegExp(`^jobio_lustre_jobstats_operation_rate_jobs\\{target="${target}",operation="${operation}",decade="([-\\w]+)"\\} (\\d+)$`, 'gm'))) n += Number(m[2]);
+    return n;
+  };
+  for (const operation of ['open', 'punch', 'write', 'setattr']) assert.equal(perOperation('fs-OST0000', operation), 1503, operation);
+  assert.doesNotMatch(
+    text,
+    /^jobio_lustre_jobstats_operation_rate_jobs\{[^}]*operation="(?!open|close|mknod|unlink|getattr|setattr|getxattr|setxattr|mkdir|rmdir|rename|link|statfs|sync|read|write|punch")/m,
+  );
+  assert.doesNotMatch(text, /^jobio_lustre_jobstats_operation_rate_users/m);
   assert.match(text, /^jobio_lustre_jobstats_exported_jobs\{target="fs-OST0000"\} 3$/m);
   assert.match(text, /^jobio_lustre_jobstats_rate_interval_seconds\{target="fs-OST0000"\} [\d.e-]+$/m);
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jobStatsText, OST_OPS_210, type GeneratedJob } from '../../../test/lustre/generate-jobstats.js';
 import { newAccumulator, scrapeOnce } from '../../../test/lustre/harness.js';
-import { BUCKETS, bucketLabel, bucketOf, MAX_DECADE, MIN_DECADE, RATE_CLASSES, ZERO_BUCKET, type RateDensity } from './rate-density.js';
+import { BUCKETS, bucketLabel, bucketOf, DENSITY_OPERATIONS, MAX_DECADE, MIN_DECADE, RATE_CLASSES, ZERO_BUCKET, type RateDensity } from './rate-density.js';
 
 test('bucketOf: exact at powers of ten, zero apart, clamped to the exported decades', () => {
   assert.equal(bucketOf(0), ZERO_BUCKET);
@@ -147,6 +147,38 @@ test('density over 4,000 jobs (8,000 entries, max-jobs 50): every job and user c
   }
   // The idle jobs (every 11th) are in the zero bucket of every class, never in a decade.
   assert.ok((d.jobs[ZERO_BUCKET] ?? 0) >= Math.ceil(4000 / 11));
+});
+
+test('density per operation, beside the classes: every job in each operation of the fixed set, equal to the independent count', () => {
+  const jobs = makeJobs(2000);
+  const acc = newAccumulator({ maxJobs: 50 });
+  scrapeOnce(acc, { 'obdfilter/OST0': tree(jobs, 0) }, 1_000_000);
+  scrapeOnce(acc, { 'obdfilter/OST0': tree(jobs, 1) }, 1_000_000 + 30_000);
+  const d = densityOf(acc, 'OST0');
+  assert.ok(d);
+  // Requests per operation of each job over its hosts; 2.10 counts read and write requests in the *_bytes samples.
+  const source: Record<string, string> = { read: 'read_bytes', write: 'write_bytes', punch: 'punch', getattr: 'getattr' };
+  const expected = new Map<string, number>();
+  for (const j of jobs) {
+    for (const op of DENSITY_OPERATIONS) {
+      const key = source[op];
+      const total = key === undefined ? 0 : (j.grow[key] ?? 0) * j.hosts;
+      const k = `${op}/${oracleBucket(total / 30)}`;
+      expected.set(k, (expected.get(k) ?? 0) + 1);
+    }
+  }
+  const got = new Map<string, number>();
+  for (const [k, op] of DENSITY_OPERATIONS.entries()) {
+    const row = RATE_CLASSES.length + k;
+    for (let b = 0; b < BUCKETS; b += 1) {
+      const n = d.jobs[row * BUCKETS + b]!;
+      if (n > 0) got.set(`${op}/${bucketLabel(b)}`, n);
+    }
+  }
+  assert.deepEqual(got, expected);
+  // An operation the OST never printed (open) has every job at zero; punch spreads over several decades.
+  assert.equal(got.get('open/zero'), 2000);
+  assert.ok([...got.keys()].filter((k) => k.startsWith('punch/') && k !== 'punch/zero').length >= 3);
 });
 
 test('density: a target not read in a scrape has none; the next read spans the whole interval since its last read', () => {

@@ -12,6 +12,34 @@ import type { U64 } from './u64.js';
 export const RATE_CLASSES = ['operations', 'metadata', 'read_bytes', 'write_bytes'] as const;
 export type RateClass = (typeof RATE_CLASSES)[number];
 
+/**
+ * Operations with a density of their own, alongside the classes: a fixed set (the series stay bounded whatever
+ * operation names a server prints), the requests that load MDTs and OSTs most, as the Puhti study plots them
+ * one by one (setattr on an MDT, read on an OST). Their counts follow the classes': index RATE_CLASSES.length + k.
+ */
+export const DENSITY_OPERATIONS = [
+  'open',
+  'close',
+  'mknod',
+  'unlink',
+  'getattr',
+  'setattr',
+  'getxattr',
+  'setxattr',
+  'mkdir',
+  'rmdir',
+  'rename',
+  'link',
+  'statfs',
+  'sync',
+  'read',
+  'write',
+  'punch',
+] as const;
+/** Classes, then operations: the rows of a RateDensity. */
+export const DENSITY_ROWS = RATE_CLASSES.length + DENSITY_OPERATIONS.length;
+const OPERATION_ROW = new Map<string, number>(DENSITY_OPERATIONS.map((op, k) => [op, RATE_CLASSES.length + k]));
+
 /** The density window when none is configured: the shipped scrape interval. */
 export const DEFAULT_DENSITY_WINDOW_MS = 30_000;
 
@@ -42,7 +70,7 @@ export function bucketOf(rate: number): number {
   return 1 + y - MIN_DECADE;
 }
 
-/** Counts per class, bucket-major: counts[class * BUCKETS + bucket]. */
+/** Counts per row (class, then operation; DENSITY_ROWS), bucket-major: counts[row * BUCKETS + bucket]. */
 export interface RateDensity {
   readonly intervalSeconds: number;
   readonly jobs: Uint32Array;
@@ -59,8 +87,11 @@ function classesOf(field: ExportField): number[] {
       return [RATE_CLASSES.indexOf('read_bytes')];
     case 'write_bytes':
       return [RATE_CLASSES.indexOf('write_bytes')];
-    case 'operations':
-      return field.operation === 'read' || field.operation === 'write' ? [0] : [0, RATE_CLASSES.indexOf('metadata')];
+    case 'operations': {
+      const rows = field.operation === 'read' || field.operation === 'write' ? [0] : [0, RATE_CLASSES.indexOf('metadata')];
+      const own = OPERATION_ROW.get(field.operation);
+      return own === undefined ? rows : [...rows, own];
+    }
     case 'operation_seconds':
       return [];
   }
@@ -84,7 +115,7 @@ interface JobTotals {
 
 /** The density of jobs whose increments per class over `intervalSeconds` are known. */
 function densityOfTotals(jobs: Iterable<JobTotals>, intervalSeconds: number): RateDensity {
-  const classes = RATE_CLASSES.length;
+  const classes = DENSITY_ROWS;
   const jobCounts = new Uint32Array(classes * BUCKETS);
   const perUser = new Map<number | undefined, Float64Array>();
   for (const { uid, totals } of jobs) {
@@ -140,7 +171,7 @@ export class DensityWindow {
   add(key: string, uid: number | undefined, deltas: JobDeltas, fieldClasses: readonly number[][]): void {
     let job = this.jobs.get(key);
     if (!job) {
-      job = { uid, totals: new Float64Array(RATE_CLASSES.length) };
+      job = { uid, totals: new Float64Array(DENSITY_ROWS) };
       this.jobs.set(key, job);
     }
     addClassTotals(deltas, fieldClasses, job.totals);
