@@ -2,6 +2,7 @@
 // the pseudo-files directly. The output has `<kind>.<target>.job_stats=` headers; the parser reads it.
 // lctl can hang on a sick server, so it runs with a deadline and is killed when it passes.
 import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
 
 export const LCTL_ARGS = ['get_param', 'mdt.*.job_stats', 'obdfilter.*.job_stats'] as const;
 
@@ -15,6 +16,8 @@ export interface LctlResult {
 
 /** `args` defaults to the job_stats parameters; the stats collectors pass their own patterns. */
 export function runLctl(command: string, timeoutMs: number, signal?: AbortSignal, args: readonly string[] = LCTL_ARGS): Promise<LctlResult> {
+  // Errors name what ran (`lctl get_param …`, `lnetctl stats show`), not always lctl.
+  const what = [basename(command), ...args.slice(0, 2)].join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
@@ -29,11 +32,11 @@ export function runLctl(command: string, timeoutMs: number, signal?: AbortSignal
     };
     const onAbort = (): void => {
       child.kill('SIGKILL');
-      finish(() => reject(new LctlError('lctl get_param aborted')));
+      finish(() => reject(new LctlError(`${what} aborted`)));
     };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      finish(() => reject(new LctlError(`lctl get_param did not finish within ${timeoutMs} ms`)));
+      finish(() => reject(new LctlError(`${what} did not finish within ${timeoutMs} ms`)));
     }, timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
@@ -46,7 +49,7 @@ export function runLctl(command: string, timeoutMs: number, signal?: AbortSignal
       // lctl exits non-zero when one pattern matches nothing (an OSS has no mdt.*): what it printed is good.
       if (stdout.length > 0 || code === 0) return finish(() => resolve({ stdout, absent: false }));
       if (/No such file|not found/i.test(stderr)) return finish(() => resolve({ stdout, absent: true }));
-      finish(() => reject(new LctlError(`lctl get_param exited with ${code}: ${stderr.trim().slice(0, 300)}`)));
+      finish(() => reject(new LctlError(`${what} exited with ${code}: ${stderr.trim().slice(0, 300)}`)));
     });
   });
 }
