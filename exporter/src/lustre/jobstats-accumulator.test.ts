@@ -229,3 +229,39 @@ test('a value above the u64 range rejects its entry as malformed: no increment, 
   assert.equal(fixed.exported.get(W('1')), 150, 'the entry kept its last good value while rejected');
   assert.equal(fixed.targets.get('OST0')?.quality.malformed, 0);
 });
+
+test('max-jobs on the exporter clock: one scraper or one more read the same series, folded jobs and _other', () => {
+  // max-jobs 2, expiry 60 s, density window 30 s (the default). Jobs 101 and 102 hold the slots; 101
+  // stops at 40 s and expires. Waiting: 103 writes 1/s plus a burst of 100 early in each window, 104
+  // writes 8/s. Over a window 104 is the more active (240 vs 130); over 10 s after a burst, 103 (110 vs 80).
+  const T0 = 30 * MIN; // a multiple of the window
+  const at = (ms: number): string => {
+    const s = Math.floor((ms - T0) / 1000);
+    const bursts = Math.floor(s / 30) + (s % 30 >= 5 ? 1 : 0);
+    return ost(['101:5000:n1', 1000 + 5 * Math.min(s, 40), 9000], ['102:5000:n2', 1000 + 5 * s, 9000 + s], ['103:5000:n3', 1 + s + 100 * bursts, 1 + s], ['104:5000:n4', 1 + 8 * s, 1 + s]);
+  };
+  const run = (readsPerWindow: number): string[] => {
+    const acc = newAccumulator({ maxJobs: 2, expiryMs: MIN });
+    const seen: string[] = [];
+    for (let n = 0; n < 8; n += 1) {
+      // Scraper A at +2 s of each window; the second scraper at +12 s and +22 s.
+      for (let r = 0; r < readsPerWindow; r += 1) {
+        const now = T0 + n * 30_000 + 2_000 + r * 10_000;
+        const out = scrapeOnce(acc, { 'obdfilter/OST0': at(now) }, now);
+        if (r === 0) seen.push(JSON.stringify([[...out.exported].sort(), [...out.held].sort(), out.targets.get('OST0')?.folded, out.targets.get('OST0')?.expired]));
+      }
+    }
+    return seen;
+  };
+  const alone = run(1);
+  assert.deepEqual(run(3), alone);
+  // Not vacuous: 101 expired, the slot went to 104 (the more active over the window), 103 is folded.
+  const last = JSON.parse(alone.at(-1)!) as [[string, number][], [string, number][], number, number];
+  const exported = new Map(last[0]);
+  assert.equal(last[2], 1);
+  assert.equal(last[3], 1);
+  assert.equal(exported.get(W('101')), undefined);
+  assert.ok((exported.get(W('104')) ?? 0) > 0);
+  assert.equal(exported.get(W('103')), undefined);
+  assert.ok((exported.get(W('_other', '_other')) ?? 0) > 0);
+});

@@ -253,8 +253,10 @@ export class JobStatsAccumulator {
       // A read cut short (byte bound, error midway) did not see the rest of the file: keep it.
       if (read) t.tracker.endRead(this.epoch, t.cutEpoch !== this.epoch && t.failedEpoch !== this.epoch);
       else if (!kept) t.tracker.clear();
+      // Slots are handed out when the read closes a density window; a target not read decides at once.
+      const turn = read && !baseline ? t.window.turnAt(now) : { decide: true, at: now };
       if (read) this.addToDensity(t, now, baseline);
-      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline);
+      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn);
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
     }
     this.collected = true;

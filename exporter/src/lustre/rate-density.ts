@@ -167,6 +167,20 @@ export class DensityWindow {
     return this.openedAt !== undefined;
   }
 
+  /**
+   * Where a read at `now` (before its settle()) falls on the exporter's clock: whether it closes the
+   * open window (or opens the first: nothing is open), and the window end its increments count at: the
+   * end just passed for a closing read, the next end for the others. So the reads of one window count
+   * at its end, however many scrapers split it (series-book.ts).
+   */
+  turnAt(now: number): { readonly decide: boolean; readonly at: number } {
+    const w = this.windowMs;
+    const passed = Math.floor(now / w) * w;
+    if (this.openedAt === undefined) return { decide: true, at: passed };
+    const decide = passed > Math.floor(this.openedAt / w) * w && now > this.openedAt;
+    return { decide, at: decide ? passed : (Math.floor(this.openedAt / w) + 1) * w };
+  }
+
   /** Adds one job's increments of this read (undefined: read without any increment). */
   add(key: string, uid: number | undefined, deltas: JobDeltas, fieldClasses: readonly number[][]): void {
     let job = this.jobs.get(key);

@@ -1,9 +1,12 @@
 // The exported series of one target and who may have one (docs/architecture.md "Bounded cardinality" and "Lustre: counters the exporter owns").
 //
 // - At most `maxJobs` jobs have their own series; membership is sticky: a job keeps its series until
-//   it has had no increment for `expiryMs`. Free slots go to the most active waiting jobs (requests in
-//   this scrape); the increments of every other job, and of malformed entries, go to jobid="_other".
-//   So no exported counter ever decreases or jumps, and the sum over jobid loses nothing.
+//   it has had no increment for `expiryMs`. While free slots hold every new job, new jobs get theirs
+//   at once. Otherwise slots are handed out (and expired) only when a window of the exporter's clock
+//   closes (the density window): free slots go to the most active waiting jobs (requests in the
+//   window), the increments of every other job, and of malformed entries, go to jobid="_other"; until
+//   then a job without a slot waits, its increments held. So one scraper or three see the same series,
+//   no exported counter ever decreases or jumps, and at each window's close the sum over jobid loses nothing.
 // - Counters are the exporter's own: values only ever grow by exact increments.
 // - A counter that appears after the exporter's first collection is exported at 0 in the scrape that
 //   creates it and in every scrape of the grace period after its birth, and carries its increments
@@ -46,6 +49,15 @@ export interface SeriesGroup {
   activity: number;
 }
 
+/**
+ * When slots are handed out: `decide` at the read that closes a window of the exporter's clock (and
+ * at the first read); `at` is the end of the window the read's increments belong to (rate-density.ts).
+ */
+export interface SlotTurn {
+  readonly decide: boolean;
+  readonly at: number;
+}
+
 export const OTHER_KEY = '\u0001other';
 export const OTHER_LABELS: SeriesLabels = { jobid: OTHER, user: OTHER };
 
@@ -64,12 +76,14 @@ export function mergeDeltas(into: (U64 | undefined)[], from: readonly (U64 | und
 
 export class SeriesBook {
   readonly series = new Map<string, SeriesState>();
-  /** Which jobs have a series: folded jobs compete for free slots by this scrape's requests. */
+  /** Which jobs have a series: folded jobs compete for free slots by their requests in the window. */
   private readonly slots: SlotTable;
   /** Jobs whose series expired, since start. */
   expiredTotal = 0;
-  /** Jobs whose increments went to `_other` in the last scrape for want of a slot. */
+  /** Jobs whose increments went to `_other` at the last turn (window closed) for want of a slot. */
   foldedJobs = 0;
+  /** Increments of jobs without a slot (and of malformed entries, OTHER_KEY) since the last turn. */
+  private readonly pending = new Map<string, SeriesGroup>();
 
   /** `now` of the latest settle() and of the one before. */
   private settledAt = Number.NEGATIVE_INFINITY;
@@ -77,7 +91,7 @@ export class SeriesBook {
 
   /** `graceMs`: how long a new counter is exported at 0 after its birth (besides its first scrape). */
   constructor(
-    maxJobs: number,
+    private readonly maxJobs: number,
     private readonly expiryMs: number,
     readonly graceMs = 0,
   ) {
@@ -88,49 +102,66 @@ export class SeriesBook {
     return this.slots.memberCount;
   }
 
-  /** Hands one scrape's increments to series. `groups` is keyed by seriesKey (OTHER_KEY for malformed). */
-  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean): void {
+  /**
+   * Hands one scrape's increments to series. `groups` is keyed by seriesKey (OTHER_KEY for malformed).
+   * A member's increments go to its series at once. While every waiting job fits in the free slots,
+   * they get them at once too; otherwise the increments of jobs without a slot wait until `turn`
+   * decides (`turn.decide`: the read closes a window of the exporter's clock), so who gets a slot, and
+   * what goes to `_other`, depend on the window's totals, not on how many reads split them.
+   */
+  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }): void {
     this.previousSettledAt = this.settledAt;
     this.settledAt = now;
-    // Expire first, so the slots freed now go to waiting jobs in this same scrape. A series present in
-    // this scrape (even without increments) is alive; one whose first value is not shown yet must stay.
-    const mayGo = (key: string): boolean => {
-      const s = this.series.get(key);
-      return !groups.has(key) && (s === undefined || this.valuesShown(s, epoch));
-    };
-    for (const key of this.slots.expire(now, this.expiryMs, mayGo)) {
-      this.series.delete(key);
-      this.expiredTotal += 1;
-    }
-    const waiting: SeriesGroup[] = [];
+    // Activity and expiry are on the window's clock (`turn.at`): every read of a window counts alike.
     for (const [key, g] of groups) {
-      if (key === OTHER_KEY) continue;
-      const s = this.series.get(key);
-      if (s) {
-        this.slots.touch(key, now);
-        this.apply(s, g.deltas, now, epoch, baseline);
+      if (key !== OTHER_KEY && this.slots.has(key)) {
+        this.slots.touch(key, turn.at);
+        this.apply(this.series.get(key) ?? this.create(key, g.labels), g.deltas, now, epoch, baseline, turn.at);
+        continue;
+      }
+      const p = this.pending.get(key);
+      if (p) {
+        mergeDeltas(p.deltas, g.deltas);
+        p.activity += g.activity;
       } else {
-        waiting.push(g);
+        this.pending.set(key, { key, labels: g.labels, deltas: [...g.deltas], activity: g.activity });
       }
     }
-    // Activity counts per scrape: a job folded now competes afresh next time.
-    const chosen = new Set(this.slots.fillFrom(waiting, now));
+    const waiting = [...this.pending.values()].filter((g) => g.key !== OTHER_KEY);
+    // Between turns, jobs that all fit get their slots at once (no choice to make, as at a turn).
+    if (!turn.decide && this.slots.memberCount + waiting.length > this.maxJobs) return;
+    if (turn.decide) {
+      // Expire first, so the slots freed now go to waiting jobs at this same turn. A member with an
+      // increment in the window was touched at `turn.at`; one whose first value is not shown yet must stay.
+      const mayGo = (key: string): boolean => {
+        const s = this.series.get(key);
+        return s === undefined || this.valuesShown(s, epoch);
+      };
+      for (const key of this.slots.expire(turn.at, this.expiryMs, mayGo)) {
+        this.series.delete(key);
+        this.expiredTotal += 1;
+      }
+    }
+    // Activity counts per window: a job folded now competes afresh in the next one.
+    const chosen = new Set(this.slots.fillFrom(waiting, turn.at));
     const folded: (U64 | undefined)[] = [];
-    const malformed = groups.get(OTHER_KEY);
+    const malformed = this.pending.get(OTHER_KEY);
     if (malformed) mergeDeltas(folded, malformed.deltas);
-    this.foldedJobs = 0;
+    this.pending.clear();
+    let foldedJobs = 0;
     for (const g of waiting) {
       if (chosen.has(g.key)) {
-        this.apply(this.create(g.key, g.labels), g.deltas, now, epoch, baseline);
+        this.apply(this.create(g.key, g.labels), g.deltas, now, epoch, baseline, turn.at);
       } else {
-        this.foldedJobs += 1;
+        foldedJobs += 1;
         mergeDeltas(folded, g.deltas);
       }
     }
+    if (turn.decide) this.foldedJobs = foldedJobs;
     const other = this.series.get(OTHER_KEY);
     if (folded.some((d) => d !== undefined && d !== 0)) {
-      this.apply(other ?? this.create(OTHER_KEY, OTHER_LABELS), folded, now, epoch, baseline);
-    } else if (other && this.expired(other, now, epoch)) {
+      this.apply(other ?? this.create(OTHER_KEY, OTHER_LABELS), folded, now, epoch, baseline, turn.at);
+    } else if (other && this.expired(other, turn.at, epoch)) {
       this.series.delete(OTHER_KEY);
     }
   }
@@ -161,7 +192,8 @@ export class SeriesBook {
     return s;
   }
 
-  private apply(s: SeriesState, deltas: readonly (U64 | undefined)[], now: number, epoch: number, baseline: boolean): void {
+  /** `at`: the window's time of the increments (activity and expiry); `now`: the read's (grace). */
+  private apply(s: SeriesState, deltas: readonly (U64 | undefined)[], now: number, epoch: number, baseline: boolean, at: number): void {
     for (let f = 0; f < deltas.length; f += 1) {
       const d = deltas[f];
       if (d === undefined || d === 0) continue;
@@ -178,7 +210,7 @@ export class SeriesBook {
         s.values[f] = u64Add(before, d);
       }
     }
-    s.lastCredit = now;
+    s.lastCredit = at;
   }
 }
 
