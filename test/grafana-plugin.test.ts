@@ -233,8 +233,8 @@ test('dashboards: valid JSON, known panel types and query types, only contract m
   const recorded = recordedSeries();
   const files = dashboardFiles();
   assert.deepEqual(files.sort(), ['cluster-filesystem.json', 'host-gpu.json', 'job.json']);
-  const panelTypes = new Set(['row', 'timeseries', 'table', 'stat', 'bargauge', 'jobio-jobio-panel']);
-  const queryTypes = new Set(['summary', 'topTalkers', 'characterisation', 'trend', 'raw']);
+  const panelTypes = new Set(['row', 'timeseries', 'table', 'stat', 'bargauge', 'barchart', 'jobio-jobio-panel']);
+  const queryTypes = new Set(['summary', 'topTalkers', 'characterisation', 'population', 'trend', 'raw']);
   const uids = new Set<string>();
   const recordedUses = new Map<string, number>();
   for (const file of files) {
@@ -281,7 +281,7 @@ test('dashboards: valid JSON, known panel types and query types, only contract m
 
 test('dashboards degrade gracefully: variables and core views need only the Prometheus data source', () => {
   // What the jobio plugin adds; everything else (rates, bandwidth, top jobs/users, GPU, CPU/memory) is core.
-  const jobioOnly = new Set(['summary', 'characterisation', 'trend']);
+  const jobioOnly = new Set(['summary', 'characterisation', 'population', 'trend']);
   const jobDashboardVars = JSON.parse(readFileSync(join(repo, 'dashboards', 'job.json'), 'utf8')).templating.list.map((v: { name: string }) => v.name);
   assert.ok(jobDashboardVars.includes('jobid'), 'the job dashboard takes var-jobid (links from the panel set it)');
   for (const file of dashboardFiles()) {

@@ -43,7 +43,9 @@ test("real Prometheus: increase() over the run equals every job's true total, ac
     replaceJobStats(dir, jobStatsText(jobs, '2.14', OPS));
   };
   write(snapshots[0]!);
-  const exporter = await startExporter([...jobStatsExporterArgs(root), '--collector.lustre_jobstats.max-jobs=2']);
+  // Under the cap, waiting jobs get a slot (or fold into _other) when a density window closes on the
+  // exporter's clock; a 2 s window keeps the run short.
+  const exporter = await startExporter([...jobStatsExporterArgs(root), '--collector.lustre_jobstats.max-jobs=2', '--collector.lustre_jobstats.density-window=2s']);
   let prom: RunningPrometheus | undefined;
   try {
     prom = await startPrometheus([{ job: 'lustre', address: `127.0.0.1:${exporter.port}` }], { scrapeInterval: '1s' });
@@ -53,7 +55,9 @@ test("real Prometheus: increase() over the run equals every job's true total, ac
       write(snapshot);
       last = await scrapedAfter(prom, writtenAt);
     }
-    // One more scrape so the first increment of the last born series is visible too.
+    // Scrapes after two more window closes: the held increments of the last window are handed out, and
+    // the first increment of the last born series is visible too.
+    last = await scrapedAfter(prom, Date.now() + 4_500);
     last = await scrapedAfter(prom, last * 1000 + 10);
     const at = last;
     const byJob = async (expr: string): Promise<Record<string, number>> => Object.fromEntries((await prom!.query(expr, at)).map((s) => [s.metric.jobid ?? '', s.value]));
