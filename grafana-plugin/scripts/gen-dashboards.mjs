@@ -750,7 +750,7 @@ function withPopulation(d) {
   return d;
 }
 
-/** Job: the slides' table for this one job (its own I, ρ, P per direction and c). */
+/** Job: the study's table for this one job (its own I, ρ, P per direction and c). */
 function withJobDirections(d) {
   const y = bottom(d);
   d.panels.push(

@@ -1,6 +1,7 @@
 # Sourced (not run) by the hooks that preload the jobio profiler into jobs: the Slurm TaskProlog,
-# the Grid Engine starter_method, the LSF JOB_STARTER. One place for their settings file and for the
-# rule that decides which jobs are profiled. Install it next to the hook that sources it.
+# the Grid Engine starter_method, the LSF JOB_STARTER and the Flux shell plugin (the PBS hook is
+# Python and applies the same rule itself). One place for their settings file and for the rule that
+# decides which jobs are profiled. Install it next to the hook that sources it.
 #
 # The caller sets JOBIO_CONF (its settings file, `key=value` lines, the last line of a key wins):
 #   library=/usr/lib/jobio/libjobio.so   (default: `jobio preload-path`, when jobio is in PATH)

@@ -58,7 +58,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
       ['target', 'quality', 'uid_class'],
     );
     this.exportedJobs = gauge('jobio_lustre_jobstats_exported_jobs', 'Jobs of the target that have their own series (at most max-jobs).', ['target'] as const);
-    this.foldedJobs = gauge('jobio_lustre_jobstats_folded_jobs', 'Jobs whose increments went to jobid="_other" in the last scrape for want of a free slot.', ['target'] as const);
+    this.foldedJobs = gauge('jobio_lustre_jobstats_folded_jobs', 'Jobs whose increments went to jobid="_other" at the last close of a density window, for want of a free slot.', ['target'] as const);
     this.expiredJobs = counter('jobio_lustre_jobstats_expired_jobs_total', 'Job series removed after the expiry without any increment.', ['target'] as const);
     this.parseErrors = counter(
       'jobio_lustre_jobstats_parse_errors_total',

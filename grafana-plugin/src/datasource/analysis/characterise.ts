@@ -17,7 +17,7 @@ export interface CharacterisationInput {
 }
 
 /**
- * I, ρ and P over one direction (read, write, or both together as one volume), after the slides: a server
+ * I, ρ and P over one direction (read, write, or both together as one volume), after the study: a server
  * "does I/O" in an interval when it moves more than c bytes of that direction.
  */
 export interface DirectionCharacter {

@@ -118,7 +118,7 @@ function characteriseJob(job: SyntheticJob, gridLength: number, c: number): JobC
   return c_;
 }
 
-// ---- the synthetic job of the issue: bursty reads on 2 OSTs, steady writes on 4 --------------------------------
+// ---- a synthetic job: bursty reads on 2 OSTs, steady writes on 4 -------------------------------------------------
 
 describe('characterisation per direction: bursty reads on 2 OSTs under steady writes on 4 (Δt = 60 s, c = 1 MiB)', () => {
   // Ten intervals. Writes: 4 MiB on each of four OSTs in every interval (OST0003's counter resets in interval 5).

@@ -1,12 +1,12 @@
 // The population view of the characterisation (El Sayed, Bolten, Pleiter, Frings, PDSW-DISCS 2016): over all jobs of a
 // range, how volume and peak bandwidth are distributed (counts per power of two, cumulative share), and the value of
-// I, ρ and P that a given share of the jobs (80 % in the slides) stays at or below, per direction and threshold c.
+// I, ρ and P that a given share of the jobs (80 % in the study) stays at or below, per direction and threshold c.
 import type { DirectionCharacter, JobCharacter } from './characterise';
 
 export type Direction = 'read' | 'write';
 export const DIRECTIONS: readonly Direction[] = ['read', 'write'];
 
-/** The thresholds the slides tabulate: 0, 128 KiB and 1 MiB per interval. */
+/** The thresholds the study tabulates: 0, 128 KiB and 1 MiB per interval. */
 export const DEFAULT_THRESHOLDS: readonly number[] = [0, 128 * 1024, 1024 * 1024];
 export const DEFAULT_QUANTILE = 0.8;
 
@@ -46,7 +46,7 @@ export interface PercentileColumn {
   jobs: number;
 }
 
-/** The slides' table: for each direction and threshold, the q-quantile of I, ρ and P over the jobs of that direction. */
+/** The study's table: for each direction and threshold, the q-quantile of I, ρ and P over the jobs of that direction. */
 export function percentileTable(byThreshold: ReadonlyArray<{ thresholdBytes: number; jobs: readonly JobCharacter[] }>, q: number): PercentileColumn[] {
   const columns: PercentileColumn[] = [];
   for (const direction of DIRECTIONS) {
@@ -108,7 +108,7 @@ export interface DirectionSummary {
   peakBandwidthAtOrBelow: number;
 }
 
-/** The slides' headline figures of the volume and bandwidth distributions, per direction. */
+/** The study's headline figures of the volume and bandwidth distributions, per direction. */
 export function directionSummary(jobs: readonly JobCharacter[], d: Direction, q: number): DirectionSummary {
   const chars = jobs.map((j) => directionOf(j, d)).filter((c): c is DirectionCharacter => c !== undefined);
   const bytes = chars.map((c) => c.bytes).sort((a, b) => b - a);

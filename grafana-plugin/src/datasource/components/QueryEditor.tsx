@@ -94,7 +94,7 @@ export function QueryEditor({ query, onChange, onRunQuery }: Props) {
                 onBlur={onRunQuery}
               />
             </InlineField>
-            <InlineField label="Share of jobs" tooltip="The table shows the value this share of the jobs is at or below (0.8 in the slides)">
+            <InlineField label="Share of jobs" tooltip="The table shows the value this share of the jobs is at or below (El Sayed et al., PDSW-DISCS 2016, use 0.8)">
               <Input width={8} type="number" value={q.quantile ?? 0.8} onChange={(e) => onChange({ ...query, quantile: Number(e.currentTarget.value) })} onBlur={onRunQuery} />
             </InlineField>
           </>

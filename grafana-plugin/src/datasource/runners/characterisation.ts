@@ -35,7 +35,7 @@ const direction = (d: 'read' | 'write', label: string): Column[] => [
   { name: `${label} peak bandwidth`, value: (c) => c[d].peakBandwidth, unit: 'Bps' },
 ];
 
-// "parallel intensity" is the slides' normalised P; the mean count of busy servers (|S|·Π) is its own column.
+// "parallel intensity" is the study's normalised P; the mean count of busy servers (|S|·Π) is its own column.
 const COLUMNS: Column[] = [
   { name: 'start', value: (c) => c.startMs, type: FieldType.time },
   { name: 'end', value: (c) => c.endMs, type: FieldType.time },

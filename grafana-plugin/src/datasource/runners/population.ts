@@ -5,7 +5,7 @@ import type { JobioQuery, PopulationView } from '../types';
 import { characteriseAll, fetchJobCounters } from './characterisation';
 import type { RunContext } from './context';
 
-/** 0 B, 128 KiB, 1 MiB, 3000 B: column headers that read like the slides'. */
+/** 0 B, 128 KiB, 1 MiB, 3000 B: column headers that read like the study's. */
 export function bytesLabel(n: number): string {
   for (const [unit, size] of [
     ['GiB', 2 ** 30],
@@ -121,7 +121,7 @@ function summaryFrame(q: JobioQuery, jobs: JobCharacter[], quantile: number): Da
 }
 
 /**
- * The population view over the jobs of the range (one job when filtered to it: the slides' table for that job).
+ * The population view over the jobs of the range (one job when filtered to it: the study's table for that job).
  * One frame, chosen by `populationView`.
  */
 export async function runPopulation(ctx: RunContext, q: JobioQuery, defaultThreshold: number): Promise<DataFrame[]> {
