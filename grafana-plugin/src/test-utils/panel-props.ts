@@ -1,7 +1,7 @@
 import { type DataFrame, EventBusSrv, type FieldConfigSource, LoadingState, type PanelProps, dateTime } from '@grafana/data';
 import { DEFAULT_OPTIONS, type PanelOptions } from '../panel/types';
 
-/** PanelProps for rendering the panel without Grafana (as the toolchain notes describe). */
+/** The props Grafana passes a panel, built here so the panel renders in tests without Grafana. */
 export function buildPanelProps(series: DataFrame[], options: Partial<PanelOptions> = {}, overrides: Partial<PanelProps<PanelOptions>> = {}): PanelProps<PanelOptions> {
   const from = dateTime('2026-11-21T00:00:00Z');
   const to = dateTime('2026-11-21T01:00:00Z');

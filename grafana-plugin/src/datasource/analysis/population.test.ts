@@ -6,6 +6,7 @@
 import type { Series } from '../prometheus/types';
 import { characterise, type JobCharacter } from './characterise';
 import { DEFAULT_THRESHOLDS, atOrBelow, directionSummary, log2Bins, parseThresholds, percentileTable } from './population';
+import { prng as rng } from '../../test-utils/prng';
 
 const MiB = 1048576;
 const KiB = 1024;
@@ -67,18 +68,6 @@ function slidesQuantile(values: number[], q: number): number {
 }
 
 // ---- making counters out of interval bytes --------------------------------------------------------------------
-
-/** A deterministic generator (mulberry32), so the population is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A counter series for one target whose increments in grid intervals first … first+n−1 are `bytes`. A job that

@@ -4,18 +4,7 @@
 // at and around powers of ten, zeros, nulls, NaN, negatives and infinities.
 import { buildDensity } from './density';
 import type { HeatSeries } from './series';
-
-/** Deterministic PRNG (mulberry32), so a failure is reproducible from its case number. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../test-utils/prng';
 
 /** ⌊log10 v⌋ from the definition: the largest e with 10^e ≤ v, 10^e as the correctly rounded literal. */
 function naiveExponent(v: number): number {
