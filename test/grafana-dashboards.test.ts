@@ -138,3 +138,23 @@ test('job dashboard: a header from jobio_job_info, annotations for alerts and th
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('dashboards/*.json are exactly what grafana-plugin/scripts/gen-dashboards.mjs writes (no hand edit drifts from the generator)', () => {
+  const out = mkdtempSync(join(tmpdir(), 'jobio-gen-dashboards-'));
+  try {
+    const r = spawnSync(process.execPath, [join(repo, 'grafana-plugin/scripts/gen-dashboards.mjs'), '--out', out], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const generated = readdirSync(out).sort();
+    assert.deepEqual(
+      generated,
+      readdirSync(join(repo, 'dashboards'))
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    );
+    for (const file of generated) {
+      assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(repo, 'dashboards', file), 'utf8'), `${file}: run the generator after changing it, and change it instead of the JSON`);
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});

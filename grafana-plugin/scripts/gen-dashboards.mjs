@@ -18,7 +18,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const out = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards');
+// `--out DIR` writes elsewhere (a test compares that with the committed dashboards).
+const outFlag = process.argv.indexOf('--out');
+const out = outFlag > 0 ? resolve(process.argv[outFlag + 1] ?? '.') : resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards');
 const PROM = { type: 'prometheus', uid: '${prometheus}' };
 const JOBIO = { type: 'jobio-jobio-datasource', uid: '${jobio}' };
 
@@ -86,6 +88,13 @@ const promVar = (name, label, metricSelector, labelName, multi) => {
   return { name, label, type: 'query', datasource: PROM, query: { query: q, refId: `${name}-values` }, definition: q, refresh: 2, multi, includeAll: multi, sort, current: {}, hide: 0 };
 };
 // Recording rules (provisioning/prometheus/rules/jobio-recording.yml): 5 m rates per job and target.
+/** The per-job density heatmap (operations): a cell lists its jobs (target, user, jobid); a click narrows
+ * the dashboard to a user, a job links to its job dashboard. Shared by the class and per-operation views. */
+const JOB_DENSITY_OPTIONS = {
+  view: 'heatmap',
+  heatmap: { unit: 'ops', listLabels: 'target,user,jobid', drillVariable: 'user', drillLabel: 'user', jobLabel: 'jobid', jobDashboard: 'jobio-job', showNoData: true, colorScheme: 'viridis' },
+};
+
 const R = {
   jobOps: 'jobid_target_operation:jobio_lustre_jobstats_operations:rate5m',
   jobRead: 'jobid_target:jobio_lustre_jobstats_read_bytes:rate5m',
@@ -181,19 +190,9 @@ function cluster() {
           prom('B', `sum by (decade) (jobio_lustre_jobstats_rate_jobs{${t},class="operations"})`, { legendFormat: '{{decade}}' }),
         ],
         {
-          options: {
-            view: 'heatmap',
-            heatmap: {
-              unit: 'ops',
-              listLabels: 'target,user,jobid',
-              drillVariable: 'user',
-              drillLabel: 'user',
-              jobLabel: 'jobid',
-              jobDashboard: 'jobio-job',
-              showNoData: true,
-              colorScheme: 'viridis',
-            },
-          },
+          // Steps on the density window's ends (30 s by default): two replicas hold the same window there.
+          interval: '30s',
+          options: JOB_DENSITY_OPTIONS,
           description:
             'Time across, decades of per-job request rate up (1–10/s, 10–100/s …); a cell’s colour is how many jobs ran at that rate then (the exporter counts every job, those folded into _other included). Click a cell for its jobs, largest first, each with a link to its job dashboard; click a job (or “Set”) to narrow the tables below to its user.',
         },
@@ -783,19 +782,8 @@ function withOperationDensity(d) {
         prom('B', `sum by (decade) (jobio_lustre_jobstats_operation_rate_jobs{${t},operation="$operation"})`, { legendFormat: '{{decade}}' }),
       ],
       {
-        options: {
-          view: 'heatmap',
-          heatmap: {
-            unit: 'ops',
-            listLabels: 'target,user,jobid',
-            drillVariable: 'user',
-            drillLabel: 'user',
-            jobLabel: 'jobid',
-            jobDashboard: 'jobio-job',
-            showNoData: true,
-            colorScheme: 'viridis',
-          },
-        },
+        interval: '30s',
+        options: JOB_DENSITY_OPTIONS,
         description:
           'The density above for one operation (the Operation variable: open, close, mknod, unlink, getattr, setattr, getxattr, setxattr, mkdir, rmdir, rename, link, statfs, sync, read, write, punch): time across, decades of per-job request rate of that operation up, a cell’s colour the number of jobs (every job counted by the exporter). A setattr storm on an MDT or a read storm on an OST shows as a cell high up; click it for its jobs, largest first, with links to their job dashboards.',
       },
