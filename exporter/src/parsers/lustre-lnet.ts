@@ -9,6 +9,7 @@
 //     status (up/down), message counts (statistics), and health (`health value` 0..1000, failure counts).
 // Never throw on input: a value of no known shape is counted in `bad`, the others kept.
 import { parse as parseYaml } from 'yaml';
+import { isRecord } from '../util/is-record.js';
 
 /** The counters every source gives, by their lnetctl names. */
 export const LNET_COUNTERS = ['msgs_alloc', 'msgs_max', 'errors', 'send_count', 'recv_count', 'route_count', 'drop_count', 'send_length', 'recv_length', 'route_length', 'drop_length'] as const;
@@ -59,10 +60,6 @@ function yamlOf(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** `lnetctl stats show`; undefined when there is no `statistics:` map. */

@@ -8,15 +8,15 @@ import type { DiagnosisJson } from '../profiler/diagnosis-schema.js';
 import { parseSize } from '../cli/run-options.js';
 import { findingsOf } from './findings.js';
 import { REPORT_SCHEMA, type ReportJson } from './report-schema.js';
+import { isRecord } from '../util/is-record.js';
 
 /** A failure to report, with the message for the user (the command exits 1). */
 export class ReportError extends Error {}
 
 type Rec = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const path = (r: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((o, k) => (isObject(o) ? o[k] : undefined), r);
+const path = (r: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), r);
 
 export interface ParsedLog {
   readonly records: readonly Rec[];
@@ -33,7 +33,7 @@ export function parseLog(text: string): ParsedLog {
     lines++;
     try {
       const v: unknown = JSON.parse(line);
-      if (isObject(v)) records.push(v);
+      if (isRecord(v)) records.push(v);
       else malformed++;
     } catch {
       malformed++;
@@ -46,10 +46,10 @@ function asDiagnosis(r: Rec, file: string): DiagnosisJson {
   if (!Array.isArray(r['reasons']) || !Array.isArray(r['unseen']) || typeof r['runtime'] !== 'number')
     throw new ReportError(`${file}: the diagnosis record lacks reasons, unseen or runtime: not a log this jobio wrote`);
   return {
-    reasons: (r['reasons'] as unknown[]).filter(isObject) as unknown as DiagnosisJson['reasons'],
+    reasons: (r['reasons'] as unknown[]).filter(isRecord) as unknown as DiagnosisJson['reasons'],
     runtime: r['runtime'],
     gain_threshold: num(r['gain_threshold']),
-    unseen: (r['unseen'] as unknown[]).filter(isObject) as unknown as DiagnosisJson['unseen'],
+    unseen: (r['unseen'] as unknown[]).filter(isRecord) as unknown as DiagnosisJson['unseen'],
   };
 }
 
@@ -57,7 +57,7 @@ function asDiagnosis(r: Rec, file: string): DiagnosisJson {
 function smallThreshold(records: readonly Rec[]): number {
   for (const r of records) {
     const io = path(r, 'io');
-    if (!isObject(io)) continue;
+    if (!isRecord(io)) continue;
     for (const key of Object.keys(io)) {
       const m = /^(?:read|write)_0-(\d+[A-Za-z]*)$/.exec(key);
       // pow2 bins start at 0-1B: not a threshold

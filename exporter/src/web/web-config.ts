@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { opensslCiphers, opensslCurves } from './tls-names.js';
+import { isRecord } from '../util/is-record.js';
 
 export type ClientAuthType = 'NoClientCert' | 'RequestClientCert' | 'RequireAnyClientCert' | 'VerifyClientCertIfGiven' | 'RequireAndVerifyClientCert';
 const CLIENT_AUTH_TYPES: readonly ClientAuthType[] = ['NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert'];
@@ -75,10 +76,6 @@ const KNOWN_TLS = new Set([
 
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function loadWebConfig(file: string): WebConfig {
