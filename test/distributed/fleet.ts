@@ -9,7 +9,10 @@ import { authHeader, PromApi, rssBytes, VM_AUTH } from './services.js';
 import { parseExposition } from '../profiler/exposition.js';
 
 /** Series families whose membership changes from one scrape to the next by design. */
-const VOLATILE = 'jobio_lustre_jobstats_rate_';
+// The densities' buckets, per class and per operation (jobio_lustre_jobstats_rate_*,
+// jobio_lustre_jobstats_operation_rate_*): the same pattern in PromQL and on the served lines.
+const VOLATILE = 'jobio_lustre_jobstats_(operation_)?rate_';
+const VOLATILE_LINE = new RegExp(`^${VOLATILE}`);
 
 export interface FleetShape {
   readonly computeNodes: number;
@@ -139,9 +142,9 @@ export async function measureFleet(shape: FleetShape, opts: { interval: number; 
         const hosts = site.hosts.filter((h) => h.kind === kind);
         const rss = hosts.map((h) => peak.get(h.exporter.child.pid ?? 0) ?? 0);
         let exported = 0;
-        // The rate density's buckets (jobio_lustre_jobstats_rate_*) come and go as jobs change decade
+        // The rate densities' buckets come and go as jobs change decade
         // between scrapes, so they are left out of this exact comparison of stored and served series.
-        const stable = (line: string): boolean => line.startsWith('jobio_') && !line.startsWith(VOLATILE);
+        const stable = (line: string): boolean => line.startsWith('jobio_') && !VOLATILE_LINE.test(line);
         for (const h of hosts) exported += (await (await fetch(`${h.exporter.url}/metrics`)).text()).split('\n').filter(stable).length;
         kinds[kind] = {
           hosts: hosts.length,
