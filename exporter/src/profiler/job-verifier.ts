@@ -27,6 +27,7 @@
 // procfs, and keep the frames of one process in order without a queue per process.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseProcStat } from '../sources/proc-stat.js';
 import { JOBID_VARIABLES, canonicalJobId, cgroupJobIds, environValue } from '../labels/process-job.js';
 
 // The evidence rules are the one pid → job resolver's (labels/process-job.ts); re-exported for the
@@ -79,12 +80,6 @@ function readOrUndefined(path: string): Buffer | undefined {
 
 /** Ancestors looked at for a step daemon (process trees of jobs are shallow; a loop cannot hang). */
 const MAX_ANCESTRY = 64;
-
-/** The parent pid in a /proc/<pid>/stat line (fields after the command name, which may hold spaces). */
-function parentPid(stat: string): number | undefined {
-  const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
-}
 
 /** A job id in jobio's spelling (Flux: ASCII F58), or as given when it is no well-formed id. */
 function spelled(variable: string, jobid: string): string {
@@ -156,8 +151,8 @@ export class JobVerifier {
     let current = pid;
     for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
       const stat = readOrUndefined(join(this.procfs, String(current), 'stat'))?.toString('utf8');
-      const parent = stat ? parentPid(stat) : undefined;
-      if (parent === undefined || parent === current) return undefined;
+      const parent = stat ? parseProcStat(stat)?.ppid : undefined;
+      if (parent === undefined || parent === 0 || parent === current) return undefined;
       const title = readOrUndefined(join(this.procfs, String(parent), 'cmdline'))?.toString('utf8');
       const match = title ? /^slurmstepd: \[([^.\]\s]+)\.[^\]]*\]/.exec(title) : null;
       if (match?.[1]) {
