@@ -1,5 +1,5 @@
 // The one parser of /proc/<pid>/stat: the job process sampler (process-jobs.ts), the profiler's
-// start-time budget (profiler/plausibility.ts) and step-daemon ancestry (profiler/job-verifier.ts), and
+// start-time budget (profiler/plausibility.ts) and step-daemon ancestry (labels/process-job.ts), and
 // `jobio run`'s process tree (cli/process-tree.ts) all read the same line.
 
 export interface ProcStat {
