@@ -88,6 +88,30 @@ test('exporter: frames on the socket become exact jobio_profiler_* series; garba
   }
 });
 
+// The per-uid budget of mount labels on the real exporter: one uid (root here), two jobs on /data, a
+// budget of one (job, mount) label: job 77's /data goes to mount="_other" and is counted for the uid.
+test('exporter: mount labels beyond the uid budget go to mount="_other" and are counted per user and reason', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-prof-budget-'));
+  const socket = join(dir, 'profiler.sock');
+  const exporter = await startExporter(['--collector.disable-defaults', '--collector.profiler', `--collector.profiler.socket=${socket}`, '--collector.profiler.max-mounts-per-user=1']);
+  try {
+    assert.equal(sendScenario(socket, 'valid', '4242', 'SLURM_JOB_ID', { SLURM_JOB_ID: '4242', FRAME_TOOL_HOLD_MS: '300' }).status, 0);
+    assert.equal(sendScenario(socket, 'valid', '77', 'SLURM_JOB_ID', { SLURM_JOB_ID: '77', FRAME_TOOL_HOLD_MS: '300' }).status, 0);
+    const text = await waitForMetric(`${exporter.url}/metrics`, (t) => /jobio_profiler_runtime_seconds_total\{jobid="77"/.test(t) && /jobio_profiler_user_labels_folded_total\{/.test(t));
+    const series = parseExposition(text);
+    const mountsOf = (jobid: string): string[] => [...new Set(series.filter((x) => x.name === 'jobio_profiler_calls_total' && x.labels.jobid === jobid).map((x) => x.labels.mount ?? ''))];
+    assert.deepEqual(mountsOf('4242'), ['/data']);
+    assert.deepEqual(mountsOf('77'), ['_other']);
+    const folded = sample(series, 'jobio_profiler_mounts_folded_total', {});
+    assert.ok((folded ?? 0) > 0);
+    assert.equal(sample(series, 'jobio_profiler_user_labels_folded_total', { user: '_system', label: 'mount', reason: 'user_limit' }), folded);
+    assertGolden(normaliseExposition(text), join(repoRoot, 'test/golden/profiler/label-budget.prom'));
+  } finally {
+    await exporter.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('exporter: a missing socket directory makes the collector absent, not failed, and is warned about once at start', async () => {
   const exporter = await startExporter(['--collector.disable-defaults', '--collector.profiler', '--collector.profiler.socket=/nonexistent-jobio-dir/p.sock']);
   try {

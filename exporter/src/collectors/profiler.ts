@@ -43,6 +43,12 @@ export const profilerCollector = defineCollector({
     socketMode: valueFlag('socket-mode', '0666', "Permissions of the socket file (octal); 0666 lets every user's job connect.", socketMode),
     maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series; the load of further jobs is summed into jobid="_other".'),
     maxMounts: positiveIntegerFlag('max-mounts', 16, 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".'),
+    maxMountsPerUser: positiveIntegerFlag(
+      'max-mounts-per-user',
+      32,
+      'Distinct (job, mount) labels the processes of one uid may hold over all their jobs (the same budget bounds program labels); further ones go to mount="_other".',
+    ),
+    maxMountsPerNode: positiveIntegerFlag('max-mounts-per-node', 256, 'Distinct (job, mount) labels on this host (the same budget bounds program labels); further ones go to mount="_other".'),
     maxPrograms: positiveIntegerFlag(
       'max-programs',
       8,
@@ -60,7 +66,10 @@ export const profilerCollector = defineCollector({
   create({ registry, settings, paths, logger }) {
     const { socket: socketPath, socketMode: mode, expiryMs, maxConnectionsPerUser, maxProcessBytesPerSecond } = settings;
     const users = userResolverFor(paths, settings);
-    const store = new ProfilerMetricStore(new JobSlots(settings.maxJobs), Date.now, new CappedLabels(settings.maxMounts), new CappedLabels(settings.maxPrograms));
+    // Mounts and programs are named by the sender: budgets per job, per uid and per node (else one
+    // user's 25 jobs could each fill max-mounts: tens of thousands of series).
+    const budget = { maxPerUser: settings.maxMountsPerUser, maxTotal: settings.maxMountsPerNode };
+    const store = new ProfilerMetricStore(new JobSlots(settings.maxJobs), Date.now, new CappedLabels(settings.maxMounts, budget), new CappedLabels(settings.maxPrograms, budget));
     let receiver: ProfilerReceiver | undefined;
     let lastError = '';
     // Why the socket is not bound, for the startup line: a missing directory is warned about (the
@@ -129,6 +138,11 @@ export const profilerCollector = defineCollector({
         "Programs exec'd or started by profiled processes that could not be followed to see whether they ran with the profiler (more than 4096 waiting, or a quarter of that for one user): not in jobio_profiler_unseen_processes_total.",
       ),
       foldedPrograms: counter('jobio_profiler_programs_folded_total', 'Mount frames whose program was beyond its job\'s max-programs distinct programs and went to program="_other".'),
+      userFoldedLabels: counter(
+        'jobio_profiler_user_labels_folded_total',
+        'Mount frames whose mount or program label went to "_other", by sending user (system uids as _system), label (mount, program) and reason (job_limit, user_limit, node_limit).',
+        ['user', 'label', 'reason'] as const,
+      ),
       foldedJobs: gauge('jobio_profiler_folded_jobs', 'Jobs without their own series (beyond max-jobs) whose load goes to jobid="_other".'),
     });
     let metrics: ReturnType<typeof makeMetrics> | undefined;
@@ -153,7 +167,7 @@ export const profilerCollector = defineCollector({
         if (!receiver) return 'absent';
         receiver.expire(expiryMs);
         store.maintain(expiryMs);
-        await users.resolve([...store.uids(), ...receiver.rejectedByUser().keys()]);
+        await users.resolve([...store.uids(), ...receiver.rejectedByUser().keys(), ...store.foldedMountsByUser.keys(), ...store.foldedProgramsByUser.keys()]);
         const rejected = receiver.rejectedCounts();
         const refused = receiver.refusedConnections();
         const acceptErrors = receiver.stats().acceptErrors;
@@ -190,6 +204,12 @@ export const profilerCollector = defineCollector({
         metrics.unseenUntracked.inc(store.unprofiledDropped);
         metrics.foldedPrograms.reset();
         metrics.foldedPrograms.inc(store.foldedPrograms);
+        metrics.userFoldedLabels.reset();
+        for (const [label, byUser] of [
+          ['mount', store.foldedMountsByUser],
+          ['program', store.foldedProgramsByUser],
+        ] as const)
+          for (const [uid, counts] of byUser) for (const [reason, count] of counts) metrics.userFoldedLabels.inc({ user: users.label(uid), label, reason }, count);
         return 'ok';
       },
       close() {

@@ -4,6 +4,7 @@ import { emptyCounters, slot } from './counters.js';
 import { JobSlots } from './job-slots.js';
 import { CappedLabels, NETWORK_MOUNT, OTHER_MOUNT, ProfilerMetricStore } from './metric-store.js';
 import type { ProcessIdentity } from './process-table.js';
+import { hasControlChars } from '../labels/control-chars.js';
 
 const id: ProcessIdentity = { key: '1/1', pid: 1, uid: 1000, gid: 1000, jobid: '42', exe: 'x' };
 
@@ -113,4 +114,51 @@ test('blind spots per job: processes that used io_uring or mapped files, the map
   const series = (sums: typeof store.unseenProcesses): string[] => [...sums.values.values()].map((e) => `${e.labels.join('/')}=${e.value}`).sort();
   assert.deepEqual(series(store.unseenProcesses), ['42/1000/async_io=1', '42/1000/mmap_io=1', '42/1000/not_profiled=1']);
   assert.deepEqual(series(store.unseenBytes), ['42/1000/mmap_io=12288']);
+});
+
+/** Every series the store holds (all its sums). */
+function seriesOf(store: ProfilerMetricStore): number {
+  const s = store as unknown as Record<string, { values?: Map<string, unknown> }>;
+  return ['calls', 'ioSeconds', 'readBytes', 'writeBytes', 'runtimeSeconds', 'reasonCalls', 'reasonBytes', 'reasonSeconds', 'unseenProcesses', 'unseenBytes'].reduce(
+    (n, k) => n + (s[k]?.values?.size ?? 0),
+    0,
+  );
+}
+
+// One uid choosing mount labels: 25 jobs (its quarter of 100 slots) × 40 made-up mounts, every call
+// type and class, each path 255 bytes with control characters. Before: the node's series went from
+// hundreds to tens of thousands. Now the uid holds at most max-mounts-per-user mount labels in all, the
+// node max-mounts-total, and each fold is counted for that uid by reason.
+test('one uid cannot push the node from hundreds of series to tens of thousands through the mount labels it chooses', () => {
+  const store = new ProfilerMetricStore(new JobSlots(100), () => 0, new CappedLabels(16, { maxPerUser: 32, maxTotal: 256 }));
+  const everyCall = (): Float64Array => {
+    const inc = emptyCounters();
+    for (let c = 0; c < 13; c++) for (let k = 0; k < 3; k++) inc[slot.calls(c, k)] = 1;
+    return inc;
+  };
+  // The honest node: 4 users, 2 jobs each, 3 mounts each.
+  for (let u = 0; u < 4; u++)
+    for (let j = 0; j < 2; j++) for (const path of ['/home', '/scratch', '/tmp']) store.mountDelta({ ...id, uid: 1000 + u, jobid: `${u}${j}` }, { path, fstype: 'lustre', fsname: 'fs' }, everyCall());
+  const honest = seriesOf(store);
+  const perMount = honest / 24; // the series one (job, mount) label pair has with every call type and class
+  assert.ok(Number.isInteger(perMount) && honest < 2000, `honest node: ${honest} series`);
+  const attacker: ProcessIdentity = { ...id, uid: 2000 };
+  let frames = 0;
+  for (let j = 0; j < 25; j++)
+    for (let m = 0; m < 40; m++, frames++) {
+      const path = `/x\u001b]52;c;${j}/${m}/`.padEnd(255, 'A');
+      store.mountDelta({ ...attacker, jobid: `9${j}` }, { path, fstype: 'x', fsname: 'y' }, everyCall());
+    }
+  const after = seriesOf(store);
+  const attackerMounts = new Set([...store.calls.values.values()].filter((e) => e.labels[1] === '2000' && e.labels[2] !== OTHER_MOUNT).map((e) => `${e.labels[0]} ${e.labels[2]}`));
+  assert.equal(attackerMounts.size, 32, "the uid's budget of mount labels");
+  // Its labels: 16 in its first job (the job's own allowance) and 16 in its second; every job also has _other.
+  assert.equal(after - honest, (32 + 25) * perMount, `before: ${(25 * 16 + 25) * perMount} more series`);
+  assert.ok(after < 5000, `${after} series (before: ${honest + (25 * 16 + 25) * perMount})`);
+  assert.ok(
+    [...store.calls.values.values()].every((e) => !hasControlChars(e.labels[2] ?? '')),
+    'no control character in a mount label',
+  );
+  assert.deepEqual(Object.fromEntries(store.foldedMountsByUser.get(2000) ?? []), { job_limit: 2 * 24, user_limit: 23 * 40 });
+  assert.equal(store.foldedMounts, frames - 32);
 });

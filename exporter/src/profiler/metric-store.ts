@@ -7,7 +7,7 @@
 import { CALL_TYPES, CLASSES, DIRECTIONS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
 import { JobSlots } from './job-slots.js';
-import { SlotTable } from '../labels/slot-table.js';
+import { withoutControlChars } from '../labels/control-chars.js';
 import { NONE, OTHER } from '../labels/reserved.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
 import { reasonsOf } from './reasons.js';
@@ -60,33 +60,80 @@ export const OTHER_MOUNT = OTHER;
  */
 export const NOT_PROFILED_GRACE_MS = 10_000;
 
+/** Why a value went to "_other": its job's allowance, its sender uid's, or the node's was used up. */
+export type FoldReason = 'job_limit' | 'user_limit' | 'node_limit';
+
+export interface LabelBudget {
+  /** Distinct (job, value) pairs one sender uid may hold over all jobs. */
+  readonly maxPerUser: number;
+  /** Distinct (job, value) pairs on the node. */
+  readonly maxTotal: number;
+}
+
 /**
  * Bounded cardinality for a label whose values come from the process's own frames, the mount and the
  * program (docs/architecture.md "Bounded cardinality"): a process could name any number of made-up
- * mounts or programs, so each job (and `_other`) keeps at most `max` distinct values, first come (a
- * slot table per job that remembers nothing it folds); the load on further ones goes to "_other"
- * (totals stay true) and is counted. A job's allowance goes with its series when it expires.
+ * mounts or programs, so each job (and `_other`) keeps at most `max` distinct values, first come; a
+ * sender uid at most `maxPerUser` (job, value) pairs over all its jobs, and the node `maxTotal`, so
+ * one user's 25 jobs cannot each fill their allowance. The load on further values goes to "_other"
+ * (totals stay true) and is counted, per sender uid and reason. Control characters in a value are
+ * replaced (they would reach the exposition and terminals). A job's values and the budget they used
+ * go with its series when it expires.
  */
 export class CappedLabels {
-  private readonly perJob = new Map<string, SlotTable>();
+  /** job → value → the uid whose frame first named it (charged for it). */
+  private readonly perJob = new Map<string, Map<string, number>>();
+  private readonly perUser = new Map<number, number>();
+  private total = 0;
+  private readonly budget: LabelBudget;
   /** Frames whose value was folded into "_other". */
   folded = 0;
+  /** The same, per sender uid and reason (bounded by the uids on the host). */
+  readonly foldedByUser = new Map<number, Map<FoldReason, number>>();
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    budget: Partial<LabelBudget> = {},
+  ) {
+    this.budget = { maxPerUser: Infinity, maxTotal: Infinity, ...budget };
+  }
 
-  label(job: string, value: string): string {
+  label(job: string, raw: string, uid = -1): string {
+    const value = withoutControlChars(raw);
     let values = this.perJob.get(job);
-    if (!values) {
-      values = new SlotTable({ max: this.max, folded: 'forget' });
-      this.perJob.set(job, values);
+    if (values?.has(value)) return value;
+    const reason: FoldReason | undefined =
+      value === OTHER || (values?.size ?? 0) >= this.max
+        ? 'job_limit'
+        : (this.perUser.get(uid) ?? 0) >= this.budget.maxPerUser
+          ? 'user_limit'
+          : this.total >= this.budget.maxTotal
+            ? 'node_limit'
+            : undefined;
+    if (reason === undefined) {
+      if (!values) {
+        values = new Map();
+        this.perJob.set(job, values);
+      }
+      values.set(value, uid);
+      this.perUser.set(uid, (this.perUser.get(uid) ?? 0) + 1);
+      this.total++;
+      return value;
     }
-    // No idle rule (only the job's expiry frees a value), so the time given is irrelevant.
-    if (value !== OTHER && values.route(value, 0, 0)) return value;
     this.folded++;
+    const byReason = this.foldedByUser.get(uid) ?? new Map<FoldReason, number>();
+    byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+    this.foldedByUser.set(uid, byReason);
     return OTHER_MOUNT;
   }
 
   dropJob(job: string): void {
+    for (const uid of this.perJob.get(job)?.values() ?? []) {
+      const left = (this.perUser.get(uid) ?? 1) - 1;
+      if (left > 0) this.perUser.set(uid, left);
+      else this.perUser.delete(uid);
+      this.total--;
+    }
     this.perJob.delete(job);
   }
 }
@@ -142,7 +189,7 @@ export class ProfilerMetricStore implements AggregatorSink {
     for (let c = 0; c < CALL_TYPES.length; c++) for (let k = 0; k < CLASSES.length; k++) weight += inc[slot.calls(c, k)] ?? 0;
     const [job, user] = this.labels(id, weight);
     const network = mount.fstype === NETWORK_FSTYPE;
-    const path = this.mounts.label(job, network ? NETWORK_MOUNT : mount.path);
+    const path = this.mounts.label(job, network ? NETWORK_MOUNT : mount.path, id.uid);
     CALL_TYPES.forEach((call, c) =>
       CLASSES.forEach((cls, k) => {
         this.calls.add([job, user, path, call, cls], inc[slot.calls(c, k)] ?? 0);
@@ -154,7 +201,7 @@ export class ProfilerMetricStore implements AggregatorSink {
       SIZE_BINS.forEach((size, b) => sums.add([job, user, path, size], inc[slot.sizedBytes(d, b)] ?? 0));
     });
     const reasons = reasonsOf(inc, network);
-    const program = reasons.length > 0 ? this.programLabels(job, programOf(id.exe, id.exePath)) : undefined;
+    const program = reasons.length > 0 ? this.programLabels(job, programOf(id.exe, id.exePath), id.uid) : undefined;
     for (const f of reasons) {
       const labels = [job, user, path, f.cls, f.reason, ...(program ?? [])];
       this.reasonCalls.add(labels, f.calls);
@@ -164,9 +211,9 @@ export class ProfilerMetricStore implements AggregatorSink {
   }
 
   /** The `program` and `role` labels: the program's name (with its component), capped per job. */
-  private programLabels(job: string, p: Program): [string, string] {
+  private programLabels(job: string, p: Program, uid: number): [string, string] {
     const name = p.component !== undefined ? `${p.name} [${p.component}]` : p.name;
-    const label = this.programs.label(job, name);
+    const label = this.programs.label(job, name, uid);
     return label === OTHER ? [OTHER, OTHER] : [label, p.role];
   }
 
@@ -214,6 +261,16 @@ export class ProfilerMetricStore implements AggregatorSink {
   /** Mount frames whose made-up or surplus mount went to mount="_other". */
   get foldedMounts(): number {
     return this.mounts.folded;
+  }
+
+  /** Mount frames whose mount went to mount="_other", per sender uid and reason. */
+  get foldedMountsByUser(): ReadonlyMap<number, ReadonlyMap<FoldReason, number>> {
+    return this.mounts.foldedByUser;
+  }
+
+  /** Mount frames whose program went to program="_other", per sender uid and reason. */
+  get foldedProgramsByUser(): ReadonlyMap<number, ReadonlyMap<FoldReason, number>> {
+    return this.programs.foldedByUser;
   }
 
   /** Mount frames whose program was beyond its job's allowance and went to program="_other". */
