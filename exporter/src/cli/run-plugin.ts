@@ -79,8 +79,9 @@ export class PluginFeed {
         resolve();
       });
     });
-    // EPIPE: the plug-in closed its stdin; its exit (or the next write) says why
-    this.child.stdin.on('error', () => this.fail('closed its input'));
+    // EPIPE: the plug-in closed its stdin, usually as it exits: its exit status says why, when it
+    // comes within a second; a plug-in that lives on without reading has failed all the same.
+    this.child.stdin.on('error', () => setTimeout(() => this.fail('closed its input'), 1000).unref());
     createInterface({ input: this.child.stdout }).on('line', (line) => this.heard(line));
     createInterface({ input: this.child.stderr }).on('line', (line) => o.say(`plug-in ${o.program}: ${line}`));
     this.child.stdin.write(`:PGNSUPVRSN:${PLUGIN_API_VERSION}:${PLUGIN_API_VERSION}:\n`);
