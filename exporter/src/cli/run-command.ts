@@ -2,7 +2,7 @@
 // private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
 // red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants as fsConstants, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -32,6 +32,7 @@ import { parseMistralConfig, type MistralSettings, type PluginSettings } from '.
 import { readMistralEnvironment, type MistralEnvironment } from './mistral-env.js';
 import { terminalText } from '../labels/control-chars.js';
 import { fullHostname } from './fqdn.js';
+import { PluginFeed, pluginArguments, pluginExitTimeoutMs } from './run-plugin.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -142,6 +143,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
   let options: RunOptions;
   let mistral: (MistralSettings & { file: string }) | undefined;
   let mistralEnv: MistralEnvironment;
+  let plugin: { settings: PluginSettings; program: string; exitTimeoutMs: number } | undefined;
   try {
     mistralEnv = readMistralEnvironment(process.env);
     for (const w of mistralEnv.warnings) process.stderr.write(`jobio run: warning: ${w}\n`);
@@ -150,7 +152,11 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     if (volumes !== undefined) readableFile(volumes, 'MISTRAL_VOLUMES');
     mistral = readMistralConfig(flags['mistralConfig'], mistralEnv.configFile);
     for (const w of mistral?.warnings ?? []) process.stderr.write(`jobio run: warning: ${w}\n`);
-    if (mistral?.plugin) process.stderr.write(`jobio run: warning: ${pluginWarning(mistral.plugin, mistral.file)}\n`);
+    if (mistral?.plugin) {
+      const program = resolve(dirname(mistral.file), mistral.plugin.path);
+      if (existsSync(program)) plugin = { settings: mistral.plugin, program, exitTimeoutMs: pluginExitTimeoutMs(process.env) };
+      else process.stderr.write(`jobio run: warning: ${mistral.plugin.where}: the plug-in ${program} does not exist; the records go to the log file (output)\n`);
+    }
     // Mistral's precedence: its variables over its file; jobio's --config and flags over both
     const fromFile = { ...mistral?.raw, ...mistralEnv.raw, ...(typeof flags['config'] === 'string' ? readConfigFile(flags['config']) : {}) };
     options = resolveRunOptions(fromFile, fromFlags);
@@ -179,20 +185,26 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
   }
   const context = recordContext(options);
   let fd: number | undefined;
+  let logPath: string | undefined;
   if (options.output !== undefined) {
-    let path: string;
     try {
-      path = expandOutputPath(options.output, { host: hostname(), jobid: context.jobid, pid: process.pid });
+      logPath = expandOutputPath(options.output, { host: hostname(), jobid: context.jobid, pid: process.pid });
     } catch (err) {
       process.stderr.write(`jobio run: ${(err as Error).message}\n`);
       return 2;
     }
+  }
+  const openLog = (path: string): number => {
+    const opened = openRunOutput(path, addon.lockFile);
+    if (opened.joined) process.stderr.write(`jobio run: note: another jobio run is writing --output ${path}; this run appends its records to it (put %p in the name for a file per run)\n`);
+    return opened.fd;
+  };
+  // With an output plug-in the log file is written only with `file-output: yes` or after the plug-in failed.
+  if (logPath !== undefined && (plugin === undefined || plugin.settings.fileOutput)) {
     try {
-      const opened = openRunOutput(path, addon.lockFile);
-      fd = opened.fd;
-      if (opened.joined) process.stderr.write(`jobio run: note: another jobio run is writing --output ${path}; this run appends its records to it (put %p in the name for a file per run)\n`);
+      fd = openLog(logPath);
     } catch (err) {
-      process.stderr.write(`jobio run: cannot write --output ${path}: ${(err as Error).message}\n`);
+      process.stderr.write(`jobio run: cannot write --output ${logPath}: ${(err as Error).message}\n`);
       return 1;
     }
   }
@@ -210,6 +222,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
   const startMs = Date.now();
   const totals = new RunTotals(startMs);
   let receiver: ProfilerReceiver | undefined;
+  let feed: PluginFeed | undefined;
   const handled = new Wakeup();
   const handlers = new Map<string, () => void>();
   try {
@@ -222,7 +235,28 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const clientBefore = readClientBytes(lustrePaths);
     // The host's full name for the records (only with a log), asked before CMD starts: the helper it
     // runs is reaped before the CPU figures of the command's children are first read.
-    const named = fd !== undefined ? { ...context, hostname: await fullHostname() } : context;
+    const named = fd !== undefined || plugin !== undefined ? { ...context, hostname: await fullHostname() } : context;
+    if (plugin !== undefined) {
+      const path = logPath;
+      feed = new PluginFeed({
+        program: plugin.program,
+        args: pluginArguments(plugin.settings.options, plugin.settings.switches),
+        intervalSec: plugin.settings.intervalSec,
+        fileOutput: plugin.settings.fileOutput,
+        logName: path,
+        openLog: () => {
+          if (fd !== undefined || path === undefined) return fd;
+          try {
+            return (fd = openLog(path));
+          } catch (err) {
+            process.stderr.write(`jobio run: cannot write --output ${path}: ${(err as Error).message}\n`);
+            return undefined;
+          }
+        },
+        exitTimeoutMs: plugin.exitTimeoutMs,
+        say: (line) => process.stderr.write(`jobio run: ${terminalText(line)}\n`),
+      });
+    }
     const before = addon.childrenUsage();
     const preload = [library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
     const child = spawn(file, args, {
@@ -241,9 +275,12 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     sampler?.start();
     const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => Date.now() - startMs);
     gpu?.start();
-    // Without --output there is no log: no records are built.
-    const output =
-      fd !== undefined ? new RunOutput(fd, named, totals, sampler, options.network, gpu, { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis }) : undefined;
+    // Without --output or a plug-in there is no log: no records are built. One write(2) per record on
+    // a descriptor opened O_APPEND (output-file.ts): another run appending to the same file never splits a record.
+    const logFd = fd;
+    const sink = feed?.record ?? (logFd !== undefined ? (line: string) => void writeSync(logFd, line) : undefined);
+    const selection = { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis };
+    const output = sink !== undefined ? new RunOutput(sink, named, totals, sampler, options.network, gpu, selection) : undefined;
     const frameMs = options.timeframeSec * 1000;
     let nextFrame = 0;
     let frameTimer: NodeJS.Timeout | undefined;
@@ -309,6 +346,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
       timed: sampled > 0 && sampled >= options.minSampled,
     });
     output?.finish(times, slots, after.maxRssBytes, diagnosis);
+    await feed?.finish();
     const total = fileTotal;
     // Mount paths and program names are the processes' own words: no control character reaches the terminal.
     process.stderr.write(
@@ -340,6 +378,7 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     return status;
   } finally {
     for (const [sig, h] of handlers) process.off(sig, h);
+    feed?.abandon();
     receiver?.close();
     if (fd !== undefined) closeSync(fd);
     // receiver.close() removed the socket: the directory is empty unless something else got in.
@@ -358,13 +397,6 @@ function readableFile(path: string, variable: string): void {
   } catch (err) {
     throw new UsageError(`${variable}=${path}: ${(err as Error).message}`);
   }
-}
-
-/** Output plug-ins are not run by this jobio: the records go to the log file, which the warning says. */
-function pluginWarning(plugin: PluginSettings, configFile: string): string {
-  const path = resolve(dirname(configFile), plugin.path);
-  const found = existsSync(path);
-  return `${plugin.where}: ${found ? `output plug-ins (${path}) are not run by this jobio` : `the plug-in ${path} does not exist`}; the records go to the log file (output)`;
 }
 
 /** The command's name, with why it ran without the profiler when its file tells. */

@@ -1,6 +1,5 @@
 // Writes the Mistral-compatible records of one `jobio run`: periodic records as each timeframe ends,
 // and the job-total records at the end. Holds no figures itself: it reads RunTotals and the sampler.
-import { writeSync } from 'node:fs';
 import { emptyCounters, addInto, type Counters } from '../profiler/counters.js';
 import {
   allGpus,
@@ -64,7 +63,8 @@ export const ALL_RECORDS: RecordSelection = { totals: true, cpuMemory: 'all', di
 
 export class RunOutput {
   constructor(
-    private readonly fd: number | undefined,
+    /** Takes each record as one JSON line (the log file, or an output plug-in). */
+    private readonly sink: (line: string) => void,
     private readonly ctx: RecordContext,
     private readonly totals: RunTotals,
     private readonly sampler: ResourceSampler | undefined,
@@ -74,10 +74,8 @@ export class RunOutput {
   ) {}
 
   private write(record: { type?: unknown; jobtotal?: unknown }): void {
-    if (this.fd === undefined || !this.selected(record)) return;
-    // One write(2) per record on a descriptor opened O_APPEND (output-file.ts): another run appending
-    // to the same file never splits a record.
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    if (!this.selected(record)) return;
+    this.sink(`${JSON.stringify(record)}\n`);
   }
 
   /** With `totals: no` no job-total record; resources and diagnosis as selected. */

@@ -23,7 +23,7 @@ export type SeriesSnapshot = readonly SampledTarget<SeriesLabels>[];
 const EMPTY: SeriesSnapshot = [];
 
 /** prom-client's label value escaping (backslash, newline, double quote). */
-function escapeLabel(value: string): string {
+export function escapeLabel(value: string): string {
   return /[\\\n"]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"') : value;
 }
 
