@@ -1,6 +1,6 @@
 // `jobio report --html FILE`: the report as one self-contained page (inline CSS and SVG, no script,
 // nothing fetched: readable offline and from an archive). Everything from the source is HTML-escaped.
-import { CAUSE_TEXT, type ReportFileSystemJson, type ReportJson, type Severity } from './report-schema.js';
+import { CAUSE_TEXT, sourceText, type ReportFileSystemJson, type ReportJson, type Severity } from './report-schema.js';
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const pct = (share: number): string => `${(share * 100).toFixed(1)} %`;
@@ -73,7 +73,7 @@ export function reportHtml(r: ReportJson): string {
     ['run time', `${h.run_time.toFixed(3)} s`],
     ['CPU time', h.cpu_time === null ? '' : `${h.cpu_time.toFixed(3)} s`],
     ['peak memory', h.peak_memory === null ? '' : `${(h.peak_memory / 1048576).toFixed(1)} MiB`],
-    ['source', r.source.kind === 'log' ? r.source.file : `Prometheus ${r.source.url}, the last ${r.source.range}`],
+    ['source', sourceText(r.source)],
   ];
   const unseen = r.application.unseen.map((u) => `<li>${esc(u.kind)}: ${esc(u.detail)}</li>`).join('');
   return `<!doctype html>

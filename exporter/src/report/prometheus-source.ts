@@ -16,7 +16,7 @@ import { shownUrl } from '../top/url-credentials.js';
 import { changeSpan, fileSystemView, jobStatsSamples, prometheusTargetLoad, targetFindings } from './file-system.js';
 import { findingsOf } from './findings.js';
 import { isMetadataReason } from './why.js';
-import { ReportError } from './log-source.js';
+import { NoSeriesError, ReportError } from './log-source.js';
 import { REPORT_SCHEMA, type ReportJson } from './report-schema.js';
 
 export interface PrometheusReportOptions {
@@ -115,7 +115,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
   const fileSystem = await run(() => fileSystemView(jobStats, prometheusTargetLoad(q)));
   const profiled = runtime.length > 0;
   if (!profiled && info.length === 0 && fileSystem === undefined)
-    throw new ReportError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_*, jobio_lustre_jobstats_* nor jobio_job_info)`);
+    throw new NoSeriesError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_*, jobio_lustre_jobstats_* nor jobio_job_info)`);
   if (!profiled && fileSystem === undefined)
     throw new ReportError(`job ${o.jobid} ran without the profiler and has no Lustre job_stats series (Prometheus at ${shownUrl(o.url)} has its jobio_job_info only): nothing to report on its I/O`);
 
@@ -186,7 +186,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
   const nodes = [...new Set([...info.map((r) => r.metric['instance'] ?? ''), ...runtimeSamples.map((s) => s.metric['instance'] ?? '')].filter((v) => v !== ''))].sort();
   return {
     schema: REPORT_SCHEMA,
-    source: { kind: 'prometheus', url: shownUrl(o.url), jobid: o.jobid, range },
+    source: { kind: 'prometheus', url: shownUrl(o.url), jobid: o.jobid, range, ...(o.time !== undefined ? { time: new Date(o.time * 1000).toISOString() } : {}) },
     verdict,
     header: {
       jobid: o.jobid,

@@ -33,9 +33,28 @@ export interface ReportPrometheusSourceJson {
   readonly jobid: string;
   /** The look-back window the job's series were looked for in (`2592000s`). */
   readonly range: string;
+  /** The evaluation time, RFC 3339 UTC, when one was given (--time; always in a stored summary); absent: the server's now. */
+  readonly time?: string;
 }
 
-export type ReportSourceJson = ReportLogSourceJson | ReportPrometheusSourceJson;
+/** A summary stored at the job's end (`jobio report JOBID --summary`, the Slurm EpilogSlurmctld), read back. */
+export interface ReportStoredSourceJson {
+  readonly kind: 'stored';
+  /** The summary file read. */
+  readonly file: string;
+  /** Where the stored report came from when it was made. */
+  readonly stored: ReportPrometheusSourceJson;
+}
+
+export type ReportSourceJson = ReportLogSourceJson | ReportPrometheusSourceJson | ReportStoredSourceJson;
+
+/** How a source is said to people (the text's `from:` line, the page's `source` row). */
+export function sourceText(s: ReportSourceJson): string {
+  const prometheus = (p: ReportPrometheusSourceJson): string => `Prometheus ${p.url}, the last ${p.range}${p.time !== undefined ? ` before ${p.time}` : ''}`;
+  if (s.kind === 'log') return s.file;
+  if (s.kind === 'prometheus') return prometheus(s);
+  return `the summary stored at the job's end, ${s.file} (from ${prometheus(s.stored)})`;
+}
 
 export interface ReportVerdictJson {
   /** "nothing to change", or "2 findings: 1 high, 1 low". */
