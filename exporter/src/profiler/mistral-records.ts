@@ -22,7 +22,16 @@ export interface RecordContext {
 export interface JobTimes {
   readonly startMs: number;
   readonly endMs: number;
+  /**
+   * The end of the run's last frame on the log's clock: the start plus the frames' whole seconds, so
+   * a record's timestamp less its timeframe is where the frame began. The job-total records are
+   * stamped with it (endMs where it is not given); jobendtime stays the real end.
+   */
+  readonly frameEndMs?: number;
 }
+
+/** The timestamp of the job-total records. */
+export const jobStampMs = (times: JobTimes): number => times.frameEndMs ?? times.endMs;
 
 type Json = Record<string, unknown>;
 
@@ -131,12 +140,12 @@ export function ioSummary(f: ClassFigures, jobRealTimeUs: number, minSampled: nu
 
 export function jobSummaryRecord(ctx: RecordContext, f: ClassFigures, times: JobTimes, accumulatedRuntimeUs: number): Json {
   const realUs = (times.endMs - times.startMs) * 1000;
-  return { ...common(ctx, 'jobsummary', times.endMs, times), iosummary: ioSummary(f, realUs, ctx.io.minSampled, accumulatedRuntimeUs) };
+  return { ...common(ctx, 'jobsummary', jobStampMs(times), times), iosummary: ioSummary(f, realUs, ctx.io.minSampled, accumulatedRuntimeUs) };
 }
 
 export function mountpointSummaryRecord(ctx: RecordContext, mount: MountInfo, f: ClassFigures, times: JobTimes): Json {
   const realUs = (times.endMs - times.startMs) * 1000;
-  return { ...common(ctx, 'mountpointsummary', times.endMs, times), mountpoint: mountObject(mount), iosummary: ioSummary(f, realUs, ctx.io.minSampled) };
+  return { ...common(ctx, 'mountpointsummary', jobStampMs(times), times), mountpoint: mountObject(mount), iosummary: ioSummary(f, realUs, ctx.io.minSampled) };
 }
 
 export interface ResourceWindow {
