@@ -13,7 +13,7 @@ import type { Reason } from '../profiler/reasons.js';
 import { instantQuery, samplesQuery, TopSourceError, type PrometheusQueryOptions } from '../top/prometheus-source.js';
 import { promString } from '../top/promql.js';
 import { shownUrl } from '../top/url-credentials.js';
-import { changeSpan, fileSystemView, jobStatsSamples, prometheusTargetLoad, targetFindings } from './file-system.js';
+import { changeSpan, fileSystemView, jobStatsSamples, prometheusJobLoads, prometheusTargetLoad, targetFindings, withTimeAndPlace } from './file-system.js';
 import { findingsOf } from './findings.js';
 import { isMetadataReason } from './why.js';
 import { NoSeriesError, ReportError } from './log-source.js';
@@ -112,7 +112,10 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       ]),
     ]),
   );
-  const fileSystem = await run(() => fileSystemView(jobStats, prometheusTargetLoad(q)));
+  const fileSystem = await run(async () => {
+    const view = await fileSystemView(jobStats, prometheusTargetLoad(q));
+    return view === undefined ? undefined : withTimeAndPlace(view, jobStats, o.jobid, prometheusJobLoads(q));
+  });
   const profiled = runtime.length > 0;
   if (!profiled && info.length === 0 && fileSystem === undefined)
     throw new NoSeriesError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_*, jobio_lustre_jobstats_* nor jobio_job_info)`);

@@ -202,6 +202,33 @@ export interface ReportTargetClassJson {
   readonly write_bytes: number;
 }
 
+/** One interval of the job's load over time, all its targets of a class summed: per second. */
+export interface ReportRatePointJson {
+  /** RFC 3339 UTC; the intervals are equal, back to back, over the job's job_stats span. */
+  readonly start: string;
+  readonly end: string;
+  /** Requests on the MDTs per second. */
+  readonly mdt_operations: number;
+  /** Bytes read and written on the OSTs per second. */
+  readonly ost_read_bytes: number;
+  readonly ost_write_bytes: number;
+}
+
+/** The job's place among all jobs on a class of targets over the job's span: their mean rates by decade. */
+export interface ReportDensityJson {
+  /** requests per second on the MDTs, bytes (read + written) per second on the OSTs. */
+  readonly measure: 'operations' | 'bytes';
+  /** Jobs with series on the class's targets over the span, the job included. */
+  readonly jobs: number;
+  /** Jobs by decade of their mean rate: `"2"` is 100 ≤ rate < 1,000; `"zero"` did nothing. */
+  readonly decades: Readonly<Record<string, number>>;
+  /** The job's own mean rate over the span and its decade. */
+  readonly rate: number;
+  readonly decade: string;
+  /** The share of the other jobs with a lower rate (0–1; 1: the busiest). */
+  readonly busier_than: number;
+}
+
 /** The file system's (servers') view of the job: what Lustre's job_stats counted on each target. */
 export interface ReportFileSystemJson {
   readonly mdt: ReportTargetClassJson;
@@ -212,6 +239,10 @@ export interface ReportFileSystemJson {
   readonly metadata_operations: Readonly<Record<string, number>>;
   /** Every target the job touched: MDTs first, then by name. */
   readonly targets: readonly ReportTargetJson[];
+  /** The job's rates over time (at most 60 intervals); absent from a summary made before it existed. */
+  readonly over_time?: readonly ReportRatePointJson[];
+  /** The job's place in the cluster's density per target class (absent when no job has series on the class). */
+  readonly density?: { readonly mdt?: ReportDensityJson; readonly ost?: ReportDensityJson };
 }
 
 export interface ReportJson {
