@@ -14,23 +14,33 @@ import { silentLogger } from '../../exporter/src/util/logger.js';
 
 class Node {
   readonly root = mkdtempSync(join(tmpdir(), 'jobio-client-'));
-  readonly registry = new Registry();
-  readonly collector;
+  registry = new Registry();
+  collector;
   private instance = '';
   /** The exporter's clock (Date.now), a multiple of the window plus 2 s at first. */
   now = 56_666_667 * 30_000 + 2_000;
   private readonly clock = mock.method(Date, 'now', () => this.now);
 
   /** `options`: the collector's flags (`max-jobs`, …). */
-  constructor(options: Record<string, string | number> = {}) {
-    this.collector = lustreClientCollector.create({
-      registry: this.registry,
-      paths: { procfs: join(this.root, 'proc'), sysfs: join(this.root, 'sys'), rootfs: this.root },
-      options,
-      logger: silentLogger(),
-    });
+  constructor(private readonly options: Record<string, string | number> = {}) {
+    this.collector = this.start();
     mkdirSync(join(this.root, 'proc'), { recursive: true });
     writeFileSync(join(this.root, 'proc/mounts'), 'mgs@tcp:/scratch /scratch lustre rw 0 0\n');
+  }
+
+  private start(): ReturnType<typeof lustreClientCollector.create> {
+    return lustreClientCollector.create({
+      registry: this.registry,
+      paths: { procfs: join(this.root, 'proc'), sysfs: join(this.root, 'sys'), rootfs: this.root },
+      options: this.options,
+      logger: silentLogger(),
+    });
+  }
+
+  /** A restart of the exporter: a new collector (and registry) on the same node. */
+  restart(): void {
+    this.registry = new Registry();
+    this.collector = this.start();
   }
 
   /** The client's llite stats: a new `instance` name is a remount. */
@@ -211,6 +221,26 @@ test('lustre_client on the exporter clock beyond max-jobs: what is folded into _
     { 'write_bytes{7}': 12 * 4096, 'write_bytes{_other}': 150 * 4096 },
     'every byte the client wrote by 152 s (162 blocks), once',
   );
+});
+
+test('lustre_client on the exporter clock: a restart mid-window loses none of the held increments', async () => {
+  const T0 = 56_666_667 * 30_000;
+  const node = new Node();
+  try {
+    node.jobs('7');
+    const at = async (s: number): Promise<number | string | undefined> => {
+      node.stats('scratch-ffff0001', 4096 * (10 + s), 3);
+      return (await node.scrape(T0 + s * 1000))['write_bytes{7}'];
+    };
+    assert.equal(await at(2), 12 * 4096);
+    assert.equal(await at(32), 42 * 4096);
+    assert.equal(await at(42), 42 * 4096, 'held until the window closes');
+    node.restart();
+    assert.equal(await at(52), 62 * 4096, 'the restarted exporter starts at the file values: the held 10 blocks are in them');
+    assert.equal(await at(62), 72 * 4096);
+  } finally {
+    node.close();
+  }
 });
 
 test('lustre_client: a node with neither llite stats nor Lustre mounts is absent (quiet), and an unreadable mount table is not an error', async () => {

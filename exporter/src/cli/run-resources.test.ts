@@ -7,10 +7,10 @@ import { ResourceSampler } from './run-resources.js';
 
 const PID = 4242;
 
-/** A procfs with the host's cpu line and one process of `utime` ticks (state, ppid, 9 fields, utime, stime, cutime, cstime). */
+/** A procfs with the host's cpu line and one process of `utime` ticks (state, ppid, 9 fields, utime, stime, cutime, cstime, 4 fields, starttime, ...). */
 function writeProc(procfs: string, hostUserTicks: number, utime: number): void {
   writeFileSync(join(procfs, 'stat'), `cpu  ${hostUserTicks} 0 0 1000 0 0 0 0 0 0\n`);
-  writeFileSync(join(procfs, String(PID), 'stat'), `${PID} (app) R 1 ${PID} ${PID} 0 -1 0 0 0 0 0 ${utime} 0 0 0 20 0 1 0\n`);
+  writeFileSync(join(procfs, String(PID), 'stat'), `${PID} (app) R 1 ${PID} ${PID} 0 -1 0 0 0 0 0 ${utime} 0 0 0 20 0 1 0 5000 10000 250\n`);
   writeFileSync(join(procfs, String(PID), 'status'), 'VmRSS:\t1024 kB\nVmSize:\t4096 kB\n');
 }
 
