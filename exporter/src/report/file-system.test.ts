@@ -27,8 +27,8 @@ test('ratesOverTime: equal intervals over the span, each increase spread in prop
   });
   // two intervals (the MDT series has two increases): 100 in the first (over 15 s), 300 in the second
   assert.deepEqual(points, [
-    { start: iso(1000), end: iso(1015), mdt_operations: 6.667, ost_read_bytes: 0, ost_write_bytes: 100 },
-    { start: iso(1015), end: iso(1030), mdt_operations: 20, ost_read_bytes: 0, ost_write_bytes: 100 },
+    { start: iso(1000), end: iso(1015), seconds: 15, mdt_operations: 6.667, ost_read_bytes: 0, ost_write_bytes: 100 },
+    { start: iso(1015), end: iso(1030), seconds: 15, mdt_operations: 20, ost_read_bytes: 0, ost_write_bytes: 100 },
   ]);
   assert.deepEqual(ratesOverTime({ operations: [series('fs-MDT0000', [[1000, 5]])], readBytes: [], writeBytes: [] }), [], 'no increase, no rates');
 });

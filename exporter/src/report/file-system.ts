@@ -272,6 +272,7 @@ export function ratesOverTime(s: JobStatsSamples): ReportRatePointJson[] {
   return mdt.map((m, i) => ({
     start: iso(t0 + i * width),
     end: iso(t0 + (i + 1) * width),
+    seconds: round(width, 6),
     mdt_operations: round(m / width, 3),
     ost_read_bytes: round((read[i] ?? 0) / width, 3),
     ost_write_bytes: round((written[i] ?? 0) / width, 3),

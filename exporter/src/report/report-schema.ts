@@ -207,6 +207,8 @@ export interface ReportRatePointJson {
   /** RFC 3339 UTC; the intervals are equal, back to back, over the job's job_stats span. */
   readonly start: string;
   readonly end: string;
+  /** The interval's length, s (to µs: the dates are whole milliseconds). */
+  readonly seconds: number;
   /** Requests on the MDTs per second. */
   readonly mdt_operations: number;
   /** Bytes read and written on the OSTs per second. */
