@@ -6,13 +6,16 @@
 // around it (read back from its raw samples): nothing depends on how fast the machine is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { repoRoot, runJobio, startExporter } from '../helpers/exporter.js';
 import { startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { entryLines, OST_OPS_210, type GeneratedJob } from '../lustre/generate-jobstats.js';
 import { jobStatsExporterArgs, replaceJobStats, scrapedAfter } from '../lustre/replay.js';
+import { decadeOf } from '../../exporter/src/report/file-system.js';
 import type { ReportJson } from '../../exporter/src/report/report-schema.js';
 import { changeSpan, jobStatsSamples } from '../../exporter/src/report/file-system.js';
 import { characterisationQuery, characterisationRange } from '../../exporter/src/report/characterisation.js';
@@ -125,6 +128,36 @@ test("jobio report JOBID: the file system's view from job_stats series, and a st
     assert.deepEqual(fs.targets[1]!.peak, expectedOst);
     assert.equal(fs.targets[2]!.peak!.share, 1, 'nobody else wrote to OST0001');
 
+    // rates over time: equal intervals from the header's start to its end, adding up to the job's totals
+    const over = fs.over_time ?? [];
+    assert.ok(over.length >= 2 && over.length <= 60, `${over.length} intervals`);
+    assert.equal(over[0]!.start, storm.header.start);
+    assert.equal(over[over.length - 1]!.end, storm.header.end);
+    const secs = (p: { seconds: number }): number => p.seconds;
+    assert.ok(over.every((p) => Math.abs(p.seconds - (Date.parse(p.end) - Date.parse(p.start)) / 1000) <= 0.001));
+    assert.equal(Math.round(over.reduce((a, p) => a + p.mdt_operations * secs(p), 0)), 60_150);
+    assert.equal(Math.round(over.reduce((a, p) => a + p.ost_write_bytes * secs(p), 0) / 1024) * 1024, 14 * MiB);
+    assert.equal(
+      over.reduce((a, p) => a + p.ost_read_bytes, 0),
+      0,
+    );
+    // its place among the jobs over its span: the busiest on the MDT (4712 made 20,010 requests, the capture's jobs fewer)
+    const span = (Date.parse(storm.header.end) - Date.parse(storm.header.start)) / 1000;
+    const mdtPlace = fs.density?.mdt;
+    assert.ok(mdtPlace !== undefined);
+    assert.equal(mdtPlace.measure, 'operations');
+    // (the header's times are whole milliseconds, the samples' not: a relative 1e-5)
+    const near = (a: number | undefined, b: number): boolean => a !== undefined && Math.abs(a - b) <= b * 1e-5;
+    assert.ok(near(mdtPlace.rate, 60_150 / span), `${mdtPlace.rate} ≈ ${60_150 / span}`);
+    assert.equal(mdtPlace.decade, decadeOf(60_150 / span));
+    assert.equal(mdtPlace.busier_than, 1);
+    assert.equal(
+      Object.values(mdtPlace.decades).reduce((a, n) => a + n, 0),
+      mdtPlace.jobs,
+    );
+    assert.ok(mdtPlace.jobs >= 2, 'the neighbour 4712 too');
+    assert.ok(near(fs.density?.ost?.rate, (14 * MiB) / span), `${fs.density?.ost?.rate} ≈ ${(14 * MiB) / span}`);
+
     // the finding: the MDT dominated at ≥ 5,000 ops/s is high (the interval is one scrape, 1 s, far below 12 s)
     assert.equal(storm.verdict.text, '1 finding: 1 high');
     const f = storm.findings[0]!;
@@ -220,6 +253,38 @@ test("jobio report JOBID: the file system's view from job_stats series, and a st
     assert.equal((await report('4711', '--html', html)).code, 0);
     assert.match(readFileSync(html, 'utf8'), /<td>lustrefs-MDT0000<\/td><td>60,150<\/td>.*<td>75\.0 %<\/td><\/tr>/);
     assert.match(readFileSync(html, 'utf8'), /<h2>I\/O character<\/h2>.*<tr><td>write<\/td><td>14\.0 MiB<\/td><td>2<\/td><td>1024 KiB<\/td><td>\d\.\d\d <small>/s);
+    // viewed in headless Chromium: the rates over time (MDT, OST) and the job's decade marked in each density; nothing fetched
+    const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+    assert.ok(existsSync(chromiumPath), `Chromium not found at ${chromiumPath}: apt-get install -y chromium (CI installs it)`);
+    const require = createRequire(join(repoRoot, 'grafana-plugin/package.json'));
+    const { chromium } = require('playwright-core') as {
+      chromium: {
+        launch(o: object): Promise<{
+          newPage(o: object): Promise<{
+            on(event: 'request', f: (r: { url(): string }) => void): void;
+            goto(url: string): Promise<unknown>;
+            locator(sel: string): { count(): Promise<number>; allTextContents(): Promise<string[]> };
+          }>;
+          close(): Promise<void>;
+        }>;
+      };
+    };
+    const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    try {
+      const view = await browser.newPage({ viewport: { width: 960, height: 900 } });
+      const requests: string[] = [];
+      view.on('request', (req) => requests.push(req.url()));
+      await view.goto(pathToFileURL(html).toString());
+      assert.deepEqual(requests, [pathToFileURL(html).toString()], 'the page fetches nothing');
+      assert.equal(await view.locator('svg.over-time').count(), 2, 'MDT requests/s and OST bytes/s');
+      assert.equal(await view.locator('svg.over-time path.rate').count(), 3, 'MDT requests, OST read, OST written');
+      assert.equal(await view.locator('rect.density.own').count(), 2, "the job's decade, on the MDTs and on the OSTs");
+      assert.equal(await view.locator('rect.density').count(), Object.keys(mdtPlace.decades).length + Object.keys(fs.density?.ost?.decades ?? {}).length);
+      const place = await view.locator('p.place').allTextContents();
+      assert.match(place[0] ?? '', /^[\d,]+\/s over its run: busier than 100\.0 % of the \d+ other job\(s\)/);
+    } finally {
+      await browser.close();
+    }
 
     // a hostile job id stays one label value
     const hostile = await report('x"} or vector(1) #');

@@ -97,7 +97,10 @@ test('jobio report JOBID from Prometheus agrees with the report of the same prog
     assert.equal(down.stderr, `jobio report: cannot reach Prometheus at http://127.0.0.1:${closed}: ECONNREFUSED\n`);
     const noServer = await runJobio(['report', JOBID], { env: { JOBIO_PROMETHEUS_URL: '' } });
     assert.equal(noServer.code, 1);
-    assert.match(noServer.stderr, /4242: no such file \(to report job 4242 from Prometheus, give --prometheus URL or set JOBIO_PROMETHEUS_URL\)/);
+    assert.match(
+      noServer.stderr,
+      /4242: no such file, and no summary of job 4242 in \/var\/lib\/jobio\/reports \(to report job 4242 from Prometheus, give --prometheus URL or set JOBIO_PROMETHEUS_URL\)/,
+    );
   } finally {
     await prometheus.stop();
     await exporter.stop();

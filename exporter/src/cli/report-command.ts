@@ -6,12 +6,13 @@
 // Exit codes: 0 reported, 1 the source could not be read or has nothing on the job, 2 usage error.
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { reportFromLog, ReportError } from '../report/log-source.js';
+import { NoSeriesError, reportFromLog, ReportError } from '../report/log-source.js';
 import { reportFromPrometheus } from '../report/prometheus-source.js';
 import type { ReportJson } from '../report/report-schema.js';
 import { reportText } from '../report/text.js';
 import { reportHtml } from '../report/html.js';
 import { grafanaLink } from '../report/grafana-link.js';
+import { DEFAULT_SUMMARY_DIR, MAX_SUMMARY_BYTES, readSummary, summaryOf } from '../report/summary.js';
 import { writeFile } from 'node:fs/promises';
 import { duration, evalTime, prometheusUrl } from './top-command.js';
 
@@ -19,6 +20,10 @@ import { duration, evalTime, prometheusUrl } from './top-command.js';
 export const PROMETHEUS_ENV = 'JOBIO_PROMETHEUS_URL';
 /** The environment variable of the Grafana the job dashboard link points to. */
 export const GRAFANA_ENV = 'JOBIO_GRAFANA_URL';
+/** The environment variable of the directory of summaries stored at the jobs' ends. */
+export const SUMMARY_DIR_ENV = 'JOBIO_SUMMARY_DIR';
+/** How far before now a summary is evaluated, s (see its use). */
+const SUMMARY_SETTLE_S = 10;
 
 export function reportCommand(run: (action: () => Promise<number>) => void): Command {
   const command = new Command('report')
@@ -34,22 +39,50 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
     .addOption(new Option('--grafana-url <url>', `Print the link to the job's dashboard in this Grafana (over the job's time range); default: $${GRAFANA_ENV}.`).argParser(prometheusUrl))
     .addOption(new Option('--range <duration>', "With a job id: how far back its series are looked for (within the server's retention).").default(30 * 86_400_000, '30d').argParser(duration))
     .addOption(new Option('--time <t>', 'With a job id: evaluate at this time (Unix seconds or RFC 3339) instead of now.').argParser(evalTime))
-    .addOption(new Option('--timeout <duration>', 'Deadline of each query.').default(10_000, '10s').argParser(duration));
+    .addOption(new Option('--timeout <duration>', 'Deadline of each query.').default(10_000, '10s').argParser(duration))
+    .addOption(
+      new Option('--summary', "With a job id: print the job's report as one line of JSON, its lists bounded, for storing at the job's end (the Slurm EpilogSlurmctld does).").conflicts([
+        'json',
+        'html',
+      ]),
+    )
+    .addOption(
+      new Option(
+        '--summary-dir <dir>',
+        `With a job id: where summaries stored at the jobs' ends are looked for when Prometheus has no series of the job (past its retention); default: $${SUMMARY_DIR_ENV}, else ${DEFAULT_SUMMARY_DIR}.`,
+      ),
+    );
   command.action((source: string) =>
     run(async () => {
-      const o = command.opts<{ json?: boolean; html?: string; prometheus?: string; grafanaUrl?: string; range: number; time?: number; timeout: number }>();
+      const o = command.opts<{
+        json?: boolean;
+        html?: string;
+        prometheus?: string;
+        grafanaUrl?: string;
+        range: number;
+        time?: number;
+        timeout: number;
+        summary?: boolean;
+        summaryDir?: string;
+      }>();
       const envUrl = process.env[PROMETHEUS_ENV];
       const fromLog = o.prometheus === undefined && (existsSync(source) || envUrl === undefined || envUrl === '');
-      if (fromLog && (command.getOptionValueSource('range') === 'cli' || o.time !== undefined)) {
-        process.stderr.write('jobio report: --range and --time work with a job id from Prometheus only\n(run `jobio report --help` for usage)\n');
+      if (fromLog && (command.getOptionValueSource('range') === 'cli' || o.time !== undefined || o.summary === true)) {
+        process.stderr.write('jobio report: --range, --time and --summary work with a job id from Prometheus only\n(run `jobio report --help` for usage)\n');
         return 2;
       }
+      const summaryEnv = process.env[SUMMARY_DIR_ENV];
+      const summaryDir = o.summaryDir ?? (summaryEnv !== undefined && summaryEnv !== '' ? summaryEnv : DEFAULT_SUMMARY_DIR);
       let report: ReportJson;
       try {
         if (fromLog) {
-          if (!existsSync(source) && /^[\w.[\]-]+$/.test(source) && !source.includes('.json'))
-            throw new ReportError(`${source}: no such file (to report job ${source} from Prometheus, give --prometheus URL or set ${PROMETHEUS_ENV})`);
-          report = await reportFromLog(source);
+          const jobLike = !existsSync(source) && /^[\w.[\]-]+$/.test(source) && !source.includes('.json');
+          const stored = jobLike ? await readSummary(summaryDir, source) : undefined;
+          if (jobLike && stored === undefined)
+            throw new ReportError(
+              `${source}: no such file, and no summary of job ${source} in ${summaryDir} (to report job ${source} from Prometheus, give --prometheus URL or set ${PROMETHEUS_ENV})`,
+            );
+          report = stored ?? (await reportFromLog(source));
         } else {
           let url = o.prometheus;
           if (url === undefined) {
@@ -59,7 +92,24 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
               throw new ReportError(`${PROMETHEUS_ENV}: ${(err as Error).message}`);
             }
           }
-          report = await reportFromPrometheus({ url, jobid: source, rangeMs: o.range, timeoutMs: o.timeout, ...(o.time !== undefined ? { time: o.time } : {}) });
+          // A summary pins its evaluation time, so the same summary is made again from the same series,
+          // SUMMARY_SETTLE_S back: a scrape's samples carry its start time and are queryable only once
+          // it is written (within the scrape timeout, 10 s by default).
+          const time = o.time ?? (o.summary === true ? Math.floor(Date.now() / 1000) - SUMMARY_SETTLE_S : undefined);
+          try {
+            report = await reportFromPrometheus({ url, jobid: source, rangeMs: o.range, timeoutMs: o.timeout, ...(time !== undefined ? { time } : {}) });
+          } catch (err) {
+            // past the server's retention: the summary stored at the job's end, if any
+            const stored = err instanceof NoSeriesError && o.summary !== true ? await readSummary(summaryDir, source) : undefined;
+            if (stored === undefined) throw err;
+            report = stored;
+          }
+          if (o.summary === true) {
+            const line = JSON.stringify(summaryOf(report));
+            if (Buffer.byteLength(line) > MAX_SUMMARY_BYTES) throw new ReportError(`the summary of job ${source} is bigger than ${MAX_SUMMARY_BYTES} bytes: not stored`);
+            process.stdout.write(`${line}\n`);
+            return 0;
+          }
         }
       } catch (err) {
         if (!(err instanceof ReportError)) throw err;

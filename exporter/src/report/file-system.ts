@@ -8,7 +8,7 @@ import type { ProgramRef } from '../profiler/diagnosis-schema.js';
 import { instantQuery, samplesQuery, type PrometheusQueryOptions } from '../top/prometheus-source.js';
 import { promString } from '../top/promql.js';
 import { count, METADATA_RATE_HIGH, METADATA_RATE_LOW, METADATA_RATE_MEDIUM, pct } from './findings.js';
-import type { ReportFileSystemJson, ReportFindingJson, ReportTargetClassJson, ReportTargetJson, Severity } from './report-schema.js';
+import type { ReportDensityJson, ReportFileSystemJson, ReportFindingJson, ReportRatePointJson, ReportTargetClassJson, ReportTargetJson, Severity } from './report-schema.js';
 
 /** A job's share of an MDT's requests in its busiest interval from which it dominates the target. */
 export const DOMINANT_SHARE = 0.5;
@@ -237,4 +237,109 @@ export function targetFindings(view: ReportFileSystemJson, program: ProgramRef):
     });
   }
   return out;
+}
+
+/** At most this many intervals in the rates over time (one SVG line of the page, a few KB of JSON). */
+export const MAX_RATE_POINTS = 60;
+
+/**
+ * The job's rates over time per target class: its span (first to last job_stats increase) cut into
+ * equal intervals, as many as its busiest series has increases (at most MAX_RATE_POINTS); each
+ * increase between two samples is spread over the intervals it overlaps in proportion, so the
+ * intervals add up to the job's totals whatever the targets' scrape times.
+ */
+export function ratesOverTime(s: JobStatsSamples): ReportRatePointJson[] {
+  const span = changeSpan(s);
+  if (span.length < 2) return [];
+  const [t0, t1] = span as [number, number];
+  const classed = (series: Series, kind: 'mdt' | 'ost'): Step[][] => series.filter((x) => targetKind(x.metric['target'] ?? '') === kind).map((x) => steps(x.values));
+  const families = { mdt_operations: classed(s.operations, 'mdt'), ost_read_bytes: classed(s.readBytes, 'ost'), ost_write_bytes: classed(s.writeBytes, 'ost') };
+  const n = Math.min(MAX_RATE_POINTS, Math.max(1, ...Object.values(families).flatMap((f) => f.map((x) => x.length))));
+  const width = (t1 - t0) / n;
+  const spread = (all: Step[][]): number[] => {
+    const sums = new Array<number>(n).fill(0);
+    for (const st of all)
+      for (const x of st)
+        for (let i = Math.max(0, Math.floor((x.from - t0) / width)); i < n && t0 + i * width < x.to; i++) {
+          const overlap = Math.min(x.to, t0 + (i + 1) * width) - Math.max(x.from, t0 + i * width);
+          if (overlap > 0) sums[i] = (sums[i] ?? 0) + (x.inc * overlap) / (x.to - x.from);
+        }
+    return sums;
+  };
+  const mdt = spread(families.mdt_operations);
+  const read = spread(families.ost_read_bytes);
+  const written = spread(families.ost_write_bytes);
+  return mdt.map((m, i) => ({
+    start: iso(t0 + i * width),
+    end: iso(t0 + (i + 1) * width),
+    seconds: round(width, 6),
+    mdt_operations: round(m / width, 3),
+    ost_read_bytes: round((read[i] ?? 0) / width, 3),
+    ost_write_bytes: round((written[i] ?? 0) / width, 3),
+  }));
+}
+
+/** `"zero"`, or the decade of a positive rate (floor of its log10), as the exporter's rate densities label it. */
+export function decadeOf(rate: number): string {
+  if (!(rate > 0)) return 'zero';
+  let d = Math.floor(Math.log10(rate));
+  // log10 of an exact power of ten can land a hair below it
+  if (10 ** (d + 1) <= rate) d++;
+  return String(d);
+}
+
+/** The job's place among every job's increase of a class over the same span (jobid `_other`, the exporter's fold, is not a job). */
+export function densityOf(increases: ReadonlyMap<string, number>, jobid: string, seconds: number, measure: 'operations' | 'bytes'): ReportDensityJson | undefined {
+  const jobs = [...increases].filter(([id]) => id !== '_other');
+  if (jobs.length === 0 || !(seconds > 0)) return undefined;
+  const own = increases.get(jobid) ?? 0;
+  const decades = new Map<string, number>();
+  for (const [, inc] of jobs) decades.set(decadeOf(inc / seconds), (decades.get(decadeOf(inc / seconds)) ?? 0) + 1);
+  const order = (d: string): number => (d === 'zero' ? -Infinity : Number(d));
+  const others = jobs.filter(([id]) => id !== jobid);
+  return {
+    measure,
+    jobs: others.length + 1,
+    decades: Object.fromEntries([...decades].sort((a, b) => order(a[0]) - order(b[0]))),
+    rate: round(own / seconds, 3),
+    decade: decadeOf(own / seconds),
+    busier_than: others.length === 0 ? 1 : round(others.filter(([, inc]) => inc < own).length / others.length, 6),
+  };
+}
+
+/** Every job's increase of a class's measure between two instants (`@`, no extrapolation), by job id. */
+export type JobLoads = (from: number, to: number, measure: 'operations' | 'bytes') => Promise<ReadonlyMap<string, number>>;
+
+/**
+ * The JobLoads of a Prometheus server: MDT requests, or OST bytes read + written, per job. A job's
+ * counter is taken at its last sample up to `to` (a job that ended in the span counts) minus its
+ * value at `from` (a job born in the span counts from 0, as job_stats starts it).
+ */
+export function prometheusJobLoads(q: PrometheusQueryOptions): JobLoads {
+  const diff = (family: string, cls: string, from: number, to: number): string => {
+    const sel = `${family}{target=~".*${cls}[0-9a-fA-F]{4}"}`;
+    const last = `last_over_time(${sel}[${Math.max(1, Math.ceil(to - from))}s] @ ${to})`;
+    return `sum by (jobid) (clamp_min(${last} - (${sel} @ ${from} or ${last} * 0), 0))`;
+  };
+  return async (from, to, measure) => {
+    const queries =
+      measure === 'operations'
+        ? [diff('jobio_lustre_jobstats_operations_total', 'MDT', from, to)]
+        : [diff('jobio_lustre_jobstats_read_bytes_total', 'OST', from, to), diff('jobio_lustre_jobstats_write_bytes_total', 'OST', from, to)];
+    const out = new Map<string, number>();
+    for (const rs of await Promise.all(queries.map((x) => instantQuery(q, x)))) for (const r of rs) out.set(r.metric['jobid'] ?? '', (out.get(r.metric['jobid'] ?? '') ?? 0) + Number(r.value[1]));
+    return out;
+  };
+}
+
+/** The view with the job's rates over time and its place in the cluster's density per class it touched. */
+export async function withTimeAndPlace(view: ReportFileSystemJson, s: JobStatsSamples, jobid: string, loads: JobLoads): Promise<ReportFileSystemJson> {
+  const span = changeSpan(s);
+  const overTime = ratesOverTime(s);
+  if (span.length < 2) return view;
+  const [from, to] = span as [number, number];
+  const place = async (kind: 'mdt' | 'ost', measure: 'operations' | 'bytes'): Promise<ReportDensityJson | undefined> =>
+    view[kind].targets > 0 ? densityOf(await loads(from, to, measure), jobid, to - from, measure) : undefined;
+  const [mdt, ost] = await Promise.all([place('mdt', 'operations'), place('ost', 'bytes')]);
+  return { ...view, over_time: overTime, density: { ...(mdt !== undefined ? { mdt } : {}), ...(ost !== undefined ? { ost } : {}) } };
 }

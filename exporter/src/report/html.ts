@@ -1,6 +1,16 @@
 // `jobio report --html FILE`: the report as one self-contained page (inline CSS and SVG, no script,
 // nothing fetched: readable offline and from an archive). Everything from the source is HTML-escaped.
-import { CAUSE_TEXT, type ReportCharacterisationJson, type ReportFileSystemJson, type ReportJson, type ReportRankJson, type Severity } from './report-schema.js';
+import {
+  CAUSE_TEXT,
+  sourceText,
+  type ReportCharacterisationJson,
+  type ReportDensityJson,
+  type ReportFileSystemJson,
+  type ReportJson,
+  type ReportRankJson,
+  type ReportRatePointJson,
+  type Severity,
+} from './report-schema.js';
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const pct = (share: number): string => `${(share * 100).toFixed(1)} %`;
@@ -29,6 +39,80 @@ function reasonBars(r: ReportJson): string {
     return `<text x="0" y="${i * 22 + 15}" font-size="12">${esc(`${x.reason} (${x.program.name})`)}</text><rect x="260" y="${i * 22 + 3}" width="${w.toFixed(1)}" height="16" fill="${COLOUR[x.class]}"/><text x="${(265 + w).toFixed(1)}" y="${i * 22 + 15}" font-size="12">${x.calls.toLocaleString('en-US')}</text>`;
   });
   return `<svg width="640" height="${reasons.length * 22 + 4}" role="img" aria-label="calls per reason">${rows.join('')}</svg>`;
+}
+
+/** One rate over the job's span as a line (steps: each interval's rate holds over it), its largest value on the axis. */
+function rateChart(
+  points: readonly ReportRatePointJson[],
+  lines: readonly { label: string; colour: string; value: (p: ReportRatePointJson) => number }[],
+  unit: (x: number) => string,
+  title: string,
+): string {
+  const W = 600;
+  const H = 110;
+  const max = Math.max(0, ...points.flatMap((p) => lines.map((l) => l.value(p))));
+  const y = (v: number): number => H - (max > 0 ? (v / max) * (H - 10) : 0);
+  const paths = lines.map((l) => {
+    const d = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${((i / points.length) * W).toFixed(1)},${y(l.value(p)).toFixed(1)}H${(((i + 1) / points.length) * W).toFixed(1)}`).join('');
+    return `<path class="rate" d="${d}" fill="none" stroke="${l.colour}" stroke-width="2"><title>${esc(l.label)}</title></path>`;
+  });
+  const legend = lines.map((l, i) => `<text x="${70 + i * 160}" y="${H + 34}" font-size="12" fill="${l.colour}">${esc(l.label)}</text>`).join('');
+  const first = points[0]?.start ?? '';
+  const last = points[points.length - 1]?.end ?? '';
+  return `<svg class="over-time" width="${W + 80}" height="${H + 40}" role="img" aria-label="${esc(title)}"><g transform="translate(70,0)"><line x1="0" y1="${H}" x2="${W}" y2="${H}" stroke="#999"/><line x1="0" y1="0" x2="0" y2="${H}" stroke="#999"/>${paths.join('')}
+<text x="-4" y="14" font-size="11" text-anchor="end">${esc(unit(max))}</text><text x="-4" y="${H}" font-size="11" text-anchor="end">0</text>
+<text x="0" y="${H + 16}" font-size="11">${esc(first.slice(11, 19))}</text><text x="${W}" y="${H + 16}" font-size="11" text-anchor="end">${esc(last.slice(11, 19))} UTC</text></g>${legend}</svg>`;
+}
+
+/** The jobs of the cluster by decade of their mean rate over the job's span, the job's decade marked. */
+function densityChart(d: ReportDensityJson, what: string): string {
+  // an object's integer-like keys ("4") come before the others ("-1", "zero"): sorted here by value
+  const order = (dec: string): number => (dec === 'zero' ? -Infinity : Number(dec));
+  const entries = Object.entries(d.decades).sort((a, b) => order(a[0]) - order(b[0]));
+  const max = Math.max(1, ...entries.map(([, n]) => n));
+  const label = (dec: string): string => (dec === 'zero' ? '0' : `1e${dec}`);
+  const bars = entries.map(([dec, n], i) => {
+    const h = (n / max) * 90;
+    const own = dec === d.decade;
+    return `<rect class="${own ? 'density own' : 'density'}" x="${i * 56}" y="${(114 - h).toFixed(1)}" width="48" height="${h.toFixed(1)}" fill="${own ? '#c62828' : '#90a4ae'}"><title>${n} job(s) at ${label(dec)}${own ? ', this job among them' : ''}</title></rect><text x="${i * 56 + 24}" y="130" font-size="11" text-anchor="middle">${label(dec)}</text><text x="${i * 56 + 24}" y="${(110 - h).toFixed(1)}" font-size="11" text-anchor="middle">${n}</text>`;
+  });
+  return `<svg width="${Math.max(300, entries.length * 56)}" height="136" role="img" aria-label="jobs by ${esc(what)}">${bars.join('')}</svg>`;
+}
+
+/** The file system's view over time and the job's place among the cluster's jobs. */
+function fileSystemPlots(fs: ReportFileSystemJson): string {
+  const out: string[] = [];
+  const mib = (x: number): string => `${(x / 1048576).toFixed(1)} MiB/s`;
+  const ops = (x: number): string => `${Math.round(x).toLocaleString('en-US')}/s`;
+  const points = fs.over_time ?? [];
+  if (points.length > 0) {
+    out.push('<h3>Rates over time</h3>');
+    if (fs.mdt.targets > 0) out.push(rateChart(points, [{ label: 'MDT requests/s', colour: '#6a1b9a', value: (p) => p.mdt_operations }], ops, 'MDT requests per second over time'));
+    if (fs.ost.targets > 0)
+      out.push(
+        rateChart(
+          points,
+          [
+            { label: 'OST read', colour: '#1565c0', value: (p) => p.ost_read_bytes },
+            { label: 'OST written', colour: '#2e7d32', value: (p) => p.ost_write_bytes },
+          ],
+          mib,
+          'OST bytes per second over time',
+        ),
+      );
+  }
+  for (const [kind, d] of [
+    ['MDT', fs.density?.mdt],
+    ['OST', fs.density?.ost],
+  ] as const) {
+    if (d === undefined) continue;
+    const rate = d.measure === 'operations' ? ops(d.rate) : mib(d.rate);
+    const what = d.measure === 'operations' ? 'requests per second' : 'bytes per second';
+    out.push(
+      `<h3>The job among the cluster's jobs on the ${kind}s</h3><p class="place">${rate} over its run: busier than ${pct(d.busier_than)} of the ${(d.jobs - 1).toLocaleString('en-US')} other job(s); jobs by mean ${what} (decades)</p>${densityChart(d, what)}`,
+    );
+  }
+  return out.join('\n');
 }
 
 /** The file system's view: one row per target, the job's busiest interval and its share of the target then. */
@@ -94,7 +178,7 @@ export function reportHtml(r: ReportJson): string {
     ['run time', `${h.run_time.toFixed(3)} s`],
     ['CPU time', h.cpu_time === null ? '' : `${h.cpu_time.toFixed(3)} s`],
     ['peak memory', h.peak_memory === null ? '' : `${(h.peak_memory / 1048576).toFixed(1)} MiB`],
-    ['source', r.source.kind === 'log' ? r.source.file : `Prometheus ${r.source.url}, the last ${r.source.range}`],
+    ['source', sourceText(r.source)],
   ];
   const unseen = r.application.unseen.map((u) => `<li>${esc(u.kind)}: ${esc(u.detail)}</li>`).join('');
   return `<!doctype html>
@@ -112,7 +196,7 @@ ${r.dashboard !== undefined ? `<p>Dashboard: <a href="${esc(r.dashboard)}">${esc
     .filter(([, v]) => v !== '')
     .map(([k, v]) => `<tr><td>${k}</td><td>${esc(v)}</td></tr>`)
     .join('')}</table>
-${r.file_system !== undefined ? fileSystemTable(r.file_system) : ''}
+${r.file_system !== undefined ? `${fileSystemTable(r.file_system)}\n${fileSystemPlots(r.file_system)}` : ''}
 ${r.characterisation !== undefined ? characterisationTable(r.characterisation) : ''}
 <h2>Application (profiler)</h2><p>${r.application.profiled === false ? 'the job ran without the profiler; ' : ''}${r.application.calls.toLocaleString('en-US')} calls; accumulated run time ${r.application.accumulated_run_time.toFixed(3)} s; busiest moment ${Math.round(r.application.peak_metadata_rate).toLocaleString('en-US')} metadata ops/s</p>
 ${splitBar(r)}

@@ -13,6 +13,8 @@ import { isRecord } from '../util/is-record.js';
 
 /** A failure to report, with the message for the user (the command exits 1). */
 export class ReportError extends Error {}
+/** The server answered but has no series of the job (never had them, or they are past its retention). */
+export class NoSeriesError extends ReportError {}
 
 type Rec = Record<string, unknown>;
 

@@ -13,11 +13,11 @@ import type { Reason } from '../profiler/reasons.js';
 import { instantQuery, samplesQuery, TopSourceError, type PrometheusQueryOptions } from '../top/prometheus-source.js';
 import { promString } from '../top/promql.js';
 import { shownUrl } from '../top/url-credentials.js';
-import { changeSpan, fileSystemView, jobStatsSamples, prometheusTargetLoad, targetFindings } from './file-system.js';
+import { changeSpan, fileSystemView, jobStatsSamples, prometheusJobLoads, prometheusTargetLoad, targetFindings, withTimeAndPlace } from './file-system.js';
 import { characterisationFromPrometheus } from './characterisation.js';
 import { findingsOf } from './findings.js';
 import { isMetadataReason } from './why.js';
-import { ReportError } from './log-source.js';
+import { NoSeriesError, ReportError } from './log-source.js';
 import { REPORT_SCHEMA, type ReportJson } from './report-schema.js';
 
 export interface PrometheusReportOptions {
@@ -113,11 +113,14 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       ]),
     ]),
   );
-  const fileSystem = await run(() => fileSystemView(jobStats, prometheusTargetLoad(q)));
+  const fileSystem = await run(async () => {
+    const view = await fileSystemView(jobStats, prometheusTargetLoad(q));
+    return view === undefined ? undefined : withTimeAndPlace(view, jobStats, o.jobid, prometheusJobLoads(q));
+  });
   const characterisation = fileSystem === undefined ? undefined : await run(() => characterisationFromPrometheus(q, o.jobid, jobStats));
   const profiled = runtime.length > 0;
   if (!profiled && info.length === 0 && fileSystem === undefined)
-    throw new ReportError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_*, jobio_lustre_jobstats_* nor jobio_job_info)`);
+    throw new NoSeriesError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_*, jobio_lustre_jobstats_* nor jobio_job_info)`);
   if (!profiled && fileSystem === undefined)
     throw new ReportError(`job ${o.jobid} ran without the profiler and has no Lustre job_stats series (Prometheus at ${shownUrl(o.url)} has its jobio_job_info only): nothing to report on its I/O`);
 
@@ -188,7 +191,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
   const nodes = [...new Set([...info.map((r) => r.metric['instance'] ?? ''), ...runtimeSamples.map((s) => s.metric['instance'] ?? '')].filter((v) => v !== ''))].sort();
   return {
     schema: REPORT_SCHEMA,
-    source: { kind: 'prometheus', url: shownUrl(o.url), jobid: o.jobid, range },
+    source: { kind: 'prometheus', url: shownUrl(o.url), jobid: o.jobid, range, ...(o.time !== undefined ? { time: new Date(o.time * 1000).toISOString() } : {}) },
     verdict,
     header: {
       jobid: o.jobid,

@@ -33,9 +33,28 @@ export interface ReportPrometheusSourceJson {
   readonly jobid: string;
   /** The look-back window the job's series were looked for in (`2592000s`). */
   readonly range: string;
+  /** The evaluation time, RFC 3339 UTC, when one was given (--time; always in a stored summary); absent: the server's now. */
+  readonly time?: string;
 }
 
-export type ReportSourceJson = ReportLogSourceJson | ReportPrometheusSourceJson;
+/** A summary stored at the job's end (`jobio report JOBID --summary`, the Slurm EpilogSlurmctld), read back. */
+export interface ReportStoredSourceJson {
+  readonly kind: 'stored';
+  /** The summary file read. */
+  readonly file: string;
+  /** Where the stored report came from when it was made. */
+  readonly stored: ReportPrometheusSourceJson;
+}
+
+export type ReportSourceJson = ReportLogSourceJson | ReportPrometheusSourceJson | ReportStoredSourceJson;
+
+/** How a source is said to people (the text's `from:` line, the page's `source` row). */
+export function sourceText(s: ReportSourceJson): string {
+  const prometheus = (p: ReportPrometheusSourceJson): string => `Prometheus ${p.url}, the last ${p.range}${p.time !== undefined ? ` before ${p.time}` : ''}`;
+  if (s.kind === 'log') return s.file;
+  if (s.kind === 'prometheus') return prometheus(s);
+  return `the summary stored at the job's end, ${s.file} (from ${prometheus(s.stored)})`;
+}
 
 export interface ReportVerdictJson {
   /** "nothing to change", or "2 findings: 1 high, 1 low". */
@@ -183,6 +202,35 @@ export interface ReportTargetClassJson {
   readonly write_bytes: number;
 }
 
+/** One interval of the job's load over time, all its targets of a class summed: per second. */
+export interface ReportRatePointJson {
+  /** RFC 3339 UTC; the intervals are equal, back to back, over the job's job_stats span. */
+  readonly start: string;
+  readonly end: string;
+  /** The interval's length, s (to µs: the dates are whole milliseconds). */
+  readonly seconds: number;
+  /** Requests on the MDTs per second. */
+  readonly mdt_operations: number;
+  /** Bytes read and written on the OSTs per second. */
+  readonly ost_read_bytes: number;
+  readonly ost_write_bytes: number;
+}
+
+/** The job's place among all jobs on a class of targets over the job's span: their mean rates by decade. */
+export interface ReportDensityJson {
+  /** requests per second on the MDTs, bytes (read + written) per second on the OSTs. */
+  readonly measure: 'operations' | 'bytes';
+  /** Jobs with series on the class's targets over the span, the job included. */
+  readonly jobs: number;
+  /** Jobs by decade of their mean rate: `"2"` is 100 ≤ rate < 1,000; `"zero"` did nothing. */
+  readonly decades: Readonly<Record<string, number>>;
+  /** The job's own mean rate over the span and its decade. */
+  readonly rate: number;
+  readonly decade: string;
+  /** The share of the other jobs with a lower rate (0–1; 1: the busiest). */
+  readonly busier_than: number;
+}
+
 /** The file system's (servers') view of the job: what Lustre's job_stats counted on each target. */
 export interface ReportFileSystemJson {
   readonly mdt: ReportTargetClassJson;
@@ -193,6 +241,10 @@ export interface ReportFileSystemJson {
   readonly metadata_operations: Readonly<Record<string, number>>;
   /** Every target the job touched: MDTs first, then by name. */
   readonly targets: readonly ReportTargetJson[];
+  /** The job's rates over time (at most 60 intervals); absent from a summary made before it existed. */
+  readonly over_time?: readonly ReportRatePointJson[];
+  /** The job's place in the cluster's density per target class (absent when no job has series on the class). */
+  readonly density?: { readonly mdt?: ReportDensityJson; readonly ost?: ReportDensityJson };
 }
 
 /** Where the job stands among the jobs of the same time: one of I, ρ, P. */

@@ -4,7 +4,7 @@
 // characters replaced: a log or a label is written by whoever ran the job.
 import { humanBytes } from '../cli/run-summary.js';
 import { withoutControlChars } from '../labels/control-chars.js';
-import { CAUSE_TEXT, type ReportCharacterisationJson, type ReportFileSystemJson, type ReportFindingJson, type ReportJson, type ReportRankJson, type Severity } from './report-schema.js';
+import { CAUSE_TEXT, sourceText, type ReportCharacterisationJson, type ReportFileSystemJson, type ReportFindingJson, type ReportJson, type ReportRankJson, type Severity } from './report-schema.js';
 
 export const WIDTH = 80;
 
@@ -145,7 +145,7 @@ export function reportText(r: ReportJson, colour: boolean): string {
   if (scheduler.length > 0) out.push(...wrap(scheduler.join(', '), WIDTH, 'scheduler:    ', '              '));
   // a link is never wrapped (a terminal makes it clickable only whole)
   if (r.dashboard !== undefined) out.push(`dashboard:    ${withoutControlChars(r.dashboard)}`);
-  out.push(...wrap(r.source.kind === 'log' ? r.source.file : `Prometheus ${r.source.url}, the last ${r.source.range}`, WIDTH, 'from:         ', '              '));
+  out.push(...wrap(sourceText(r.source), WIDTH, 'from:         ', '              '));
   if (r.file_system !== undefined) out.push(...fileSystemLines(r.file_system));
   if (r.characterisation !== undefined) out.push(...characterisationLines(r.characterisation));
   if (a.profiled === false) out.push(...wrap('the job ran without the profiler: no view of its calls', WIDTH, 'application:  ', '              '));

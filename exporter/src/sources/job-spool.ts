@@ -5,10 +5,10 @@
 // only root could have: the spool directory must be a real directory owned by root and writable by
 // no one else, and each job file a regular file (not a symlink) owned by root, not group- or
 // world-writable, and small. Anything else is skipped and counted by reason.
-import { constants } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JOBID_TEXT } from '../labels/process-job.js';
+import { readRootOnlyFile, rootOnly } from '../util/root-only-file.js';
 
 /** Where the prolog writes (and the exporter reads) by default: tmpfs, gone at reboot with the jobs. */
 export const DEFAULT_JOB_SPOOL = '/run/jobio/jobs';
@@ -36,11 +36,6 @@ export interface SpoolRead {
   readonly rejected: ReadonlyMap<SpoolRejection, number>;
 }
 
-/** Owned by root and writable by nobody else (group and other write bits clear). */
-function rootOnly(st: { uid: number; mode: number }): boolean {
-  return st.uid === 0 && (st.mode & 0o022) === 0;
-}
-
 /** Parses a job file's text; unknown keys are ignored (newer prologs may write more). */
 export function parseJobFile(jobid: string, text: string): JobMeta {
   const fields = new Map<string, string>();
@@ -62,29 +57,6 @@ export function parseJobFile(jobid: string, text: string): JobMeta {
     ...(jobName !== undefined ? { jobName } : {}),
     ...(workDir !== undefined ? { workDir } : {}),
   };
-}
-
-/** Reads one job file without following symlinks, checking the open file itself (no check-then-use race). */
-async function readJobFile(path: string): Promise<{ text: string } | { rejected: SpoolRejection }> {
-  let handle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (err) {
-    return { rejected: (err as NodeJS.ErrnoException).code === 'ELOOP' ? 'untrusted_file' : 'unreadable' };
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile() || !rootOnly(st)) return { rejected: 'untrusted_file' };
-    if (st.size > MAX_FILE_BYTES) return { rejected: 'too_big' };
-    const buf = Buffer.alloc(MAX_FILE_BYTES + 1);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    if (bytesRead > MAX_FILE_BYTES) return { rejected: 'too_big' };
-    return { text: buf.subarray(0, bytesRead).toString('utf8') };
-  } catch {
-    return { rejected: 'unreadable' };
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Every trusted job file in `dir`, sorted by job id text. Stops (throws) when `signal` aborts. */
@@ -120,8 +92,9 @@ export async function readJobSpool(dir: string, signal?: AbortSignal): Promise<S
       reject('bad_name');
       continue;
     }
-    const read = await readJobFile(join(dir, name));
-    if ('rejected' in read) reject(read.rejected);
+    const read = await readRootOnlyFile(join(dir, name), MAX_FILE_BYTES);
+    // a file removed since the listing was an epilog at work: unreadable, as before
+    if ('rejected' in read) reject(read.rejected === 'missing' ? 'unreadable' : read.rejected);
     else jobs.push(parseJobFile(name, read.text));
   }
   return { exists: true, jobs, rejected };
