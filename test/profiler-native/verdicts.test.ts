@@ -454,9 +454,11 @@ describe('verdicts against strace: what dprintf makes is counted', () => {
   });
 });
 
-// A directory listing (opendir, or fdopendir of a directory the program opened; readdir's getdents
-// and the fstat glibc makes of the directory are not counted) is a metadata read: the directory's open is counted and is `open_bytes_unseen`,
-// not "moved no byte"; closedir is its close.
+// A directory listing (opendir, or fdopendir of a directory the program opened) is a metadata read:
+// the directory's open is counted and is `open_bytes_unseen`, not "moved no byte"; the fstat glibc
+// makes of the directory is a stat (yellow); closedir is its close. readdir's getdents is not
+// counted: every other call strace sees on the directory tree is, so the profiler's counts are
+// strace's minus exactly the getdents64 calls.
 describe('verdicts against strace: directory listings', () => {
   const cmds: [string, string[]][] = [
     ['ls -R (opendir)', ['ls', '-R', 'tree']],
@@ -500,6 +502,14 @@ describe('verdicts against strace: directory listings', () => {
         assert.deepEqual(cls(all, 'open'), [v.opens - dirOpens, dirOpens, 0], why);
         assert.equal(reason(all, 'open_bytes_unseen'), dirOpens, why);
         assert.deepEqual(cls(all, 'close'), [0, 0, closes], why);
+        const sum = (c: [number, number, number]): number => c[0] + c[1] + c[2];
+        // every stat strace saw, the fstat glibc makes of each listed directory included
+        assert.equal(sum(cls(all, 'access')), stats.ok + stats.failed, why);
+        // every call strace saw on the directory (reads, writes, opens, closes, stats, getdents64)
+        // but the listings is counted
+        const transfers = [v.reads, v.writes].reduce((n, x) => n + x.small + x.eof + x.big + x.failed, 0);
+        const ours = ['open', 'create', 'close', 'access', 'read', 'write'].reduce((n, k) => n + sum(cls(all, k)), 0);
+        assert.equal(ours, transfers + v.opens + closes + stats.ok + stats.failed, why);
       } finally {
         removeDir(base);
       }
