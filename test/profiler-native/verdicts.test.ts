@@ -362,6 +362,21 @@ describe('verdicts against strace: the seeks and reads stdio makes inside fseek 
         ].join(' '),
       ],
     ],
+    // seeks past the end of a 4,200-byte file (4 KiB blocks): glibc reads the target's block, gets
+    // less than the target's distance into it (104 bytes, then none) and seeks the rest from there
+    [
+      'lua (file:seek past the end of the file: a short block read, then a second lseek)',
+      [
+        'lua',
+        '-e',
+        [
+          'local w = assert(io.open("small.dat", "wb")); w:write(string.rep("x", 4200)); w:close()',
+          'local f = assert(io.open("small.dat", "rb"))',
+          'f:seek("set", 4500); assert(f:read(1) == nil); f:seek("set", 10000); f:seek("set", 8192)',
+          'f:seek("set", 100); assert(#f:read(10) == 10); f:seek("end", 300); f:seek("cur", 5); f:close()',
+        ].join(' '),
+      ],
+    ],
   ];
   for (const [name, cmd] of cmds) {
     test(`${name}: seeks per class and reason, reads and fstats equal strace's`, async () => {
@@ -387,7 +402,7 @@ describe('verdicts against strace: the seeks and reads stdio makes inside fseek 
         const o = straceSeeks(prefix, traceDir);
         const v = straceVerdicts(prefix, traceDir);
         const all = onShm(prof.dump);
-        assert.ok(o.red + o.yellow > 10, `strace saw the seeks (${JSON.stringify(o)})`);
+        assert.ok(o.red + o.yellow >= 8, `strace saw the seeks (${JSON.stringify(o)})`);
         assert.deepEqual(cls(all, 'seek'), [o.red, o.yellow, 0], JSON.stringify(o));
         assert.equal(reason(all, 'zero_seek'), o.zero);
         assert.equal(reason(all, 'backward_seek'), o.backward);
