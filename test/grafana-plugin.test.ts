@@ -210,10 +210,13 @@ interface Panel {
   gridPos?: { h: number; w: number; x: number; y: number };
 }
 
-/** Metric names of the contract: the catalogue docs/metrics.md, itself checked against the real exporter's output by its own test. */
+/**
+ * Metric names of the contract: the catalogue docs/metrics.md, itself checked against the real exporter's output by its own test.
+ * A histogram is queried through its `_bucket` and `_count` series.
+ */
 function contractMetrics(): Set<string> {
   const catalogue = readFileSync(join(repo, 'docs', 'metrics.md'), 'utf8');
-  const names = [...catalogue.matchAll(/^\| `(jobio_[a-z_]+)` \|/gm)].map((m) => m[1] as string);
+  const names = [...catalogue.matchAll(/^\| `(jobio_[a-z_]+)` \| ([a-z]+) \|/gm)].flatMap((m) => (m[2] === 'histogram' ? [m[1], `${m[1]}_bucket`, `${m[1]}_count`] : [m[1]]) as string[]);
   assert.ok(names.includes('jobio_profiler_calls_total') && names.includes('jobio_lustre_jobstats_operations_total'), 'docs/metrics.md lists the jobio metrics');
   return new Set(names);
 }

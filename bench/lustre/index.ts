@@ -1,4 +1,4 @@
-// Benchmark of the lustre_jobstats collector (issue 3): large generated job_stats files (20,000 and
+// Benchmark of the lustre_jobstats collector: large generated job_stats files (20,000 and
 // 100,000 entries, 2.14+ and 2.10 formats), the full collector update + render against the time Node
 // needs just to read the same file and split it into lines, measured in the same run; each case in its
 // own child process for its peak RSS. Goal: 20,000-entry 2.14 OST file in <= 4x the baseline, <= 250 MB.
@@ -66,8 +66,8 @@ export function writeTargets(dir: string, count: number): void {
 }
 
 /**
- * Issue 13: 10,000 targets took 12–13.5 s a scrape. The same tree with the default max-targets and unbounded;
- * and issue 28's case, 1,000 targets all read: the CPU of an idle scrape (nothing changed) per target.
+ * 10,000 targets once took 12–13.5 s a scrape. The same tree with the default max-targets and unbounded;
+ * and 1,000 targets all read: the CPU of an idle scrape (nothing changed) per target.
  */
 export function manyTargets(): string {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-bench-targets-'));
@@ -163,7 +163,7 @@ function report(): string {
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
-    'Goal (issue 3): the 20,000-entry 2.14 file in at most 4× the baseline with peak RSS at most 250 MB.',
+    'Goal: the 20,000-entry 2.14 file in at most 4× the baseline with peak RSS at most 250 MB.',
     '',
     onlySome ? '' : manyTargets(),
     ...allJobs,
@@ -171,7 +171,7 @@ function report(): string {
 }
 
 /**
- * Every job exported (issue 16): the 20,000-entry 2.10 OST file with max-jobs above the entry count,
+ * Every job exported: the 20,000-entry 2.10 OST file with max-jobs above the entry count,
  * the case where the HP lustre_exporter (Go), which always exports every job, was measured on the same
  * file kind and machine kind: 360,000 series, 31 s per scrape, 692 MB peak RSS.
  */
@@ -202,7 +202,7 @@ export function everyJobCase(dir: string): string[] {
     '### Every job exported (max-jobs 100,000 on the 20,000-entry 2.10 OST file)',
     '',
     'Every operation of every entry non-zero (14 series per job, as in the file of the HP comparison: 280,006 series). Wall times count the other processes of a shared machine too; "worst CPU ms" is the scrape\'s own CPU time.',
-    `Same generated file kind, same flags as the HP lustre_exporter run quoted from issue 16 (${HP.scrapeMs / 1000} s per scrape, ${HP.peakMb} MB peak RSS, same machine kind). Goal: scrape ≤ 0.1× and peak RSS ≤ 0.5× HP's.`,
+    `Same generated file kind, same flags as the HP lustre_exporter run measured earlier (${HP.scrapeMs / 1000} s per scrape, ${HP.peakMb} MB peak RSS, same machine kind). Goal: scrape ≤ 0.1× and peak RSS ≤ 0.5× HP's.`,
     '',
     '| node flags | baseline (read+split) ms | cold process ms | 1st scrape ms | grown scrape ms | idle scrape ms | worst / baseline | worst / HP | worst CPU ms | CPU / HP | peak RSS MB | RSS / HP | series | body MB |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -939,13 +939,159 @@ function withFsHealth(d) {
         fieldConfig: { defaults: { unit: 'short' }, overrides: [rightAxis('B', 's')] },
       }),
     ),
+    // brw_stats: how the OSTs' disks serve the bulk I/O (Prometheus histograms with Lustre's fixed buckets).
+    panel(
+      'Disk I/O time per target (99th percentile)',
+      'timeseries',
+      { h: 8, w: 8, x: 0, y: y + 17 },
+      [
+        prom('A', `histogram_quantile(0.99, sum by (target, operation, le) (rate(jobio_lustre_target_brw_disk_io_seconds_bucket{${f}}[$__rate_interval])))`, {
+          legendFormat: '{{target}} {{operation}}',
+        }),
+      ],
+      about(
+        'The time within which 99 % of each target’s disk I/Os completed (brw_stats “I/O time”), reads and writes apart, at Lustre’s power-of-two millisecond buckets. A target far above the others has a slow or degraded disk; all of them high, a storage back end at its limit.',
+        unit('s'),
+      ),
+    ),
+    panel(
+      'Disk I/O time (how many I/Os per bucket)',
+      'bargauge',
+      { h: 8, w: 8, x: 8, y: y + 17 },
+      [prom('A', `sum by (le) (increase(jobio_lustre_target_brw_disk_io_seconds_bucket{${f}}[$__range]))`, { legendFormat: '{{le}}', format: 'heatmap', instant: true })],
+      about(
+        'Disk I/Os of all the file system’s targets in the time range by how long each took (bar: up to that many seconds, above the bar before), reads and writes together: the shape behind the percentile. A second hump far right is a slow device.',
+        { options: { orientation: 'vertical', displayMode: 'basic' }, fieldConfig: { defaults: { unit: 'short' }, overrides: [] } },
+      ),
+    ),
+    panel(
+      'Pages per bulk RPC (how many RPCs per size)',
+      'bargauge',
+      { h: 8, w: 8, x: 16, y: y + 17 },
+      [prom('A', `sum by (le) (increase(jobio_lustre_target_brw_rpc_pages_bucket{${f}}[$__range]))`, { legendFormat: '{{le}}', format: 'heatmap', instant: true })],
+      about(
+        'Bulk read and write RPCs the file system’s targets served in the time range by their size in pages (brw_stats “pages per bulk r/w”; a page is usually 4 KiB, 256 pages 1 MiB). Most RPCs at 1–4 pages: clients send small I/O, which costs the servers per RPC.',
+        { options: { orientation: 'vertical', displayMode: 'basic' }, fieldConfig: { defaults: { unit: 'short' }, overrides: [] } },
+      ),
+    ),
+  );
+  return d;
+}
+
+// --- Servers' network and request queues (collectors lustre_lnet and lustre_health) ---
+// Cluster: a second row per file system, repeated over $fs, after its capacity and health row. LNet
+// and service series carry no fs label (a server's network and services serve all its targets), so
+// the row keeps the servers that hold a target of the file system.
+function withServerLoad(d) {
+  const y = bottom(d);
+  const servers = 'on (instance) group by (instance) (jobio_lustre_target_size_bytes{fs=~"$fs"})';
+  const ofServers = (expr) => `${expr} and ${servers}`;
+  const rate = (metric) => `sum by (instance) (rate(${metric}[$__rate_interval]))`;
+  const merged = (rename) => ({
+    transformations: [
+      { id: 'merge', options: {} },
+      { id: 'organize', options: { excludeByName: { Time: true }, renameByName: rename } },
+    ],
+  });
+  d.panels.push(
+    {
+      id: nextId++,
+      type: 'row',
+      title: 'File system $fs: servers’ network and request queues',
+      description: 'One row per file system (the File system variable): LNet traffic, drops and interfaces of the servers holding its targets, and how long their services keep requests waiting.',
+      gridPos: { h: 1, w: 24, x: 0, y },
+      collapsed: false,
+      repeat: 'fs',
+      datasource: PROM,
+      panels: [],
+    },
+    panel(
+      'LNet traffic per server',
+      'timeseries',
+      { h: 8, w: 8, x: 0, y: y + 1 },
+      [
+        prom('A', ofServers(rate('jobio_lnet_sent_bytes_total')), { legendFormat: '{{instance}} sent' }),
+        prom('B', ofServers(rate('jobio_lnet_received_bytes_total')), { legendFormat: '{{instance}} received' }),
+        prom('C', ofServers(`${rate('jobio_lnet_sent_messages_total')} + ${rate('jobio_lnet_received_messages_total')}`), { legendFormat: '{{instance}} messages' }),
+      ],
+      about(
+        'Bytes each server of the file system sent and received over LNet per second (all its targets and clients together), and (right axis) LNet messages sent and received per second. Many messages for few bytes: small RPCs or metadata.',
+        {
+          fieldConfig: { defaults: { unit: 'Bps' }, overrides: [rightAxis('C', 'short')] },
+        },
+      ),
+    ),
+    panel(
+      'LNet drops and errors per server',
+      'timeseries',
+      { h: 8, w: 8, x: 8, y: y + 1 },
+      [
+        prom('A', ofServers('instance:jobio_lnet_dropped_messages:rate5m'), { legendFormat: '{{instance}} dropped' }),
+        prom('B', ofServers('instance:jobio_lnet_errors:rate5m'), { legendFormat: '{{instance}} errors and failed sends' }),
+      ],
+      about(
+        'LNet messages each server dropped, and its LNet errors with failed sends (with lnetctl: timeouts, unreachable peers, aborted sends), per second over 5 minutes. Above 1 per second the JobioLnetDropsRising or JobioLnetErrorsRising alert fires: clients time out and resend, which a job sees as stalls.',
+        unit('short'),
+      ),
+    ),
+    panel(
+      'LNet interfaces (now)',
+      'table',
+      { h: 8, w: 8, x: 16, y: y + 1 },
+      [
+        prom('A', ofServers('max by (instance, net, nid) (jobio_lnet_ni_up)'), { instant: true, format: 'table' }),
+        prom('B', ofServers('min by (instance, net, nid) (jobio_lnet_ni_health_value)'), { instant: true, format: 'table' }),
+        prom('C', ofServers('sum by (instance, net, nid) (increase(jobio_lnet_ni_dropped_messages_total[1h]))'), { instant: true, format: 'table' }),
+      ],
+      about(
+        'Each local network interface (NI) of the servers, as lnetctl reports it (--collector.lustre_lnet.lnetctl): up (1) or down (0), its health (1000 healthy; LNet lowers it on failures and sends elsewhere) and the messages it dropped in the last hour. A down NI or a health below 1000 fires JobioLnetNiDown.',
+        merged({ 'Value #A': 'up', 'Value #B': 'health', 'Value #C': 'dropped (1 h)' }),
+      ),
+    ),
+    panel(
+      'Request wait per service',
+      'timeseries',
+      { h: 8, w: 8, x: 0, y: y + 9 },
+      [prom('A', ofServers('service:jobio_lustre_service_request_wait_seconds:mean5m'), { legendFormat: '{{instance}} {{service}}' })],
+      about(
+        'How long a request waited in each service’s queue before a thread took it, the mean over 5 minutes (ost_io: bulk reads and writes, ost: object operations, mdt: metadata, ldlm_canceld: lock cancels …). Above 100 ms for 10 minutes the JobioLustreServiceRequestWaitHigh alert fires: every job on the file system waits that long per RPC.',
+        unit('s'),
+      ),
+    ),
+    panel(
+      'Request queue depth per service',
+      'timeseries',
+      { h: 8, w: 8, x: 8, y: y + 9 },
+      [prom('A', ofServers('service:jobio_lustre_service_request_queue_depth:mean5m'), { legendFormat: '{{instance}} {{service}}' })],
+      about(
+        'How many requests were already queued when a request reached each service, the mean over 5 minutes. Above 16 for 10 minutes the JobioLustreServiceQueueDeep alert fires: the service has fewer threads than its load needs, or its disks are slow.',
+        unit('short'),
+      ),
+    ),
+    panel(
+      'Service threads: busy, started, most (now)',
+      'table',
+      { h: 8, w: 8, x: 16, y: y + 9 },
+      [
+        prom('A', ofServers('sum by (instance, service) (rate(jobio_lustre_service_request_active_total[5m])) / (sum by (instance, service) (rate(jobio_lustre_service_requests_total[5m])) > 0)'), {
+          instant: true,
+          format: 'table',
+        }),
+        prom('B', ofServers('max by (instance, service) (jobio_lustre_service_threads)'), { instant: true, format: 'table' }),
+        prom('C', ofServers('max by (instance, service) (jobio_lustre_service_threads_max)'), { instant: true, format: 'table' }),
+      ],
+      about(
+        'Per service: requests being handled when a request arrived (mean over 5 minutes: the threads busy), threads started and the most it may start (threads_max). Busy near started and started at the most: the service is out of threads and requests queue.',
+        merged({ 'Value #A': 'busy (5 m mean)', 'Value #B': 'threads started', 'Value #C': 'threads max' }),
+      ),
+    ),
   );
   return d;
 }
 
 mkdirSync(out, { recursive: true });
 for (const [file, d] of [
-  ['cluster-filesystem.json', withFsHealth(withLatency(withPopulation(withOperationDensity(withAccounts(withClientDensity(cluster()))))))],
+  ['cluster-filesystem.json', withServerLoad(withFsHealth(withLatency(withPopulation(withOperationDensity(withAccounts(withClientDensity(cluster())))))))],
   ['job.json', withJobLatency(withJobDirections(withCoverage(withJobHeader(job()))))],
   ['host-gpu.json', hostGpu()],
 ]) {

@@ -10,6 +10,8 @@
 //   proc_stride=24|32         process entry size written (32 mimics R535 drivers)
 //   gpu<i>.uuid= .name= .energy_mj= .util= .mem_total= .mem_used= .temp= .power_mw=
 //   gpu<i>.pcie_tx_kbps= .pcie_rx_kbps= .pids=P1,P2,…
+//   gpu<i>.energy_mj_step=     the energy counter grows by this much at every read (a GPU drawing power
+//                              between two samples: each sample's increment is known exactly)
 // Unset values have deterministic defaults derived from the index.
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,7 @@ typedef struct {
 
 struct fake_gpu {
   char uuid[96], name[96];
-  unsigned long long energy_mj, mem_total, mem_used;
+  unsigned long long energy_mj, energy_mj_step, mem_total, mem_used;
   unsigned util, temp, power_mw, pcie_tx, pcie_rx;
   unsigned pids[MAX_PIDS];
   unsigned npids;
@@ -73,6 +75,7 @@ static void set_gpu(struct fake_gpu *g, const char *key, const char *value) {
   if (!strcmp(key, "uuid")) snprintf(g->uuid, sizeof g->uuid, "%s", value);
   else if (!strcmp(key, "name")) snprintf(g->name, sizeof g->name, "%s", value);
   else if (!strcmp(key, "energy_mj")) g->energy_mj = n;
+  else if (!strcmp(key, "energy_mj_step")) g->energy_mj_step = n;
   else if (!strcmp(key, "mem_total")) g->mem_total = n;
   else if (!strcmp(key, "mem_used")) g->mem_used = n;
   else if (!strcmp(key, "util")) g->util = (unsigned)n;
@@ -209,6 +212,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetName(void *device, char *name, unsigned len) {
 
 EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(void *device, unsigned long long *mj) {
   DEVICE_CALL("nvmlDeviceGetTotalEnergyConsumption");
+  g->energy_mj += g->energy_mj_step;
   *mj = g->energy_mj;
   return OK;
 }

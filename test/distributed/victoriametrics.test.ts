@@ -245,9 +245,10 @@ test('every dashboard query (dashboards/*.json, Prometheus panels) gives the sam
   // Nor has it scheduler metadata (jobio_job_info: prolog spool or squeue), which the account panels join on,
   // nor a program the profiler could not see (its programs are dynamically linked, with no io_uring or
   // mapped-file I/O), so the blind-spot series (jobio_profiler_unseen_*, in the goldens of test/golden/profiler) are absent,
-  // nor osd capacity, health_check or recovery_status files (lustre_health: its goldens in test/golden/lustre_health).
+  // nor osd capacity, health_check, recovery_status or brw_stats files (lustre_health: its goldens in test/golden/lustre_health;
+  // the server panels' data: test/lustre-health/dashboard-data.test.ts).
   const clientOnly = queries.filter((q) =>
-    /jobio_lustre_client_|jobio_job_info|jobio_profiler_unseen_|jobio_lustre_target_(avail|files|size|recovery)|jobio_lustre_health_/.test(typeof q.target.expr === 'string' ? q.target.expr : ''),
+    /jobio_lustre_client_|jobio_job_info|jobio_profiler_unseen_|jobio_lustre_target_(avail|files|size|recovery|brw)|jobio_lustre_health_/.test(typeof q.target.expr === 'string' ? q.target.expr : ''),
   ).length;
   assert.ok(
     withData >= queries.length - clientOnly - 2,

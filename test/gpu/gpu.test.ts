@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
 import { assertGolden, normaliseExposition } from '../helpers/golden.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
-import { fakeConfig, startGpuExporter } from './harness.js';
+import { fakeProc } from '../helpers/fake-proc.js';
+import { fakeConfig, rootfsWithSpool, startGpuExporter } from './harness.js';
 
 const success = (text: string, collector: string): string | undefined => new RegExp(`^jobio_scrape_collector_success\\{collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
 const value = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
@@ -27,9 +28,13 @@ async function jobProcess(): Promise<ChildProcess> {
 
 test('gpu: 2 fake GPUs, a job process on GPU 0 → golden exposition, promtool-clean; PCIe bytes integrate over time', async () => {
   const child = await jobProcess();
+  // Job 4242 has no job cgroup here: its process names it in its environment, which counts because
+  // the prolog's root-owned spool gives job 4242 to the process's uid (only root can write that spool).
+  const work = mkdtempSync(join(tmpdir(), 'jobio-gpu-'));
+  const root = rootfsWithSpool(work, { 4242: process.getuid?.() === 0 ? 1000 : (process.getuid?.() ?? 0) });
   // GPU 1 runs this test's own process, which is in no job: no jobio_gpu_job_info for it.
   const config = fakeConfig(['gpus=2', `gpu0.pids=${child.pid}`, `gpu1.pids=${process.pid}`, 'gpu0.name=NVIDIA A100-SXM4-80GB', 'gpu1.name=NVIDIA A100-SXM4-80GB', 'gpu0.energy_mj=123456789']);
-  const exporter = await startGpuExporter(config);
+  const exporter = await startGpuExporter(config, [], root);
   try {
     // The integration window lies between the two scrapes' samples: within [t0, end of the second scrape].
     const t0 = performance.now();
@@ -37,8 +42,10 @@ test('gpu: 2 fake GPUs, a job process on GPU 0 → golden exposition, promtool-c
     const lint = promtoolCheckMetrics(text);
     assert.ok(lint.ok, `promtool check metrics:\n${lint.output}`);
     assert.equal(success(text, 'gpu'), '1');
+    // Not as root, the spool is not trusted: the environment alone attributes nothing.
+    if (process.getuid?.() === 0) assert.match(text, /^jobio_gpu_job_info\{gpu="0",jobid="4242",user="alice"\} 1$/m);
+    else assert.match(text, /^jobio_gpu_unverified_processes 1$/m);
     const user = process.getuid?.() === 0 ? 'alice' : '_system';
-    assert.match(text, new RegExp(`^jobio_gpu_job_info\\{gpu="0",jobid="4242",user="${user}"\\} 1$`, 'm'));
     assert.doesNotMatch(text, /^jobio_gpu_job_info\{gpu="1"/m);
     if (user === 'alice') assertGolden(normaliseExposition(text), join(repoRoot, 'test/golden/gpu/two-gpus.prom'));
     // The first sample only starts the clock; the next one integrates 2048 KB/s (rx) and 1024 KB/s (tx).
@@ -52,8 +59,47 @@ test('gpu: 2 fake GPUs, a job process on GPU 0 → golden exposition, promtool-c
   } finally {
     child.kill();
     await exporter.stop();
+    rmSync(work, { recursive: true, force: true });
   }
 });
+
+// The profiler's evidence rule: the kernel (job cgroup, root-owned step daemon) decides; the
+// environment, which any process sets itself, counts only for a job the root-written spool gives to
+// the process's own uid. Spool: job 1 is alice's (1000). Bob (1001), outside any job, names job 1 and
+// job 99999; alice, outside a job cgroup, names her job 1; bob's process under job 77's root-owned
+// step daemon says SLURM_JOB_ID=5.
+test(
+  'gpu: the environment never decides an owner: SLURM_JOB_ID=1 outside any job joins nobody, SLURM_JOB_ID=99999 invents no job',
+  { skip: process.getuid?.() === 0 ? false : 'writes a root-owned job spool' },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'jobio-gpu-'));
+    const root = rootfsWithSpool(work, { 1: 1000 });
+    const outside = '0::/user.slice/user-1001.slice/session-3.scope\n';
+    const procfs = fakeProc({
+      1: { ppid: 0, cmdline: '/sbin/init', uid: 0 },
+      601: { uid: 1001, cgroup: outside, environ: 'SLURM_JOB_ID=1\0', ppid: 1 },
+      602: { uid: 1001, cgroup: outside, environ: 'SLURM_JOB_ID=99999\0', ppid: 1 },
+      603: { uid: 1000, cgroup: '0::/user.slice/user-1000.slice/session-4.scope\n', environ: 'SLURM_JOB_ID=1\0', ppid: 1 },
+      610: { uid: 0, ppid: 1, cmdline: 'slurmstepd: [77.0]' },
+      611: { uid: 1001, cgroup: outside, environ: 'SLURM_JOB_ID=5\0', ppid: 610 },
+      620: { uid: 1001, ppid: 1, cmdline: 'slurmstepd: [600.0]' }, // bob's imitation of a step daemon
+      621: { uid: 1001, cgroup: outside, environ: 'SLURM_JOB_ID=600\0', ppid: 620 },
+    });
+    const exporter = await startGpuExporter(fakeConfig(['gpus=3', 'gpu0.pids=601,602,621', 'gpu1.pids=603', 'gpu2.pids=611']), [`--path.procfs=${procfs}`], root);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const text = await scrape(`${exporter.url}/metrics`);
+        assert.equal(success(text, 'gpu'), '1');
+        assert.deepEqual(text.match(/^jobio_gpu_job_info\{.*$/gm), ['jobio_gpu_job_info{gpu="1",jobid="1",user="alice"} 1', 'jobio_gpu_job_info{gpu="2",jobid="77",user="bob"} 1']);
+        assert.match(text, /^jobio_gpu_unverified_processes 3$/m, '601, 602 and 621: named by their environment only');
+      }
+    } finally {
+      await exporter.stop();
+      rmSync(work, { recursive: true, force: true });
+      rmSync(procfs, { recursive: true, force: true });
+    }
+  },
+);
 
 // The kernel outranks the environment: a process that Slurm put in job 888's cgroup but that set
 // SLURM_JOB_ID=999 itself is job 888's (the same resolver as the profiler's claim checks).

@@ -73,6 +73,8 @@ test('coverage: profiler frames and llite counters of one job on one exporter gi
     '--collector.profiler',
     '--collector.lustre_client',
     `--collector.profiler.socket=${socket}`,
+    // The client's increments show once a window of the exporter's clock has closed: a short one here.
+    '--collector.lustre_client.job-window=200ms',
     `--path.procfs=${procfs}`,
     `--path.sysfs=${sysfs}`,
   ]);
@@ -83,7 +85,7 @@ test('coverage: profiler frames and llite counters of one job on one exporter gi
     read += profiledRead;
     write += profiledWrite + unseenWrite;
     writeFileSync(llitePath, llite(read, write));
-    const first = await scrapeUntil(url, (s) => bytes(s, 'jobio_profiler') === profiledRead + profiledWrite);
+    const first = await scrapeUntil(url, (s) => bytes(s, 'jobio_profiler') === profiledRead + profiledWrite && bytes(s, 'jobio_lustre_client') === read + write);
     assert.equal(bytes(first, 'jobio_profiler'), profiledRead + profiledWrite, 'the profiler counted its frames');
     assert.equal(sample(first, 'jobio_scrape_collector_success', { collector: 'lustre_client' }), 1);
     // A second process of the job, the same pattern.
@@ -91,7 +93,7 @@ test('coverage: profiler frames and llite counters of one job on one exporter gi
     read += profiledRead;
     write += profiledWrite + unseenWrite;
     writeFileSync(llitePath, llite(read, write));
-    const second = await scrapeUntil(url, (s) => bytes(s, 'jobio_profiler') === 2 * (profiledRead + profiledWrite));
+    const second = await scrapeUntil(url, (s) => bytes(s, 'jobio_profiler') === 2 * (profiledRead + profiledWrite) && bytes(s, 'jobio_lustre_client') === read + write);
     const profiler = bytes(second, 'jobio_profiler') - bytes(first, 'jobio_profiler');
     const client = bytes(second, 'jobio_lustre_client') - bytes(first, 'jobio_lustre_client');
     assert.equal(client, (profiledRead + profiledWrite) / TRUE_COVERAGE, 'the client saw everything');

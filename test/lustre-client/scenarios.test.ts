@@ -1,8 +1,9 @@
 // Counter scenarios of the lustre_client collector on a node tree written by the test: growth, the
 // job the increments are credited to as jobs come and go (node-job.ts), a remount (a new llite
 // instance under the same mount point) with a smaller and with a larger value, and a shared node.
-// Each step is one update() of the real collector; the figures are exact.
-import { test } from 'node:test';
+// Each step is one update() of the real collector at a time of a mocked clock, one window of the
+// exporter's clock (30 s) after the previous unless a test says when; the figures are exact.
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,18 +14,33 @@ import { silentLogger } from '../../exporter/src/util/logger.js';
 
 class Node {
   readonly root = mkdtempSync(join(tmpdir(), 'jobio-client-'));
-  readonly registry = new Registry();
-  readonly collector = lustreClientCollector.create({
-    registry: this.registry,
-    paths: { procfs: join(this.root, 'proc'), sysfs: join(this.root, 'sys'), rootfs: this.root },
-    options: {},
-    logger: silentLogger(),
-  });
+  registry = new Registry();
+  collector;
   private instance = '';
+  /** The exporter's clock (Date.now), a multiple of the window plus 2 s at first. */
+  now = 56_666_667 * 30_000 + 2_000;
+  private readonly clock = mock.method(Date, 'now', () => this.now);
 
-  constructor() {
+  /** `options`: the collector's flags (`max-jobs`, …). */
+  constructor(private readonly options: Record<string, string | number> = {}) {
+    this.collector = this.start();
     mkdirSync(join(this.root, 'proc'), { recursive: true });
     writeFileSync(join(this.root, 'proc/mounts'), 'mgs@tcp:/scratch /scratch lustre rw 0 0\n');
+  }
+
+  private start(): ReturnType<typeof lustreClientCollector.create> {
+    return lustreClientCollector.create({
+      registry: this.registry,
+      paths: { procfs: join(this.root, 'proc'), sysfs: join(this.root, 'sys'), rootfs: this.root },
+      options: this.options,
+      logger: silentLogger(),
+    });
+  }
+
+  /** A restart of the exporter: a new collector (and registry) on the same node. */
+  restart(): void {
+    this.registry = new Registry();
+    this.collector = this.start();
   }
 
   /** The client's llite stats: a new `instance` name is a remount. */
@@ -45,8 +61,9 @@ class Node {
     for (const id of ids) mkdirSync(join(scope, `job_${id}`), { recursive: true });
   }
 
-  /** One scrape: `metric{jobid}` → value for the write bytes and opens of /scratch, plus the llite instance. */
-  async scrape(): Promise<Record<string, number | string>> {
+  /** One scrape at `at` (by default a window after the previous one): `metric{jobid}` → value for the write bytes and opens of /scratch, plus the llite instance. */
+  async scrape(at = this.now + 30_000): Promise<Record<string, number | string>> {
+    this.now = at;
     assert.equal(await this.collector.update(new AbortController().signal), 'ok');
     const out: Record<string, number | string> = {};
     for (const line of (await this.registry.metrics()).split('\n')) {
@@ -62,6 +79,7 @@ class Node {
   }
 
   close(): void {
+    this.clock.mock.restore();
     rmSync(this.root, { recursive: true, force: true });
   }
 }
@@ -123,6 +141,103 @@ test('lustre_client: growth, jobs coming and going, remounts and a shared node, 
     s = await node.scrape();
     assert.equal(s['write_bytes{_shared}'], 4096 * 3);
     assert.equal(s['write_bytes{8}'], 12288 + 4096000, 'job 8 alone is credited nothing while it shares the node');
+  } finally {
+    node.close();
+  }
+});
+
+test('lustre_client on the exporter clock: one scraper or three read the same series, with exact totals', async () => {
+  // The node over 242 s (window 30 s, the default; T0 a multiple of it): job 7, then nothing, then 8,
+  // 8 and 9 sharing the node, 9 alone, nothing. The client writes a block a second, except from 60 s
+  // to 75 s; at 75 s the file system is remounted (a new instance whose counters start at 0).
+  const T0 = 56_666_667 * 30_000;
+  const jobsAt = (s: number): string[] => (s < 40 ? ['7'] : s < 50 ? [] : s < 100 ? ['8'] : s < 130 ? ['8', '9'] : s < 170 ? ['9'] : []);
+  const blocksAt = (s: number): number => (s < 60 ? 10 + s : s < 75 ? 70 : 70 + (s - 75));
+  const run = async (offsets: readonly number[]): Promise<Record<string, number | string>[]> => {
+    const node = new Node();
+    try {
+      const atA: Record<string, number | string>[] = [];
+      for (let w = 0; w < 9; w += 1) {
+        for (const offset of offsets) {
+          const now = T0 + w * 30_000 + offset;
+          const s = (now - T0) / 1000;
+          node.jobs(...jobsAt(s));
+          if (s < 75) node.stats('scratch-ffff0001', 4096 * blocksAt(s), 3);
+          else node.stats('scratch-ffff0002', 4096 * (blocksAt(s) - 70), 1);
+          const out = await node.scrape(now);
+          if (offset === offsets[0]) atA.push(out);
+        }
+      }
+      return atA;
+    } finally {
+      node.close();
+    }
+  };
+  // Scraper A at +2 s of each window; with two more at +12 s and +22 s.
+  const alone = await run([2_000]);
+  assert.deepEqual(await run([2_000, 12_000, 22_000]), alone);
+  // Not vacuous: each window is credited to the jobs seen where it closes (A's reads at 2, 32, … 242 s):
+  // 7 ran at both ends of the first; 7 and 8 at the ends of 32–62 s, 8 and 9 of 92–152 s: `_shared`.
+  const last = alone.at(-1)!;
+  const KiB4 = 4096;
+  assert.deepEqual(Object.fromEntries(['7', '8', '9', '_shared', '_none'].map((j) => [j, last[`write_bytes{${j}}`]])), {
+    '7': 42 * KiB4,
+    '8': 17 * KiB4,
+    '9': 30 * KiB4,
+    _shared: 88 * KiB4,
+    _none: 60 * KiB4,
+  });
+  const total = Object.entries(last).reduce((a, [k, v]) => (k.startsWith('write_bytes{') ? a + Number(v) : a), 0);
+  assert.equal(total, blocksAt(242) * KiB4, 'every byte the client wrote, once');
+});
+
+test('lustre_client on the exporter clock beyond max-jobs: what is folded into _other is the same for one scraper or three, and nothing is lost', async () => {
+  // One job series per mount: job 7 (seen first) keeps it; the windows of 8 and 9 go to _other.
+  const T0 = 56_666_667 * 30_000;
+  const jobsAt = (s: number): string[] => (s < 30 ? ['7'] : s < 90 ? ['8'] : ['9']);
+  const run = async (offsets: readonly number[]): Promise<Record<string, number | string>[]> => {
+    const node = new Node({ 'max-jobs': 1 });
+    try {
+      const atA: Record<string, number | string>[] = [];
+      for (let w = 0; w < 6; w += 1) {
+        for (const offset of offsets) {
+          const now = T0 + w * 30_000 + offset;
+          node.jobs(...jobsAt((now - T0) / 1000));
+          node.stats('scratch-ffff0001', 4096 * (10 + (now - T0) / 1000), 3);
+          const out = await node.scrape(now);
+          if (offset === offsets[0]) atA.push(out);
+        }
+      }
+      return atA;
+    } finally {
+      node.close();
+    }
+  };
+  const alone = await run([2_000]);
+  assert.deepEqual(await run([2_000, 12_000, 22_000]), alone);
+  const last = alone.at(-1)!;
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(last).filter(([k]) => k.startsWith('write_bytes{'))),
+    { 'write_bytes{7}': 12 * 4096, 'write_bytes{_other}': 150 * 4096 },
+    'every byte the client wrote by 152 s (162 blocks), once',
+  );
+});
+
+test('lustre_client on the exporter clock: a restart mid-window loses none of the held increments', async () => {
+  const T0 = 56_666_667 * 30_000;
+  const node = new Node();
+  try {
+    node.jobs('7');
+    const at = async (s: number): Promise<number | string | undefined> => {
+      node.stats('scratch-ffff0001', 4096 * (10 + s), 3);
+      return (await node.scrape(T0 + s * 1000))['write_bytes{7}'];
+    };
+    assert.equal(await at(2), 12 * 4096);
+    assert.equal(await at(32), 42 * 4096);
+    assert.equal(await at(42), 42 * 4096, 'held until the window closes');
+    node.restart();
+    assert.equal(await at(52), 62 * 4096, 'the restarted exporter starts at the file values: the held 10 blocks are in them');
+    assert.equal(await at(62), 72 * 4096);
   } finally {
     node.close();
   }

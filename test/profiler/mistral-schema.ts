@@ -26,6 +26,15 @@ function perSecond(v: unknown, where: string, errors: string[], extra: string[] 
   if (!((min ?? 0) <= (med ?? 0) + 1e-9 && (med ?? 0) <= (max ?? 0) + 1e-9 && (mean ?? 0) <= (max ?? 0) + 1e-9)) errors.push(`${where}: min/s <= median/s, mean/s <= max/s violated`);
 }
 
+/** A gpu figure's per-second statistics (and `extra`): non-negative numbers, fractions allowed, ordered. */
+function gpuStatistics(v: unknown, where: string, errors: string[], extra: string[]): void {
+  if (!isObj(v)) return void errors.push(`${where}: not an object`);
+  for (const f of [...extra, 'min/s', 'mean/s', 'median/s', 'max/s']) if (!isNum(v[f])) errors.push(`${where}.${f}: not a non-negative number`);
+  const [min, med, mean, max] = [v['min/s'], v['median/s'], v['mean/s'], v['max/s']] as number[];
+  if (!((min ?? 0) <= (med ?? 0) + 1e-9 && (med ?? 0) <= (max ?? 0) + 1e-9 && (min ?? 0) <= (mean ?? 0) + 1e-9 && (mean ?? 0) <= (max ?? 0) + 1e-9))
+    errors.push(`${where}: min/s <= median/s, mean/s <= max/s violated`);
+}
+
 function io(v: unknown, where: string, errors: string[]): void {
   if (!isObj(v)) return void errors.push(`${where}: not an object`);
   for (const [key, entry] of Object.entries(v)) {
@@ -143,8 +152,11 @@ export function validateRecord(r: unknown): string[] {
         errors.push('usage: not an object');
         break;
       }
-      for (const f of ['energy', 'read', 'write', 'utilisation']) if (!isNum(u[f])) errors.push(`usage.${f}: not a non-negative number`);
-      if (isNum(u.utilisation) && u.utilisation > 100) errors.push('usage.utilisation: above 100 %');
+      // the manual's objects: counters with their total and per-second statistics (fractions kept),
+      // utilisation (%) with its per-second statistics only
+      for (const f of ['energy', 'read', 'write']) gpuStatistics(u[f], `usage.${f}`, errors, ['total']);
+      gpuStatistics(u.utilisation, 'usage.utilisation', errors, []);
+      if (isObj(u.utilisation) && Number(u.utilisation['max/s']) > 100) errors.push('usage.utilisation.max/s: above 100 %');
       for (const f of ['temperature', 'mem']) {
         const m = u[f];
         if (!isObj(m) || !isNum(m.max) || !isNum(m['mean/s'])) errors.push(`usage.${f}: max and mean/s required`);

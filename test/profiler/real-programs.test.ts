@@ -57,7 +57,7 @@ function mountTotal(log: string, mount: string): Obj {
 const calls = (io: Obj, key: string): number => io[key]?.calls?.total ?? 0;
 const bytes = (io: Obj, key: string): number => io[key]?.bytes?.total ?? 0;
 
-// The issue's command wrote /tmp/x; a file of the test's own keeps parallel runs and other users' files apart.
+// The reported command wrote /tmp/x; a file of the test's own keeps parallel runs and other users' files apart.
 test('Done-when: jobio run --output out.jsonl -- dd if=/dev/zero of=<dir>/x bs=4k count=1000', () => {
   requireProfilerLibrary();
   const x = join(work, 'x');

@@ -12,13 +12,20 @@ import { repoRoot } from '../helpers/exporter.js';
 /** Labels Prometheus adds to every scraped series. */
 const targetLabels = ['instance', 'job'];
 
-/** Documented metrics with their label names, from the catalogue's table rows (an empty labels cell: none). */
+/**
+ * Documented metrics with their label names, from the catalogue's table rows (an empty labels cell: none).
+ * A histogram is read through its `_bucket` series (with `le`) and its `_count`.
+ */
 function documentedMetrics(): Map<string, Set<string>> {
   const text = readFileSync(join(repoRoot, 'docs/metrics.md'), 'utf8');
   const metrics = new Map<string, Set<string>>();
-  for (const m of text.matchAll(/^\| `(jobio_[a-z0-9_]+)` \| [a-z]+ \|([^|]*)\|/gm)) {
-    const labels = [...(m[2] ?? '').matchAll(/`([a-z_]+)`/g)].map((l) => l[1] ?? '');
+  for (const m of text.matchAll(/^\| `(jobio_[a-z0-9_]+)` \| ([a-z]+) \|([^|]*)\|/gm)) {
+    const labels = [...(m[3] ?? '').matchAll(/`([a-z_]+)`/g)].map((l) => l[1] ?? '');
     metrics.set(m[1] ?? '', new Set([...labels, ...targetLabels]));
+    if (m[2] === 'histogram') {
+      metrics.set(`${m[1] ?? ''}_bucket`, new Set([...labels, 'le', ...targetLabels]));
+      metrics.set(`${m[1] ?? ''}_count`, new Set([...labels, ...targetLabels]));
+    }
   }
   return metrics;
 }

@@ -2,6 +2,7 @@
 // parent pid in procfs. A descendant that daemonises (re-parented to init or a subreaper outside
 // the job) leaves the tree, as it leaves the job's wait().
 import { readdirSync, readFileSync } from 'node:fs';
+import { parseProcStat } from '../sources/proc-stat.js';
 
 export interface TreeUsage {
   /** Processes found (CMD included). */
@@ -25,15 +26,12 @@ interface Stat {
 
 function readStat(procfs: string, pid: number): Stat | undefined {
   try {
-    const text = readFileSync(`${procfs}/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces and parentheses): state ppid ... utime(11) stime cutime cstime.
-    const f = text
-      .slice(text.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return { ppid: f[1] ?? 0, user: (f[11] ?? 0) + (f[13] ?? 0), system: (f[12] ?? 0) + (f[14] ?? 0) };
+    const stat = parseProcStat(readFileSync(`${procfs}/${pid}/stat`, 'utf8'));
+    if (!stat) return undefined;
+    const [utime, stime, cutime, cstime] = stat.ticks;
+    return { ppid: stat.ppid, user: utime + cutime, system: stime + cstime };
   } catch {
-    return undefined; // exited between the listing and the read
+    return undefined; // exited between the listing and the read (or not a stat line)
   }
 }
 

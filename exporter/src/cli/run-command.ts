@@ -284,10 +284,14 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     const slots = Math.max(1, Math.round(runS), written > 0 && runS > written ? written + 1 : written);
     totals.foldTail(slots);
     sampler?.foldTail(slots);
-    sampler?.closeTail(slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros });
+    sampler?.closeTail(slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes });
     gpu?.foldTail(slots);
-    if (slots > written) output?.frame(written, slots, endMs, false);
-    const times = { startMs, endMs };
+    // Every frame is stamped at its end on the log's clock, start + its last slot: the last (short)
+    // frame too, so its timestamp follows the one before by its timeframe (the real end, endMs, can
+    // fall in the same second as the previous frame's end); the job-total records share that stamp.
+    const frameEndMs = startMs + slots * 1000;
+    if (slots > written) output?.frame(written, slots, frameEndMs, false);
+    const times = { startMs, endMs, frameEndMs };
     const files = [...totals.mounts.values()].filter((m) => !isNetwork(m));
     const fileTotal = emptyCounters();
     for (const m of files) addInto(fileTotal, m.total);

@@ -150,25 +150,39 @@ export class GpuSampler {
   }
 
   /**
-   * Each GPU over seconds [from, to): counters (energy, PCIe bytes) as the difference from the last
-   * point before the window (the first point of the run for the first window) to the window's last.
+   * Each GPU over seconds [from, to), per second: a counter's (energy, PCIe bytes) increment is what it
+   * grew since the GPU's point before (none for the run's first point, which starts the clocks), in the
+   * second of the point that saw it; a counter that went back (a driver reset) counts nothing there.
+   * So the seconds of the frames add up to the job total's. Utilisation is the mean of the second's
+   * samples; temperature, memory and power the window's samples.
    */
   windows(from: number, to: number): GpuWindow[] {
     const out: GpuWindow[] = [];
+    const length = Math.max(1, to - from);
     for (const [index, list] of [...this.points].sort((a, b) => a[0] - b[0])) {
       const inside = list.filter((p) => p.second >= from && p.second < to);
-      const before = [...list].reverse().find((p) => p.second < from) ?? list[0];
-      const end = inside[inside.length - 1];
-      if (!before || !end) continue;
-      const diff = (pick: (p: GpuPoint) => number | undefined): number => Math.max(0, (pick(end) ?? 0) - (pick(before) ?? 0));
+      if (inside.length === 0) continue;
+      const energyJ = new Array<number>(length).fill(0);
+      const readBytes = new Array<number>(length).fill(0);
+      const writeBytes = new Array<number>(length).fill(0);
+      const util: number[][] = Array.from({ length }, () => []);
+      list.forEach((p, i) => {
+        const at = p.second - from;
+        if (at < 0 || at >= length) return;
+        const prev = list[i - 1];
+        const grew = (pick: (q: GpuPoint) => number | undefined): number => (prev ? Math.max(0, (pick(p) ?? 0) - (pick(prev) ?? 0)) : 0);
+        energyJ[at] = (energyJ[at] ?? 0) + grew((q) => q.energyMj) / 1000;
+        readBytes[at] = (readBytes[at] ?? 0) + grew((q) => q.rxBytes);
+        writeBytes[at] = (writeBytes[at] ?? 0) + grew((q) => q.txBytes);
+        if (p.utilisation !== undefined) util[at]?.push(p.utilisation);
+      });
       const values = (pick: (p: GpuPoint) => number | undefined): number[] => inside.map(pick).filter((v): v is number => v !== undefined);
-      const util = values((p) => p.utilisation);
       out.push({
         device: `/dev/nvidia${index}`,
-        energyJ: diff((p) => p.energyMj) / 1000,
-        readBytes: diff((p) => p.rxBytes),
-        writeBytes: diff((p) => p.txBytes),
-        utilisation: util.length > 0 ? util.reduce((a, b) => a + b, 0) / util.length : 0,
+        energyJ,
+        readBytes,
+        writeBytes,
+        utilisation: util.map((u) => (u.length > 0 ? u.reduce((a, b) => a + b, 0) / u.length : undefined)),
         temperature: values((p) => p.temperature),
         mem: values((p) => p.memUsed),
         power: values((p) => (p.powerMw === undefined ? undefined : p.powerMw / 1000)),

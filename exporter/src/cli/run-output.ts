@@ -6,6 +6,7 @@ import {
   allGpus,
   classFigures,
   gpuRecord,
+  jobStampMs,
   jobSummaryRecord,
   mountpointRecord,
   mountpointSummaryRecord,
@@ -129,7 +130,7 @@ export class RunOutput {
 
   /** End of the job: job-total mountpoint records, mountpointsummary per mount, jobsummary, resources. */
   finish(times: JobTimes, slots: number, maxRssBytes: number | undefined, diagnosis?: Diagnosis): void {
-    this.frame(0, slots, times.endMs, times);
+    this.frame(0, slots, jobStampMs(times), times);
     const files = [...this.totals.mounts.values()].filter((m) => !isNetwork(m));
     const total = emptyCounters();
     for (const m of files) {
@@ -146,7 +147,7 @@ export class RunOutput {
       const rssMaxBytes = Math.max(this.sampler.peakRssBytes, maxRssBytes ?? 0);
       const vmemMaxBytes = Math.max(this.sampler.peakVmemBytes, rssMaxBytes);
       // CPU: the per-second figures, which closeTail completed with getrusage's exact totals.
-      this.write(resourcesRecord(this.ctx, { ...w, rssMaxBytes, vmemMaxBytes }, times.endMs, times, this.selection.cpuMemory));
+      this.write(resourcesRecord(this.ctx, { ...w, rssMaxBytes, vmemMaxBytes }, jobStampMs(times), times, this.selection.cpuMemory));
     }
   }
 }

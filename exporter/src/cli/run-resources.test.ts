@@ -7,10 +7,10 @@ import { ResourceSampler } from './run-resources.js';
 
 const PID = 4242;
 
-/** A procfs with the host's cpu line and one process of `utime` ticks (state, ppid, 9 fields, utime, stime, cutime, cstime). */
+/** A procfs with the host's cpu line and one process of `utime` ticks (state, ppid, 9 fields, utime, stime, cutime, cstime, 4 fields, starttime, ...). */
 function writeProc(procfs: string, hostUserTicks: number, utime: number): void {
   writeFileSync(join(procfs, 'stat'), `cpu  ${hostUserTicks} 0 0 1000 0 0 0 0 0 0\n`);
-  writeFileSync(join(procfs, String(PID), 'stat'), `${PID} (app) R 1 ${PID} ${PID} 0 -1 0 0 0 0 0 ${utime} 0 0 0 20 0 1 0\n`);
+  writeFileSync(join(procfs, String(PID), 'stat'), `${PID} (app) R 1 ${PID} ${PID} 0 -1 0 0 0 0 0 ${utime} 0 0 0 20 0 1 0 5000 10000 250\n`);
   writeFileSync(join(procfs, String(PID), 'status'), 'VmRSS:\t1024 kB\nVmSize:\t4096 kB\n');
 }
 
@@ -41,4 +41,27 @@ test('a sample taken after its frame was written joins the next frame: the frame
   assert.equal(sumUser(0, 4), 35 * 10_000);
   const host = sampler.window(2, 4).hostUser.reduce((a, b) => a + b, 0);
   assert.equal(host, 25 * 10_000);
+});
+
+test('a last slot the run ended in before its sample holds the memory of the last sample; a run without any sample, getrusage’s peak', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-run-resources-'));
+  mkdirSync(join(procfs, String(PID)));
+  writeProc(procfs, 0, 0);
+  let now = 1;
+  const sampler = new ResourceSampler(procfs, PID, () => now);
+  writeProc(procfs, 10, 10);
+  sampler.sample(); // second 0: 1024 kB resident, 4096 kB virtual
+  now = 2;
+  sampler.foldTail(3);
+  sampler.closeTail(3, { userUs: 150_000, systemUs: 0, maxRssBytes: 9 << 20 });
+  const tail = sampler.window(2, 3);
+  assert.deepEqual([tail.rssBytes, tail.vmemBytes], [[1024 * 1024], [4096 * 1024]]);
+  assert.deepEqual(tail.jobUser, [50_000], 'the CPU after the sample joins the last slot');
+  assert.deepEqual(sampler.window(1, 2).rssBytes, [], 'a second between them stays unmeasured');
+
+  const short = new ResourceSampler(procfs, PID, () => 0);
+  short.foldTail(1);
+  short.closeTail(1, { userUs: 20_000, systemUs: 0, maxRssBytes: 9 << 20 });
+  const only = short.window(0, 1);
+  assert.deepEqual([only.rssBytes, only.vmemBytes], [[9 << 20], [9 << 20]]);
 });

@@ -18,7 +18,7 @@ interface Sample {
   hostIowait: number;
   jobUser: number;
   jobSystem: number;
-  /** Absent in the slot closeTail adds: the processes are gone by then. */
+  /** Absent in a slot closeTail adds when nothing was measured: the processes are gone by then. */
   rssBytes?: number;
   vmemBytes?: number;
 }
@@ -122,12 +122,18 @@ export class ResourceSampler {
    * The end of the run, after foldTail: the CPU time since the last sample (all of it for a job
    * shorter than a sample) goes to the last slot. The job's part is what `exact` (getrusage of the
    * reaped command) counted beyond the samples; the host's is /proc/stat as read by stop().
+   * Memory is a level, not a flow: a last slot the run ended in before its sample was due holds the
+   * tree's memory at the last sample; with no sample at all, getrusage's peak of the largest process
+   * (`exact.maxRssBytes`) stands for both sizes, as the only figure measured.
    */
-  closeTail(slots: number, exact: { userUs: number; systemUs: number } | undefined): void {
+  closeTail(slots: number, exact: { userUs: number; systemUs: number; maxRssBytes?: number } | undefined): void {
     const second = Math.max(0, slots - 1);
     let last = this.samples.find((s) => s.second === second);
     if (!last) {
-      last = { second, hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0 };
+      const level = [...this.samples].reverse().find((s) => s.rssBytes !== undefined);
+      const rssBytes = level?.rssBytes ?? exact?.maxRssBytes;
+      const vmemBytes = level?.vmemBytes ?? rssBytes;
+      last = { second, hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0, ...(rssBytes !== undefined ? { rssBytes, vmemBytes } : {}) };
       this.samples.push(last);
     }
     const host = this.endHost;

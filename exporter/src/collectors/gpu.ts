@@ -5,12 +5,14 @@
 // from an earlier scrape is never stacked on (the collector fails fast until it returns).
 // Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
 import { defineCollector } from '../scrape/define-collector.js';
-import { durationFlag, positiveIntegerFlag, switchFlag, valueFlag } from '../scrape/flags.js';
+import { durationFlag, positiveIntegerFlag, switchFlag, textFlag, valueFlag } from '../scrape/flags.js';
 import { loadNvmlAddon, type Nvml, type NvmlCallError, type NvmlSample } from '../gpu/nvml-addon.js';
 import { PcieIntegrator } from '../gpu/pcie-integrator.js';
-import { readProcessJob } from '../labels/process-job.js';
+import { readOwnedProcessJob } from '../labels/process-job.js';
 import { SlotTable } from '../labels/slot-table.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
+import { DEFAULT_JOB_SPOOL, readJobSpool } from '../sources/job-spool.js';
+import { rootPath } from '../util/paths.js';
 import { makeGpuMetrics, type GpuMetrics } from './gpu_metrics.js';
 
 /** NVML answers that mean "this GPU has no such reading": skipped quietly. */
@@ -47,9 +49,15 @@ export const gpuCollector = defineCollector({
       100,
       'jobio_gpu_job_info series at most; a GPU-job pair keeps its series while the job runs on that GPU, further pairs are counted in jobio_gpu_jobs_folded.',
     ),
+    spoolDir: textFlag(
+      'spool-dir',
+      DEFAULT_JOB_SPOOL,
+      "The prolog's job spool (as --collector.job_info.spool-dir): a GPU process whose job only its environment names counts for that job only if the spool gives the job to the process's uid.",
+    ),
     ...USER_FLAGS,
   },
   create({ registry, paths, settings: s, logger }) {
+    const spoolDir = rootPath(paths, s.spoolDir);
     const users = userResolverFor(paths, s);
     const pcie = new PcieIntegrator();
     // Sticky GPU-job pairs: a pair keeps its series while its job is on the GPU; a folded pair waits
@@ -125,13 +133,27 @@ export const gpuCollector = defineCollector({
         const failures = sample.devices.flatMap((d) => d.errors.filter((e) => !NOT_SUPPORTED.has(e.code)).map((e) => describe(e, d.index)));
         if (failures.length > 0) throw new Error(failures.join('; '));
 
-        // Process → job attribution (reads under --path.procfs).
+        // Process → job attribution (reads under --path.procfs), by the profiler's evidence rule: the
+        // kernel (job cgroup, step daemon) decides; SLURM_JOB_ID & co., which any process can set, count
+        // only for a job the root-written spool gives to the process's own uid.
         const jobs: { gpu: string; jobid: string; uid: number }[] = [];
+        let unverified = 0;
+        const pids = sample.devices.flatMap((d) => d.pids ?? []);
+        const spool = pids.length > 0 ? await readJobSpool(spoolDir, signal) : undefined;
+        const owners = new Map((spool?.jobs ?? []).flatMap((j) => (j.uid === undefined ? [] : [[j.jobid, j.uid] as const])));
         for (const d of sample.devices) {
           const seen = new Set<string>();
           for (const pid of d.pids ?? []) {
             signal.throwIfAborted();
-            const job = await readProcessJob(paths.procfs, pid);
+            const found = await readOwnedProcessJob(paths.procfs, pid, owners);
+            if (found && 'refused' in found) {
+              unverified++;
+              logger.debug(
+                { gpu: d.index, pid, uid: found.refused.uid, jobid: found.refused.jobid },
+                'GPU process names a job only in its environment, without kernel or spool evidence: not attributed',
+              );
+            }
+            const job = found && 'job' in found ? found.job : undefined;
             if (!job || seen.has(job.jobid)) continue;
             seen.add(job.jobid);
             jobs.push({ gpu: String(d.index), jobid: job.jobid, uid: job.uid });
@@ -171,6 +193,7 @@ export const gpuCollector = defineCollector({
         pcie.retain(present);
         for (const j of exported) m.jobInfo.set({ gpu: j.gpu, jobid: j.jobid, user: users.label(j.uid) }, 1);
         m.jobsFolded.set(jobs.length - exported.length);
+        if (s.processes) m.unverifiedProcesses.set(unverified);
         return 'ok';
       },
       async close() {

@@ -17,6 +17,10 @@ export function makeGpuMetrics(registry: Registry) {
     temperature: gauge('jobio_gpu_temperature_celsius', 'GPU core temperature in degrees Celsius.', gpu),
     power: gauge('jobio_gpu_power_watts', 'GPU power draw in watts.', gpu),
     jobInfo: gauge('jobio_gpu_job_info', 'Constant 1 while the job has compute processes on the GPU.', ['gpu', 'jobid', 'user']),
+    unverifiedProcesses: gauge(
+      'jobio_gpu_unverified_processes',
+      "GPU compute processes in the last scrape whose job only their own environment names (no job cgroup or step daemon, and no spool entry giving the job to the process's uid): not attributed to any job.",
+    ),
     jobsFolded: gauge('jobio_gpu_jobs_folded', 'GPU-job pairs found in the last scrape without a jobio_gpu_job_info series (beyond max-jobs; a pair keeps its series while its job runs on the GPU).'),
   };
 }

@@ -6,10 +6,10 @@
 // When the mount table has Lustre mounts but no llite stats file is visible (debugfs not mounted or
 // not readable), the collector asks `lctl get_param llite.*.stats` instead. Metrics: docs/metrics.md.
 import { defineCollector } from '../scrape/define-collector.js';
-import { positiveIntegerFlag } from '../scrape/flags.js';
+import { durationFlag, positiveIntegerFlag } from '../scrape/flags.js';
 import { ClientStatsBook } from '../lustre/client-book.js';
-import { nodeJobLabel } from '../lustre/node-job.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
+import { DEFAULT_WINDOW_MS } from '../lustre/window-clock.js';
 import { statsFlags } from '../lustre/stats-settings.js';
 import { statsSteps } from '../lustre/stats-update.js';
 import { updateLustre } from '../lustre/update.js';
@@ -29,17 +29,20 @@ export const lustreClientCollector = defineCollector({
     // Job series per mount within the expiry (jobs follow each other on a node, so few are needed).
     maxJobs: positiveIntegerFlag('max-jobs', 16, 'Jobs with their own series per mount; the increments of further jobs go to jobid="_other".'),
     ...statsFlags('lustre_client', 'llite stats'),
+    // The shipped scrape interval: one window a scrape, the same series for every scraper.
+    jobWindowMs: durationFlag(
+      'job-window',
+      `${DEFAULT_WINDOW_MS / 1000}s`,
+      "The window on the exporter's clock over which the client's I/O is credited to the node's job: windows end at multiples of it, the increments of a window are shown from the first scrape after its end, credited to the jobs seen at its two ends, the same for every scraper (set it to the scrape interval or a multiple).",
+    ),
   },
   create({ paths, settings, logger, registry }) {
-    const book = new ClientStatsBook(new StatsAccumulator({ maxClients: settings.maxJobs, expiryMs: settings.expiryMs }));
+    const book = new ClientStatsBook(new StatsAccumulator({ maxClients: settings.maxJobs, expiryMs: settings.expiryMs }), settings.jobWindowMs);
     const metrics = new LustreClientMetrics(registry, settings.maxTargets);
-    let previousJobs: Set<string> | undefined;
     return {
       async update(signal) {
         const [mounts, found, jobs] = await Promise.all([readLustreMounts(paths), settings.lctl ? Promise.resolve(NONE_FOUND) : findLliteStatsFiles(paths), findCgroupJobs(paths, undefined, signal)]);
-        const currentJobs = new Set(jobs.jobs.map((j) => j.jobid));
-        book.prepare(mounts, nodeJobLabel(previousJobs, currentJobs));
-        previousJobs = currentJobs;
+        book.prepare(mounts, new Set(jobs.jobs.map((j) => j.jobid)));
         const read = {
           ...settings,
           lctl: settings.lctl || (found.files.length === 0 && mounts.length > 0),

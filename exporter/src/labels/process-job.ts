@@ -1,14 +1,20 @@
 // Which batch job a process belongs to, and whose it is: the one resolver behind the profiler's job
 // claim checks (profiler/job-verifier.ts), the GPU collector's process → job map and the cgroup
 // collector's job owners. Evidence, strongest first:
-//   1. the process's cgroup (/proc/<pid>/cgroup): a scheduler job cgroup is created and entered by
-//      the scheduler's daemon, never chosen by the process, so it names the job for certain;
-//   2. its environment (/proc/<pid>/environ): any process can set SLURM_JOB_ID itself, so this is
-//      used only where the cgroup names no job (a scheduler without job cgroups, a login shell).
+//   1. kernel evidence, which the process cannot choose and which alone names a job's owner:
+//      a. its cgroup (/proc/<pid>/cgroup): a scheduler job cgroup is created and entered by the
+//         scheduler's daemon, never chosen by the process, so it names the job for certain;
+//      b. without job cgroups (Slurm's proctrack/linuxproc): descent from the job's step daemon, a
+//         root-owned process titled `slurmstepd: [<id>.<step>]` (a user can title a process so, but
+//         not make it root's, and cannot adopt another user's processes);
+//   2. its environment (/proc/<pid>/environ): any process can set SLURM_JOB_ID itself, so this is a
+//      claim, never proof. Callers accept it only where something root wrote backs it (the prolog's
+//      job spool naming the process's uid as the job's owner) or for the claiming uid alone.
 // The environment is kept as bytes and read as UTF-8 (Flux's `ƒ` is two bytes). Owners are real uids from /proc/<pid>/status, the kernel's view; directory owners are not evidence
 // (Slurm's cgroup/v2 plugin creates every job directory as root).
 import { join } from 'node:path';
-import { readPseudoFile } from '../sources/pseudo-files.js';
+import { parseProcStat } from '../sources/proc-stat.js';
+import { readPseudoFile, readPseudoFileSync } from '../sources/pseudo-files.js';
 import { canonicalFluxJobId } from './flux-jobid.js';
 import { JOBID_TEXT, layoutJobId } from './job-cgroup-layouts.js';
 
@@ -69,7 +75,51 @@ export interface ProcessEvidence {
 
 export interface ProcessJob {
   readonly jobid: string;
-  readonly source: 'cgroup' | 'environ';
+  /** cgroup and step are kernel evidence; environ is the process's own claim. */
+  readonly source: 'cgroup' | 'step' | 'environ';
+}
+
+/** Ancestors looked at for a step daemon (process trees of jobs are shallow; a loop cannot hang). */
+const MAX_ANCESTRY = 64;
+
+function readSyncOrUndefined(path: string): string | undefined {
+  try {
+    return readPseudoFileSync(path).toString('utf8');
+  } catch {
+    return undefined; // gone, not ours to read, or not a regular file
+  }
+}
+
+/**
+ * The job of the nearest root-owned `slurmstepd: [<id>.<step>]` ancestor of a live process, if any.
+ * Synchronous: the profiler's claim checks keep one process's frames in order without a queue.
+ */
+export function stepDaemonJob(procfs: string, pid: number): string | undefined {
+  let current = pid;
+  for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
+    const stat = readSyncOrUndefined(join(procfs, String(current), 'stat'));
+    const parent = stat === undefined ? undefined : parseProcStat(stat)?.ppid;
+    if (parent === undefined || parent === 0 || parent === current) return undefined;
+    const title = readSyncOrUndefined(join(procfs, String(parent), 'cmdline'));
+    const match = title ? /^slurmstepd: \[([^.\]\s]+)\.[^\]]*\]/.exec(title) : null;
+    if (match?.[1]) {
+      const status = readSyncOrUndefined(join(procfs, String(parent), 'status')) ?? '';
+      if (/^Uid:\s+0\s/m.test(status)) return match[1];
+    }
+    current = parent;
+  }
+  return undefined;
+}
+
+/**
+ * The jobs kernel evidence puts `pid` in: those its cgroup text names (read by the caller, maybe
+ * earlier, while the process was alive), else its step daemon's; [] when there is none.
+ */
+export function kernelJobIds(procfs: string, pid: number, cgroup: string | undefined, uid?: number): string[] {
+  const ids = cgroup === undefined ? [] : cgroupJobIds(cgroup, uid);
+  if (ids.length > 0) return ids;
+  const step = stepDaemonJob(procfs, pid);
+  return step === undefined ? [] : [step];
 }
 
 /** The job of a process from its evidence, cgroup first; undefined when it names none. */
@@ -100,11 +150,33 @@ export async function processUid(procfs: string, pid: number): Promise<number | 
   return uid === undefined ? undefined : Number(uid);
 }
 
-/** The job and owner of `pid` read from <procfs>, or undefined when it is in no job (or gone). */
+/**
+ * The job and owner of `pid` read from <procfs>, or undefined when it is in no job (or gone). A job
+ * with source `environ` is only the process's claim (see the header).
+ */
 export async function readProcessJob(procfs: string, pid: number): Promise<(ProcessJob & { readonly uid: number }) | undefined> {
   const dir = join(procfs, String(pid));
   const [cgroup, environ, uid] = await Promise.all([readText(join(dir, 'cgroup')), readBytes(join(dir, 'environ')), processUid(procfs, pid)]);
   if (uid === undefined) return undefined;
   const job = jobOfProcess({ ...(cgroup !== undefined ? { cgroup } : {}), ...(environ !== undefined ? { environ } : {}), uid });
+  if (job?.source === 'cgroup') return { ...job, uid };
+  const step = stepDaemonJob(procfs, pid);
+  if (step !== undefined) return { jobid: step, source: 'step', uid };
   return job === undefined ? undefined : { ...job, uid };
+}
+
+/**
+ * The job `pid` is credited to by the profiler's evidence rule: kernel evidence decides; the
+ * environment's claim counts only when a root-written source (`owners`: job id → owner uid, the
+ * prolog's job spool) gives that job to the process's own real uid. `refused`: a claim nothing backs
+ * (a process outside any job that set SLURM_JOB_ID itself); undefined: no job at all.
+ */
+export async function readOwnedProcessJob(
+  procfs: string,
+  pid: number,
+  owners: ReadonlyMap<string, number>,
+): Promise<{ readonly job: ProcessJob & { readonly uid: number } } | { readonly refused: ProcessJob & { readonly uid: number } } | undefined> {
+  const job = await readProcessJob(procfs, pid);
+  if (job === undefined) return undefined;
+  return job.source !== 'environ' || owners.get(job.jobid) === job.uid ? { job } : { refused: job };
 }

@@ -2,12 +2,15 @@
 // instance (`lustrefs-ffff88105db50000`), which changes at every mount, and are kept under the file
 // system and mount point instead, so that a remount is a reset of the same counters (the new instance's
 // counters started at zero: their whole value is the increment) and not a new series born at its value.
-// Increments go to the series of the node's current job (node-job.ts).
+// Increments are credited per window of the exporter's clock (window-clock.ts): held until the read
+// that closes the window, then given to the job seen at the window's ends (node-job.ts), so one
+// scraper or several get the same series.
 import type { StatsSection } from '../parsers/lustre-stats.js';
 import type { LustreMount } from '../sources/lustre-client-files.js';
 import type { StatsAccumulator, StatsTargetView } from './stats-accumulator.js';
 import type { StatsSink } from './stats-update.js';
-import { NO_JOB } from './node-job.js';
+import { nodeJobLabel } from './node-job.js';
+import { WindowClock } from './window-clock.js';
 import type { ReadErrorReason } from './error-reasons.js';
 
 /** Mount label of an instance whose file system is not in the mount table (being unmounted, or no table). */
@@ -57,11 +60,19 @@ export interface ClientTargetView extends StatsTargetView {
 
 export class ClientStatsBook implements StatsSink {
   private mountsByFs: ReadonlyMap<string, readonly string[]> = new Map();
-  private jobLabel = NO_JOB;
+  /** The node's jobs at this read, and at the read that opened the window (undefined: none yet). */
+  private jobs: ReadonlySet<string> = new Set();
+  private jobsAtOpen: ReadonlySet<string> | undefined;
+  private readonly clock: WindowClock;
   /** Accumulator target key → labels. */
   private readonly places = new Map<string, ClientPlace>();
 
-  constructor(private readonly acc: StatsAccumulator) {}
+  constructor(
+    private readonly acc: StatsAccumulator,
+    windowMs: number,
+  ) {
+    this.clock = new WindowClock(windowMs);
+  }
 
   get targetCount(): number {
     return this.acc.targetCount;
@@ -89,10 +100,10 @@ export class ClientStatsBook implements StatsSink {
     return this.acc.has(clientPlace(instance, this.mountsByFs).key);
   }
 
-  /** The node's state for this scrape: where each file system is mounted, whose job the I/O is. */
-  prepare(mounts: readonly LustreMount[], jobLabel: string): void {
+  /** The node's state for this scrape: where each file system is mounted, which jobs run on it. */
+  prepare(mounts: readonly LustreMount[], jobs: ReadonlySet<string>): void {
     this.mountsByFs = mountsByFs(mounts);
-    this.jobLabel = jobLabel;
+    this.jobs = jobs;
   }
 
   private place(instance: string): string {
@@ -108,7 +119,7 @@ export class ClientStatsBook implements StatsSink {
   ingest(instance: string, _client: string, section: StatsSection): void {
     const key = this.place(instance);
     // A new instance under the same mount point is a remount: make the accumulator see a reset.
-    this.acc.ingest(key, '', { ...section, startTime: `${instance} ${section.startTime ?? ''}` }, this.jobLabel);
+    this.acc.ingest(key, '', { ...section, startTime: `${instance} ${section.startTime ?? ''}` });
   }
 
   /** Without `client`, the instance's directory could not be listed (counted as such by the update). */
@@ -118,8 +129,20 @@ export class ClientStatsBook implements StatsSink {
     else this.acc.markFailed(key, '', reason);
   }
 
+  /**
+   * Settles the read. Only the reads that close a window (and the first) credit anything: the window's
+   * increments go to the jobs seen at its two ends, whatever was seen by the reads in between, so the
+   * series do not depend on how many scrapers split the window. A restart starts at the file's values,
+   * credited to the jobs running then.
+   */
   finish(now: number, complete?: boolean): void {
-    this.acc.finish(now, complete);
+    const turn = this.clock.turnAt(now);
+    const seriesName = turn.decide ? nodeJobLabel(this.jobsAtOpen, this.jobs) : '';
+    this.acc.finish(now, complete, { ...turn, seriesName });
+    if (turn.decide) {
+      this.clock.open(now);
+      this.jobsAtOpen = this.jobs;
+    }
     const live = new Set([...this.acc.targetViews()].map((t) => t.name));
     for (const key of this.places.keys()) if (!live.has(key)) this.places.delete(key);
   }

@@ -7,6 +7,8 @@
 // is bounded whatever the number of jobs: classes × (decades + zero) numbers per target.
 import type { ExportField } from './export-fields.js';
 import type { U64 } from './u64.js';
+import type { SlotTurn } from './series-book.js';
+import { DEFAULT_WINDOW_MS, WindowClock } from './window-clock.js';
 
 /** What a rate is of: every request, requests other than read/write, bytes read, bytes written. */
 export const RATE_CLASSES = ['operations', 'metadata', 'read_bytes', 'write_bytes'] as const;
@@ -41,7 +43,7 @@ export const DENSITY_ROWS = RATE_CLASSES.length + DENSITY_OPERATIONS.length;
 const OPERATION_ROW = new Map<string, number>(DENSITY_OPERATIONS.map((op, k) => [op, RATE_CLASSES.length + k]));
 
 /** The density window when none is configured: the shipped scrape interval. */
-export const DEFAULT_DENSITY_WINDOW_MS = 30_000;
+export const DEFAULT_DENSITY_WINDOW_MS = DEFAULT_WINDOW_MS;
 
 /** Decades exported; a rate outside is counted in the edge decade (1/1000 per second up to 1 TB/s). */
 export const MIN_DECADE = -3;
@@ -141,44 +143,36 @@ function densityOfTotals(jobs: Iterable<JobTotals>, intervalSeconds: number): Ra
 }
 
 /**
- * The density over a window of the exporter's own clock, so that every scraper reads the same
- * value: windows end at the multiples of `windowMs` since the epoch, and the first read at or after
- * such an end closes the window (its density is then served until the next window closes). A job
- * counts once per window with the sum of its increments over every read of the window.
+ * The density over a window of the exporter's own clock (window-clock.ts), so that every scraper reads
+ * the same value: the read that closes a window computes its density, which is then served until the
+ * next window closes. A job counts once per window with the sum of its increments over every read of
+ * the window.
  */
 export class DensityWindow {
   /** Jobs read in the open window, by job class key. */
   private readonly jobs = new Map<string, JobTotals>();
-  /** The read that opened the window (undefined: none yet, the next read opens one). */
-  private openedAt: number | undefined;
+  private readonly clock: WindowClock;
   /** The density of the last window closed. */
   density: RateDensity | undefined;
 
-  constructor(private readonly windowMs: number) {}
+  constructor(windowMs: number) {
+    this.clock = new WindowClock(windowMs);
+  }
 
   /** Opens a window at `now` without counting this read (its values are no increments: a first read). */
   open(now: number): void {
     this.jobs.clear();
-    this.openedAt = now;
+    this.clock.open(now);
   }
 
   /** Whether a window is open (the increments of a read can be added). */
   get isOpen(): boolean {
-    return this.openedAt !== undefined;
+    return this.clock.isOpen;
   }
 
-  /**
-   * Where a read at `now` (before its settle()) falls on the exporter's clock: whether it closes the
-   * open window (or opens the first: nothing is open), and the window end its increments count at: the
-   * end just passed for a closing read, the next end for the others. So the reads of one window count
-   * at its end, however many scrapers split it (series-book.ts).
-   */
-  turnAt(now: number): { readonly decide: boolean; readonly at: number } {
-    const w = this.windowMs;
-    const passed = Math.floor(now / w) * w;
-    if (this.openedAt === undefined) return { decide: true, at: passed };
-    const decide = passed > Math.floor(this.openedAt / w) * w && now > this.openedAt;
-    return { decide, at: decide ? passed : (Math.floor(this.openedAt / w) + 1) * w };
+  /** Where a read at `now` (before its settle()) falls on the exporter's clock (WindowClock.turnAt). */
+  turnAt(now: number): SlotTurn {
+    return this.clock.turnAt(now);
   }
 
   /** Adds one job's increments of this read (undefined: read without any increment). */
@@ -193,9 +187,9 @@ export class DensityWindow {
 
   /** After a read's add() calls: closes the window if `now` is past its end, and opens the next. */
   settle(now: number): void {
-    if (this.openedAt === undefined) return this.open(now);
-    if (Math.floor(now / this.windowMs) <= Math.floor(this.openedAt / this.windowMs) || now <= this.openedAt) return;
-    this.density = densityOfTotals(this.jobs.values(), (now - this.openedAt) / 1000);
+    if (!this.clock.isOpen) return this.open(now);
+    if (!this.clock.closes(now)) return;
+    this.density = densityOfTotals(this.jobs.values(), (now - this.clock.openedAt) / 1000);
     this.open(now);
   }
 }

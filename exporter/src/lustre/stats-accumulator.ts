@@ -10,17 +10,19 @@
 //   its whole value is an increment, and its series is exported at 0 in the scrape that creates it;
 // - at most `maxClients` clients per target have their own series (sticky; free slots go to the most
 //   active); the others' increments go to client="_other", so sums over clients stay true;
-// - a series lives while its file is present and for `expiryMs` after it went away.
+// - a series lives while its file is present and for `expiryMs` after it went away;
+// - lustre_client (client-book.ts) settles with a HeldTurn: a target's increments are held until the read
+//   that closes a window of the exporter's clock, then credited to the series it names.
 import type { StatsSection } from '../parsers/lustre-stats.js';
 import { FieldTable } from './export-fields.js';
-import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels, type SlotTurn } from './series-book.js';
 import { TargetSamples } from './series-samples.js';
 import { statsFields } from './stats-fields.js';
 import { u64Add, u64Less, u64Sub, type U64 } from './u64.js';
 import { noReadErrors, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
 
 // A stats series is named by one string: the client's NID (lustre_exports), '' (a target's own totals,
-// lustre_stats) or the node's job (lustre_client), `_other` for folded load. The series book keys its
+// lustre_stats) or the node's job (lustre_client, HeldTurn), `_other` for folded load. The series book keys its
 // series by job labels, so the name rides in their `jobid` slot: these two functions are the only
 // places that know it.
 function bookLabels(seriesName: string): SeriesLabels {
@@ -38,6 +40,21 @@ export interface StatsAccumulatorOptions {
   readonly newSeriesGraceMs?: number;
 }
 
+/**
+ * How lustre_client settles a read: the node's job is known per window of the exporter's clock, so the
+ * increments of every read are held until the read that closes the window (`decide`), and then
+ * credited to the series `seriesName` (the job seen at the window's ends, node-job.ts).
+ */
+export interface HeldTurn extends SlotTurn {
+  readonly seriesName: string;
+}
+
+/** Increments held for a HeldTurn. */
+interface Held {
+  readonly deltas: (U64 | undefined)[];
+  activity: number;
+}
+
 interface FileState {
   values: Map<number, U64>;
   startTime: string | undefined;
@@ -50,6 +67,8 @@ class TargetState {
   groups = new Map<string, SeriesGroup>();
   /** Clients whose file was read this scrape. */
   present = new Set<string>();
+  /** Increments of the open window, when settled with a HeldTurn. */
+  held: Held | undefined;
   readEpoch = -1;
   parseErrorsTotal = 0;
   readonly readErrors = noReadErrors();
@@ -113,12 +132,8 @@ export class StatsAccumulator {
     return t;
   }
 
-  /**
-   * One stats file of `target` (client '' for the target's own totals). `seriesName` is the series the
-   * increments go to (the client itself unless given: lustre_client keys its one file per mount by ''
-   * and credits the node's current job).
-   */
-  ingest(target: string, client: string, section: StatsSection, seriesName: string = client): void {
+  /** One stats file of `target` (client '' for the target's own totals, and for a mount's llite stats). */
+  ingest(target: string, client: string, section: StatsSection): void {
     const t = this.target(target);
     t.parseErrorsTotal += section.badLines;
     const { values, dropped } = statsFields(section, this.fields);
@@ -152,7 +167,7 @@ export class StatsAccumulator {
     for (const { id, value } of values) file.values.set(id, value);
     file.startTime = section.startTime;
     file.seen = this.epoch;
-    const labels = bookLabels(seriesName);
+    const labels = bookLabels(client);
     const key = seriesKey(labels);
     // A present client with no increment still gets a group when it has a series: presence keeps it alive.
     if (activity === 0 && !deltas.some((d) => d !== undefined && d !== 0) && !t.book.series.has(key)) return;
@@ -183,16 +198,37 @@ export class StatsAccumulator {
     t.present.add(client);
   }
 
-  /** Settles the scrape. `complete` false (lctl cut short): files not seen are kept, not forgotten. */
-  finish(now: number, complete = true): void {
+  /**
+   * Settles the scrape. `complete` false (lctl cut short): files not seen are kept, not forgotten.
+   * With `held`, the increments wait for the read that closes the window (see HeldTurn).
+   */
+  finish(now: number, complete = true, held?: HeldTurn): void {
     const baseline = !this.collected;
     for (const [name, t] of this.targets) {
       if (complete) for (const [client, file] of t.files) if (file.seen !== this.epoch) t.files.delete(client);
-      t.book.settle(t.groups, now, this.epoch, baseline);
+      t.book.settle(held ? this.heldGroups(t, held) : t.groups, now, this.epoch, baseline, held);
       t.groups = new Map();
-      if (t.readEpoch !== this.epoch && t.files.size === 0 && t.book.series.size === 0) this.targets.delete(name);
+      if (t.readEpoch !== this.epoch && t.files.size === 0 && t.book.series.size === 0 && t.held === undefined) this.targets.delete(name);
     }
     this.collected = true;
+  }
+
+  /** Adds the read's increments of `t` to its held ones; at the closing read, hands them all to `turn.seriesName`. */
+  private heldGroups(t: TargetState, turn: HeldTurn): Map<string, SeriesGroup> {
+    for (const g of t.groups.values()) {
+      if (t.held) {
+        mergeDeltas(t.held.deltas, g.deltas);
+        t.held.activity += g.activity;
+      } else t.held = { deltas: [...g.deltas], activity: g.activity };
+    }
+    if (!turn.decide) return new Map();
+    const held = t.held;
+    t.held = undefined;
+    const labels = bookLabels(turn.seriesName);
+    const key = seriesKey(labels);
+    // A mount read at the closing read keeps its job's series alive, as a present file keeps a client's.
+    if (held === undefined && !(t.readEpoch === this.epoch && t.present.size > 0 && t.book.series.has(key))) return new Map();
+    return new Map([[key, { key, labels, deltas: held?.deltas ?? [], activity: held?.activity ?? 0 }]]);
   }
 
   *targetViews(): Iterable<StatsTargetView> {

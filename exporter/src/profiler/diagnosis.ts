@@ -3,7 +3,7 @@
 // and what the profiler could not see (processes that ran without it, asynchronous I/O it could not
 // count, file mappings). Shown by `jobio run` in its summary and written as the jobio extension
 // record `{"type": "diagnosis", "jobtotal": true, ...}` (Mistral tools skip unknown types).
-import { common, type JobTimes, type RecordContext } from './mistral-records.js';
+import { common, jobStampMs, type JobTimes, type RecordContext } from './mistral-records.js';
 import { reasonsOf, type Reason, type ReasonClass, type ReasonFigure } from './reasons.js';
 import { hintFor, size } from './hints.js';
 import type { Program } from './programs.js';
@@ -211,5 +211,5 @@ export function diagnosisRecord(ctx: RecordContext, d: Diagnosis, times: JobTime
     gain_threshold: GAIN_THRESHOLD,
     unseen: d.unseen.map((e): DiagnosisUnseenJson => ({ kind: e.kind, processes: e.processes, bytes: e.bytes, detail: e.detail })),
   };
-  return { ...common(ctx, 'diagnosis', times.endMs, times), ...body };
+  return { ...common(ctx, 'diagnosis', jobStampMs(times), times), ...body };
 }

@@ -27,7 +27,7 @@
 // procfs, and keep the frames of one process in order without a queue per process.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JOBID_VARIABLES, canonicalJobId, cgroupJobIds, environValue } from '../labels/process-job.js';
+import { JOBID_VARIABLES, canonicalJobId, cgroupJobIds, environValue, kernelJobIds } from '../labels/process-job.js';
 
 // The evidence rules are the one pid → job resolver's (labels/process-job.ts); re-exported for the
 // profiler's own modules.
@@ -75,15 +75,6 @@ function readOrUndefined(path: string): Buffer | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Ancestors looked at for a step daemon (process trees of jobs are shallow; a loop cannot hang). */
-const MAX_ANCESTRY = 64;
-
-/** The parent pid in a /proc/<pid>/stat line (fields after the command name, which may hold spaces). */
-function parentPid(stat: string): number | undefined {
-  const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
 }
 
 /** A job id in jobio's spelling (Flux: ASCII F58), or as given when it is no well-formed id. */
@@ -139,34 +130,15 @@ export class JobVerifier {
   private evidence(claim: JobClaim): 'kernel' | 'environ' | 'none' | 'mismatch' {
     const early = claim.evidence;
     const cgroup = early ? early.cgroup : readOrUndefined(join(this.procfs, String(claim.pid), 'cgroup'))?.toString('utf8');
-    const ids = cgroup ? cgroupJobIds(cgroup, claim.uid) : [];
-    // Cgroups name jobs in jobio's spelling (Flux: ASCII F58); the claim carries the variable's own.
+    // Job cgroups, else the step daemon (the one rule of labels/process-job.ts). They name jobs in
+    // jobio's spelling (Flux: ASCII F58); the claim carries the variable's own.
+    const ids = kernelJobIds(this.procfs, claim.pid, cgroup, claim.uid);
     if (ids.length > 0) return ids.includes(spelled(claim.source, claim.jobid)) ? 'kernel' : 'mismatch';
-    const step = this.stepDaemonJob(claim.pid);
-    if (step !== undefined) return step === claim.jobid ? 'kernel' : 'mismatch';
     // Early evidence is taken as given even if the process is still there: it is what it was at start.
     const environ = early ? early.environ : readOrUndefined(join(this.procfs, String(claim.pid), 'environ'));
     // An empty environ means a zombie or kernel thread: no evidence either way.
     if (environ !== undefined && environ.length > 0) return sameJob(claim.source, environValue(environ, claim.source), claim.jobid) ? 'environ' : 'mismatch';
     return 'none';
-  }
-
-  /** The job of the nearest root-owned `slurmstepd: [<id>.<step>]` ancestor of a live process, if any. */
-  private stepDaemonJob(pid: number): string | undefined {
-    let current = pid;
-    for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
-      const stat = readOrUndefined(join(this.procfs, String(current), 'stat'))?.toString('utf8');
-      const parent = stat ? parentPid(stat) : undefined;
-      if (parent === undefined || parent === current) return undefined;
-      const title = readOrUndefined(join(this.procfs, String(parent), 'cmdline'))?.toString('utf8');
-      const match = title ? /^slurmstepd: \[([^.\]\s]+)\.[^\]]*\]/.exec(title) : null;
-      if (match?.[1]) {
-        const status = readOrUndefined(join(this.procfs, String(parent), 'status'))?.toString('utf8') ?? '';
-        if (/^Uid:\s+0\s/m.test(status)) return match[1];
-      }
-      current = parent;
-    }
-    return undefined;
   }
 
   /** Forget owners and claimants of jobs that ended (called with the ids still alive), so the maps stay bounded. */

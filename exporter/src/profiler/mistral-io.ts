@@ -136,8 +136,11 @@ export function keyedValues(v: Counters, o: Pick<IoKeyOptions, 'read' | 'write' 
 /** Mistral writes these figures as whole numbers (bytes, calls, µs a second or a call). */
 const whole = (x: number): number => Math.round(x);
 
-/** Statistics of the per-second values (the seconds missing from `values` are zeros). */
-export function perSecond(values: readonly number[], seconds: number): PerSecond {
+/**
+ * Statistics of the per-second values (the seconds missing from `values` are zeros), as whole
+ * numbers unless `round` says otherwise (the gpu figures keep their fractions).
+ */
+export function perSecond(values: readonly number[], seconds: number, round: (x: number) => number = whole): PerSecond {
   const sorted = [...values].sort((a, b) => a - b);
   const zeros = Math.max(0, seconds - sorted.length);
   const n = Math.max(1, zeros + sorted.length);
@@ -145,11 +148,11 @@ export function perSecond(values: readonly number[], seconds: number): PerSecond
   const at = (i: number): number => (i < zeros ? 0 : (sorted[i - zeros] ?? 0));
   const total = sorted.reduce((a, b) => a + b, 0);
   return {
-    total: whole(total),
-    'min/s': whole(at(0)),
-    'mean/s': whole(total / n),
-    'median/s': whole((at(Math.floor((n - 1) / 2)) + at(Math.ceil((n - 1) / 2))) / 2),
-    'max/s': whole(at(n - 1)),
+    total: round(total),
+    'min/s': round(at(0)),
+    'mean/s': round(total / n),
+    'median/s': round((at(Math.floor((n - 1) / 2)) + at(Math.ceil((n - 1) / 2))) / 2),
+    'max/s': round(at(n - 1)),
   };
 }
 

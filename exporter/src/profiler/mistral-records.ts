@@ -22,7 +22,16 @@ export interface RecordContext {
 export interface JobTimes {
   readonly startMs: number;
   readonly endMs: number;
+  /**
+   * The end of the run's last frame on the log's clock: the start plus the frames' whole seconds, so
+   * a record's timestamp less its timeframe is where the frame began. The job-total records are
+   * stamped with it (endMs where it is not given); jobendtime stays the real end.
+   */
+  readonly frameEndMs?: number;
 }
+
+/** The timestamp of the job-total records. */
+export const jobStampMs = (times: JobTimes): number => times.frameEndMs ?? times.endMs;
 
 type Json = Record<string, unknown>;
 
@@ -131,12 +140,12 @@ export function ioSummary(f: ClassFigures, jobRealTimeUs: number, minSampled: nu
 
 export function jobSummaryRecord(ctx: RecordContext, f: ClassFigures, times: JobTimes, accumulatedRuntimeUs: number): Json {
   const realUs = (times.endMs - times.startMs) * 1000;
-  return { ...common(ctx, 'jobsummary', times.endMs, times), iosummary: ioSummary(f, realUs, ctx.io.minSampled, accumulatedRuntimeUs) };
+  return { ...common(ctx, 'jobsummary', jobStampMs(times), times), iosummary: ioSummary(f, realUs, ctx.io.minSampled, accumulatedRuntimeUs) };
 }
 
 export function mountpointSummaryRecord(ctx: RecordContext, mount: MountInfo, f: ClassFigures, times: JobTimes): Json {
   const realUs = (times.endMs - times.startMs) * 1000;
-  return { ...common(ctx, 'mountpointsummary', times.endMs, times), mountpoint: mountObject(mount), iosummary: ioSummary(f, realUs, ctx.io.minSampled) };
+  return { ...common(ctx, 'mountpointsummary', jobStampMs(times), times), mountpoint: mountObject(mount), iosummary: ioSummary(f, realUs, ctx.io.minSampled) };
 }
 
 export interface ResourceWindow {
@@ -199,21 +208,34 @@ export function resourcesRecord(ctx: RecordContext, r: ResourceWindow, timestamp
 /** One GPU (`device` a path like /dev/nvidia0) or all of them (`*`) over a window (run-gpu.ts). */
 export interface GpuFigures {
   readonly device: string;
-  readonly energyJ: number;
-  readonly readBytes: number;
-  readonly writeBytes: number;
-  readonly utilisation: number;
+  /** Per second of the window, its first second first (0 where nothing was measured): J, PCIe bytes received and sent. */
+  readonly energyJ: readonly number[];
+  readonly readBytes: readonly number[];
+  readonly writeBytes: readonly number[];
+  /** Per second of the window: the mean % of its samples; undefined where it had none (not 0 % busy). */
+  readonly utilisation: readonly (number | undefined)[];
+  /** The samples of the window. */
   readonly temperature: readonly number[];
   readonly mem: readonly number[];
   readonly power: readonly number[];
 }
 
-const maxMean = (values: readonly number[]): Json => ({ max: round(Math.max(0, ...values)), 'mean/s': round(values.length > 0 ? sumOf(values) / values.length : 0) });
 const round = (v: number): number => Math.round(v * 1000) / 1000;
+const maxMean = (values: readonly number[]): Json => ({ max: round(Math.max(0, ...values)), 'mean/s': round(values.length > 0 ? sumOf(values) / values.length : 0) });
+const measured = (values: readonly (number | undefined)[]): number[] => values.filter((v): v is number => v !== undefined);
+
+/** Utilisation is a level, not a count: its statistics are over the seconds that were sampled, and it has no total. */
+function utilisationObject(perSecondPct: readonly (number | undefined)[]): Json {
+  const values = measured(perSecondPct);
+  const s = perSecond(values, values.length, round);
+  return { 'min/s': s['min/s'], 'mean/s': s['mean/s'], 'median/s': s['median/s'], 'max/s': s['max/s'] };
+}
 
 /**
- * A `gpu` record: `usage.energy` (J), `read`/`write` (PCIe bytes received/sent by the GPU),
- * `utilisation` (mean %), `temperature` (°C), `mem` (bytes used) and jobio's `power` (W) as {max, mean/s}.
+ * A `gpu` record as the manual has it: `usage.energy` (J), `read`/`write` (PCIe bytes received/sent
+ * by the GPU) as `{total, min/s, mean/s, median/s, max/s}` over the frame's seconds, `utilisation`
+ * (%) as its per-second statistics, `temperature` (°C) and `mem` (bytes used) as {max, mean/s}, and
+ * jobio's `power` (W) as {max, mean/s}. The figures keep their fractions, as Mistral's do.
  */
 export function gpuRecord(ctx: RecordContext, g: GpuFigures, seconds: number, timestampMs: number, jobtotal: false | JobTimes): Json {
   return {
@@ -222,10 +244,10 @@ export function gpuRecord(ctx: RecordContext, g: GpuFigures, seconds: number, ti
     cumulative: g.device === '*',
     gpu: g.device,
     usage: {
-      energy: round(g.energyJ),
-      read: g.readBytes,
-      write: g.writeBytes,
-      utilisation: round(g.utilisation),
+      energy: perSecond(g.energyJ, seconds, round),
+      read: perSecond(g.readBytes, seconds, round),
+      write: perSecond(g.writeBytes, seconds, round),
+      utilisation: utilisationObject(g.utilisation),
       temperature: maxMean(g.temperature),
       mem: maxMean(g.mem),
       power: maxMean(g.power),
@@ -233,16 +255,24 @@ export function gpuRecord(ctx: RecordContext, g: GpuFigures, seconds: number, ti
   };
 }
 
-/** All GPUs together: counters and memory added up, utilisation averaged, temperature and power per sample across GPUs. */
+/**
+ * All GPUs together: per second, the counters added up and utilisation averaged over the GPUs sampled
+ * in it; memory and power added up per sample, temperature per sample across GPUs.
+ */
 export function allGpus(gpus: readonly GpuFigures[]): GpuFigures {
   const n = Math.max(...gpus.map((g) => g.mem.length), 0);
   const summed = (pick: (g: GpuFigures) => readonly number[]): number[] => Array.from({ length: n }, (_, i) => sumOf(gpus.map((g) => pick(g)[i] ?? 0)));
+  const seconds = Math.max(...gpus.map((g) => g.energyJ.length), 0);
+  const perSecondSum = (pick: (g: GpuFigures) => readonly number[]): number[] => Array.from({ length: seconds }, (_, i) => sumOf(gpus.map((g) => pick(g)[i] ?? 0)));
   return {
     device: '*',
-    energyJ: sumOf(gpus.map((g) => g.energyJ)),
-    readBytes: sumOf(gpus.map((g) => g.readBytes)),
-    writeBytes: sumOf(gpus.map((g) => g.writeBytes)),
-    utilisation: gpus.length > 0 ? sumOf(gpus.map((g) => g.utilisation)) / gpus.length : 0,
+    energyJ: perSecondSum((g) => g.energyJ),
+    readBytes: perSecondSum((g) => g.readBytes),
+    writeBytes: perSecondSum((g) => g.writeBytes),
+    utilisation: Array.from({ length: seconds }, (_, i) => {
+      const values = measured(gpus.map((g) => g.utilisation[i]));
+      return values.length > 0 ? sumOf(values) / values.length : undefined;
+    }),
     temperature: gpus.flatMap((g) => g.temperature),
     mem: summed((g) => g.mem),
     power: summed((g) => g.power),

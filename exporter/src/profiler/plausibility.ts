@@ -9,6 +9,7 @@
 // ceiling × the process's age. Never the times the frame itself states.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseProcStat } from '../sources/proc-stat.js';
 import { CALL_TYPES, CLASSES, DIRECTIONS, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
 
@@ -81,12 +82,9 @@ export interface KernelStart {
 /** When the kernel says `pid` started, from <procfs>/<pid>/stat and <procfs>/uptime; undefined if unreadable. */
 export function kernelStart(procfs: string, pid: number): KernelStart | undefined {
   try {
-    const stat = readFileSync(join(procfs, String(pid), 'stat'), 'utf8');
-    // The command name (field 2) may contain spaces and parentheses: fields are counted after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = fields[19];
+    const ticks = parseProcStat(readFileSync(join(procfs, String(pid), 'stat'), 'utf8'))?.start;
     const uptime = Number(readFileSync(join(procfs, 'uptime'), 'utf8').split(' ')[0]);
-    if (ticks === undefined || !/^\d+$/.test(ticks) || !Number.isFinite(uptime)) return undefined;
+    if (ticks === undefined || !Number.isFinite(uptime)) return undefined;
     return { ticks, ageMs: Math.max(0, uptime * 1000 - (Number(ticks) * 1000) / USER_HZ) };
   } catch {
     return undefined;

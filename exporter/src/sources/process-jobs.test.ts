@@ -3,16 +3,9 @@ import assert from 'node:assert/strict';
 import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseProcStat, parseStatusMemory, ProcessJobTracker } from './process-jobs.js';
+import { parseStatusMemory, ProcessJobTracker } from './process-jobs.js';
 
 const asRoot = process.getuid?.() === 0;
-
-test('parseProcStat: utime, stime, cutime, cstime and starttime, after a command name holding ") "', () => {
-  const line = '4242 (a) b) S 1 4242 4242 0 -1 4194304 120 0 0 0 130 40 25 5 20 0 1 0 987654 10000 200 18446744073709551615\n';
-  assert.deepEqual(parseProcStat(line), { ticks: [130, 40, 25, 5], start: '987654' });
-  assert.equal(parseProcStat('4242 (cut) S 1 2'), undefined);
-  assert.equal(parseProcStat(''), undefined);
-});
 
 test('parseStatusMemory: VmRSS and VmHWM in bytes; a zombie has neither', () => {
   assert.deepEqual(parseStatusMemory('Name:\tdd\nUid:\t2000\t2000\t2000\t2000\nVmHWM:\t    3000 kB\nVmRSS:\t    1000 kB\n'), { rss: 1000 * 1024, hwm: 3000 * 1024 });

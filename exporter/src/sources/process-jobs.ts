@@ -20,6 +20,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readProcessJob } from '../labels/process-job.js';
+import { parseProcStat } from './proc-stat.js';
 import { readPseudoFile } from './pseudo-files.js';
 
 export interface ProcessJobUsage {
@@ -30,16 +31,6 @@ export interface ProcessJobUsage {
   readonly cpu: { readonly user: number; readonly system: number };
   readonly memoryBytes: number;
   readonly memoryPeakBytes: number;
-}
-
-/** /proc/<pid>/stat's fields after the command name: [utime, stime, cutime, cstime] in ticks, and starttime. */
-export function parseProcStat(text: string): { ticks: [number, number, number, number]; start: string } | undefined {
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  // Field 3 (state) is fields[0]: utime is field 14, starttime field 22.
-  const ticks = [11, 12, 13, 14].map((i) => Number(fields[i])) as [number, number, number, number];
-  const start = fields[19];
-  if (start === undefined || !/^\d+$/.test(start) || ticks.some((t) => !Number.isSafeInteger(t) || t < 0)) return undefined;
-  return { ticks, start };
 }
 
 /** VmRSS and VmHWM of /proc/<pid>/status in bytes (0 for a process without memory, a zombie). */

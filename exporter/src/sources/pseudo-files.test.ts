@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileTooLargeError, NotRegularFileError, readPseudoFile, streamPseudoFile } from './pseudo-files.js';
+import { FileTooLargeError, NotRegularFileError, readPseudoFile, readPseudoFileSync, streamPseudoFile } from './pseudo-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobio-pseudo-files-'));
 
@@ -26,6 +26,7 @@ test('pseudo-files: a FIFO, a device, a directory are refused at once as not reg
       NotRegularFileError,
       name,
     );
+    assert.throws(() => readPseudoFileSync(join(dir, name)), NotRegularFileError, name);
   }
   await assert.rejects(readPseudoFile(join(dir, 'missing')), { code: 'ENOENT' });
 });
@@ -40,6 +41,8 @@ test('pseudo-files: a stream stops at maxBytes and says truncated; chunks never 
   assert.deepEqual(await streamPseudoFile(path, () => false, { maxBytes: 10_000, chunkBytes: 4096 }), { bytes: 4096, truncated: true }, 'the consumer can stop');
   assert.equal((await readPseudoFile(path)).length, 10_000);
   await assert.rejects(readPseudoFile(path, { maxBytes: 9_999 }), FileTooLargeError);
+  assert.equal(readPseudoFileSync(path).length, 10_000);
+  assert.throws(() => readPseudoFileSync(path, 9_999), FileTooLargeError);
 });
 
 test('pseudo-files: with a spare buffer (read ahead) the chunks are the same bytes in the same order, and the bounds hold', async () => {

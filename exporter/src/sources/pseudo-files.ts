@@ -6,7 +6,7 @@
 // file read of the process), a device never ends, a 2 GB file costs 2 GB if read whole. So every file
 // is opened with O_NONBLOCK (a FIFO opens at once), must be a regular file by fstat() of the opened
 // descriptor (no race with a rename), and is read in bounded chunks up to a byte limit.
-import { constants, readdirSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { open, readdir, type FileHandle } from 'node:fs/promises';
 
 /** The file exists but is not one the exporter reads: a FIFO, a device, a socket, a directory. */
@@ -136,6 +136,31 @@ export async function readPseudoFile(path: string, options: { readonly signal?: 
   if (truncated) throw new FileTooLargeError(`${path} is larger than ${maxBytes} bytes: not read`);
   const [only] = parts;
   return parts.length === 1 && only !== undefined ? only : Buffer.concat(parts);
+}
+
+/**
+ * As readPseudoFile, synchronously, for the few reads that must not yield (the profiler's job claim
+ * checks keep one process's frames in order): the same non-blocking open, regular files only, bounded.
+ */
+export function readPseudoFileSync(path: string, maxBytes: number = DEFAULT_MAX_WHOLE_BYTES): Buffer {
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    const { mode } = fstatSync(fd);
+    if ((mode & constants.S_IFMT) !== constants.S_IFREG) throw new NotRegularFileError(`${path} is ${kindOf(mode)}, not a regular file: not read`);
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 << 10);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) throw new FileTooLargeError(`${path} is larger than ${maxBytes} bytes: not read`);
+      parts.push(chunk.subarray(0, n));
+    }
+    return Buffer.concat(parts, total);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A path that does not exist, or one of whose components is not a directory. */

@@ -13,7 +13,7 @@ test('scaled units: bytes in binary prefixes, counts in decimal ones, never four
   assert.equal(byteRate(512), '512 B/s');
   assert.equal(byteRate(1023), '1 KiB/s');
   assert.equal(byteRate(1.5 * 2 ** 20), '1.5 MiB/s');
-  // The issue's case: 9 TiB over a 10 s interval, once printed as 9437184.0 MB.
+  // The reported case: 9 TiB over a 10 s interval, once printed as 9437184.0 MB.
   assert.equal(byteRate((9 * 2 ** 40) / 10), '922 GiB/s');
   assert.equal(byteRate(9 * 2 ** 40), '9 TiB/s');
   assert.equal(countRate(0), '0');
