@@ -168,7 +168,8 @@ function mountCount(dir: string, hasValgrind: boolean): string[] {
   if (lookups.length === 0) return [];
   const lines = ['### Mount lookup and the number of mounts', ''];
   if (!canUnshare()) return [...lines, 'No mount namespace here (`unshare -m` failed): not measured.', ''];
-  const cfgs = [configs[0]!, configs[2]!]; // plain, jobio default
+  // plain, jobio default, and the baseline library (default sampling) when one is given
+  const cfgs = [configs[0]!, configs[2]!, ...configs.filter((c) => c.name === 'baseline library (JOBIO_SAMPLE_EVERY=16)')];
   const counts = [0, EXTRA_MOUNTS];
   const ns = new Map<string, number>();
   for (let round = 0; round < 5; round++) {
@@ -193,20 +194,22 @@ function mountCount(dir: string, hasValgrind: boolean): string[] {
     `The machine's ${machine} mounts, and ${EXTRA_MOUNTS} more tmpfs mounts in a private mount namespace. Added over the plain program`,
     "with the same mounts; ratio = with more mounts / with the machine's (the lookup must not grow with them).",
     '',
-    `| operation | added instr/call, ${machine} mounts | added instr/call, +${EXTRA_MOUNTS} | instr ratio | added ns/call, ${machine} mounts | added ns/call, +${EXTRA_MOUNTS} | ns ratio |`,
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    `| operation | library | added instr/call, ${machine} mounts | added instr/call, +${EXTRA_MOUNTS} | instr ratio | added ns/call, ${machine} mounts | added ns/call, +${EXTRA_MOUNTS} | ns ratio |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
   );
-  const added = (m: Map<string, number>, op: string, mounts: number): number | undefined => {
-    const a = m.get(`${op}|${cfgs[1]!.name}|${mounts}`);
+  const added = (m: Map<string, number>, op: string, lib: Config, mounts: number): number | undefined => {
+    const a = m.get(`${op}|${lib.name}|${mounts}`);
     const b = m.get(`${op}|${cfgs[0]!.name}|${mounts}`);
     return a !== undefined && b !== undefined ? a - b : undefined;
   };
   const fmt = (v: number | undefined, d: number): string => (v === undefined ? 'n/a' : v.toFixed(d));
   const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? 'n/a' : (b / a).toFixed(2));
   for (const o of lookups) {
-    const [i0, i1] = [added(instr, o.op, 0), added(instr, o.op, EXTRA_MOUNTS)];
-    const [t0, t1] = [added(ns, o.op, 0), added(ns, o.op, EXTRA_MOUNTS)];
-    lines.push(`| ${o.label} | ${fmt(i0, 0)} | ${fmt(i1, 0)} | ${ratio(i0, i1)} | ${fmt(t0, 1)} | ${fmt(t1, 1)} | ${ratio(t0, t1)} |`);
+    for (const lib of cfgs.slice(1)) {
+      const [i0, i1] = [added(instr, o.op, lib, 0), added(instr, o.op, lib, EXTRA_MOUNTS)];
+      const [t0, t1] = [added(ns, o.op, lib, 0), added(ns, o.op, lib, EXTRA_MOUNTS)];
+      lines.push(`| ${o.label} | ${lib.name} | ${fmt(i0, 0)} | ${fmt(i1, 0)} | ${ratio(i0, i1)} | ${fmt(t0, 1)} | ${fmt(t1, 1)} | ${ratio(t0, t1)} |`);
+    }
   }
   lines.push('');
   return lines;
