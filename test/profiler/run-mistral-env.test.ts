@@ -154,3 +154,33 @@ test("records carry the host name with its domain (from the system's canonical n
   assert.ok(records.length > 3);
   assert.deepEqual([...new Set(records.map((x) => x.hostname))], hostname().includes('.') ? [hostname()] : [`${short}.cluster.example`]);
 });
+
+test('MISTRAL_VOLUMES: directories of the file are mount points of their own (the innermost wins), with the type and source of the mount that holds them', async () => {
+  const root = realpathSync(work);
+  const outer = join(root, 'vol-a');
+  const inner = join(outer, 'inner');
+  mkdirSync(inner, { recursive: true });
+  writeFileSync(join(outer, 'x.bin'), Buffer.alloc(5000, 1));
+  writeFileSync(join(inner, 'y.bin'), Buffer.alloc(7000, 1));
+  const list = join(root, 'volumes.txt');
+  // a comment, a relative line (ignored), a trailing slash, a path listed twice
+  writeFileSync(list, `# project volumes\n${outer}/\nrelative/dir\n${inner}\n${inner}\n`);
+  const out = join(root, 'volumes.log');
+  const cmd = `cat ${join(outer, 'x.bin')} > /dev/null; cd ${inner} && cat y.bin > /dev/null; cat ${b} > /dev/null`;
+  const r = await runJobio(['run', '-o', out, '--', 'sh', '-c', cmd], { env: { ...clean, MISTRAL_VOLUMES: list } });
+  assert.equal(r.code, 0, r.stderr);
+  const records = readValidLog(readFileSync(out, 'utf8'));
+  const totals = records.filter((x) => x.type === 'mountpoint' && x.jobtotal === true && x.cumulative === false);
+  const bytes = (path: string): number | undefined => totals.find((x) => x.mountpoint.path === path)?.io['read_all']?.bytes.total;
+  assert.deepEqual([bytes(outer), bytes(inner), bytes(mountOf(b))], [5000, 7000, 20000], `per mount: ${JSON.stringify(totals.map((x) => [x.mountpoint.path, x.io['read_all']?.bytes.total]))}`);
+  const holder = totals.find((x) => x.mountpoint.path === mountOf(b))?.mountpoint;
+  for (const v of [outer, inner]) {
+    const m = totals.find((x) => x.mountpoint.path === v)?.mountpoint;
+    assert.deepEqual([m?.fstype, m?.fsname, m?.fshost], [holder?.fstype, holder?.fsname, holder?.fshost], `${v}: the holding mount's type and source`);
+  }
+  assert.equal(records.filter((x) => x.type === 'mountpointsummary' && x.mountpoint.path === outer).length, 1, 'a summary per volume');
+  // a file that cannot be read stops the run before the command starts
+  const missing = await runJobio(['run', '--', 'sh', '-c', `cat ${b} > /dev/null`], { env: { ...clean, MISTRAL_VOLUMES: join(root, 'none.txt') } });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /MISTRAL_VOLUMES=.*none\.txt: ENOENT/);
+});

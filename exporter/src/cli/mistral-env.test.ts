@@ -41,10 +41,10 @@ test("MISTRAL_NOTRACE_PROGRAMS: additions, and -name taken off Mistral's default
   assert.equal(readMistralEnvironment({ MISTRAL_NOTRACE_PROGRAMS: 'srun' }).library['JOBIO_EXCLUDE'], ['srun', ...MISTRAL_DEFAULT_NOTRACE.filter((n) => n !== 'srun')].join(','));
 });
 
-test('MISTRAL_BYPASS_PROGRAMS and MISTRAL_BYPASS_DISABLE become the library variables; MISTRAL_VOLUMES is warned about', () => {
+test('MISTRAL_BYPASS_PROGRAMS, MISTRAL_BYPASS_DISABLE and MISTRAL_VOLUMES become the library variables', () => {
   const e = readMistralEnvironment({ MISTRAL_BYPASS_PROGRAMS: 'emacs,/usr/local/', MISTRAL_BYPASS_DISABLE: 'VOV_JOBID', MISTRAL_VOLUMES: '/etc/volumes' });
-  assert.deepEqual(e.library, { JOBIO_BYPASS: 'emacs,/usr/local/', JOBIO_BYPASS_DISABLE: 'VOV_JOBID' });
-  assert.deepEqual(e.warnings, ['MISTRAL_VOLUMES=/etc/volumes: directories are not treated as mount points by jobio, ignored; I/O is reported per real mount']);
+  assert.deepEqual(e.library, { JOBIO_BYPASS: 'emacs,/usr/local/', JOBIO_BYPASS_DISABLE: 'VOV_JOBID', JOBIO_VOLUMES: '/etc/volumes' });
+  assert.deepEqual(e.warnings, []);
 });
 
 test('a value that cannot be honoured names the variable', () => {
@@ -58,4 +58,5 @@ test('a value that cannot be honoured names the variable', () => {
   bad({ MISTRAL_NOTRACE_PROGRAMS: 'bin/tool' }, /^MISTRAL_NOTRACE_PROGRAMS: "bin\/tool": give a base name, or a full path/);
   bad({ MISTRAL_BYPASS_PROGRAMS: '-emacs' }, /^MISTRAL_BYPASS_PROGRAMS: "-emacs": a program to bypass cannot start with -/);
   bad({ MISTRAL_BYPASS_DISABLE: 'NOT A NAME' }, /^MISTRAL_BYPASS_DISABLE: "NOT A NAME" is not an environment variable name/);
+  bad({ MISTRAL_VOLUMES: 'volumes.txt' }, /^MISTRAL_VOLUMES=volumes.txt: give the file's absolute path/);
 });

@@ -81,8 +81,12 @@ export function readMistralEnvironment(env: NodeJS.ProcessEnv): MistralEnvironme
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(disable)) throw new UsageError(`${MISTRAL_VARIABLES.bypassDisable}: "${disable}" is not an environment variable name`);
     library['JOBIO_BYPASS_DISABLE'] = disable;
   }
+  // a file of directories the library treats as mount points (JOBIO_VOLUMES)
   const volumes = value(env, MISTRAL_VARIABLES.volumes);
-  if (volumes !== undefined) warnings.push(`${MISTRAL_VARIABLES.volumes}=${volumes}: directories are not treated as mount points by jobio, ignored; I/O is reported per real mount`);
+  if (volumes !== undefined) {
+    if (!volumes.startsWith('/')) throw new UsageError(`${MISTRAL_VARIABLES.volumes}=${volumes}: give the file's absolute path (the library reads it in every process, whatever its directory)`);
+    library['JOBIO_VOLUMES'] = volumes;
+  }
   const configFile = value(env, MISTRAL_VARIABLES.config);
   const workDirectory = value(env, MISTRAL_VARIABLES.workDirectory);
   return { raw, library, warnings, ...(configFile !== undefined ? { configFile } : {}), ...(workDirectory !== undefined ? { workDirectory } : {}) };

@@ -2,7 +2,7 @@
 // private receiver socket, passes CMD's exit status through (a signal n gives 128+n), prints the
 // red/yellow/green summary to stderr and, with --output, writes Mistral-compatible JSON lines.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -145,6 +145,9 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
   try {
     mistralEnv = readMistralEnvironment(process.env);
     for (const w of mistralEnv.warnings) process.stderr.write(`jobio run: warning: ${w}\n`);
+    const volumes = mistralEnv.library['JOBIO_VOLUMES'];
+    // the library reads it in every process, where it can only log: say it here, before anything runs
+    if (volumes !== undefined) readableFile(volumes, 'MISTRAL_VOLUMES');
     mistral = readMistralConfig(flags['mistralConfig'], mistralEnv.configFile);
     for (const w of mistral?.warnings ?? []) process.stderr.write(`jobio run: warning: ${w}\n`);
     if (mistral?.plugin) process.stderr.write(`jobio run: warning: ${pluginWarning(mistral.plugin, mistral.file)}\n`);
@@ -345,6 +348,15 @@ async function runProfiled(argv: readonly string[], flags: Record<string, unknow
     } catch {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+}
+
+/** A file the run needs to read, else a usage error naming the variable that gave it. */
+function readableFile(path: string, variable: string): void {
+  try {
+    accessSync(path, fsConstants.R_OK);
+  } catch (err) {
+    throw new UsageError(`${variable}=${path}: ${(err as Error).message}`);
   }
 }
 

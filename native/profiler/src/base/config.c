@@ -137,6 +137,7 @@ static const char jobio_scheduler_cmds[] =
 void jobio_read_config(void) {
   jobio_cfg.debug = jobio_env_flag("JOBIO_DEBUG");
   jobio_copy(jobio_cfg.error_log, sizeof jobio_cfg.error_log, getenv("JOBIO_ERROR_LOG"));
+  jobio_copy(jobio_cfg.volumes, sizeof jobio_cfg.volumes, getenv("JOBIO_VOLUMES"));
   jobio_copy(jobio_cfg.socket_path, sizeof jobio_cfg.socket_path, getenv("JOBIO_SOCKET"));
   const char *sp = getenv("JOBIO_SOCKET");
   if (sp && strlen(sp) >= sizeof jobio_cfg.socket_path) {

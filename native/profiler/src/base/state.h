@@ -24,6 +24,7 @@ struct jobio_config {
   int debug;
   char socket_path[108];
   char error_log[256];
+  char volumes[256]; /* JOBIO_VOLUMES: a file of directories treated as mount points (process/mounts.c) */
 };
 extern struct jobio_config jobio_cfg;
 

@@ -17,6 +17,11 @@
  * JOBIO_NET_PEERS are taken by the first peer addresses of the process, "[network] 10.1.2.3"
  * (net_peers.c names them). A peer entry is claimed by its address hash with one compare-and-swap,
  * so the wrappers never lock to find or add one.
+ *
+ * Volumes (JOBIO_VOLUMES: a file of absolute directory paths, one a line) are directories treated as
+ * mount points: each is an entry of the mount that holds it, with that mount's id, device, type and
+ * source but its own path. A device that holds a volume is then shared by several entries, so its
+ * files are attributed by the longest prefix among them: a file below a volume counts there.
  */
 #include <limits.h>
 #include <string.h>
@@ -41,6 +46,7 @@ struct jobio_mount {
   uint8_t gone;
   uint8_t seen;
   uint8_t named;     /* path, fstype and source are written (a peer entry is named after its claim) */
+  uint8_t volume;    /* a directory of JOBIO_VOLUMES: never in mountinfo, never gone */
   uint64_t peer_key; /* network peer entries: hash of the peer address, 0 while free */
   char path[256];
   char fstype[32];
@@ -233,7 +239,7 @@ static void jobio_mounts_read(void) {
   }
   jobio_ix_begin();
   uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
-  for (uint32_t i = 0; i < count; i++) jobio_mounts[i].seen = jobio_mounts[i].id < 0;
+  for (uint32_t i = 0; i < count; i++) jobio_mounts[i].seen = jobio_mounts[i].id < 0 || jobio_mounts[i].volume;
   size_t have = 0;
   for (;;) {
     long n = jobio_sys_read(fd, jobio_mi_buf + have, JOBIO_MI_BUF - 1 - have);
@@ -289,6 +295,72 @@ static void jobio_net_name(struct jobio_mount *m, const char *address) {
   __atomic_store_n(&m->named, 1, __ATOMIC_RELEASE);
 }
 
+static size_t jobio_abs_path(const char *path, char *out, size_t cap);
+static int jobio_longest_prefix(const char *abs, size_t n, int only_dev, uint64_t dev);
+
+/* One line of the volumes file: an absolute directory below a known mount becomes an entry of it. */
+static void jobio_volume_line(char *line) {
+  size_t n = strlen(line);
+  while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r')) line[--n] = 0;
+  while (*line == ' ' || *line == '\t') line++;
+  if (!*line || *line == '#') return;
+  char abs[PATH_MAX];
+  if (*line != '/' || !jobio_abs_path(line, abs, sizeof abs) || strlen(abs) >= sizeof jobio_mounts[0].path) {
+    jobio_log("JOBIO_VOLUMES: not an absolute path (or too long), ignored:", (long)n);
+    return;
+  }
+  int mi = jobio_longest_prefix(abs, strlen(abs), 0, 0);
+  uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
+  if (mi < 0 || strcmp(jobio_mounts[mi].path, abs) == 0 || count >= JOBIO_MAX_MOUNTS) return; /* a mount already */
+  for (uint32_t i = 0; i < count; i++)
+    if (jobio_mounts[i].volume && strcmp(jobio_mounts[i].path, abs) == 0) return; /* listed twice */
+  const struct jobio_mount *in = &jobio_mounts[mi];
+  struct jobio_mount *m = &jobio_mounts[count];
+  m->id = in->id;
+  m->dev = in->dev;
+  m->slot = -1;
+  jobio_copyz(m->path, sizeof m->path, abs);
+  m->pathlen = (uint16_t)strlen(m->path);
+  jobio_copyz(m->fstype, sizeof m->fstype, in->fstype);
+  jobio_copyz(m->source, sizeof m->source, in->source);
+  m->ignored = in->ignored;
+  m->gone = 0;
+  m->seen = 1;
+  m->named = 1;
+  m->volume = 1;
+  __atomic_store_n(&jobio_mount_count, count + 1, __ATOMIC_RELEASE);
+}
+
+/* The volumes file named by JOBIO_VOLUMES, read once after mountinfo (caller holds jobio_mount_lock
+ * and the guard); its first JOBIO_MI_BUF bytes. An unreadable file is logged, and nothing changes. */
+static void jobio_volumes_read(void) {
+  const char *file = jobio_cfg.volumes;
+  if (!*file || !jobio_mounts || !jobio_mi_buf) return;
+  int fd = (int)jobio_sys_open(AT_FDCWD, file, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) {
+    jobio_log("cannot open JOBIO_VOLUMES, errno", errno);
+    return;
+  }
+  size_t have = 0;
+  for (;;) {
+    long n = jobio_sys_read(fd, jobio_mi_buf + have, JOBIO_MI_BUF - 1 - have);
+    if (n <= 0) break;
+    have += (size_t)n;
+  }
+  jobio_sys_close(fd);
+  jobio_mi_buf[have] = 0;
+  jobio_ix_begin();
+  for (char *start = jobio_mi_buf; start < jobio_mi_buf + have;) {
+    char *nl = memchr(start, '\n', have - (size_t)(start - jobio_mi_buf));
+    if (nl) *nl = 0;
+    jobio_volume_line(start);
+    if (!nl) break;
+    start = nl + 1;
+  }
+  jobio_ix_end(); /* the volumes are mount points for the lookup too */
+  __atomic_add_fetch(&jobio_mount_gen, 1, __ATOMIC_RELEASE);
+}
+
 void jobio_mounts_init(void) {
   for (int i = 0; i < JOBIO_MAX_SLOTS; i++) jobio_slot_mounts[i] = -1;
   jobio_mounts = jobio_sys_mmap(sizeof(struct jobio_mount) * JOBIO_MAX_MOUNTS);
@@ -309,6 +381,7 @@ void jobio_mounts_init(void) {
   }
   pthread_mutex_lock(&jobio_mount_lock);
   jobio_mounts_read();
+  jobio_volumes_read();
   pthread_mutex_unlock(&jobio_mount_lock);
   jobio_last_refresh = jobio_now_coarse();
   jobio_cwd_read();
