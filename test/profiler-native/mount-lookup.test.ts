@@ -1,10 +1,11 @@
 // The profiler's mount lookup (native/profiler/src/process/mounts.c: an index rebuilt with the mount
 // table, and each thread's last directory) on real mounts: a private mount namespace (unshare -m)
 // with 50 extra tmpfs mounts, a mount inside a mount, two mounts stacked on one point, a file
-// bind-mounted over a file, relative paths across chdir, "..", and a mount made while the program
-// runs. Each mount is opened a number of times of its own, so the opens the profiler counts per
-// mount say which mount every path was attributed to; the expected mount of each path is the one
-// the kernel resolves it on, written below.
+// bind-mounted over a file, relative paths across chdir, "..", a mount made while the program runs
+// and a volume (JOBIO_VOLUMES: a directory counted as a mount point of its own). Each mount is opened
+// a number of times of its own, so the opens the profiler counts per mount say which mount every
+// path was attributed to; the expected mount of each path is the one the kernel resolves it on (or
+// the volume that holds it), written below.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -47,6 +48,9 @@ os.chdir(D + '/m1')
 look('inner/../y', 10)          # normalises to D/m1/y
 look('inner/y', 20)
 look(D + '/m50/x', 50)
+look(D + '/m10/a', 2)           # a volume (JOBIO_VOLUMES) is a mount point too: after its parent
+look(D + '/m10/vol', 3)         # the volume's own path
+look(D + '/m10/vol/x', 4)
 subprocess.run(['mount', '-t', 'tmpfs', 'jobio-late', D + '/late'], check=True)
 time.sleep(1.2)                 # the table is read again at most once a second, when a device is new:
 fd = os.open(D + '/late/x', os.O_WRONLY | os.O_CREAT, 0o644)
@@ -72,18 +76,22 @@ describe('mount lookup on real mounts', { timeout: 120_000 }, () => {
     const d = join(dir, 'mnt');
     const script = join(dir, 'program.py');
     writeFileSync(script, PROGRAM);
+    const volumes = join(dir, 'volumes');
+    writeFileSync(volumes, `${d}/m10/vol\n`);
     const setup = [
       'set -e',
       `D=${d}`,
       'mkdir -p $D/late',
-      'for i in $(seq 1 50); do mkdir -p $D/m$i; mount -t tmpfs jobio-m$i $D/m$i; done',
+      'for i in $(seq 1 50); do mkdir -p $D/m$i; done',
+      'for i in $(seq 1 50); do mount -t tmpfs jobio-m$i $D/m$i; done',
+      'mkdir $D/m10/vol',
       'mkdir $D/m1/inner && mount -t tmpfs jobio-inner $D/m1/inner',
       'mount -t tmpfs jobio-m2-top $D/m2',
       ': > $D/m4/g && : > $D/m3/f && mount --bind $D/m4/g $D/m3/f',
       `exec ${python} -I -B ${script} $D`,
     ].join('\n');
     try {
-      const r = await runProfiled(unshare, [...ns, 'sh', '-c', setup], { dir });
+      const r = await runProfiled(unshare, [...ns, 'sh', '-c', setup], { dir, env: { JOBIO_VOLUMES: volumes } });
       assert.equal(r.status, 0, r.stderr.toString());
       const py = r.dump.processes.filter((p) => p.exe.includes('python'));
       assert.equal(py.length, 1, `one python process: ${r.dump.processes.map((p) => p.exe).join(',')}`);
@@ -105,6 +113,8 @@ describe('mount lookup on real mounts', { timeout: 120_000 }, () => {
         ['/m6 jobio-m6', 6],
         ['/m9 jobio-m9', 9],
         ['/m50 jobio-m50', 50],
+        ['/m10 jobio-m10', 2],
+        ['/m10/vol jobio-m10', 7],
         ['/late jobio-late', 12], // (the write's open made the file: a create)
       ]);
       assert.deepEqual(Object.fromEntries([...got].sort()), Object.fromEntries([...want].sort()));
