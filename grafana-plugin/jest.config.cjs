@@ -21,6 +21,9 @@ module.exports = {
   transformIgnorePatterns: [`node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
   moduleNameMapper: {
     '\\.(css|scss)$': '<rootDir>/src/test-utils/style-mock.ts',
+    // The characterisation is shared with `jobio report` (../exporter/src/analysis): Node ESM, whose relative imports name
+    // the compiled `.js`; the TypeScript source beside them is what runs here.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testTimeout: 20000,
 };

@@ -33,7 +33,9 @@ export default function config(mode = 'production') {
       clean: true,
     },
     externals: EXTERNALS,
-    resolve: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.jsx'] },
+    // `.js` → `.ts` first: the characterisation is shared with `jobio report` (../exporter/src/analysis), Node ESM whose
+    // relative imports name the compiled `.js`.
+    resolve: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.jsx'], extensionAlias: { '.js': ['.ts', '.js'] } },
     module: {
       rules: [
         {

@@ -14,6 +14,9 @@ import { startPrometheus, type RunningPrometheus } from '../helpers/prometheus.j
 import { entryLines, OST_OPS_210, type GeneratedJob } from '../lustre/generate-jobstats.js';
 import { jobStatsExporterArgs, replaceJobStats, scrapedAfter } from '../lustre/replay.js';
 import type { ReportJson } from '../../exporter/src/report/report-schema.js';
+import { changeSpan, jobStatsSamples } from '../../exporter/src/report/file-system.js';
+import { characterisationQuery, characterisationRange } from '../../exporter/src/report/characterisation.js';
+import { characteriseRaw, slides, slidesQuantile, type RawMatrix } from '../helpers/characterisation-oracle.js';
 
 const CAPTURES = join(repoRoot, 'test/fixtures/lustre');
 const MDT_CAPTURE = readFileSync(join(CAPTURES, 'hp-2.10.1-mdt/proc/fs/lustre/mdt/lustrefs-MDT0000/job_stats'), 'utf8');
@@ -137,6 +140,48 @@ test("jobio report JOBID: the file system's view from job_stats series, and a st
     assert.equal(storm.header.start, iso(Math.min(first.from, mdt.from)));
     assert.equal(storm.header.end, iso(Math.max(second.to, mdt.to)));
 
+    // the characterisation: 14 MiB written on 2 OSTs, no reads; I, ρ, P at each c and the job's place among the jobs
+    // of its range equal the second implementation on the range results the report asked for (the same range: Δt the
+    // scrape interval of the job's samples, one step before its first increase)
+    const ch = storm.characterisation;
+    assert.ok(ch?.write);
+    assert.deepEqual([ch.view, ch.read, ch.write.bytes, ch.write.servers], ['servers', null, 14 * MiB, 2]);
+    const q = { url: prom.url, mode: 'job' as const, intervalMs: 0, filters: {}, timeoutMs: 10_000 };
+    const samples = await jobStatsSamples(q, '4711', '30d');
+    const [from = 0, to = 0] = changeSpan(samples);
+    const grid = characterisationRange(
+      from,
+      to,
+      [...samples.operations, ...samples.readBytes, ...samples.writeBytes].map((x) => x.values.map(([t]) => t)),
+    );
+    assert.equal(ch.step, grid.step);
+    const matrix = async (family: 'read' | 'write' | 'operations'): Promise<RawMatrix> =>
+      ((await prom!.queryRaw('/api/v1/query_range', { query: characterisationQuery(family), start: String(grid.start), end: String(grid.end), step: String(grid.step) })) as { result: RawMatrix })
+        .result;
+    const [readM, writeM, opsM] = await Promise.all([matrix('read'), matrix('write'), matrix('operations')]);
+    const life = [readM, writeM, opsM];
+    const jobs = [...new Set(life.flatMap((m) => m.map((x) => x.metric['jobid'] ?? '')))];
+    for (const t of ch.write.thresholds) {
+      const o = characteriseRaw([writeM], '4711', grid, t.threshold_bytes, life);
+      const s = slides(o.bytes, t.threshold_bytes);
+      const r6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+      assert.deepEqual([t.io_intensity, t.burstiness, t.parallel_intensity, t.busy_servers], [r6(s.I), r6(s.rho), r6(s.P), r6(o.parallel)], `c = ${t.threshold_bytes}`);
+      const all = jobs.map((j) => characteriseRaw([writeM], j, grid, t.threshold_bytes, life)).filter((x) => x.servers > 0);
+      const values = all.map((x) => x.intensity);
+      assert.deepEqual(t.population, {
+        jobs: all.length,
+        quantile: 0.8,
+        io_intensity: { share_at_or_below: r6(values.filter((v) => v <= o.intensity + 1e-9).length / values.length), at_quantile: r6(slidesQuantile(values, 0.8)) },
+        burstiness: t.population?.burstiness,
+        parallel_intensity: t.population?.parallel_intensity,
+      });
+    }
+    // 4711 and the OST capture's jobs that wrote (each entry's write_bytes sum above 0)
+    const writers = OST_CAPTURE.split(/^- job_id:/m)
+      .slice(1)
+      .filter((entry) => Number(/write_bytes:.*sum:\s*(\d+)/.exec(entry)?.[1] ?? 0) > 0).length;
+    assert.equal(ch.write.thresholds[0]?.population?.jobs, 1 + writers);
+
     // a job of the capture: one setattr among the 175 requests of its interval, nothing to change
     const r43 = await report('43', '--json');
     assert.equal(r43.code, 0, r43.stderr);
@@ -163,6 +208,10 @@ test("jobio report JOBID: the file system's view from job_stats series, and a st
     assert.match(text.stdout, /^ {2}lustrefs-MDT0000: 60,150 requests; busiest [\d,]+ ops\/s \(75\.0 % of all\)$/m);
     assert.match(text.stdout, /^ {2}lustrefs-OST0001: written 2\.0 MiB; busiest [\d.]+ MiB\/s \(100\.0 % of all\)$/m);
     assert.match(text.stdout, /^application: {2}the job ran without the profiler: no view of its calls$/m);
+    assert.match(text.stdout, /^character: {4}\d+ interval\(s\) of 1 s from the job_stats series of the job's$/m);
+    assert.match(text.stdout, /^ {2}read: none$/m);
+    assert.match(text.stdout, /^ {2}write: 14\.0 MiB on 2 server\(s\), busiest 8\.0 MiB\/s; \d+ job\(s\) wrote then$/m);
+    assert.match(text.stdout, /^ {4}c = 1\.0 MiB {3}I \d\.\d\d \(\d+ %\) {2}ρ \d\.\d\d \(\d+ %\) {2}P \d\.\d\d \(\d+ %\)$/m);
     const link = `http://127.0.0.1:3000/d/jobio-job/jobio-job?var-jobid=4711&from=${Date.parse(storm.header.start)}&to=${Date.parse(storm.header.end)}`;
     assert.ok(text.stdout.split('\n').includes(`dashboard:    ${link}`), text.stdout);
     // every line fits 80 columns but the link (never wrapped)
@@ -170,6 +219,7 @@ test("jobio report JOBID: the file system's view from job_stats series, and a st
     const html = join(root, 'r.html');
     assert.equal((await report('4711', '--html', html)).code, 0);
     assert.match(readFileSync(html, 'utf8'), /<td>lustrefs-MDT0000<\/td><td>60,150<\/td>.*<td>75\.0 %<\/td><\/tr>/);
+    assert.match(readFileSync(html, 'utf8'), /<h2>I\/O character<\/h2>.*<tr><td>write<\/td><td>14\.0 MiB<\/td><td>2<\/td><td>1024 KiB<\/td><td>\d\.\d\d <small>/s);
 
     // a hostile job id stays one label value
     const hostile = await report('x"} or vector(1) #');

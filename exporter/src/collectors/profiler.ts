@@ -49,11 +49,16 @@ export const profilerCollector = defineCollector({
       'Distinct program labels per job on the reason series (program names come from the profiled process); further programs are summed into program="_other".',
     ),
     maxConnectionsPerUser: positiveIntegerFlag('max-connections-per-user', 256, 'Open socket connections one uid may hold; further ones are closed at once and counted.'),
+    maxProcessBytesPerSecond: positiveIntegerFlag(
+      'max-process-bytes-per-second',
+      25_000_000_000,
+      "Bytes read plus written one process is credited per second of its life, on average since it started (kernel start time); frames beyond it are rejected as implausible and credited later when the process's age covers them.",
+    ),
     expiryMs: durationFlag('expiry', '10m', 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.'),
     ...USER_FLAGS,
   },
   create({ registry, settings, paths, logger }) {
-    const { socket: socketPath, socketMode: mode, expiryMs, maxConnectionsPerUser } = settings;
+    const { socket: socketPath, socketMode: mode, expiryMs, maxConnectionsPerUser, maxProcessBytesPerSecond } = settings;
     const users = userResolverFor(paths, settings);
     const store = new ProfilerMetricStore(new JobSlots(settings.maxJobs), Date.now, new CappedLabels(settings.maxMounts), new CappedLabels(settings.maxPrograms));
     let receiver: ProfilerReceiver | undefined;
@@ -65,7 +70,7 @@ export const profilerCollector = defineCollector({
     warnIfNoProcesses(paths.procfs, logger);
     const tryStart = (): void => {
       try {
-        receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store, maxConnectionsPerUser });
+        receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store, maxConnectionsPerUser, ceilings: { bytesPerSecond: maxProcessBytesPerSecond } });
         logger.info({ socket: socketPath }, 'profiler socket listening');
       } catch (err) {
         const message = (err as Error).message;

@@ -1,12 +1,16 @@
 // What one process can physically have done. Counters come from the sender's own frame, so without a
 // bound one frame could add 1.8e19 bytes or calls. Each family of figures (calls per call type and
 // class, bytes per size bin, bytes per power-of-two bin, ...) is summed and converted into the time it
-// needs at a ceiling per second far above any real node (100 GB/s, a billion calls per second, 10,000
-// threads each in I/O all the time), so only a forged frame crosses it. The process table keeps, per
-// process, how much of its life its accepted increments have used (a budget that starts when the
-// kernel says the process started and never runs ahead of the receiver's clock by more than a small
-// slack), so however many frames a sender splits a forgery into, the total stays bounded by
-// ceiling × the process's age. Never the times the frame itself states.
+// needs at a ceiling per process and second: 25 GB/s of bytes (a 200 Gb/s link, the fastest single
+// HPC network port, and more than POSIX reads and writes of one process reach on a Lustre client;
+// `--collector.profiler.max-process-bytes-per-second`), a billion calls per second, 10,000 threads
+// each in I/O all the time. The process table keeps, per process, how much of its life its accepted
+// increments have used (a budget that starts when the kernel says the process started and never runs
+// ahead of the receiver's clock by more than a small slack), so however many frames a sender splits a
+// forgery into, the total stays bounded by ceiling × (the process's age + the slack): a process 20 s
+// old is credited at most 550 GB. The ceiling bounds the average over the process's life, not a
+// burst: an honest process faster for a moment is refused that frame and credited with a later one,
+// once its age covers it. Never the times the frame itself states.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseProcStat } from '../sources/proc-stat.js';
@@ -22,14 +26,20 @@ export interface Ceilings {
   readonly ioSecondsPerSecond: number;
 }
 
-export const DEFAULT_CEILINGS: Ceilings = { bytesPerSecond: 1e11, callsPerSecond: 1e9, ioSecondsPerSecond: 1e4 };
+export const DEFAULT_CEILINGS: Ceilings = { bytesPerSecond: 25e9, callsPerSecond: 1e9, ioSecondsPerSecond: 1e4 };
 
 /**
- * How far a process's budget may run ahead of the receiver's clock: frames are batched, clocks are
- * read in ticks, and a process's first snapshot may arrive a little before the kernel's start time
- * and uptime agree. Once per process, not per frame.
+ * How far a process's I/O budget may run ahead of the receiver's clock: the kernel's start time and
+ * uptime are read in 10 ms ticks, and frames are read after they were written (which only helps).
+ * Once per process, not per frame; kept small because it is credited at the ceilings (2 s = 50 GB).
  */
-export const SLACK_MS = 10_000;
+export const SLACK_MS = 2_000;
+
+/**
+ * The same for run time, which costs nothing at the ceilings (it grows at clock speed): generous, as
+ * a process's own clock and the receiver's batching may disagree by a few seconds.
+ */
+export const RUNTIME_SLACK_MS = 10_000;
 
 type Kind = 'bytes' | 'calls' | 'timeNs';
 

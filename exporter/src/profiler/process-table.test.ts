@@ -8,6 +8,7 @@ import { CALL_TYPES, CLASSES, DIRECTIONS, FLAG_FINAL, POW2_BINS, SIZE_BINS } fro
 import { addInto, emptyCounters, slot, type Counters } from './counters.js';
 import { JobVerifier } from './job-verifier.js';
 import { fakeProc } from '../../../test/helpers/fake-proc.js';
+import { DEFAULT_CEILINGS, SLACK_MS } from './plausibility.js';
 import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type Credentials, type ProcessIdentity, type TableOptions } from './process-table.js';
 
 const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
@@ -125,7 +126,7 @@ test('per-frame increments are bounded by what is physically possible in the ela
   assert.equal(h.writes('|1000|/data'), 200);
   // Runtime: wall-clock time cannot grow faster than the clock (a forged 1e18 ns is clamped).
   h.table.handle(proc(4, 1e18, { mounts: 0 }), cred(5));
-  // Its budget: an age of 60 s assumed (no /proc here), 2 s elapsed since, 10 s slack.
+  // Its budget: an age of 60 s assumed (no /proc here), 2 s elapsed since, 10 s slack (run time's).
   assert.equal(h.runtime.get(''), 72e9, "runtime clamped to the process's life");
   assert.deepEqual(h.rejected, ['implausible', 'implausible']);
 });
@@ -138,17 +139,47 @@ test('a process restarting its counters under a new start time gets no fresh all
   writeFileSync(join(procfs, '7', 'stat'), stat(99_000)); // started at 990 s of uptime: 10 s old
   const h = harness(procfs, { bytesPerSecond: 65536 * 1000 });
   const w = 1000; // 1,000 writes of 64 KiB: at most 1,000 per second under this ceiling
-  h.send(cred(7), proc(0, 10, { mounts: 0 }), mount(1, 15 * w)); // 15 s worth, in a process 10 s old (10 s slack): accepted
-  assert.equal(h.writes('|1000|/data'), 15 * w);
+  h.send(cred(7), proc(0, 10, { mounts: 0 }), mount(1, 11 * w)); // 11 s worth, in a process 10 s old (2 s slack): accepted
+  assert.equal(h.writes('|1000|/data'), 11 * w);
   // The same process (same kernel start) claims a new start time: a "restart" without evidence.
-  h.send(cred(7), proc(0, 10, { start: 9000n, mounts: 0 }), mount(1, 15 * w, { start: 9000n }));
-  assert.equal(h.writes('|1000|/data'), 15 * w, 'no fresh budget: 15 s worth more in no time is implausible (before: counted again)');
+  h.send(cred(7), proc(0, 10, { start: 9000n, mounts: 0 }), mount(1, 11 * w, { start: 9000n }));
+  assert.equal(h.writes('|1000|/data'), 11 * w, 'no fresh budget: 11 s worth more in no time is implausible (before: counted again)');
   assert.deepEqual(h.rejected, ['implausible']);
   // A new process with the same pid (the kernel's start time changed): a real restart from zero.
   writeFileSync(join(procfs, '7', 'stat'), stat(99_900));
   writeFileSync(join(procfs, 'uptime'), '1009.00 1900.00\n');
   h.send(cred(7), proc(0, 10, { start: 9500n, mounts: 0 }), mount(1, 0.5 * w, { start: 9500n }));
-  assert.equal(h.writes('|1000|/data'), 15.5 * w);
+  assert.equal(h.writes('|1000|/data'), 11.5 * w);
+});
+
+// A process 20 s old by the kernel's clock is credited at most its age (plus the clock slack) at the
+// per-process bytes ceiling, to the byte: never 2.1 TB (before: 100 GB/s and 10 s of slack let it
+// have 3 TB).
+test('a 20 s old process is credited at most (20 s + slack) x the per-process bytes ceiling, exactly', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-fakeproc-'));
+  writeFileSync(join(procfs, 'uptime'), '1000.00 1900.00\n');
+  mkdirSync(join(procfs, '9'));
+  writeFileSync(join(procfs, '9', 'stat'), '9 (app) S 1 9 9 0 -1 4194304 100 0 0 0 5 3 0 0 20 0 1 0 98000 10000000 500 18446744073709551615\n'); // started at 980 s
+  const h = harness(procfs);
+  const perWrite = 65536;
+  const tb21 = Math.ceil(2.1e12 / perWrite);
+  h.send(cred(9), proc(0, 10, { mounts: 0 }), mount(1, tb21));
+  assert.equal(h.writes('|1000|/data'), 0, '2.1 TB from a 20 s old process');
+  assert.deepEqual(h.rejected, ['implausible']);
+  // The most it can have: floor(ceiling x (20 s + slack) / 64 KiB) writes of 64 KiB.
+  const most = Math.floor((DEFAULT_CEILINGS.bytesPerSecond * (20_000 + SLACK_MS)) / 1000 / perWrite);
+  assert.equal(most, Math.floor((25e9 * 22) / perWrite), 'the ceiling is 25 GB/s per process, the slack 2 s');
+  h.send(cred(9), mount(2, most + 1));
+  assert.equal(h.writes('|1000|/data'), 0, 'one write of 64 KiB beyond the budget');
+  h.send(cred(9), mount(3, most));
+  assert.equal(h.writes('|1000|/data'), most);
+  h.send(cred(9), mount(4, most + 1));
+  assert.equal(h.writes('|1000|/data'), most, 'the budget is used up: nothing more without time passing');
+  h.tick(1000);
+  h.send(cred(9), mount(5, most + 1));
+  assert.equal(h.writes('|1000|/data'), most + 1, 'a second later, one more write fits');
+  assert.deepEqual(h.rejected, ['implausible', 'implausible', 'implausible']);
+  rmSync(procfs, { recursive: true, force: true });
 });
 
 test('final snapshots end the process; a mount frame without its process is rejected', () => {

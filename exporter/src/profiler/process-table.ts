@@ -29,7 +29,7 @@ import type { MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/prof
 import { countersOf, delta, scalarDelta, type Counters } from './counters.js';
 import { canonicalJobId } from '../labels/process-job.js';
 import type { JobVerifier, ProcEvidence } from './job-verifier.js';
-import { DEFAULT_CEILINGS, kernelStart, neededMs, SLACK_MS, type Ceilings } from './plausibility.js';
+import { DEFAULT_CEILINGS, kernelStart, neededMs, RUNTIME_SLACK_MS, SLACK_MS, type Ceilings } from './plausibility.js';
 
 export interface Credentials {
   readonly pid: number;
@@ -231,9 +231,9 @@ export class ProcessTable {
     return this.pidClocks.get(pid) ?? this.clockFor(pid);
   }
 
-  /** What is left of a budget now (ms). */
-  private leftMs(until: number): number {
-    return this.now() + SLACK_MS - until;
+  /** What is left of a budget now (ms), with `slack` ms of it allowed ahead of the clock. */
+  private leftMs(until: number, slack: number): number {
+    return this.now() + slack - until;
   }
 
   private remove(key: string, entry: Entry): void {
@@ -332,7 +332,7 @@ export class ProcessTable {
       // Run time grows at most one second per second of the process's life; dropped frames and ignored
       // calls at most at the calls ceiling over that time. Beyond: clamped, and counted.
       const clock = this.clockOf(cred.pid);
-      const leftMs = Math.max(0, this.leftMs(clock.runtimeUntilMs));
+      const leftMs = Math.max(0, this.leftMs(clock.runtimeUntilMs, RUNTIME_SLACK_MS));
       const perLife = (leftMs / 1000) * this.limits.callsPerSecond;
       const runtimeNs = scalarDelta(record.runtimeNs, prev?.runtimeNs);
       const droppedFrames = scalarDelta(record.droppedFrames, prev?.droppedFrames);
@@ -381,7 +381,7 @@ export class ProcessTable {
       const increment = refusal ? undefined : delta(current, known ?? (entry.baseline ? current : undefined));
       const clock = this.clockOf(entry.identity.pid);
       const needMs = increment ? neededMs(increment, this.limits) : 0;
-      const reason = refusal ?? (!increment ? 'counter_decrease' : !(needMs <= this.leftMs(clock.ioUntilMs)) ? 'implausible' : undefined);
+      const reason = refusal ?? (!increment ? 'counter_decrease' : !(needMs <= this.leftMs(clock.ioUntilMs, SLACK_MS)) ? 'implausible' : undefined);
       if (reason || !increment) {
         // The snapshot stays the last accepted one: an honest burst is credited with a later frame.
         this.onReject(reason ?? 'implausible', uid);

@@ -5,6 +5,7 @@ import { WIRE_MAX_FRAME } from '../parsers/profiler-wire.js';
 import { decodeFrame, DECODE_REJECT_REASONS, type RejectReason as DecodeRejectReason } from '../parsers/profiler-record.js';
 import { JobVerifier } from './job-verifier.js';
 import { loadSeqpacketAddon, type SeqpacketEvent, type SeqpacketServer, type SeqpacketServerStats } from './native.js';
+import type { Ceilings } from './plausibility.js';
 import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableRejectReason } from './process-table.js';
 
 /**
@@ -37,6 +38,8 @@ export interface ReceiverOptions {
   readonly verifyJobs?: boolean;
   /** Open connections of one uid beyond this are closed at once and counted (default 256). */
   readonly maxConnectionsPerUser?: number;
+  /** Per-process ceilings of plausibility.ts beyond the defaults (bytes per second: a flag). */
+  readonly ceilings?: Partial<Ceilings>;
   /** Called after each event from the socket is handled: `jobio run` waits on it for drained(). */
   readonly onHandled?: () => void;
 }
@@ -62,6 +65,7 @@ export class ProfilerReceiver {
     const addon = loadSeqpacketAddon();
     this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid), Date.now, undefined, {
       procfs: options.procfs,
+      ...options.ceilings,
     });
     this.server = new addon.SeqpacketServer(
       options.socketPath,

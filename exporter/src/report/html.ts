@@ -1,6 +1,6 @@
 // `jobio report --html FILE`: the report as one self-contained page (inline CSS and SVG, no script,
 // nothing fetched: readable offline and from an archive). Everything from the source is HTML-escaped.
-import { CAUSE_TEXT, type ReportFileSystemJson, type ReportJson, type Severity } from './report-schema.js';
+import { CAUSE_TEXT, type ReportCharacterisationJson, type ReportFileSystemJson, type ReportJson, type ReportRankJson, type Severity } from './report-schema.js';
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const pct = (share: number): string => `${(share * 100).toFixed(1)} %`;
@@ -45,6 +45,27 @@ function fileSystemTable(fs: ReportFileSystemJson): string {
     .join(', ');
   return `<h2>File system (Lustre job_stats)</h2><p>${fs.mdt.targets} MDT(s), ${n(fs.mdt.operations)} metadata requests${kinds !== '' ? ` (${kinds})` : ''}; ${fs.ost.targets} OST(s), ${fs.osts_with_data} with data</p>
 <table><tr><th>target</th><th>requests</th><th>read</th><th>written</th><th>busiest rate</th><th>share of the target then</th></tr>${rows.join('')}</table>`;
+}
+
+/** The characterisation: one row per direction and threshold c, I, ρ, P with the job's place among the jobs of the same time. */
+function characterisationTable(ch: ReportCharacterisationJson): string {
+  const mib = (x: number): string => `${(x / 1048576).toFixed(1)} MiB`;
+  const cell = (v: number | null, place: ReportRankJson | undefined): string =>
+    v === null ? '<td>-</td>' : `<td>${v.toFixed(2)}${place === undefined ? '' : ` <small>(${(place.share_at_or_below * 100).toFixed(0)} % at or below)</small>`}</td>`;
+  const rows = (['read', 'write'] as const).flatMap((d) => {
+    const x = ch[d];
+    if (x === null) return [`<tr><td>${d}</td><td colspan="6">none</td></tr>`];
+    return x.thresholds.map(
+      (t) =>
+        `<tr><td>${d}</td><td>${mib(x.bytes)}</td><td>${x.servers ?? '-'}</td><td>${(t.threshold_bytes / 1024).toFixed(0)} KiB</td>${cell(t.io_intensity, t.population?.io_intensity)}${cell(t.burstiness, t.population?.burstiness)}${cell(t.parallel_intensity, t.population?.parallel_intensity)}</tr>`,
+    );
+  });
+  const where =
+    ch.view === 'servers'
+      ? "the job_stats series of the job's servers; in brackets the share of the jobs of the same time at or below the job"
+      : 'the profiled I/O of all mounts per time frame (no view of the servers: no P)';
+  return `<h2>I/O character</h2><p>${ch.intervals} interval(s) of ${ch.step} s from ${where}. I: share of the intervals with more than c bytes moved; ρ: burstiness; P: parallel intensity.</p>
+<table class="character"><tr><th>direction</th><th>volume</th><th>servers</th><th>c</th><th>I</th><th>ρ</th><th>P</th></tr>${rows.join('')}</table>`;
 }
 
 export function reportHtml(r: ReportJson): string {
@@ -92,6 +113,7 @@ ${r.dashboard !== undefined ? `<p>Dashboard: <a href="${esc(r.dashboard)}">${esc
     .map(([k, v]) => `<tr><td>${k}</td><td>${esc(v)}</td></tr>`)
     .join('')}</table>
 ${r.file_system !== undefined ? fileSystemTable(r.file_system) : ''}
+${r.characterisation !== undefined ? characterisationTable(r.characterisation) : ''}
 <h2>Application (profiler)</h2><p>${r.application.profiled === false ? 'the job ran without the profiler; ' : ''}${r.application.calls.toLocaleString('en-US')} calls; accumulated run time ${r.application.accumulated_run_time.toFixed(3)} s; busiest moment ${Math.round(r.application.peak_metadata_rate).toLocaleString('en-US')} metadata ops/s</p>
 ${splitBar(r)}
 ${r.application.reasons.length > 0 ? `<h3>Calls per reason (red or yellow)</h3>${reasonBars(r)}` : ''}

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { DiagnosisJson } from '../profiler/diagnosis-schema.js';
 import { parseSize } from '../cli/run-options.js';
+import { characterisationFromFrames, type LogFrame } from './characterisation.js';
 import { findingsOf } from './findings.js';
 import { REPORT_SCHEMA, type ReportJson } from './report-schema.js';
 import { isRecord } from '../util/is-record.js';
@@ -75,6 +76,19 @@ function smallThreshold(records: readonly Rec[]): number {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** The all-mounts (`*`) records of each time frame, in the log's order: the client's I/O per frame. */
+function frames(records: readonly Rec[]): LogFrame[] {
+  return records
+    .filter((r) => r['type'] === 'mountpoint' && r['jobtotal'] !== true && path(r, 'mountpoint', 'path') === '*')
+    .map((r) => ({
+      seconds: Number(/^(\d+)s$/.exec(typeof r['timeframe'] === 'string' ? r['timeframe'] : '')?.[1] ?? 0),
+      endMs: typeof r['timestamp'] === 'string' ? Date.parse(r['timestamp']) : NaN,
+      read: num(path(r, 'io', 'read_all', 'bytes', 'total')),
+      write: num(path(r, 'io', 'write_all', 'bytes', 'total')),
+    }))
+    .filter((f) => f.seconds > 0 && Number.isFinite(f.endMs));
+}
+
 /** The report of the log's records (exported for tests; `reportFromLog` reads the file). */
 export function reportFromRecords(file: string, log: ParsedLog): ReportJson {
   const totals = log.records.filter((r) => r['jobtotal'] === true);
@@ -96,6 +110,7 @@ export function reportFromRecords(file: string, log: ParsedLog): ReportJson {
   const { findings, verdict } = findingsOf({ diagnosis, peakMetadataRate, metadataCalls, smallThreshold: smallThreshold(log.records) });
   const cpu = path(resources, 'resources', 'job', 'cputotaltime', 'total');
   const rss = path(resources, 'resources', 'job', 'rssmem', 'max');
+  const characterisation = characterisationFromFrames(frames(log.records));
   return {
     schema: REPORT_SCHEMA,
     source: { kind: 'log', file, lines: log.lines, malformed_lines: log.malformed },
@@ -127,6 +142,7 @@ export function reportFromRecords(file: string, log: ParsedLog): ReportJson {
       reasons: diagnosis.reasons.map((r) => ({ class: r.class, reason: r.reason, mount: r.mount, program: r.program, calls: r.calls, bytes: r.bytes, share: r.share, gain: r.gain })),
       unseen: diagnosis.unseen,
     },
+    ...(characterisation !== undefined ? { characterisation } : {}),
   };
 }
 

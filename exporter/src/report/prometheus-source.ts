@@ -14,6 +14,7 @@ import { instantQuery, samplesQuery, TopSourceError, type PrometheusQueryOptions
 import { promString } from '../top/promql.js';
 import { shownUrl } from '../top/url-credentials.js';
 import { changeSpan, fileSystemView, jobStatsSamples, prometheusTargetLoad, targetFindings } from './file-system.js';
+import { characterisationFromPrometheus } from './characterisation.js';
 import { findingsOf } from './findings.js';
 import { isMetadataReason } from './why.js';
 import { ReportError } from './log-source.js';
@@ -113,6 +114,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
     ]),
   );
   const fileSystem = await run(() => fileSystemView(jobStats, prometheusTargetLoad(q)));
+  const characterisation = fileSystem === undefined ? undefined : await run(() => characterisationFromPrometheus(q, o.jobid, jobStats));
   const profiled = runtime.length > 0;
   if (!profiled && info.length === 0 && fileSystem === undefined)
     throw new ReportError(`Prometheus at ${shownUrl(o.url)} has no series of job ${o.jobid} in the last ${range} (neither jobio_profiler_*, jobio_lustre_jobstats_* nor jobio_job_info)`);
@@ -217,5 +219,6 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       unseen,
     },
     ...(fileSystem !== undefined ? { file_system: fileSystem } : {}),
+    ...(characterisation !== undefined ? { characterisation } : {}),
   };
 }

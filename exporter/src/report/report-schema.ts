@@ -195,6 +195,63 @@ export interface ReportFileSystemJson {
   readonly targets: readonly ReportTargetJson[];
 }
 
+/** Where the job stands among the jobs of the same time: one of I, ρ, P. */
+export interface ReportRankJson {
+  /** Share of the population's jobs (of this direction, the job included) whose value is at or below the job's (0–1). */
+  readonly share_at_or_below: number;
+  /** The value that `quantile` of those jobs stay at or below. */
+  readonly at_quantile: number;
+}
+
+/** I, ρ and P of one direction at one threshold c. */
+export interface ReportThresholdJson {
+  /** c: a server (a log: the client) counts as doing I/O in an interval when it moves more than c bytes of the direction. */
+  readonly threshold_bytes: number;
+  /** I: the share of the job's intervals with I/O (0–1). */
+  readonly io_intensity: number;
+  /** ρ = 1 − tanh(mean run of I/O intervals / mean run of idle ones); 0 without an idle run. */
+  readonly burstiness: number;
+  /** Servers over c per interval with I/O, on average (|S|·Π); null from a log (the client does not see the servers). */
+  readonly busy_servers: number | null;
+  /** P = (|S|·Π − 1) / (|S| − 1): 1 when every server works in every I/O interval, 0 when one does; null from a log. */
+  readonly parallel_intensity: number | null;
+  /** The job among the jobs with series of this direction in the same time range (from Prometheus; absent from a log). */
+  readonly population?: {
+    readonly jobs: number;
+    readonly quantile: number;
+    readonly io_intensity: ReportRankJson;
+    readonly burstiness: ReportRankJson;
+    readonly parallel_intensity: ReportRankJson;
+  };
+}
+
+/** The characterisation of one direction (reads or writes) over the job's life. */
+export interface ReportDirectionJson {
+  readonly bytes: number;
+  /** The busiest interval's rate, bytes/s. */
+  readonly peak_bandwidth: number;
+  /** |S|: the OSTs (and MDTs, Data-on-MDT) that moved any byte of this direction; null from a log. */
+  readonly servers: number | null;
+  /** One entry per threshold c, ascending. */
+  readonly thresholds: readonly ReportThresholdJson[];
+}
+
+/** The job's I/O characterisation per direction (docs/analyses.md): I, ρ and P at several thresholds c. */
+export interface ReportCharacterisationJson {
+  /** `servers`: per OST/MDT from the job_stats series (Prometheus); `client`: the profiled I/O of all mounts per log frame. */
+  readonly view: 'servers' | 'client';
+  /** Δt, s: the length of one interval (Prometheus: the scrape interval seen in the job's samples; a log: its time frame). */
+  readonly step: number;
+  /** The job's intervals, from the first to the last with data. */
+  readonly intervals: number;
+  /** RFC 3339 UTC: the start of the first interval and the end of the last. */
+  readonly start: string;
+  readonly end: string;
+  /** null: the job moved no byte of that direction. */
+  readonly read: ReportDirectionJson | null;
+  readonly write: ReportDirectionJson | null;
+}
+
 export interface ReportJson {
   readonly schema: typeof REPORT_SCHEMA;
   readonly source: ReportSourceJson;
@@ -206,6 +263,8 @@ export interface ReportJson {
   readonly application: ReportApplicationJson;
   /** From Prometheus when the job has jobio_lustre_jobstats_* series; absent from a log. */
   readonly file_system?: ReportFileSystemJson;
+  /** The job's I/O characterisation per direction; absent when there is nothing to characterise (no job_stats series, no log frames). */
+  readonly characterisation?: ReportCharacterisationJson;
   /** The job's Grafana dashboard over its time range (with --grafana-url or JOBIO_GRAFANA_URL and a job id); absent otherwise. */
   readonly dashboard?: string;
 }

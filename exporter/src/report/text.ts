@@ -4,7 +4,7 @@
 // characters replaced: a log or a label is written by whoever ran the job.
 import { humanBytes } from '../cli/run-summary.js';
 import { withoutControlChars } from '../labels/control-chars.js';
-import { CAUSE_TEXT, type ReportFileSystemJson, type ReportFindingJson, type ReportJson, type Severity } from './report-schema.js';
+import { CAUSE_TEXT, type ReportCharacterisationJson, type ReportFileSystemJson, type ReportFindingJson, type ReportJson, type ReportRankJson, type Severity } from './report-schema.js';
 
 export const WIDTH = 80;
 
@@ -74,6 +74,44 @@ function fileSystemLines(fs: ReportFileSystemJson): string[] {
   return out;
 }
 
+/**
+ * Per direction: volume, servers, peak; then per threshold c the job's I, ρ and P, each with the share of the jobs of
+ * the same time at or below it (from Prometheus).
+ */
+function characterisationLines(ch: ReportCharacterisationJson): string[] {
+  const where = ch.view === 'servers' ? "the job_stats series of the job's servers" : 'the profiled I/O of all mounts (no view of the servers: no P)';
+  const out = wrap(
+    `${ch.intervals} interval(s) of ${ch.step} s from ${where}; I: share of intervals with I/O over c bytes, ρ: burstiness, P: parallel intensity${ch.view === 'servers' ? '; (x %): share of the jobs of the same time at or below' : ''}`,
+    WIDTH,
+    'character:    ',
+    '              ',
+  );
+  const figure = (name: string, v: number | null, place: ReportRankJson | undefined): string =>
+    v === null ? '' : `${name} ${v.toFixed(2)}${place === undefined ? '' : ` (${(place.share_at_or_below * 100).toFixed(0)} %)`}`;
+  for (const d of ['read', 'write'] as const) {
+    const x = ch[d];
+    if (x === null) {
+      out.push(`  ${d}: none`);
+      continue;
+    }
+    const jobs = x.thresholds[0]?.population?.jobs;
+    out.push(
+      ...wrap(
+        `${d}: ${humanBytes(x.bytes)}${x.servers === null ? '' : ` on ${x.servers} server(s)`}, busiest ${humanBytes(x.peak_bandwidth)}/s${jobs === undefined ? '' : `; ${jobs} job(s) ${d === 'read' ? 'read' : 'wrote'} then`}`,
+        WIDTH,
+        '  ',
+        '    ',
+      ),
+    );
+    for (const t of x.thresholds) {
+      const p = t.population;
+      const figures = [figure('I', t.io_intensity, p?.io_intensity), figure('ρ', t.burstiness, p?.burstiness), figure('P', t.parallel_intensity, p?.parallel_intensity)].filter((f) => f !== '');
+      out.push(`    c = ${humanBytes(t.threshold_bytes).padEnd(9)} ${figures.join('  ')}`);
+    }
+  }
+  return out;
+}
+
 export function reportText(r: ReportJson, colour: boolean): string {
   const paint = (s: Severity | 'ok', text: string): string => (colour ? `${COLOURS[s]}${text}${RESET}` : text);
   const h = r.header;
@@ -109,6 +147,7 @@ export function reportText(r: ReportJson, colour: boolean): string {
   if (r.dashboard !== undefined) out.push(`dashboard:    ${withoutControlChars(r.dashboard)}`);
   out.push(...wrap(r.source.kind === 'log' ? r.source.file : `Prometheus ${r.source.url}, the last ${r.source.range}`, WIDTH, 'from:         ', '              '));
   if (r.file_system !== undefined) out.push(...fileSystemLines(r.file_system));
+  if (r.characterisation !== undefined) out.push(...characterisationLines(r.characterisation));
   if (a.profiled === false) out.push(...wrap('the job ran without the profiler: no view of its calls', WIDTH, 'application:  ', '              '));
   else
     out.push(

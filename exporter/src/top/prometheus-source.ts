@@ -39,11 +39,21 @@ export async function samplesQuery(options: PrometheusQueryOptions, query: strin
   return (await apiQuery(options, query, 'matrix')) as Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
 }
 
-async function apiQuery(options: PrometheusQueryOptions, query: string, resultType: 'vector' | 'matrix'): Promise<unknown[]> {
-  const params = new URLSearchParams({ query });
-  if (options.time !== undefined) params.set('time', String(options.time));
+/** A range query (`/api/v1/query_range`): the value of `query` at start, start + step, … ≤ end (seconds). */
+export async function rangeQuery(
+  options: PrometheusQueryOptions,
+  query: string,
+  range: { start: number; end: number; step: number },
+): Promise<Array<{ metric: Record<string, string>; values: Array<[number, string]> }>> {
+  const params = { start: String(range.start), end: String(range.end), step: String(range.step) };
+  return (await apiQuery(options, query, 'matrix', 'query_range', params)) as Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
+}
+
+async function apiQuery(options: PrometheusQueryOptions, query: string, resultType: 'vector' | 'matrix', path = 'query', extra: Record<string, string> = {}): Promise<unknown[]> {
+  const params = new URLSearchParams({ query, ...extra });
+  if (options.time !== undefined && path === 'query') params.set('time', String(options.time));
   const { url: base, headers } = endpoint(options.url);
-  const url = `${base.replace(/\/+$/, '')}/api/v1/query`;
+  const url = `${base.replace(/\/+$/, '')}/api/v1/${path}`;
   const shown = shownUrl(options.url);
   let res: Response;
   try {

@@ -2,6 +2,7 @@ import { type DataFrame, type DataQueryRequest, dateTime, FieldType, type DataSo
 import { setBackendSrv, setTemplateSrv, type BackendSrv, type TemplateSrv } from '@grafana/runtime';
 import { captureFetch, capture, manifest, type FetchOptions } from '../test-utils/prom-fixtures';
 import { makeTemplateSrv } from '../test-utils/replace';
+import { characteriseRaw as characteriseRawMatrices, type RawCharacter } from '../../../test/helpers/characterisation-oracle.js';
 import { JobioDataSource } from './datasource';
 import type { JobioOptions, JobioQuery } from './types';
 
@@ -247,82 +248,17 @@ describe('query(): top talkers (real job_stats through the exporter)', () => {
   });
 });
 
-// An independent computation of the characterisation (docs/architecture.md "Formulas") from the raw captured matrices: per
-// target the counter growth in each grid interval, then the formulas, written out again here.
-interface Char {
-  servers: number;
-  total: number;
-  intensity: number;
-  burstiness: number;
-  parallel: number;
-  normalised: number;
-  peak: number;
-}
-function characteriseRaw(jobid: string, names: string[], c: number): Char {
+// The second implementation of the characterisation (test/helpers/characterisation-oracle.ts) on the raw captured matrices,
+// over the grid the data source asks for.
+function characteriseRaw(jobid: string, names: string[], c: number): RawCharacter {
   const step = manifest.stepSeconds;
   const start = Math.floor(manifest.fromMs / 1000 / step) * step;
-  const n = Math.floor((manifest.toMs / 1000 - start) / step) + 1;
-  const perTarget = new Map<string, number[]>();
-  const seen = new Array(n).fill(false);
-  let total = 0;
-  for (const name of names) {
-    for (const s of capture(name).body.data.result.filter((r: any) => r.metric.jobid === jobid)) {
-      const row = perTarget.get(s.metric.target) ?? new Array(n).fill(0);
-      let prev: number | undefined;
-      for (const [t, v] of s.values as Array<[number, string]>) {
-        const i = (t - start) / step;
-        const x = Number(v);
-        const d = prev === undefined ? (i > 0 ? x : undefined) : x >= prev ? x - prev : x;
-        if (d !== undefined) {
-          row[i] += d;
-          total += d;
-          seen[i] = true;
-        }
-        prev = x;
-      }
-      perTarget.set(s.metric.target, row);
-    }
-  }
-  const first = seen.indexOf(true);
-  const last = seen.lastIndexOf(true);
-  const rows = [...perTarget.values()];
-  const h: number[] = [];
-  let busy = 0;
-  let peak = 0;
-  for (let i = first; i <= last; i++) {
-    const over = rows.filter((r) => (r[i] ?? 0) > c).length;
-    busy += over;
-    h.push(over > 0 ? 1 : 0);
-    peak = Math.max(peak, rows.reduce((a, r) => a + (r[i] ?? 0), 0) / step);
-  }
-  const runs = (bit: number) => {
-    const lengths: number[] = [];
-    let len = 0;
-    for (const x of [...h, -1]) {
-      if (x === bit) {
-        len++;
-      } else if (len > 0) {
-        lengths.push(len);
-        len = 0;
-      }
-    }
-    return lengths.length ? lengths.reduce((a, b) => a + b, 0) / lengths.length : 0;
-  };
-  const io = h.filter((x) => x === 1).length;
-  const lio = runs(1);
-  const lnoio = runs(0);
-  const parallel = io > 0 ? busy / io : 0;
-  // |S|: the servers that moved any byte in the job's life.
-  const servers = rows.filter((r) => r.some((b, i) => i >= first && i <= last && b > 0)).length;
-  return {
-    servers,
-    total,
-    intensity: io / h.length,
-    burstiness: lnoio > 0 && lio > 0 ? 1 - Math.tanh(lio / lnoio) : 0,
-    parallel,
-    normalised: servers > 1 && io > 0 ? (parallel - 1) / (servers - 1) : 0,
-    peak,
-  };
+  return characteriseRawMatrices(
+    names.map((name) => capture(name).body.data.result),
+    jobid,
+    { start, end: manifest.toMs / 1000, step },
+    c,
+  );
 }
 
 describe('query(): per-job characterisation from real range results', () => {

@@ -1,4 +1,4 @@
-import { burstiness, characterise, meanRunLengths } from './characterise';
+import { burstiness, characterise, meanRunLengths } from '../../../../exporter/src/analysis/characterise.js';
 
 const grid = [0, 1, 2, 3, 4, 5, 6].map((i) => i * 60000);
 const s = (target: string, values: number[], times = grid) => ({ labels: { target, jobid: '1' }, times, values });

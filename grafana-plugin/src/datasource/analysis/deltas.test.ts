@@ -1,4 +1,4 @@
-import { counterDelta, intervalDeltas, rangeGrid } from './deltas';
+import { counterDelta, intervalDeltas, rangeGrid } from '../../../../exporter/src/analysis/deltas.js';
 
 const series = (times: number[], values: number[]) => ({ labels: {}, times, values });
 

@@ -1,71 +1,15 @@
-// The per-direction characterisation and the population tables, checked against a second implementation written here
-// from the definitions of El Sayed, Bolten, Pleiter, Frings (PDSW-DISCS 2016): δ(s, t) = 1 when server s moved more than
-// c bytes in [t, t + Δt]; H(t) = 1 when δ(s, t) = 1 for some s; I = Δt·Σ H / (t_e − t_s); ρ = 1 − tanh(l_IO / l_noIO)
-// (0 when l_noIO = 0); π(t) = Σ_s δ(s, t) / |S|; Π = Σ π / Σ H; P = (|S|·Π − 1) / (|S| − 1). The code under test
-// reads cumulative counters with resets; the oracle reads the bytes of each interval that the counters were made from.
+// The per-direction characterisation and the population tables, checked against the second implementation written from
+// the study's definitions (test/helpers/characterisation-oracle.ts). The code under test reads cumulative counters with
+// resets; the oracle reads the bytes of each interval that the counters were made from.
 import type { Series } from '../prometheus/types';
-import { characterise, type JobCharacter } from './characterise';
-import { DEFAULT_THRESHOLDS, atOrBelow, directionSummary, log2Bins, parseThresholds, percentileTable } from './population';
+import { characterise, type JobCharacter } from '../../../../exporter/src/analysis/characterise.js';
+import { DEFAULT_THRESHOLDS, atOrBelow, directionSummary, log2Bins, parseThresholds, percentileTable } from '../../../../exporter/src/analysis/population.js';
 import { prng as rng } from '../../test-utils/prng';
+import { slides, slidesQuantile } from '../../../../test/helpers/characterisation-oracle.js';
 
 const MiB = 1048576;
 const KiB = 1024;
 const DT = 60;
-
-// ---- the second implementation, from the slides' definitions -----------------------------------------------------
-
-interface Slides {
-  I: number;
-  rho: number;
-  P: number;
-  servers: number;
-}
-
-/** bytes[s][k]: bytes server s moved in the job's k-th interval (k = 0 … n−1, t_k = t_s + k·Δt). */
-function slides(bytes: number[][], c: number): Slides {
-  const S = bytes.filter((row) => row.some((b) => b > 0));
-  const n = bytes[0]?.length ?? 0;
-  const ts = 0;
-  const te = n * DT;
-  const delta = (s: number[], k: number) => ((s[k] ?? 0) > c ? 1 : 0);
-  const H: number[] = [];
-  for (let k = 0; k < n; k++) {
-    H.push(S.some((s) => delta(s, k) === 1) ? 1 : 0);
-  }
-  const sumH = H.reduce((a, b) => a + b, 0);
-  const I = (DT * sumH) / (te - ts);
-  // Runs: split the H sequence where it changes.
-  const runs: Array<{ v: number; len: number }> = [];
-  for (const h of H) {
-    const last = runs[runs.length - 1];
-    if (last && last.v === h) {
-      last.len++;
-    } else {
-      runs.push({ v: h, len: 1 });
-    }
-  }
-  const mean = (v: number) => {
-    const r = runs.filter((x) => x.v === v);
-    return r.length ? r.reduce((a, x) => a + x.len, 0) / r.length : 0;
-  };
-  const lIO = mean(1);
-  const lNoIO = mean(0);
-  // With no I/O interval at all there is no burst: ρ = 0 (the formula alone would say 1).
-  const rho = lNoIO > 0 && lIO > 0 ? 1 - Math.tanh(lIO / lNoIO) : 0;
-  let sumPi = 0;
-  for (let k = 0; k < n; k++) {
-    sumPi += S.reduce((a, s) => a + delta(s, k), 0) / S.length;
-  }
-  const Pi = sumH > 0 ? sumPi / sumH : 0;
-  const P = S.length > 1 && sumH > 0 ? (S.length * Pi - 1) / (S.length - 1) : 0;
-  return { I, rho, P, servers: S.length };
-}
-
-/** "q of the jobs are equal or below x": the least job value x with #{v ≤ x} ≥ q·n. */
-function slidesQuantile(values: number[], q: number): number {
-  const candidates = [...new Set(values)].filter((x) => values.filter((v) => v <= x).length >= q * values.length - 1e-9);
-  return candidates.length ? Math.min(...candidates) : NaN;
-}
 
 // ---- making counters out of interval bytes --------------------------------------------------------------------
 

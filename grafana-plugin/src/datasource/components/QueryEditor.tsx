@@ -1,7 +1,7 @@
 import type { QueryEditorProps, SelectableValue } from '@grafana/data';
 import { InlineField, InlineFieldRow, InlineSwitch, Input, Select, TextArea } from '@grafana/ui';
 import React from 'react';
-import { parseThresholds } from '../analysis/population';
+import { parseThresholds } from '../../../../exporter/src/analysis/population.js';
 import type { JobioDataSource } from '../datasource';
 import { DEFAULT_QUERY, type JobioOptions, type JobioQuery, type QueryFilters, type QueryType } from '../types';
 

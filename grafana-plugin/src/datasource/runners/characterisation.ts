@@ -1,6 +1,6 @@
 import { type DataFrame, FieldType, createDataFrame } from '@grafana/data';
-import { characterise, type JobCharacter } from '../analysis/characterise';
-import { rangeGrid } from '../analysis/deltas';
+import { characterise, type JobCharacter } from '../../../../exporter/src/analysis/characterise.js';
+import { rangeGrid } from '../../../../exporter/src/analysis/deltas.js';
 import type { Series } from '../prometheus/types';
 import { characterisationExprs } from '../promql/build';
 import { parseDuration } from '../promql/durations';

@@ -1,6 +1,16 @@
 import { type DataFrame, FieldType, createDataFrame } from '@grafana/data';
-import { DEFAULT_QUANTILE, DEFAULT_THRESHOLDS, DIRECTIONS, QUANTITIES, directionOf, directionSummary, log2Bins, percentileTable, type Direction } from '../analysis/population';
-import type { JobCharacter } from '../analysis/characterise';
+import {
+  DEFAULT_QUANTILE,
+  DEFAULT_THRESHOLDS,
+  DIRECTIONS,
+  QUANTITIES,
+  directionOf,
+  directionSummary,
+  log2Bins,
+  percentileTable,
+  type Direction,
+} from '../../../../exporter/src/analysis/population.js';
+import type { JobCharacter } from '../../../../exporter/src/analysis/characterise.js';
 import type { JobioQuery, PopulationView } from '../types';
 import { characteriseAll, fetchJobCounters } from './characterisation';
 import type { RunContext } from './context';

@@ -1,7 +1,7 @@
 // The population view of the characterisation (El Sayed, Bolten, Pleiter, Frings, PDSW-DISCS 2016): over all jobs of a
 // range, how volume and peak bandwidth are distributed (counts per power of two, cumulative share), and the value of
 // I, ρ and P that a given share of the jobs (80 % in the study) stays at or below, per direction and threshold c.
-import type { DirectionCharacter, JobCharacter } from './characterise';
+import type { DirectionCharacter, JobCharacter } from './characterise.js';
 
 export type Direction = 'read' | 'write';
 export const DIRECTIONS: readonly Direction[] = ['read', 'write'];
@@ -21,6 +21,16 @@ export function atOrBelow(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
   return sorted[rank - 1] ?? NaN;
+}
+
+/**
+ * The share of the values at or below x (0–1; NaN for no values): where x stands among them. Equal figures reached
+ * along different paths (a mean run of 5/3 as (1 + 2 + 2)/3 or as 10/6) may differ in the last bits: values within
+ * a billionth of x count as equal to it.
+ */
+export function shareAtOrBelow(values: readonly number[], x: number): number {
+  const tie = 1e-9 * Math.max(1, Math.abs(x));
+  return values.length === 0 ? NaN : values.filter((v) => v <= x + tie).length / values.length;
 }
 
 /**

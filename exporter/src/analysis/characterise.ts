@@ -1,8 +1,7 @@
 // Per-job I/O characterisation over the job's life (docs/architecture.md "Formulas"; El Sayed, Bolten, Pleiter, Frings,
 // PDSW-DISCS 2016): volume, peak bandwidth, IOPS, I/O intensity, burstiness and parallel I/O intensity, for reads and
-// writes together and for each direction apart.
-import type { Series } from '../prometheus/types';
-import { intervalDeltas } from './deltas';
+// writes together and for each direction apart. Shared by `jobio report` and the Grafana plugin's data source.
+import { intervalDeltas, type Series } from './deltas.js';
 
 export interface CharacterisationInput {
   /** Counter series for one job, by target: read bytes, write bytes, operations. */

@@ -1,6 +1,13 @@
 // Counter increments per grid interval, with the reset rule of docs/architecture.md "Formulas" (Tollander de Balsch 2023):
 // delta = v(t) − v(t′) if v(t) ≥ v(t′) else v(t).
-import type { Series } from '../prometheus/types';
+// Shared by `jobio report` and the Grafana plugin's data source (which imports this file): no Node or browser API.
+
+/** One counter series of a range query: times in ms, values as numbers. */
+export interface Series {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly times: readonly number[];
+  readonly values: readonly number[];
+}
 
 /** The reset-aware increment between two successive counter readings. */
 export function counterDelta(previous: number, current: number): number {
