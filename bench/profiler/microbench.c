@@ -4,7 +4,10 @@
  *                           file), stat (of a file), lseek (to offset 0), send (16 bytes on a UDP
  *                           socket connected to 127.0.0.1), sendto (16 bytes with the address each
  *                           time); the receiving socket is never read: loopback drops what does
- *                           not fit, and the sender still succeeds
+ *                           not fit, and the sender still succeeds; open (open and close of a
+ *                           file by its absolute path: the profiler finds the file's mount),
+ *                           open-miss (the same, alternating between files in two directories, so
+ *                           the profiler's last-directory cache never answers)
  * Prints "OP N ns_per_op". Run plain, under the no-op preload and under libjobio (bench/profiler/index.ts).
  */
 #define _GNU_SOURCE
@@ -27,7 +30,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: microbench read|write|stat|lseek|send|sendto N DIR\n");
+    fprintf(stderr, "usage: microbench read|write|stat|lseek|send|sendto|open|open-miss N DIR\n");
     return 2;
   }
   const char *op = argv[1];
@@ -61,6 +64,31 @@ int main(int argc, char **argv) {
   } else if (strcmp(op, "lseek") == 0) {
     for (long i = 0; i < n; i++)
       if (lseek(fd, 0, SEEK_SET) != 0) return 1;
+  } else if (strcmp(op, "open") == 0) {
+    for (long i = 0; i < n; i++) {
+      int f = open(path, O_RDONLY);
+      if (f < 0 || close(f) != 0) return 1;
+    }
+  } else if (strcmp(op, "open-miss") == 0) {
+    char paths[2][4200];
+    for (int k = 0; k < 2; k++) {
+      char sub[4150];
+      snprintf(sub, sizeof sub, "%s/d%d", argv[3], k);
+      if (mkdir(sub, 0755) != 0) return 1;
+      snprintf(paths[k], sizeof paths[k], "%s/bench.dat", sub);
+      int f = open(paths[k], O_CREAT | O_WRONLY, 0644);
+      if (f < 0 || close(f) != 0) return 1;
+    }
+    t0 = now();
+    for (long i = 0; i < n; i++) {
+      int f = open(paths[i & 1], O_RDONLY);
+      if (f < 0 || close(f) != 0) return 1;
+    }
+    for (int k = 0; k < 2; k++) {
+      unlink(paths[k]);
+      *strrchr(paths[k], '/') = 0;
+      rmdir(paths[k]);
+    }
   } else if (strcmp(op, "send") == 0) {
     for (long i = 0; i < n; i++)
       if (send(tx, buf, 16, 0) != 16) return 1;

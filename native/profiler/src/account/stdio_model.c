@@ -161,6 +161,14 @@ void jobio_fs_seek(struct jobio_fs_ops *o, int64_t before, int64_t target, int e
   if (block > 0) jobio_fs_op(o, JOBIO_DIR_READ, block);
 }
 
+/* _IO_new_file_seekoff read the target's block (after a seek to its start) and got fewer bytes than
+ * the target's distance into it: it seeks the rest from where the read left the kernel (dumb:). */
+void jobio_fs_seek_short(struct jobio_fs_ops *o, int64_t before, int64_t block_start, int64_t count, int64_t target) {
+  jobio_fs_seek(o, before, block_start, 0, 0);
+  jobio_fs_op(o, JOBIO_DIR_READ, count);
+  jobio_fs_seek(o, block_start + count, target, 0, 0);
+}
+
 /* The fstat glibc makes of the stream's descriptor (fseek to the end): a stat of an open file. */
 void jobio_fs_fstat(struct jobio_fs_ops *o) {
   if ((unsigned)o->fd < jobio_fd_cap && jobio_fds[o->fd].kind == JOBIO_FD_FILE)

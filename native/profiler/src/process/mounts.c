@@ -6,6 +6,12 @@
  * systems are "ignored": their calls only add to ignored_calls. The table is append-only, so
  * readers never lock; mounts that disappear are marked gone.
  *
+ * Lookups cost the same whatever the number of mounts: an index rebuilt with the table (mounts by
+ * device, mounts by mount-point path, and which mount-point lengths exist) answers a device with one
+ * hash probe and a path with one probe per '/' of the path whose prefix length some mount point has,
+ * longest first. A thread also keeps its last directory (struct jobio_dir_cache): the next path in
+ * it costs a compare. While the index is rebuilt (at most once a second) readers scan the table.
+ *
  * With JOBIO_NETWORK=1 the table starts with pseudo mounts that no path or device matches: entry 0
  * is "[network]", the socket I/O of peers without an entry of their own, and entries 1 to
  * JOBIO_NET_PEERS are taken by the first peer addresses of the process, "[network] 10.1.2.3"
@@ -23,6 +29,8 @@
 #include <sys/sysmacros.h>
 
 #include "process/mounts.h"
+
+#include "process/thread.h"
 
 #include "base/log.h"
 #include "base/state.h"
@@ -65,6 +73,18 @@ static char *jobio_mi_buf;
 
 static char jobio_cwd[PATH_MAX];
 static uint32_t jobio_cwd_seq;
+
+/* The lookup index: open-addressing tables of mount indexes (-1 free) by device and by mount-point
+ * path, and bit L of jobio_ix_lens set when a mount point is L bytes long. jobio_ix_seq is odd while
+ * the table or the index changes (it starts odd: no index yet); a reader that sees it odd, or
+ * changed after its lookup, scans the table instead (a seqlock: readers never wait). */
+#define JOBIO_IX_BITS 11 /* 2048 entries, twice JOBIO_MAX_MOUNTS: probe chains stay short */
+#define JOBIO_IX_SIZE (1u << JOBIO_IX_BITS)
+_Static_assert(JOBIO_IX_SIZE >= 2 * JOBIO_MAX_MOUNTS, "the index keeps a free entry on every chain");
+static int16_t jobio_ix_dev[JOBIO_IX_SIZE];
+static int16_t jobio_ix_path[JOBIO_IX_SIZE];
+static uint64_t jobio_ix_lens[4];
+static uint32_t jobio_ix_seq = 1;
 
 static int jobio_is_ignored_fs(const char *fstype) {
   for (int i = 0; jobio_ignored_fs[i]; i++)
@@ -146,6 +166,68 @@ static void jobio_mount_line(char *line) {
   __atomic_store_n(&jobio_mount_count, count + 1, __ATOMIC_RELEASE);
 }
 
+#define JOBIO_HASH_MUL 0x9E3779B97F4A7C15ull
+static inline uint32_t jobio_ix_dev_hash(uint64_t dev) { return (uint32_t)((dev * JOBIO_HASH_MUL) >> (64 - JOBIO_IX_BITS)); }
+
+/* Hash of p[0, len), eight bytes a round (the last round byte by byte: p may end at len). */
+static uint32_t jobio_ix_path_hash(const char *p, size_t len) {
+  uint64_t h = (len + 1) * JOBIO_HASH_MUL, w;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * JOBIO_HASH_MUL;
+    h ^= h >> 29;
+  }
+  w = 0;
+  for (unsigned k = 0; i < len; i++, k += 8) w |= (uint64_t)(unsigned char)p[i] << k;
+  h = (h ^ w) * JOBIO_HASH_MUL;
+  return (uint32_t)(h >> (64 - JOBIO_IX_BITS));
+}
+
+static void jobio_ix_put(int16_t *tab, uint32_t h, int i) {
+  while (__atomic_load_n(&tab[h], __ATOMIC_RELAXED) >= 0) h = (h + 1) & (JOBIO_IX_SIZE - 1);
+  __atomic_store_n(&tab[h], (int16_t)i, __ATOMIC_RELAXED);
+}
+
+/* The writer's side (under jobio_mount_lock): readers scan from here until jobio_ix_end. */
+static void jobio_ix_begin(void) {
+  __atomic_store_n(&jobio_ix_seq, jobio_ix_seq | 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Rebuild the index from the table (gone mounts and network pseudo mounts left out) and publish it. */
+static void jobio_ix_end(void) {
+  for (uint32_t j = 0; j < JOBIO_IX_SIZE; j++) {
+    __atomic_store_n(&jobio_ix_dev[j], (int16_t)-1, __ATOMIC_RELAXED);
+    __atomic_store_n(&jobio_ix_path[j], (int16_t)-1, __ATOMIC_RELAXED);
+  }
+  uint64_t lens[4] = {0, 0, 0, 0};
+  uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++) {
+    struct jobio_mount *m = &jobio_mounts[i];
+    if (m->gone || m->id < 0) continue;
+    jobio_ix_put(jobio_ix_dev, jobio_ix_dev_hash(m->dev), (int)i);
+    jobio_ix_put(jobio_ix_path, jobio_ix_path_hash(m->path, m->pathlen), (int)i);
+    if (m->pathlen < 256) lens[m->pathlen >> 6] |= 1ull << (m->pathlen & 63);
+  }
+  for (int k = 0; k < 4; k++) __atomic_store_n(&jobio_ix_lens[k], lens[k], __ATOMIC_RELAXED);
+  __atomic_store_n(&jobio_ix_seq, (jobio_ix_seq | 1) + 1, __ATOMIC_RELEASE);
+}
+
+/* Reader's side: the index's version to check after the lookup, or 0 when it cannot be used. */
+static inline uint32_t jobio_ix_enter(void) {
+  uint32_t s = __atomic_load_n(&jobio_ix_seq, __ATOMIC_ACQUIRE);
+  return s & 1 ? 0 : s;
+}
+static inline int jobio_ix_valid(uint32_t s) {
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  return __atomic_load_n(&jobio_ix_seq, __ATOMIC_RELAXED) == s;
+}
+
+static inline int jobio_ix_has_len(size_t len) {
+  return len < 256 && (__atomic_load_n(&jobio_ix_lens[len >> 6], __ATOMIC_RELAXED) >> (len & 63) & 1);
+}
+
 /* Read mountinfo (caller holds jobio_mount_lock and the guard). */
 static void jobio_mounts_read(void) {
   if (!jobio_mi_buf) jobio_mi_buf = jobio_sys_mmap(JOBIO_MI_BUF);
@@ -155,6 +237,7 @@ static void jobio_mounts_read(void) {
     jobio_log("cannot open /proc/self/mountinfo, errno", errno);
     return;
   }
+  jobio_ix_begin();
   uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < count; i++) jobio_mounts[i].seen = jobio_mounts[i].id < 0 || jobio_mounts[i].volume;
   size_t have = 0;
@@ -178,6 +261,7 @@ static void jobio_mounts_read(void) {
   jobio_sys_close(fd);
   count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < count; i++) jobio_mounts[i].gone = !jobio_mounts[i].seen;
+  jobio_ix_end();
   __atomic_add_fetch(&jobio_mount_gen, 1, __ATOMIC_RELEASE);
 }
 
@@ -211,8 +295,8 @@ static void jobio_net_name(struct jobio_mount *m, const char *address) {
   __atomic_store_n(&m->named, 1, __ATOMIC_RELEASE);
 }
 
-static int jobio_abs_path(const char *path, char *out, size_t cap);
-static int jobio_longest_prefix(const char *abs, int only_dev, uint64_t dev);
+static size_t jobio_abs_path(const char *path, char *out, size_t cap);
+static int jobio_longest_prefix(const char *abs, size_t n, int only_dev, uint64_t dev);
 
 /* One line of the volumes file: an absolute directory below a known mount becomes an entry of it. */
 static void jobio_volume_line(char *line) {
@@ -225,7 +309,7 @@ static void jobio_volume_line(char *line) {
     jobio_log("JOBIO_VOLUMES: not an absolute path (or too long), ignored:", (long)n);
     return;
   }
-  int mi = jobio_longest_prefix(abs, 0, 0);
+  int mi = jobio_longest_prefix(abs, strlen(abs), 0, 0);
   uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
   if (mi < 0 || strcmp(jobio_mounts[mi].path, abs) == 0 || count >= JOBIO_MAX_MOUNTS) return; /* a mount already */
   for (uint32_t i = 0; i < count; i++)
@@ -265,6 +349,7 @@ static void jobio_volumes_read(void) {
   }
   jobio_sys_close(fd);
   jobio_mi_buf[have] = 0;
+  jobio_ix_begin();
   for (char *start = jobio_mi_buf; start < jobio_mi_buf + have;) {
     char *nl = memchr(start, '\n', have - (size_t)(start - jobio_mi_buf));
     if (nl) *nl = 0;
@@ -272,6 +357,7 @@ static void jobio_volumes_read(void) {
     if (!nl) break;
     start = nl + 1;
   }
+  jobio_ix_end(); /* the volumes are mount points for the lookup too */
   __atomic_add_fetch(&jobio_mount_gen, 1, __ATOMIC_RELEASE);
 }
 
@@ -372,8 +458,8 @@ int jobio_slot_mount(int slot, const char **path, const char **fstype, const cha
   return 1;
 }
 
-/* Mounts with this device: the number of them; *first the first one. */
-static int jobio_by_dev(uint64_t dev, int *first) {
+/* Mounts with this device, by scanning the table: the number of them; *first the first one. */
+static int jobio_by_dev_scan(uint64_t dev, int *first) {
   int n = 0;
   uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
   *first = -1;
@@ -386,8 +472,30 @@ static int jobio_by_dev(uint64_t dev, int *first) {
   return n;
 }
 
-/* Longest mount-point prefix of an absolute path (only mounts with `dev` if only_dev). */
-static int jobio_longest_prefix(const char *abs, int only_dev, uint64_t dev) {
+/* Mounts with this device: the number of them; *first the first one (from the index when it can). */
+static int jobio_by_dev(uint64_t dev, int *first) {
+  uint32_t s = jobio_ix_enter();
+  if (s) {
+    int n = 0, f = -1, i;
+    for (uint32_t j = jobio_ix_dev_hash(dev); (i = __atomic_load_n(&jobio_ix_dev[j], __ATOMIC_RELAXED)) >= 0;
+         j = (j + 1) & (JOBIO_IX_SIZE - 1)) {
+      struct jobio_mount *m = &jobio_mounts[i];
+      if (m->dev == dev && !m->gone) {
+        n++;
+        if (f < 0 || i < f) f = i;
+      }
+    }
+    if (jobio_ix_valid(s)) {
+      *first = f;
+      return n;
+    }
+  }
+  return jobio_by_dev_scan(dev, first);
+}
+
+/* Longest mount-point prefix of an absolute path by scanning the table (only mounts with `dev` if
+ * only_dev); of mounts on the same point, the last mounted. */
+static int jobio_longest_prefix_scan(const char *abs, int only_dev, uint64_t dev) {
   int best = -1, best_len = -1;
   uint32_t count = __atomic_load_n(&jobio_mount_count, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < count; i++) {
@@ -406,11 +514,43 @@ static int jobio_longest_prefix(const char *abs, int only_dev, uint64_t dev) {
   return best;
 }
 
-/* Join to the working directory and normalise "." and ".." lexically. 0 if not possible. */
-static int jobio_abs_path(const char *path, char *out, size_t cap) {
+/* The last mounted of the mounts on the point abs[0, len), from the index; -1 if none. */
+static int jobio_ix_point(const char *abs, size_t len, int only_dev, uint64_t dev) {
+  if (!jobio_ix_has_len(len)) return -1;
+  int best = -1, i;
+  for (uint32_t j = jobio_ix_path_hash(abs, len); (i = __atomic_load_n(&jobio_ix_path[j], __ATOMIC_RELAXED)) >= 0;
+       j = (j + 1) & (JOBIO_IX_SIZE - 1)) {
+    struct jobio_mount *m = &jobio_mounts[i];
+    if (i > best && m->pathlen == len && !m->gone && (!only_dev || m->dev == dev) && memcmp(m->path, abs, len) == 0)
+      best = i;
+  }
+  return best;
+}
+
+/* Longest mount-point prefix of an absolute, normalised path of n bytes: the path itself, then the
+ * prefix before each '/', longest first, then the root (from the index when it can). */
+static int jobio_longest_prefix(const char *abs, size_t n, int only_dev, uint64_t dev) {
+  uint32_t s = jobio_ix_enter();
+  if (s) {
+    int best = -1;
+    for (size_t len = n; len > 1 && best < 0;) {
+      if (jobio_ix_has_len(len)) best = jobio_ix_point(abs, len, only_dev, dev);
+      const char *slash = memrchr(abs, '/', len);
+      len = slash ? (size_t)(slash - abs) : 0;
+    }
+    if (best < 0) best = jobio_ix_point("/", 1, only_dev, dev);
+    if (jobio_ix_valid(s)) return best;
+  }
+  return jobio_longest_prefix_scan(abs, only_dev, dev);
+}
+
+/* Join to the working directory and normalise "." and ".." lexically: the length written to out,
+ * 0 if not possible. An absolute path is read in place; components are found with strchrnul. */
+static size_t jobio_abs_path(const char *path, char *out, size_t cap) {
   char tmp[PATH_MAX * 2];
-  size_t n = 0;
+  const char *p = path;
   if (path[0] != '/') {
+    size_t n = 0;
     for (int tries = 0;; tries++) {
       uint32_t s1 = __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE);
       size_t len = strnlen(jobio_cwd, PATH_MAX - 1);
@@ -423,19 +563,19 @@ static int jobio_abs_path(const char *path, char *out, size_t cap) {
     }
     if (n == 0) return 0;
     tmp[n++] = '/';
+    size_t plen = strnlen(path, PATH_MAX);
+    if (n + plen + 1 > sizeof tmp) return 0;
+    memcpy(tmp + n, path, plen);
+    tmp[n + plen] = 0;
+    p = tmp;
   }
-  size_t plen = strnlen(path, PATH_MAX);
-  if (n + plen + 1 > sizeof tmp) return 0;
-  memcpy(tmp + n, path, plen);
-  tmp[n + plen] = 0;
   /* normalise into out */
   size_t w = 0;
-  const char *p = tmp;
   while (*p) {
     while (*p == '/') p++;
     if (!*p) break;
     const char *s = p;
-    while (*p && *p != '/') p++;
+    p = strchrnul(p, '/');
     size_t len = (size_t)(p - s);
     if (len == 1 && s[0] == '.') continue;
     if (len == 2 && s[0] == '.' && s[1] == '.') {
@@ -450,7 +590,63 @@ static int jobio_abs_path(const char *path, char *out, size_t cap) {
   }
   if (w == 0) out[w++] = '/';
   out[w] = 0;
-  return 1;
+  return w;
+}
+
+#define JOBIO_NO_PATH (-2) /* jobio_mount_of_path: the path could not be made absolute */
+
+/* The lookup of jobio_mount_of_path when the cache does not answer (with the large buffers, kept out
+ * of the cached path's stack frame), and the cache filled from it (c: NULL when the path cannot be kept). */
+static __attribute__((noinline)) int jobio_mount_of_path_slow(const char *path, struct jobio_dir_cache *c, size_t klen,
+                                                              size_t llen, uint32_t cwd) {
+  uint32_t gen = __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE);
+  char abs[PATH_MAX];
+  size_t alen = jobio_abs_path(path, abs, sizeof abs);
+  if (!alen) return JOBIO_NO_PATH;
+  int mi = jobio_longest_prefix(abs, alen, 0, 0);
+  /* kept when the answer is the directory's (the path is not itself the mount point found), and a
+   * relative directory only with the working directory it was joined to (unchanged since) */
+  int keep = c && klen <= sizeof c->dir && alen > llen && (mi < 0 || jobio_mounts[mi].pathlen < alen) &&
+             (cwd == 0 || (!(cwd & 1) && __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE) == cwd));
+  if (keep) {
+    c->gen = gen;
+    c->cwd_seq = cwd;
+    c->mount = mi;
+    c->len = (uint16_t)klen;
+    c->abslen = (uint16_t)(alen - llen - 1);
+    memcpy(c->dir, path, klen);
+  }
+  return mi;
+}
+
+/*
+ * The mount of a path that is absolute or relative to the working directory (-1: none), through the
+ * thread's directory cache: a path whose directory, as written, is the one looked up last has that
+ * directory's mount, unless the path itself is as long as some mount point (it may be one: looked up).
+ */
+static int jobio_mount_of_path(const char *path) {
+  struct jobio_block *b = jobio_t.block;
+  struct jobio_dir_cache *c = b ? &b->dir_cache : NULL;
+  size_t n = strlen(path);
+  const char *slash = memrchr(path, '/', n);
+  size_t klen = slash ? (size_t)(slash - path) + 1 : 0;
+  size_t llen = n - klen;
+  const char *last = path + klen;
+  /* a last component that normalising keeps as it is */
+  int plain = llen > 0 && !(last[0] == '.' && (llen == 1 || (llen == 2 && last[1] == '.')));
+  uint32_t cwd = path[0] == '/' ? 0 : __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE);
+  if (c && plain && c->gen == __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) && c->len == klen &&
+      c->cwd_seq == cwd && memcmp(c->dir, path, klen) == 0 && !jobio_ix_has_len((size_t)c->abslen + 1 + llen))
+    return c->mount;
+  return jobio_mount_of_path_slow(path, plain ? c : NULL, klen, llen, cwd);
+}
+
+/* Of several mounts with this device (bind mounts), the one on the path (-1: none of them). */
+static __attribute__((noinline)) int jobio_mount_of_path_dev(const char *path, uint64_t dev) {
+  char abs[PATH_MAX];
+  size_t alen = jobio_abs_path(path, abs, sizeof abs);
+  if (!alen) return JOBIO_NO_PATH;
+  return jobio_longest_prefix(abs, alen, 1, dev);
 }
 
 /*
@@ -483,22 +679,22 @@ int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int 
       if (ndev == 1) return jobio_mount_slot(first);
     }
   }
-  char abs[PATH_MAX];
   if (path && path[0] != '/' && dirfd != AT_FDCWD) {
     /* relative to a directory descriptor: that directory's mount */
     if (ndev > 1) return jobio_mount_slot(first);
     return JOBIO_SLOT_AT_DIRFD;
   }
-  if (path && path[0] && jobio_abs_path(path, abs, sizeof abs)) {
-    if (ndev > 1) {
-      int mi = jobio_longest_prefix(abs, 1, dev);
-      return jobio_mount_slot(mi >= 0 ? mi : first);
-    }
-    return jobio_mount_slot(jobio_longest_prefix(abs, 0, 0));
+  if (path && path[0] && ndev == 0) {
+    int mi = jobio_mount_of_path(path);
+    if (mi != JOBIO_NO_PATH) return jobio_mount_slot(mi);
+  }
+  if (path && path[0] && ndev > 1) {
+    int mi = jobio_mount_of_path_dev(path, dev);
+    if (mi != JOBIO_NO_PATH) return jobio_mount_slot(mi >= 0 ? mi : first);
   }
   if (ndev >= 1) return jobio_mount_slot(first);
   /* nothing to go by: the root file system */
-  return jobio_mount_slot(jobio_longest_prefix("/", 0, 0));
+  return jobio_mount_slot(jobio_longest_prefix("/", 1, 0, 0));
 }
 
 /* Slot of an open descriptor given its fstat: by device, else by its /proc/self/fd path. */

@@ -140,14 +140,17 @@ JOBIO_EXPORT void closefrom(int lo) {
 /* ---------------- directory streams: a listing is a metadata read ---------------- */
 /*
  * opendir opens the directory (openat O_DIRECTORY); fdopendir takes a descriptor the program
- * opened; readdir lists with getdents (not counted: no call type, and the stream's state is
- * glibc's own), and neither is the fstat glibc makes of the directory; closedir closes the
- * descriptor. The listing moves bytes the profiler does not count, so a directory opened to be
- * listed is open_bytes_unseen, not "moved no byte".
+ * opened; both then fstat the directory (glibc sizes the stream's buffer by it): counted as a stat
+ * of an open file, yellow, as the program's own fstat would be. readdir lists with getdents, not
+ * counted (docs/profiler.md "What is not seen": no call type, and when glibc refills its buffer is
+ * glibc's private state); closedir closes the descriptor. The listing moves bytes the profiler does
+ * not count, so a directory opened to be listed is open_bytes_unseen, not "moved no byte".
  */
-static inline void jobio_dir_listed(int fd) {
+static inline void jobio_dir_listed(struct jobio_ctx *c, int fd) {
   int saved = errno;
   jobio_ofd_mark_unseen(fd);
+  int slot = jobio_fd_slot(fd);
+  if (slot >= 0 && c->t->block) jobio_count_reason(jobio_ms(c->t->block, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, 0, 0);
   errno = saved;
 }
 JOBIO_EXPORT DIR *opendir(const char *path) {
@@ -156,13 +159,13 @@ JOBIO_EXPORT DIR *opendir(const char *path) {
   DIR *d = REAL(opendir)(path);
   int fd = d ? dirfd(d) : -1;
   jobio_rec_open(&c, AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0, fd, 0);
-  if (fd >= 0) jobio_dir_listed(fd);
+  if (fd >= 0) jobio_dir_listed(&c, fd);
   return d;
 }
 JOBIO_EXPORT DIR *fdopendir(int fd) {
   struct jobio_ctx c;
   DIR *d = REAL(fdopendir)(fd);
-  if (d && jobio_begin_notime(&c)) jobio_dir_listed(fd);
+  if (d && jobio_begin_notime(&c)) jobio_dir_listed(&c, fd);
   return d;
 }
 JOBIO_EXPORT int closedir(DIR *d) {

@@ -493,13 +493,45 @@ JOBIO_EXPORT int fflush_unlocked(FILE *fp) { JOBIO_FFLUSH(1, REAL(fflush_unlocke
  *   - fseek flushes what is pending (a write), fstats the file for SEEK_END, then always makes one
  *     lseek: to the offset it already is at when the target is inside the buffer (glibc resyncs
  *     the kernel: a zero seek), else to the target's block, which it then reads (one read). Its
- *     class needs the offset before: when glibc does not know it, the kernel is asked first;
+ *     class needs the offset before: when glibc does not know it, the kernel is asked first. When
+ *     that read ends before the target (the target is past the end of the file), glibc seeks the
+ *     rest (lseek(fd, rest, SEEK_CUR)) and leaves the buffer empty: the bytes the read got are the
+ *     file's size past the block start, asked with an fstat of the profiler's own;
  *   - ftell asks the kernel (lseek(fd, 0, SEEK_CUR), a zero seek) when _offset is not known, or
  *     seeks to the end when an append stream has bytes pending; otherwise it makes no system call.
  */
 static inline int64_t jobio_fp_off(FILE *fp) { return (int64_t)fp->_offset; }
-#define JOBIO_IO_IS_APPENDING 0x1000 /* glibc's FILE flag (libio.h) */
+#define JOBIO_IO_NO_READS 0x0004     /* glibc's FILE flags (libio.h) */
+#define JOBIO_IO_IS_APPENDING 0x1000
 static uint64_t jobio_sc_pending(const struct jobio_fst *s) { return s->wptr > s->wbase ? (uint64_t)(s->wptr - s->wbase) : 0; }
+
+/*
+ * Did fseek's block read end before the target (glibc's "count < delta")? Then the buffer is left
+ * empty at the target, which is not on a block boundary (on one, glibc reads nothing). Not on the
+ * paths that make one lseek and no read: a stream that does not read, SEEK_CUR with the offset
+ * unknown, SEEK_END of a file that is not regular. *start: the block's start; *got: what the read
+ * got (the file's size past the start, from an fstat of the profiler's own).
+ */
+static int jobio_sc_short_block(const struct jobio_sc *s, const struct jobio_fst *s1, int whence, int64_t target,
+                                int64_t *start, int64_t *got) {
+  int64_t bs = s1->bufe > s1->bufb ? s1->bufe - s1->bufb : 0;
+  if (target <= 0 || bs <= 0 || s->fd < 0 || (s->s0.flags & JOBIO_IO_NO_READS)) return 0;
+  if (s1->rptr != s1->bufb || s1->rend != s1->bufb || s1->rbase != s1->bufb) return 0;
+  if (whence == SEEK_CUR && s->off0 < 0) return 0;
+  int64_t block = target & ~(bs - 1), delta = target - block;
+  if (delta <= 0 || delta > bs) return 0;
+  struct stat st;
+  int saved = errno;
+  jobio_guard_enter();
+  long ok = jobio_sys_fstat(s->fd, &st);
+  jobio_guard_leave();
+  errno = saved;
+  if (ok != 0 || !S_ISREG(st.st_mode)) return 0;
+  int64_t size = (int64_t)st.st_size;
+  *start = block;
+  *got = size > block ? size - block : 0;
+  return *got < delta;
+}
 
 /* r: fseek's result (0 or -1) */
 static void jobio_sc_seek(struct jobio_sc *s, int whence, int r) {
@@ -515,7 +547,11 @@ static void jobio_sc_seek(struct jobio_sc *s, int whence, int r) {
   int refilled = a.s1.rend > a.s1.rbase && (off1 != s->off0 || a.s1.rend != s->s0.rend || a.s1.rbase != s->s0.rbase);
   int64_t before = s->kern0 >= 0 ? s->kern0 + (int64_t)flushed : -1;
   int64_t count = refilled ? a.s1.rend - a.s1.bufb : 0; /* the block read after the seek */
-  jobio_fs_seek(&a.o, before, off1 >= 0 ? off1 - count : -1, r == 0 ? 0 : saved, count);
+  int64_t start, got;
+  if (r == 0 && !refilled && jobio_sc_short_block(s, &a.s1, whence, off1, &start, &got))
+    jobio_fs_seek_short(&a.o, before, start, got, off1);
+  else
+    jobio_fs_seek(&a.o, before, off1 >= 0 ? off1 - count : -1, r == 0 ? 0 : saved, count);
   jobio_sc_end(saved, t1);
 }
 #define JOBIO_FSEEK(whence, call_expr) \
