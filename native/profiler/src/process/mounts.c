@@ -30,8 +30,6 @@
 
 #include "process/mounts.h"
 
-#include "process/thread.h"
-
 #include "base/log.h"
 #include "base/state.h"
 #include "base/sys.h"
@@ -63,6 +61,22 @@ static const char *const jobio_ignored_fs[] = {
 static struct jobio_mount *jobio_mounts;
 static uint32_t jobio_mount_count;
 uint32_t jobio_mount_gen = 1; /* bumped when the table changes: invalidates the per-thread device caches */
+
+/*
+ * A thread's last directory lookup: a path in the same directory, as the program wrote it, has the
+ * same mount unless the file itself is a mount point.
+ */
+struct jobio_dir_cache {
+  uint32_t gen;     /* jobio_mount_gen when filled (0: empty) */
+  uint32_t cwd_seq; /* the working directory's version when filled: a relative directory depends on it */
+  int32_t mount;    /* the directory's mount (index in the table) */
+  uint16_t len;     /* the directory as written, up to and with its last '/': dir[0, len) */
+  uint16_t abslen;  /* its absolute, normalised length without a final '/' (0: the root) */
+  char dir[240];
+};
+/* Each thread's own (not in its counting block, which this layer does not see): every use checks it
+ * against the mount generation and the working directory. */
+static __thread struct jobio_dir_cache jobio_dir_cache __attribute__((tls_model("initial-exec")));
 static int16_t jobio_slot_mounts[JOBIO_MAX_SLOTS];
 static uint32_t jobio_slot_next;
 static pthread_mutex_t jobio_mount_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -625,8 +639,7 @@ static __attribute__((noinline)) int jobio_mount_of_path_slow(const char *path, 
  * directory's mount, unless the path itself is as long as some mount point (it may be one: looked up).
  */
 static int jobio_mount_of_path(const char *path) {
-  struct jobio_block *b = jobio_t.block;
-  struct jobio_dir_cache *c = b ? &b->dir_cache : NULL;
+  struct jobio_dir_cache *c = &jobio_dir_cache;
   size_t n = strlen(path);
   const char *slash = memrchr(path, '/', n);
   size_t klen = slash ? (size_t)(slash - path) + 1 : 0;

@@ -10,19 +10,6 @@
  * decide: the descriptor's mount (jobio_path_slot, fdtab.c, knows the descriptors) */
 #define JOBIO_SLOT_AT_DIRFD (-4)
 
-/*
- * A thread's last directory lookup (kept in its block, process/thread.h): a path in the same
- * directory, as the program wrote it, has the same mount unless the file itself is a mount point.
- */
-struct jobio_dir_cache {
-  uint32_t gen;     /* jobio_mount_gen when filled (0: empty) */
-  uint32_t cwd_seq; /* the working directory's version when filled: a relative directory depends on it */
-  int32_t mount;    /* the directory's mount (index in the table) */
-  uint16_t len;     /* the directory as written, up to and with its last '/': dir[0, len) */
-  uint16_t abslen;  /* its absolute, normalised length without a final '/' (0: the root) */
-  char dir[240];
-};
-
 void jobio_mounts_init(void);
 int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode);
 int jobio_slot_for_fd(int fd, const struct stat *st);

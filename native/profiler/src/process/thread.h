@@ -6,7 +6,6 @@
 #define JOBIO_THREAD_H
 #include "base/common.h"
 #include "base/tls.h"
-#include "process/mounts.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -41,8 +40,7 @@ struct jobio_block {
    * lifetimes of the threads that used it before. A thread that ends clears life_start first. */
   uint64_t life_start;
   uint64_t life_done;
-  struct jobio_dir_cache dir_cache; /* the thread's last directory lookup (process/mounts.c) */
-  char pad2[JOBIO_BLOCK_HEAD - 48 - sizeof(struct jobio_dir_cache)];
+  char pad2[JOBIO_BLOCK_HEAD - 48];
   struct jobio_mstats m[JOBIO_MAX_SLOTS];
 };
 
