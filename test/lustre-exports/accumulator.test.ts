@@ -109,3 +109,39 @@ test('a failed read keeps the last values; a duplicate file in one read counts a
   acc.finish(3000);
   assert.equal([...acc.targetViews()][0]!.parseErrorsTotal, 1);
 });
+
+test('max-clients on the exporter clock: one scraper or three read the same series, folded clients and _other', () => {
+  // max-clients 2, expiry 60 s, slot window 30 s. Clients a and b hold the slots; a disconnects at 40 s
+  // and expires. Waiting: c makes 1 request/s plus a burst of 100 early in each window, d 8/s. Over a
+  // window d is the more active (240 vs 130); over the 10 s after a burst, c (110 vs 80).
+  const T0 = 56_666_667 * 30_000;
+  const clientsAt = (ms: number): Record<string, Client> => {
+    const s = Math.floor((ms - T0) / 1000);
+    const bursts = Math.floor(s / 30) + (s % 30 >= 5 ? 1 : 0);
+    const out: Record<string, Client> = { b: { wr: 4096 * (1 + s), ops: 1000 + 5 * s }, c: { wr: 4096, ops: 1 + s + 100 * bursts }, d: { wr: 4096 * (1 + s), ops: 1 + 8 * s } };
+    return s < 40 ? { a: { wr: 4096, ops: 1000 + 5 * s }, ...out } : out;
+  };
+  const run = (readsPerWindow: number): string[] => {
+    const acc = new StatsAccumulator({ maxClients: 2, expiryMs: 60_000, windowMs: 30_000 });
+    const seen: string[] = [];
+    for (let n = 0; n < 8; n += 1) {
+      // Scraper A at +2 s of each window; the others at +12 s and +22 s.
+      for (let r = 0; r < readsPerWindow; r += 1) {
+        const now = T0 + n * 30_000 + 2_000 + r * 10_000;
+        const out = scrape(acc, clientsAt(now), now);
+        if (r === 0) seen.push(JSON.stringify([[...out].sort(), [...acc.targetViews()][0]!.foldedClients]));
+      }
+    }
+    return seen;
+  };
+  const alone = run(1);
+  assert.deepEqual(run(3), alone);
+  // Not vacuous: a expired, its slot went to d (the more active over a window), c is folded.
+  const [samples, folded] = JSON.parse(alone.at(-1)!) as [[string, number][], number];
+  const last = new Map(samples);
+  assert.equal(folded, 1);
+  assert.equal(W(last, 'a'), undefined);
+  assert.ok((W(last, 'd') ?? 0) > 0);
+  assert.equal(W(last, 'c'), undefined);
+  assert.ok((W(last, '_other') ?? 0) > 0);
+});

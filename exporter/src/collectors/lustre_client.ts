@@ -37,7 +37,7 @@ export const lustreClientCollector = defineCollector({
     ),
   },
   create({ paths, settings, logger, registry }) {
-    const book = new ClientStatsBook(new StatsAccumulator({ maxClients: settings.maxJobs, expiryMs: settings.expiryMs }), settings.jobWindowMs);
+    const book = new ClientStatsBook(new StatsAccumulator({ maxClients: settings.maxJobs, expiryMs: settings.expiryMs, windowMs: settings.jobWindowMs }));
     const metrics = new LustreClientMetrics(registry, settings.maxTargets);
     return {
       async update(signal) {

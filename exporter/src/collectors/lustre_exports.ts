@@ -6,9 +6,10 @@
 // on every scrape, and thousands of series per target; sites enable it where they want it.
 // Metrics: docs/metrics.md; guide: docs/lustre.md.
 import { defineCollector } from '../scrape/define-collector.js';
-import { positiveIntegerFlag } from '../scrape/flags.js';
+import { durationFlag, positiveIntegerFlag } from '../scrape/flags.js';
 import { newSeriesGraceFlag } from '../lustre/new-series-grace.js';
 import { StatsAccumulator } from '../lustre/stats-accumulator.js';
+import { DEFAULT_WINDOW_MS } from '../lustre/window-clock.js';
 import { statsFlags } from '../lustre/stats-settings.js';
 import { statsUpdater } from '../lustre/stats-update.js';
 import { findExportStatsFiles } from '../sources/lustre-stats-files.js';
@@ -21,10 +22,16 @@ export const lustreExportsCollector = defineCollector({
   flags: {
     maxClients: positiveIntegerFlag('max-clients', 1000, 'Clients with their own series per target; the increments of the others go to client="_other".'),
     newSeriesGraceMs: newSeriesGraceFlag('client'),
+    // The shipped scrape interval, as lustre_jobstats' density window.
+    slotWindowMs: durationFlag(
+      'slot-window',
+      `${DEFAULT_WINDOW_MS / 1000}s`,
+      "Beyond max-clients, free slots are handed out (to the clients with the most requests over the window) and series expire when a window of the exporter's clock ends, the same for every scraper; the increments of clients waiting for a slot show from then (set it to the scrape interval or a multiple).",
+    ),
     ...statsFlags('lustre_exports', 'export stats'),
   },
-  create({ paths, settings: { maxClients, newSeriesGraceMs, ...common }, logger, registry }) {
-    const acc = new StatsAccumulator({ maxClients, expiryMs: common.expiryMs, newSeriesGraceMs });
+  create({ paths, settings: { maxClients, newSeriesGraceMs, slotWindowMs, ...common }, logger, registry }) {
+    const acc = new StatsAccumulator({ maxClients, expiryMs: common.expiryMs, newSeriesGraceMs, windowMs: slotWindowMs });
     const metrics = new LustreExportsMetrics(registry, maxClients, common.maxTargets);
     const settings = {
       ...common,

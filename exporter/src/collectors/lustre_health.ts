@@ -3,7 +3,8 @@
 // files{total,free}), the server's health_check, each target's recovery_status and its lock manager
 // namespace (locks and resources held, lock timeouts), and the brw_stats histograms of each target's
 // bulk RPCs and disk I/Os, and the request queues and threads of the server's services (ost_io, mdt,
-// mgs, ldlm). A handful of small files per target, read whole at every scrape (no state
+// mgs, ldlm); on a client, its view of each OST (osc rpc_stats and import state, summed per file system).
+// A handful of small files per target, read whole at every scrape (no state
 // beyond the error count), so on by default; quiet on hosts without Lustre targets. Metrics: docs/metrics.md; guide: docs/lustre.md.
 import { defineCollector } from '../scrape/define-collector.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
@@ -11,6 +12,7 @@ import { lustreSource } from '../lustre/source-description.js';
 import { isCapacityFile, isLdlmFile, isThreadFile, namespaceTarget, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, type LctlParam } from '../parsers/lustre-health.js';
 import { parseBrwStats } from '../parsers/lustre-brw-stats.js';
 import { parseServiceStats } from '../parsers/lustre-service-stats.js';
+import { oscTarget, parseOscRpcStats, parseOscState, type ImportState, type OscRpcStats } from '../parsers/lustre-osc.js';
 import { runLctl } from '../sources/lustre-lctl.js';
 import { HEALTH_LCTL_ARGS, readHealthFiles } from '../sources/lustre-health-files.js';
 import { LustreHealthMetrics } from './lustre_health_metrics.js';
@@ -20,12 +22,13 @@ const RECOVERY_PARAM = /^(?:obdfilter|mdt)\.([^.]+)\.recovery_status$/;
 const BRW_PARAM = /^(?:osd-[a-z]+|obdfilter)\.([^.]+)\.brw_stats$/;
 const SERVICE_PARAM = /^(?:ost\.OSS|mds\.MDS|mgs\.MGS|ldlm\.services)\.([^.]+)\.([a-z_]+)$/;
 const LDLM_PARAM = /^ldlm\.namespaces\.([^.]+)\.([a-z_]+)$/;
+const OSC_PARAM = /^osc\.([^.]+)\.(rpc_stats|state)$/;
 
 export const lustreHealthCollector = defineCollector({
   name: 'lustre_health',
-  help: 'Capacity (bytes and inodes), health_check, recovery status, lock manager (ldlm) namespaces and brw_stats histograms of the Lustre targets on this host, request queues and threads of its services (quiet where there are none).',
+  help: "Capacity (bytes and inodes), health_check, recovery status, lock manager (ldlm) namespaces and brw_stats histograms of the Lustre targets on this host, request queues and threads of its services, and on a client its OSCs' rpc_stats and import states per file system (quiet where there are none).",
   defaultEnabled: true,
-  flags: lctlFlags('lustre_health', 'the capacity, health_check, recovery_status, ldlm namespace, brw_stats and service stats/threads files'),
+  flags: lctlFlags('lustre_health', 'the capacity, health_check, recovery_status, ldlm namespace, brw_stats, service stats/threads and osc rpc_stats/state files'),
   create({ paths, settings, logger, registry }) {
     const metrics = new LustreHealthMetrics(registry);
     return {
@@ -55,7 +58,7 @@ export const lustreHealthCollector = defineCollector({
       },
       describe: () =>
         lustreSource(
-          'osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status, ldlm/namespaces/*, {osd-*,obdfilter}/*/brw_stats, {ost/OSS,mds/MDS,mgs/MGS,ldlm/services}/*/{stats,threads_*}',
+          'osd-*/*/{kbytes,files}*, health_check, {obdfilter,mdt}/*/recovery_status, ldlm/namespaces/*, {osd-*,obdfilter}/*/brw_stats, {ost/OSS,mds/MDS,mgs/MGS,ldlm/services}/*/{stats,threads_*}, osc/*/{rpc_stats,state}',
           settings,
           HEALTH_LCTL_ARGS,
           paths,
@@ -74,6 +77,9 @@ interface Reading {
 function interpret(params: readonly LctlParam[]): Reading | undefined {
   const seen = new Set<string>();
   const values: Reading['values'] = [];
+  // A client's OSCs, exported summed per file system once all are read.
+  const oscRpcs: { target: string; stats: OscRpcStats }[] = [];
+  const oscStates: { target: string; state: ImportState }[] = [];
   let bad = 0;
   for (const p of params) {
     // A dump may repeat a parameter (two lctl patterns matching it): the first is the one read.
@@ -83,6 +89,8 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
     const ldlm = LDLM_PARAM.exec(p.name);
     const brw = BRW_PARAM.exec(p.name)?.[1];
     const service = SERVICE_PARAM.exec(p.name);
+    const osc = OSC_PARAM.exec(p.name);
+    const oscOf = osc?.[1] === undefined ? undefined : oscTarget(osc[1]);
     const ldlmTarget = ldlm?.[1] === undefined ? undefined : namespaceTarget(ldlm[1]);
     if (p.name === 'health_check') {
       const health = parseHealthCheck(p.text);
@@ -120,8 +128,17 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
       const value = parseCapacityValue(p.text);
       if (value === undefined) bad += 1;
       else values.push((m) => m.serviceThreads(name, file, value));
+    } else if (oscOf !== undefined && osc?.[2] === 'rpc_stats') {
+      const stats = parseOscRpcStats(p.text);
+      oscRpcs.push({ target: oscOf, stats });
+      bad += stats.badLines;
+    } else if (oscOf !== undefined) {
+      const state = parseOscState(p.text);
+      if (state === undefined) bad += 1;
+      else oscStates.push({ target: oscOf, state });
     } else continue; // another parameter of the dump (lctl mode with a broad pattern)
     seen.add(p.name);
   }
+  if (oscRpcs.length > 0 || oscStates.length > 0) values.push((m) => m.oscs(oscRpcs, oscStates));
   return seen.size === 0 ? undefined : { values, bad };
 }

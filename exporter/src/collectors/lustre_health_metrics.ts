@@ -7,6 +7,7 @@ import { CumulativeHistogram } from './cumulative_histogram.js';
 import type { BrwHistogramKind, BrwStats } from '../parsers/lustre-brw-stats.js';
 import { RECOVERY_STATES, targetFs, type CapacityFile, type LdlmFile, type RecoveryStatus, type ThreadFile } from '../parsers/lustre-health.js';
 import type { ServiceStats } from '../parsers/lustre-service-stats.js';
+import { IMPORT_STATES, type Direction, type ImportState, type OscHistogramKind, type OscRpcStats } from '../parsers/lustre-osc.js';
 
 type TargetLabels = 'fs' | 'target';
 
@@ -33,6 +34,20 @@ const BRW_HISTOGRAMS: Readonly<Record<BrwHistogramKind, readonly [string, string
   disk_io_size: ['jobio_lustre_target_brw_disk_io_size_bytes', 'Size of one disk I/O, in bytes (brw_stats "disk I/O size").', powersOfTwo(24).slice(12), 1],
 };
 
+/**
+ * A client's osc rpc_stats histograms, summed over the OSCs of each file system (one series per file
+ * system and direction, however many OSTs it has): pages per RPC up to 4096 (16 MiB of 4 KiB pages),
+ * RPCs in flight linear like brw_stats' (Lustre's last bucket only in +Inf).
+ */
+const OSC_HISTOGRAMS: Readonly<Record<OscHistogramKind, readonly [string, string, readonly number[]]>> = {
+  rpc_pages: ['jobio_lustre_osc_rpc_pages', 'Pages per read or write RPC this client sent to the file system\'s OSTs (osc rpc_stats "pages per rpc", summed over the OSCs).', powersOfTwo(12)],
+  rpcs_in_flight: [
+    'jobio_lustre_osc_rpcs_in_flight',
+    'RPCs in flight to the OST, this one included, when this client sent a read or write RPC (osc rpc_stats "rpcs in flight", summed over the file system\'s OSCs).',
+    LINEAR_BOUNDS,
+  ],
+};
+
 /** Why a value is missing: its file could not be read, or it held no value of the known shape. */
 export type HealthErrorReason = 'read' | 'parse';
 
@@ -55,6 +70,10 @@ export class LustreHealthMetrics {
   private readonly serviceQueueDepth: Counter<'service'>;
   private readonly serviceActive: Counter<'service'>;
   private readonly serviceThreadGauges: Readonly<Record<ThreadFile, Gauge<'service'>>>;
+  private readonly osc: Readonly<Record<OscHistogramKind, CumulativeHistogram>>;
+  private readonly oscActive: Gauge<'fs' | 'operation'>;
+  private readonly oscPending: Gauge<'fs' | 'operation'>;
+  private readonly oscImports: Gauge<'fs' | 'state'>;
   private readonly errors: Counter<'reason'>;
   private readonly errorTotals = new Map<HealthErrorReason, number>();
 
@@ -109,9 +128,19 @@ export class LustreHealthMetrics {
       threads_max: gauge('jobio_lustre_service_threads_max', 'Threads the service may start at most (threads_max).', service),
       threads_min: gauge('jobio_lustre_service_threads_min', 'Threads the service keeps started at least (threads_min).', service),
     };
+    const osc = Object.entries(OSC_HISTOGRAMS).map(([kind, [name, help, bounds]]) => [kind, new CumulativeHistogram(name, help, bounds).register(registry)]);
+    this.osc = Object.fromEntries(osc) as Record<OscHistogramKind, CumulativeHistogram>;
+    const fsOperation = ['fs', 'operation'] as const;
+    this.oscActive = gauge('jobio_lustre_osc_active_rpcs', "Read or write RPCs this client has in flight now to the file system's OSTs (osc rpc_stats, summed over the OSCs).", fsOperation);
+    this.oscPending = gauge('jobio_lustre_osc_pending_pages', "Pages this client has waiting to be read or written to the file system's OSTs (osc rpc_stats, summed over the OSCs).", fsOperation);
+    this.oscImports = gauge(
+      'jobio_lustre_osc_imports',
+      "This client's OSCs of the file system whose connection (import) to their OST is in the state (osc state current_state): FULL is connected, IDLE idle-disconnected; DISCONN, CONNECTING, EVICTED and the recovery states mean I/O to that OST waits.",
+      ['fs', 'state'] as const,
+    );
     this.errors = counter(
       'jobio_lustre_health_errors_total',
-      'Capacity, health_check, recovery_status, ldlm, brw_stats and service values skipped: reason="read" (the file could not be read) or "parse" (no value of the known shape; one per line in brw_stats and service stats).',
+      'Capacity, health_check, recovery_status, ldlm, brw_stats, service and osc values skipped: reason="read" (the file could not be read) or "parse" (no value of the known shape; one per line in brw_stats, service stats and osc rpc_stats).',
       ['reason'] as const,
     );
   }
@@ -134,6 +163,10 @@ export class LustreHealthMetrics {
       this.serviceQueueDepth,
       this.serviceActive,
       ...Object.values(this.serviceThreadGauges),
+      ...Object.values(this.osc),
+      this.oscActive,
+      this.oscPending,
+      this.oscImports,
     ])
       m.reset();
     this.healthy.clear();
@@ -181,6 +214,38 @@ export class LustreHealthMetrics {
 
   serviceThreads(service: string, file: ThreadFile, value: bigint): void {
     this.serviceThreadGauges[file].set({ service }, Number(value));
+  }
+
+  /** A client's OSCs, summed per file system: rpc_stats histograms and gauges, and how many are in each import state. */
+  oscs(rpcs: readonly { target: string; stats: OscRpcStats }[], states: readonly { target: string; state: ImportState }[]): void {
+    const byFs = new Map<string, OscRpcStats[]>();
+    for (const { target, stats } of rpcs) byFs.set(targetFs(target), [...(byFs.get(targetFs(target)) ?? []), stats]);
+    for (const [fs, all] of byFs) {
+      for (const operation of ['read', 'write'] as const satisfies readonly Direction[]) {
+        for (const kind of Object.keys(OSC_HISTOGRAMS) as OscHistogramKind[]) {
+          const printed = all.filter((s) => s.histograms.has(kind));
+          if (printed.length > 0)
+            this.osc[kind].set(
+              { fs, operation },
+              printed.flatMap((s) => (s.histograms.get(kind) ?? []).map((r) => ({ value: r.value, count: r[operation] }))),
+            );
+        }
+        for (const s of all) {
+          const active = s.active[operation];
+          const pending = s.pending[operation];
+          if (active !== undefined) this.oscActive.inc({ fs, operation }, active);
+          if (pending !== undefined) this.oscPending.inc({ fs, operation }, pending);
+        }
+      }
+    }
+    const counts = new Map<string, Map<ImportState, number>>();
+    for (const { target, state } of states) {
+      const fs = targetFs(target);
+      const perState = counts.get(fs) ?? new Map(IMPORT_STATES.map((s) => [s, 0]));
+      perState.set(state, (perState.get(state) ?? 0) + 1);
+      counts.set(fs, perState);
+    }
+    for (const [fs, perState] of counts) for (const [state, n] of perState) this.oscImports.set({ fs, state }, n);
   }
 
   health(healthy: boolean): void {

@@ -10,7 +10,6 @@ import type { LustreMount } from '../sources/lustre-client-files.js';
 import type { StatsAccumulator, StatsTargetView } from './stats-accumulator.js';
 import type { StatsSink } from './stats-update.js';
 import { nodeJobLabel } from './node-job.js';
-import { WindowClock } from './window-clock.js';
 import type { ReadErrorReason } from './error-reasons.js';
 
 /** Mount label of an instance whose file system is not in the mount table (being unmounted, or no table). */
@@ -63,16 +62,11 @@ export class ClientStatsBook implements StatsSink {
   /** The node's jobs at this read, and at the read that opened the window (undefined: none yet). */
   private jobs: ReadonlySet<string> = new Set();
   private jobsAtOpen: ReadonlySet<string> | undefined;
-  private readonly clock: WindowClock;
   /** Accumulator target key → labels. */
   private readonly places = new Map<string, ClientPlace>();
 
-  constructor(
-    private readonly acc: StatsAccumulator,
-    windowMs: number,
-  ) {
-    this.clock = new WindowClock(windowMs);
-  }
+  /** `acc` with the window (StatsAccumulatorOptions.windowMs) the job is credited per. */
+  constructor(private readonly acc: StatsAccumulator) {}
 
   get targetCount(): number {
     return this.acc.targetCount;
@@ -136,13 +130,9 @@ export class ClientStatsBook implements StatsSink {
    * credited to the jobs running then.
    */
   finish(now: number, complete?: boolean): void {
-    const turn = this.clock.turnAt(now);
-    const seriesName = turn.decide ? nodeJobLabel(this.jobsAtOpen, this.jobs) : '';
-    this.acc.finish(now, complete, { ...turn, seriesName });
-    if (turn.decide) {
-      this.clock.open(now);
-      this.jobsAtOpen = this.jobs;
-    }
+    const { decide } = this.acc.turnAt(now);
+    this.acc.finish(now, complete, decide ? nodeJobLabel(this.jobsAtOpen, this.jobs) : '');
+    if (decide) this.jobsAtOpen = this.jobs;
     const live = new Set([...this.acc.targetViews()].map((t) => t.name));
     for (const key of this.places.keys()) if (!live.has(key)) this.places.delete(key);
   }

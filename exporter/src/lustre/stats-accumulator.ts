@@ -11,14 +11,18 @@
 // - at most `maxClients` clients per target have their own series (sticky; free slots go to the most
 //   active); the others' increments go to client="_other", so sums over clients stay true;
 // - a series lives while its file is present and for `expiryMs` after it went away;
-// - lustre_client (client-book.ts) settles with a HeldTurn: a target's increments are held until the read
-//   that closes a window of the exporter's clock, then credited to the series it names.
+// - with `windowMs`, slots beyond the cap are handed out, and series expire, when a window of the
+//   exporter's clock closes (window-clock.ts, as for lustre_jobstats' max-jobs), so the series do not
+//   depend on how many scrapers split a window;
+// - lustre_client (client-book.ts) also holds a target's increments until the read that closes the
+//   window, then credits them to the series it names (the node's job).
 import type { StatsSection } from '../parsers/lustre-stats.js';
 import { FieldTable } from './export-fields.js';
 import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels, type SlotTurn } from './series-book.js';
 import { TargetSamples } from './series-samples.js';
 import { statsFields } from './stats-fields.js';
 import { u64Add, u64Less, u64Sub, type U64 } from './u64.js';
+import { WindowClock } from './window-clock.js';
 import { noReadErrors, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
 
 // A stats series is named by one string: the client's NID (lustre_exports), '' (a target's own totals,
@@ -38,18 +42,11 @@ export interface StatsAccumulatorOptions {
   readonly expiryMs: number;
   /** How long a new series' counters stay at 0 after its birth (series-book.ts); 0 by default. */
   readonly newSeriesGraceMs?: number;
+  /** The window of the exporter's clock at whose close slots are handed out (none: at every read). */
+  readonly windowMs?: number;
 }
 
-/**
- * How lustre_client settles a read: the node's job is known per window of the exporter's clock, so the
- * increments of every read are held until the read that closes the window (`decide`), and then
- * credited to the series `seriesName` (the job seen at the window's ends, node-job.ts).
- */
-export interface HeldTurn extends SlotTurn {
-  readonly seriesName: string;
-}
-
-/** Increments held for a HeldTurn. */
+/** Increments held until the window closes (finish() with a series name). */
 interface Held {
   readonly deltas: (U64 | undefined)[];
   activity: number;
@@ -96,8 +93,16 @@ export class StatsAccumulator {
   private readonly targets = new Map<string, TargetState>();
   private epoch = 0;
   private collected = false;
+  private readonly clock: WindowClock | undefined;
 
-  constructor(private readonly options: StatsAccumulatorOptions) {}
+  constructor(private readonly options: StatsAccumulatorOptions) {
+    this.clock = options.windowMs === undefined ? undefined : new WindowClock(options.windowMs);
+  }
+
+  /** Where a read at `now` falls on the window clock (with no window, every read decides). */
+  turnAt(now: number): SlotTurn {
+    return this.clock?.turnAt(now) ?? { decide: true, at: now };
+  }
 
   get targetCount(): number {
     return this.targets.size;
@@ -200,31 +205,34 @@ export class StatsAccumulator {
 
   /**
    * Settles the scrape. `complete` false (lctl cut short): files not seen are kept, not forgotten.
-   * With `held`, the increments wait for the read that closes the window (see HeldTurn).
+   * With `heldFor` (lustre_client), the increments wait for the read that closes the window and then go
+   * to the series `heldFor` names (given at every read; used at the closing one).
    */
-  finish(now: number, complete = true, held?: HeldTurn): void {
+  finish(now: number, complete = true, heldFor?: string): void {
     const baseline = !this.collected;
+    const turn = this.turnAt(now);
     for (const [name, t] of this.targets) {
       if (complete) for (const [client, file] of t.files) if (file.seen !== this.epoch) t.files.delete(client);
-      t.book.settle(held ? this.heldGroups(t, held) : t.groups, now, this.epoch, baseline, held);
+      t.book.settle(heldFor === undefined ? t.groups : this.heldGroups(t, turn.decide, heldFor), now, this.epoch, baseline, turn);
       t.groups = new Map();
       if (t.readEpoch !== this.epoch && t.files.size === 0 && t.book.series.size === 0 && t.held === undefined) this.targets.delete(name);
     }
+    if (turn.decide) this.clock?.open(now);
     this.collected = true;
   }
 
-  /** Adds the read's increments of `t` to its held ones; at the closing read, hands them all to `turn.seriesName`. */
-  private heldGroups(t: TargetState, turn: HeldTurn): Map<string, SeriesGroup> {
+  /** Adds the read's increments of `t` to its held ones; at the closing read (`decide`), hands them all to `seriesName`. */
+  private heldGroups(t: TargetState, decide: boolean, seriesName: string): Map<string, SeriesGroup> {
     for (const g of t.groups.values()) {
       if (t.held) {
         mergeDeltas(t.held.deltas, g.deltas);
         t.held.activity += g.activity;
       } else t.held = { deltas: [...g.deltas], activity: g.activity };
     }
-    if (!turn.decide) return new Map();
+    if (!decide) return new Map();
     const held = t.held;
     t.held = undefined;
-    const labels = bookLabels(turn.seriesName);
+    const labels = bookLabels(seriesName);
     const key = seriesKey(labels);
     // A mount read at the closing read keeps its job's series alive, as a present file keeps a client's.
     if (held === undefined && !(t.readEpoch === this.epoch && t.present.size > 0 && t.book.series.has(key))) return new Map();

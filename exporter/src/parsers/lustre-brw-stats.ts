@@ -35,39 +35,49 @@ export interface BrwRow {
   readonly write: number;
 }
 
-export interface BrwStats {
-  /** The rows of each histogram present (a histogram with no row is present and empty). */
-  readonly histograms: ReadonlyMap<BrwHistogramKind, readonly BrwRow[]>;
+/** Read/write histogram tables of one file, by kind (a histogram with no row is present and empty). */
+export interface RwHistograms<K extends string> {
+  readonly histograms: ReadonlyMap<K, readonly BrwRow[]>;
   readonly badLines: number;
 }
 
+export type BrwStats = RwHistograms<BrwHistogramKind>;
+
 const SECTION_TITLE = /^(\S.*?)\s{2,}\w+\s+%\s+cum\s+%\s+\|\s+\w+\s+%\s+cum\s+%$/;
-const DIRECTIONS = /^read\s+\|\s+write$/;
+// `read | write` above brw_stats tables, `read<tabs>write` above osc rpc_stats ones.
+const DIRECTIONS = /^read\s+(?:\|\s+)?write$/;
 const ROW = /^(\d{1,10})([KMG]?):\s+(\d{1,20})\s+\d+\s+\d+\s+\|\s+(\d{1,20})\s+\d+\s+\d+$/;
 const HEADER = /^(?:snapshot_time|start_time|elapsed_time):\s/;
 const SCALE: Readonly<Record<string, number>> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
 
-function isKnownTitle(title: string): title is keyof typeof BRW_HISTOGRAM_TITLES {
-  return Object.hasOwn(BRW_HISTOGRAM_TITLES, title);
+export function parseBrwStats(text: string): BrwStats {
+  return parseRwHistograms(text, BRW_HISTOGRAM_TITLES, () => false);
 }
 
-export function parseBrwStats(text: string): BrwStats {
-  const histograms = new Map<BrwHistogramKind, BrwRow[]>();
+/**
+ * The read/write histogram tables of a file in brw_stats' layout (brw_stats, osc rpc_stats): the
+ * tables whose title is in `titles`, by its kind; rows of other tables skipped; lines `isOther`
+ * accepts (a file's own scalar lines) left to the caller; any other line counted in `badLines`.
+ */
+export function parseRwHistograms<K extends string>(text: string, titles: Readonly<Record<string, K>>, isOther: (line: string) => boolean): RwHistograms<K> {
+  const isKnownTitle = (title: string): boolean => Object.hasOwn(titles, title);
+  const histograms = new Map<K, BrwRow[]>();
   let current: BrwRow[] | undefined;
   let inOtherSection = false;
   let badLines = 0;
   for (const raw of text.split('\n')) {
     const line = raw.trim();
-    if (line === '' || DIRECTIONS.test(line) || HEADER.test(line)) continue;
+    if (line === '' || DIRECTIONS.test(line) || HEADER.test(line) || isOther(line)) continue;
     const title = SECTION_TITLE.exec(line)?.[1];
     if (title !== undefined) {
       // A histogram printed twice in one file keeps its first rows (never seen; counted as malformed).
-      if (isKnownTitle(title) && !histograms.has(BRW_HISTOGRAM_TITLES[title])) {
+      const kind = isKnownTitle(title) ? titles[title] : undefined;
+      if (kind !== undefined && !histograms.has(kind)) {
         current = [];
-        histograms.set(BRW_HISTOGRAM_TITLES[title], current);
+        histograms.set(kind, current);
         inOtherSection = false;
       } else {
-        if (isKnownTitle(title)) badLines += 1;
+        if (kind !== undefined) badLines += 1;
         current = undefined;
         inOtherSection = true;
       }

@@ -8,14 +8,20 @@
 //   <root>/{osd-*,obdfilter}/<target>/brw_stats         osd-ldiskfs.<target>.brw_stats (obdfilter up to 2.10)
 //   <root>/{ost/OSS,mds/MDS,mgs/MGS,ldlm/services}/<service>/{stats,threads_*}   ost.OSS.ost_io.stats
 //                                                       (stats and threads_* looked up apart: debugfs and sysfs on 2.12+)
+//   <root>/osc/<fs>-OST<idx>-osc-<instance>/{rpc_stats,state}   osc.<device>.rpc_stats (a client's view
+//                                                       of each OST; looked up apart, as their roots may differ)
 // Versions put them in different roots (/proc/fs/lustre up to 2.10, /sys/fs/lustre later for the
 // one-value files); the first root holding a target's file wins, as for every Lustre collector.
 import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
 import { CAPACITY_FILES, LDLM_FILES, namespaceTarget, SERVICE_GROUPS, THREAD_FILES, type LctlParam } from '../parsers/lustre-health.js';
+import { oscTarget } from '../parsers/lustre-osc.js';
 import { findTargets, lustreRoots, type UnlistedDir } from './lustre-tree.js';
 import { readPseudoFile } from './pseudo-files.js';
 import { forEachLimited } from '../util/for-each-limited.js';
+
+/** The files read of each OSC of a client. */
+export const OSC_FILES = ['rpc_stats', 'state'] as const;
 
 /** The osd kinds whose targets report capacity. */
 export const OSD_KINDS = ['osd-ldiskfs', 'osd-zfs'] as const;
@@ -30,6 +36,7 @@ export const HEALTH_LCTL_ARGS = [
   ...OSD_KINDS.map((k) => `${k}.*.brw_stats`),
   'obdfilter.*.brw_stats',
   ...SERVICE_GROUPS.flatMap((g) => [`${g}.*.stats`, ...THREAD_FILES.map((f) => `${g}.*.${f}`)]),
+  ...OSC_FILES.map((f) => `osc.*.${f}`),
 ];
 
 /** `ost/OSS` → `ost.OSS`: the dotted name lctl gives a directory. */
@@ -64,8 +71,13 @@ async function findHealthFiles(paths: Paths): Promise<{ files: HealthFile[]; unl
   const serviceThreads = await findTargets(paths, serviceDirs, ({ kind, target, dir }, entries) =>
     THREAD_FILES.filter((f) => entries.includes(f)).map((f) => ({ param: `${dotted(kind)}.${target}.${f}`, path: join(dir, f) })),
   );
+  const osc = await Promise.all(
+    OSC_FILES.map((file) =>
+      findTargets(paths, ['osc'], ({ target: device, dir }, entries) => (oscTarget(device) !== undefined && entries.includes(file) ? [{ param: `osc.${device}.${file}`, path: join(dir, file) }] : [])),
+    ),
+  );
   const health = lustreRoots(paths).map((root) => ({ param: 'health_check', path: join(root, 'health_check') }));
-  const found = [capacity, recovery, ldlm, serviceStats, serviceThreads];
+  const found = [capacity, recovery, ldlm, serviceStats, serviceThreads, ...osc];
   return { files: [...found.flatMap((f) => f.files), ...health], unlisted: found.flatMap((f) => f.unlisted) };
 }
 
