@@ -75,8 +75,11 @@ async function framesFromBuiltDataSource(view: string): Promise<DataFrame[]> {
   });
   const from = dateTime(m.fromMs);
   const to = dateTime(m.toMs);
-  const targets =
-    view === 'heatmap' ? [{ refId: 'A', queryType: 'raw', expr: window.__captures['heatmap-mdt-user-rates']?.params['query'] }] : [{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }];
+  const targets = view.startsWith('population:')
+    ? [{ refId: 'A', queryType: 'population', populationView: view.slice('population:'.length), interval: `${m.stepSeconds}s` }]
+    : view === 'heatmap'
+      ? [{ refId: 'A', queryType: 'raw', expr: window.__captures['heatmap-mdt-user-rates']?.params['query'] }]
+      : [{ refId: 'A', queryType: 'summary', groupBy: 'jobid' }];
   const res = await ds.query({
     requestId: 'h',
     interval: `${m.stepSeconds}s`,
@@ -91,6 +94,43 @@ async function framesFromBuiltDataSource(view: string): Promise<DataFrame[]> {
   return res.data;
 }
 
+/**
+ * The cluster dashboard's population panels are Grafana's own table and bar chart. The table panel renders @grafana/ui's
+ * Table, rendered here with the built data source's frames (field overrides applied as the panel applies them); the bar
+ * chart panel is Grafana's (not in @grafana/ui): its frames are rendered as tables too, and their shape is exposed for
+ * the driver to check against the committed panel's options (x field, hidden cumulative fields, units).
+ */
+async function renderPopulation(theme: ReturnType<typeof createTheme>, width: number) {
+  const views = ['percentiles', 'summary', 'volume', 'bandwidth'] as const;
+  // one after the other: the AMD loader loads one module at a time
+  const frames: DataFrame[] = [];
+  for (const v of views) {
+    frames.push((await framesFromBuiltDataSource(`population:${v}`))[0] as DataFrame);
+  }
+  const processed = frames.map((f) => applyFieldOverrides({ data: [f], fieldConfig: { defaults: {}, overrides: [] }, replaceVariables: (x: string) => x, theme, timeZone: 'utc' })[0] as DataFrame);
+  window.__harness = {
+    population: Object.fromEntries(
+      views.map((v, i) => [v, { name: frames[i]?.name, fields: frames[i]?.fields.map((f) => ({ name: f.name, type: f.type, unit: f.config.unit ?? '', values: [...f.values] })) }]),
+    ),
+  };
+  const root = createRoot(document.getElementById('root') as HTMLElement);
+  root.render(
+    <ThemeContext.Provider value={theme}>
+      {views.map((v, i) => (
+        <div
+          key={v}
+          data-testid={`jobio-population-${v}`}
+          style={{ padding: 8, marginBottom: 8, background: theme.colors.background.primary, border: `1px solid ${theme.colors.border.weak}`, width: width + 16 }}
+        >
+          <div style={{ fontSize: 14, fontWeight: 500, marginBottom: 8 }}>{frames[i]?.name}</div>
+          <ui.Table data={processed[i] as DataFrame} width={width} height={v === 'percentiles' || v === 'summary' ? 180 : 320} />
+        </div>
+      ))}
+    </ThemeContext.Provider>,
+  );
+  window.__harnessReady = true;
+}
+
 async function main() {
   const params = new URLSearchParams(location.search);
   const view = params.get('view') ?? 'summary';
@@ -101,6 +141,9 @@ async function main() {
   document.body.style.background = theme.colors.background.canvas;
   document.body.style.color = theme.colors.text.primary;
   document.body.style.fontFamily = theme.typography.fontFamily;
+  if (view === 'population') {
+    return renderPopulation(theme, width);
+  }
 
   const appModule = await loadAmd('../../dist/module.js');
   const panelModule = await loadAmd('../../dist/panel/module.js');

@@ -2,9 +2,10 @@
 // Chromium test of the *built* plugin: dist/*.js loaded through an AMD host with shared libraries,
 // the built data source fed real Prometheus captures, both panel views in dark and light themes,
 // a heatmap cell clicked and its drill-down list and variable checked, the drill-down at 1920 px with
-// whole job ids, the status column's letters and colour-blind check. Screenshots go to
+// whole job ids, the status column's letters and colour-blind check, the cluster dashboard's population tables
+// (rendered by @grafana/ui's Table) and its bar charts' frames against the committed panels. Screenshots go to
 // test-output/*.png. Prints TAP-like lines and "N passed, N failed"; exits non-zero on any failure.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, openHarness } from './browser.mjs';
 import { buildHarness, outDir, root } from './build.mjs';
@@ -246,6 +247,73 @@ async function heatmapAt1920(browser, base, theme) {
   await page.close();
 }
 
+/** The rendered cells of a Grafana Table, row by row (the header first). */
+async function tableCells(page, testId) {
+  const box = page.getByTestId(testId);
+  await box.locator('[role="cell"]').first().waitFor({ timeout: 60000 });
+  return box.evaluate((el) => [...el.querySelectorAll('[role="row"]')].map((r) => [...r.querySelectorAll('[role="columnheader"], [role="cell"]')].map((c) => c.innerText.trim())));
+}
+
+/** Every panel of a dashboard, rows' panels included. */
+const panelsOf = (list) => list.flatMap((p) => [p, ...panelsOf(p.panels ?? [])]);
+
+/**
+ * The cluster dashboard's population panels, as committed: its tables rendered by @grafana/ui's Table (what Grafana's
+ * table panel renders) from the built data source on the captures; its bar charts' frames checked against the
+ * panels' options (Grafana's bar chart panel is not in @grafana/ui): the x field is a number field, every other field
+ * is a number, the override hides exactly the cumulative fields, the x unit is the frame's.
+ */
+async function population(browser, base, theme) {
+  const { page, problems } = await openHarness(browser, base, { view: 'population', theme, width: 1000 }, { width: 1060, height: 1300 });
+  const frames = await page.evaluate(() => window.__harness.population);
+  const dashboard = JSON.parse(readFileSync(join(root, '..', 'dashboards', 'cluster-filesystem.json'), 'utf8'));
+  const panels = panelsOf(dashboard.panels).filter((p) => p.targets?.some((t) => t.queryType === 'population'));
+  assert(
+    panels.map((p) => `${p.type}:${p.targets[0].populationView}`).join(' ') === 'table:percentiles table:summary barchart:volume barchart:bandwidth',
+    `population panels: ${panels.map((p) => p.type)}`,
+  );
+  const field = (f, name) => f.fields.find((x) => x.name === name);
+  for (const p of panels) {
+    const view = p.targets[0].populationView;
+    const f = frames[view];
+    const cells = await tableCells(page, `jobio-population-${view}`);
+    // what a Table shows: one column per field, in order, named as the fields
+    assert(JSON.stringify(cells[0]) === JSON.stringify(f.fields.map((x) => x.name)), `${view} header ${JSON.stringify(cells[0])}`);
+    if (p.type === 'barchart') {
+      const x = field(f, p.options.xField);
+      assert(x?.type === 'number', `${view}: x field ${p.options.xField} is a number field`);
+      assert(
+        f.fields.every((y) => y.type === 'number'),
+        `${view}: every field is a number`,
+      );
+      const hide = p.fieldConfig.overrides.find((o) => o.matcher.id === 'byRegexp');
+      const hidden = f.fields.filter((y) => new RegExp(`^(?:${hide.matcher.options})$`).test(y.name)).map((y) => y.name);
+      assert(JSON.stringify(hidden) === '["read cumulative","write cumulative"]' && hide.properties[0].value.viz === true, `${view}: hidden ${hidden}`);
+      const unit = p.fieldConfig.overrides.find((o) => o.matcher.id === 'byName' && o.matcher.options === p.options.xField).properties[0].value;
+      assert(unit === x.unit, `${view}: the x unit ${unit} is the frame's ${x.unit}`);
+      // the bars count every job that moved data: 25 read, 29 wrote in the captures
+      const sum = (name) => field(f, name).values.reduce((a, b) => a + b, 0);
+      assert(sum('read jobs') === 25 && sum('write jobs') === 29, `${view}: ${sum('read jobs')} read, ${sum('write jobs')} write jobs`);
+      // the table's first row is the first bin, its counts as the frame has them
+      assert(cells[1][1] === String(field(f, 'read jobs').values[0]) && cells[1][3] === String(field(f, 'write jobs').values[0]), `${view} first row ${cells[1]}`);
+    } else if (view === 'percentiles') {
+      assert(JSON.stringify(cells.slice(1).map((r) => r[0])) === '["I/O intensity I","burstiness ρ","parallel intensity P","jobs"]', `rows ${cells.map((r) => r[0])}`);
+      for (let row = 1; row <= 3; row++) {
+        for (let col = 1; col < f.fields.length; col++) {
+          const want = f.fields[col].values[row - 1].toFixed(2);
+          assert(cells[row][col] === want, `${cells[row][0]}, ${f.fields[col].name}: shown ${cells[row][col]}, frame ${want}`);
+        }
+      }
+      assert(cells[4].slice(1).map(Number).join(' ') === '25 25 25 29 29 29', `jobs row ${cells[4]}`);
+    } else {
+      assert(JSON.stringify(cells.slice(1).map((r) => r.slice(0, 2))) === '[["read","25"],["write","29"]]', `summary ${JSON.stringify(cells)}`);
+    }
+  }
+  await page.screenshot({ path: join(shots, `population-${theme}.png`), fullPage: true });
+  assert(problems.length === 0, problems.join('\n'));
+  await page.close();
+}
+
 async function main() {
   if (!existsSync(join(root, 'dist', 'panel', 'module.js'))) {
     throw new Error('dist/ is missing: run "npm run build" first');
@@ -258,6 +326,7 @@ async function main() {
     // Job ids are laid out alike in both themes: one theme is enough (each page load costs seconds).
     await check('heatmap at 1920 px (dark): the drill-down table shows whole job ids', () => heatmapAt1920(browser, server.url, 'dark'));
     for (const theme of ['dark', 'light']) {
+      await check(`population tables (${theme}): the cluster dashboard's table and bar chart panels' frames from the built data source`, () => population(browser, server.url, theme));
       await check(`summary view (${theme}): built panel + built data source on captured responses`, () => summary(browser, server.url, theme));
       await check(`heatmap view (${theme}): canvas drawn, cell click lists its series, row click sets $user`, () => heatmap(browser, server.url, theme));
       await check(`heatmap at 10,000 series × 720 steps (${theme}): legend, rare-cell colour, busiest cell drill-down`, () => heatmapAtScale(browser, server.url, theme));
@@ -266,7 +335,9 @@ async function main() {
     await browser.close();
     await server.close();
   }
-  console.log(`screenshots: ${shots}/{summary,heatmap,heatmap-10k}-{dark,light}.png, heatmap-10k-{dark,light}-drilldown.png, heatmap-1920-dark-drilldown.png (harness in ${outDir})`);
+  console.log(
+    `screenshots: ${shots}/{summary,heatmap,heatmap-10k}-{dark,light}.png, heatmap-10k-{dark,light}-drilldown.png, heatmap-1920-dark-drilldown.png, population-{dark,light}.png (harness in ${outDir})`,
+  );
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = failed === 0 ? 0 : 1;
 }
