@@ -61,3 +61,24 @@ test("a job's processes summed: only those naming the job AND owned by its owner
     rmSync(proc.procfs, { recursive: true, force: true });
   }
 });
+
+test(
+  "a process seen before the job's exec (same pid and start time, not yet the job's environment) is found at a later sample",
+  { skip: asRoot ? false : 'chowns the made-up /proc entries' },
+  async () => {
+    const proc = fakeProc();
+    try {
+      // The scheduler's child after its setuid, before it execs the job's shell: the owner's, naming no job.
+      proc.add(200, 2000, ['PATH=/usr/bin'], [0, 0, 0, 0], 100, 100);
+      const tracker = new ProcessJobTracker(proc.procfs, 100);
+      const jobs = new Map([['9', 2000]]);
+      assert.deepEqual(await tracker.sample(jobs), []);
+      // The exec: the same pid and start time, now the job's environment and its CPU.
+      proc.remove(200);
+      proc.add(200, 2000, ['JOB_ID=9'], [120, 20, 0, 0], 400, 500);
+      assert.deepEqual(await tracker.sample(jobs), [{ jobid: '9', uid: 2000, processes: 1, cpu: { user: 1.2, system: 0.2 }, memoryBytes: 400 * 1024, memoryPeakBytes: 500 * 1024 }]);
+    } finally {
+      rmSync(proc.procfs, { recursive: true, force: true });
+    }
+  },
+);

@@ -49,8 +49,14 @@ async function readText(path: string): Promise<string | undefined> {
 
 /** Samples the jobs' processes; keeps what must last across samples (see the header). */
 export class ProcessJobTracker {
-  /** `<pid> <starttime>` → the job the process names, resolved once per process (null: none). */
-  private readonly jobOfProcess = new Map<string, { jobid: string; uid: number } | null>();
+  /**
+   * `<pid> <starttime>` → the job the process names, resolved once per process. Only a job found is
+   * kept: a process seen between the scheduler's setuid and its exec of the job (same pid and start
+   * time, not yet the job's environment) must be asked again at the next sample, or the job's whole
+   * shell would be missed for its life. The cost is one lookup per sample for each process of a job
+   * owner that names no job.
+   */
+  private readonly jobOfProcess = new Map<string, { jobid: string; uid: number }>();
   private readonly highest = new Map<string, { user: number; system: number; peak: number }>();
 
   constructor(
@@ -85,10 +91,11 @@ export class ProcessJobTracker {
       let job = this.jobOfProcess.get(key);
       if (job === undefined) {
         const found = await readProcessJob(this.procfs, Number(pid));
-        job = found ? { jobid: found.jobid, uid: found.uid } : null;
+        if (!found) continue;
+        job = { jobid: found.jobid, uid: found.uid };
         this.jobOfProcess.set(key, job);
       }
-      if (job === null || jobs.get(job.jobid) !== job.uid) continue;
+      if (jobs.get(job.jobid) !== job.uid) continue;
       const memory = parseStatusMemory((await readText(join(dir, 'status'))) ?? '');
       const sum = sums.get(job.jobid) ?? { uid: job.uid, processes: 0, ticks: [0, 0, 0, 0] as [number, number, number, number], rss: 0, hwm: 0 };
       sum.processes += 1;
