@@ -146,6 +146,27 @@ test('lustre_client: growth, jobs coming and going, remounts and a shared node, 
   }
 });
 
+/**
+ * Scrapers reading `node` at `offsets` (ms) into each of `windows` 30-s windows from T0, the node set
+ * by `feed` at each read's second: what the first scraper read, in order. The node is closed after.
+ */
+async function readsOfFirst(node: Node, T0: number, windows: number, offsets: readonly number[], feed: (node: Node, s: number) => void): Promise<Record<string, number | string>[]> {
+  try {
+    const first: Record<string, number | string>[] = [];
+    for (let w = 0; w < windows; w += 1) {
+      for (const offset of offsets) {
+        const now = T0 + w * 30_000 + offset;
+        feed(node, (now - T0) / 1000);
+        const out = await node.scrape(now);
+        if (offset === offsets[0]) first.push(out);
+      }
+    }
+    return first;
+  } finally {
+    node.close();
+  }
+}
+
 test('lustre_client on the exporter clock: one scraper or three read the same series, with exact totals', async () => {
   // The node over 242 s (window 30 s, the default; T0 a multiple of it): job 7, then nothing, then 8,
   // 8 and 9 sharing the node, 9 alone, nothing. The client writes a block a second, except from 60 s
@@ -153,26 +174,12 @@ test('lustre_client on the exporter clock: one scraper or three read the same se
   const T0 = 56_666_667 * 30_000;
   const jobsAt = (s: number): string[] => (s < 40 ? ['7'] : s < 50 ? [] : s < 100 ? ['8'] : s < 130 ? ['8', '9'] : s < 170 ? ['9'] : []);
   const blocksAt = (s: number): number => (s < 60 ? 10 + s : s < 75 ? 70 : 70 + (s - 75));
-  const run = async (offsets: readonly number[]): Promise<Record<string, number | string>[]> => {
-    const node = new Node();
-    try {
-      const atA: Record<string, number | string>[] = [];
-      for (let w = 0; w < 9; w += 1) {
-        for (const offset of offsets) {
-          const now = T0 + w * 30_000 + offset;
-          const s = (now - T0) / 1000;
-          node.jobs(...jobsAt(s));
-          if (s < 75) node.stats('scratch-ffff0001', 4096 * blocksAt(s), 3);
-          else node.stats('scratch-ffff0002', 4096 * (blocksAt(s) - 70), 1);
-          const out = await node.scrape(now);
-          if (offset === offsets[0]) atA.push(out);
-        }
-      }
-      return atA;
-    } finally {
-      node.close();
-    }
-  };
+  const run = (offsets: readonly number[]) =>
+    readsOfFirst(new Node(), T0, 9, offsets, (node, s) => {
+      node.jobs(...jobsAt(s));
+      if (s < 75) node.stats('scratch-ffff0001', 4096 * blocksAt(s), 3);
+      else node.stats('scratch-ffff0002', 4096 * (blocksAt(s) - 70), 1);
+    });
   // Scraper A at +2 s of each window; with two more at +12 s and +22 s.
   const alone = await run([2_000]);
   assert.deepEqual(await run([2_000, 12_000, 22_000]), alone);
@@ -195,24 +202,11 @@ test('lustre_client on the exporter clock beyond max-jobs: what is folded into _
   // One job series per mount: job 7 (seen first) keeps it; the windows of 8 and 9 go to _other.
   const T0 = 56_666_667 * 30_000;
   const jobsAt = (s: number): string[] => (s < 30 ? ['7'] : s < 90 ? ['8'] : ['9']);
-  const run = async (offsets: readonly number[]): Promise<Record<string, number | string>[]> => {
-    const node = new Node({ 'max-jobs': 1 });
-    try {
-      const atA: Record<string, number | string>[] = [];
-      for (let w = 0; w < 6; w += 1) {
-        for (const offset of offsets) {
-          const now = T0 + w * 30_000 + offset;
-          node.jobs(...jobsAt((now - T0) / 1000));
-          node.stats('scratch-ffff0001', 4096 * (10 + (now - T0) / 1000), 3);
-          const out = await node.scrape(now);
-          if (offset === offsets[0]) atA.push(out);
-        }
-      }
-      return atA;
-    } finally {
-      node.close();
-    }
-  };
+  const run = (offsets: readonly number[]) =>
+    readsOfFirst(new Node({ 'max-jobs': 1 }), T0, 6, offsets, (node, s) => {
+      node.jobs(...jobsAt(s));
+      node.stats('scratch-ffff0001', 4096 * (10 + s), 3);
+    });
   const alone = await run([2_000]);
   assert.deepEqual(await run([2_000, 12_000, 22_000]), alone);
   const last = alone.at(-1)!;
