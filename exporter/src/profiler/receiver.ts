@@ -3,6 +3,7 @@
 // past this class. Shared by the exporter's `profiler` collector and `jobio run`.
 import { WIRE_MAX_FRAME } from '../parsers/profiler-wire.js';
 import { decodeFrame, DECODE_REJECT_REASONS, type RejectReason as DecodeRejectReason } from '../parsers/profiler-record.js';
+import { connectionBudget, ownOpenFilesLimit } from './connection-budget.js';
 import { JobVerifier } from './job-verifier.js';
 import { loadSeqpacketAddon, type SeqpacketEvent, type SeqpacketServer, type SeqpacketServerStats } from './native.js';
 import type { Ceilings } from './plausibility.js';
@@ -36,7 +37,9 @@ export interface ReceiverOptions {
    * only reaches the user's own processes (see JobVerifierOptions.trustClaims).
    */
   readonly verifyJobs?: boolean;
-  /** Open connections of one uid beyond this are closed at once and counted (default 256). */
+  /** Open connections beyond this are closed at once and counted (default or 0: connection-budget.ts, sized by the node). */
+  readonly maxConnections?: number;
+  /** Open connections of one uid beyond this are closed at once and counted (default or 0: a quarter of maxConnections). */
   readonly maxConnectionsPerUser?: number;
   /** Per-process ceilings of plausibility.ts beyond the defaults (bytes per second: a flag). */
   readonly ceilings?: Partial<Ceilings>;
@@ -47,7 +50,7 @@ export interface ReceiverOptions {
 /**
  * Why a connection was closed as soon as it was accepted:
  * - `per_user_limit`: its uid already had maxConnectionsPerUser connections open;
- * - `max_connections`: the receiver already held its 4096 connections (or the peer's credentials were unreadable).
+ * - `max_connections`: the receiver already held maxConnections connections (or the peer's credentials were unreadable).
  */
 export type RefuseReason = 'per_user_limit' | 'max_connections';
 
@@ -67,9 +70,10 @@ export class ProfilerReceiver {
       procfs: options.procfs,
       ...options.ceilings,
     });
+    const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
-      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnectionsPerUser: options.maxConnectionsPerUser ?? 256 },
+      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnections: connections.total, maxConnectionsPerUser: connections.perUser },
       options.onHandled === undefined
         ? (event) => this.onEvent(event)
         : (event) => {
