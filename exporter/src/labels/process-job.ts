@@ -13,8 +13,8 @@
 // The environment is kept as bytes and read as UTF-8 (Flux's `ƒ` is two bytes). Owners are real uids from /proc/<pid>/status, the kernel's view; directory owners are not evidence
 // (Slurm's cgroup/v2 plugin creates every job directory as root).
 import { join } from 'node:path';
-import { parseProcStat } from '../sources/proc-stat.js';
-import { readPseudoFile, readPseudoFileSync } from '../sources/pseudo-files.js';
+import { parseProcStat } from '../parsers/proc-stat.js';
+import { readPseudoFile, readPseudoFileSync } from '../util/pseudo-files.js';
 import { canonicalFluxJobId } from './flux-jobid.js';
 import { JOBID_TEXT, layoutJobId } from './job-cgroup-layouts.js';
 
