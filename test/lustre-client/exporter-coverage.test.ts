@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { parseExposition, sample, type Sample } from '../profiler/exposition.js';
-import { llite, profiledRead, profiledWrite, sendAsJob } from './job-frames.js';
+import { llite, makeJobCgroup, profiledRead, profiledWrite, sendAsJob } from './job-frames.js';
 
 const KiB4 = 4096;
 const TRUE_COVERAGE = 0.4;
@@ -37,7 +37,7 @@ test('coverage: profiler frames and llite counters of one job on one exporter gi
   const sysfs = join(dir, 'sys');
   const llitePath = join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001/stats');
   mkdirSync(join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001'), { recursive: true });
-  mkdirSync(join(sysfs, 'fs/cgroup/system.slice/slurmstepd.scope/job_4242'), { recursive: true });
+  makeJobCgroup(sysfs);
   mkdirSync(procfs);
   writeFileSync(join(procfs, 'mounts'), '10.0.0.1@tcp:/scratch /data lustre rw,flock 0 0\n');
   let read = 1_000 * KiB4;

@@ -3,7 +3,7 @@
 // Slurm job 4242 with its /proc entry visible in the fake procfs.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expected, frameTool } from '../profiler/frame-tool.js';
 
@@ -12,6 +12,16 @@ const KiB4 = 4096;
 /** What one frame-tool run reports for /data (scale 3): the formulas of frame-tool.c. */
 export const profiledRead = [0, 1, 2].reduce((a, b) => a + expected.sizedBytes(3, 0, b), 0);
 export const profiledWrite = [0, 1, 2].reduce((a, b) => a + expected.sizedBytes(3, 1, b), 0);
+
+/**
+ * Makes job 4242's Slurm cgroup in the fake sysfs, which tells the lustre_client collector the node's
+ * job. In the v1 layout (`memory/slurm/uid_<uid>/job_4242`): the profiler learns v1 Slurm directories
+ * from kernel evidence only, so the frame tool, which runs in no job cgroup, is believed on its
+ * environment; a v2 `slurmstepd.scope/job_4242` would make it refuse the claims of a process outside it.
+ */
+export function makeJobCgroup(sysfs: string): void {
+  mkdirSync(join(sysfs, `fs/cgroup/memory/slurm/uid_${process.getuid?.() ?? 0}/job_4242`), { recursive: true });
+}
 
 /** llite stats with these bytes (4 KiB per sample) and 9 opens. */
 export function llite(read: number, write: number): string {

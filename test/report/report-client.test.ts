@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runJobio, startExporter } from '../helpers/exporter.js';
 import { startPrometheus } from '../helpers/prometheus.js';
-import { llite, profiledRead, profiledWrite, sendAsJob } from '../lustre-client/job-frames.js';
+import { llite, makeJobCgroup, profiledRead, profiledWrite, sendAsJob } from '../lustre-client/job-frames.js';
 import type { ReportJson } from '../../exporter/src/report/report-schema.js';
 
 const TRUE_COVERAGE = 0.4;
@@ -25,7 +25,7 @@ test('jobio report JOBID: the client (llite) view of the job and the profiler co
   const sysfs = join(dir, 'sys');
   const llitePath = join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001/stats');
   mkdirSync(join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001'), { recursive: true });
-  mkdirSync(join(sysfs, 'fs/cgroup/system.slice/slurmstepd.scope/job_4242'), { recursive: true });
+  makeJobCgroup(sysfs);
   mkdirSync(procfs);
   writeFileSync(join(procfs, 'mounts'), '10.0.0.1@tcp:/scratch /data lustre rw,flock 0 0\n');
   writeFileSync(llitePath, llite(0, 0));
