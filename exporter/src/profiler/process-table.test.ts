@@ -406,6 +406,58 @@ test("global bounds: processes and mount entries across all uids, and each uid's
   assert.equal(table.mountEntries, 3);
 });
 
+test('colluding uids filling the table cannot starve a kernel-proven job: the least recently heard entry without proof makes room, counted as evicted for its uid', () => {
+  // A victim's job 77 in its cgroup; four hostile uids fill their quarters of a 16-entry table and 24
+  // mount entries with processes outside any job (no kernel proof).
+  const victim = '0::/system.slice/slurmstepd.scope/job_77/step_0\n';
+  const procfs = fakeProc({ 500: { cgroup: victim }, 501: { cgroup: victim }, 502: { cgroup: victim } });
+  const rejected: string[] = [];
+  const credited = new Map<string, number>();
+  const sink: AggregatorSink = {
+    mountDelta: (id, _m, inc) => void credited.set(`${id.jobid}|${id.uid}`, (credited.get(`${id.jobid}|${id.uid}`) ?? 0) + (inc[slot.calls(1, 2)] ?? 0)),
+    processDelta() {},
+  };
+  let now = 0;
+  const table = new ProcessTable(
+    new JobVerifier(procfs),
+    sink,
+    (r, uid) => rejected.push(`${r}:${uid}`),
+    () => now,
+    4,
+    { procfs, maxProcesses: 16, maxMountEntries: 24, maxMountEntriesPerUser: 6 },
+  );
+  for (const uid of [3001, 3002, 3003, 3004])
+    for (let p = 0; p < 4; p++) {
+      now += 10;
+      table.handle(proc(0, 10, { mounts: 2 }), cred(uid * 10 + p, uid));
+      table.handle(mount(1, 1, { path: '/a' }), cred(uid * 10 + p, uid));
+      table.handle(mount(2, 1, { path: '/b' }), cred(uid * 10 + p, uid));
+    }
+  assert.equal(table.size, 16);
+  assert.equal(table.mountEntries, 24);
+  assert.deepEqual(rejected, [...[3001, 3002, 3003, 3004].flatMap((u) => [`user_mount_limit:${u}`, `user_mount_limit:${u}`])], 'each uid got 6 mount entries');
+  rejected.length = 0;
+  // A fifth hostile process finds the table full (before: so did the victim's, 21 of 21 writes lost).
+  table.handle(proc(0, 10, { mounts: 1 }), cred(30050, 3005));
+  assert.deepEqual(rejected, ['process_limit:3005']);
+  // The victim's three processes (uid 1000, job 77) each write 7 times on /data: all credited.
+  for (const pid of [500, 501, 502]) {
+    now += 10;
+    table.handle(proc(0, 10, { jobid: '77', mounts: 1 }), cred(pid, 1000));
+    table.handle(mount(1, 7), cred(pid, 1000));
+  }
+  assert.equal(credited.get('77|1000'), 21);
+  // Each took the room of the oldest hostile entry: uid 3001's first three processes (6 mount entries,
+  // so the mount bound had room again after the first).
+  assert.deepEqual(rejected.slice(1), ['evicted:3001', 'evicted:3001', 'evicted:3001']);
+  assert.equal(table.size, 16);
+  assert.equal(table.mountEntries, 21);
+  // An evicted process that speaks again is a new, unproven process: the table is full for it.
+  table.handle(proc(3, 20, { mounts: 0 }), cred(30010, 3001));
+  assert.deepEqual(rejected.slice(4), ['process_limit:3001']);
+  rmSync(procfs, { recursive: true, force: true });
+});
+
 test("job squatting: a squatter accepted on its environment alone is revoked once kernel evidence names the job's owner", () => {
   const h = harness(
     fakeProc({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } }),

@@ -21,7 +21,10 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
  *   a bound of the process table (per uid, per process, or over all uids; see TableLimits);
  * - `implausible`: figures beyond what a process can do in the time elapsed (plausibility.ts);
  *   `counter_decrease`: a figure lower than the process's last one (no reset without a new process);
- * - `overloaded`: the receiver's queue to JavaScript was full, or the sender uid's share of it.
+ * - `evicted`: not a message: a process entry without kernel proof of its job, forgotten to make room
+ *   for a kernel-proven job's process (charged to the evicted process's uid);
+ * - `overloaded`: the receiver's queue to JavaScript was full, or the sender uid's share of it, or its
+ *   last quarter (kept for uids holding under a sixteenth of it).
  */
 export type RejectReason = DecodeRejectReason | TableRejectReason | 'oversized' | 'overloaded';
 export const REJECT_REASONS: readonly RejectReason[] = [...DECODE_REJECT_REASONS, 'oversized', ...TABLE_REJECT_REASONS, 'overloaded'];
