@@ -37,7 +37,10 @@ JOBIO_HOT void jobio_count_net_here(struct jobio_ctx *c, struct jobio_mstats *m,
   unsigned p = jobio_pow2_bin(n);
   m->sized[dir][bin].calls++;
   m->sized[dir][bin].bytes += n;
-  if (sampled) m->sized[dir][bin].time_ns += est;
+  if (sampled) {
+    m->sized[dir][bin].time_ns += est;
+    jobio_max_store(&m->max.sized_ns[dir][bin], jobio_t.last_dt);
+  }
   m->pow2_calls[dir][p]++;
   m->pow2_bytes[dir][p] += n;
 }
@@ -216,7 +219,10 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, -1);
     } else {
       uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0);
-      if (!ofd) jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
+      if (!ofd)
+        jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
+      else if (c->t0) /* counted at its last close (jobio_ofd_release), its duration now */
+        jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[call], t->last_dt);
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
       jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
       if (path) {

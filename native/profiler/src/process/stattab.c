@@ -169,6 +169,8 @@ static void jobio_stat_wait(struct jobio_block *b, int slot, uint64_t hash, uint
   }
   e->slot = slot;
   if (sampled) {
+    /* its class waits, its duration does not: the interval's longest stat is this one's now */
+    jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[JOBIO_CALL_ACCESS], jobio_t.last_dt);
     __atomic_add_fetch(&e->time_est, est, __ATOMIC_RELAXED);
     __atomic_add_fetch(&e->psampled, 1, __ATOMIC_RELAXED);
   }
