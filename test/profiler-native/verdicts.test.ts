@@ -89,6 +89,45 @@ const cls = (bodies: MountBody[], call: string): [number, number, number] =>
 const reason = (bodies: MountBody[], r: string): number => bodies.reduce((s, b) => s + (b.reasons[r] ?? 0), 0);
 const eofCalls = (bodies: MountBody[], dir: 'read' | 'write'): number => bodies.reduce((s, b) => s + (b.pow2[dir].find(([bin]) => bin === 0)?.[1] ?? 0), 0);
 
+/**
+ * Program by program (strace's calls given the program of the process that made them), the
+ * profiler's classes on the mount equal strace's calls there: reads and writes per class, opens and
+ * stats (red only when failed, or nothing moved, or never used), failed_not_found. Strace is counted
+ * on the whole mount, as the profiler counts per mount (sqlite3 lstat()s every directory of the
+ * database's path, /dev/shm included). Returns the programs that made calls on it.
+ */
+function assertPerProgram(calls: readonly (StraceCall & { program: string })[], dump: Dump, cwd: string): string[] {
+  const oracle = new Map(
+    [...new Set(calls.map((x) => x.program))].map((p) => {
+      const mine = calls.filter((x) => x.program === p);
+      return [p, { ...straceVerdicts(mine, SHM, cwd), stats: straceStats(mine, SHM, cwd) }] as const;
+    }),
+  );
+  const transfers = (x: Verdicts['reads']): number => x.small + x.eof + x.big + x.failed;
+  const programs = [...oracle]
+    .filter(([, o]) => o.opens + o.stats.ok + o.stats.failed + transfers(o.reads) + transfers(o.writes) > 0)
+    .map(([p]) => p)
+    .sort();
+  assert.deepEqual(programs, [...new Set(dump.processes.filter((p) => onShm(dump, p.exe).length > 0).map((p) => p.exe))].sort(), 'the same programs');
+  const sum = (x: [number, number, number]): number => x[0] + x[1] + x[2];
+  for (const p of programs) {
+    const o = oracle.get(p)!;
+    const mine = onShm(dump, p);
+    const why = `${p}: ${JSON.stringify({ strace: o, profiler: mine.map((b) => ({ calls: b.calls, reasons: b.reasons })) })}`;
+    assert.deepEqual(cls(mine, 'read'), [o.reads.failed + o.reads.small, 0, o.reads.eof + o.reads.big], why);
+    assert.deepEqual(cls(mine, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.eof + o.writes.big], why);
+    const opens = cls(mine, 'open').map((n, i) => n + (cls(mine, 'create')[i] ?? 0)) as [number, number, number];
+    assert.equal(sum(opens), o.opens, why);
+    assert.equal(opens[0], o.failedOpens + reason(mine, 'open_nothing_transferred'), why);
+    const stats = cls(mine, 'access');
+    assert.equal(sum(stats), o.stats.ok + o.stats.failed, why);
+    assert.equal(stats[0], o.stats.failed + reason(mine, 'stat_unused'), why);
+    // every failure here is a path that does not exist (journal probes, search paths)
+    assert.equal(reason(mine, 'failed_not_found'), o.failedOpens + o.stats.failed, why);
+  }
+  return programs;
+}
+
 function inputs(dir: string): void {
   writeFileSync(join(dir, 'in.bin'), Buffer.alloc(1 << 20, 7));
   writeFileSync(join(dir, 'small.txt'), 'hello jobio\n'.repeat(100));
@@ -136,12 +175,14 @@ describe('verdicts against strace: no false reds', () => {
         removeDir(prof.dir);
         assert.equal(prof.status, 0, prof.stderr.toString());
         const prefix = join(base, 'strace-out');
-        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, cmd, ...args], {
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix, cmd, ...args], {
           cwd: traceDir,
           env: cleanEnv(),
         });
         assert.equal(st.status, 0, st.stderr.toString());
         const o = straceVerdicts(readStraceCalls(prefix), traceDir);
+        // the shell's opens are the shell's, the bytes moved through them the command's
+        assertPerProgram(withPrograms(readStraceCalls(prefix), traceDir), prof.dump, traceDir);
         const all = onShm(prof.dump);
         const why = JSON.stringify({ strace: o, profiler: all.map((b) => ({ calls: b.calls, reasons: b.reasons })) });
         // a transfer is red only when it failed or moved 1 byte to below the threshold; 0 bytes: green
@@ -261,18 +302,23 @@ describe('verdicts against strace: owner and time changes are counted', () => {
         removeDir(prof.dir);
         assert.equal(prof.status, 0, prof.stderr.toString());
         const prefix = join(base, 'strace-out');
-        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${SETATTR.join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], { cwd: traceDir, env: cleanEnv() });
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${[...SETATTR, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], {
+          cwd: traceDir,
+          env: cleanEnv(),
+        });
         assert.equal(st.status, 0, st.stderr.toString());
-        let expected = 0;
-        for (const { name: call, args: a, ret, fds } of readStraceCalls(prefix)) {
+        // per program (rsync's three processes, and the mkdir, cp and touch before them)
+        const expected = new Map<string, number>();
+        for (const { name: call, args: a, ret, fds, program } of withPrograms(readStraceCalls(prefix), traceDir)) {
           if (!SETATTR.includes(call) || ret < 0) continue;
           const path = /"([^"]*)"/.exec(a)?.[1];
           const at = /^AT_FDCWD<([^>]*)>/.exec(a)?.[1] ?? /^\d+<([^>]*)>/.exec(a)?.[1] ?? traceDir;
           const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
-          if (target && (target === traceDir || target.startsWith(traceDir + '/'))) expected++;
+          if (target && (target === traceDir || target.startsWith(traceDir + '/'))) expected.set(program, (expected.get(program) ?? 0) + 1);
         }
-        assert.ok(expected > 0, `strace saw the calls (${name})`);
-        assert.deepEqual(cls(onShm(prof.dump), 'fschange'), [0, expected, 0], name);
+        assert.ok(expected.size > 0, `strace saw the calls (${name})`);
+        const ours = new Map([...new Set(prof.dump.processes.map((p) => p.exe))].map((exe) => [exe, cls(onShm(prof.dump, exe), 'fschange')] as const).filter(([, x]) => x[0] + x[1] + x[2] > 0));
+        assert.deepEqual([...ours].sort(), [...expected].map(([p, n]) => [p, [0, n, 0]]).sort(), name);
       } finally {
         removeDir(base);
       }
@@ -628,38 +674,12 @@ describe('verdicts against strace, per program: sqlite3, python3, make', () => {
         });
         assert.equal(st.status, 0, st.stderr.toString());
         assert.equal(prof.stdout.toString(), st.stdout.toString(), 'same output');
-        const calls = withPrograms(readStraceCalls(prefix), traceDir);
-        // strace on the whole mount, as the profiler counts per mount (sqlite3 lstat()s every
-        // directory of the database's path, /dev/shm included)
-        const oracle = new Map(
-          [...new Set(calls.map((x) => x.program))].map((p) => {
-            const mine = calls.filter((x) => x.program === p);
-            return [p, { ...straceVerdicts(mine, SHM, traceDir), stats: straceStats(mine, SHM, traceDir) }] as const;
-          }),
-        );
-        const active = [...oracle].filter(([, o]) => o.opens + o.stats.ok + o.stats.failed > 0).map(([p]) => p);
-        assert.deepEqual(active.sort(), [...new Set(prof.dump.processes.filter((p) => onShm(prof.dump, p.exe).length > 0).map((p) => p.exe))].sort(), 'the same programs');
-        for (const p of c.programs) assert.ok(active.includes(p), `${p} in ${active.join(',')}`);
-        const sum = (x: [number, number, number]): number => x[0] + x[1] + x[2];
-        for (const p of active) {
-          const o = oracle.get(p)!;
-          const mine = onShm(prof.dump, p);
-          const why = `${p}: ${JSON.stringify({ strace: o, profiler: mine.map((b) => ({ calls: b.calls, reasons: b.reasons })) })}`;
-          assert.deepEqual(cls(mine, 'read'), [o.reads.failed + o.reads.small, 0, o.reads.eof + o.reads.big], why);
-          assert.deepEqual(cls(mine, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.eof + o.writes.big], why);
-          // opens: strace's; red only when failed or nothing moved through them
-          const opens = cls(mine, 'open').map((n, i) => n + (cls(mine, 'create')[i] ?? 0)) as [number, number, number];
-          assert.equal(sum(opens), o.opens, why);
-          assert.equal(opens[0], o.failedOpens + reason(mine, 'open_nothing_transferred'), why);
-          // stats: strace's; red when failed or never followed by a use
-          const stats = cls(mine, 'access');
-          assert.equal(sum(stats), o.stats.ok + o.stats.failed, why);
-          assert.equal(stats[0], o.stats.failed + reason(mine, 'stat_unused'), why);
-          // every failure here is a path that does not exist (journal probes, search paths)
-          assert.equal(reason(mine, 'failed_not_found'), o.failedOpens + o.stats.failed, why);
+        const programs = assertPerProgram(withPrograms(readStraceCalls(prefix), traceDir), prof.dump, traceDir);
+        for (const p of c.programs) assert.ok(programs.includes(p), `${p} in ${programs.join(',')}`);
+        for (const p of programs) {
           const program = programOf(p);
-          assert.equal(program.family, c.family, why);
-          assert.equal(program.role, c.family === 'interpreter' ? 'job' : 'tool', why);
+          assert.equal(program.family, c.family, p);
+          assert.equal(program.role, c.family === 'interpreter' ? 'job' : 'tool', p);
         }
       } finally {
         removeDir(base);
