@@ -14,8 +14,8 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
  * - decoder reasons (short, bad_magic, bad_version, bad_kind, bad_length, bad_string);
  * - `oversized`: larger than JOBIO_WIRE_MAX_FRAME;
  * - `job_mismatch`: the claimed job id is contradicted by the process's environment or cgroup;
- * - `unverified_job`: the claim could not be checked (the process was gone) and the same uid has no
- *   verified claim on that job;
+ * - `unverified_job`: the claim could not be checked (the process was gone) and the same uid had no
+ *   verified claim on that job by the end of the grace period (counted then);
  * - `no_process`: a mount frame without its process frame; `stale`: an old or repeated sequence;
  * - `too_many_processes`, `too_many_mounts`, `process_limit`, `mount_limit`, `user_mount_limit`: over
  *   a bound of the process table (per uid, per process, or over all uids; see TableLimits);
@@ -48,6 +48,8 @@ export interface ReceiverOptions {
   readonly maxConnectionsPerUser?: number;
   /** Per-process ceilings of plausibility.ts beyond the defaults (bytes per second: a flag). */
   readonly ceilings?: Partial<Ceilings>;
+  /** How long frames of an unverifiable claim are held for a proof of the same uid's claim (default 10 s, 0: refused at once). */
+  readonly unverifiedGraceMs?: number;
   /** Called after each event from the socket is handled: `jobio run` waits on it for drained(). */
   readonly onHandled?: () => void;
 }
@@ -80,6 +82,7 @@ export class ProfilerReceiver {
       {
         procfs: options.procfs,
         ...options.ceilings,
+        ...(options.unverifiedGraceMs !== undefined ? { unverifiedGraceMs: options.unverifiedGraceMs } : {}),
       },
     );
     const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
