@@ -2,7 +2,7 @@
 // register here; so can prom-client metrics (the process collector's default metrics, the web server's
 // event counters), which prom-client's constructors register through `registerMetric()`: they are
 // read through their public `get()` when the scrape renders them.
-import { Counter, Histogram, Summary, type Registry } from 'prom-client';
+import { Counter, Histogram, Summary, type Gauge, type Registry } from 'prom-client';
 import { CONTENT_TYPES, renderToString } from './exposition-writer.js';
 import { renderLabels, type Labels, type MetricFamily, type MetricType, type SampleSink } from './metric-family.js';
 
@@ -42,6 +42,10 @@ class PromMetricFamily implements MetricFamily {
     for (const v of values) {
       const suffix = v.metricName === undefined ? '' : v.metricName.slice(this.metric.name.length);
       const shared = v.sharedLabels ?? {};
+      if (Object.keys(shared).length === 0) {
+        sink.sample(v.labels ?? {}, v.value, suffix);
+        continue;
+      }
       const own: Record<string, string | number> = {};
       for (const [k, value] of Object.entries(v.labels ?? {})) if (!Object.hasOwn(shared, k)) own[k] = value;
       const text = [renderLabels(own), renderLabels(shared)].filter((t) => t !== '').join(',');
@@ -63,10 +67,16 @@ export class MetricRegistry {
   }
 
   /** prom-client's registration call (its metric constructors make it with `registers: [registry]`). */
-  registerMetric(metric: PromMetric): void {
+  registerMetric(promMetric: Counter | Gauge | Histogram | Summary): void {
+    const metric = promMetric as unknown as PromMetric;
     const existing = this.families.get(metric.name);
     if (existing instanceof PromMetricFamily && existing.metric === metric) return;
     this.register(new PromMetricFamily(metric));
+  }
+
+  /** Removes every family (a collector that builds its metrics anew). */
+  clear(): void {
+    this.families.clear();
   }
 
   removeSingleMetric(name: string): void {
