@@ -1,4 +1,4 @@
-// Profiler benchmark (issue 4 "Performance"): added instructions (callgrind, stable) and added ns
+// Profiler benchmark: added instructions (callgrind, stable) and added ns
 // per call of the LD_PRELOAD profiler, against the plain program and a no-op forwarding preload
 // (the interposition floor) in the same run. Then the mount lookup's independence of the mount
 // count: the calls that look a path's mount up, with the machine's mounts and with 50 more (tmpfs

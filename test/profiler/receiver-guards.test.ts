@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProfilerReceiver } from '../../exporter/src/profiler/receiver.js';
 import type { AggregatorSink } from '../../exporter/src/profiler/process-table.js';
-import { frameTool } from './frame-tool.js';
+import { dumpFrames, frameTool } from './frame-tool.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobio-guards-'));
 
@@ -92,6 +92,52 @@ test('connections beyond maxConnectionsPerUser are refused and counted by reason
     spawnSync(frameTool(), ['send', path, 'valid', '4242', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
     await drained(r);
     assert.equal(jobs.get('4242'), 2, 'once the slot is free the same uid is served again');
+  } finally {
+    r.close();
+  }
+});
+
+test('a 300-process single-node job: every process holds its own connection at once and every one is counted (the budget is sized by the node)', async () => {
+  const path = join(dir, 'many.sock');
+  const pids = new Set<number>();
+  const sink: AggregatorSink = { mountDelta: (id) => void pids.add(id.pid), processDelta() {} };
+  // Default budget: no maxConnections/maxConnectionsPerUser given (at least 4096 in all, 1024 per uid).
+  const r = new ProfilerReceiver({ socketPath: path, procfs: '/proc', sink, verifyJobs: false });
+  try {
+    // One snapshot (process frame + its mount frame) per process; 300 children of one uid connect,
+    // wait until all 300 are connected, then send and exit. A fixed 256 per uid refused 44 of them.
+    const [processFrame, mountFrame] = dumpFrames();
+    assert.ok(processFrame && mountFrame);
+    const script = [
+      'import os, socket, sys',
+      `frames = [bytes.fromhex("${processFrame.toString('hex')}"), bytes.fromhex("${mountFrame.toString('hex')}")]`,
+      'ready_r, ready_w = os.pipe(); go_r, go_w = os.pipe(); kids = []',
+      'for i in range(300):',
+      '    pid = os.fork()',
+      '    if pid == 0:',
+      '        os.close(go_w); c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
+      `        c.connect(${JSON.stringify(path)}); os.write(ready_w, b"r"); os.read(go_r, 1)`,
+      '        for f in frames: c.send(f)',
+      '        c.close(); os._exit(0)',
+      '    kids.append(pid)',
+      'got = 0',
+      'while got < 300: got += len(os.read(ready_r, 300 - got))',
+      'os.close(go_w)',
+      'bad = sum(1 for k in kids if os.waitpid(k, 0)[1] != 0)',
+      'print(bad)',
+    ].join('\n');
+    const run = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
+    assert.equal(run.stdout.trim(), '0', `every child connected and sent (${run.stderr})`);
+    await drained(r);
+    assert.equal(r.stats().accepted, 300);
+    assert.deepEqual(
+      [...r.refusedConnections()],
+      [
+        ['per_user_limit', 0],
+        ['max_connections', 0],
+      ],
+    );
+    assert.equal(pids.size, 300, "every process's snapshot was credited");
   } finally {
     r.close();
   }

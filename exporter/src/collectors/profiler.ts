@@ -14,8 +14,10 @@ import { OTHER } from '../labels/reserved.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { JobSlots } from '../profiler/job-slots.js';
 import { CappedLabels, ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
+import { autoOrPositive } from '../profiler/connection-budget.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { sysPath } from '../util/paths.js';
 
 function socketMode(text: string): number {
   if (!/^0?[0-7]{3}$/.test(text.trim())) throw new Error(`"${text}" is not an octal file mode such as 0666`);
@@ -54,7 +56,18 @@ export const profilerCollector = defineCollector({
       8,
       'Distinct program labels per job on the reason series (program names come from the profiled process); further programs are summed into program="_other".',
     ),
-    maxConnectionsPerUser: positiveIntegerFlag('max-connections-per-user', 256, 'Open socket connections one uid may hold; further ones are closed at once and counted.'),
+    maxConnections: valueFlag(
+      'max-connections',
+      'auto',
+      "Open socket connections in all; auto: half the exporter's open-files limit, between 4096 and 65536. Further ones are closed at once and counted.",
+      autoOrPositive,
+    ),
+    maxConnectionsPerUser: valueFlag(
+      'max-connections-per-user',
+      'auto',
+      'Open socket connections one uid may hold; auto: a quarter of max-connections. Further ones are closed at once and counted.',
+      autoOrPositive,
+    ),
     maxProcessBytesPerSecond: positiveIntegerFlag(
       'max-process-bytes-per-second',
       25_000_000_000,
@@ -64,7 +77,9 @@ export const profilerCollector = defineCollector({
     ...USER_FLAGS,
   },
   create({ registry, settings, paths, logger }) {
-    const { socket: socketPath, socketMode: mode, expiryMs, maxConnectionsPerUser, maxProcessBytesPerSecond } = settings;
+    const { socket: socketPath, socketMode: mode, expiryMs, maxProcessBytesPerSecond } = settings;
+    // 0 (auto): the receiver sizes the connection budget by the node (connection-budget.ts).
+    const { maxConnections, maxConnectionsPerUser } = settings;
     const users = userResolverFor(paths, settings);
     // Mounts and programs are named by the sender: budgets per job, per uid and per node (else one
     // user's 25 jobs could each fill max-mounts: tens of thousands of series).
@@ -79,7 +94,16 @@ export const profilerCollector = defineCollector({
     warnIfNoProcesses(paths.procfs, logger);
     const tryStart = (): void => {
       try {
-        receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store, maxConnectionsPerUser, ceilings: { bytesPerSecond: maxProcessBytesPerSecond } });
+        receiver = new ProfilerReceiver({
+          socketPath,
+          mode,
+          procfs: paths.procfs,
+          cgroupfs: sysPath(paths, 'fs', 'cgroup'),
+          sink: store,
+          maxConnections,
+          maxConnectionsPerUser,
+          ceilings: { bytesPerSecond: maxProcessBytesPerSecond },
+        });
         logger.info({ socket: socketPath }, 'profiler socket listening');
       } catch (err) {
         const message = (err as Error).message;

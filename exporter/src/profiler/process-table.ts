@@ -111,7 +111,18 @@ export interface AggregatorSink {
 }
 
 export type TableRejectReason =
-  'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit' | 'implausible' | 'counter_decrease';
+  | 'job_mismatch'
+  | 'unverified_job'
+  | 'no_process'
+  | 'stale'
+  | 'too_many_processes'
+  | 'too_many_mounts'
+  | 'process_limit'
+  | 'mount_limit'
+  | 'user_mount_limit'
+  | 'implausible'
+  | 'counter_decrease'
+  | 'evicted';
 export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = [
   'job_mismatch',
   'unverified_job',
@@ -124,6 +135,7 @@ export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = [
   'user_mount_limit',
   'implausible',
   'counter_decrease',
+  'evicted',
 ];
 
 /**
@@ -139,7 +151,10 @@ export const DEFAULT_MAX_PROCESSES_PER_USER = 4096;
 /**
  * Bounds across all uids (per-uid caps alone let each local user cost as much again). A mount entry
  * holds one snapshot (~3 KB), so the default total of 65,536 bounds them near 200 MB; one uid may
- * hold at most a quarter of it, so it takes four hostile users to fill it.
+ * hold at most a quarter of it, so it takes four hostile users to fill it. Full bounds never starve a
+ * kernel-proven job: a process whose uid the kernel names as its job's owner takes the room of the
+ * entry without such proof heard from least recently (`evicted`, charged to that entry's uid; if the
+ * evicted process speaks again it starts from a baseline, see the top of this file).
  */
 export interface TableLimits {
   /** Process entries of all uids together ('process_limit' beyond). */
@@ -254,11 +269,28 @@ export class ProcessTable {
     entry.mounts.clear();
   }
 
-  /** Why a new mount entry of `uid` would be over a bound, or undefined if it fits. */
-  private mountRefusal(uid: number): TableRejectReason | undefined {
-    if ((this.mountsPerUid.get(uid) ?? 0) >= this.limits.maxMountEntriesPerUser) return 'user_mount_limit';
-    if (this.mountTotal >= this.limits.maxMountEntries) return 'mount_limit';
+  /** Why a new mount entry of `entry` would be over a bound, or undefined if it fits (a proven job's entry makes room). */
+  private mountRoom(entry: Entry): TableRejectReason | undefined {
+    if ((this.mountsPerUid.get(entry.identity.uid) ?? 0) >= this.limits.maxMountEntriesPerUser) return 'user_mount_limit';
+    if (this.mountTotal >= this.limits.maxMountEntries && !(entry.identity.jobVerified && this.evictUnproven(true))) return 'mount_limit';
     return undefined;
+  }
+
+  /**
+   * Makes room for a kernel-proven job: forgets the entry without such proof heard from least
+   * recently (holding mount entries, with `mounts`); false if there is none.
+   */
+  private evictUnproven(mounts: boolean): boolean {
+    let oldest: [string, Entry] | undefined;
+    for (const item of this.entries) {
+      const e = item[1];
+      if (e.identity.jobVerified || (mounts && e.mounts.size === 0)) continue;
+      if (!oldest || e.lastSeenMs < oldest[1].lastSeenMs) oldest = item;
+    }
+    if (!oldest) return false;
+    this.remove(oldest[0], oldest[1]);
+    this.onReject('evicted', oldest[1].identity.uid);
+    return true;
   }
 
   get size(): number {
@@ -283,7 +315,6 @@ export class ProcessTable {
     // A claim is judged once per process and job id: a refused claim stays refused (once the process
     // has exited its /proc entry is gone, and a second look would find no evidence against it).
     if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes', cred.uid);
-    if (!entry && this.entries.size >= this.limits.maxProcesses) return this.onReject('process_limit', cred.uid);
     // The job as jobio labels it: Flux's id in its ASCII F58 spelling, whichever FLUX_JOB_ID held.
     const jobid = canonicalJobId(record.jobidSource, record.jobid) ?? record.jobid;
     if (!entry || entry.identity.jobid !== jobid) {
@@ -291,8 +322,10 @@ export class ProcessTable {
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid, source: record.jobidSource, evidence: cred.evidence });
       const owner = this.verifier.ownerOf(jobid);
       if (owner !== undefined && owner !== ownerBefore) this.ownerKnown(jobid, owner);
+      const proven = verdict === 'verified' && jobid !== '' && owner === cred.uid;
+      if (!entry && this.entries.size >= this.limits.maxProcesses && !(proven && this.evictUnproven(false))) return this.onReject('process_limit', cred.uid);
       const exePath = exePathOf(cred.evidence, record.exe) || entry?.identity.exePath || '';
-      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe, exePath };
+      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe, exePath, ...(proven ? { jobVerified: true } : {}) };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
         entry = {
@@ -376,7 +409,7 @@ export class ProcessTable {
       this.onReject(entry.refusal, uid);
     } else {
       const known = entry.mounts.get(record.path);
-      const refusal = known ? undefined : entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRefusal(entry.identity.uid);
+      const refusal = known ? undefined : entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRoom(entry);
       const current = countersOf(record);
       const increment = refusal ? undefined : delta(current, known ?? (entry.baseline ? current : undefined));
       const clock = this.clockOf(entry.identity.pid);

@@ -3,6 +3,7 @@
 // past this class. Shared by the exporter's `profiler` collector and `jobio run`.
 import { WIRE_MAX_FRAME } from '../parsers/profiler-wire.js';
 import { decodeFrame, DECODE_REJECT_REASONS, type RejectReason as DecodeRejectReason } from '../parsers/profiler-record.js';
+import { connectionBudget, ownOpenFilesLimit } from './connection-budget.js';
 import { JobVerifier } from './job-verifier.js';
 import { loadSeqpacketAddon, type SeqpacketEvent, type SeqpacketServer, type SeqpacketServerStats } from './native.js';
 import type { Ceilings } from './plausibility.js';
@@ -20,7 +21,10 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
  *   a bound of the process table (per uid, per process, or over all uids; see TableLimits);
  * - `implausible`: figures beyond what a process can do in the time elapsed (plausibility.ts);
  *   `counter_decrease`: a figure lower than the process's last one (no reset without a new process);
- * - `overloaded`: the receiver's queue to JavaScript was full, or the sender uid's share of it.
+ * - `evicted`: not a message: a process entry without kernel proof of its job, forgotten to make room
+ *   for a kernel-proven job's process (charged to the evicted process's uid);
+ * - `overloaded`: the receiver's queue to JavaScript was full, or the sender uid's share of it, or its
+ *   last quarter (kept for uids holding under a sixteenth of it).
  */
 export type RejectReason = DecodeRejectReason | TableRejectReason | 'oversized' | 'overloaded';
 export const REJECT_REASONS: readonly RejectReason[] = [...DECODE_REJECT_REASONS, 'oversized', ...TABLE_REJECT_REASONS, 'overloaded'];
@@ -30,13 +34,17 @@ export interface ReceiverOptions {
   /** Socket file permissions (default 0o666: every user's job may connect). */
   readonly mode?: number;
   readonly procfs: string;
+  /** The cgroup mount (<sysfs>/fs/cgroup): job owners are kept while their job's cgroup exists (JobVerifierOptions). */
+  readonly cgroupfs?: string;
   readonly sink: AggregatorSink;
   /**
    * Check claimed job ids against /proc (default true). `jobio run` turns it off: its private socket
    * only reaches the user's own processes (see JobVerifierOptions.trustClaims).
    */
   readonly verifyJobs?: boolean;
-  /** Open connections of one uid beyond this are closed at once and counted (default 256). */
+  /** Open connections beyond this are closed at once and counted (default or 0: connection-budget.ts, sized by the node). */
+  readonly maxConnections?: number;
+  /** Open connections of one uid beyond this are closed at once and counted (default or 0: a quarter of maxConnections). */
   readonly maxConnectionsPerUser?: number;
   /** Per-process ceilings of plausibility.ts beyond the defaults (bytes per second: a flag). */
   readonly ceilings?: Partial<Ceilings>;
@@ -47,7 +55,7 @@ export interface ReceiverOptions {
 /**
  * Why a connection was closed as soon as it was accepted:
  * - `per_user_limit`: its uid already had maxConnectionsPerUser connections open;
- * - `max_connections`: the receiver already held its 4096 connections (or the peer's credentials were unreadable).
+ * - `max_connections`: the receiver already held maxConnections connections (or the peer's credentials were unreadable).
  */
 export type RefuseReason = 'per_user_limit' | 'max_connections';
 
@@ -63,13 +71,21 @@ export class ProfilerReceiver {
   /** Binds the socket; throws the addon's error (with `code`, e.g. ENOENT) when it cannot. */
   constructor(options: ReceiverOptions) {
     const addon = loadSeqpacketAddon();
-    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid), Date.now, undefined, {
-      procfs: options.procfs,
-      ...options.ceilings,
-    });
+    this.table = new ProcessTable(
+      new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false, cgroupfs: options.cgroupfs }),
+      options.sink,
+      (reason, uid) => this.reject(reason, uid),
+      Date.now,
+      undefined,
+      {
+        procfs: options.procfs,
+        ...options.ceilings,
+      },
+    );
+    const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
-      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnectionsPerUser: options.maxConnectionsPerUser ?? 256 },
+      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnections: connections.total, maxConnectionsPerUser: connections.perUser },
       options.onHandled === undefined
         ? (event) => this.onEvent(event)
         : (event) => {
