@@ -12,7 +12,7 @@ import { Registry } from 'prom-client';
 import { lustreJobStatsCollector } from '../../exporter/src/collectors/lustre_jobstats.js';
 import { JobStatsAccumulator, type TargetView } from '../../exporter/src/lustre/jobstats-accumulator.js';
 import { compileJobIdFormats } from '../../exporter/src/lustre/jobid-format.js';
-import { readJobStatsFile } from '../../exporter/src/sources/lustre-jobstats-files.js';
+import { readJobStatsFile } from '../../exporter/src/lustre/jobstats-files.js';
 
 /** `count` entries `<first..>:5000:n1`, each with `bytes` written. */
 function entries(first: number, count: number, bytes: number): string {

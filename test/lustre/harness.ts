@@ -6,7 +6,7 @@ import { compileJobIdFormats } from '../../exporter/src/lustre/jobid-format.js';
 import type { ExportField } from '../../exporter/src/lustre/export-fields.js';
 import { refill, type LustreWriter } from '../../exporter/src/lustre/refill.js';
 import type { SeriesLabels } from '../../exporter/src/lustre/series-book.js';
-import { u64ToNumber, type U64 } from '../../exporter/src/lustre/u64.js';
+import { u64ToNumber, type U64 } from '../../exporter/src/util/u64.js';
 
 export interface HarnessOptions {
   readonly maxJobs?: number;

@@ -5,7 +5,7 @@ import { parseExposition } from '../../exporter/src/top/exposition.js';
 import { promString, selector } from '../../exporter/src/top/promql.js';
 import { measureOf } from '../../exporter/src/top/increments.js';
 import { buildQuery } from '../../exporter/src/top/prometheus-source.js';
-import { expandHostList } from '../../exporter/src/top/hostlist.js';
+import { expandHostList } from '../../exporter/src/parsers/slurm-hostlist.js';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // parent pid in procfs. A descendant that daemonises (re-parented to init or a subreaper outside
 // the job) leaves the tree, as it leaves the job's wait().
 import { readdirSync, readFileSync } from 'node:fs';
-import { parseProcStat } from '../sources/proc-stat.js';
+import { parseProcStat } from '../parsers/proc-stat.js';
 
 export interface TreeUsage {
   /** Processes found (CMD included). */

@@ -8,7 +8,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../util/duration.js';
 import { ClientMapper, DEFAULT_JOB_MAP_COMMAND } from '../top/client-map.js';
-import { runTop, type TopSettings } from '../top/top-loop.js';
+import type { TopSettings } from '../top/settings.js';
+import { runTop } from '../top/top-loop.js';
 import { COLUMNS, parseColumns, SORT_KEYS, type SortKey } from '../top/table.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];

@@ -9,7 +9,7 @@ import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
 import { DEFAULT_DENSITY_WINDOW_MS } from '../lustre/rate-density.js';
 import { DEFAULT_MAX_TARGETS } from '../lustre/stats-settings.js';
-import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers } from '../sources/lustre-jobstats-files.js';
+import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers } from '../lustre/jobstats-files.js';
 import { LCTL_ARGS, runLctl } from '../sources/lustre-lctl.js';
 import { lustreSource } from '../lustre/source-description.js';
 import { readErrorReason } from '../lustre/error-reasons.js';

@@ -10,7 +10,7 @@ import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, switchFlag, textFlag } from '../scrape/flags.js';
 import { parseLnetctlNets, parseLnetctlStats, parseLnetStatsFile, type LnetNi, type LnetStats } from '../parsers/lustre-lnet.js';
 import { runLctl } from '../sources/lustre-lctl.js';
-import { readPseudoFile } from '../sources/pseudo-files.js';
+import { readPseudoFile } from '../util/pseudo-files.js';
 import { procPath, sysPath, type Paths } from '../util/paths.js';
 import { LustreLnetMetrics } from './lustre_lnet_metrics.js';
 

@@ -17,6 +17,7 @@ import { CappedLabels, ProfilerMetricStore, type LabelledSums } from '../profile
 import { autoOrPositive } from '../profiler/connection-budget.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { sysPath } from '../util/paths.js';
 
 function socketMode(text: string): number {
   if (!/^0?[0-7]{3}$/.test(text.trim())) throw new Error(`"${text}" is not an octal file mode such as 0666`);
@@ -93,7 +94,16 @@ export const profilerCollector = defineCollector({
     warnIfNoProcesses(paths.procfs, logger);
     const tryStart = (): void => {
       try {
-        receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store, maxConnections, maxConnectionsPerUser, ceilings: { bytesPerSecond: maxProcessBytesPerSecond } });
+        receiver = new ProfilerReceiver({
+          socketPath,
+          mode,
+          procfs: paths.procfs,
+          cgroupfs: sysPath(paths, 'fs', 'cgroup'),
+          sink: store,
+          maxConnections,
+          maxConnectionsPerUser,
+          ceilings: { bytesPerSecond: maxProcessBytesPerSecond },
+        });
         logger.info({ socket: socketPath }, 'profiler socket listening');
       } catch (err) {
         const message = (err as Error).message;

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { uidLimit } from '../scrape/flag-values.js';
 import { switchFlag, valueFlag, type SettingsOf } from '../scrape/flags.js';
-import { readPseudoFile } from '../sources/pseudo-files.js';
+import { readPseudoFile } from '../util/pseudo-files.js';
 import { rootPath, type Paths } from '../util/paths.js';
 import { SYSTEM } from './reserved.js';
 

@@ -1,7 +1,7 @@
 // The increments of one scrape, gathered per job identity before they are given to series.
 // A job's entries (one per client host with `%j:%u:%H`) all land in the same credit.
 import type { JobIdentity } from './jobid-format.js';
-import { u64Add, type U64 } from './u64.js';
+import { u64Add, type U64 } from '../util/u64.js';
 
 export interface Credit {
   readonly identity: JobIdentity;

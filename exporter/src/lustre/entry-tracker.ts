@@ -14,7 +14,7 @@ import { decodeJobId } from '../parsers/lustre-jobid.js';
 import { addDelta, classKey, newJobClass, type Credit, type CreditBook, type JobClass } from './credits.js';
 import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
 import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
-import { u64Less, u64Sub, type U64 } from './u64.js';
+import { u64Less, u64Sub, type U64 } from '../util/u64.js';
 import { UNLIMITED_BUDGET, type EntryBudget } from './entry-budget.js';
 import { DEFAULT_SYSTEM_UID_MAX } from '../labels/users.js';
 

@@ -1,6 +1,6 @@
 // Why a Lustre file or value was not taken, for the `reason` label of the collectors' error counters
 // (docs/metrics.md). Every file or entry skipped is counted under one of these, never silently.
-import { FileTooLargeError, NotRegularFileError } from '../sources/pseudo-files.js';
+import { FileTooLargeError, NotRegularFileError } from '../util/pseudo-files.js';
 
 /**
  * Why a file that exists was not read: `not_regular_file` (a FIFO, device, socket or directory where

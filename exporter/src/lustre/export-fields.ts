@@ -5,7 +5,7 @@
 // From 2.14 the `read`/`write` lines count the requests and the `*_bytes` samples are not repeated;
 // before 2.14 the `*_bytes` samples are the `read`/`write` operations. min/max/sumsq/hist are dropped.
 import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
-import type { U64 } from './u64.js';
+import type { U64 } from '../util/u64.js';
 
 export type FieldKind = 'operations' | 'operation_seconds' | 'read_bytes' | 'write_bytes';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { jobStatsText, type GeneratedJob } from '../../../test/lustre/generate-jobstats.js';
 import { newAccumulator, scrapeOnce, total } from '../../../test/lustre/harness.js';
 import { BUCKETS } from './rate-density.js';
-import type { U64 } from './u64.js';
+import type { U64 } from '../util/u64.js';
 
 const OPS = ['read_bytes', 'write_bytes', 'punch'] as const;
 const MIN = 60_000;

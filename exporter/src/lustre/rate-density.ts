@@ -6,7 +6,7 @@
 // counts are computed from the increments of every entry, before series are handed out. The output
 // is bounded whatever the number of jobs: classes × (decades + zero) numbers per target.
 import type { ExportField } from './export-fields.js';
-import type { U64 } from './u64.js';
+import type { U64 } from '../util/u64.js';
 import type { SlotTurn } from './series-book.js';
 import { DEFAULT_WINDOW_MS, WindowClock } from './window-clock.js';
 

@@ -3,7 +3,7 @@
 // A series gone from the accumulator is gone from /metrics at the next refill because nothing is kept.
 import type { ExportField } from './export-fields.js';
 import type { TargetSamples } from './series-samples.js';
-import type { U64 } from './u64.js';
+import type { U64 } from '../util/u64.js';
 
 /** A target of a settled accumulator, with the samples of its series. */
 export interface SampledTarget<S> {

@@ -14,7 +14,7 @@
 //   the first increment (a series born at its value would hide it); the grace lets every scraper of
 //   an HA pair see the 0, not only the one that scraped first. At the first collection, counters
 //   start at the file's values.
-import { u64Add, type U64 } from './u64.js';
+import { u64Add, type U64 } from '../util/u64.js';
 import { OTHER } from '../labels/reserved.js';
 import { idleFor, SlotTable } from '../labels/slot-table.js';
 

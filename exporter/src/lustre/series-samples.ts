@@ -4,7 +4,7 @@
 // given and never read the series book's state (values, birth scrapes) themselves.
 import type { ExportField, FieldKind } from './export-fields.js';
 import type { SeriesBook, SeriesLabels, SeriesState } from './series-book.js';
-import { u64ToNumber, type U64 } from './u64.js';
+import { u64ToNumber, type U64 } from '../util/u64.js';
 
 /**
  * One sample of `series` (its identity as the accumulator names it). `value` is what to expose: 0 in

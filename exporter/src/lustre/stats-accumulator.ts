@@ -21,7 +21,7 @@ import { FieldTable } from './export-fields.js';
 import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels, type SlotTurn } from './series-book.js';
 import { TargetSamples } from './series-samples.js';
 import { statsFields } from './stats-fields.js';
-import { u64Add, u64Less, u64Sub, type U64 } from './u64.js';
+import { u64Add, u64Less, u64Sub, type U64 } from '../util/u64.js';
 import { WindowClock } from './window-clock.js';
 import { noReadErrors, type ReadErrorReason, type ReasonCounts } from './error-reasons.js';
 

@@ -6,7 +6,7 @@
 // operations. min/max/sumsq are dropped.
 import type { StatsSection } from '../parsers/lustre-stats.js';
 import type { FieldTable } from './export-fields.js';
-import { normalizeU64, type U64 } from './u64.js';
+import { normalizeU64, type U64 } from '../util/u64.js';
 
 export interface StatsFieldValue {
   readonly id: number;

@@ -14,7 +14,7 @@
 // regular expression per line (or a string per line) costs several times the read itself. Only the
 // values the exporter uses (samples, sum) become numbers; min/max/sumsq/hist are checked and skipped.
 // It never throws on input: lines it cannot read are reported to the visitor and skipped.
-import { normalizeU64, type U64 } from '../lustre/u64.js';
+import { normalizeU64, type U64 } from '../util/u64.js';
 
 /** One job_stats entry, as a view that the scanner reuses for the next entry: copy what you keep. */
 export interface JobStatsEntryView {

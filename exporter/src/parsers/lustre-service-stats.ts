@@ -8,7 +8,7 @@
 // that handled no request yet has none of them (all 0). `[usec]` is the unit's spelling before 2.12.
 // Never throws: lines of no known shape, and a req_* line without its sum or in another unit, are counted.
 import { parseLustreStats } from './lustre-stats.js';
-import { u64ToNumber } from '../lustre/u64.js';
+import { u64ToNumber } from '../util/u64.js';
 
 export interface ServiceStats {
   readonly requests: number;

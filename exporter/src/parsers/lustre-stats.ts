@@ -18,7 +18,7 @@
 // every other tool (lustre_exporter, telegraf) reports.
 //
 // It never throws on input: a line of no known shape is skipped and counted in `badLines`.
-import { u64FromDigits, type U64 } from '../lustre/u64.js';
+import { u64FromDigits, type U64 } from '../util/u64.js';
 
 export interface StatsCounter {
   readonly name: string;

@@ -13,7 +13,7 @@
 // once its age covers it. Never the times the frame itself states.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseProcStat } from '../sources/proc-stat.js';
+import { parseProcStat } from '../parsers/proc-stat.js';
 import { CALL_TYPES, CLASSES, DIRECTIONS, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
 

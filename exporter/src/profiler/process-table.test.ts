@@ -44,7 +44,7 @@ function mount(sequence: number, writes: number, opts: { flags?: number; start?:
   };
 }
 
-function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}) {
+function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}, cgroupfs?: string) {
   const totals = new Map<string, Counters>();
   const runtime = new Map<string, number>();
   const ended: ProcessIdentity[] = [];
@@ -65,7 +65,7 @@ function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}) {
   };
   let now = 0;
   const table = new ProcessTable(
-    new JobVerifier(procfs),
+    new JobVerifier(procfs, { cgroupfs }),
     sink,
     (r) => rejected.push(r),
     () => now,
@@ -425,6 +425,72 @@ test("job squatting: a squatter accepted on its environment alone is revoked onc
   h.send(cred(60, 1001), proc(2, 20, { jobid: '900' }), mount(3, 1000));
   assert.equal(h.writes('900|1001|/data'), 7);
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+});
+
+test("job squatting with job cgroups: no squatter series under the job id before its owner is seen, nor after the owner's processes end while the job runs", () => {
+  // Slurm (cgroup v2) made job 900's cgroup on this host; the squatter (uid 1001) sits outside it.
+  const cgroupfs = mkdtempSync(join(tmpdir(), 'jobio-cgroupfs-'));
+  const jobDir = join(cgroupfs, 'system.slice', 'slurmstepd.scope', 'job_900');
+  mkdirSync(join(jobDir, 'step_0'), { recursive: true });
+  const outside = '0::/user.slice/user-1001.slice/session-3.scope\n';
+  const procfs = fakeProc({
+    60: { environ: 'SLURM_JOB_ID=900\0', cgroup: outside },
+    61: { environ: 'SLURM_JOB_ID=900\0', cgroup: outside },
+    63: { environ: 'SLURM_JOB_ID=900\0', cgroup: outside },
+    62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' },
+  });
+  const h = harness(procfs, {}, cgroupfs);
+  try {
+    // Before any of the job's processes is seen: the squatter's claim is refused (was credited 7).
+    h.send(cred(60, 1001), proc(0, 10, { jobid: '900' }), mount(1, 7));
+    assert.equal(h.writes('900|1001|/data'), 0);
+    assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+    // The owner's step (in the cgroup) is credited, then ends; the table forgets it.
+    h.send(cred(62, 1000), proc(0, 10, { jobid: '900', flags: FLAG_FINAL }), mount(1, 30, { flags: FLAG_FINAL }));
+    assert.equal(h.writes('900|1000|/data'), 30);
+    h.tick(20_000);
+    h.table.expire(10_000);
+    // The job still runs here (its cgroup exists): a new squatter process is refused (it came back before).
+    h.send(cred(61, 1001), proc(0, 10, { jobid: '900' }), mount(1, 5));
+    assert.equal(h.writes('900|1001|/data'), 0);
+    assert.equal(h.rejected.length, 4);
+    // The job ends (slurmd removes its cgroup): the owner is forgotten at the next expiry, and a claim
+    // on the id stands for its claimant alone again (under its own user), as without job cgroups.
+    rmSync(jobDir, { recursive: true });
+    h.tick(20_000);
+    h.table.expire(10_000);
+    h.send(cred(63, 1001), proc(0, 10, { jobid: '900' }), mount(1, 4));
+    assert.equal(h.writes('900|1001|/data'), 4);
+    assert.equal(h.writes('900|1000|/data'), 30);
+    assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch', 'job_mismatch', 'job_mismatch']);
+  } finally {
+    rmSync(cgroupfs, { recursive: true, force: true });
+    rmSync(procfs, { recursive: true, force: true });
+  }
+});
+
+test('with cgroup v1, the uid directory Slurm made for a job names its owner before any of its processes is seen', () => {
+  const cgroupfs = mkdtempSync(join(tmpdir(), 'jobio-cgroupfs-'));
+  mkdirSync(join(cgroupfs, 'memory', 'slurm', 'uid_1000', 'job_5', 'step_batch'), { recursive: true });
+  mkdirSync(join(cgroupfs, 'memory', 'slurm', 'uid_1002', 'job_6'), { recursive: true });
+  const procfs = fakeProc({
+    70: { environ: 'SLURM_JOB_ID=6\0', cgroup: '4:memory:/slurm/uid_1002/job_6/step_0\n' }, // another job's process: teaches where Slurm's v1 tree is
+    71: { environ: 'SLURM_JOB_ID=5\0', cgroup: '4:memory:/user.slice\n' }, // squatter of job 5
+    72: { environ: 'SLURM_JOB_ID=5\0', cgroup: '4:memory:/user.slice\n' }, // job 5's user, a process outside the cgroup (ssh)
+  });
+  const h = harness(procfs, {}, cgroupfs);
+  try {
+    h.send(cred(70, 1002), proc(0, 10, { jobid: '6' }), mount(1, 3));
+    h.send(cred(71, 1001), proc(0, 10, { jobid: '5' }), mount(1, 7));
+    h.send(cred(72, 1000), proc(0, 10, { jobid: '5' }), mount(1, 9));
+    assert.equal(h.writes('6|1002|/data'), 3);
+    assert.equal(h.writes('5|1001|/data'), 0);
+    assert.equal(h.writes('5|1000|/data'), 9, "the owner's own environment claim stands");
+    assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+  } finally {
+    rmSync(cgroupfs, { recursive: true, force: true });
+    rmSync(procfs, { recursive: true, force: true });
+  }
 });
 
 test('a process switching its job claim credits the new job only with what it did after the switch (its history is not counted twice)', () => {

@@ -31,6 +31,8 @@ export interface ReceiverOptions {
   /** Socket file permissions (default 0o666: every user's job may connect). */
   readonly mode?: number;
   readonly procfs: string;
+  /** The cgroup mount (<sysfs>/fs/cgroup): job owners are kept while their job's cgroup exists (JobVerifierOptions). */
+  readonly cgroupfs?: string;
   readonly sink: AggregatorSink;
   /**
    * Check claimed job ids against /proc (default true). `jobio run` turns it off: its private socket
@@ -66,10 +68,17 @@ export class ProfilerReceiver {
   /** Binds the socket; throws the addon's error (with `code`, e.g. ENOENT) when it cannot. */
   constructor(options: ReceiverOptions) {
     const addon = loadSeqpacketAddon();
-    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid), Date.now, undefined, {
-      procfs: options.procfs,
-      ...options.ceilings,
-    });
+    this.table = new ProcessTable(
+      new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false, cgroupfs: options.cgroupfs }),
+      options.sink,
+      (reason, uid) => this.reject(reason, uid),
+      Date.now,
+      undefined,
+      {
+        procfs: options.procfs,
+        ...options.ceilings,
+      },
+    );
     const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
     this.server = new addon.SeqpacketServer(
       options.socketPath,

@@ -27,7 +27,7 @@ import {
   FLUX_OWNER_UID_MAX,
   USER_SLICE,
 } from '../labels/job-cgroup-layouts.js';
-import { readPseudoFile } from './pseudo-files.js';
+import { readPseudoFile } from '../util/pseudo-files.js';
 import { sysPath, type Paths } from '../util/paths.js';
 
 export interface CgroupJob {

@@ -2,7 +2,7 @@
 // hands the text to the pure parsers. A missing file is not an error (controller not enabled for
 // the job, memory.peak before Linux 5.19, or the job ended mid-read); text that does not parse is
 // reported so the collector can count it, never thrown.
-import { readPseudoFile } from './pseudo-files.js';
+import { readPseudoFile } from '../util/pseudo-files.js';
 import { join } from 'node:path';
 import { parseCpuStatV2, parseCpuacctStat, parseSingleValue, type CpuSeconds, type Parsed } from '../parsers/cgroup-stat.js';
 import type { CgroupJob } from './cgroup-jobs.js';

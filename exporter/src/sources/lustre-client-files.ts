@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { procPath, type Paths } from '../util/paths.js';
 import { findTargets, lustreRoots } from './lustre-tree.js';
-import { listDirSync } from './pseudo-files.js';
+import { listDirSync } from '../util/pseudo-files.js';
 import type { FoundStatsFiles } from './lustre-stats-files.js';
 
 /** `llite.*.stats`: one file per client mount (target = the llite instance). */

@@ -17,7 +17,7 @@ import type { Paths } from '../util/paths.js';
 import { CAPACITY_FILES, LDLM_FILES, namespaceTarget, SERVICE_GROUPS, THREAD_FILES, type LctlParam } from '../parsers/lustre-health.js';
 import { oscTarget } from '../parsers/lustre-osc.js';
 import { findTargets, lustreRoots, type UnlistedDir } from './lustre-tree.js';
-import { readPseudoFile } from './pseudo-files.js';
+import { readPseudoFile } from '../util/pseudo-files.js';
 import { forEachLimited } from '../util/for-each-limited.js';
 
 /** The files read of each OSC of a client. */

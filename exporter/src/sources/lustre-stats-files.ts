@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
 import { findTargets, type FoundTargets } from './lustre-tree.js';
-import { listDir, readPseudoFile } from './pseudo-files.js';
+import { listDir, readPseudoFile } from '../util/pseudo-files.js';
 
 export interface StatsFile {
   readonly target: string;

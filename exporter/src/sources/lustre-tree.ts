@@ -14,7 +14,7 @@
 // for a directory above the targets, keeps every target it did not see rather than forget them.
 import { join } from 'node:path';
 import { procPath, sysPath, type Paths } from '../util/paths.js';
-import { listDir } from './pseudo-files.js';
+import { listDir } from '../util/pseudo-files.js';
 
 export function lustreRoots(paths: Paths): string[] {
   if (paths.lustre !== undefined) return [join(paths.lustre, 'proc/fs/lustre'), join(paths.lustre, 'sys/fs/lustre'), join(paths.lustre, 'sys/kernel/debug/lustre')];

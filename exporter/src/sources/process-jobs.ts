@@ -20,8 +20,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readProcessJob } from '../labels/process-job.js';
-import { parseProcStat } from './proc-stat.js';
-import { readPseudoFile } from './pseudo-files.js';
+import { parseProcStat } from '../parsers/proc-stat.js';
+import { readPseudoFile } from '../util/pseudo-files.js';
 
 export interface ProcessJobUsage {
   readonly jobid: string;

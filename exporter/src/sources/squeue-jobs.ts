@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import type { JobMeta } from './job-spool.js';
 import { JOBID_TEXT } from '../labels/process-job.js';
-import { expandHostList } from '../top/hostlist.js';
+import { expandHostList } from '../parsers/slurm-hostlist.js';
 
 /** squeue's arguments: the filters are passed for the releases that apply them, and applied here anyway. */
 export function squeueArgs(node: string): string[] {

@@ -6,7 +6,7 @@
 //   default below): lines `JOBID NODELIST` or `JOBID USER NODELIST`, node lists in Slurm's notation.
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { expandHostList } from './hostlist.js';
+import { expandHostList } from '../parsers/slurm-hostlist.js';
 
 export const DEFAULT_JOB_MAP_COMMAND = "squeue -h -t running -o '%i %u %N'";
 const COMMAND_TIMEOUT_MS = 10_000;

@@ -9,27 +9,9 @@ import { TopSourceError } from './prometheus-source.js';
 import { ENTER_SCREEN, frameText, layoutScreen, LEAVE_SCREEN } from './screen.js';
 import type { Stopper } from './stopper.js';
 import { SORT_COLUMN, tableCells } from './table.js';
-import type { TopExtras, TopSettings } from './top-loop.js';
+import type { TerminalOut, TopExtras, TopSettings } from './settings.js';
 import { windowText } from './units.js';
 import { shownRows, titleText } from './view.js';
-
-export interface TerminalOut {
-  write(text: string): unknown;
-  readonly isTTY?: boolean;
-  readonly columns?: number;
-  readonly rows?: number;
-  on?(event: 'resize', listener: () => void): unknown;
-  off?(event: 'resize', listener: () => void): unknown;
-}
-
-export interface TerminalIn {
-  readonly isTTY?: boolean;
-  setRawMode?(raw: boolean): unknown;
-  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
-  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
-  resume(): unknown;
-  pause(): unknown;
-}
 
 interface ScreenRun {
   readonly settings: TopSettings;

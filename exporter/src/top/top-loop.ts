@@ -1,49 +1,16 @@
 // The refresh loop of `jobio top`: a feed of snapshots (feed.ts) shown either full screen with keys,
 // when stdout and stdin are terminals (interactive.ts), or as successive plain tables otherwise, and
 // with --once or --batch (the line mode below: what scripts and pipes get). Ends at SIGINT (or once).
-import type { ClientMapper } from './client-map.js';
 import { createFeed, type TopFeed } from './feed.js';
 import type { RowFilters } from './fold.js';
-import type { TopMode } from './increments.js';
-import { runScreen, type TerminalIn, type TerminalOut } from './interactive.js';
+import { runScreen } from './interactive.js';
 import { TopSourceError } from './prometheus-source.js';
+import type { TopExtras, TopOutput, TopSettings } from './settings.js';
 import { Stopper } from './stopper.js';
-import { DEFAULT_COLUMNS, formatTable, needsJobInfo, SORT_COLUMN, type SortKey } from './table.js';
+import { DEFAULT_COLUMNS, formatTable, needsJobInfo, SORT_COLUMN } from './table.js';
 import { windowText } from './units.js';
 import { shownRows, titleText } from './view.js';
 import { withoutControlChars } from '../labels/control-chars.js';
-
-export interface TopSettings {
-  readonly mode: TopMode;
-  readonly prometheus?: string;
-  readonly exporters: readonly string[];
-  readonly intervalMs: number;
-  readonly timeoutMs: number;
-  readonly once: boolean;
-  /** Plain successive tables even on a terminal (top -b). */
-  readonly batch?: boolean;
-  readonly sort: SortKey;
-  readonly limit: number;
-  readonly time?: number;
-  readonly filters: Readonly<Record<string, string | undefined>>;
-  readonly mapper?: ClientMapper;
-  /** Columns to print (default: DEFAULT_COLUMNS of the mode). */
-  readonly columns?: readonly string[];
-  /** Fold the rows of system accounts (user _system) into one (default true). */
-  readonly foldSystem?: boolean;
-  /** Stops the loop like SIGINT does (`jobio demo` ends its table this way). */
-  readonly stop?: AbortSignal;
-}
-
-/** Lines a caller shows with the table (`jobio demo`): fixed ones above, refreshed ones below. */
-export interface TopExtras {
-  readonly above?: readonly string[];
-  readonly below?: () => Promise<string[]>;
-  /** The terminal's input for the keys (default process.stdin). */
-  readonly input?: TerminalIn;
-}
-
-export type TopOutput = TerminalOut;
 
 export async function runTop(settings: TopSettings, out: TopOutput, extras: TopExtras = {}): Promise<number> {
   const stopper = new Stopper();

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findJobStatsFiles, readJobStatsFile } from './lustre-jobstats-files.js';
-import type { TargetReader } from '../lustre/jobstats-accumulator.js';
+import { findJobStatsFiles, readJobStatsFile } from './jobstats-files.js';
+import type { TargetReader } from './jobstats-accumulator.js';
 
 function tree(): string {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-files-'));

@@ -2,10 +2,10 @@
 // `<root>/{mdt,obdfilter}/<target>/job_stats` under the roots of lustre-tree.ts.
 import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
-import type { TargetReader, TargetRef } from '../lustre/jobstats-accumulator.js';
-import { findTargets, type FoundTargets } from './lustre-tree.js';
-import { streamPseudoFile } from './pseudo-files.js';
-import { readErrorReason, type CutReason } from '../lustre/error-reasons.js';
+import type { TargetReader, TargetRef } from './jobstats-accumulator.js';
+import { findTargets, type FoundTargets } from '../sources/lustre-tree.js';
+import { streamPseudoFile } from '../util/pseudo-files.js';
+import { readErrorReason, type CutReason } from './error-reasons.js';
 
 export const JOBSTATS_KINDS = ['mdt', 'obdfilter'] as const;
 
