@@ -23,7 +23,7 @@ import { replicaConfig } from './replica.js';
 
 const OPS = ['read_bytes', 'write_bytes', 'read', 'write', 'punch'] as const;
 const INTERVAL_S = 1;
-/** Four scrapes a window: the middle of a window is past every replica's first scrape of it. */
+/** Four scrapes a window: each replica reads the exporter inside every window, so it holds every window's density. */
 const WINDOW_S = 4;
 /** Over two scrape intervals: both replicas see every new counter at 0 (docs/scaling.md). */
 const GRACE_S = 3;
