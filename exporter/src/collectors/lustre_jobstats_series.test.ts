@@ -14,6 +14,7 @@ import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { compileJobIdFormats } from '../lustre/jobid-format.js';
 import { refill } from '../lustre/refill.js';
 import { collectorOnRoot } from '../../../test/helpers/collector-on-root.js';
+import { promtoolCheckMetrics } from '../../../test/helpers/promtool.js';
 
 const FAMILIES = ['read_bytes_total', 'write_bytes_total', 'operations_total', 'operation_seconds_total'].map((f) => `jobio_lustre_jobstats_${f}`);
 
@@ -110,7 +111,7 @@ test('per-job counters: same exposition as prom-client Counters over three scrap
   }
 });
 
-test('rate density through the collector: with max-jobs 3 every job and user is still counted', async () => {
+test('rate density through the collector: with max-jobs 3 every job and user is still counted; every bucket stamped with the window end', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-density-'));
   // A window of 5 ms on the exporter's clock: the second read, 10 ms later at least, ends one.
   const { registry, collector: c } = collectorOnRoot(lustreJobStatsCollector, root, { getent: false, 'max-jobs': 3, 'density-window': '5ms' });
@@ -120,11 +121,25 @@ test('rate density through the collector: with max-jobs 3 every job and user is 
   assert.doesNotMatch(await registry.metrics(), /^jobio_lustre_jobstats_rate_jobs\{/m, 'no interval at the first collection');
   tree(root, 2);
   await new Promise((r) => setTimeout(r, 10));
+  const before = Date.now();
   await c.update(signal);
   const text = await registry.metrics();
+  // Every density sample carries the end (ms) of the window the second read closed: a multiple of 5 ms, at most that read's time.
+  const stamps = new Set([...text.matchAll(/^jobio_lustre_jobstats_(?:operation_)?rate_\w+\{[^}]*\} [\d.e-]+ (\d+)$/gm)].map((m) => Number(m[1])));
+  assert.equal(stamps.size, 1, [...stamps].join(' '));
+  const [stamp] = [...stamps] as [number];
+  assert.ok(stamp % 5 === 0 && stamp <= Date.now() && stamp > before - 15, `stamp ${stamp}, read from ${before}`);
+  // Every bucket, zeros included (a timestamped sample gets no staleness marker: a bucket must not vanish).
+  for (const target of ['fs-OST0000', 'fs-OST0001']) {
+    const lines = (family: string): number => (text.match(new RegExp(`^jobio_lustre_jobstats_${family}\\{target="${target}"[,}]`, 'gm')) ?? []).length;
+    assert.deepEqual([lines('rate_jobs'), lines('rate_users'), lines('operation_rate_jobs'), lines('rate_interval_seconds')], [4 * 17, 4 * 17, 17 * 17, 1], target);
+  }
+  assert.match(text, /^jobio_lustre_jobstats_rate_users\{target="fs-OST0000",class="read_bytes",decade="12"\} 0 \d+$/m);
+  const lint = promtoolCheckMetrics(text);
+  assert.ok(lint.ok, lint.output);
   const sum = (metric: string, target: string, cls: string): number => {
     let n = 0;
-    for (const m of text.matchAll(new RegExp(`^${metric}\\{target="${target}",class="${cls}",decade="([-\\w]+)"\\} (\\d+)$`, 'gm'))) n += Number(m[2]);
+    for (const m of text.matchAll(new RegExp(`^${metric}\\{target="${target}",class="${cls}",decade="([-\\w]+)"\\} (\\d+) ${stamp}$`, 'gm'))) n += Number(m[2]);
     return n;
   };
   // 1,500 generated jobs + 3 extra identities (the malformed id is no job); their uids are 1000..1499 plus 5000, 5001, 5002.
@@ -136,7 +151,8 @@ test('rate density through the collector: with max-jobs 3 every job and user is 
   // Per operation of the fixed set: every job again, in its own decades (jobs only, no users).
   const perOperation = (target: string, operation: string): number => {
     let n = 0;
-    for (const m of text.matchAll(new RegExp(`^jobio_lustre_jobstats_operation_rate_jobs\\{target="${target}",operation="${operation}",decade="([-\\w]+)"\\} (\\d+)$`, 'gm'))) n += Number(m[2]);
+    for (const m of text.matchAll(new RegExp(`^jobio_lustre_jobstats_operation_rate_jobs\\{target="${target}",operation="${operation}",decade="([-\\w]+)"\\} (\\d+) ${stamp}$`, 'gm')))
+      n += Number(m[2]);
     return n;
   };
   for (const operation of ['open', 'punch', 'write', 'setattr']) assert.equal(perOperation('fs-OST0000', operation), 1503, operation);
@@ -146,5 +162,5 @@ test('rate density through the collector: with max-jobs 3 every job and user is 
   );
   assert.doesNotMatch(text, /^jobio_lustre_jobstats_operation_rate_users/m);
   assert.match(text, /^jobio_lustre_jobstats_exported_jobs\{target="fs-OST0000"\} 3$/m);
-  assert.match(text, /^jobio_lustre_jobstats_rate_interval_seconds\{target="fs-OST0000"\} [\d.e-]+$/m);
+  assert.match(text, new RegExp(`^jobio_lustre_jobstats_rate_interval_seconds\\{target="fs-OST0000"\\} [\\d.e-]+ ${stamp}$`, 'm'));
 });

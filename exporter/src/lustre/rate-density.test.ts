@@ -131,6 +131,8 @@ test('density over 4,000 jobs (8,000 entries, max-jobs 50): every job and user c
   const d = densityOf(acc, 'OST0');
   assert.ok(d);
   assert.equal(d.intervalSeconds, 45);
+  // Stamped with the last window end of the exporter's clock (30 s windows) the read passed, not the read's time.
+  assert.equal(d.endMs, 1_020_000);
   const expected = oracle(jobs, 45);
   assert.deepEqual(asMap(d.jobs), expected.jobs);
   assert.deepEqual(asMap(d.users), expected.users);
@@ -203,7 +205,7 @@ test('density on the exporter clock: two scrapers at different offsets read the 
   const both = newAccumulator();
   const alone = newAccumulator();
   const seen = { a: [] as string[], b: [] as string[], alone: [] as string[] };
-  const show = (d: RateDensity | undefined): string => (d ? JSON.stringify([d.intervalSeconds, [...asMap(d.jobs)], [...asMap(d.users)]]) : 'none');
+  const show = (d: RateDensity | undefined): string => (d ? JSON.stringify([d.intervalSeconds, d.endMs, [...asMap(d.jobs)], [...asMap(d.users)]]) : 'none');
   for (const [time, who] of [...a.map((t) => [t, 'a'] as const), ...b.map((t) => [t, 'b'] as const)].sort((x, y) => x[0] - y[0])) {
     scrapeOnce(both, { 'obdfilter/OST0': at(time) }, time);
     seen[who].push(show(densityOf(both, 'OST0')));
@@ -212,7 +214,8 @@ test('density on the exporter clock: two scrapers at different offsets read the 
       seen.alone.push(show(densityOf(alone, 'OST0')));
     }
   }
-  // Each of B's scrapes falls 7.5 s after one of A's, in the same window: the same density.
+  // Each of B's scrapes falls 7.5 s after one of A's, in the same window: the same density, stamped
+  // with the same window end.
   assert.deepEqual(seen.b, seen.a);
   assert.deepEqual(seen.alone, seen.a);
   // The density is over 30 s windows (closed by A's reads at +2 s past each half minute) of every
@@ -221,7 +224,8 @@ test('density on the exporter clock: two scrapers at different offsets read the 
   assert.equal(seen.a[0], 'none', 'no window closed at the first read');
   const windows = seen.a.slice(2);
   assert.ok(windows.length >= 9);
-  for (const w of windows) assert.equal(w, show({ intervalSeconds: 30, ...countsOf(expected) }));
+  // A's read at +2 s past a half minute closed the window that ended at that half minute.
+  for (const [i, w] of windows.entries()) assert.equal(w, show({ intervalSeconds: 30, endMs: Math.floor(a[i + 2]! / 30_000) * 30_000, ...countsOf(expected) }));
 });
 
 /** Counts per class and bucket from the oracle's label map, as a RateDensity holds them. */

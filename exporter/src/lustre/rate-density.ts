@@ -75,6 +75,8 @@ export function bucketOf(rate: number): number {
 /** Counts per row (class, then operation; DENSITY_ROWS), bucket-major: counts[row * BUCKETS + bucket]. */
 export interface RateDensity {
   readonly intervalSeconds: number;
+  /** The window end on the exporter's clock (ms since the epoch) the density is of: its samples' timestamp. */
+  readonly endMs: number;
   readonly jobs: Uint32Array;
   readonly users: Uint32Array;
 }
@@ -116,7 +118,7 @@ interface JobTotals {
 }
 
 /** The density of jobs whose increments per class over `intervalSeconds` are known. */
-function densityOfTotals(jobs: Iterable<JobTotals>, intervalSeconds: number): RateDensity {
+function densityOfTotals(jobs: Iterable<JobTotals>, intervalSeconds: number, endMs: number): RateDensity {
   const classes = DENSITY_ROWS;
   const jobCounts = new Uint32Array(classes * BUCKETS);
   const perUser = new Map<number | undefined, Float64Array>();
@@ -139,13 +141,13 @@ function densityOfTotals(jobs: Iterable<JobTotals>, intervalSeconds: number): Ra
       userCounts[b] = userCounts[b]! + 1;
     }
   }
-  return { intervalSeconds, jobs: jobCounts, users: userCounts };
+  return { intervalSeconds, endMs, jobs: jobCounts, users: userCounts };
 }
 
 /**
  * The density over a window of the exporter's own clock (window-clock.ts), so that every scraper reads
  * the same value: the read that closes a window computes its density, which is then served until the
- * next window closes. A job counts once per window with the sum of its increments over every read of
+ * next window closes, stamped with the window's end (so every store holds it at the same time). A job counts once per window with the sum of its increments over every read of
  * the window.
  */
 export class DensityWindow {
@@ -189,7 +191,7 @@ export class DensityWindow {
   settle(now: number): void {
     if (!this.clock.isOpen) return this.open(now);
     if (!this.clock.closes(now)) return;
-    this.density = densityOfTotals(this.jobs.values(), (now - this.clock.openedAt) / 1000);
+    this.density = densityOfTotals(this.jobs.values(), (now - this.clock.openedAt) / 1000, this.clock.endBefore(now));
     this.open(now);
   }
 }

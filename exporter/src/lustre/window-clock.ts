@@ -36,6 +36,11 @@ export class WindowClock {
     return Math.floor(now / this.windowMs) > Math.floor(this.opened / this.windowMs) && now > this.opened;
   }
 
+  /** The last window end at or before `now`: the end a read closing the window at `now` closes it at. */
+  endBefore(now: number): number {
+    return Math.floor(now / this.windowMs) * this.windowMs;
+  }
+
   /**
    * Where a read at `now` (before the window moves) falls on the clock: whether it closes the open
    * window (or opens the first: nothing is open), and the window end its increments count at: the end
@@ -44,7 +49,7 @@ export class WindowClock {
    */
   turnAt(now: number): SlotTurn {
     const w = this.windowMs;
-    const passed = Math.floor(now / w) * w;
+    const passed = this.endBefore(now);
     if (this.opened === undefined) return { decide: true, at: passed };
     const decide = this.closes(now);
     return { decide, at: decide ? passed : (Math.floor(this.opened / w) + 1) * w };

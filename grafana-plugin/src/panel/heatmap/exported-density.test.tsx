@@ -47,6 +47,13 @@ describe('buildExportedDensity', () => {
     expect(plain.exported).toBe(false);
     expect([...plain.index.counts.slice(0, plain.index.rows)]).toEqual([0, 1, 1, 1]);
   });
+  it('decades the exporter exports at 0 (it exports every one) do not widen the rows', () => {
+    const empty = ['-3', '-2', '2', '5', '12'].map((d) => decade(d, [0, 0, 0]));
+    const { index } = buildExportedDensity([...series, ...empty]);
+    expect(index.minExponent).toBe(-1);
+    expect(index.rows).toBe(4);
+    expect([...index.counts.slice(0, 4)]).toEqual([3, 7, 40, 2]);
+  });
   it('decade series alone still give a heatmap (no member to list)', () => {
     const { index } = buildExportedDensity(series.slice(3));
     expect(index.times).toHaveLength(3);

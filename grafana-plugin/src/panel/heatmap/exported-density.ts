@@ -57,7 +57,8 @@ export function buildExportedDensity(all: HeatSeries[], options: DensityOptions 
   let hi = -Infinity;
   for (const b of buckets) {
     const d = decadeOf(b.labels[DECADE_LABEL]);
-    if (typeof d === 'number') {
+    // The exporter exports every decade, 0 when empty: the rows span the decades that hold a job.
+    if (typeof d === 'number' && Array.from(b.values).some((v) => (v ?? 0) > 0)) {
       lo = Math.min(lo, d);
       hi = Math.max(hi, d);
     }
