@@ -13,8 +13,17 @@
 #include "base/sys.h"
 #include "base/tls.h"
 #include "process/fdtab.h"
+#include "process/flusher.h"
 #include "process/stattab.h"
 #include "process/thread.h"
+
+/* An untimed open or close still checks whether the time frame is due (untimed reads and writes
+ * do not): jobio_tick(now, 0), called only when it has something to do (the frame is due, or this
+ * process has no flush thread yet). */
+static inline void jobio_tick_untimed(void) {
+  uint64_t now = jobio_now_coarse();
+  if (JOBIO_UNLIKELY(now >= __atomic_load_n(&jobio_g.next_flush_ns, __ATOMIC_RELAXED)) || jobio_flusher_missing()) jobio_tick(now, 0);
+}
 
 /* Network transfers: red if failed, else green; sizes still binned. (Inlined here; jobio_count_net
  * is the same for the datagram wrappers, which know the slot from the call's address.) */
@@ -152,12 +161,8 @@ void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int hav
   jobio_after(t1);
 }
 
-/* Before an open with O_CREAT: will it create the file? (O_EXCL, O_TMPFILE: yes; else look.) */
-int jobio_open_creates(int dirfd, const char *path, int flags);
-int jobio_open_creates(int dirfd, const char *path, int flags) {
-  if ((flags & O_TMPFILE) == O_TMPFILE) return 1;
-  if (!(flags & O_CREAT)) return 0;
-  if (flags & O_EXCL) return 1;
+/* Before an open with O_CREAT (without O_EXCL): is the path absent, so the open creates it? */
+int jobio_path_absent(int dirfd, const char *path) {
   struct stat st;
   int saved = errno;
   jobio_guard_enter();
@@ -228,7 +233,7 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
   if (t1)
     jobio_after(t1);
   else
-    jobio_tick(jobio_now_coarse(), 0);
+    jobio_tick_untimed();
 }
 
 /* Before close: what the descriptor is (learnt now if never seen: afterwards it is gone). */
@@ -265,7 +270,7 @@ void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r) {
   if (t1)
     jobio_after(t1);
   else
-    jobio_tick(jobio_now_coarse(), 0);
+    jobio_tick_untimed();
 }
 
 /* close_range / closefrom: every tracked descriptor in the range counts as one close. */
@@ -302,7 +307,7 @@ void jobio_rec_close_range(struct jobio_ctx *c, unsigned lo, unsigned hi, int r,
   if (t1)
     jobio_after(t1);
   else
-    jobio_tick(jobio_now_coarse(), 0);
+    jobio_tick_untimed();
 }
 
 /* dup, dup2, dup3, fcntl(F_DUPFD*): newfd refers to oldfd's open file (counted as one open). */
