@@ -1,0 +1,1 @@
+../common/jobio-report-summary.sh
