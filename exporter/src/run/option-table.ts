@@ -130,7 +130,7 @@ export const RUN_OPTIONS: readonly RunOptionSpec[] = [
 
 /**
  * Mistral's environment variables that are not an option of the table: the configuration file, the
- * working directory, the programs left out and the volumes (read by cli/mistral-env.ts into the
+ * working directory, the programs left out and the volumes (read by mistral-env.ts into the
  * profiler library's variables). Like the options' `mistralEnv`, they win over the configuration file.
  */
 export const MISTRAL_VARIABLES = {

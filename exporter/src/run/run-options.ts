@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseDuration } from '../util/duration.js';
-import { canonicalChoice, optionSpec, RUN_OPTIONS } from '../run/option-table.js';
+import { canonicalChoice, optionSpec, RUN_OPTIONS } from './option-table.js';
 import type { DirectionKeys, IoKeyOptions, MetadataMode, SizeBinning } from '../profiler/mistral-io.js';
 
 export class UsageError extends Error {}
