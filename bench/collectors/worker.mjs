@@ -17,7 +17,7 @@
 import { readFile, rm, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../../dist/scrape/metric-registry.js';
 import { lustreExportsCollector } from '../../dist/collectors/lustre_exports.js';
 import { lustreStatsCollector } from '../../dist/collectors/lustre_stats.js';
 import { cgroupCollector } from '../../dist/collectors/cgroup.js';
@@ -52,7 +52,7 @@ const logger = createLogger('error', 'json');
  * @param {Record<string, unknown>} options
  */
 function instance(descriptor, paths, options) {
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const c = descriptor.create({ registry, paths, options: /** @type {any} */ (options), logger });
   /** @type {unknown} */
   let status;
@@ -63,7 +63,14 @@ function instance(descriptor, paths, options) {
     });
   /** Series in the registry, and the sum of each named gauge's values. */
   const count = async () => {
-    const families = /** @type {{name: string, values?: {value: number, labels: Record<string, string | number>}[]}[]} */ (/** @type {unknown} */ (await registry.getMetricsAsJSON()));
+    /** @type {{name: string, values: {value: number, labels: Readonly<Record<string, string | number>>}[]}[]} */
+    const families = [];
+    for (const f of registry.list()) {
+      /** @type {{value: number, labels: Readonly<Record<string, string | number>>}[]} */
+      const values = [];
+      await f.collect({ sample: (labels, value) => values.push({ labels, value }), rendered: (_text, value) => values.push({ labels: {}, value }) });
+      families.push({ name: f.name, values });
+    }
     /** @type {Record<string, number>} */
     const sums = {};
     let series = 0;

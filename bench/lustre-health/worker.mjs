@@ -10,7 +10,8 @@
 //   lnet      lustre_lnet alone (the stats file)
 //   lctl      lustre_health through `lctl get_param` on the whole 2.14.0_ddn133 server dump
 import { performance } from 'node:perf_hooks';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../../dist/scrape/metric-registry.js';
+import { countSeries } from '../../dist/scrape/series-count.js';
 import { lustreJobStatsCollector } from '../../dist/collectors/lustre_jobstats.js';
 import { lustreHealthCollector } from '../../dist/collectors/lustre_health.js';
 import { lustreLnetCollector } from '../../dist/collectors/lustre_lnet.js';
@@ -27,7 +28,7 @@ const paths = { procfs: `${root}/proc`, sysfs: `${root}/sys`, rootfs };
  * @param {Record<string, string | boolean>} [options]
  */
 function instance(descriptor, options = {}) {
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const c = descriptor.create({ registry, paths, options, logger });
   return {
     async scrape() {
@@ -35,9 +36,8 @@ function instance(descriptor, options = {}) {
       if (outcome !== 'ok') throw new Error(`${descriptor.name}: ${outcome}`);
       return registry.metrics();
     },
-    async series() {
-      const families = /** @type {{values?: unknown[]}[]} */ (/** @type {unknown} */ (await registry.getMetricsAsJSON()));
-      return families.reduce((n, f) => n + (f.values?.length ?? 0), 0);
+    series() {
+      return countSeries(registry);
     },
   };
 }

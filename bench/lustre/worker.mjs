@@ -12,7 +12,8 @@
 import { readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../../dist/scrape/metric-registry.js';
+import { countSeries } from '../../dist/scrape/series-count.js';
 import { lustreJobStatsCollector } from '../../dist/collectors/lustre_jobstats.js';
 import { createLogger } from '../../dist/util/logger.js';
 
@@ -43,7 +44,7 @@ async function collector(dir, first, grown, maxJobs) {
   };
   const signal = new AbortController().signal;
   const instance = () => {
-    const registry = new Registry();
+    const registry = new MetricRegistry();
     const c = lustreJobStatsCollector.create({
       registry,
       paths: { procfs: join(dir, 'proc'), sysfs: join(dir, 'sys'), rootfs: dir },
@@ -100,7 +101,7 @@ async function readAll(dir) {
 
 /** The collector on a many-target tree with --collector.lustre_jobstats.max-targets=MAX: first scrape, then three idle ones (best wall time, median CPU). @param {string} dir @param {string} max */
 async function targets(dir, max) {
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const c = lustreJobStatsCollector.create({
     registry,
     paths: { procfs: join(dir, 'proc'), sysfs: join(dir, 'sys'), rootfs: dir },
@@ -120,7 +121,7 @@ async function targets(dir, max) {
   const idle = [await cpuOf(), await cpuOf(), await cpuOf()];
   const idleMs = Math.min(...idle.map((r) => r.ms));
   const idleCpuMs = idle.map((r) => r.cpuMs).sort((x, y) => x - y)[1];
-  const series = (await registry.getMetricsAsJSON()).reduce((n, m) => n + /** @type {{values?: unknown[]}} */ (m.values?.length ?? 0), 0);
+  const series = await countSeries(registry);
   return { firstMs, idleMs, idleCpuMs, series };
 }
 

@@ -42,6 +42,8 @@ export interface SeqpacketServerOptions {
   /**
    * Bytes one sender uid may hold in that queue (default queueBytes / 4, 0 = no per-uid bound): a
    * flooding user loses its own frames, not the others'. Losses are counted per uid (queueDroppedByUid).
+   * The last quarter of queueBytes is kept for uids holding under a sixteenth of it, and every event is
+   * charged at least queueBytes / queueSize.
    */
   readonly queueBytesPerUser?: number;
 }

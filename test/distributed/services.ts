@@ -65,6 +65,16 @@ export function startVictoriaMetrics(extra: Record<string, string> = {}): Promis
 }
 
 /**
+ * Makes every sample VictoriaMetrics has accepted searchable now. Without it, a sample becomes visible
+ * when the in-memory part holding it is flushed, about a second later, and not in the order samples
+ * arrived: one series can be searchable up to a later time than another.
+ */
+export async function flushVictoriaMetrics(url: string, auth: BasicAuth = VM_AUTH): Promise<void> {
+  const res = await fetch(`${url}/internal/force_flush`, { headers: { authorization: authHeader(auth) } });
+  if (res.status !== 200) throw new Error(`${url}/internal/force_flush: HTTP ${res.status}`);
+}
+
+/**
  * vmalert with the provisioned flags, reading `ruleFiles` from and writing back into `vmUrl`.
  * There is no Alertmanager in the tests: the firing alerts are read from vmalert's own API.
  */

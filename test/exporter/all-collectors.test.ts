@@ -58,6 +58,8 @@ test(
         `--path.rootfs=${host.rootfs}`,
         `--path.lustre=${host.lustre}`,
         `--collector.profiler.socket=${socket}`,
+        // refused at once, not after the grace for unverifiable claims: the golden counts them
+        '--collector.profiler.unverified-grace=0s',
         `--collector.gpu.nvml-library=${fakeLibrary}`,
         '--collector.job_info.squeue=',
       ],

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { startPrometheusWithConfig, type RunningPrometheus } from '../helpers/prometheus.js';
-import { PromApi, startVictoriaMetrics, VM_AUTH, type Series } from '../distributed/services.js';
+import { flushVictoriaMetrics, PromApi, startVictoriaMetrics, VM_AUTH, type Series } from '../distributed/services.js';
 import { jobStatsText, type GeneratedJob } from '../lustre/generate-jobstats.js';
 import { jobStatsExporterArgs, replaceJobStats, scrapedAfter } from '../lustre/replay.js';
 import { replicaConfig } from './replica.js';
@@ -94,6 +94,34 @@ async function offsetBetween(a: RunningPrometheus, b: RunningPrometheus): Promis
   return Math.min(d, INTERVAL_S - d);
 }
 
+/** What one store answers: per job, writes and bytes over its life, and counter resets; the density at given instants. */
+interface Answers {
+  readonly writes: Record<string, number>;
+  readonly bytes: Record<string, number>;
+  readonly resets: Record<string, number>;
+  readonly density: Record<string, number>[];
+}
+
+async function answersOf(api: PromApi, end: number, instants: readonly number[]): Promise<Answers> {
+  const byJob = (series: readonly Series[]): Record<string, number> => Object.fromEntries(series.map((s) => [s.metric.jobid ?? '', s.values[0]![1]]));
+  const writes: Record<string, number> = {};
+  const bytes: Record<string, number> = {};
+  // increase() is evaluated at the job's last sample: a window ending later makes Prometheus
+  // extrapolate half an interval past it (a job whose series ended at the restart: 311.5 writes for 300).
+  for (const s of await api.samples('jobio_lustre_jobstats_operations_total{operation="write"}[10m]', end)) {
+    const jobid = s.metric.jobid!;
+    const at = s.values.at(-1)![0];
+    const [w] = await api.instant(`increase(jobio_lustre_jobstats_operations_total{operation="write",jobid="${jobid}"}[10m])`, at);
+    const [b] = await api.instant(`increase(jobio_lustre_jobstats_write_bytes_total{jobid="${jobid}"}[10m])`, at);
+    writes[jobid] = w?.values[0]?.[1] ?? NaN;
+    bytes[jobid] = b?.values[0]?.[1] ?? NaN;
+  }
+  const resets = byJob(await api.instant('resets(jobio_lustre_jobstats_write_bytes_total[10m])', end));
+  const density: Record<string, number>[] = [];
+  for (const at of instants) density.push(vectorOf(await api.instant('{__name__=~"jobio_lustre_jobstats_rate_(jobs|users|interval_seconds)"}', at)));
+  return { writes, bytes, resets, density };
+}
+
 async function runScenario(t: TestContext, restart: boolean): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'jobio-same-answer-'));
   const services: { stop(): Promise<unknown> }[] = [];
@@ -139,12 +167,14 @@ async function runScenario(t: TestContext, restart: boolean): Promise<void> {
     await scrapedAfter(a, 0);
     let b: RunningPrometheus | undefined;
     let offset = 0;
-    for (const name of ['b', 'c', 'd', 'e', 'f', 'g']) {
+    const candidates = ['b', 'c', 'd', 'e', 'f', 'g'];
+    for (const [k, name] of candidates.entries()) {
       b = await startPrometheusWithConfig(replicaConfig(setup, name));
       services.push(b);
       await scrapedAfter(b, 0);
       offset = await offsetBetween(a, b);
-      if (offset >= INTERVAL_S / 5) break;
+      if (offset >= INTERVAL_S / 5 || k === candidates.length - 1) break;
+      await b.stop(); // VictoriaMetrics gets the samples of the HA pair only
     }
     const replicas = [a, b!];
     t.diagnostic(`replica b scrapes ${offset.toFixed(3)} s (of ${INTERVAL_S} s) away from replica a`);
@@ -179,81 +209,31 @@ async function runScenario(t: TestContext, restart: boolean): Promise<void> {
     await new Promise((r) => setTimeout(r, done - Date.now()));
     const ats: number[] = [];
     for (const r of replicas) ats.push(await scrapedAfter(r, done));
+    // Nothing changes after `done`: the stores are compared up to the first moment both replicas hold.
+    const end = Math.min(...ats);
     const apis = [...replicas.map((r) => new PromApi(r.url)), new PromApi(vm.url, VM_AUTH)];
     const names = ['replica a', 'replica b', 'VictoriaMetrics'];
-    // VictoriaMetrics holds the scrapes up to `done` (remote_write sends in batches, each replica's in
-    // order; the last seconds of a replica can take long to arrive). Nothing changes after `done`: the
-    // stores are compared up to the first moment all three hold.
-    let vmLatest = 0;
-    for (let tries = 0; vmLatest < done / 1000; tries += 1) {
-      const [latest] = await apis[2]!.instant('timestamp(jobio_scrape_collector_success{collector="lustre_jobstats"})', Date.now() / 1000);
-      vmLatest = latest?.values[0]?.[1] ?? 0;
-      assert.ok(tries < 240, `VictoriaMetrics never got a scrape after ${done / 1000}: ${JSON.stringify(latest)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const end = Math.min(vmLatest, ...ats);
 
-    // Per-job increase() over each job's life: the truth in every store, no counter reset. It is
-    // evaluated at the job's last sample: a window ending later makes Prometheus extrapolate half an
-    // interval past it (a job whose series ended at the restart: 311.5 writes for 300).
-    const byJob = (series: readonly Series[]): Record<string, number> => Object.fromEntries(series.map((s) => [s.metric.jobid ?? '', s.values[0]![1]]));
-    const increases: Record<string, number>[] = [];
-    for (const [i, api] of apis.entries()) {
-      const writes: Record<string, number> = {};
-      for (const s of await api.samples('jobio_lustre_jobstats_operations_total{operation="write"}[10m]', end)) {
-        const jobid = s.metric.jobid!;
-        const at = s.values.at(-1)![0];
-        const [w] = await api.instant(`increase(jobio_lustre_jobstats_operations_total{operation="write",jobid="${jobid}"}[10m])`, at);
-        const [b] = await api.instant(`increase(jobio_lustre_jobstats_write_bytes_total{jobid="${jobid}"}[10m])`, at);
-        writes[jobid] = w?.values[0]?.[1] ?? NaN;
-        const truth = truthWrites[jobid] ?? NaN;
-        assert.ok(Math.abs(writes[jobid] - truth) <= truth * 0.01, `${names[i]}, job ${jobid}: ${writes[jobid]} writes, truth ${truth}`);
-        const bytes = b?.values[0]?.[1] ?? NaN;
-        assert.ok(Math.abs(bytes - truth * 4096) <= truth * 4096 * 0.01, `${names[i]}, job ${jobid}: ${bytes} bytes, truth ${truth * 4096}`);
-      }
-      assert.deepEqual(Object.keys(writes).sort(), Object.keys(truthWrites), `${names[i]}: every job`);
-      const resets = byJob(await api.instant('resets(jobio_lustre_jobstats_write_bytes_total[10m])', end));
-      assert.deepEqual(resets, { '11': 0, '12': 0, '13': 0, '14': 0 }, `${names[i]}: no counter reset`);
-      increases.push(writes);
-    }
-    assert.deepEqual(increases[1], increases[0], 'the replicas agree');
-    assert.deepEqual(increases[2], increases[0], 'VictoriaMetrics agrees');
-    t.diagnostic(`per-job writes in every store: ${JSON.stringify(increases[0])}`);
-
-    // The density: in the middle of every window of the run, the same in all three stores. A middle
-    // is skipped when a replica holds no answer of the exporter's for this window there: its last
-    // scrape failed (the failed scrape ended its series) or started before the window (a scrape late
-    // on a loaded machine), or the exporter stopped or restarted since the window began (one replica
-    // may have scraped it just before the stop, the other the restarted one).
+    // The density is compared in the middle of every window of the run. A middle is skipped when a
+    // replica holds no answer of the exporter's for this window there: its last scrape failed (the
+    // failed scrape ended its series) or started before the window (a scrape late on a loaded
+    // machine), or the exporter stopped or restarted since the window began (one replica may have
+    // scraped it just before the stop, the other the restarted one).
     const windowMs = WINDOW_S * 1000;
     const scrapes = await Promise.all(replicas.map((_, i) => scrapesOf(apis[i]!, end)));
-    let compared = 0;
+    const middles: number[] = [];
     const skipped: string[] = [];
-    const seen = new Set<string>();
     for (let w = Math.ceil(start / windowMs) * windowMs + windowMs / 2; w / 1000 <= end; w += windowMs) {
       const windowStart = (w - windowMs / 2) / 1000;
       const last = scrapes.map((list) => list.filter(([s]) => s <= w / 1000).at(-1));
-      if (last.some((l) => l === undefined || l[1] !== 1 || l[0] < windowStart)) {
-        skipped.push(`${new Date(w).toISOString()}: last scrapes ${JSON.stringify(last)}`);
-        continue;
-      }
-      if (down && w > down[0] && windowStart * 1000 < down[1]) {
-        skipped.push(`${new Date(w).toISOString()}: the exporter restarted`);
-        continue;
-      }
-      const answers: Record<string, number>[] = [];
-      for (const api of apis) answers.push(vectorOf(await api.instant('{__name__=~"jobio_lustre_jobstats_rate_(jobs|users|interval_seconds)"}', w / 1000)));
-      assert.deepEqual(answers[1], answers[0], `replica b and a at ${new Date(w).toISOString()}`);
-      assert.deepEqual(answers[2], answers[0], `VictoriaMetrics and replica a at ${new Date(w).toISOString()}`);
-      if (Object.keys(answers[0]!).length > 0) compared += 1;
-      seen.add(JSON.stringify(answers[0]));
+      if (last.some((l) => l === undefined || l[1] !== 1 || l[0] < windowStart)) skipped.push(`${new Date(w).toISOString()}: last scrapes ${JSON.stringify(last)}`);
+      else if (down && w > down[0] && windowStart * 1000 < down[1]) skipped.push(`${new Date(w).toISOString()}: the exporter restarted`);
+      else middles.push(w / 1000);
     }
-    t.diagnostic(`density: ${compared} windows compared, ${seen.size} distinct; skipped: ${skipped.join('; ') || 'none'}`);
-    assert.ok(compared >= 5 && seen.size >= 4, `the density changes over the run: ${compared} windows with a density, ${seen.size} distinct`);
 
     // jobio_job_info: present while the spool file is, gone in each replica's first scrape after the epilog.
     for (const i of replicas.keys()) {
-      const times = (await scrapesOf(apis[i]!, end)).map(([s]) => s);
+      const times = scrapes[i]!.map(([s]) => s);
       for (const id of ENDED) {
         const e = epilogAt[id]! / 1000;
         const before = await apis[i]!.instant(`jobio_job_info{jobid="${id}"}`, e - 0.2);
@@ -263,6 +243,46 @@ async function runScenario(t: TestContext, restart: boolean): Promise<void> {
         assert.deepEqual(await apis[i]!.instant(`jobio_job_info{jobid="${id}"}`, first), [], `${names[i]}: job ${id} ended at the epilog`);
       }
     }
+
+    // What VictoriaMetrics holds is what the replicas sent: remote_write orders samples within a
+    // series only (its shards send batches on their own), so "VictoriaMetrics has a sample after
+    // `end`" of one series says nothing of another. A stopped Prometheus sends all it has queued
+    // before it exits, and the flush makes every accepted sample searchable. So the replicas are read
+    // first, then stopped, then VictoriaMetrics is read: it is compared with everything they scraped.
+    const answers: Answers[] = [];
+    for (const api of apis.slice(0, 2)) answers.push(await answersOf(api, end, middles));
+    for (const r of replicas) {
+      await r.stop();
+      assert.doesNotMatch(r.log(), /Failed to flush all samples on shutdown/, 'a replica sent VictoriaMetrics all it scraped');
+    }
+    await flushVictoriaMetrics(vm.url);
+    answers.push(await answersOf(apis[2]!, end, middles));
+
+    // Per-job increase() over each job's life: the truth in every store, no counter reset.
+    for (const [i, a] of answers.entries()) {
+      assert.deepEqual(Object.keys(a.writes).sort(), Object.keys(truthWrites), `${names[i]}: every job`);
+      for (const [jobid, truth] of Object.entries(truthWrites)) {
+        assert.ok(Math.abs(a.writes[jobid]! - truth) <= truth * 0.01, `${names[i]}, job ${jobid}: ${a.writes[jobid]} writes, truth ${truth}`);
+        assert.ok(Math.abs(a.bytes[jobid]! - truth * 4096) <= truth * 4096 * 0.01, `${names[i]}, job ${jobid}: ${a.bytes[jobid]} bytes, truth ${truth * 4096}`);
+      }
+      assert.deepEqual(a.resets, { '11': 0, '12': 0, '13': 0, '14': 0 }, `${names[i]}: no counter reset`);
+    }
+    assert.deepEqual(answers[1]!.writes, answers[0]!.writes, 'the replicas agree');
+    assert.deepEqual(answers[2]!.writes, answers[0]!.writes, 'VictoriaMetrics agrees');
+    t.diagnostic(`per-job writes in every store: ${JSON.stringify(answers[0]!.writes)}`);
+
+    // The density: in the middle of every window compared, the same in all three stores.
+    let compared = 0;
+    const seen = new Set<string>();
+    for (const [k, m] of middles.entries()) {
+      const at = new Date(m * 1000).toISOString();
+      assert.deepEqual(answers[1]!.density[k], answers[0]!.density[k], `replica b and a at ${at}`);
+      assert.deepEqual(answers[2]!.density[k], answers[0]!.density[k], `VictoriaMetrics and replica a at ${at}`);
+      if (Object.keys(answers[0]!.density[k]!).length > 0) compared += 1;
+      seen.add(JSON.stringify(answers[0]!.density[k]));
+    }
+    t.diagnostic(`density: ${compared} windows compared, ${seen.size} distinct; skipped: ${skipped.join('; ') || 'none'}`);
+    assert.ok(compared >= 5 && seen.size >= 4, `the density changes over the run: ${compared} windows with a density, ${seen.size} distinct`);
   } finally {
     for (const s of services.reverse()) await s.stop().catch(() => undefined);
     await exporter?.stop();

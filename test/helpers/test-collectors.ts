@@ -1,6 +1,7 @@
 // Collectors built to misbehave, for tests of the scrape framework: one that works, one that throws,
 // one that hangs past any deadline, one whose source is absent.
 import { Counter, Gauge } from 'prom-client';
+import { promRegisters } from '../../exporter/src/scrape/metric-registry.js';
 import type { CollectorDescriptor } from '../../exporter/src/scrape/collector.js';
 import { defineFlags, positiveIntegerFlag } from '../../exporter/src/scrape/flags.js';
 
@@ -12,7 +13,7 @@ export const workingCollector: CollectorDescriptor = {
   defaultEnabled: true,
   flags: workingFlags.list,
   create({ registry, options }) {
-    const updates = new Counter({ name: 'jobio_working_updates_total', help: 'Updates so far.', registers: [registry] });
+    const updates = new Counter({ name: 'jobio_working_updates_total', help: 'Updates so far.', registers: promRegisters(registry) });
     const { step } = workingFlags.read(options);
     return {
       update() {
@@ -29,7 +30,7 @@ export const failingCollector: CollectorDescriptor = {
   defaultEnabled: true,
   flags: [],
   create({ registry }) {
-    const gauge = new Gauge({ name: 'jobio_failing_value', help: 'Never served.', registers: [registry] });
+    const gauge = new Gauge({ name: 'jobio_failing_value', help: 'Never served.', registers: promRegisters(registry) });
     return {
       update() {
         gauge.set(1);

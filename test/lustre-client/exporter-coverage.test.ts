@@ -6,42 +6,18 @@
 // two scrapes, fed to promtool with the real coverage rules, must record exactly that ratio.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
-import { expected, frameTool } from '../profiler/frame-tool.js';
 import { parseExposition, sample, type Sample } from '../profiler/exposition.js';
+import { llite, makeJobCgroup, profiledRead, profiledWrite, sendAsJob } from './job-frames.js';
 
 const KiB4 = 4096;
-// What one frame-tool run reports for /data (scale 3): the formulas of frame-tool.c.
-const profiledRead = [0, 1, 2].reduce((a, b) => a + expected.sizedBytes(3, 0, b), 0);
-const profiledWrite = [0, 1, 2].reduce((a, b) => a + expected.sizedBytes(3, 1, b), 0);
 const TRUE_COVERAGE = 0.4;
 const unseenWrite = (profiledRead + profiledWrite) / TRUE_COVERAGE - (profiledRead + profiledWrite);
-
-function llite(read: number, write: number): string {
-  return `snapshot_time 1700000000.000000001 secs.nsecs\nread_bytes ${read / KiB4} samples [bytes] 4096 4096 ${read}\nwrite_bytes ${write / KiB4} samples [bytes] 4096 4096 ${write}\nopen 9 samples [usecs] 1 9 40\n`;
-}
-
-/**
- * Runs the frame tool as job 4242 with its /proc entry visible in the fake procfs: a shell waits for a
- * go file, the test links <procfs>/<pid> to the real one, and the shell execs the frame tool (same pid),
- * so the receiver checks the job claim against the real environment.
- */
-async function sendAsJob(procfs: string, socket: string, dir: string): Promise<void> {
-  const go = join(dir, `go-${Date.now()}`);
-  const child = spawn('/bin/sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.02; done; exec ${frameTool()} send ${socket} valid 4242 SLURM_JOB_ID`], {
-    env: { ...process.env, SLURM_JOB_ID: '4242', FRAME_TOOL_HOLD_MS: '300' },
-    stdio: 'ignore',
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  symlinkSync(`/proc/${child.pid}`, join(procfs, String(child.pid)));
-  writeFileSync(go, '');
-  assert.equal(await exited, 0);
-}
 
 async function scrapeUntil(url: string, ok: (s: Sample[]) => boolean): Promise<Sample[]> {
   const until = Date.now() + 10_000;
@@ -61,7 +37,7 @@ test('coverage: profiler frames and llite counters of one job on one exporter gi
   const sysfs = join(dir, 'sys');
   const llitePath = join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001/stats');
   mkdirSync(join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001'), { recursive: true });
-  mkdirSync(join(sysfs, 'fs/cgroup/system.slice/slurmstepd.scope/job_4242'), { recursive: true });
+  makeJobCgroup(sysfs);
   mkdirSync(procfs);
   writeFileSync(join(procfs, 'mounts'), '10.0.0.1@tcp:/scratch /data lustre rw,flock 0 0\n');
   let read = 1_000 * KiB4;

@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../../exporter/src/scrape/metric-registry.js';
 import { lustreClientCollector } from '../../exporter/src/collectors/lustre_client.js';
 import { silentLogger } from '../../exporter/src/util/logger.js';
 
 class Node {
   readonly root = mkdtempSync(join(tmpdir(), 'jobio-client-'));
-  registry = new Registry();
+  registry = new MetricRegistry();
   collector;
   private instance = '';
   /** The exporter's clock (Date.now), a multiple of the window plus 2 s at first. */
@@ -39,7 +39,7 @@ class Node {
 
   /** A restart of the exporter: a new collector (and registry) on the same node. */
   restart(): void {
-    this.registry = new Registry();
+    this.registry = new MetricRegistry();
     this.collector = this.start();
   }
 
@@ -240,7 +240,7 @@ test('lustre_client on the exporter clock: a restart mid-window loses none of th
 test('lustre_client: a node with neither llite stats nor Lustre mounts is absent (quiet), and an unreadable mount table is not an error', async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-client-'));
   try {
-    const registry = new Registry();
+    const registry = new MetricRegistry();
     const c = lustreClientCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: {}, logger: silentLogger() });
     assert.equal(await c.update(new AbortController().signal), 'absent');
     assert.doesNotMatch(await registry.metrics(), /^jobio_lustre_client_\w+\{/m);

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../../exporter/src/scrape/metric-registry.js';
 import { lustreJobStatsCollector } from '../../exporter/src/collectors/lustre_jobstats.js';
 import { JobStatsAccumulator, type TargetView } from '../../exporter/src/lustre/jobstats-accumulator.js';
 import { compileJobIdFormats } from '../../exporter/src/lustre/jobid-format.js';
@@ -40,7 +40,7 @@ test('max-total-entries: four 20,000-entry targets and a small one hold at most 
     mkdirSync(join(root, 'proc/fs/lustre/mdt/fs-MDT0000'), { recursive: true });
     const small = (bytes: number): void => writeFileSync(join(root, 'proc/fs/lustre/mdt/fs-MDT0000/job_stats'), entries(7, 50, bytes));
     small(10);
-    const registry = new Registry();
+    const registry = new MetricRegistry();
     const logs: Record<string, unknown>[] = [];
     const logger = pino({ level: 'warn', base: undefined }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
     // Budget 10,000 over max-targets 5: each target may always hold 1,000, the other 5,000 are shared.

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../../exporter/src/scrape/metric-registry.js';
 import type { CollectorDescriptor } from '../../exporter/src/scrape/collector.js';
 import { lustreJobStatsCollector } from '../../exporter/src/collectors/lustre_jobstats.js';
 import { lustreStatsCollector } from '../../exporter/src/collectors/lustre_stats.js';
@@ -60,7 +60,7 @@ interface Run {
 
 /** Two updates of one collector on the tree; its exposition and its warnings. */
 async function twice(descriptor: CollectorDescriptor, root: string, options: Record<string, boolean> = {}): Promise<Run> {
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn', base: undefined }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const collector = descriptor.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options, logger });

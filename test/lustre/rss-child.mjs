@@ -4,12 +4,12 @@
 // so the peak is the collector's; plain JavaScript so no TypeScript loader adds to it.
 //   node rss-child.mjs DIR MAX_ENTRIES
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../../dist/scrape/metric-registry.js';
 import { lustreJobStatsCollector } from '../../dist/collectors/lustre_jobstats.js';
 import { createLogger } from '../../dist/util/logger.js';
 
 const [dir = '', maxEntries = '1000'] = process.argv.slice(2);
-const registry = new Registry();
+const registry = new MetricRegistry();
 const collector = lustreJobStatsCollector.create({
   registry,
   paths: { procfs: join(dir, 'proc'), sysfs: join(dir, 'sys'), rootfs: dir },

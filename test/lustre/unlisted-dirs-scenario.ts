@@ -5,7 +5,7 @@
 // update outcomes and the expositions as JSON.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../../exporter/src/scrape/metric-registry.js';
 import { lustreExportsCollector } from '../../exporter/src/collectors/lustre_exports.js';
 import { lustreJobStatsCollector } from '../../exporter/src/collectors/lustre_jobstats.js';
 import { createLogger } from '../../exporter/src/util/logger.js';
@@ -38,7 +38,7 @@ const collectors = (
     [lustreExportsCollector, {}],
   ] as const
 ).map(([descriptor, options]) => {
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   return { registry, collector: descriptor.create({ registry, paths, options, logger }) };
 });
 

@@ -1,7 +1,7 @@
 // The strace oracle of the tests that compare the profiler with real programs: reads the output of
 // `strace -f -ff -y -o PREFIX` (one PREFIX.<pid> file per process and thread, so no call is split
 // across lines) into calls, and counts them per directory.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 export const STRACE_CALLS = [
@@ -52,6 +52,8 @@ export interface StraceCall {
   readonly ret: number;
   /** The paths of the file-descriptor arguments, in order (what `-y` prints inside `<>`). */
   readonly fds: readonly (string | undefined)[];
+  /** The process (or thread) that made it: the PREFIX.<pid> file's suffix. */
+  readonly pid: number;
 }
 
 /** Every finished call in the PREFIX.<pid> files (lines of other shapes, such as exits, are skipped). */
@@ -59,14 +61,55 @@ export function readStraceCalls(prefix: string): StraceCall[] {
   const calls: StraceCall[] = [];
   const files = readdirSync(dirname(prefix)).filter((f) => f.startsWith(basename(prefix) + '.'));
   for (const f of files) {
+    const pid = Number(f.slice(basename(prefix).length + 1));
     for (const line of readFileSync(join(dirname(prefix), f), 'utf8').split('\n')) {
       const m = /^(\w+)\((.*)\)\s+= (-?\d+)/.exec(line);
       if (!m) continue;
       const [, name = '', args = '', retText = ''] = m;
-      calls.push({ name, args, ret: Number(retText), fds: [...args.matchAll(/(?:^|, )(\d+)<([^>]*)>/g)].map((x) => x[2]) });
+      calls.push({ name, args, ret: Number(retText), fds: [...args.matchAll(/(?:^|, )(\d+)<([^>]*)>/g)].map((x) => x[2]), pid });
     }
   }
   return calls;
+}
+
+/** The calls strace must also trace for `withPrograms` to know each call's program. */
+export const PROCESS_CALLS = ['execve', 'clone', 'clone3', 'fork', 'vfork'];
+
+/**
+ * Each call with the program that made it, named as the profiler names it: the base name of the
+ * executable (`/proc/self/exe`, so links resolved: `cc` is `x86_64-linux-gnu-gcc-12`). A process's
+ * program is its parent's at the clone that made it, until its own successful execve. Needs the
+ * PROCESS_CALLS traced; `cwd` resolves a relative execve path.
+ */
+export function withPrograms(calls: readonly StraceCall[], cwd: string): (StraceCall & { program: string })[] {
+  const byPid = new Map<number, StraceCall[]>();
+  for (const c of calls) {
+    const list = byPid.get(c.pid);
+    if (list) list.push(c);
+    else byPid.set(c.pid, [c]);
+  }
+  const parentAt = new Map<number, { pid: number; index: number }>();
+  for (const [pid, list] of byPid) {
+    list.forEach((c, index) => {
+      if (/^(clone3?|v?fork)$/.test(c.name) && c.ret > 0) parentAt.set(c.ret, { pid, index });
+    });
+  }
+  const exe = (c: StraceCall): string => basename(realpathSync(resolve(cwd, /^"([^"]*)"/.exec(c.args)?.[1] ?? '')));
+  const programs = new Map<number, string[]>();
+  /** the program of each call of pid, in order */
+  const timeline = (pid: number): string[] => {
+    const known = programs.get(pid);
+    if (known) return known;
+    const parent = parentAt.get(pid);
+    let program = parent ? (timeline(parent.pid)[parent.index] ?? '(unknown)') : '(unknown)';
+    const out = (byPid.get(pid) ?? []).map((c) => {
+      if (c.name === 'execve' && c.ret === 0) program = exe(c);
+      return program;
+    });
+    programs.set(pid, out);
+    return out;
+  };
+  return [...byPid].flatMap(([pid, list]) => list.map((c, i) => ({ ...c, program: timeline(pid)[i] ?? '(unknown)' })));
 }
 
 /** Counts the calls on files under `dir` in every PREFIX.<pid> file; cwd resolves relative paths. */

@@ -13,8 +13,9 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type MountBody } from './harness.js';
-import { STRACE_CALLS, readStraceCalls } from './strace-oracle.js';
+import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, withPrograms, type StraceCall } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
+import { programOf, type ProgramFamily } from '../../exporter/src/profiler/programs.js';
 
 const SHM = '/dev/shm';
 const SMALL = 32768;
@@ -29,7 +30,8 @@ interface Verdicts {
   exclOpens: number;
 }
 
-function straceVerdicts(prefix: string, dir: string): Verdicts {
+/** strace's transfers and opens on files under dir; cwd: the processes' working directory (relative paths). */
+function straceVerdicts(calls: readonly StraceCall[], dir: string, cwd = dir): Verdicts {
   const v: Verdicts = { reads: { small: 0, eof: 0, big: 0, failed: 0 }, writes: { small: 0, eof: 0, big: 0, failed: 0 }, opens: 0, failedOpens: 0, exclOpens: 0 };
   const inDir = (p: string | undefined): boolean => !!p && (p === dir || p.startsWith(dir + '/'));
   const add = (side: Verdicts['reads'], ret: number): void => {
@@ -38,7 +40,7 @@ function straceVerdicts(prefix: string, dir: string): Verdicts {
     else if (ret < SMALL) side.small++;
     else side.big++;
   };
-  for (const { name, args, ret, fds } of readStraceCalls(prefix)) {
+  for (const { name, args, ret, fds } of calls) {
     if (/^(read|pread64|readv|preadv2?)$/.test(name) && inDir(fds[0])) add(v.reads, ret);
     else if (/^(write|pwrite64|writev|pwritev2?)$/.test(name) && inDir(fds[0])) add(v.writes, ret);
     else if (name === 'copy_file_range' || name === 'splice' || name === 'sendfile') {
@@ -47,7 +49,7 @@ function straceVerdicts(prefix: string, dir: string): Verdicts {
       if (inDir(dst)) add(v.writes, ret);
     } else if (/^(open|openat|creat)$/.test(name)) {
       const path = /"([^"]*)"/.exec(args)?.[1] ?? '';
-      const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? '';
+      const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? cwd;
       if (inDir(resolve(at, path))) {
         v.opens++;
         if (ret < 0) v.failedOpens++;
@@ -59,13 +61,13 @@ function straceVerdicts(prefix: string, dir: string): Verdicts {
 }
 
 const STATS = /^(newfstatat|fstat|statx|lstat|stat|access|faccessat2?)$/;
-/** strace's stat-family calls on dir (by path, or on a descriptor of a file in it). */
-function straceStats(prefix: string, dir: string): { ok: number; failed: number } {
+/** strace's stat-family calls on dir (by path, or on a descriptor of a file in it); cwd as for straceVerdicts. */
+function straceStats(calls: readonly StraceCall[], dir: string, cwd = dir): { ok: number; failed: number } {
   const s = { ok: 0, failed: 0 };
-  for (const { name, args, ret, fds } of readStraceCalls(prefix)) {
+  for (const { name, args, ret, fds } of calls) {
     if (!STATS.test(name)) continue;
     const path = /"([^"]*)"/.exec(args)?.[1];
-    const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? '';
+    const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? cwd;
     const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
     if (target && (target === dir || target.startsWith(dir + '/'))) s[ret < 0 ? 'failed' : 'ok']++;
   }
@@ -86,6 +88,45 @@ const cls = (bodies: MountBody[], call: string): [number, number, number] =>
   );
 const reason = (bodies: MountBody[], r: string): number => bodies.reduce((s, b) => s + (b.reasons[r] ?? 0), 0);
 const eofCalls = (bodies: MountBody[], dir: 'read' | 'write'): number => bodies.reduce((s, b) => s + (b.pow2[dir].find(([bin]) => bin === 0)?.[1] ?? 0), 0);
+
+/**
+ * Program by program (strace's calls given the program of the process that made them), the
+ * profiler's classes on the mount equal strace's calls there: reads and writes per class, opens and
+ * stats (red only when failed, or nothing moved, or never used), failed_not_found. Strace is counted
+ * on the whole mount, as the profiler counts per mount (sqlite3 lstat()s every directory of the
+ * database's path, /dev/shm included). Returns the programs that made calls on it.
+ */
+function assertPerProgram(calls: readonly (StraceCall & { program: string })[], dump: Dump, cwd: string): string[] {
+  const oracle = new Map(
+    [...new Set(calls.map((x) => x.program))].map((p) => {
+      const mine = calls.filter((x) => x.program === p);
+      return [p, { ...straceVerdicts(mine, SHM, cwd), stats: straceStats(mine, SHM, cwd) }] as const;
+    }),
+  );
+  const transfers = (x: Verdicts['reads']): number => x.small + x.eof + x.big + x.failed;
+  const programs = [...oracle]
+    .filter(([, o]) => o.opens + o.stats.ok + o.stats.failed + transfers(o.reads) + transfers(o.writes) > 0)
+    .map(([p]) => p)
+    .sort();
+  assert.deepEqual(programs, [...new Set(dump.processes.filter((p) => onShm(dump, p.exe).length > 0).map((p) => p.exe))].sort(), 'the same programs');
+  const sum = (x: [number, number, number]): number => x[0] + x[1] + x[2];
+  for (const p of programs) {
+    const o = oracle.get(p)!;
+    const mine = onShm(dump, p);
+    const why = `${p}: ${JSON.stringify({ strace: o, profiler: mine.map((b) => ({ calls: b.calls, reasons: b.reasons })) })}`;
+    assert.deepEqual(cls(mine, 'read'), [o.reads.failed + o.reads.small, 0, o.reads.eof + o.reads.big], why);
+    assert.deepEqual(cls(mine, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.eof + o.writes.big], why);
+    const opens = cls(mine, 'open').map((n, i) => n + (cls(mine, 'create')[i] ?? 0)) as [number, number, number];
+    assert.equal(sum(opens), o.opens, why);
+    assert.equal(opens[0], o.failedOpens + reason(mine, 'open_nothing_transferred'), why);
+    const stats = cls(mine, 'access');
+    assert.equal(sum(stats), o.stats.ok + o.stats.failed, why);
+    assert.equal(stats[0], o.stats.failed + reason(mine, 'stat_unused'), why);
+    // every failure here is a path that does not exist (journal probes, search paths)
+    assert.equal(reason(mine, 'failed_not_found'), o.failedOpens + o.stats.failed, why);
+  }
+  return programs;
+}
 
 function inputs(dir: string): void {
   writeFileSync(join(dir, 'in.bin'), Buffer.alloc(1 << 20, 7));
@@ -134,12 +175,14 @@ describe('verdicts against strace: no false reds', () => {
         removeDir(prof.dir);
         assert.equal(prof.status, 0, prof.stderr.toString());
         const prefix = join(base, 'strace-out');
-        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, cmd, ...args], {
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix, cmd, ...args], {
           cwd: traceDir,
           env: cleanEnv(),
         });
         assert.equal(st.status, 0, st.stderr.toString());
-        const o = straceVerdicts(prefix, traceDir);
+        const o = straceVerdicts(readStraceCalls(prefix), traceDir);
+        // the shell's opens are the shell's, the bytes moved through them the command's
+        assertPerProgram(withPrograms(readStraceCalls(prefix), traceDir), prof.dump, traceDir);
         const all = onShm(prof.dump);
         const why = JSON.stringify({ strace: o, profiler: all.map((b) => ({ calls: b.calls, reasons: b.reasons })) });
         // a transfer is red only when it failed or moved 1 byte to below the threshold; 0 bytes: green
@@ -197,7 +240,7 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
         timeout: 120_000,
       });
       assert.equal(st.status, 0, st.stderr.toString());
-      const o = straceVerdicts(prefix, traceDir);
+      const o = straceVerdicts(readStraceCalls(prefix), traceDir);
       const ranks = onShm(prof.dump, 'mpi-io-collective');
       const why = JSON.stringify({ strace: o, profiler: ranks.map((b) => ({ calls: b.calls, reasons: b.reasons })) });
       assert.equal(ranks.length, 4, why);
@@ -215,7 +258,7 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       // the stat MPI_File_open makes of the file (after opening it) is used, yellow, on every rank;
       // the ranks' only red stats are the MPI runtime's start-up checks of /dev/shm itself
       // (access W_OK, in MPI_Init: no file of the job), never failed
-      const stats = straceStats(prefix, traceDir);
+      const stats = straceStats(readStraceCalls(prefix), traceDir);
       assert.equal(stats.ok, 4, `strace: one stat of the file per rank: ${why}`);
       assert.equal(cls(ranks, 'access')[1], stats.ok, why);
       assert.equal(cls(ranks, 'access')[0], reason(ranks, 'stat_unused'), why);
@@ -259,18 +302,23 @@ describe('verdicts against strace: owner and time changes are counted', () => {
         removeDir(prof.dir);
         assert.equal(prof.status, 0, prof.stderr.toString());
         const prefix = join(base, 'strace-out');
-        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${SETATTR.join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], { cwd: traceDir, env: cleanEnv() });
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${[...SETATTR, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], {
+          cwd: traceDir,
+          env: cleanEnv(),
+        });
         assert.equal(st.status, 0, st.stderr.toString());
-        let expected = 0;
-        for (const { name: call, args: a, ret, fds } of readStraceCalls(prefix)) {
+        // per program (rsync's three processes, and the mkdir, cp and touch before them)
+        const expected = new Map<string, number>();
+        for (const { name: call, args: a, ret, fds, program } of withPrograms(readStraceCalls(prefix), traceDir)) {
           if (!SETATTR.includes(call) || ret < 0) continue;
           const path = /"([^"]*)"/.exec(a)?.[1];
           const at = /^AT_FDCWD<([^>]*)>/.exec(a)?.[1] ?? /^\d+<([^>]*)>/.exec(a)?.[1] ?? traceDir;
           const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
-          if (target && (target === traceDir || target.startsWith(traceDir + '/'))) expected++;
+          if (target && (target === traceDir || target.startsWith(traceDir + '/'))) expected.set(program, (expected.get(program) ?? 0) + 1);
         }
-        assert.ok(expected > 0, `strace saw the calls (${name})`);
-        assert.deepEqual(cls(onShm(prof.dump), 'fschange'), [0, expected, 0], name);
+        assert.ok(expected.size > 0, `strace saw the calls (${name})`);
+        const ours = new Map([...new Set(prof.dump.processes.map((p) => p.exe))].map((exe) => [exe, cls(onShm(prof.dump, exe), 'fschange')] as const).filter(([, x]) => x[0] + x[1] + x[2] > 0));
+        assert.deepEqual([...ours].sort(), [...expected].map(([p, n]) => [p, [0, n, 0]]).sort(), name);
       } finally {
         removeDir(base);
       }
@@ -303,7 +351,7 @@ describe('verdicts against strace: mkstemp opens are counted', () => {
       const prefix = join(base, 'strace-out');
       const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, python, '-c', script], { cwd: traceDir, env: cleanEnv() });
       assert.equal(st.status, 0, st.stderr.toString());
-      const o = straceVerdicts(prefix, traceDir);
+      const o = straceVerdicts(readStraceCalls(prefix), traceDir);
       const all = onShm(prof.dump);
       assert.equal(o.exclOpens, 3, 'strace: the three temporary files');
       // created, and 40000 bytes written through each: green
@@ -405,7 +453,7 @@ describe('verdicts against strace: the seeks and reads stdio makes inside fseek 
         });
         assert.equal(st.status, 0, st.stderr.toString());
         const o = straceSeeks(prefix, traceDir);
-        const v = straceVerdicts(prefix, traceDir);
+        const v = straceVerdicts(readStraceCalls(prefix), traceDir);
         const all = onShm(prof.dump);
         assert.ok(o.red + o.yellow >= 8, `strace saw the seeks (${JSON.stringify(o)})`);
         assert.deepEqual(cls(all, 'seek'), [o.red, o.yellow, 0], JSON.stringify(o));
@@ -455,7 +503,7 @@ describe('verdicts against strace: what dprintf makes is counted', () => {
       });
       assert.equal(st.status, 0, st.stderr.toString());
       const o = straceSeeks(prefix, traceDir);
-      const v = straceVerdicts(prefix, traceDir);
+      const v = straceVerdicts(readStraceCalls(prefix), traceDir);
       const all = onShm(prof.dump);
       // strace: 6 fstats, 6 position queries (zero seeks), the program's own seek back, 6 writes
       assert.deepEqual([o.stats, o.zero, o.backward, v.writes.small], [6, 6, 1, 6]);
@@ -504,8 +552,8 @@ describe('verdicts against strace: directory listings', () => {
           env: cleanEnv(),
         });
         assert.equal(st.status, 0, st.stderr.toString());
-        const v = straceVerdicts(prefix, traceDir);
-        const stats = straceStats(prefix, traceDir);
+        const v = straceVerdicts(readStraceCalls(prefix), traceDir);
+        const stats = straceStats(readStraceCalls(prefix), traceDir);
         const inTree = (p: string | undefined): boolean => !!p && p.startsWith(join(traceDir, 'tree'));
         const inDir = (p: string | undefined): boolean => !!p && (p === traceDir || p.startsWith(traceDir + '/'));
         const calls = readStraceCalls(prefix);
@@ -530,6 +578,109 @@ describe('verdicts against strace: directory listings', () => {
         const transfers = [v.reads, v.writes].reduce((n, x) => n + x.small + x.eof + x.big + x.failed, 0);
         const ours = ['open', 'create', 'close', 'access', 'read', 'write'].reduce((n, k) => n + sum(cls(all, k)), 0);
         assert.equal(ours, transfers + v.opens + closes + stats.ok + stats.failed, why);
+      } finally {
+        removeDir(base);
+      }
+    });
+  }
+});
+
+const C_PROJECT: Record<string, string> = {
+  Makefile: 'OBJS = main.o util.o calc.o\nprog: $(OBJS)\n\tcc -o prog $(OBJS)\n%.o: %.c util.h\n\tcc -O1 -c $< -o $@\n',
+  'util.h': 'int util(int);\nint calc(int);\n',
+  'main.c': '#include <stdio.h>\n#include "util.h"\nint main(void) { printf("%d\\n", util(2) + calc(3)); return 0; }\n',
+  'util.c': '#include "util.h"\nint util(int x) { return x * 7; }\n',
+  'calc.c': '#include "util.h"\nint calc(int x) { return x + 11; }\n',
+};
+
+interface ProgramCase {
+  name: string;
+  cmd: string[];
+  setup: (dir: string) => void;
+  /** the catalogue's family of every program that made calls on the files (docs/profiler.md "Who the hint is for") */
+  family: ProgramFamily;
+  /** programs that must be among them */
+  programs: string[];
+}
+
+const inserts = Array.from({ length: 20 }, (_, i) => `INSERT INTO t(v) VALUES ('row ${i}');`);
+const programCases: ProgramCase[] = [
+  {
+    name: 'sqlite3, rollback journal (a transaction per insert)',
+    cmd: ['sqlite3', 'db.sqlite', ['CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);', ...inserts, 'SELECT count(*) FROM t;'].join(' ')],
+    setup: () => undefined,
+    family: 'sqlite',
+    programs: ['sqlite3'],
+  },
+  {
+    name: 'sqlite3, WAL',
+    cmd: ['sqlite3', 'db.sqlite', ['PRAGMA journal_mode=WAL;', 'CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);', ...inserts, 'SELECT count(*) FROM t;'].join(' ')],
+    setup: () => undefined,
+    family: 'sqlite',
+    programs: ['sqlite3'],
+  },
+  {
+    name: 'python3 writing and reading 200 small files',
+    cmd: [
+      '/usr/bin/python3',
+      '-I',
+      '-S',
+      '-B',
+      '-c',
+      "import os\nos.mkdir('d')\nfor i in range(200):\n    with open(f'd/f{i}.txt', 'w') as f:\n        f.write('x' * 1000)\nn = 0\nfor i in range(200):\n    with open(f'd/f{i}.txt') as f:\n        n += len(f.read())\nprint(n)",
+    ],
+    setup: () => undefined,
+    family: 'interpreter',
+    programs: ['python3.11'],
+  },
+  {
+    // the compiler's temporary files in $TMPDIR, on the same mount: cc makes their names, cc1 writes
+    // the assembly, as reads it and writes the object, collect2 runs ld
+    name: 'make -j2 of a small C project (cc, cc1, as, collect2, ld)',
+    cmd: ['make', '-j2', '--no-print-directory'],
+    setup: (d) => {
+      for (const [f, text] of Object.entries(C_PROJECT)) writeFileSync(join(d, f), text);
+      mkdirSync(join(d, 'tmp'));
+    },
+    family: 'build',
+    programs: ['make', 'cc1', 'collect2'],
+  },
+];
+
+// Who made each call: strace's calls are given the program of the process that made them (followed
+// through clone and execve), the profiler's are its processes' own; per program, the classes and
+// reasons must be strace's, and the program's place in the catalogue (the hint's addressee) right.
+describe('verdicts against strace, per program: sqlite3, python3, make', () => {
+  for (const c of programCases) {
+    test(`${c.name}: each program's calls per class and reason equal strace's calls of that program`, async () => {
+      for (const p of ['sqlite3', 'make', 'cc']) requireBinary(p);
+      const base = tempDir(SHM);
+      try {
+        const profDir = join(base, 'prof');
+        const traceDir = join(base, 'trace');
+        for (const d of [profDir, traceDir]) {
+          mkdirSync(d);
+          c.setup(d);
+        }
+        const [c0, ...args] = c.cmd as [string, ...string[]];
+        const prof = await runProfiled(c0, args, { cwd: profDir, dir: tempDir(), env: { TMPDIR: join(profDir, 'tmp') }, timeoutMs: 120_000 });
+        removeDir(prof.dir);
+        assert.equal(prof.status, 0, prof.stderr.toString());
+        const prefix = join(base, 'strace-out');
+        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], {
+          cwd: traceDir,
+          env: cleanEnv({ TMPDIR: join(traceDir, 'tmp') }),
+          timeout: 120_000,
+        });
+        assert.equal(st.status, 0, st.stderr.toString());
+        assert.equal(prof.stdout.toString(), st.stdout.toString(), 'same output');
+        const programs = assertPerProgram(withPrograms(readStraceCalls(prefix), traceDir), prof.dump, traceDir);
+        for (const p of c.programs) assert.ok(programs.includes(p), `${p} in ${programs.join(',')}`);
+        for (const p of programs) {
+          const program = programOf(p);
+          assert.equal(program.family, c.family, p);
+          assert.equal(program.role, c.family === 'interpreter' ? 'job' : 'tool', p);
+        }
       } finally {
         removeDir(base);
       }

@@ -21,7 +21,7 @@ test('each broken example is rejected with its problem named', () => {
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as { problem: string; record: unknown });
-  assert.equal(cases.length, 13);
+  assert.equal(cases.length, 14);
   for (const c of cases) {
     const errors = validateRecord(c.record);
     assert.ok(

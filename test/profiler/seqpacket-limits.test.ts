@@ -246,3 +246,58 @@ test(
     }
   },
 );
+
+test(
+  "four uids flooding their quarters of the queue cannot starve a light sender: the queue's last quarter is kept for uids holding under a sixteenth of it",
+  { skip: process.getuid?.() !== 0 && 'needs root to send as other uids' },
+  async () => {
+    const path = join(dir, 'reserve.sock');
+    chmodSync(dir, 0o755);
+    const events: SeqpacketEvent[] = [];
+    // The exporter's defaults: 16 MiB in all, 4 MiB per uid, 16,384 event slots.
+    const server = new addon.SeqpacketServer(path, { maxFrame: 8192 }, (e) => events.push(e));
+    const flooders = [65534, 65533, 65532, 65531];
+    try {
+      // Each flooder sends 1,100 frames of 4,000 bytes (more than its 4 MiB share), one after the
+      // other, then this uid sends 200 frames of 500 bytes; JavaScript is blocked all along (spawnSync).
+      // Before the reserve the four shares filled the queue and the 200 frames were all dropped.
+      const script = [
+        'import socket, os',
+        'def connect():',
+        '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
+        `    c.connect(${JSON.stringify(path)})`,
+        '    return c',
+        `for uid in ${JSON.stringify(flooders)}:`,
+        '    pid = os.fork()',
+        '    if pid == 0:',
+        '        os.setuid(uid); c = connect()',
+        '        for i in range(1100): c.send(b"F" * 4000)',
+        '        c.close(); os._exit(0)',
+        '    assert os.waitpid(pid, 0)[1] == 0',
+        'c = connect()',
+        'for i in range(200): c.send(b"V" * 500)',
+        'c.close()',
+      ].join('\n');
+      const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
+      assert.equal(py.status, 0, py.stderr);
+      await until('every connection to close', () => server.stats().closed === 5);
+      await until('the queue to drain', () => server.stats().delivered === server.stats().enqueued && events.length === server.stats().enqueued);
+      const frames = events.filter((e) => e.type === 'frame');
+      assert.equal(frames.filter((e) => e.uid === 0).length, 200, 'the light sender kept all its frames');
+      const stats = server.stats();
+      assert.equal(stats.queueDroppedByUid['0'], undefined, 'no loss counted for it');
+      const kept = flooders.map((uid) => frames.filter((e) => e.uid === uid).length);
+      // 4 MiB of 4,000-byte frames (~4,200 bytes each with their event) is ~990; the fourth flooder
+      // finds the queue at its reserve and keeps under a sixteenth (1 MiB, ~255 frames).
+      assert.ok(
+        kept.slice(0, 3).every((n) => n >= 980 && n <= 1023),
+        `the first three kept their shares (${kept.join(', ')})`,
+      );
+      assert.ok(kept[3] !== undefined && kept[3] <= 256, `the fourth kept at most a sixteenth (${kept[3]})`);
+      for (const [i, uid] of flooders.entries())
+        assert.equal(stats.queueDroppedByUid[String(uid)], 1101 - kept[i]! - events.filter((e) => e.type === 'close' && e.uid === uid).length, `losses of ${uid} counted`);
+    } finally {
+      server.close();
+    }
+  },
+);

@@ -7,7 +7,7 @@
 // interval is still accounted. Jobs of the root-written job spool that have no job cgroup (Grid
 // Engine) are measured from their processes instead (sources/process-jobs.ts), into the same
 // series. Guide: docs/gpu-and-cgroups.md. Metrics: docs/metrics.md.
-import type { Registry } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, positiveIntegerFlag, textFlag } from '../scrape/flags.js';
 import { findCgroupJobs, type OwnerCache } from '../sources/cgroup-jobs.js';
@@ -22,7 +22,7 @@ import { procPath, rootPath, sysPath } from '../util/paths.js';
 
 const labelNames = ['jobid', 'user'] as const;
 
-function makeMetrics(registry: Registry) {
+function makeMetrics(registry: MetricRegistry) {
   const { counter, gauge } = metricsIn(registry);
   return {
     cpuUser: counter('jobio_job_cpu_user_seconds_total', 'CPU time of the job in user mode in seconds, from its cgroup (or its processes where it has none).', labelNames),

@@ -4,7 +4,8 @@
 // same `le` set whatever rows the source printed: `le` counts the rows whose value is at most it,
 // `+Inf` and `_count` all of them. There is no `_sum`: the sources give counts per bucket, not the
 // values' total (histogram_quantile() and bucket ratios need only the buckets).
-import type { Registry } from 'prom-client';
+import type { MetricFamily, SampleSink } from '../scrape/metric-family.js';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 
 interface Series {
   readonly labels: Record<string, string>;
@@ -12,15 +13,8 @@ interface Series {
   readonly count: number;
 }
 
-interface Sample {
-  readonly metricName: string;
-  readonly labels: Record<string, string | number>;
-  readonly value: number;
-}
-
-export class CumulativeHistogram {
+export class CumulativeHistogram implements MetricFamily {
   readonly type = 'histogram';
-  readonly aggregator = 'sum';
   private series: Series[] = [];
 
   /** `bounds`: the upper bounds, increasing, in the rows' unit; `le` shows them times `scale` (ms → s). */
@@ -31,10 +25,8 @@ export class CumulativeHistogram {
     private readonly scale = 1,
   ) {}
 
-  register(registry: Registry): this {
-    // A metric object of our own is what registerMetric() accepts besides its own classes.
-    registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
-    return this;
+  register(registry: MetricRegistry): this {
+    return registry.register(this);
   }
 
   /** Adds one series from its rows: the value each row's count falls at, and the count. */
@@ -54,13 +46,11 @@ export class CumulativeHistogram {
     this.series = [];
   }
 
-  get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
-    const values: Sample[] = [];
+  collect(sink: SampleSink): void {
     for (const s of this.series) {
-      this.bounds.forEach((bound, i) => values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: bound * this.scale }, value: s.buckets[i] ?? 0 }));
-      values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
-      values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
+      this.bounds.forEach((bound, i) => sink.sample({ ...s.labels, le: bound * this.scale }, s.buckets[i] ?? 0, '_bucket'));
+      sink.sample({ ...s.labels, le: '+Inf' }, s.count, '_bucket');
+      sink.sample(s.labels, s.count, '_count');
     }
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
   }
 }

@@ -1,9 +1,9 @@
 // The gpu collector's metric families (docs/metrics.md), created on first use so a host without NVIDIA
 // GPUs exports no gpu series at all.
-import type { Registry } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import { metricsIn } from '../scrape/metric-factory.js';
 
-export function makeGpuMetrics(registry: Registry) {
+export function makeGpuMetrics(registry: MetricRegistry) {
   const { counter, gauge } = metricsIn(registry);
   const gpu = ['gpu'] as const;
   return {

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../scrape/metric-registry.js';
 import { silentLogger } from '../util/logger.js';
 import { EndedJobs, jobInfoCollector, mergeJobs } from './job_info.js';
 
@@ -23,7 +23,7 @@ test('job_info: the scrape deadline stops the update and kills the squeue it wai
     chmodSync(squeue, 0o755);
     // No spool under this rootfs: squeue is the only source.
     const collector = jobInfoCollector.create({
-      registry: new Registry(),
+      registry: new MetricRegistry(),
       paths: { procfs: '/proc', sysfs: '/sys', rootfs: dir },
       options: { squeue, 'squeue-timeout': '1h', node: 'n1', getent: false },
       logger: silentLogger(),

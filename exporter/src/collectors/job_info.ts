@@ -6,7 +6,7 @@
 // deadline) for jobs or fields the spool lacks. Quiet (`absent`) where neither exists.
 // Metrics: docs/metrics.md.
 import { hostname } from 'node:os';
-import type { Registry } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, positiveIntegerFlag, textFlag } from '../scrape/flags.js';
 import { DEFAULT_JOB_SPOOL, readJobSpool, type JobMeta } from '../sources/job-spool.js';
@@ -19,7 +19,7 @@ import { metricsIn } from '../scrape/metric-factory.js';
 
 const infoLabels = ['jobid', 'user', 'account', 'partition', 'job_name', 'work_dir'] as const;
 
-function makeMetrics(registry: Registry) {
+function makeMetrics(registry: MetricRegistry) {
   const { counter, gauge } = metricsIn(registry);
   return {
     info: gauge('jobio_job_info', 'Scheduler metadata of a job running on this host (always 1); join on jobid.', infoLabels),

@@ -2,7 +2,8 @@
 // the settled accumulator behind a ClientStatsBook. Read and write bytes are exported for every series,
 // at 0 when the mount never moved them (the 2.14 capture has no read_bytes line at all), so the
 // coverage rules can add them up.
-import type { Counter, Gauge, Registry } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import type { ClientStatsBook, ClientTargetView } from '../lustre/client-book.js';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
@@ -23,7 +24,7 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
   /** Mounts beyond max-targets (not read: counted), the cap, unreadable llite directories. */
   private readonly source: SourceMetrics;
 
-  constructor(registry: Registry, maxTargets = Number.POSITIVE_INFINITY) {
+  constructor(registry: MetricRegistry, maxTargets = Number.POSITIVE_INFINITY) {
     const { counter, gauge } = metricsIn(registry);
     this.source = new SourceMetrics(registry, 'jobio_lustre_client', 'lustre_client', maxTargets);
     this.readBytes = counter('jobio_lustre_client_read_bytes_total', "Bytes read through this node's Lustre client (sum of read_bytes in llite stats), credited to the node's job, in bytes.", [

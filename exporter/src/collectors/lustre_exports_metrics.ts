@@ -1,6 +1,7 @@
 // The metrics of the lustre_exports collector (names fixed in docs/metrics.md), written by the one
 // Lustre refill (lustre/refill.ts) from a settled StatsAccumulator whose series are client NIDs.
-import type { Counter, Gauge, Registry } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
@@ -20,7 +21,7 @@ export class LustreExportsMetrics implements LustreWriter<StatsAccumulator> {
   private readonly source: SourceMetrics;
 
   constructor(
-    registry: Registry,
+    registry: MetricRegistry,
     private readonly maxClientsValue: number,
     maxTargets = Number.POSITIVE_INFINITY,
   ) {

@@ -1,6 +1,7 @@
 // The metrics of the lustre_health collector (names fixed in docs/metrics.md): gauges refilled from
 // each scrape's reading, plus a running count of the values that could not be read or parsed.
-import type { Counter, Gauge, Registry } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import { metricsIn } from '../scrape/metric-factory.js';
 import { ShownWhilePresent } from './lustre_targets_metrics.js';
 import { CumulativeHistogram } from './cumulative_histogram.js';
@@ -77,7 +78,7 @@ export class LustreHealthMetrics {
   private readonly errors: Counter<'reason'>;
   private readonly errorTotals = new Map<HealthErrorReason, number>();
 
-  constructor(registry: Registry) {
+  constructor(registry: MetricRegistry) {
     const { counter, gauge } = metricsIn(registry);
     const labels = ['fs', 'target'] as const;
     this.capacity = {

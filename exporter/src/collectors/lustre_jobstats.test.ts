@@ -6,13 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../scrape/metric-registry.js';
 import { lustreJobStatsCollector } from './lustre_jobstats.js';
 import { collectorOnRoot } from '../../../test/helpers/collector-on-root.js';
 
 const ENTRY = (bytes: number): string => `job_stats:\n- job_id:          9:5000:n1\n  write_bytes:     { samples:           1, unit: bytes, min: 1, max: 1, sum: ${bytes} }\n`;
 
-function setup(options: Record<string, string | number | boolean> = {}): { root: string; registry: Registry; update: () => Promise<string> } {
+function setup(options: Record<string, string | number | boolean> = {}): { root: string; registry: MetricRegistry; update: () => Promise<string> } {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-collector-'));
   const { registry, collector: c } = collectorOnRoot(lustreJobStatsCollector, root, { getent: false, ...options });
   return { root, registry, update: () => c.update(new AbortController().signal) };

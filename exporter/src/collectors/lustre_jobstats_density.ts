@@ -3,7 +3,8 @@
 // (folded into jobid="_other" or not). Bounded: at most classes × (decades + zero) series per target
 // for jobs and as many for users, whatever the number of jobs; empty buckets are not exported. Per operation
 // of a fixed set (DENSITY_OPERATIONS), the jobs only: at most operations × (decades + zero) more per target.
-import type { Gauge, Registry } from 'prom-client';
+import type { Gauge } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import type { TargetView } from '../lustre/jobstats-accumulator.js';
 import { BUCKETS, bucketLabel, DENSITY_OPERATIONS, RATE_CLASSES } from '../lustre/rate-density.js';
 import { metricsIn } from '../scrape/metric-factory.js';
@@ -16,7 +17,7 @@ export class LustreJobStatsDensityMetrics {
   private readonly operationJobs: Gauge<'target' | 'operation' | 'decade'>;
   private readonly interval: Gauge<'target'>;
 
-  constructor(registry: Registry) {
+  constructor(registry: MetricRegistry) {
     const { gauge } = metricsIn(registry);
     const labelNames = ['target', 'class', 'decade'] as const;
     const bucket = 'rate r over the last density window with 10^decade <= r < 10^(decade+1) (decade="zero": read but no increment); every job counted, with or without its own series';

@@ -2,7 +2,8 @@
 // Lustre refill (lustre/refill.ts) from a settled accumulator. The per-job counters are rendered from
 // the targets' samples when Prometheus scrapes (lustre_jobstats_series.ts); the per-target gauges and
 // counters are ordinary prom-client metrics.
-import type { Counter, Gauge, Registry } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import type { JobStatsAccumulator, TargetView } from '../lustre/jobstats-accumulator.js';
 import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
 import { UID_CLASSES } from '../lustre/entry-tracker.js';
@@ -35,7 +36,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private shown: SampledTarget<SeriesLabels>[] = [];
 
   constructor(
-    registry: Registry,
+    registry: MetricRegistry,
     private readonly maxJobsValue: number,
     maxTargets = Number.POSITIVE_INFINITY,
   ) {

@@ -1,7 +1,8 @@
 // The metrics of the lustre_lnet collector (names fixed in docs/metrics.md): LNet's own running
 // counts, exported as read at each scrape (they restart from 0 when the lnet module is loaded again),
 // plus a running count of the values this collector could not read or parse.
-import type { Counter, Gauge, Registry } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import { metricsIn } from '../scrape/metric-factory.js';
 import { ShownWhilePresent } from './lustre_targets_metrics.js';
 import { LNET_FAILURES, type LnetCounter, type LnetNi, type LnetStats } from '../parsers/lustre-lnet.js';
@@ -27,7 +28,7 @@ export class LustreLnetMetrics {
   private readonly errors: Counter<'reason'>;
   private readonly errorTotals = new Map<LnetErrorReason, number>();
 
-  constructor(registry: Registry) {
+  constructor(registry: MetricRegistry) {
     const { counter, gauge } = metricsIn(registry);
     const single = {
       counter: (name: string, help: string) => ShownWhilePresent.counter(registry, name, help),

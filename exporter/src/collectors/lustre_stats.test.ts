@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../scrape/metric-registry.js';
 import { lustreStatsCollector } from './lustre_stats.js';
 import { createLogger } from '../util/logger.js';
 import { collectorOnRoot } from '../../../test/helpers/collector-on-root.js';
@@ -14,7 +14,7 @@ import { collectorOnRoot } from '../../../test/helpers/collector-on-root.js';
 // The guard only turns a hang (the bug) into a failure instead of a stuck suite; nothing is timed.
 test('lustre_stats collector: FIFOs named stats/md_stats are refused, the other targets served', { timeout: 60_000 }, async () => {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-stats-'));
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const c = lustreStatsCollector.create({ registry, paths: { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root }, options: {}, logger: createLogger('error', 'json') });
   for (const [kind, target, file] of [
     ['obdfilter', 'fs-OST0001', 'stats'],

@@ -1,6 +1,7 @@
 // The metrics of the lustre_stats collector (names fixed in docs/metrics.md), written by the one
 // Lustre refill (lustre/refill.ts) from a settled StatsAccumulator whose only series per target is ''.
-import type { Counter, Registry } from 'prom-client';
+import type { Counter } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 import type { ExportField } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
@@ -17,7 +18,7 @@ export class LustreStatsMetrics implements LustreWriter<StatsAccumulator> {
 
   private readonly source: SourceMetrics;
 
-  constructor(registry: Registry, maxTargets = Number.POSITIVE_INFINITY) {
+  constructor(registry: MetricRegistry, maxTargets = Number.POSITIVE_INFINITY) {
     this.source = new SourceMetrics(registry, 'jobio_lustre_target', 'lustre_stats', maxTargets);
     const { counter } = metricsIn(registry);
     this.readBytes = counter('jobio_lustre_target_read_bytes_total', 'Bytes read from the target by all clients (sum of read_bytes in obdfilter stats), in bytes.', ['target'] as const);

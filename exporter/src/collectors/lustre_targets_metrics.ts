@@ -2,21 +2,22 @@
 // (targets present but not read, beyond --collector.<name>.max-targets), `<prefix>_unreadable_dirs_total`
 // and jobstats' unattributed lines. Without labels prom-client shows 0 even after reset(), so these are
 // registered only while the collector has Lustre targets to report on.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
+import type { MetricRegistry } from '../scrape/metric-registry.js';
 
 /** One label-less metric, in the registry only between show() and clear(). */
 export class ShownWhilePresent<M extends Gauge | Counter> {
   private constructor(
-    private readonly registry: Registry,
+    private readonly registry: MetricRegistry,
     private readonly name: string,
     private readonly metric: M,
   ) {}
 
-  static gauge(registry: Registry, name: string, help: string): ShownWhilePresent<Gauge> {
+  static gauge(registry: MetricRegistry, name: string, help: string): ShownWhilePresent<Gauge> {
     return new ShownWhilePresent(registry, name, new Gauge({ name, help, registers: [] }));
   }
 
-  static counter(registry: Registry, name: string, help: string): ShownWhilePresent<Counter> {
+  static counter(registry: MetricRegistry, name: string, help: string): ShownWhilePresent<Counter> {
     return new ShownWhilePresent(registry, name, new Counter({ name, help, registers: [] }));
   }
 
@@ -43,7 +44,7 @@ export class SourceMetrics {
   private readonly unreadableDirs: UnreadableDirsMetric;
 
   constructor(
-    registry: Registry,
+    registry: MetricRegistry,
     prefix: string,
     collector: string,
     private readonly maxTargets: number,
@@ -70,7 +71,7 @@ export class SourceMetrics {
 export class UnreadableDirsMetric {
   private readonly counter: ShownWhilePresent<Counter>;
 
-  constructor(registry: Registry, prefix: string) {
+  constructor(registry: MetricRegistry, prefix: string) {
     this.counter = ShownWhilePresent.counter(
       registry,
       `${prefix}_unreadable_dirs_total`,

@@ -17,6 +17,8 @@ import { CappedLabels, ProfilerMetricStore, type LabelledSums } from '../profile
 import { autoOrPositive } from '../profiler/connection-budget.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { metricsIn } from '../scrape/metric-factory.js';
+import { sysPath } from '../util/paths.js';
+import { nonNegativeDuration } from '../scrape/flag-values.js';
 
 function socketMode(text: string): number {
   if (!/^0?[0-7]{3}$/.test(text.trim())) throw new Error(`"${text}" is not an octal file mode such as 0666`);
@@ -72,6 +74,12 @@ export const profilerCollector = defineCollector({
       25_000_000_000,
       "Bytes read plus written one process is credited per second of its life, on average since it started (kernel start time); frames beyond it are rejected as implausible and credited later when the process's age covers them.",
     ),
+    unverifiedGraceMs: valueFlag(
+      'unverified-grace',
+      '10s',
+      "How long the frames of a process whose job claim could not be checked (gone before its /proc was read) are held: credited if the same uid's claim on the job is proven meanwhile, else refused as unverified_job. 0s: refused at once.",
+      nonNegativeDuration,
+    ),
     expiryMs: durationFlag('expiry', '10m', 'A job idle for this long loses its series (and its slot); processes silent this long are forgotten.'),
     ...USER_FLAGS,
   },
@@ -93,7 +101,17 @@ export const profilerCollector = defineCollector({
     warnIfNoProcesses(paths.procfs, logger);
     const tryStart = (): void => {
       try {
-        receiver = new ProfilerReceiver({ socketPath, mode, procfs: paths.procfs, sink: store, maxConnections, maxConnectionsPerUser, ceilings: { bytesPerSecond: maxProcessBytesPerSecond } });
+        receiver = new ProfilerReceiver({
+          socketPath,
+          mode,
+          procfs: paths.procfs,
+          cgroupfs: sysPath(paths, 'fs', 'cgroup'),
+          sink: store,
+          maxConnections,
+          maxConnectionsPerUser,
+          ceilings: { bytesPerSecond: maxProcessBytesPerSecond },
+          unverifiedGraceMs: settings.unverifiedGraceMs,
+        });
         logger.info({ socket: socketPath }, 'profiler socket listening');
       } catch (err) {
         const message = (err as Error).message;

@@ -95,17 +95,32 @@ function readSyncOrUndefined(path: string): string | undefined {
  * Synchronous: the profiler's claim checks keep one process's frames in order without a queue.
  */
 export function stepDaemonJob(procfs: string, pid: number): string | undefined {
+  return stepDaemon(procfs, pid)?.jobid;
+}
+
+/** The job of `pid` if it is a root-owned step daemon (`slurmstepd: [<id>.<step>]`). */
+function stepDaemonOf(procfs: string, pid: number): string | undefined {
+  const title = readSyncOrUndefined(join(procfs, String(pid), 'cmdline'));
+  const match = title ? /^slurmstepd: \[([^.\]\s]+)\.[^\]]*\]/.exec(title) : null;
+  if (!match?.[1]) return undefined;
+  const status = readSyncOrUndefined(join(procfs, String(pid), 'status')) ?? '';
+  return /^Uid:\s+0\s/m.test(status) ? match[1] : undefined;
+}
+
+/** Whether the step daemon `pid` of `jobid` is still there (the job's steps still run on this host). */
+export function stepDaemonAlive(procfs: string, pid: number, jobid: string): boolean {
+  return stepDaemonOf(procfs, pid) === jobid;
+}
+
+/** The nearest root-owned step daemon ancestor of a live process: its job and its pid. */
+export function stepDaemon(procfs: string, pid: number): { jobid: string; pid: number } | undefined {
   let current = pid;
   for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
     const stat = readSyncOrUndefined(join(procfs, String(current), 'stat'));
     const parent = stat === undefined ? undefined : parseProcStat(stat)?.ppid;
     if (parent === undefined || parent === 0 || parent === current) return undefined;
-    const title = readSyncOrUndefined(join(procfs, String(parent), 'cmdline'));
-    const match = title ? /^slurmstepd: \[([^.\]\s]+)\.[^\]]*\]/.exec(title) : null;
-    if (match?.[1]) {
-      const status = readSyncOrUndefined(join(procfs, String(parent), 'status')) ?? '';
-      if (/^Uid:\s+0\s/m.test(status)) return match[1];
-    }
+    const jobid = stepDaemonOf(procfs, parent);
+    if (jobid !== undefined) return { jobid, pid: parent };
     current = parent;
   }
   return undefined;

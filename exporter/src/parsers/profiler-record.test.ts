@@ -46,8 +46,11 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
     reason_time_ns: MOUNT.reason_time_ns,
     stdio_calls: MOUNT.stdio_calls,
     stdio_bytes: MOUNT.stdio_bytes,
+    max_call_ns: MOUNT.max_call_ns,
+    max_sized_ns: MOUNT.max_sized_ns,
   });
   assert.deepEqual(c.v1, { process: PROCESS.sizeV1, mount: MOUNT.sizeV1, reasonCount: WIRE_REASONS.length, stdioCount: STDIO_FNS.length });
+  assert.deepEqual(c.v2, { mount: MOUNT.sizeV2 });
   const enums = c.enums ?? {};
   CALL_TYPES.forEach((name, i) => assert.equal(enums[name], i, `call ${name}`));
   assert.equal(enums.callCount, CALL_TYPES.length);
@@ -107,6 +110,14 @@ test('decodes every field of frames written by the C structs', () => {
     });
     assert.equal(mount.calls[c]?.sampled, expected.sampled(1, c));
   });
+  assert.deepEqual(
+    mount.maxCallNs,
+    CALL_TYPES.map((_, c) => expected.maxCallNs(1, c)),
+  );
+  assert.deepEqual(
+    mount.maxSizedNs,
+    DIRECTIONS.map((_, d) => SIZE_BINS.map((_b, b) => expected.maxSizedNs(1, d, b))),
+  );
   DIRECTIONS.forEach((_, d) => {
     SIZE_BINS.forEach((_b, b) => assert.deepEqual(mount.sized[d]?.[b], { calls: expected.sizedCalls(1, d, b), bytes: expected.sizedBytes(1, d, b), timeNs: expected.sizedTimeNs(1, d, b) }));
     for (let i = 0; i < POW2_BINS; i++) {
@@ -135,8 +146,9 @@ test('rejects malformed frames with a reason', () => {
     ['47 bytes', p1.subarray(0, 47), 'short'],
     ['wrong magic', mutate(p1, (b) => b.writeUInt32LE(0x12345678, 0)), 'bad_magic'],
     ['version 0', mutate(p1, (b) => b.writeUInt16LE(0, 4)), 'bad_version'],
-    ['version 3', mutate(p1, (b) => b.writeUInt16LE(3, 4)), 'bad_version'],
+    ['version 4', mutate(p1, (b) => b.writeUInt16LE(4, 4)), 'bad_version'],
     ['version 1 with the version 2 size', mutate(p1, (b) => b.writeUInt16LE(1, 4)), 'bad_length'],
+    ['mount version 2 with the version 3 size', mutate(m1, (b) => b.writeUInt16LE(2, 4)), 'bad_length'],
     ['exec target without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.exec_target, PROCESS.exec_target + PROCESS.execTargetLength)), 'bad_string'],
     ['kind 0', mutate(p1, (b) => b.writeUInt16LE(0, 6)), 'bad_kind'],
     ['kind 3', mutate(p1, (b) => b.writeUInt16LE(3, 6)), 'bad_kind'],
@@ -174,9 +186,24 @@ test('version 1 frames (a library without the extensions) are accepted, their ex
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
   assert.deepEqual(
-    { ...full.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined },
-    { ...m.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined },
+    { ...full.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined, maxCallNs: undefined, maxSizedNs: undefined },
+    { ...m.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined, maxCallNs: undefined, maxSizedNs: undefined },
   );
+});
+
+test('version 2 mount frames (a library without the maxima) are accepted, their maxima zero', () => {
+  const [, m1] = dumpFrames();
+  assert.ok(m1);
+  const b = Buffer.from(m1.subarray(0, MOUNT.sizeV2));
+  b.writeUInt16LE(2, 4);
+  b.writeUInt32LE(MOUNT.sizeV2, 8);
+  const m = decodeFrame(b);
+  assert.ok(m.ok && m.record.kind === 'mount');
+  assert.deepEqual(m.record.maxCallNs, new Array(CALL_TYPES.length).fill(0));
+  assert.deepEqual(m.record.maxSizedNs, [new Array(SIZE_BINS.length).fill(0), new Array(SIZE_BINS.length).fill(0)]);
+  const full = decodeFrame(m1);
+  assert.ok(full.ok && full.record.kind === 'mount');
+  assert.deepEqual({ ...full.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined }, { ...m.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined });
 });
 
 test('never throws on arbitrary bytes, nor on valid headers with random bodies', () => {

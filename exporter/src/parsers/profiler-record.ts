@@ -20,6 +20,7 @@ import {
   WIRE_REASONS,
   WIRE_VERSION,
   WIRE_VERSION_1,
+  WIRE_VERSION_2,
 } from './profiler-wire.js';
 
 export type RejectReason = 'short' | 'bad_magic' | 'bad_version' | 'bad_kind' | 'bad_length' | 'bad_string';
@@ -99,6 +100,13 @@ export interface MountRecord {
   readonly reasonTimeNs?: readonly number[];
   readonly stdioCalls?: readonly number[];
   readonly stdioBytes?: readonly number[];
+  /**
+   * Version 3 (zeros in older frames): the longest single timed call (ns, measured, not scaled) of
+   * the interval since the process's previous snapshot, not cumulative. Per call type (CALL_TYPES),
+   * and [direction][size bin] for the transfers that moved bytes.
+   */
+  readonly maxCallNs?: readonly number[];
+  readonly maxSizedNs?: readonly (readonly number[])[];
 }
 
 export type ProfilerRecord = ProcessRecord | MountRecord;
@@ -183,6 +191,8 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
   const pow2 = (start: number): number[][] => DIRECTIONS.map((_, d) => Array.from({ length: POW2_BINS }, (_b, i) => u64(buf, start + (d * POW2_BINS + i) * 8)));
   const v2 = header.version !== WIRE_VERSION_1;
   const ext = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v2 ? u64(buf, start + i * 8) : 0));
+  const v3 = v2 && header.version !== WIRE_VERSION_2;
+  const max = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v3 ? u64(buf, start + i * 8) : 0));
   return {
     ok: true,
     record: {
@@ -199,23 +209,30 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
       reasonTimeNs: ext(MOUNT.reason_time_ns, WIRE_REASONS.length),
       stdioCalls: ext(MOUNT.stdio_calls, STDIO_FNS.length),
       stdioBytes: ext(MOUNT.stdio_bytes, STDIO_FNS.length),
+      maxCallNs: max(MOUNT.max_call_ns, CALL_TYPES.length),
+      maxSizedNs: DIRECTIONS.map((_, d) => max(MOUNT.max_sized_ns + d * SIZE_BINS.length * 8, SIZE_BINS.length)),
     },
   };
 }
 
+/** The exact size of a frame of this kind and version. */
+function frameSize(kind: number, version: number): number {
+  if (kind === KIND_PROCESS) return version === WIRE_VERSION_1 ? PROCESS.sizeV1 : PROCESS.size;
+  return version === WIRE_VERSION_1 ? MOUNT.sizeV1 : version === WIRE_VERSION_2 ? MOUNT.sizeV2 : MOUNT.size;
+}
+
 /**
- * Decodes one message. Checks, in order: header present, magic, version (1 or 2), kind, exact length
- * (the version's struct size), strings.
+ * Decodes one message. Checks, in order: header present, magic, version (1, 2 or 3), kind, exact
+ * length (the version's struct size), strings.
  */
 export function decodeFrame(buf: Buffer): DecodeResult {
   if (buf.length < HEADER.size) return reject('short');
   if (buf.readUInt32LE(HEADER.magic) !== WIRE_MAGIC) return reject('bad_magic');
   const version = buf.readUInt16LE(HEADER.version);
-  if (version !== WIRE_VERSION && version !== WIRE_VERSION_1) return reject('bad_version');
+  if (version !== WIRE_VERSION && version !== WIRE_VERSION_2 && version !== WIRE_VERSION_1) return reject('bad_version');
   const kind = buf.readUInt16LE(HEADER.kind);
   if (kind !== KIND_PROCESS && kind !== KIND_MOUNT) return reject('bad_kind');
-  const v1 = version === WIRE_VERSION_1;
-  const expected = kind === KIND_PROCESS ? (v1 ? PROCESS.sizeV1 : PROCESS.size) : v1 ? MOUNT.sizeV1 : MOUNT.size;
+  const expected = frameSize(kind, version);
   // Both the declared length and the received length must be the struct's exact size.
   if (buf.readUInt32LE(HEADER.length) !== expected || buf.length !== expected) return reject('bad_length');
   const header: FrameHeader = {

@@ -3,8 +3,12 @@
 // against that header and compares its sizeof/offsetof output with every number here.
 
 export const WIRE_MAGIC = 0x4f49424a; // "JBIO" as little-endian bytes
-/** Version 2 appended the process and mount extensions; version 1 frames (without them) are still accepted. */
-export const WIRE_VERSION = 2;
+/**
+ * Version 2 appended the process and mount extensions, version 3 the mount frame's maxima; version 1
+ * and 2 frames (without them) are still accepted.
+ */
+export const WIRE_VERSION = 3;
+export const WIRE_VERSION_2 = 2;
 export const WIRE_VERSION_1 = 1;
 export const WIRE_MAX_FRAME = 16384;
 
@@ -95,6 +99,10 @@ export const MOUNT = {
   reason_time_ns: 3448,
   stdio_calls: 3512,
   stdio_bytes: 3600,
+  /** struct jobio_mount_max (version 3): the longest timed call per call type, then per direction and size bin */
+  max_call_ns: 3688,
+  max_sized_ns: 3792,
   sizeV1: 3384,
-  size: 3688,
+  sizeV2: 3688,
+  size: 3840,
 } as const;

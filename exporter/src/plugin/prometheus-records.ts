@@ -2,7 +2,7 @@
 // the record's timestamp: `jobio_run_{mountpoint,network}_{calls,bytes}` (docs/metrics.md). Each
 // record's figures are totals over its timeframe (the frame, or the whole job for `jobtotal`), so the
 // samples of one job's frames add up to its job total, as in the log.
-import { escapeLabel } from '../collectors/lustre_jobstats_series.js';
+import { escapeLabelValue as escapeLabel } from '../scrape/metric-family.js';
 
 type Json = Record<string, unknown>;
 

@@ -22,7 +22,11 @@ const REASON_CALLS = POW2_BYTES + ND * POW2_BINS;
 const REASON_TIME = REASON_CALLS + NR;
 const STDIO_CALLS = REASON_TIME + NR;
 const STDIO_BYTES = STDIO_CALLS + NS;
-export const COUNTER_SLOTS = STDIO_BYTES + NS;
+// The maxima come last: not cumulative (each frame's are its interval's), so they are taken as they
+// are instead of differenced, and merged by the larger instead of added.
+const MAX_CALL = STDIO_BYTES + NS;
+const MAX_SIZED = MAX_CALL + NC;
+export const COUNTER_SLOTS = MAX_SIZED + ND * NB;
 
 /** Slot of each figure: c = call index, k = class, d = direction, b = size bin, i = pow2 bin. */
 export const slot = {
@@ -39,6 +43,9 @@ export const slot = {
   reasonTimeNs: (r: number): number => REASON_TIME + r,
   stdioCalls: (f: number): number => STDIO_CALLS + f,
   stdioBytes: (f: number): number => STDIO_BYTES + f,
+  /** the longest single timed call (ns): per call type, and per direction and size bin */
+  maxCallNs: (c: number): number => MAX_CALL + c,
+  maxSizedNs: (d: number, b: number): number => MAX_SIZED + d * NB + b,
 };
 
 export type Counters = Float64Array;
@@ -77,6 +84,8 @@ export function countersOf(record: MountRecord): Counters {
     v[slot.stdioCalls(f)] = record.stdioCalls?.[f] ?? 0;
     v[slot.stdioBytes(f)] = record.stdioBytes?.[f] ?? 0;
   }
+  for (let c = 0; c < NC; c++) v[slot.maxCallNs(c)] = record.maxCallNs?.[c] ?? 0;
+  for (let d = 0; d < ND; d++) for (let b = 0; b < NB; b++) v[slot.maxSizedNs(d, b)] = record.maxSizedNs?.[d]?.[b] ?? 0;
   return v;
 }
 
@@ -84,21 +93,25 @@ export function countersOf(record: MountRecord): Counters {
  * What happened between two cumulative snapshots of the same process, or undefined if a figure went
  * down: a process's counters only grow, and a new process is a new entry (its own pid and kernel
  * start time), so a drop is no evidence of a restart and must not be counted as one (a sender going
- * up and down would otherwise add its total again at every rise).
+ * up and down would otherwise add its total again at every rise). The maxima are the current
+ * snapshot's own (those of the interval since the previous one).
  */
 export function delta(current: Counters, previous: Counters | undefined): Counters | undefined {
   const out = emptyCounters();
-  for (let i = 0; i < COUNTER_SLOTS; i++) {
+  for (let i = 0; i < MAX_CALL; i++) {
     const cur = current[i] ?? 0;
     const prev = previous?.[i] ?? 0;
     if (!(cur >= prev)) return undefined;
     out[i] = cur - prev;
   }
+  for (let i = MAX_CALL; i < COUNTER_SLOTS; i++) out[i] = current[i] ?? 0;
   return out;
 }
 
+/** Adds an increment (sums; the larger of the maxima). */
 export function addInto(target: Counters, increment: Counters): void {
-  for (let i = 0; i < COUNTER_SLOTS; i++) target[i] = (target[i] ?? 0) + (increment[i] ?? 0);
+  for (let i = 0; i < MAX_CALL; i++) target[i] = (target[i] ?? 0) + (increment[i] ?? 0);
+  for (let i = MAX_CALL; i < COUNTER_SLOTS; i++) target[i] = Math.max(target[i] ?? 0, increment[i] ?? 0);
 }
 
 export function isZero(v: Counters): boolean {

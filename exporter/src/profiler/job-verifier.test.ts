@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cgroupJobIds, environValue, JobVerifier } from './job-verifier.js';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fakeProc } from '../../../test/helpers/fake-proc.js';
 
 type Verdict = ReturnType<JobVerifier['verify']>;
@@ -110,6 +112,27 @@ test("without job cgroups, descent from the job's root-owned slurmstepd is kerne
   ]);
   assert.equal(v.ownerOf('600'), 1000);
   expectVerdicts(v, [[44, 1001, '600', 'mismatch']]);
+});
+
+test("a kernel-proven owner is kept for the life of its step daemon, not only while the job's processes are known", () => {
+  const procfs = fakeProc({
+    1: { ppid: 0, cmdline: '/sbin/init', uid: 0 },
+    40: { ppid: 1, cmdline: 'slurmstepd: [600.batch]', uid: 0 },
+    42: { ppid: 40, cmdline: 'dd', uid: 1000, environ: 'SLURM_JOB_ID=600\0' },
+    44: { ppid: 1, cmdline: 'dd', uid: 1001, environ: 'SLURM_JOB_ID=600\0' }, // squatter outside the job
+  });
+  const v = new JobVerifier(procfs);
+  expectVerdicts(v, [[42, 1000, '600', 'verified']]);
+  v.retainOnly(new Set()); // none of the job's processes known any more
+  assert.equal(v.ownerOf('600'), 1000, 'the step daemon still runs');
+  expectVerdicts(v, [
+    [44, 1001, '600', 'mismatch', 'the squatter does not come back'],
+    [99, 1000, '600', 'vouched', "the owner's short processes are still vouched for"],
+  ]);
+  rmSync(join(procfs, '40'), { recursive: true });
+  v.retainOnly(new Set());
+  assert.equal(v.ownerOf('600'), undefined, 'the job ended here');
+  rmSync(procfs, { recursive: true, force: true });
 });
 
 test('a claim that cannot be checked is refused unless the same uid has a verified claim on the job', () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CALL_TYPES } from '../parsers/profiler-wire.js';
 import { iec, ioObject, keyedValues, namedRanges, perSecond, pow2Range, type IoKeyOptions, type SizeBinning } from './mistral-io.js';
-import { emptyCounters, slot } from './counters.js';
+import { addInto, delta, emptyCounters, slot } from './counters.js';
 import { fsHost, isoTimestamp } from './mistral-records.js';
 
 /** jobio's defaults: every key, with durations. */
@@ -93,4 +93,58 @@ test('the io keys follow read/write enabled and duration, seek, and the metadata
   assert.deepEqual(Object.keys(shape({ ...mistral, metadata: 'no' })), ['write_all']);
   // open 20 + create 20 + close 20: close has no key of its own but counts in metadata
   assert.equal(ioObject(window, mistral)['metadata']?.calls.total, 60);
+});
+
+test('max/call: the longest timed call of the frame, merged by the larger over seconds and snapshots, per size bin and call type', () => {
+  const open = CALL_TYPES.indexOf('open');
+  const close = CALL_TYPES.indexOf('close');
+  const write = CALL_TYPES.indexOf('write');
+  // one snapshot's increment: 20 small writes (longest 40 µs) and 1 medium one (2.5 ms), 20 opens (longest 7 µs)
+  const first = emptyCounters();
+  first[slot.calls(write, 0)] = 20;
+  first[slot.calls(write, 2)] = 1;
+  first[slot.timeNs(write, 0)] = 300_000;
+  first[slot.timeNs(write, 2)] = 2_500_000;
+  first[slot.sampled(write)] = 21;
+  first[slot.sizedCalls(1, 0)] = 20;
+  first[slot.sizedBytes(1, 0)] = 20 * 4096;
+  first[slot.sizedTimeNs(1, 0)] = 300_000;
+  first[slot.sizedCalls(1, 1)] = 1;
+  first[slot.sizedBytes(1, 1)] = 1 << 20;
+  first[slot.sizedTimeNs(1, 1)] = 2_500_000;
+  first[slot.maxSizedNs(1, 0)] = 40_400;
+  first[slot.maxSizedNs(1, 1)] = 2_500_000;
+  first[slot.maxCallNs(write)] = 2_500_000;
+  first[slot.calls(open, 2)] = 20;
+  first[slot.timeNs(open, 2)] = 60_000;
+  first[slot.sampled(open)] = 20;
+  first[slot.maxCallNs(open)] = 7_000;
+  // the next second: 10 closes, the longest 12.6 µs; the opens' and writes' maxima are not repeated
+  const second = emptyCounters();
+  second[slot.calls(close, 2)] = 10;
+  second[slot.timeNs(close, 2)] = 50_000;
+  second[slot.sampled(close)] = 10;
+  second[slot.maxCallNs(close)] = 12_600;
+  const sum = emptyCounters();
+  addInto(sum, first);
+  addInto(sum, second);
+  const io = ioObject({ present: [first, second], seconds: 2, sum }, { ...IO, minSampled: 1 });
+  const max = (key: string): number | undefined => io[key]?.duration?.['max/call'];
+  assert.deepEqual(
+    ['write_0-32KiB', 'write_32KiB-128MiB', 'write_all', 'open', 'metadata'].map(max),
+    [40, 2500, 2500, 7, 13],
+    'µs, whole; write_all the longest write of any size; metadata the longest of its call types',
+  );
+  // the snapshot after `first` (cumulative counts, its interval's maxima): delta passes the maxima through
+  const next = Float64Array.from(sum);
+  for (const k of [slot.maxCallNs(write), slot.maxCallNs(open), slot.maxSizedNs(1, 0), slot.maxSizedNs(1, 1)]) next[k] = 0;
+  const increment = delta(next, first);
+  assert.ok(increment, 'a smaller maximum is no counter decrease');
+  assert.deepEqual([increment[slot.maxCallNs(close)], increment[slot.maxCallNs(write)], increment[slot.calls(close, 2)], increment[slot.calls(write, 0)]], [12_600, 0, 10, 0]);
+  // a sender without the maxima (version 1 or 2): no max/call, the rest as before
+  const old = Float64Array.from(first);
+  for (const k of [slot.maxCallNs(write), slot.maxCallNs(open), slot.maxSizedNs(1, 0), slot.maxSizedNs(1, 1)]) old[k] = 0;
+  const oldIo = ioObject({ present: [old], seconds: 1, sum: old }, { ...IO, minSampled: 1 });
+  assert.equal(oldIo['write_all']?.duration?.['max/call'], undefined);
+  assert.equal(oldIo['write_all']?.duration?.['mean/call'], 133);
 });

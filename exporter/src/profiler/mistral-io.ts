@@ -80,6 +80,8 @@ interface KeyValues {
   bytes?: number;
   timeNs?: number;
   sampled: number;
+  /** the longest single timed call (ns); 0: none measured (or a sender without the maxima) */
+  maxNs?: number;
 }
 
 const callIndex = (name: string): number => CALL_TYPES.indexOf(name as never);
@@ -105,7 +107,15 @@ export function keyedValues(v: Counters, o: Pick<IoKeyOptions, 'read' | 'write' 
     const sized = o[dir].sized;
     if (sized === 'small-medium-large' || sized === 'both') {
       const names = namedRanges(o.smallThreshold, o.largeThreshold);
-      SIZE_BINS.forEach((_, b) => out.set(`${dir}_${names[b]}`, { calls: v[slot.sizedCalls(d, b)] ?? 0, bytes: v[slot.sizedBytes(d, b)] ?? 0, timeNs: v[slot.sizedTimeNs(d, b)] ?? 0, sampled }));
+      SIZE_BINS.forEach((_, b) =>
+        out.set(`${dir}_${names[b]}`, {
+          calls: v[slot.sizedCalls(d, b)] ?? 0,
+          bytes: v[slot.sizedBytes(d, b)] ?? 0,
+          timeNs: v[slot.sizedTimeNs(d, b)] ?? 0,
+          sampled,
+          maxNs: v[slot.maxSizedNs(d, b)] ?? 0,
+        }),
+      );
     }
     if (sized === 'binary' || sized === 'both') {
       // A power-of-two range never has the name of a threshold range (0-1B, 1B-2B, … against 0-<small>).
@@ -116,18 +126,19 @@ export function keyedValues(v: Counters, o: Pick<IoKeyOptions, 'read' | 'write' 
     }
     let bytes = 0;
     for (let b = 0; b < SIZE_BINS.length; b++) bytes += v[slot.sizedBytes(d, b)] ?? 0;
-    out.set(`${dir}_all`, { calls: callsOf(v, c), bytes, timeNs: timeOf(v, c), sampled });
+    out.set(`${dir}_all`, { calls: callsOf(v, c), bytes, timeNs: timeOf(v, c), sampled, maxNs: v[slot.maxCallNs(c)] ?? 0 });
   });
   for (const name of KEYED_TYPES) {
     const c = callIndex(name);
-    out.set(name, { calls: callsOf(v, c), timeNs: timeOf(v, c), sampled: v[slot.sampled(c)] ?? 0 });
+    out.set(name, { calls: callsOf(v, c), timeNs: timeOf(v, c), sampled: v[slot.sampled(c)] ?? 0, maxNs: v[slot.maxCallNs(c)] ?? 0 });
   }
-  const metadata: KeyValues = { calls: 0, timeNs: 0, sampled: 0 };
+  const metadata: KeyValues = { calls: 0, timeNs: 0, sampled: 0, maxNs: 0 };
   CALL_TYPES.forEach((name, c) => {
     if (NOT_METADATA.has(name)) return;
     metadata.calls += callsOf(v, c);
     metadata.timeNs = (metadata.timeNs ?? 0) + timeOf(v, c);
     metadata.sampled += v[slot.sampled(c)] ?? 0;
+    metadata.maxNs = Math.max(metadata.maxNs ?? 0, v[slot.maxCallNs(c)] ?? 0);
   });
   out.set('metadata', metadata);
   return out;
@@ -195,6 +206,8 @@ export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string,
         window.seconds,
       );
       entry.duration = { ...d, 'mean/call': whole(d.total / t.calls) };
+      // measured, not estimated: the longest timed call of the window (absent when no frame of the window carried one)
+      if ((t.maxNs ?? 0) > 0) entry.duration['max/call'] = whole((t.maxNs ?? 0) / 1000);
     }
     io[key] = entry;
   }

@@ -44,7 +44,7 @@ function mount(sequence: number, writes: number, opts: { flags?: number; start?:
   };
 }
 
-function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}) {
+function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}, cgroupfs?: string) {
   const totals = new Map<string, Counters>();
   const runtime = new Map<string, number>();
   const ended: ProcessIdentity[] = [];
@@ -65,7 +65,7 @@ function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}) {
   };
   let now = 0;
   const table = new ProcessTable(
-    new JobVerifier(procfs),
+    new JobVerifier(procfs, { cgroupfs }),
     sink,
     (r) => rejected.push(r),
     () => now,
@@ -199,12 +199,17 @@ test('a job claim contradicted by the process is rejected with all its frames; u
   // pid 99 does not exist in the fake procfs and nobody of uid 1001 proved membership of job 42.
   h.send(cred(99, 1001), proc(0, 10, { jobid: '42' }), mount(1, 4));
   assert.equal(h.writes('42|1001|/data'), 0);
+  assert.deepEqual(h.rejected, [], 'held for the grace period');
+  h.tick(10_001);
+  h.table.expire(600_000);
   assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
 });
 
 test("user A cannot write into job B with a process gone before B is seen; B's own short processes can", () => {
   const h = harness(fakeProc({ 70: { environ: 'SLURM_JOB_ID=9\0' } }));
   h.send(cred(80, 1001), proc(0, 10, { jobid: '9', flags: FLAG_FINAL }), mount(1, 50, { flags: FLAG_FINAL })); // A: pid 80 already exited
+  h.tick(10_001);
+  h.table.expire(600_000); // A's grace ends: nobody of uid 1001 proved a claim on job 9
   assert.deepEqual(h.rejected, ['unverified_job', 'unverified_job']);
   h.table.handle(proc(0, 10, { jobid: '9', mounts: 0 }), cred(70, 1000)); // B's batch shell, alive: verified
   h.table.handle(proc(1, 20, { jobid: '9', mounts: 0 }), cred(71, 1000)); // B's short process, already gone
@@ -235,6 +240,8 @@ test("expiry prunes the verifier's job owners to the jobs still known", () => {
   table.expire(5000);
   assert.equal(verifier.ownedJobs, 0);
   table.handle(proc(0, 10, { jobid: '9', mounts: 0 }), cred(71, 1000)); // gone, and the job forgotten
+  now += 10_001;
+  table.expire(600_000);
   assert.deepEqual(rejected, ['unverified_job']);
 });
 
@@ -406,6 +413,113 @@ test("global bounds: processes and mount entries across all uids, and each uid's
   assert.equal(table.mountEntries, 3);
 });
 
+test('colluding uids filling the table cannot starve a kernel-proven job: the least recently heard entry without proof makes room, counted as evicted for its uid', () => {
+  // A victim's job 77 in its cgroup; four hostile uids fill their quarters of a 16-entry table and 24
+  // mount entries with processes outside any job (no kernel proof).
+  const victim = '0::/system.slice/slurmstepd.scope/job_77/step_0\n';
+  const procfs = fakeProc({ 500: { cgroup: victim }, 501: { cgroup: victim }, 502: { cgroup: victim } });
+  const rejected: string[] = [];
+  const credited = new Map<string, number>();
+  const sink: AggregatorSink = {
+    mountDelta: (id, _m, inc) => void credited.set(`${id.jobid}|${id.uid}`, (credited.get(`${id.jobid}|${id.uid}`) ?? 0) + (inc[slot.calls(1, 2)] ?? 0)),
+    processDelta() {},
+  };
+  let now = 0;
+  const table = new ProcessTable(
+    new JobVerifier(procfs),
+    sink,
+    (r, uid) => rejected.push(`${r}:${uid}`),
+    () => now,
+    4,
+    { procfs, maxProcesses: 16, maxMountEntries: 24, maxMountEntriesPerUser: 6 },
+  );
+  for (const uid of [3001, 3002, 3003, 3004])
+    for (let p = 0; p < 4; p++) {
+      now += 10;
+      table.handle(proc(0, 10, { mounts: 2 }), cred(uid * 10 + p, uid));
+      table.handle(mount(1, 1, { path: '/a' }), cred(uid * 10 + p, uid));
+      table.handle(mount(2, 1, { path: '/b' }), cred(uid * 10 + p, uid));
+    }
+  assert.equal(table.size, 16);
+  assert.equal(table.mountEntries, 24);
+  assert.deepEqual(rejected, [...[3001, 3002, 3003, 3004].flatMap((u) => [`user_mount_limit:${u}`, `user_mount_limit:${u}`])], 'each uid got 6 mount entries');
+  rejected.length = 0;
+  // A fifth hostile process finds the table full (before: so did the victim's, 21 of 21 writes lost).
+  table.handle(proc(0, 10, { mounts: 1 }), cred(30050, 3005));
+  assert.deepEqual(rejected, ['process_limit:3005']);
+  // The victim's three processes (uid 1000, job 77) each write 7 times on /data: all credited.
+  for (const pid of [500, 501, 502]) {
+    now += 10;
+    table.handle(proc(0, 10, { jobid: '77', mounts: 1 }), cred(pid, 1000));
+    table.handle(mount(1, 7), cred(pid, 1000));
+  }
+  assert.equal(credited.get('77|1000'), 21);
+  // Each took the room of the oldest hostile entry: uid 3001's first three processes (6 mount entries,
+  // so the mount bound had room again after the first).
+  assert.deepEqual(rejected.slice(1), ['evicted:3001', 'evicted:3001', 'evicted:3001']);
+  assert.equal(table.size, 16);
+  assert.equal(table.mountEntries, 21);
+  // An evicted process that speaks again is a new, unproven process: the table is full for it.
+  table.handle(proc(3, 20, { mounts: 0 }), cred(30010, 3001));
+  assert.deepEqual(rejected.slice(4), ['process_limit:3001']);
+  rmSync(procfs, { recursive: true, force: true });
+});
+
+test("a job's short-lived processes gone before their claim could be checked are credited once their uid's claim on the job is proven within the grace period; a squatter's are not", () => {
+  const procfs = fakeProc({ 70: { cgroup: '0::/system.slice/slurmstepd.scope/job_9/step_batch\n' } });
+  const rejected: string[] = [];
+  const credited = new Map<string, number>();
+  const sink: AggregatorSink = {
+    mountDelta: (id, _m, inc) => void credited.set(`${id.jobid}|${id.uid}`, (credited.get(`${id.jobid}|${id.uid}`) ?? 0) + (inc[slot.calls(1, 2)] ?? 0)),
+    processDelta() {},
+  };
+  let now = 0;
+  const table = new ProcessTable(
+    new JobVerifier(procfs),
+    sink,
+    (r, uid) => rejected.push(`${r}:${uid}`),
+    () => now,
+    undefined,
+    { procfs },
+  );
+  // Job 9's user (uid 1000): two short processes, gone before their first frame was read (before:
+  // refused as unverified_job, 0.35-0.7 % of writes lost with no attacker). Start-up frame, then the final snapshot.
+  for (const [pid, writes] of [
+    [80, 6],
+    [81, 5],
+  ] as const) {
+    table.handle(proc(0, 10, { jobid: '9', mounts: 0 }), cred(pid, 1000));
+    table.handle(proc(1, 20, { jobid: '9', flags: FLAG_FINAL }), cred(pid, 1000));
+    table.handle(mount(2, writes, { flags: FLAG_FINAL }), cred(pid, 1000));
+  }
+  // A squatter (uid 1001), also gone, claims job 9; a process of uid 1000 claims job 10, never proven.
+  table.handle(proc(0, 10, { jobid: '9' }), cred(90, 1001));
+  table.handle(mount(1, 50), cred(90, 1001));
+  table.handle(proc(0, 10, { jobid: '10' }), cred(84, 1000));
+  table.handle(mount(1, 8), cred(84, 1000));
+  assert.deepEqual(rejected, []);
+  assert.equal(credited.size, 0);
+  assert.equal(table.mountEntries, 4, 'held mount frames count in the mount bounds');
+  // 3 s later the job's batch shell (alive, in the job's cgroup) proves uid 1000's claim on job 9.
+  now += 3000;
+  table.handle(proc(0, 10, { jobid: '9' }), cred(70, 1000));
+  table.handle(mount(1, 4), cred(70, 1000));
+  assert.equal(credited.get('9|1000'), 4 + 6 + 5, "the shell's 4 writes and the short processes' 6 and 5");
+  assert.equal(table.size, 3, 'the ended short processes went once credited (shell, squatter, job 10)');
+  assert.equal(table.mountEntries, 3);
+  // The grace (10 s) ends: the frames held for the squatter and for job 10 are refused, counted per uid.
+  now += 7001;
+  table.expire(600_000);
+  assert.deepEqual(rejected, ['unverified_job:1001', 'unverified_job:1001', 'unverified_job:1000', 'unverified_job:1000']);
+  assert.equal(credited.get('9|1001'), undefined);
+  assert.equal(credited.get('10|1000'), undefined);
+  assert.equal(table.mountEntries, 1, "only the shell's");
+  // Their later frames are refused at once; a proof of job 10 now comes too late for what was held.
+  table.handle(mount(2, 60), cred(90, 1001));
+  assert.deepEqual(rejected.slice(4), ['unverified_job:1001']);
+  rmSync(procfs, { recursive: true, force: true });
+});
+
 test("job squatting: a squatter accepted on its environment alone is revoked once kernel evidence names the job's owner", () => {
   const h = harness(
     fakeProc({ 60: { environ: 'SLURM_JOB_ID=900\0' }, 61: { environ: 'SLURM_JOB_ID=900\0' }, 62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' } }),
@@ -425,6 +539,72 @@ test("job squatting: a squatter accepted on its environment alone is revoked onc
   h.send(cred(60, 1001), proc(2, 20, { jobid: '900' }), mount(3, 1000));
   assert.equal(h.writes('900|1001|/data'), 7);
   assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+});
+
+test("job squatting with job cgroups: no squatter series under the job id before its owner is seen, nor after the owner's processes end while the job runs", () => {
+  // Slurm (cgroup v2) made job 900's cgroup on this host; the squatter (uid 1001) sits outside it.
+  const cgroupfs = mkdtempSync(join(tmpdir(), 'jobio-cgroupfs-'));
+  const jobDir = join(cgroupfs, 'system.slice', 'slurmstepd.scope', 'job_900');
+  mkdirSync(join(jobDir, 'step_0'), { recursive: true });
+  const outside = '0::/user.slice/user-1001.slice/session-3.scope\n';
+  const procfs = fakeProc({
+    60: { environ: 'SLURM_JOB_ID=900\0', cgroup: outside },
+    61: { environ: 'SLURM_JOB_ID=900\0', cgroup: outside },
+    63: { environ: 'SLURM_JOB_ID=900\0', cgroup: outside },
+    62: { environ: 'SLURM_JOB_ID=900\0', cgroup: '0::/system.slice/slurmstepd.scope/job_900/step_0\n' },
+  });
+  const h = harness(procfs, {}, cgroupfs);
+  try {
+    // Before any of the job's processes is seen: the squatter's claim is refused (was credited 7).
+    h.send(cred(60, 1001), proc(0, 10, { jobid: '900' }), mount(1, 7));
+    assert.equal(h.writes('900|1001|/data'), 0);
+    assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+    // The owner's step (in the cgroup) is credited, then ends; the table forgets it.
+    h.send(cred(62, 1000), proc(0, 10, { jobid: '900', flags: FLAG_FINAL }), mount(1, 30, { flags: FLAG_FINAL }));
+    assert.equal(h.writes('900|1000|/data'), 30);
+    h.tick(20_000);
+    h.table.expire(10_000);
+    // The job still runs here (its cgroup exists): a new squatter process is refused (it came back before).
+    h.send(cred(61, 1001), proc(0, 10, { jobid: '900' }), mount(1, 5));
+    assert.equal(h.writes('900|1001|/data'), 0);
+    assert.equal(h.rejected.length, 4);
+    // The job ends (slurmd removes its cgroup): the owner is forgotten at the next expiry, and a claim
+    // on the id stands for its claimant alone again (under its own user), as without job cgroups.
+    rmSync(jobDir, { recursive: true });
+    h.tick(20_000);
+    h.table.expire(10_000);
+    h.send(cred(63, 1001), proc(0, 10, { jobid: '900' }), mount(1, 4));
+    assert.equal(h.writes('900|1001|/data'), 4);
+    assert.equal(h.writes('900|1000|/data'), 30);
+    assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch', 'job_mismatch', 'job_mismatch']);
+  } finally {
+    rmSync(cgroupfs, { recursive: true, force: true });
+    rmSync(procfs, { recursive: true, force: true });
+  }
+});
+
+test('with cgroup v1, the uid directory Slurm made for a job names its owner before any of its processes is seen', () => {
+  const cgroupfs = mkdtempSync(join(tmpdir(), 'jobio-cgroupfs-'));
+  mkdirSync(join(cgroupfs, 'memory', 'slurm', 'uid_1000', 'job_5', 'step_batch'), { recursive: true });
+  mkdirSync(join(cgroupfs, 'memory', 'slurm', 'uid_1002', 'job_6'), { recursive: true });
+  const procfs = fakeProc({
+    70: { environ: 'SLURM_JOB_ID=6\0', cgroup: '4:memory:/slurm/uid_1002/job_6/step_0\n' }, // another job's process: teaches where Slurm's v1 tree is
+    71: { environ: 'SLURM_JOB_ID=5\0', cgroup: '4:memory:/user.slice\n' }, // squatter of job 5
+    72: { environ: 'SLURM_JOB_ID=5\0', cgroup: '4:memory:/user.slice\n' }, // job 5's user, a process outside the cgroup (ssh)
+  });
+  const h = harness(procfs, {}, cgroupfs);
+  try {
+    h.send(cred(70, 1002), proc(0, 10, { jobid: '6' }), mount(1, 3));
+    h.send(cred(71, 1001), proc(0, 10, { jobid: '5' }), mount(1, 7));
+    h.send(cred(72, 1000), proc(0, 10, { jobid: '5' }), mount(1, 9));
+    assert.equal(h.writes('6|1002|/data'), 3);
+    assert.equal(h.writes('5|1001|/data'), 0);
+    assert.equal(h.writes('5|1000|/data'), 9, "the owner's own environment claim stands");
+    assert.deepEqual(h.rejected, ['job_mismatch', 'job_mismatch']);
+  } finally {
+    rmSync(cgroupfs, { recursive: true, force: true });
+    rmSync(procfs, { recursive: true, force: true });
+  }
 });
 
 test('a process switching its job claim credits the new job only with what it did after the switch (its history is not counted twice)', () => {

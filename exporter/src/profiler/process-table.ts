@@ -23,7 +23,7 @@
 // Identity rules (docs/architecture.md "Wire format and trust"): pid/uid/gid come from the socket credentials, never from the frame;
 // the job id claimed by the frame is checked by the JobVerifier, and a process whose claim fails has
 // all its frames rejected as `job_mismatch` (contradicted) or `unverified_job` (no evidence either
-// way and no verified claim of the same uid on that job).
+// way and no verified claim of the same uid on that job by the end of a grace period, HeldSnapshot).
 import { FLAG_EXEC, FLAG_FINAL } from '../parsers/profiler-wire.js';
 import type { MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/profiler-record.js';
 import { countersOf, delta, scalarDelta, type Counters } from './counters.js';
@@ -111,7 +111,18 @@ export interface AggregatorSink {
 }
 
 export type TableRejectReason =
-  'job_mismatch' | 'unverified_job' | 'no_process' | 'stale' | 'too_many_processes' | 'too_many_mounts' | 'process_limit' | 'mount_limit' | 'user_mount_limit' | 'implausible' | 'counter_decrease';
+  | 'job_mismatch'
+  | 'unverified_job'
+  | 'no_process'
+  | 'stale'
+  | 'too_many_processes'
+  | 'too_many_mounts'
+  | 'process_limit'
+  | 'mount_limit'
+  | 'user_mount_limit'
+  | 'implausible'
+  | 'counter_decrease'
+  | 'evicted';
 export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = [
   'job_mismatch',
   'unverified_job',
@@ -124,6 +135,7 @@ export const TABLE_REJECT_REASONS: readonly TableRejectReason[] = [
   'user_mount_limit',
   'implausible',
   'counter_decrease',
+  'evicted',
 ];
 
 /**
@@ -139,7 +151,10 @@ export const DEFAULT_MAX_PROCESSES_PER_USER = 4096;
 /**
  * Bounds across all uids (per-uid caps alone let each local user cost as much again). A mount entry
  * holds one snapshot (~3 KB), so the default total of 65,536 bounds them near 200 MB; one uid may
- * hold at most a quarter of it, so it takes four hostile users to fill it.
+ * hold at most a quarter of it, so it takes four hostile users to fill it. Full bounds never starve a
+ * kernel-proven job: a process whose uid the kernel names as its job's owner takes the room of the
+ * entry without such proof heard from least recently (`evicted`, charged to that entry's uid; if the
+ * evicted process speaks again it starts from a baseline, see the top of this file).
  */
 export interface TableLimits {
   /** Process entries of all uids together ('process_limit' beyond). */
@@ -155,6 +170,30 @@ export const DEFAULT_TABLE_LIMITS: TableLimits = { maxProcesses: 16384, maxMount
 export interface TableOptions extends TableLimits, Ceilings {
   /** Where to read a process's kernel start time (<procfs>/<pid>/stat); none read without it. */
   readonly procfs?: string;
+  /**
+   * How long the frames of a claim that could not be checked are held (0: refused at once): if the
+   * same uid's claim on the job is proven meanwhile, they are credited (see HeldSnapshot).
+   */
+  readonly unverifiedGraceMs?: number;
+}
+
+/** Default grace for unverifiable claims: a job's first processes and its batch shell start within it. */
+export const DEFAULT_UNVERIFIED_GRACE_MS = 10_000;
+
+/**
+ * The frames of a process whose claim could not be checked (it was gone before its evidence was read)
+ * while its uid has no proven claim on the job yet: a short-lived process of a job whose other
+ * processes are not seen yet. Snapshots are cumulative, so only the latest process frame and the
+ * latest frame per mount are kept; if the same uid's claim on the job is proven within the grace
+ * period they are credited as the process's first snapshot, else the frames held are counted as
+ * `unverified_job` (at the end of the grace, or when the entry goes).
+ */
+interface HeldSnapshot {
+  readonly sinceMs: number;
+  frames: number;
+  process: ProcessRecord;
+  cred: Credentials;
+  readonly mounts: Map<string, MountRecord>;
 }
 
 /** Assumed age of a new process whose start time cannot be read (it already exited). */
@@ -187,6 +226,7 @@ interface Entry {
   baseline: boolean;
   ending: boolean;
   lastSeenMs: number;
+  held?: HeldSnapshot;
 }
 
 export class ProcessTable {
@@ -197,6 +237,8 @@ export class ProcessTable {
   private readonly mountsPerUid = new Map<number, number>();
   private mountTotal = 0;
   private readonly pidClocks = new Map<number, PidClock>();
+  /** Keys of the entries holding frames, by `<jobid>/<uid>` (what a proven claim releases). */
+  private readonly heldBy = new Map<string, Set<string>>();
   private readonly limits: TableOptions;
 
   constructor(
@@ -208,7 +250,7 @@ export class ProcessTable {
     private readonly maxPerUser: number = DEFAULT_MAX_PROCESSES_PER_USER,
     limits: Partial<TableOptions> = {},
   ) {
-    this.limits = { ...DEFAULT_TABLE_LIMITS, ...DEFAULT_CEILINGS, ...limits };
+    this.limits = { ...DEFAULT_TABLE_LIMITS, ...DEFAULT_CEILINGS, unverifiedGraceMs: DEFAULT_UNVERIFIED_GRACE_MS, ...limits };
   }
 
   /**
@@ -237,6 +279,7 @@ export class ProcessTable {
   }
 
   private remove(key: string, entry: Entry): void {
+    this.dropHeld(key, entry);
     this.entries.delete(key);
     this.forgetMounts(entry);
     const n = (this.perUid.get(entry.identity.uid) ?? 1) - 1;
@@ -246,19 +289,32 @@ export class ProcessTable {
 
   /** Drops an entry's mount snapshots and their share of the mount bounds. */
   private forgetMounts(entry: Entry): void {
-    const uid = entry.identity.uid;
-    const n = (this.mountsPerUid.get(uid) ?? 0) - entry.mounts.size;
-    if (n > 0) this.mountsPerUid.set(uid, n);
-    else this.mountsPerUid.delete(uid);
-    this.mountTotal -= entry.mounts.size;
+    this.chargeMounts(entry.identity.uid, -entry.mounts.size);
     entry.mounts.clear();
   }
 
-  /** Why a new mount entry of `uid` would be over a bound, or undefined if it fits. */
-  private mountRefusal(uid: number): TableRejectReason | undefined {
-    if ((this.mountsPerUid.get(uid) ?? 0) >= this.limits.maxMountEntriesPerUser) return 'user_mount_limit';
-    if (this.mountTotal >= this.limits.maxMountEntries) return 'mount_limit';
+  /** Why a new mount entry of `entry` would be over a bound, or undefined if it fits (a proven job's entry makes room). */
+  private mountRoom(entry: Entry): TableRejectReason | undefined {
+    if ((this.mountsPerUid.get(entry.identity.uid) ?? 0) >= this.limits.maxMountEntriesPerUser) return 'user_mount_limit';
+    if (this.mountTotal >= this.limits.maxMountEntries && !(entry.identity.jobVerified && this.evictUnproven(true))) return 'mount_limit';
     return undefined;
+  }
+
+  /**
+   * Makes room for a kernel-proven job: forgets the entry without such proof heard from least
+   * recently (holding mount entries, with `mounts`); false if there is none.
+   */
+  private evictUnproven(mounts: boolean): boolean {
+    let oldest: [string, Entry] | undefined;
+    for (const item of this.entries) {
+      const e = item[1];
+      if (e.identity.jobVerified || (mounts && e.mounts.size === 0)) continue;
+      if (!oldest || e.lastSeenMs < oldest[1].lastSeenMs) oldest = item;
+    }
+    if (!oldest) return false;
+    this.remove(oldest[0], oldest[1]);
+    this.onReject('evicted', oldest[1].identity.uid);
+    return true;
   }
 
   get size(): number {
@@ -278,21 +334,23 @@ export class ProcessTable {
     else this.handleMount(key, entry, record, cred.uid);
   }
 
-  private handleProcess(key: string, existing: Entry | undefined, record: ProcessRecord, cred: Credentials): void {
+  private handleProcess(key: string, existing: Entry | undefined, record: ProcessRecord, cred: Credentials, replay = false): void {
     let entry = existing;
     // A claim is judged once per process and job id: a refused claim stays refused (once the process
     // has exited its /proc entry is gone, and a second look would find no evidence against it).
     if (!entry && (this.perUid.get(cred.uid) ?? 0) >= this.maxPerUser) return this.onReject('too_many_processes', cred.uid);
-    if (!entry && this.entries.size >= this.limits.maxProcesses) return this.onReject('process_limit', cred.uid);
     // The job as jobio labels it: Flux's id in its ASCII F58 spelling, whichever FLUX_JOB_ID held.
     const jobid = canonicalJobId(record.jobidSource, record.jobid) ?? record.jobid;
+    const judged = !entry || entry.identity.jobid !== jobid;
     if (!entry || entry.identity.jobid !== jobid) {
       const ownerBefore = this.verifier.ownerOf(jobid);
       const verdict = this.verifier.verify({ pid: cred.pid, uid: cred.uid, jobid, source: record.jobidSource, evidence: cred.evidence });
       const owner = this.verifier.ownerOf(jobid);
       if (owner !== undefined && owner !== ownerBefore) this.ownerKnown(jobid, owner);
+      const proven = verdict === 'verified' && jobid !== '' && owner === cred.uid;
+      if (!entry && this.entries.size >= this.limits.maxProcesses && !(proven && this.evictUnproven(false))) return this.onReject('process_limit', cred.uid);
       const exePath = exePathOf(cred.evidence, record.exe) || entry?.identity.exePath || '';
-      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe, exePath };
+      const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe, exePath, ...(proven ? { jobVerified: true } : {}) };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);
         entry = {
@@ -317,16 +375,19 @@ export class ProcessTable {
       }
       entry.accepted = verdict === 'verified' || verdict === 'vouched';
       entry.refusal = verdict === 'unverified' ? 'unverified_job' : 'job_mismatch';
+      this.dropHeld(key, entry);
+      if (entry.accepted && jobid !== '') this.release(jobid, cred.uid);
     }
     this.recheckOwner(entry);
     // The previous snapshot arrived whole: every mount with earlier activity is known, baseline over.
-    if (entry.baseline && existing && entry.mountsPending === 0) entry.baseline = false;
+    // (Not while frames are held, nor at their replay: nothing was recorded from them yet.)
+    if (entry.baseline && existing && entry.mountsPending === 0 && !entry.held && !replay) entry.baseline = false;
     entry.lastSequence = record.header.sequence;
     entry.lastSeenMs = this.now();
     entry.mountsPending = record.mountCount;
     entry.ending = (record.header.flags & (FLAG_FINAL | FLAG_EXEC)) !== 0;
     if (!entry.accepted) {
-      this.onReject(entry.refusal, cred.uid);
+      if (!this.hold(key, entry, record, cred, judged)) this.onReject(entry.refusal, cred.uid);
     } else {
       const prev = entry.lastProcess ?? (entry.baseline ? record : undefined);
       // Run time grows at most one second per second of the process's life; dropped frames and ignored
@@ -373,10 +434,10 @@ export class ProcessTable {
     if (entry.mountsPending > 0) entry.mountsPending--;
     this.recheckOwner(entry);
     if (!entry.accepted) {
-      this.onReject(entry.refusal, uid);
+      if (!this.holdMount(entry, record)) this.onReject(entry.refusal, uid);
     } else {
       const known = entry.mounts.get(record.path);
-      const refusal = known ? undefined : entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRefusal(entry.identity.uid);
+      const refusal = known ? undefined : entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRoom(entry);
       const current = countersOf(record);
       const increment = refusal ? undefined : delta(current, known ?? (entry.baseline ? current : undefined));
       const clock = this.clockOf(entry.identity.pid);
@@ -386,10 +447,7 @@ export class ProcessTable {
         // The snapshot stays the last accepted one: an honest burst is credited with a later frame.
         this.onReject(reason ?? 'implausible', uid);
       } else {
-        if (!known) {
-          this.mountsPerUid.set(entry.identity.uid, (this.mountsPerUid.get(entry.identity.uid) ?? 0) + 1);
-          this.mountTotal++;
-        }
+        if (!known) this.chargeMounts(entry.identity.uid, 1);
         entry.mounts.set(record.path, current);
         clock.ioUntilMs += needMs;
         this.sink.mountDelta(entry.identity, { path: record.path, fstype: record.fstype, fsname: record.fsname }, increment, record);
@@ -420,8 +478,93 @@ export class ProcessTable {
     this.sink.jobOwnerKnown?.(jobid, owner);
   }
 
+  /** Holds a process frame of an unverifiable claim within its grace period (HeldSnapshot); false: refuse it. */
+  private hold(key: string, entry: Entry, record: ProcessRecord, cred: Credentials, judged: boolean): boolean {
+    if (entry.refusal !== 'unverified_job' || entry.identity.jobid === '') return false;
+    const grace = this.limits.unverifiedGraceMs ?? 0;
+    if (!entry.held) {
+      // Held from the frame its claim was judged at, if nothing of the process was credited before
+      // (a claim switched later starts from the snapshots as they are); a claim refused before stays refused.
+      if (grace <= 0 || !judged || entry.lastProcess !== undefined) return false;
+      entry.held = { sinceMs: this.now(), frames: 0, process: record, cred, mounts: new Map() };
+      const by = `${entry.identity.jobid}/${entry.identity.uid}`;
+      const keys = this.heldBy.get(by) ?? new Set<string>();
+      keys.add(key);
+      this.heldBy.set(by, keys);
+    } else if (this.now() - entry.held.sinceMs > grace) {
+      this.dropHeld(key, entry);
+      return false;
+    }
+    entry.held.frames++;
+    entry.held.process = record;
+    entry.held.cred = cred;
+    return true;
+  }
+
+  private holdMount(entry: Entry, record: MountRecord): boolean {
+    const held = entry.held;
+    if (!held || this.now() - held.sinceMs > (this.limits.unverifiedGraceMs ?? 0)) return false;
+    if (!held.mounts.has(record.path)) {
+      // Held mount frames count in the mount bounds like recorded ones.
+      if (held.mounts.size >= MAX_MOUNTS_PER_PROCESS || this.mountRoom(entry) !== undefined) return false;
+      this.chargeMounts(entry.identity.uid, 1);
+    }
+    held.frames++;
+    held.mounts.set(record.path, record);
+    return true;
+  }
+
+  /** Adds `n` (or takes -n) mount entries to a uid's and the total count. */
+  private chargeMounts(uid: number, n: number): void {
+    const mine = (this.mountsPerUid.get(uid) ?? 0) + n;
+    if (mine > 0) this.mountsPerUid.set(uid, mine);
+    else this.mountsPerUid.delete(uid);
+    this.mountTotal += n;
+  }
+
+  /** Ends a hold: the frames held are refused and counted. */
+  private dropHeld(key: string, entry: Entry): void {
+    const held = entry.held;
+    if (!held) return;
+    entry.held = undefined;
+    this.chargeMounts(entry.identity.uid, -held.mounts.size);
+    const by = `${entry.identity.jobid}/${entry.identity.uid}`;
+    const keys = this.heldBy.get(by);
+    keys?.delete(key);
+    if (keys?.size === 0) this.heldBy.delete(by);
+    for (let i = 0; i < held.frames; i++) this.onReject('unverified_job', entry.identity.uid);
+  }
+
+  /** `uid`'s claim on `jobid` is now proven: the snapshots its processes held in their grace are credited. */
+  private release(jobid: string, uid: number): void {
+    const keys = this.heldBy.get(`${jobid}/${uid}`);
+    if (!keys) return;
+    this.heldBy.delete(`${jobid}/${uid}`);
+    const grace = this.limits.unverifiedGraceMs ?? 0;
+    for (const key of keys) {
+      const entry = this.entries.get(key);
+      const held = entry?.held;
+      if (!entry || !held) continue;
+      entry.held = undefined;
+      this.chargeMounts(uid, -held.mounts.size);
+      if (this.now() - held.sinceMs > grace) {
+        for (let i = 0; i < held.frames; i++) this.onReject('unverified_job', uid);
+        if (entry.ending) this.remove(key, entry);
+        continue;
+      }
+      // Replayed as the process's first snapshot (nothing of it was credited), then its mounts.
+      const lastSequence = entry.lastSequence;
+      entry.accepted = true;
+      entry.lastSequence = -1n;
+      this.handleProcess(key, entry, held.process, held.cred, true);
+      for (const mount of held.mounts.values()) if (this.entries.get(key) === entry) this.handleMount(key, entry, mount, uid);
+      if (entry.lastSequence < lastSequence) entry.lastSequence = lastSequence;
+    }
+  }
+
   /** After the last snapshot of an exiting or exec'ing process, its entry goes (exec starts counting anew). */
   private maybeEnd(key: string, entry: Entry): void {
+    if (entry.held) return; // kept until its grace ends or its claim is proven
     if (!entry.ending || entry.mountsPending > 0) return;
     this.remove(key, entry);
     if (entry.accepted) this.sink.processEnded?.(entry.identity);
@@ -433,6 +576,15 @@ export class ProcessTable {
    * the top of this file), so its counts do not jump; its I/O while forgotten is not counted.
    */
   expire(idleMs: number): number {
+    // Holds past their grace: the frames held are refused (and a process that has ended goes).
+    const grace = this.limits.unverifiedGraceMs ?? 0;
+    for (const keys of [...this.heldBy.values()])
+      for (const key of [...keys]) {
+        const entry = this.entries.get(key);
+        if (!entry?.held || this.now() - entry.held.sinceMs <= grace) continue;
+        this.dropHeld(key, entry);
+        if (entry.ending && entry.mountsPending === 0) this.remove(key, entry);
+      }
     const cutoff = this.now() - idleMs;
     let removed = 0;
     for (const [key, entry] of this.entries) {

@@ -50,7 +50,8 @@ const FAMILIES: readonly Family[] = [
       'gcc',
       'g++',
       /^(gcc|g\+\+|gfortran|cpp)-\d+$/,
-      /^x86_64-linux-gnu-(gcc|g\+\+|gfortran|cpp|as|ld)(-\d+)?$/,
+      // Debian's target-prefixed names, which /proc/self/exe reports (`ld` is x86_64-linux-gnu-ld.bfd)
+      /^[a-z0-9_]+-linux-gnu-(gcc|g\+\+|gfortran|cpp|as|ld|ld\.bfd|ld\.gold)(-\d+)?$/,
       'cpp',
       'cc1',
       'cc1plus',

@@ -14,14 +14,17 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
  * - decoder reasons (short, bad_magic, bad_version, bad_kind, bad_length, bad_string);
  * - `oversized`: larger than JOBIO_WIRE_MAX_FRAME;
  * - `job_mismatch`: the claimed job id is contradicted by the process's environment or cgroup;
- * - `unverified_job`: the claim could not be checked (the process was gone) and the same uid has no
- *   verified claim on that job;
+ * - `unverified_job`: the claim could not be checked (the process was gone) and the same uid had no
+ *   verified claim on that job by the end of the grace period (counted then);
  * - `no_process`: a mount frame without its process frame; `stale`: an old or repeated sequence;
  * - `too_many_processes`, `too_many_mounts`, `process_limit`, `mount_limit`, `user_mount_limit`: over
  *   a bound of the process table (per uid, per process, or over all uids; see TableLimits);
  * - `implausible`: figures beyond what a process can do in the time elapsed (plausibility.ts);
  *   `counter_decrease`: a figure lower than the process's last one (no reset without a new process);
- * - `overloaded`: the receiver's queue to JavaScript was full, or the sender uid's share of it.
+ * - `evicted`: not a message: a process entry without kernel proof of its job, forgotten to make room
+ *   for a kernel-proven job's process (charged to the evicted process's uid);
+ * - `overloaded`: the receiver's queue to JavaScript was full, or the sender uid's share of it, or its
+ *   last quarter (kept for uids holding under a sixteenth of it).
  */
 export type RejectReason = DecodeRejectReason | TableRejectReason | 'oversized' | 'overloaded';
 export const REJECT_REASONS: readonly RejectReason[] = [...DECODE_REJECT_REASONS, 'oversized', ...TABLE_REJECT_REASONS, 'overloaded'];
@@ -31,6 +34,8 @@ export interface ReceiverOptions {
   /** Socket file permissions (default 0o666: every user's job may connect). */
   readonly mode?: number;
   readonly procfs: string;
+  /** The cgroup mount (<sysfs>/fs/cgroup): job owners are kept while their job's cgroup exists (JobVerifierOptions). */
+  readonly cgroupfs?: string;
   readonly sink: AggregatorSink;
   /**
    * Check claimed job ids against /proc (default true). `jobio run` turns it off: its private socket
@@ -43,6 +48,8 @@ export interface ReceiverOptions {
   readonly maxConnectionsPerUser?: number;
   /** Per-process ceilings of plausibility.ts beyond the defaults (bytes per second: a flag). */
   readonly ceilings?: Partial<Ceilings>;
+  /** How long frames of an unverifiable claim are held for a proof of the same uid's claim (default 10 s, 0: refused at once). */
+  readonly unverifiedGraceMs?: number;
   /** Called after each event from the socket is handled: `jobio run` waits on it for drained(). */
   readonly onHandled?: () => void;
 }
@@ -66,10 +73,18 @@ export class ProfilerReceiver {
   /** Binds the socket; throws the addon's error (with `code`, e.g. ENOENT) when it cannot. */
   constructor(options: ReceiverOptions) {
     const addon = loadSeqpacketAddon();
-    this.table = new ProcessTable(new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false }), options.sink, (reason, uid) => this.reject(reason, uid), Date.now, undefined, {
-      procfs: options.procfs,
-      ...options.ceilings,
-    });
+    this.table = new ProcessTable(
+      new JobVerifier(options.procfs, { trustClaims: options.verifyJobs === false, cgroupfs: options.cgroupfs }),
+      options.sink,
+      (reason, uid) => this.reject(reason, uid),
+      Date.now,
+      undefined,
+      {
+        procfs: options.procfs,
+        ...options.ceilings,
+        ...(options.unverifiedGraceMs !== undefined ? { unverifiedGraceMs: options.unverifiedGraceMs } : {}),
+      },
+    );
     const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
     this.server = new addon.SeqpacketServer(
       options.socketPath,

@@ -4,6 +4,7 @@ import {
   CAUSE_TEXT,
   sourceText,
   type ReportCharacterisationJson,
+  type ReportClientJson,
   type ReportDensityJson,
   type ReportFileSystemJson,
   type ReportJson,
@@ -131,6 +132,19 @@ function fileSystemTable(fs: ReportFileSystemJson): string {
 <table><tr><th>target</th><th>requests</th><th>read</th><th>written</th><th>busiest rate</th><th>share of the target then</th></tr>${rows.join('')}</table>`;
 }
 
+/** The client's view: one row per mount with the profiler's coverage of its bytes. */
+function clientTable(c: ReportClientJson): string {
+  const n = (x: number): string => Math.round(x).toLocaleString('en-US');
+  const mib = (x: number): string => `${(x / 1048576).toFixed(1)} MiB`;
+  const cov = (x: number | null): string => (x === null ? '' : pct(x));
+  const rows = c.mounts.map(
+    (m) =>
+      `<tr><td>${esc(m.mount)}</td><td>${esc(m.fs)}</td><td>${mib(m.read_bytes)}</td><td>${mib(m.write_bytes)}</td><td>${n(m.operations)}</td><td>${mib(m.profiler_bytes)}</td><td>${cov(m.coverage)}</td></tr>`,
+  );
+  return `<h2>Client (Lustre llite)</h2><p>read ${mib(c.read_bytes)}, written ${mib(c.write_bytes)}; the profiler counted ${mib(c.profiler_bytes)}${c.coverage === null ? '' : ` (${pct(c.coverage)} coverage)`}</p>
+<table class="client"><tr><th>mount</th><th>file system</th><th>read</th><th>written</th><th>operations</th><th>profiler</th><th>coverage</th></tr>${rows.join('')}</table>`;
+}
+
 /** The characterisation: one row per direction and threshold c, I, ρ, P with the job's place among the jobs of the same time. */
 function characterisationTable(ch: ReportCharacterisationJson): string {
   const mib = (x: number): string => `${(x / 1048576).toFixed(1)} MiB`;
@@ -197,6 +211,7 @@ ${r.dashboard !== undefined ? `<p>Dashboard: <a href="${esc(r.dashboard)}">${esc
     .map(([k, v]) => `<tr><td>${k}</td><td>${esc(v)}</td></tr>`)
     .join('')}</table>
 ${r.file_system !== undefined ? `${fileSystemTable(r.file_system)}\n${fileSystemPlots(r.file_system)}` : ''}
+${r.client !== undefined ? clientTable(r.client) : ''}
 ${r.characterisation !== undefined ? characterisationTable(r.characterisation) : ''}
 <h2>Application (profiler)</h2><p>${r.application.profiled === false ? 'the job ran without the profiler; ' : ''}${r.application.calls.toLocaleString('en-US')} calls; accumulated run time ${r.application.accumulated_run_time.toFixed(3)} s; busiest moment ${Math.round(r.application.peak_metadata_rate).toLocaleString('en-US')} metadata ops/s</p>
 ${splitBar(r)}

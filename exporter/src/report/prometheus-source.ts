@@ -15,6 +15,7 @@ import { promString } from '../top/promql.js';
 import { shownUrl } from '../top/url-credentials.js';
 import { changeSpan, fileSystemView, jobStatsSamples, prometheusJobLoads, prometheusTargetLoad, targetFindings, withTimeAndPlace } from './file-system.js';
 import { characterisationFromPrometheus } from './characterisation.js';
+import { clientFromPrometheus } from './client.js';
 import { findingsOf } from './findings.js';
 import { isMetadataReason } from './why.js';
 import { NoSeriesError, ReportError } from './log-source.js';
@@ -117,6 +118,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
     const view = await fileSystemView(jobStats, prometheusTargetLoad(q));
     return view === undefined ? undefined : withTimeAndPlace(view, jobStats, o.jobid, prometheusJobLoads(q));
   });
+  const client = await run(() => clientFromPrometheus(q, job, range));
   const characterisation = fileSystem === undefined ? undefined : await run(() => characterisationFromPrometheus(q, o.jobid, jobStats));
   const profiled = runtime.length > 0;
   if (!profiled && info.length === 0 && fileSystem === undefined)
@@ -222,6 +224,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       unseen,
     },
     ...(fileSystem !== undefined ? { file_system: fileSystem } : {}),
+    ...(client !== undefined ? { client } : {}),
     ...(characterisation !== undefined ? { characterisation } : {}),
   };
 }

@@ -247,6 +247,34 @@ export interface ReportFileSystemJson {
   readonly density?: { readonly mdt?: ReportDensityJson; readonly ost?: ReportDensityJson };
 }
 
+/** One Lustre mount of the job's nodes as its client saw it (llite stats), with the profiler's bytes on it. */
+export interface ReportClientMountJson {
+  /** The file system's name and the mount point. */
+  readonly fs: string;
+  readonly mount: string;
+  /** Bytes the client moved while the job ran on the node, summed over its nodes. */
+  readonly read_bytes: number;
+  readonly write_bytes: number;
+  /** Client operations (llite counters' samples) and by llite counter (`open`, `getattr`, …), only those that moved. */
+  readonly operations: number;
+  readonly operations_by_kind: Readonly<Record<string, number>>;
+  /** Bytes read and written the profiler counted on the same mount. */
+  readonly profiler_bytes: number;
+  /** profiler_bytes / (read_bytes + write_bytes); null when the client moved no byte. */
+  readonly coverage: number | null;
+}
+
+/** The client's (llite) view of the job and the profiler's coverage of it, from the exporter's jobio_lustre_client_* series. */
+export interface ReportClientJson {
+  readonly read_bytes: number;
+  readonly write_bytes: number;
+  readonly profiler_bytes: number;
+  /** All mounts: profiler bytes / client bytes; null when the client moved no byte. */
+  readonly coverage: number | null;
+  /** By bytes moved, largest first. */
+  readonly mounts: readonly ReportClientMountJson[];
+}
+
 /** Where the job stands among the jobs of the same time: one of I, ρ, P. */
 export interface ReportRankJson {
   /** Share of the population's jobs (of this direction, the job included) whose value is at or below the job's (0–1). */
@@ -315,6 +343,8 @@ export interface ReportJson {
   readonly application: ReportApplicationJson;
   /** From Prometheus when the job has jobio_lustre_jobstats_* series; absent from a log. */
   readonly file_system?: ReportFileSystemJson;
+  /** From Prometheus when the job has jobio_lustre_client_* series (the node's llite stats); absent from a log. */
+  readonly client?: ReportClientJson;
   /** The job's I/O characterisation per direction; absent when there is nothing to characterise (no job_stats series, no log frames). */
   readonly characterisation?: ReportCharacterisationJson;
   /** The job's Grafana dashboard over its time range (with --grafana-url or JOBIO_GRAFANA_URL and a job id); absent otherwise. */

@@ -71,7 +71,7 @@ function report(jobid: string, n: { findings?: number; reasons?: number; targets
   };
 }
 
-test('summaryOf keeps the 10 most costly findings, the first 20 reasons and the 64 most loaded targets (in the report order)', () => {
+test('summaryOf keeps the 10 most costly findings, the first 20 reasons, the 64 most loaded targets and 16 client mounts (in the report order)', () => {
   const s = summaryOf(report('7', { findings: 12, reasons: 25, targets: 70 }));
   assert.deepEqual(
     s.findings.map((f) => f.reason),
@@ -82,6 +82,10 @@ test('summaryOf keeps the 10 most costly findings, the first 20 reasons and the 
     s.file_system?.targets.map((t) => t.operations),
     Array.from({ length: 64 }, (_, i) => i + 7),
   );
+  // the client's 16 mounts that moved most (the report lists them so)
+  const mount = (i: number) => ({ fs: `fs${i}`, mount: `/m${i}`, read_bytes: 100 - i, write_bytes: 0, operations: 0, operations_by_kind: {}, profiler_bytes: 0, coverage: 0 });
+  const client = { read_bytes: 0, write_bytes: 0, profiler_bytes: 0, coverage: 0, mounts: Array.from({ length: 20 }, (_, i) => mount(i)) };
+  assert.deepEqual(summaryOf({ ...report('7'), client }).client?.mounts, client.mounts.slice(0, 16));
   const small = report('7', { findings: 2 });
   assert.deepEqual(summaryOf(small), small, 'a small report is its own summary');
   assert.throws(() => summaryOf({ ...small, source: { kind: 'log', file: 'x.jsonl', lines: 1, malformed_lines: 0 } }), ReportError);

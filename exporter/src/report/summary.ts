@@ -15,8 +15,8 @@ import { REPORT_SCHEMA, type ReportJson } from './report-schema.js';
 export const DEFAULT_SUMMARY_DIR = '/var/lib/jobio/reports';
 /** A stored summary is at most this big (its lists are bounded below; a bigger file is not one of ours). */
 export const MAX_SUMMARY_BYTES = 256 * 1024;
-/** The bounds of the stored lists: the most costly findings and reasons, the targets by load. */
-export const SUMMARY_LIMITS = { findings: 10, reasons: 20, unseen: 10, targets: 64 } as const;
+/** The bounds of the stored lists: the most costly findings and reasons, the targets by load, the client's mounts by bytes. */
+export const SUMMARY_LIMITS = { findings: 10, reasons: 20, unseen: 10, targets: 64, client_mounts: 16 } as const;
 
 /** The summary of a report from Prometheus: the same JSON, its lists cut to SUMMARY_LIMITS. */
 export function summaryOf(report: ReportJson): ReportJson {
@@ -30,6 +30,7 @@ export function summaryOf(report: ReportJson): ReportJson {
     findings: report.findings.slice(0, SUMMARY_LIMITS.findings),
     application: { ...a, reasons: a.reasons.slice(0, SUMMARY_LIMITS.reasons), unseen: a.unseen.slice(0, SUMMARY_LIMITS.unseen) },
     ...(fs !== undefined ? { file_system: { ...fs, targets: fs.targets.filter((t) => targets.includes(t)) } } : {}),
+    ...(report.client !== undefined ? { client: { ...report.client, mounts: report.client.mounts.slice(0, SUMMARY_LIMITS.client_mounts) } } : {}),
   };
 }
 

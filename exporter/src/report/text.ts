@@ -4,7 +4,17 @@
 // characters replaced: a log or a label is written by whoever ran the job.
 import { humanBytes } from '../run/run-summary.js';
 import { withoutControlChars } from '../labels/control-chars.js';
-import { CAUSE_TEXT, sourceText, type ReportCharacterisationJson, type ReportFileSystemJson, type ReportFindingJson, type ReportJson, type ReportRankJson, type Severity } from './report-schema.js';
+import {
+  CAUSE_TEXT,
+  sourceText,
+  type ReportCharacterisationJson,
+  type ReportClientJson,
+  type ReportFileSystemJson,
+  type ReportFindingJson,
+  type ReportJson,
+  type ReportRankJson,
+  type Severity,
+} from './report-schema.js';
 
 export const WIDTH = 80;
 
@@ -71,6 +81,28 @@ function fileSystemLines(fs: ReportFileSystemJson): string[] {
     out.push(...wrap(`${t.target}: ${amount}${peak}`, WIDTH, '  ', '    '));
   }
   if (osts.length > 10) out.push(`  … ${osts.length - 10} more OSTs (--json lists them)`);
+  return out;
+}
+
+/** The client's view: bytes and operations per mount, and how much of the bytes the profiler saw. */
+function clientLines(c: ReportClientJson): string[] {
+  const coverage = (x: number | null): string => (x === null ? 'no bytes to cover' : `profiler coverage ${pct(x)}`);
+  const out = wrap(`read ${humanBytes(c.read_bytes)}, written ${humanBytes(c.write_bytes)}; ${coverage(c.coverage)}`, WIDTH, 'client:       ', '              ');
+  for (const m of c.mounts.slice(0, 10)) {
+    const ops = Object.entries(m.operations_by_kind)
+      .slice(0, 4)
+      .map(([op, n]) => `${withoutControlChars(op)} ${count(n)}`)
+      .join(', ');
+    out.push(
+      ...wrap(
+        `${withoutControlChars(m.mount)} (${withoutControlChars(m.fs)}): read ${humanBytes(m.read_bytes)}, written ${humanBytes(m.write_bytes)}, ${count(m.operations)} operations${ops !== '' ? ` (${ops})` : ''}; profiler ${m.coverage === null ? humanBytes(m.profiler_bytes) : pct(m.coverage)}`,
+        WIDTH,
+        '  ',
+        '    ',
+      ),
+    );
+  }
+  if (c.mounts.length > 10) out.push(`  … ${c.mounts.length - 10} more mounts (--json lists them)`);
   return out;
 }
 
@@ -147,6 +179,7 @@ export function reportText(r: ReportJson, colour: boolean): string {
   if (r.dashboard !== undefined) out.push(`dashboard:    ${withoutControlChars(r.dashboard)}`);
   out.push(...wrap(sourceText(r.source), WIDTH, 'from:         ', '              '));
   if (r.file_system !== undefined) out.push(...fileSystemLines(r.file_system));
+  if (r.client !== undefined) out.push(...clientLines(r.client));
   if (r.characterisation !== undefined) out.push(...characterisationLines(r.characterisation));
   if (a.profiled === false) out.push(...wrap('the job ran without the profiler: no view of its calls', WIDTH, 'application:  ', '              '));
   else

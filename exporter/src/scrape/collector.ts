@@ -1,11 +1,11 @@
 // The collector contract. Every data source of the exporter is one collector: one file under
 // collectors/, named like its flag (`--collector.<name>`) and its `collector` label.
 //
-// A collector never uses prom-client's collect() hook (a throwing collect() fails the whole
-// registry render, and async collect() leaves sibling metrics a scrape behind). Instead the
-// scrape runs update(): the collector reads its source, builds a snapshot, then synchronously
-// resets and refills the metrics in its own registry.
-import type { Registry } from 'prom-client';
+// The scrape runs update(): the collector reads its source and settles its state; then the scrape
+// renders the collector's registry, whose families hand out samples from that state
+// (scrape/metric-family.ts). A family's collect() never reads a source: what could fail or hang is
+// in update(), which has a deadline and whose failure the scrape reports.
+import type { MetricRegistry } from './metric-registry.js';
 import type { Logger } from '../util/logger.js';
 import type { Paths } from '../util/paths.js';
 
@@ -38,7 +38,7 @@ export type CollectorOptions = Readonly<Record<string, FlagValue>>;
 
 export interface CollectorContext {
   /** The collector's own registry: everything it exports goes here and nowhere else. */
-  readonly registry: Registry;
+  readonly registry: MetricRegistry;
   readonly paths: Paths;
   readonly options: CollectorOptions;
   readonly logger: Logger;

@@ -1,5 +1,5 @@
 // Decides which collectors run and instantiates them, each with its own registry and options.
-import { Registry } from 'prom-client';
+import { MetricRegistry } from './metric-registry.js';
 import type { CollectorDescriptor, CollectorOptions } from './collector.js';
 import type { EnabledCollector } from './scraper.js';
 import type { Paths } from '../util/paths.js';
@@ -28,7 +28,7 @@ export function createEnabledCollectors(
   const enabled: EnabledCollector[] = [];
   for (const descriptor of descriptors) {
     if (!isEnabled(descriptor, selection)) continue;
-    const registry = new Registry();
+    const registry = new MetricRegistry();
     const collector = descriptor.create({
       registry,
       paths,

@@ -64,6 +64,6 @@ test('every collector flag: its default is its default text parsed, and switches
     }
   }
   // lustre_jobstats 14 + 2 user flags; 5 per stats collector (+3 for lustre_exports, +2 for lustre_client);
-  // lustre_health 3 (lctl); lustre_lnet 3 (lnetctl); profiler 11 + 2; cgroup 5 + 2; gpu 6 + 2; job_info 7 + 2; process none.
-  assert.equal(checked, 16 + 8 + 5 + 7 + 3 + 3 + 13 + 7 + 8 + 9);
+  // lustre_health 3 (lctl); lustre_lnet 3 (lnetctl); profiler 12 + 2; cgroup 5 + 2; gpu 6 + 2; job_info 7 + 2; process none.
+  assert.equal(checked, 16 + 8 + 5 + 7 + 3 + 3 + 14 + 7 + 8 + 9);
 });

@@ -1,18 +1,20 @@
 // Runs one scrape: every enabled collector's update() concurrently, each with its own deadline,
 // error isolation and timing, then renders all registries. One failing or hanging collector never
 // fails the scrape; it reports jobio_scrape_collector_success 0 and the others are still served.
+// Every part is rendered by the one exposition writer (exposition-writer.ts).
 // Scrapes are single-flight: a request that arrives while a scrape runs gets that scrape's result.
 import { performance } from 'node:perf_hooks';
-import type { Registry } from 'prom-client';
 import type { Collector, UpdateOutcome } from './collector.js';
 import type { Logger } from '../util/logger.js';
 import { SelfMetrics, type CollectorResult } from './self-metrics.js';
 import { countSeries } from './series-count.js';
+import { renderToString } from './exposition-writer.js';
+import type { MetricRegistry } from './metric-registry.js';
 
 export interface EnabledCollector {
   readonly name: string;
   readonly collector: Collector;
-  readonly registry: Registry;
+  readonly registry: MetricRegistry;
 }
 
 class TimeoutError extends Error {}
@@ -81,12 +83,12 @@ export class Scraper {
     const results = await Promise.all(this.collectors.map((c) => this.runOne(c)));
     this.self.record(results);
     this.scraped();
-    const parts: { collector?: string; text: string }[] = [{ text: await this.self.registry.metrics() }];
+    const parts: { collector?: string; text: string }[] = [{ text: await renderToString([this.self.registry.list()]) }];
     // A failed collector's registry may hold a half-refilled or stale snapshot: like node_exporter,
     // serve nothing from it this scrape rather than numbers nobody can trust.
     for (const [i, c] of this.collectors.entries()) {
       const r = results[i];
-      if (r && (r.success || r.absent)) parts.push({ collector: c.name, text: await c.registry.metrics() });
+      if (r && (r.success || r.absent)) parts.push({ collector: c.name, text: await renderToString([c.registry.list()]) });
     }
     return { parts };
   }

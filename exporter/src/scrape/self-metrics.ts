@@ -1,6 +1,8 @@
 // The exporter's metrics about itself: per-collector success, duration and series count, build info.
-import { Gauge, Registry } from 'prom-client';
+// Families of the one model: they hand out the outcome of the last scrape, kept as the scrape left it.
 import { VERSION } from '../version.js';
+import type { MetricFamily, SampleSink } from './metric-family.js';
+import { MetricRegistry } from './metric-registry.js';
 
 export interface CollectorResult {
   readonly collector: string;
@@ -9,46 +11,40 @@ export interface CollectorResult {
   readonly series: number;
 }
 
+/** One gauge per collector, its value read from a result of the last scrape. */
+function perCollector(name: string, help: string, results: () => readonly CollectorResult[], value: (r: CollectorResult) => number): MetricFamily {
+  return {
+    name,
+    help,
+    type: 'gauge',
+    collect(sink: SampleSink): void {
+      for (const r of results()) sink.sample({ collector: r.collector }, value(r));
+    },
+  };
+}
+
 export class SelfMetrics {
-  readonly registry = new Registry();
-  private readonly success = new Gauge({
-    name: 'jobio_scrape_collector_success',
-    help: 'Whether the collector succeeded in the last scrape (1) or failed, timed out or found no source (0).',
-    labelNames: ['collector'] as const,
-    registers: [this.registry],
-  });
-  private readonly duration = new Gauge({
-    name: 'jobio_scrape_collector_duration_seconds',
-    help: 'Seconds the collector took in the last scrape.',
-    labelNames: ['collector'] as const,
-    registers: [this.registry],
-  });
-  private readonly series = new Gauge({
-    name: 'jobio_exporter_series',
-    help: 'Series the collector exported in the last scrape.',
-    labelNames: ['collector'] as const,
-    registers: [this.registry],
-  });
+  readonly registry = new MetricRegistry();
+  private results: readonly CollectorResult[] = [];
 
   constructor() {
-    const buildInfo = new Gauge({
+    const last = (): readonly CollectorResult[] => this.results;
+    this.registry.register(
+      perCollector('jobio_scrape_collector_success', 'Whether the collector succeeded in the last scrape (1) or failed, timed out or found no source (0).', last, (r) => (r.success ? 1 : 0)),
+    );
+    this.registry.register(perCollector('jobio_scrape_collector_duration_seconds', 'Seconds the collector took in the last scrape.', last, (r) => r.durationSeconds));
+    this.registry.register(perCollector('jobio_exporter_series', 'Series the collector exported in the last scrape.', last, (r) => r.series));
+    const build = { version: VERSION, nodeversion: process.version, platform: `${process.platform}/${process.arch}` };
+    this.registry.register({
       name: 'jobio_build_info',
       help: 'A metric with a constant 1 value labelled by the jobio version and the Node.js runtime it runs on.',
-      labelNames: ['version', 'nodeversion', 'platform'] as const,
-      registers: [this.registry],
+      type: 'gauge',
+      collect: (sink) => sink.sample(build, 1),
     });
-    buildInfo.set({ version: VERSION, nodeversion: process.version, platform: `${process.platform}/${process.arch}` }, 1);
   }
 
   /** Replaces the per-collector figures with the outcome of one scrape. */
   record(results: readonly CollectorResult[]): void {
-    this.success.reset();
-    this.duration.reset();
-    this.series.reset();
-    for (const r of results) {
-      this.success.set({ collector: r.collector }, r.success ? 1 : 0);
-      this.duration.set({ collector: r.collector }, r.durationSeconds);
-      this.series.set({ collector: r.collector }, r.series);
-    }
+    this.results = results;
   }
 }

@@ -20,9 +20,11 @@
 #include <stdint.h>
 
 #define JOBIO_WIRE_MAGIC 0x4f49424aU /* "JBIO" read as little-endian bytes 'J','B','I','O' */
-/* Version 2 appended struct jobio_process_ext and struct jobio_mount_ext to the two frames; a receiver
- * accepts both versions, each with its own exact sizes (version 1 frames simply lack the extension). */
-#define JOBIO_WIRE_VERSION 2u
+/* Version 2 appended struct jobio_process_ext and struct jobio_mount_ext to the two frames; version 3
+ * appended struct jobio_mount_max to the MOUNT frame (the PROCESS frame is the same as in version 2).
+ * A receiver accepts every version, each with its own exact sizes (older frames simply lack the
+ * extensions). */
+#define JOBIO_WIRE_VERSION 3u
 /* The receiver rejects (and counts) any message larger than this. */
 #define JOBIO_WIRE_MAX_FRAME 16384u
 
@@ -187,6 +189,18 @@ struct jobio_mount_ext {
   uint64_t stdio_bytes[JOBIO_STDIO_COUNT];     /* bytes those calls moved between the program and stdio */
 };
 
+/*
+ * Version 3: appended to the MOUNT frame. The longest single timed call (its measured duration in
+ * ns, not scaled by the sampling weight) since the process's previous snapshot: unlike every other
+ * figure these are not cumulative but the maximum of the interval the frame closes, so a receiver
+ * max-merges them (the largest of the frames of an interval is the interval's). A snapshot that
+ * could not be sent takes its maxima with it (its counts arrive with the next one).
+ */
+struct jobio_mount_max {
+  uint64_t call_ns[JOBIO_CALL_COUNT];                   /* per call type (failed and empty calls too) */
+  uint64_t sized_ns[JOBIO_DIR_COUNT][JOBIO_SIZE_COUNT]; /* per direction and size bin (bytes moved) */
+};
+
 /* JOBIO_FRAME_MOUNT: the cumulative totals of one process on one mount point. */
 struct jobio_frame_mount {
   struct jobio_frame_header header;
@@ -198,11 +212,13 @@ struct jobio_frame_mount {
   uint64_t pow2_calls[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   uint64_t pow2_bytes[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   struct jobio_mount_ext ext; /* version 2 */
+  struct jobio_mount_max max; /* version 3 */
 };
 
-/* Sizes of the version 1 frames (without the extensions), which receivers still accept. */
+/* Sizes of the older frames (without the later extensions), which receivers still accept. */
 #define JOBIO_V1_PROCESS_SIZE 240u
 #define JOBIO_V1_MOUNT_SIZE 3384u
+#define JOBIO_V2_MOUNT_SIZE 3688u /* the version 2 PROCESS frame is the version 3 one */
 
 #ifdef __cplusplus
 #define JOBIO_STATIC_ASSERT static_assert
@@ -211,7 +227,8 @@ struct jobio_frame_mount {
 #endif
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_header) == 48, "header layout");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_process) == JOBIO_V1_PROCESS_SIZE + sizeof(struct jobio_process_ext), "process layout");
-JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) == JOBIO_V1_MOUNT_SIZE + sizeof(struct jobio_mount_ext), "mount layout");
+JOBIO_STATIC_ASSERT(JOBIO_V2_MOUNT_SIZE == JOBIO_V1_MOUNT_SIZE + sizeof(struct jobio_mount_ext), "mount layout v2");
+JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) == JOBIO_V2_MOUNT_SIZE + sizeof(struct jobio_mount_max), "mount layout");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) <= JOBIO_WIRE_MAX_FRAME, "mount frame fits");
 
 #endif /* JOBIO_PROTOCOL_H */

@@ -5,7 +5,8 @@
  *
  * Listens on a SOCK_SEQPACKET Unix socket, takes pid/uid/gid of every connection from SO_PEERCRED,
  * validates each frame (magic, version, kind, length) and keeps the latest frame per process
- * incarnation (peer pid + start_ns) and mount. On SIGTERM or SIGINT it drains what is queued and
+ * incarnation (peer pid + start_ns) and mount, with the largest of its frames' maxima (each frame's
+ * are those of the interval since the one before). On SIGTERM or SIGINT it drains what is queued and
  * prints the final totals as JSON on stdout, then exits 0. "listening" on stderr says it is ready.
  * --raw FILE appends every accepted frame to FILE as [u32 length][frame bytes] (for decoder tests).
  */
@@ -68,6 +69,14 @@ static const char *call_names[JOBIO_CALL_COUNT] = {"read",   "write",  "open", "
                                                    "fschange", "mmap", "seek", "sync",   "connect", "accept"};
 static const char *size_names[JOBIO_SIZE_COUNT] = {"small", "medium", "large"};
 static const char *dir_names[JOBIO_DIR_COUNT] = {"read", "write"};
+
+/* The maxima of two intervals: the larger of each. */
+static void max_into(struct jobio_mount_max *acc, const struct jobio_mount_max *m) {
+  uint64_t *a = (uint64_t *)(void *)acc;
+  const uint64_t *b = (const uint64_t *)(const void *)m;
+  for (size_t i = 0; i < sizeof *acc / 8; i++)
+    if (b[i] > a[i]) a[i] = b[i];
+}
 
 static void on_signal(int sig) {
   (void)sig;
@@ -148,9 +157,12 @@ static void handle_frame(struct conn *c, const unsigned char *buf, size_t len) {
       if (p->mounts[i].used && strcmp(p->mounts[i].f.path, f->path) == 0) m = &p->mounts[i];
     for (int i = 0; i < MAX_MOUNT && !m; i++)
       if (!p->mounts[i].used) m = &p->mounts[i];
+    if (m && m->used) max_into(&f->max, &m->f.max);
     if (m && (!m->used || f->header.sequence >= m->f.header.sequence)) {
       m->f = *f;
       m->used = 1;
+    } else if (m) {
+      max_into(&m->f.max, &f->max);
     }
     free(f);
   }
@@ -242,12 +254,13 @@ static void print_sizes(const struct jobio_size_stats s[JOBIO_DIR_COUNT][JOBIO_S
   printf("}");
 }
 
-/* Sum of the call stats over mounts. */
+/* Sum of the call stats over mounts (the largest of the maxima). */
 static void add_mount(struct jobio_frame_mount *acc, const struct jobio_frame_mount *m) {
   uint64_t *a = (uint64_t *)(void *)acc->call;
   const uint64_t *b = (const uint64_t *)(const void *)m->call;
-  size_t n = (sizeof *acc - offsetof(struct jobio_frame_mount, call)) / 8;
+  size_t n = (offsetof(struct jobio_frame_mount, max) - offsetof(struct jobio_frame_mount, call)) / 8;
   for (size_t i = 0; i < n; i++) a[i] += b[i];
+  max_into(&acc->max, &m->max);
 }
 
 static void print_mount_body(const struct jobio_frame_mount *f) {
@@ -288,6 +301,19 @@ static void print_mount_body(const struct jobio_frame_mount *f) {
            (unsigned long long)f->ext.stdio_bytes[k]);
     first = 0;
   }
+  printf("},\"max_ns\":{");
+  first = 1;
+  for (int c = 0; c < JOBIO_CALL_COUNT; c++) {
+    if (!f->max.call_ns[c]) continue;
+    printf("%s\"%s\":%llu", first ? "" : ",", call_names[c], (unsigned long long)f->max.call_ns[c]);
+    first = 0;
+  }
+  for (int d = 0; d < JOBIO_DIR_COUNT; d++)
+    for (int b = 0; b < JOBIO_SIZE_COUNT; b++) {
+      if (!f->max.sized_ns[d][b]) continue;
+      printf("%s\"%s_%s\":%llu", first ? "" : ",", dir_names[d], size_names[b], (unsigned long long)f->max.sized_ns[d][b]);
+      first = 0;
+    }
   printf("}");
 }
 

@@ -8,14 +8,19 @@ void SeqpacketServer::Deliver(Event* event) {
   // queue is bounded in bytes (what the events hold), not only in events, so memory stays bounded
   // whatever the senders' frame sizes; and each sender uid may hold only its share of it, so one
   // local user's flood costs the others nothing. Only this thread adds, so check-then-add cannot
-  // overshoot (delivery only ever lowers the figures).
+  // overshoot (delivery only ever lowers the figures). The last quarter of the queue is kept for light
+  // senders (a uid holding under a sixteenth of it): four uids flooding their quarters cannot starve a
+  // job whose frames come a few at a time (it takes eight to fill the queue).
   event->cost = sizeof(Event) + event->data.capacity() + event->evidence.cgroup.capacity() + event->evidence.job_vars.capacity() + event->evidence.exe.capacity();
+  if (event->cost < min_event_cost_) event->cost = min_event_cost_;
   Counters& c = *counters_;
   std::unique_lock<std::mutex> lock(c.per_uid_mutex);
   Counters::PerUid& user = c.per_uid[event->uid];
   bool over_share = max_queue_bytes_per_user_ != 0 && user.bytes + event->cost > max_queue_bytes_per_user_;
   bool over_total = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_;
-  if (over_share || over_total) {
+  bool in_reserve = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_ - max_queue_bytes_ / 4;
+  bool heavy = user.bytes + event->cost > max_queue_bytes_ / 16;
+  if (over_share || over_total || (in_reserve && heavy)) {
     user.dropped++;
     c.queue_dropped++;
     lock.unlock();

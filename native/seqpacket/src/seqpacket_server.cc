@@ -104,6 +104,7 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
   max_queue_bytes_ = OptionalUint(options, "queueBytes", 16u << 20, 0, 1u << 30);
   // Default share: a quarter of the queue, so it takes four flooding uids to fill it.
   max_queue_bytes_per_user_ = OptionalUint(options, "queueBytesPerUser", static_cast<uint32_t>(max_queue_bytes_ / 4), 0, 1u << 30);
+  min_event_cost_ = queue_size == 0 ? 0 : max_queue_bytes_ / queue_size;
 
   Listen(env);
   tsfn_ = Tsfn::New(env, info[2].As<Napi::Function>(), "jobio-seqpacket", queue_size, 1, new Shared(counters_),

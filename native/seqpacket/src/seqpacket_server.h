@@ -99,6 +99,9 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   uint32_t max_per_user_ = 0;
   uint64_t max_queue_bytes_ = 0;
   uint64_t max_queue_bytes_per_user_ = 0;
+  // Every event is charged at least this much (the queue's bytes over its event slots), so the byte
+  // shares bound the event slots too: a flood of tiny frames cannot fill the slots under its share.
+  uint64_t min_event_cost_ = 0;
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;

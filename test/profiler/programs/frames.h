@@ -63,7 +63,9 @@ static inline void fill_mount(struct jobio_frame_mount *m, uint64_t s, uint64_t 
       m->pow2_calls[d][i] = s * (64 * d + i);
       m->pow2_bytes[d][i] = s * (64 * d + i) * 3;
     }
+    for (uint64_t b = 0; b < JOBIO_SIZE_COUNT; b++) m->max.sized_ns[d][b] = s * (30 * d + 3 * b + 2);
   }
+  for (uint64_t c = 0; c < JOBIO_CALL_COUNT; c++) m->max.call_ns[c] = s * (50 * c + 13);
 }
 
 #endif

@@ -15,10 +15,12 @@ void jobio_binoff_init(void) {
       if (big_lo != big_hi || bin_lo != bin_hi) {
         jobio_binoff.sz[dir][q] = 0; /* a threshold inside the bin: compared per call */
         jobio_binoff.cls[dir][q] = 0;
+        jobio_binoff.mx[dir][q] = 0;
         continue;
       }
       jobio_binoff.cls[dir][q] = (uint16_t)((JOBIO_W_CALLS(dir) + (size_t)big_lo * 2) * 8);
       jobio_binoff.sz[dir][q] = (uint16_t)((JOBIO_W_SIZED(dir) + (size_t)bin_lo * 3) * 8);
+      jobio_binoff.mx[dir][q] = (uint16_t)((JOBIO_W_MAXSIZED(dir) + (size_t)bin_lo) * 8);
     }
   }
 }

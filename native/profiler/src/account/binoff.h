@@ -8,7 +8,8 @@
 
 /*
  * Where a transfer of n > 0 bytes is counted, by q = 63 - clz(n) (its power-of-two bin is q + 1)
- * and direction: the byte offsets in the mstats of its calls[class] and of its named size bin. The
+ * and direction: the byte offsets in the mstats of its calls[class], of its named size bin and of that
+ * bin's maximum. The
  * class and size bin follow from q alone unless a threshold lies strictly inside [2^q, 2^(q+1))
  * (a threshold that is not a power of two): then sz is 0 and the general path compares. Built once
  * from the configuration (jobio_binoff_init).
@@ -16,6 +17,7 @@
 struct jobio_binoff {
   uint16_t cls[JOBIO_DIR_COUNT][64];
   uint16_t sz[JOBIO_DIR_COUNT][64];
+  uint16_t mx[JOBIO_DIR_COUNT][64]; /* its size bin's longest call (max.sized_ns) */
 };
 _Static_assert(sizeof(struct jobio_mstats) < 65536, "byte offsets fit uint16_t");
 extern struct jobio_binoff jobio_binoff;

@@ -41,6 +41,7 @@ JOBIO_HOT uint64_t jobio_stop(struct jobio_ctx *c, uint64_t *est) {
     return 0;
   }
   uint64_t t1 = jobio_now();
+  c->t->last_dt = t1 - c->t0;
   *est = jobio_scale(t1 - c->t0, c->w);
   return t1;
 }
@@ -73,8 +74,9 @@ JOBIO_HOT size_t jobio_log2(uint64_t n) {
 #endif
 }
 
-/* Count a transfer of n > 0 bytes inline (m: the slot's counters). 0: not possible, nothing counted. */
-JOBIO_HOT int jobio_count_xfer_fast(char *m, int dir, uint64_t n, int timed, uint64_t est) {
+/* Count a transfer of n > 0 bytes inline (m: the slot's counters; dt: a timed call's measured
+ * duration). 0: not possible, nothing counted. */
+JOBIO_HOT int jobio_count_xfer_fast(char *m, int dir, uint64_t n, int timed, uint64_t est, uint64_t dt) {
   size_t q = jobio_log2(n);
   size_t sz = jobio_binoff.sz[dir][q];
   if (JOBIO_UNLIKELY(sz == 0)) return 0;
@@ -89,6 +91,8 @@ JOBIO_HOT int jobio_count_xfer_fast(char *m, int dir, uint64_t n, int timed, uin
     JOBIO_U64_AT(m, cls + 24) += est;                  /* time_ns[class] */
     ((uint64_t *)(void *)m)[JOBIO_W_CALLS(dir) + 6]++; /* sampled */
     JOBIO_U64_AT(m, sz + 16) += est;                   /* the size bin's time */
+    jobio_max_store(&JOBIO_U64_AT(m, jobio_binoff.mx[dir][q]), dt);
+    jobio_max_store((uint64_t *)(void *)m + JOBIO_W_MAXCALL(dir), dt);
   }
   return 1;
 }
@@ -111,6 +115,7 @@ static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m,
     if (sampled) {
       w[JOBIO_W_CALLS(dir) + 3 + JOBIO_GREEN] += est;
       w[JOBIO_W_CALLS(dir) + 6]++;
+      jobio_max_store(&w[JOBIO_W_MAXCALL(dir)], jobio_t.last_dt);
     }
     return;
   }
@@ -127,6 +132,8 @@ static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m,
     w[JOBIO_W_CALLS(dir) + 3 + (size_t)big * 2] += est; /* time_ns[class] */
     w[JOBIO_W_CALLS(dir) + 6]++;                        /* sampled */
     sz[2] += est;
+    jobio_max_store(&w[JOBIO_W_MAXSIZED(dir) + (size_t)bin], jobio_t.last_dt);
+    jobio_max_store(&w[JOBIO_W_MAXCALL(dir)], jobio_t.last_dt);
   }
 }
 _Static_assert(JOBIO_RED == 0 && JOBIO_GREEN == 2, "class index = 2 * big");

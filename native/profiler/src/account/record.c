@@ -13,8 +13,17 @@
 #include "base/sys.h"
 #include "base/tls.h"
 #include "process/fdtab.h"
+#include "process/flusher.h"
 #include "process/stattab.h"
 #include "process/thread.h"
+
+/* An untimed open or close still checks whether the time frame is due (untimed reads and writes
+ * do not): jobio_tick(now, 0), called only when it has something to do (the frame is due, or this
+ * process has no flush thread yet). */
+static inline void jobio_tick_untimed(void) {
+  uint64_t now = jobio_now_coarse();
+  if (JOBIO_UNLIKELY(now >= __atomic_load_n(&jobio_g.next_flush_ns, __ATOMIC_RELAXED)) || jobio_flusher_missing()) jobio_tick(now, 0);
+}
 
 /* Network transfers: red if failed, else green; sizes still binned. (Inlined here; jobio_count_net
  * is the same for the datagram wrappers, which know the slot from the call's address.) */
@@ -28,7 +37,10 @@ JOBIO_HOT void jobio_count_net_here(struct jobio_ctx *c, struct jobio_mstats *m,
   unsigned p = jobio_pow2_bin(n);
   m->sized[dir][bin].calls++;
   m->sized[dir][bin].bytes += n;
-  if (sampled) m->sized[dir][bin].time_ns += est;
+  if (sampled) {
+    m->sized[dir][bin].time_ns += est;
+    jobio_max_store(&m->max.sized_ns[dir][bin], jobio_t.last_dt);
+  }
   m->pow2_calls[dir][p]++;
   m->pow2_bytes[dir][p] += n;
 }
@@ -152,12 +164,8 @@ void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int hav
   jobio_after(t1);
 }
 
-/* Before an open with O_CREAT: will it create the file? (O_EXCL, O_TMPFILE: yes; else look.) */
-int jobio_open_creates(int dirfd, const char *path, int flags);
-int jobio_open_creates(int dirfd, const char *path, int flags) {
-  if ((flags & O_TMPFILE) == O_TMPFILE) return 1;
-  if (!(flags & O_CREAT)) return 0;
-  if (flags & O_EXCL) return 1;
+/* Before an open with O_CREAT (without O_EXCL): is the path absent, so the open creates it? */
+int jobio_path_absent(int dirfd, const char *path) {
   struct stat st;
   int saved = errno;
   jobio_guard_enter();
@@ -211,7 +219,10 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, -1);
     } else {
       uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0);
-      if (!ofd) jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
+      if (!ofd)
+        jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
+      else if (c->t0) /* counted at its last close (jobio_ofd_release), its duration now */
+        jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[call], t->last_dt);
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
       jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
       if (path) {
@@ -228,7 +239,7 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
   if (t1)
     jobio_after(t1);
   else
-    jobio_tick(jobio_now_coarse(), 0);
+    jobio_tick_untimed();
 }
 
 /* Before close: what the descriptor is (learnt now if never seen: afterwards it is gone). */
@@ -265,7 +276,7 @@ void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r) {
   if (t1)
     jobio_after(t1);
   else
-    jobio_tick(jobio_now_coarse(), 0);
+    jobio_tick_untimed();
 }
 
 /* close_range / closefrom: every tracked descriptor in the range counts as one close. */
@@ -302,7 +313,7 @@ void jobio_rec_close_range(struct jobio_ctx *c, unsigned lo, unsigned hi, int r,
   if (t1)
     jobio_after(t1);
   else
-    jobio_tick(jobio_now_coarse(), 0);
+    jobio_tick_untimed();
 }
 
 /* dup, dup2, dup3, fcntl(F_DUPFD*): newfd refers to oldfd's open file (counted as one open). */

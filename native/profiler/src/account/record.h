@@ -30,7 +30,7 @@ JOBIO_HOT int64_t jobio_rec_xfer_inline(struct jobio_tls *t, int timed, uint64_t
   uint32_t xoff;
   if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&
       JOBIO_LIKELY((xoff = (e = &jobio_fds[fd])->xoff) != 0) &&
-      JOBIO_LIKELY(jobio_count_xfer_fast((char *)t->block + xoff, dir, (uint64_t)r, timed, est))) {
+      JOBIO_LIKELY(jobio_count_xfer_fast((char *)t->block + xoff, dir, (uint64_t)r, timed, est, t->last_dt))) {
     if (moves_pos) e->pos += r;
     if (timed && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, r);
     return r;
@@ -55,7 +55,15 @@ void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_
 void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls);
 void jobio_rec_path(struct jobio_ctx *c, int dirfd, const char *path, int call, int cls);
 void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int have_dev, uint64_t dev, mode_t mode);
-int jobio_open_creates(int dirfd, const char *path, int flags);
+int jobio_path_absent(int dirfd, const char *path);
+/* Before an open: will it create the file? (O_EXCL, O_TMPFILE: yes; O_CREAT alone: if the path is
+ * absent, one fstatat; no O_CREAT: no.) Inline: most opens only read. */
+static inline int jobio_open_creates(int dirfd, const char *path, int flags) {
+  if ((flags & O_TMPFILE) == O_TMPFILE) return 1;
+  if (!(flags & O_CREAT)) return 0;
+  if (flags & O_EXCL) return 1;
+  return jobio_path_absent(dirfd, path);
+}
 void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags, int creates, int fd, uint8_t fdflags);
 int jobio_close_pre(int fd);
 void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r);

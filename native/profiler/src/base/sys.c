@@ -33,11 +33,6 @@ long jobio_sys_fcntl(int fd, int cmd, long arg) { return syscall(SYS_fcntl, fd, 
 pid_t jobio_sys_getpid(void) { return (pid_t)syscall(SYS_getpid); }
 
 uint64_t jobio_now_mono(void) { return jobio_now(); }
-uint64_t jobio_now_coarse(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 uint64_t jobio_now_real(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

@@ -28,7 +28,12 @@ JOBIO_HOT uint64_t jobio_now(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 uint64_t jobio_now_mono(void);
-uint64_t jobio_now_coarse(void);
+/* The coarse clock (a tick's resolution), inline: every untimed open and close reads it. */
+JOBIO_HOT uint64_t jobio_now_coarse(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 uint64_t jobio_now_real(void); /* wall clock: the start and snapshot times of the frames */
 
 #pragma GCC visibility pop

@@ -30,6 +30,7 @@ struct jobio_tls {
   uint64_t vfork_ret; /* the vfork wrapper keeps its return address here (not on the shared stack) */
   uint32_t collective; /* inside MPI_File_open: the opens it makes are collective (wrap/wrap_mpi.c) */
   uint64_t stamp_before; /* the flush thread's snapshot belongs to the frame ending here (process/flusher.c) */
+  uint64_t last_dt;      /* the measured duration (ns) of the thread's last timed call, for the maxima */
 };
 #define JOBIO_TLS_VFORK_RET 88 /* offsetof(struct jobio_tls, vfork_ret), used by the vfork wrapper (asm) */
 #define JOBIO_BUSY_VFORK 0x10000u

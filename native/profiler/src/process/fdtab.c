@@ -198,7 +198,7 @@ void jobio_ofd_release(struct jobio_block *b, uint32_t ofd) {
     cls = JOBIO_YELLOW;
     reason = JOBIO_REASON_OPEN_UNSEEN;
   }
-  if (b) jobio_count_reason(jobio_ms(b, o->slot), o->call, cls, reason, o->time_est, o->sampled);
+  if (b) jobio_count_decided(jobio_ms(b, o->slot), o->call, cls, reason, o->time_est, o->sampled);
   uint64_t h = __atomic_load_n(&jobio_ofd_head, __ATOMIC_ACQUIRE);
   uint64_t nh;
   do {

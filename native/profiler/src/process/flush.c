@@ -137,10 +137,17 @@ void jobio_flush_locked(uint32_t flags) {
     jobio_strz(mf->fstype, sizeof mf->fstype, mt);
     jobio_strz(mf->fsname, sizeof mf->fsname, ms);
     uint64_t *dst = (uint64_t *)(void *)mf->call;
+    /* the cumulative words are summed; the maxima (the last words) are taken, leaving 0 for the
+     * next interval (jobio_max_store), and the largest of the threads' is the process's */
     const size_t n = sizeof(struct jobio_mstats) / sizeof(uint64_t);
+    const size_t nsum = offsetof(struct jobio_mstats, max) / sizeof(uint64_t);
     for (struct jobio_block *b = jobio_blocks_head(); b; b = b->next) {
-      const uint64_t *src = (const uint64_t *)(const void *)&b->m[s];
-      for (size_t i = 0; i < n; i++) dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+      uint64_t *src = (uint64_t *)(void *)&b->m[s];
+      for (size_t i = 0; i < nsum; i++) dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+      for (size_t i = nsum; i < n; i++) {
+        uint64_t v = __atomic_load_n(&src[i], __ATOMIC_RELAXED) ? __atomic_exchange_n(&src[i], 0, __ATOMIC_RELAXED) : 0;
+        if (v > dst[i]) dst[i] = v;
+      }
     }
     jobio_timebound_fill(s, (struct jobio_mstats *)(void *)mf->call);
     jobio_transport_send(mf, sizeof *mf);

@@ -8,9 +8,11 @@
 
 void jobio_flusher_start(void);
 /* A fork child (no threads but the caller) starts its own at its first tick. */
+static inline int jobio_flusher_missing(void) {
+  return JOBIO_UNLIKELY(jobio_cfg.flush_thread) && __atomic_load_n(&jobio_g.flusher_pid, __ATOMIC_RELAXED) != jobio_g.pid;
+}
 static inline void jobio_flusher_check(void) {
-  if (JOBIO_UNLIKELY(jobio_cfg.flush_thread) && __atomic_load_n(&jobio_g.flusher_pid, __ATOMIC_RELAXED) != jobio_g.pid)
-    jobio_flusher_start();
+  if (jobio_flusher_missing()) jobio_flusher_start();
 }
 
 #pragma GCC visibility pop

@@ -133,11 +133,13 @@ static void jobio_stat_drain(struct jobio_block *b, struct jobio_stat_ent *e, in
   if (cls == JOBIO_RED) jobio_reason(m, JOBIO_REASON_STAT_UNUSED, n, tm, 1);
 }
 
-void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
-  if (jobio_path_is_open(hash)) { /* a stat of a file the process has open: used */
-    jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, est, sampled);
-    return;
-  }
+/* A stat of a file the process has open: used (yellow) at once. */
+static inline void jobio_stat_used(struct jobio_block *b, int slot, uint64_t est, int sampled) {
+  jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, est, sampled);
+}
+
+/* A successful stat of a path not open now: it waits for an open (jobio_stat_pending). */
+static void jobio_stat_wait(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
   if (!jobio_stat_tab) {
     jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_RED, JOBIO_REASON_STAT_UNUSED, est, sampled);
     return;
@@ -167,10 +169,19 @@ void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t
   }
   e->slot = slot;
   if (sampled) {
+    /* its class waits, its duration does not: the interval's longest stat is this one's now */
+    jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[JOBIO_CALL_ACCESS], jobio_t.last_dt);
     __atomic_add_fetch(&e->time_est, est, __ATOMIC_RELAXED);
     __atomic_add_fetch(&e->psampled, 1, __ATOMIC_RELAXED);
   }
   __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
+}
+
+void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
+  if (jobio_path_is_open(hash))
+    jobio_stat_used(b, slot, est, sampled);
+  else
+    jobio_stat_wait(b, slot, hash, est, sampled);
 }
 
 void jobio_stat_opened(struct jobio_block *b, uint64_t hash) {
@@ -206,8 +217,12 @@ int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint
       !jobio_stat_tab || !path)
     return 0;
   uint64_t h = jobio_hash_inline(AT_FDCWD, path);
+  if (jobio_path_is_open(h)) { /* (asked once here: jobio_stat_pending would ask again) */
+    jobio_stat_used(t->block, slot, est, sampled);
+    return 1;
+  }
   struct jobio_stat_ent *e = &jobio_stat_tab[JOBIO_STAT_INDEX(h)];
-  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h) && !jobio_path_is_open(h)) {
+  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h)) {
     /* the path is already waiting at its first place: one more pending stat */
     e->slot = slot;
     if (sampled) {
@@ -217,6 +232,6 @@ int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint
     __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
     return 1;
   }
-  jobio_stat_pending(t->block, slot, h, est, sampled);
+  jobio_stat_wait(t->block, slot, h, est, sampled);
   return 1;
 }

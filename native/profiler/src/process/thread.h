@@ -16,6 +16,7 @@ struct jobio_mstats {
   uint64_t pow2_calls[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   uint64_t pow2_bytes[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   struct jobio_mount_ext ext;
+  struct jobio_mount_max max; /* not cumulative: the flush takes them (jobio_max_store) */
 };
 _Static_assert(sizeof(struct jobio_mstats) ==
                    sizeof(struct jobio_frame_mount) - offsetof(struct jobio_frame_mount, call),
@@ -73,14 +74,31 @@ static inline void jobio_reason(struct jobio_mstats *m, int reason, uint64_t n, 
   if (sampled) m->ext.reason_time_ns[reason] += est;
 }
 
-/* A call with an explicit reason (reason < 0: none kept here, derived from the counts). */
-static inline void jobio_count_reason(struct jobio_mstats *m, int call, int cls, int reason, uint64_t est, int sampled) {
+/*
+ * The longest timed call: raise *slot to dt. Only the block's own thread raises it; the flush takes
+ * it with an atomic exchange (0 left behind), so a call that ends while a snapshot is taken counts in
+ * that snapshot or in the next, never in neither and never in both.
+ */
+static inline void jobio_max_store(uint64_t *slot, uint64_t dt) {
+  if (dt > *slot) __atomic_store_n(slot, dt, __ATOMIC_RELAXED);
+}
+
+/* A call decided after it ended (an open, at its last close): counted without its maximum, which
+ * was kept when it ended. reason < 0: none kept here, derived from the counts. */
+static inline void jobio_count_decided(struct jobio_mstats *m, int call, int cls, int reason, uint64_t est, int sampled) {
   m->call[call].calls[cls]++;
   if (sampled) {
     m->call[call].time_ns[cls] += est;
     m->call[call].sampled++;
   }
   if (reason >= 0) jobio_reason(m, reason, 1, est, sampled);
+}
+
+/* A call with an explicit reason, as it ends. A timed call's measured duration is the thread's
+ * last_dt (set when its clock stopped). */
+static inline void jobio_count_reason(struct jobio_mstats *m, int call, int cls, int reason, uint64_t est, int sampled) {
+  jobio_count_decided(m, call, cls, reason, est, sampled);
+  if (sampled) jobio_max_store(&m->max.call_ns[call], jobio_t.last_dt);
 }
 
 /* A call classified by the caller: red here means the call failed (errno says why); the callers of
@@ -96,6 +114,8 @@ static inline void jobio_count(struct jobio_mstats *m, int call, int cls, uint64
 #define JOBIO_W_SIZED(dir) (JOBIO_W(sized[0][0]) + (size_t)(dir) * JOBIO_SIZE_COUNT * 3)
 #define JOBIO_W_P2C(dir) (JOBIO_W(pow2_calls[0][0]) + (size_t)(dir) * JOBIO_POW2_BINS)
 #define JOBIO_W_P2B(dir) (JOBIO_W(pow2_bytes[0][0]) + (size_t)(dir) * JOBIO_POW2_BINS)
+#define JOBIO_W_MAXCALL(ct) (JOBIO_W(max.call_ns[0]) + (size_t)(ct))
+#define JOBIO_W_MAXSIZED(dir) (JOBIO_W(max.sized_ns[0][0]) + (size_t)(dir) * JOBIO_SIZE_COUNT)
 
 #pragma GCC visibility pop
 #endif /* JOBIO_THREAD_H */

@@ -201,7 +201,8 @@ JOBIO_EXPORT int closedir(DIR *d) {
     JOBIO_SPILL("+m"(r));                                                                       \
     const ssize_t rv = r; /* (a copy: the frame slot may alias the counters for the compiler) */ \
     uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
-    return jobio_rec_xfer_inline(t, 1, t1, jobio_scale(t1 - jobio_ts_ns(&ts0), w), fd, dir, rv, moves); \
+    t->last_dt = t1 - jobio_ts_ns(&ts0);                                                        \
+    return jobio_rec_xfer_inline(t, 1, t1, jobio_scale(t->last_dt, w), fd, dir, rv, moves);     \
   }                                                                                             \
   static __attribute__((noinline)) ssize_t jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
     ssize_t r = fn args;                                                                        \
@@ -328,7 +329,8 @@ static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t
       const int64_t rv = r;                                                                       \
       uint64_t *const cv = cnt;                                                                   \
       uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
-      uint64_t est = jobio_scale(t1 - jobio_ts_ns(&ts0), w);                                      \
+      uint64_t dt = t1 - jobio_ts_ns(&ts0);                                                       \
+      uint64_t est = jobio_scale(dt, w);                                                          \
       if (rv > thr) { /* calls[class]++, time_ns[class] += est */                                 \
         cv[JOBIO_YELLOW]++;                                                                       \
         cv[3 + JOBIO_YELLOW] += est;                                                              \
@@ -338,6 +340,7 @@ static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t
         jobio_seek_red((char *)t->block + moff, rv, before, est, 1);                              \
       }                                                                                           \
       cv[6]++; /* sampled */                                                                      \
+      jobio_max_store((uint64_t *)(void *)((char *)t->block + moff) + JOBIO_W_MAXCALL(JOBIO_CALL_SEEK), dt); \
       if (rv >= 0) e->pos = rv;                                                                   \
       if (JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, rv); \
       return rv;                                                                                  \

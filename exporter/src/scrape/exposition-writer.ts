@@ -1,0 +1,106 @@
+// The one exposition writer: renders metric families (metric-family.ts) in the Prometheus text format
+// 0.0.4 or in OpenMetrics 1.0, handing the text out in chunks as it goes, so an exposition of
+// hundreds of thousands of series is never one string.
+//
+// The layout is prom-client's, byte for byte (the goldens were written by it): within a part (one
+// collector's families) a blank line separates families and the part ends with a newline; numbers are
+// written as JavaScript prints them (`Nan`, `+Inf`, `-Inf` for the non-finite ones); HELP escapes
+// backslash and newline, label values also the double quote. OpenMetrics: a counter's family is named
+// without `_total` and its samples with it, no blank lines, `# EOF` at the end.
+import { renderLabels, type Labels, type MetricFamily, type SampleSink } from './metric-family.js';
+
+export type ExpositionFormat = 'text' | 'openmetrics';
+
+export const CONTENT_TYPES: Readonly<Record<ExpositionFormat, string>> = {
+  text: 'text/plain; version=0.0.4; charset=utf-8',
+  openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
+};
+
+/** Characters gathered before a chunk is handed out: big enough for few calls, small enough to die young. */
+const CHUNK_CHARS = 1 << 16;
+
+/** A sample value as the text formats (and prom-client) write it. */
+export function formatValue(v: number): string {
+  if (Number.isNaN(v)) return 'Nan';
+  if (!Number.isFinite(v)) return v < 0 ? '-Inf' : '+Inf';
+  return `${v}`;
+}
+
+function escapeHelp(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+export class ExpositionWriter implements SampleSink {
+  private buffer = '';
+  /** Name of the samples of the family being written (`_total` added for an OpenMetrics counter). */
+  private sampleName = '';
+  private series = 0;
+
+  constructor(
+    private readonly format: ExpositionFormat,
+    private readonly out: (chunk: string) => void,
+  ) {}
+
+  /** Series written so far (a sample line is one series). */
+  get seriesWritten(): number {
+    return this.series;
+  }
+
+  /** Writes one part: its families in order, as one prom-client registry would. */
+  async part(families: readonly MetricFamily[]): Promise<void> {
+    for (const [i, family] of families.entries()) {
+      if (i > 0 && this.format === 'text') this.write('\n');
+      await this.family(family);
+    }
+    // prom-client writes an empty registry as one newline.
+    if (families.length === 0 && this.format === 'text') this.write('\n');
+  }
+
+  private async family(family: MetricFamily): Promise<void> {
+    const openMetrics = this.format === 'openmetrics';
+    const counter = family.type === 'counter';
+    const name = openMetrics && counter ? family.name.replace(/_total$/, '') : family.name;
+    this.sampleName = openMetrics && counter ? `${name}_total` : name;
+    const type = openMetrics && family.type === 'untyped' ? 'unknown' : family.type;
+    this.write(`# HELP ${escapeHelp(name)} ${escapeHelp(family.help)}\n# TYPE ${name} ${type}\n`);
+    await family.collect(this);
+  }
+
+  sample(labels: Labels, value: number, suffix = '', timestampMs?: number): void {
+    this.rendered(renderLabels(labels), value, suffix, timestampMs);
+  }
+
+  rendered(labelText: string, value: number, suffix = '', timestampMs?: number): void {
+    this.series += 1;
+    let line = labelText === '' ? `${this.sampleName}${suffix} ${formatValue(value)}` : `${this.sampleName}${suffix}{${labelText}} ${formatValue(value)}`;
+    if (timestampMs !== undefined) line += ` ${this.format === 'openmetrics' ? `${timestampMs / 1000}` : `${Math.round(timestampMs)}`}`;
+    this.write(`${line}\n`);
+  }
+
+  /** Ends the exposition (OpenMetrics' `# EOF`) and hands out what is left. */
+  end(): void {
+    if (this.format === 'openmetrics') this.write('# EOF\n');
+    this.flush();
+  }
+
+  private write(text: string): void {
+    this.buffer += text;
+    if (this.buffer.length >= CHUNK_CHARS) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffer === '') return;
+    const chunk = this.buffer;
+    this.buffer = '';
+    this.out(chunk);
+  }
+}
+
+/** Renders parts to one string (tests, and readers that want the whole text). */
+export async function renderToString(parts: readonly (readonly MetricFamily[])[], format: ExpositionFormat = 'text'): Promise<string> {
+  const chunks: string[] = [];
+  const writer = new ExpositionWriter(format, (c) => chunks.push(c));
+  for (const part of parts) await writer.part(part);
+  writer.end();
+  return chunks.join('');
+}

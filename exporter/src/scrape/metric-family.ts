@@ -1,0 +1,46 @@
+// The one metric model: a family (name, help, type) that hands out its samples when a scrape renders
+// it, as client_golang's const metrics do. The collector's state is the only copy of the values:
+// nothing per series is kept between scrapes, and a series gone from the state is gone from /metrics.
+// The exposition writer (exposition-writer.ts) turns what families hand out into text.
+
+export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
+
+/** Label names and values in exposition order; a number is written as JavaScript prints it (`le`). */
+export type Labels = Readonly<Record<string, string | number>>;
+
+/** Where a family hands its samples, in the order they are to be written. */
+export interface SampleSink {
+  /**
+   * One sample: `suffix` is appended to the family name (`_bucket`, `_count` of a histogram);
+   * `timestampMs`, when given, is written after the value (milliseconds since the epoch).
+   */
+  sample(labels: Labels, value: number, suffix?: string, timestampMs?: number): void;
+  /**
+   * The same with labels already rendered by `renderLabels()` (no braces): a family with many samples
+   * per series renders a series' labels once for all of them.
+   */
+  rendered(labelText: string, value: number, suffix?: string, timestampMs?: number): void;
+}
+
+export interface MetricFamily {
+  readonly name: string;
+  readonly help: string;
+  readonly type: MetricType;
+  /** Hands out every sample of the family as the collector's state is now. */
+  collect(sink: SampleSink): void | Promise<void>;
+}
+
+/** Label value escaping of the text formats: backslash, newline, double quote. */
+export function escapeLabelValue(value: string | number): string {
+  if (typeof value !== 'string') return `${value}`;
+  return /[\\\n"]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"') : value;
+}
+
+/** `name="value",…` without braces; '' for no labels. */
+export function renderLabels(labels: Labels): string {
+  let text = '';
+  for (const name in labels) {
+    text += `${text === '' ? '' : ','}${name}="${escapeLabelValue(labels[name] as string | number)}"`;
+  }
+  return text;
+}
