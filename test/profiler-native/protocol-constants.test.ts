@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveRunOptions } from '../../exporter/src/cli/run-options.js';
+import { resolveRunOptions } from '../../exporter/src/run/run-options.js';
 import { runCommand } from '../../exporter/src/cli/run-command.js';
 import { JOBID_VARIABLES } from '../../exporter/src/labels/process-job.js';
 import { iec } from '../../exporter/src/profiler/mistral-io.js';

@@ -2,7 +2,7 @@
 // the `jobio top` table, all in a temporary directory removed on exit (exporter/src/demo/).
 // Exit codes: 0 stopped normally (Ctrl-C, SIGTERM, --duration), 1 something failed, 2 usage error.
 import { Command, Option } from 'commander';
-import { duration } from './top-command.js';
+import { duration, durationDefault } from './top-command.js';
 import { runDemo } from '../demo/run-demo.js';
 
 export function demoCommand(run: (action: () => Promise<number>) => void): Command {
@@ -12,7 +12,7 @@ export function demoCommand(run: (action: () => Promise<number>) => void): Comma
     )
     .addOption(new Option('--duration <duration>', 'Stop by itself after this long (e.g. 60s, 5m); default: until Ctrl-C.').argParser(duration))
     .addOption(new Option('--no-top', 'Do not show the refreshing table (for scripts): print the addresses and wait.'))
-    .addOption(new Option('--interval <duration>', 'Refresh period of the table.').default(2000, '2s').argParser(duration))
+    .addOption(new Option('--interval <duration>', 'Refresh period of the table.').default(...durationDefault('2s')).argParser(duration))
     .addOption(new Option('--prometheus <program>', 'The Prometheus program to start.').default('prometheus'))
     .addOption(new Option('--no-prometheus', 'Do not start Prometheus.'));
   command.action(() =>

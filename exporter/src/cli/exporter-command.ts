@@ -12,12 +12,15 @@ import { DEFAULT_LIMITS, listen, parseListenAddress, type ServerLimits } from '.
 import { loadWebConfig, type WebConfig } from '../web/web-config.js';
 import { WebMetrics } from '../web/web-metrics.js';
 import { PasswordChecker } from '../web/password-checker.js';
-import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../util/logger.js';
+import { createLogger, DEFAULT_LOG_FORMAT, DEFAULT_LOG_LEVEL, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../util/logger.js';
 import { parseDuration } from '../util/duration.js';
+import { defaultPaths } from '../util/paths.js';
 import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
 import { addCollectorFlags, FlagError, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
 
 export const DEFAULT_LISTEN_ADDRESS = ':9717';
+const DEFAULT_TELEMETRY_PATH = '/metrics';
+const DEFAULT_SCRAPE_TIMEOUT = '10s';
 
 export interface ExporterCommandOptions {
   /** The collectors to offer; tests pass their own (a collector built to fail, one that hangs). */
@@ -33,7 +36,7 @@ export function exporterCommand(run: (action: () => Promise<number>) => void, op
   const command = new Command('exporter')
     .description('Run the Prometheus exporter: Lustre jobstats, profiler records, GPU and per-job resources as metrics.')
     .addOption(new Option('--web.listen-address <address>', 'Address to listen on for the web interface and telemetry.').default(DEFAULT_LISTEN_ADDRESS))
-    .addOption(new Option('--web.telemetry-path <path>', 'Path under which to expose metrics.').default('/metrics'))
+    .addOption(new Option('--web.telemetry-path <path>', 'Path under which to expose metrics.').default(DEFAULT_TELEMETRY_PATH))
     .addOption(new Option('--web.config.file <file>', 'Configuration file for TLS and basic authentication (Prometheus exporter-toolkit format).'))
     .addOption(
       new Option('--web.max-connections <n>', 'Open connections at most; at the cap the longest-waiting connection without a request in progress is closed.').default(
@@ -46,18 +49,18 @@ export function exporterCommand(run: (action: () => Promise<number>) => void, op
     .addOption(
       new Option('--web.write-timeout <duration>', 'Time a client has to read a complete response; a client that does not read is disconnected.').default(`${DEFAULT_LIMITS.writeTimeoutMs / 1000}s`),
     )
-    .addOption(new Option('--log.level <level>', 'Only log messages with the given severity or above.').choices(LOG_LEVELS).default('info'))
-    .addOption(new Option('--log.format <format>', 'Output format of log messages.').choices(LOG_FORMATS).default('logfmt'))
-    .addOption(new Option('--path.procfs <path>', 'procfs mountpoint.').default('/proc'))
-    .addOption(new Option('--path.sysfs <path>', 'sysfs mountpoint.').default('/sys'))
+    .addOption(new Option('--log.level <level>', 'Only log messages with the given severity or above.').choices(LOG_LEVELS).default(DEFAULT_LOG_LEVEL))
+    .addOption(new Option('--log.format <format>', 'Output format of log messages.').choices(LOG_FORMATS).default(DEFAULT_LOG_FORMAT))
+    .addOption(new Option('--path.procfs <path>', 'procfs mountpoint.').default(defaultPaths.procfs))
+    .addOption(new Option('--path.sysfs <path>', 'sysfs mountpoint.').default(defaultPaths.sysfs))
     .addOption(
       new Option(
         '--path.lustre <dir>',
         'Root of the Lustre parameter files only (<dir>/proc/fs/lustre, <dir>/sys/fs/lustre, <dir>/sys/kernel/debug/lustre), e.g. a captured tree; default: below --path.procfs and --path.sysfs.',
       ),
     )
-    .addOption(new Option('--path.rootfs <path>', 'rootfs mountpoint (host files such as /etc/passwd are read below it).').default('/'))
-    .addOption(new Option('--scrape.timeout <duration>', 'Deadline for each collector in one scrape; a collector over it reports success 0.').default('10s'));
+    .addOption(new Option('--path.rootfs <path>', 'rootfs mountpoint (host files such as /etc/passwd are read below it).').default(defaultPaths.rootfs))
+    .addOption(new Option('--scrape.timeout <duration>', 'Deadline for each collector in one scrape; a collector over it reports success 0.').default(DEFAULT_SCRAPE_TIMEOUT));
   addCollectorFlags(command, descriptors);
   command.action(() => run(() => runExporter(command, descriptors, opts)));
   return command;
@@ -77,11 +80,11 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
   let webConfig: WebConfig = { basicAuthUsers: new Map(), headers: new Map() };
   try {
     address = parseListenAddress(values['web.listenAddress'] ?? DEFAULT_LISTEN_ADDRESS);
-    timeoutMs = parseDuration(values['scrape.timeout'] ?? '10s');
+    timeoutMs = parseDuration(values['scrape.timeout'] ?? DEFAULT_SCRAPE_TIMEOUT);
     if (timeoutMs <= 0) throw new FlagError('--scrape.timeout must be positive');
     collectorOptions = readCollectorOptions(command, descriptors);
     limits = readServerLimits(values);
-    const telemetry = values['web.telemetryPath'] ?? '/metrics';
+    const telemetry = values['web.telemetryPath'] ?? DEFAULT_TELEMETRY_PATH;
     if (!telemetry.startsWith('/')) throw new FlagError(`--web.telemetry-path must start with "/": ${telemetry}`);
     if (telemetry === '/healthz') throw new FlagError('--web.telemetry-path cannot be /healthz, the liveness check');
     if (values['path.lustre'] !== undefined) requireDirectory('--path.lustre', values['path.lustre']);
@@ -97,7 +100,12 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     return 1;
   }
   const selection = readCollectorSelection(command, descriptors);
-  const paths = { procfs: values['path.procfs'] ?? '/proc', sysfs: values['path.sysfs'] ?? '/sys', rootfs: values['path.rootfs'] ?? '/', lustre: values['path.lustre'] };
+  const paths = {
+    procfs: values['path.procfs'] ?? defaultPaths.procfs,
+    sysfs: values['path.sysfs'] ?? defaultPaths.sysfs,
+    rootfs: values['path.rootfs'] ?? defaultPaths.rootfs,
+    lustre: values['path.lustre'],
+  };
   let enabled;
   try {
     enabled = createEnabledCollectors(descriptors, selection, collectorOptions, paths, logger);
@@ -113,7 +121,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
   const passwordChecker = webConfig.basicAuthUsers.size > 0 ? new PasswordChecker() : undefined;
   const app = createApp({
     scraper,
-    telemetryPath: values['web.telemetryPath'] ?? '/metrics',
+    telemetryPath: values['web.telemetryPath'] ?? DEFAULT_TELEMETRY_PATH,
     webConfig,
     collectorNames: enabled.map((e) => e.name),
     logger,

@@ -14,7 +14,7 @@ import { reportHtml } from '../report/html.js';
 import { grafanaLink } from '../report/grafana-link.js';
 import { DEFAULT_SUMMARY_DIR, MAX_SUMMARY_BYTES, readSummary, summaryOf } from '../report/summary.js';
 import { writeFile } from 'node:fs/promises';
-import { duration, evalTime, prometheusUrl } from './top-command.js';
+import { duration, durationDefault, evalTime, prometheusUrl } from './top-command.js';
 
 /** The environment variable of the default Prometheus server. */
 export const PROMETHEUS_ENV = 'JOBIO_PROMETHEUS_URL';
@@ -37,9 +37,9 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
       new Option('--prometheus <url>', `Report the job id from this Prometheus (or VictoriaMetrics) server; default: $${PROMETHEUS_ENV} when the argument is not a file.`).argParser(prometheusUrl),
     )
     .addOption(new Option('--grafana-url <url>', `Print the link to the job's dashboard in this Grafana (over the job's time range); default: $${GRAFANA_ENV}.`).argParser(prometheusUrl))
-    .addOption(new Option('--range <duration>', "With a job id: how far back its series are looked for (within the server's retention).").default(30 * 86_400_000, '30d').argParser(duration))
+    .addOption(new Option('--range <duration>', "With a job id: how far back its series are looked for (within the server's retention).").default(...durationDefault('30d')).argParser(duration))
     .addOption(new Option('--time <t>', 'With a job id: evaluate at this time (Unix seconds or RFC 3339) instead of now.').argParser(evalTime))
-    .addOption(new Option('--timeout <duration>', 'Deadline of each query.').default(10_000, '10s').argParser(duration))
+    .addOption(new Option('--timeout <duration>', 'Deadline of each query.').default(...durationDefault('10s')).argParser(duration))
     .addOption(
       new Option('--summary', "With a job id: print the job's report as one line of JSON, its lists bounded, for storing at the job's end (the Slurm EpilogSlurmctld does).").conflicts([
         'json',

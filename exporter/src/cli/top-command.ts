@@ -14,6 +14,11 @@ import { COLUMNS, parseColumns, SORT_KEYS, type SortKey } from '../top/table.js'
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
+/** A duration flag's default written once, as text: commander gets its value and its help shows the text. */
+export function durationDefault(text: string): [number, string] {
+  return [duration(text), text];
+}
+
 /** A commander argument parser: a duration of at least 1 s (also used by `jobio demo`). */
 export function duration(text: string): number {
   let ms: number;
@@ -96,7 +101,7 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--by <what>', 'job: from lustre_jobstats; client: from lustre_exports, NID → host → job.').choices(['job', 'client']).default('job'))
     .addOption(
       new Option('--interval <duration>', 'The refresh period, and the interval the table covers (from Prometheus at least 4 scrape intervals: widened, and said in the title).')
-        .default(10_000, '10s')
+        .default(...durationDefault('10s'))
         .argParser(duration),
     )
     .addOption(new Option('--once', 'Print one table (with its title line) and exit.'))
@@ -113,7 +118,7 @@ export function topCommand(run: (action: () => Promise<number>) => void): Comman
     .addOption(new Option('--jobid <id>', 'Only this job id (--by job).'))
     .addOption(new Option('--target <name>', 'Only this Lustre target (fs-OST0000).'))
     .addOption(new Option('--time <t>', 'With --prometheus: evaluate at this time (Unix seconds or RFC 3339) instead of now.').argParser(evalTime))
-    .addOption(new Option('--timeout <duration>', 'Deadline of one query or scrape.').default(10_000, '10s').argParser(duration))
+    .addOption(new Option('--timeout <duration>', 'Deadline of one query or scrape.').default(...durationDefault('10s')).argParser(duration))
     .addOption(new Option('--nid-map <file>', 'With --by client: a table of `NID HOST` lines.'))
     .addOption(new Option('--nid-command <cmd>', 'With --by client: run `CMD NID` (no shell) to get the host of a NID; cached.'))
     .addOption(new Option('--job-map <file>', 'With --by client: squeue-style lines `JOBID [USER] NODELIST` from a file.'))

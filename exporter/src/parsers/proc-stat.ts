@@ -1,6 +1,6 @@
 // The one parser of /proc/<pid>/stat: the job process sampler (process-jobs.ts), the profiler's
 // start-time budget (profiler/plausibility.ts) and step-daemon ancestry (labels/process-job.ts), and
-// `jobio run`'s process tree (cli/process-tree.ts) all read the same line.
+// `jobio run`'s process tree (run/process-tree.ts) all read the same line.
 
 export interface ProcStat {
   /** The parent's pid (field 4; 0 for init and kernel threads' parent). */

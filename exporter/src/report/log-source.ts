@@ -5,7 +5,7 @@
 // skipped; records of types it does not read are ignored, as Mistral tools do.
 import { readFile } from 'node:fs/promises';
 import type { DiagnosisJson } from '../profiler/diagnosis-schema.js';
-import { parseSize } from '../cli/run-options.js';
+import { parseSize } from '../run/run-options.js';
 import { characterisationFromFrames, type LogFrame } from './characterisation.js';
 import { findingsOf } from './findings.js';
 import { REPORT_SCHEMA, type ReportJson } from './report-schema.js';

@@ -2,7 +2,7 @@
 // the job and the application's view. Lines fit in 80 columns; colour only when asked (stdout is a
 // terminal). Everything quoted from the source (program names, mounts, hints) has its control
 // characters replaced: a log or a label is written by whoever ran the job.
-import { humanBytes } from '../cli/run-summary.js';
+import { humanBytes } from '../run/run-summary.js';
 import { withoutControlChars } from '../labels/control-chars.js';
 import {
   CAUSE_TEXT,

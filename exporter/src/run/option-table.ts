@@ -1,11 +1,13 @@
 // The options of `jobio run`, declared once: each row gives the flag and `--config` key (`name`), the
 // keys of a Mistral configuration file that set it (`mistral`, the manual's name first), its type, its
 // default (and the default a Mistral file implies where it differs), and the help text. The flags
-// (run-command.ts), the YAML keys (run-options.ts, mistral-config.ts) and the validation come from here.
+// (cli/run-command.ts), the YAML keys (run-options.ts, mistral-config.ts) and the validation of every
+// value by its kind (run-options.ts) come from here.
 
 export type OptionKind =
   | { readonly type: 'path' }
-  | { readonly type: 'text' }
+  /** `needed`: the usage error's words for an empty value. */
+  | { readonly type: 'text'; readonly needed: string }
   | { readonly type: 'bool' }
   | { readonly type: 'size' }
   | { readonly type: 'count'; readonly min: number }
@@ -113,7 +115,7 @@ export const RUN_OPTIONS: readonly RunOptionSpec[] = [
     name: 'nvml-library',
     arg: '<lib>',
     mistral: ['gpu.nvidia-library-path'],
-    kind: { type: 'text' },
+    kind: { type: 'text', needed: 'a library name or path is needed (none: no gpu records)' },
     default: 'libnvidia-ml.so.1',
     doc: 'NVML library for the gpu records (a soname or a path; default: the system one; none = no gpu records).',
   },
@@ -130,7 +132,7 @@ export const RUN_OPTIONS: readonly RunOptionSpec[] = [
 
 /**
  * Mistral's environment variables that are not an option of the table: the configuration file, the
- * working directory, the programs left out and the volumes (read by cli/mistral-env.ts into the
+ * working directory, the programs left out and the volumes (read by mistral-env.ts into the
  * profiler library's variables). Like the options' `mistralEnv`, they win over the configuration file.
  */
 export const MISTRAL_VARIABLES = {

@@ -9,6 +9,8 @@ export type LogFormat = 'logfmt' | 'json';
 
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 export const LOG_FORMATS: readonly LogFormat[] = ['logfmt', 'json'];
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+export const DEFAULT_LOG_FORMAT: LogFormat = 'logfmt';
 
 function logfmtValue(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -39,7 +41,7 @@ function logfmtStream(out: NodeJS.WritableStream): Writable {
   });
 }
 
-export function createLogger(level: LogLevel = 'info', format: LogFormat = 'logfmt'): Logger {
+export function createLogger(level: LogLevel = DEFAULT_LOG_LEVEL, format: LogFormat = DEFAULT_LOG_FORMAT): Logger {
   const options = {
     level,
     base: undefined,

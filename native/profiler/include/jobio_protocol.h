@@ -31,7 +31,7 @@
 /*
  * The profiler's defaults and the scheduler variables a job id is taken from, defined here once:
  * the library (native/profiler/src/core.c), the receiver's evidence capture (native/seqpacket) and,
- * as TypeScript copies, `jobio run` (exporter/src/cli/run-options.ts) and the job resolver
+ * as TypeScript copies, `jobio run` (exporter/src/run/run-options.ts) and the job resolver
  * (exporter/src/labels/process-job.ts); test/profiler-native/protocol-constants.test.ts reads this
  * header and checks that the copies agree.
  */

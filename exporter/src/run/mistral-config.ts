@@ -9,7 +9,7 @@ import type { Document, LineCounter, Node, Pair, YAMLMap } from 'yaml';
 import { resolveRunOptions, UsageError, type RawRunOptions } from './run-options.js';
 import { parseDuration } from '../util/duration.js';
 import { withHostInserted } from './output-path.js';
-import { RUN_OPTIONS, type RunOptionSpec } from '../run/option-table.js';
+import { RUN_OPTIONS, type RunOptionSpec } from './option-table.js';
 
 /** The output plug-in section (`plugin`): what to start, how often to feed it, and with what arguments. */
 export interface PluginSettings {

@@ -4,7 +4,7 @@
 // win over a Mistral configuration file; `--config` and the flags win over them. An empty variable
 // counts as unset. Pure: an environment in, settings (or a UsageError) out.
 import { resolveRunOptions, UsageError, type RawRunOptions } from './run-options.js';
-import { MISTRAL_VARIABLES, RUN_OPTIONS } from '../run/option-table.js';
+import { MISTRAL_VARIABLES, RUN_OPTIONS } from './option-table.js';
 import { withHostInserted } from './output-path.js';
 
 /** Programs Mistral leaves out (with their children) unless MISTRAL_NOTRACE_PROGRAMS removes them (`-srun`). */

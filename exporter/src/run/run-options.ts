@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseDuration } from '../util/duration.js';
-import { canonicalChoice, optionSpec, RUN_OPTIONS } from '../run/option-table.js';
+import { canonicalChoice, optionSpec, RUN_OPTIONS } from './option-table.js';
 import type { DirectionKeys, IoKeyOptions, MetadataMode, SizeBinning } from '../profiler/mistral-io.js';
 
 export class UsageError extends Error {}
@@ -60,15 +60,15 @@ function count(text: string, what: string, min: number): number {
   return value;
 }
 
-function timeframe(text: string): number {
+function timeframe(text: string, what: string): number {
   if (text === 'no') return 0;
   let ms: number;
   try {
     ms = /^\s*\d+\s*$/.test(text) ? Number(text) * 1000 : parseDuration(text);
   } catch (err) {
-    throw new UsageError(`--timeframe: ${(err as Error).message}`);
+    throw new UsageError(`${what}: ${(err as Error).message}`);
   }
-  if (ms < 1000 || ms % 1000 !== 0) throw new UsageError(`--timeframe: "${text}" must be a whole number of seconds, at least 1s`);
+  if (ms < 1000 || ms % 1000 !== 0) throw new UsageError(`${what}: "${text}" must be a whole number of seconds, at least 1s`);
   return ms / 1000;
 }
 
@@ -117,61 +117,90 @@ function named(value: unknown, what: string, needed: string): string {
   return name;
 }
 
+/** Comma-separated items of one value or of several (a repeated flag, a YAML list), trimmed, none empty. */
+function list(value: unknown): string[] {
+  return (Array.isArray(value) ? value.map(text) : [text(value)])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+/** An option's value checked as its kind in the option table says; every message names the flag. */
+function tableValue(name: string, value: unknown): unknown {
+  const spec = optionSpec(name);
+  const flag = `--${name}`;
+  switch (spec.kind.type) {
+    case 'bool':
+      return bool(value, flag);
+    case 'size':
+      return parseSize(text(value), flag);
+    case 'count':
+      return count(text(value), flag, spec.kind.min);
+    case 'timeframe':
+      return timeframe(text(value), flag);
+    case 'choice':
+      return choice(name, value);
+    case 'path':
+      return named(value, flag, 'a file name is needed');
+    case 'text':
+      return named(value, flag, spec.kind.needed);
+    case 'list':
+      return list(value ?? []);
+  }
+}
+
 /** Merges file and flags (flags win) and validates everything. */
 export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOptions): RunOptions {
   const raw: RawRunOptions = {};
   for (const o of RUN_OPTIONS) if (o.default !== undefined) raw[o.name] = o.default;
   for (const [k, v] of Object.entries(fromFile)) if (v !== undefined) raw[k] = v;
   for (const [k, v] of Object.entries(fromFlags)) if (v !== undefined) raw[k] = v;
-  const sizeBins = choice('size-bins', raw['size-bins']) as SizeBinning;
-  const smallThreshold = parseSize(text(raw['small-threshold']), '--small-threshold');
-  const largeThreshold = parseSize(text(raw['large-threshold']), '--large-threshold');
+  const value = (name: string): unknown => tableValue(name, raw[name]);
+  const sizeBins = value('size-bins') as SizeBinning;
+  const smallThreshold = value('small-threshold') as number;
+  const largeThreshold = value('large-threshold') as number;
   if (largeThreshold < smallThreshold) throw new UsageError('--large-threshold must not be below --small-threshold');
   const direction = (dir: 'read' | 'write'): DirectionKeys => {
-    const sized = raw[`${dir}-sized`] === undefined ? sizeBins : (choice(`${dir}-sized`, raw[`${dir}-sized`]) as SizeBinning);
+    const sized = raw[`${dir}-sized`] === undefined ? sizeBins : (value(`${dir}-sized`) as SizeBinning);
     // both writes both kinds of keys: a threshold range must not have a power-of-two range's name
     const pow2 = (n: number): boolean => Number.isInteger(Math.log2(n));
     if (sized === 'both' && (smallThreshold === 1 || (pow2(smallThreshold) && largeThreshold === 2 * smallThreshold)))
       throw new UsageError(
         `--${raw[`${dir}-sized`] === undefined ? 'size-bins' : `${dir}-sized`} both: the thresholds name a power-of-two range (small 1 B, or large twice a power-of-two small); choose others`,
       );
-    return { enabled: bool(raw[dir], `--${dir}`), duration: bool(raw[`${dir}-duration`], `--${dir}-duration`), sized };
+    return { enabled: value(dir) as boolean, duration: value(`${dir}-duration`) as boolean, sized };
   };
-  const envRaw = raw.env ?? [];
-  const env = (Array.isArray(envRaw) ? envRaw.map(text) : [text(envRaw)])
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
+  const env = value('env') as string[];
   for (const name of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env: "${name}" is not an environment variable name`);
-  const minSampled = count(text(raw['min-sampled']), '--min-sampled', 0);
+  const minSampled = value('min-sampled') as number;
   const io: IoKeyOptions = {
     read: direction('read'),
     write: direction('write'),
-    seek: bool(raw.seek, '--seek'),
-    metadata: choice('metadata', raw.metadata) as MetadataMode,
-    metadataDuration: bool(raw['metadata-duration'], '--metadata-duration'),
+    seek: value('seek') as boolean,
+    metadata: value('metadata') as MetadataMode,
+    metadataDuration: value('metadata-duration') as boolean,
     smallThreshold,
     largeThreshold,
     minSampled,
   };
-  const nvmlLibrary = named(raw['nvml-library'], '--nvml-library', 'a library name or path is needed (none: no gpu records)');
+  const nvmlLibrary = value('nvml-library') as string;
   return {
-    ...(raw.output !== undefined ? { output: named(raw.output, '--output', 'a file name is needed') } : {}),
-    ...(raw['error-log'] !== undefined ? { errorLog: named(raw['error-log'], '--error-log', 'a file name is needed') } : {}),
-    timeframeSec: timeframe(text(raw.timeframe)),
-    totals: bool(raw.totals, '--totals'),
+    ...(raw.output !== undefined ? { output: value('output') as string } : {}),
+    ...(raw['error-log'] !== undefined ? { errorLog: value('error-log') as string } : {}),
+    timeframeSec: value('timeframe') as number,
+    totals: value('totals') as boolean,
     smallThreshold,
     largeThreshold,
     io,
-    sampleEvery: count(text(raw['sample-every']), '--sample-every', 0),
-    sampleMaxPerSec: count(text(raw['sample-max-per-sec']), '--sample-max-per-sec', 0),
+    sampleEvery: value('sample-every') as number,
+    sampleMaxPerSec: value('sample-max-per-sec') as number,
     env: [...new Set(env)],
-    network: bool(raw.network, '--network'),
+    network: value('network') as boolean,
     minSampled,
-    cpuMemory: choice('cpu-memory', raw['cpu-memory']) as CpuMemory,
-    nvmlLibrary: bool(raw.gpu, '--gpu') ? nvmlLibrary : 'none',
-    waitPid: choice('wait-pid', raw['wait-pid']),
-    diagnosis: bool(raw.diagnosis, '--diagnosis'),
+    cpuMemory: value('cpu-memory') as CpuMemory,
+    nvmlLibrary: (value('gpu') as boolean) ? nvmlLibrary : 'none',
+    waitPid: value('wait-pid') as string,
+    diagnosis: value('diagnosis') as boolean,
   };
 }
 
