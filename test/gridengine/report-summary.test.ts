@@ -93,6 +93,9 @@ test("a finished Grid Engine job's report still works after its series are gone 
       async () => (parseExposition(await scrape(`${exporter.url}/metrics`)).some((x) => x.name === 'jobio_profiler_processes' && x.value >= 1) ? true : undefined),
       30_000,
     );
+    // The prolog's job_info is in Prometheus before dd runs: an idle machine runs the whole job within
+    // one scrape interval, and the header would have no scheduler fields (a fresh-clone run did so).
+    await until("the job's job_info in Prometheus", async () => ((await prometheus.query(`jobio_job_info{jobid="${job}"}`)).length > 0 ? true : undefined), 30_000);
     const feed = spawnSync('sh', ['-c', `head -c ${3000 * 512} /dev/zero > "$1"`, 'sh', gate], { timeout: 20_000 });
     assert.equal(feed.status, 0);
     const ended = await ge.waitEnded(job);
