@@ -2,7 +2,7 @@
 // the record's timestamp: `jobio_run_{mountpoint,network}_{calls,bytes}` (docs/metrics.md). Each
 // record's figures are totals over its timeframe (the frame, or the whole job for `jobtotal`), so the
 // samples of one job's frames add up to its job total, as in the log.
-import { escapeLabelValue as escapeLabel } from '../scrape/metric-family.js';
+import { renderLabels } from '../scrape/metric-family.js';
 
 type Json = Record<string, unknown>;
 
@@ -10,12 +10,6 @@ type Json = Record<string, unknown>;
 const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function labels(pairs: Record<string, string>): string {
-  return Object.entries(pairs)
-    .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
-    .join(',');
-}
 
 /** The sample lines of one record (none for the other record types, or a record without a timestamp). */
 export function recordSamples(record: Json): string[] {
@@ -39,7 +33,7 @@ export function recordSamples(record: Json): string[] {
       const f = figures[unit];
       const total = isObject(f) ? f['total'] : undefined;
       if (typeof total !== 'number') continue;
-      out.push(`jobio_run_${kind}_${unit}{${labels({ ...common, op })}} ${total} ${ms}`);
+      out.push(`jobio_run_${kind}_${unit}{${renderLabels({ ...common, op })}} ${total} ${ms}`);
     }
   }
   return out;
