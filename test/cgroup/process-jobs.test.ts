@@ -50,7 +50,15 @@ test(
     const job = startAs(65534, { JOB_ID: '4711', PATH: '/usr/bin:/bin' });
     startAs(54321, { JOB_ID: '4711', PATH: '/usr/bin:/bin' });
     startAs(65534, { JOB_ID: '9999', PATH: '/usr/bin:/bin' });
-    const exporter = await startExporter(['--collector.disable-defaults', '--collector.cgroup', `--collector.cgroup.spool-dir=${spool}`, '--collector.cgroup.sample-interval=100ms']);
+    // An empty sysfs: a real job cgroup on this machine (another test's Slurm job) is not this test's.
+    mkdirSync(join(work, 'sys'));
+    const exporter = await startExporter([
+      '--collector.disable-defaults',
+      '--collector.cgroup',
+      `--collector.cgroup.spool-dir=${spool}`,
+      '--collector.cgroup.sample-interval=100ms',
+      `--path.sysfs=${join(work, 'sys')}`,
+    ]);
     try {
       // The job's shell has exec'd into `sleep`: one process, its own time and its reaped children's.
       let expected: { user: number; system: number; rss: number; hwm: number } | undefined;
