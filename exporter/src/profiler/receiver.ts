@@ -29,9 +29,12 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
 export type RejectReason = DecodeRejectReason | TableRejectReason | 'oversized' | 'overloaded';
 export const REJECT_REASONS: readonly RejectReason[] = [...DECODE_REJECT_REASONS, 'oversized', ...TABLE_REJECT_REASONS, 'overloaded'];
 
+/** The socket file's permissions unless told otherwise: every user's job on the host may connect. */
+export const DEFAULT_SOCKET_MODE = 0o666;
+
 export interface ReceiverOptions {
   readonly socketPath: string;
-  /** Socket file permissions (default 0o666: every user's job may connect). */
+  /** Socket file permissions (default DEFAULT_SOCKET_MODE). */
   readonly mode?: number;
   readonly procfs: string;
   /** The cgroup mount (<sysfs>/fs/cgroup): job owners are kept while their job's cgroup exists (JobVerifierOptions). */
@@ -88,7 +91,7 @@ export class ProfilerReceiver {
     const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
-      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnections: connections.total, maxConnectionsPerUser: connections.perUser },
+      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? DEFAULT_SOCKET_MODE, procfs: options.procfs, maxConnections: connections.total, maxConnectionsPerUser: connections.perUser },
       options.onHandled === undefined
         ? (event) => this.onEvent(event)
         : (event) => {
