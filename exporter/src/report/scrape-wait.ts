@@ -2,7 +2,8 @@
 // TaskEpilog runs right after its batch script) sent its last frames to the exporter, but Prometheus
 // has them only after its next scrape of that exporter: a report made at once would miss up to one
 // scrape interval of the job, all of it for a job shorter than that. So the report first waits until
-// each of the job's series families it finds has a sample taken at or after `afterS`, at most `maxMs`.
+// every series of the job it finds (of the families below) has a sample taken at or after `afterS`,
+// at most `maxMs`.
 import { instantQuery, TopSourceError, type PrometheusQueryOptions } from '../top/prometheus-source.js';
 import { promString } from '../top/promql.js';
 import { ReportError } from './log-source.js';
@@ -21,15 +22,16 @@ export interface ScrapeWaitOptions {
   readonly pollMs?: number;
 }
 
-/** True once every family with series of the job has one scraped at or after afterS; false when maxMs passed first. */
+/** True once the job has series and each was scraped at or after afterS; false when maxMs passed first. */
 export async function waitForScrapeAfter(o: ScrapeWaitOptions): Promise<boolean> {
   const q: PrometheusQueryOptions = { url: o.url, mode: 'job', intervalMs: 0, filters: {}, timeoutMs: o.timeoutMs };
   const deadline = Date.now() + o.maxMs;
   for (;;) {
     let latest: number[];
     try {
-      // timestamp(): when the newest sample of each series was scraped (within the 5 min look-back)
-      const found = await Promise.all(FAMILIES.map((f) => instantQuery(q, `max(timestamp(${f}{jobid=${promString(o.jobid)}}))`)));
+      // timestamp(): when each series' newest sample was scraped (within the 5 min look-back); the
+      // oldest of them, so every node's exporter (and every Lustre target's) was scraped since
+      const found = await Promise.all(FAMILIES.map((f) => instantQuery(q, `min(timestamp(${f}{jobid=${promString(o.jobid)}}))`)));
       latest = found.flatMap((r) => r.map((x) => Number(x.value[1])));
     } catch (err) {
       if (err instanceof TopSourceError) throw new ReportError(err.message);
