@@ -31,6 +31,8 @@ export const REJECT_REASONS: readonly RejectReason[] = [...DECODE_REJECT_REASONS
 
 export interface ReceiverOptions {
   readonly socketPath: string;
+  /** A socket already listening on socketPath, inherited (`jobio run --attach`): adopted instead of bound. */
+  readonly listenFd?: number;
   /** Socket file permissions (default 0o666: every user's job may connect). */
   readonly mode?: number;
   readonly procfs: string;
@@ -88,7 +90,14 @@ export class ProfilerReceiver {
     const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
-      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnections: connections.total, maxConnectionsPerUser: connections.perUser },
+      {
+        maxFrame: WIRE_MAX_FRAME,
+        mode: options.mode ?? 0o666,
+        procfs: options.procfs,
+        maxConnections: connections.total,
+        maxConnectionsPerUser: connections.perUser,
+        ...(options.listenFd !== undefined ? { listenFd: options.listenFd } : {}),
+      },
       options.onHandled === undefined
         ? (event) => this.onEvent(event)
         : (event) => {
