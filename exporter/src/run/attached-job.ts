@@ -9,6 +9,7 @@ import type { Counters } from '../profiler/counters.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from '../profiler/process-table.js';
 import type { MountRecord, ProcessRecord } from '../parsers/profiler-record.js';
 import { UsageError } from './run-options.js';
+import { chooseSampling, measureClockNs, type Sampling } from './sampling.js';
 
 /** What the first process passes: `--attach FD,FIRST,PARENT,GROUP,PARENT-GROUP`. */
 export interface Attach {
@@ -64,6 +65,18 @@ export function processExit(procfs: string, pid: number): Promise<void> {
     };
     look();
   });
+}
+
+/**
+ * Sampling chosen from the clock's cost (a factor of 0): the job's first process chose it before
+ * this session existed (session.c, as sampling.ts does) and the job runs with it, so the records
+ * take its figures; measured here only when it did not say.
+ */
+export function librarySampling(given: Sampling, env: NodeJS.ProcessEnv): Sampling {
+  const every = Number(env['JOBIO_SAMPLE_EVERY'] ?? '');
+  if (!Number.isSafeInteger(every) || every < 1) return chooseSampling(given, measureClockNs());
+  const limit = Number(env['JOBIO_SAMPLE_MAX_PER_SEC'] ?? '0');
+  return { sampleEvery: every, sampleMaxPerSec: given.sampleMaxPerSec !== 0 || !Number.isSafeInteger(limit) ? given.sampleMaxPerSec : limit };
 }
 
 /** The library's defaults (jobio_protocol.h, config.c) where a variable is unset. */

@@ -39,7 +39,7 @@ import { parseMistralConfig, type MistralSettings, type PluginSettings } from '.
 import { readMistralEnvironment, type MistralEnvironment } from './mistral-env.js';
 import { fullHostname } from './fqdn.js';
 import { PluginFeed, pluginArguments, pluginExitTimeoutMs } from './run-plugin.js';
-import { attachedStartMs, libraryMismatches, processExit, WaitedEnd, waitedPid, type Attach } from './attached-job.js';
+import { attachedStartMs, libraryMismatches, librarySampling, processExit, WaitedEnd, waitedPid, type Attach } from './attached-job.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -152,7 +152,7 @@ export class RunSession {
       // Mistral's precedence: its variables over its file; jobio's --config and flags over both
       const fromFile = { ...mistral?.raw, ...this.mistralEnv.raw, ...(this.flags.config !== undefined ? readConfigFile(this.flags.config) : {}) };
       let options = resolveRunOptions(fromFile, fromFlags);
-      if (options.sampleEvery === 0) options = { ...options, ...chooseSampling(options, measureClockNs()) };
+      if (options.sampleEvery === 0) options = { ...options, ...(this.flags.attach !== undefined ? librarySampling(options, process.env) : chooseSampling(options, measureClockNs())) };
       this.options = options;
       return undefined;
     } catch (err) {

@@ -10,7 +10,8 @@
  *     runs `jobio run --attach FD,PIDS -- PROGRAM` on that socket; it writes the same log as
  *     `jobio run` and ends when the process Mistral's wait_pid names has exited;
  *   - JOBIO_SOCKET and the run's other variables are set in this process's environment, which its
- *     children inherit: they join the session instead of starting one.
+ *     children inherit: they join the session instead of starting one (on this node: JOBIO_SESSION_HOST
+ *     names it, and a process on another node starts that node's session).
  * The jobio command is $JOBIO_COMMAND, else bin/jobio.js of the checkout this library was built in
  * (three directories above native/profiler/build/libjobio.so). Nothing here waits for the session;
  * the one wait is for the intermediate process, which only forks and exits. On failure the job runs
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "process/session.h"
@@ -38,10 +40,15 @@ extern char **environ;
 static const char *const jobio_mistral_notrace[] = {"blaunch", "bsub",      "lsgrun", "lsrun", "pbsdsh",
                                                     "pbs_tmrsh", "qsub", "qrsh",   "sbatch", "srun"};
 
+static void jobio_u64(char *out, size_t cap, unsigned long long v) { snprintf(out, cap, "%llu", v); }
+
 static const char *jobio_env(const char *name) {
   const char *v = getenv(name);
   return v && *v ? v : NULL;
 }
+
+/* The library's own file calls go straight to the kernel: the libc names are its wrappers. */
+static int jobio_unlink(const char *path, int flags) { return (int)syscall(SYS_unlinkat, AT_FDCWD, path, flags); }
 
 /* Mistral's variable `from` under jobio's name `to`, unless `to` is set already. */
 static void jobio_alias(const char *from, const char *to) {
@@ -115,6 +122,26 @@ static void jobio_small_io(void) {
   /* the session reads the same variable and says what is wrong with it */
 }
 
+/* duration-sampling.sample 0, Mistral's default with a configuration file: the factor chosen from
+ * the cost of reading the clock as `jobio run` chooses it (exporter/src/run/sampling.ts: every call
+ * timed at 100 ns or less, else one in cost/100; at most 1000 a second above 1 us), measured here
+ * (at most 20 batches of 100 reads) because the library runs before the session reads the file.
+ * The session takes the library's figure; a factor the file gives is the start script's to set. */
+static void jobio_clock_sampling(void) {
+  if (!jobio_env("MISTRAL_CONFIG") || jobio_env("JOBIO_SAMPLE_EVERY")) return;
+  uint64_t best = UINT64_MAX;
+  for (int b = 0; b < 20 && best > 100; b++) {
+    uint64_t start = jobio_now();
+    for (int i = 0; i < 100; i++) (void)jobio_now();
+    uint64_t per = (jobio_now() - start) / 100;
+    if (per < best) best = per;
+  }
+  char buf[24];
+  jobio_u64(buf, sizeof buf, best <= 100 ? 1 : (best + 99) / 100);
+  setenv("JOBIO_SAMPLE_EVERY", buf, 1);
+  if (best > 1000 && !jobio_env("JOBIO_SAMPLE_MAX_PER_SEC")) setenv("JOBIO_SAMPLE_MAX_PER_SEC", "1000", 1);
+}
+
 /* The jobio command: $JOBIO_COMMAND, else bin/jobio.js three directories above this library. */
 static int jobio_command(char *out, size_t cap) {
   const char *v = jobio_env("JOBIO_COMMAND");
@@ -143,7 +170,7 @@ static int jobio_listen(char *path, size_t cap) {
   memset(&sa, 0, sizeof sa);
   sa.sun_family = AF_UNIX;
   if (snprintf(path, cap, "%s/profiler.sock", dir) >= (int)cap || strlen(path) >= sizeof sa.sun_path) {
-    rmdir(dir);
+    jobio_unlink(dir, AT_REMOVEDIR);
     return -1;
   }
   memcpy(sa.sun_path, path, strlen(path));
@@ -151,11 +178,11 @@ static int jobio_listen(char *path, size_t cap) {
   int on = 1;
   /* as the receiver does: every message carries its sender's credentials (SO_PEERCRED trust) */
   if (fd >= 0 && syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) == 0 &&
-      syscall(SYS_bind, fd, &sa, sizeof sa) == 0 && chmod(path, 0600) == 0 && syscall(SYS_listen, fd, 512) == 0)
+      syscall(SYS_bind, fd, &sa, sizeof sa) == 0 && syscall(SYS_fchmodat, AT_FDCWD, path, 0600) == 0 && syscall(SYS_listen, fd, 512) == 0)
     return fd;
   if (fd >= 0) jobio_sys_close(fd);
-  unlink(path);
-  rmdir(dir);
+  jobio_unlink(path, 0);
+  jobio_unlink(dir, AT_REMOVEDIR);
   return -1;
 }
 
@@ -205,10 +232,15 @@ static int jobio_spawn(const char *cmd, char *const argv[], char *const envp[], 
   return 0;
 }
 
-static void jobio_u64(char *out, size_t cap, unsigned long long v) { snprintf(out, cap, "%llu", v); }
-
 void jobio_session_start(void) {
-  if (jobio_env("JOBIO_SOCKET") || (!jobio_env("MISTRAL_LOG") && !jobio_env("MISTRAL_CONFIG"))) return;
+  if (!jobio_env("MISTRAL_LOG") && !jobio_env("MISTRAL_CONFIG")) return;
+  /* A session of this job on another node (srun carries the environment along) is not joined: the
+   * first process here starts this node's. A JOBIO_SOCKET without JOBIO_SESSION_HOST (jobio run, the
+   * exporter) is always joined. */
+  struct utsname node;
+  const char *host = jobio_env("JOBIO_SESSION_HOST");
+  int elsewhere = host && syscall(SYS_uname, &node) == 0 && strcmp(host, node.nodename) != 0;
+  if (jobio_env("JOBIO_SOCKET") && !elsewhere) return;
   const char *d = jobio_env("JOBIO_DISABLE");
   if (d && strcmp(d, "0") != 0 && strcmp(d, "false") != 0 && strcmp(d, "no") != 0) return;
   int saved = errno;
@@ -220,12 +252,13 @@ void jobio_session_start(void) {
   jobio_alias("MISTRAL_BYPASS_DISABLE", "JOBIO_BYPASS_DISABLE");
   jobio_notrace();
   jobio_small_io();
+  jobio_clock_sampling();
 
   char cmd[PATH_MAX], sock[PATH_MAX], exe[PATH_MAX];
   const char *why = NULL;
   int fd = -1;
   char **envp = NULL;
-  if (!jobio_command(cmd, sizeof cmd) || access(cmd, X_OK) != 0)
+  if (!jobio_command(cmd, sizeof cmd) || syscall(SYS_faccessat, AT_FDCWD, cmd, X_OK, 0) != 0)
     why = "cannot start a jobio session: no jobio command (set JOBIO_COMMAND); the job is not profiled:";
   else if ((fd = jobio_listen(sock, sizeof sock)) < 0)
     why = "cannot start a jobio session: no socket in MISTRAL_OUTPUT_DIRECTORY or TMPDIR; the job is not profiled:";
@@ -235,6 +268,7 @@ void jobio_session_start(void) {
     char origin[24], attach[128];
     jobio_u64(origin, sizeof origin, jobio_now_real() / 1000000ull * 1000000ull);
     setenv("JOBIO_SOCKET", sock, 1);
+    if (syscall(SYS_uname, &node) == 0) setenv("JOBIO_SESSION_HOST", node.nodename, 1);
     setenv("JOBIO_TIMEFRAME", "1", 1);
     setenv("JOBIO_FLUSH_THREAD", "1", 1);
     setenv("JOBIO_FRAME_ORIGIN_NS", origin, 1);
@@ -249,10 +283,10 @@ void jobio_session_start(void) {
   free(envp);
   if (fd >= 0) jobio_sys_close(fd); /* the session holds the listening socket now */
   if (why && fd >= 0) {
-    unlink(sock);
+    jobio_unlink(sock, 0);
     char *slash = strrchr(sock, '/');
     if (slash) *slash = 0;
-    rmdir(sock);
+    jobio_unlink(sock, AT_REMOVEDIR);
   }
   if (why) {
     jobio_log_line(why, cmd, 0, 0);
