@@ -233,6 +233,7 @@ static int jobio_spawn(const char *cmd, char *const argv[], char *const envp[], 
 }
 
 void jobio_session_start(void) {
+  int saved = errno;
   if (!jobio_env("MISTRAL_LOG") && !jobio_env("MISTRAL_CONFIG")) return;
   /* A session of this job on another node (srun carries the environment along) is not joined: the
    * first process here starts this node's. A JOBIO_SOCKET without JOBIO_SESSION_HOST (jobio run, the
@@ -243,7 +244,6 @@ void jobio_session_start(void) {
   if (jobio_env("JOBIO_SOCKET") && !elsewhere) return;
   const char *d = jobio_env("JOBIO_DISABLE");
   if (d && strcmp(d, "0") != 0 && strcmp(d, "false") != 0 && strcmp(d, "no") != 0) return;
-  int saved = errno;
   const char *err_log = jobio_env("MISTRAL_ERR_LOG");
   if (err_log && strcmp(err_log, "syslog") != 0) jobio_alias("MISTRAL_ERR_LOG", "JOBIO_ERROR_LOG");
   jobio_copy(jobio_cfg.error_log, sizeof jobio_cfg.error_log, getenv("JOBIO_ERROR_LOG"));
@@ -255,6 +255,7 @@ void jobio_session_start(void) {
   jobio_clock_sampling();
 
   char cmd[PATH_MAX], sock[PATH_MAX], exe[PATH_MAX];
+  cmd[0] = 0;
   const char *why = NULL;
   int fd = -1;
   char **envp = NULL;
@@ -272,8 +273,11 @@ void jobio_session_start(void) {
     setenv("JOBIO_TIMEFRAME", "1", 1);
     setenv("JOBIO_FLUSH_THREAD", "1", 1);
     setenv("JOBIO_FRAME_ORIGIN_NS", origin, 1);
-    pid_t self = jobio_sys_getpid(), parent = getppid();
-    snprintf(attach, sizeof attach, "3,%d,%d,%d,%d", (int)self, (int)parent, (int)getpgid(0), (int)getpgid(parent));
+    pid_t self = jobio_sys_getpid(), parent = getppid(), group = getpgid(0), parent_group = getpgid(parent);
+    /* a group that cannot be read (another session's) stands as this process's own */
+    if (group < 0) group = self;
+    if (parent_group < 0) parent_group = group;
+    snprintf(attach, sizeof attach, "3,%d,%d,%d,%d", (int)self, (int)parent, (int)group, (int)parent_group);
     long n = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     char *argv[] = {cmd, "run", "--attach", attach, "--", exe[0] ? exe : program_invocation_name, NULL};
