@@ -34,6 +34,8 @@ export const DEFAULT_SOCKET_MODE = 0o666;
 
 export interface ReceiverOptions {
   readonly socketPath: string;
+  /** A socket already listening on socketPath, inherited (`jobio run --attach`): adopted instead of bound. */
+  readonly listenFd?: number;
   /** Socket file permissions (default DEFAULT_SOCKET_MODE). */
   readonly mode?: number;
   readonly procfs: string;
@@ -91,7 +93,14 @@ export class ProfilerReceiver {
     const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
-      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? DEFAULT_SOCKET_MODE, procfs: options.procfs, maxConnections: connections.total, maxConnectionsPerUser: connections.perUser },
+      {
+        maxFrame: WIRE_MAX_FRAME,
+        mode: options.mode ?? DEFAULT_SOCKET_MODE,
+        procfs: options.procfs,
+        maxConnections: connections.total,
+        maxConnectionsPerUser: connections.perUser,
+        ...(options.listenFd !== undefined ? { listenFd: options.listenFd } : {}),
+      },
       options.onHandled === undefined
         ? (event) => this.onEvent(event)
         : (event) => {
