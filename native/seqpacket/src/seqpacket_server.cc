@@ -62,6 +62,7 @@ struct SeqpacketServer::Connection {
   uid_t uid;
   gid_t gid;
   pid_t evidence_pid = 0;  // sender whose /proc evidence was captured last on this connection
+  bool in_job = false;     // the peer was in a job cgroup when accepted (may use the reserved connections)
 };
 
 void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
@@ -76,7 +77,7 @@ void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("SeqpacketServer", ctor);
 }
 
-// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, queueSize, queueBytes, queueBytesPerUser }, onEvent)
+// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, reservedConnections, jobCgroupPatterns, queueSize, queueBytes, queueBytesPerUser }, onEvent)
 SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SeqpacketServer>(info) {
   Napi::Env env = info.Env();
   if (info.Length() != 3) throw Napi::TypeError::New(env, "new SeqpacketServer(path, options, onEvent) takes 3 arguments");
@@ -102,6 +103,24 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
     if (!procfs.IsString()) throw Napi::TypeError::New(env, "options.procfs must be a string");
     procfs_ = procfs.As<Napi::String>().Utf8Value();
   }
+  Napi::Value patterns = options.Get("jobCgroupPatterns");
+  if (!patterns.IsUndefined()) {
+    if (!patterns.IsArray()) throw Napi::TypeError::New(env, "options.jobCgroupPatterns must be an array of strings");
+    Napi::Array list = patterns.As<Napi::Array>();
+    std::vector<std::string> sources;
+    for (uint32_t i = 0; i < list.Length(); i++) {
+      Napi::Value item = list.Get(i);
+      if (!item.IsString()) throw Napi::TypeError::New(env, "options.jobCgroupPatterns must be an array of strings");
+      sources.push_back(item.As<Napi::String>().Utf8Value());
+    }
+    try {
+      job_cgroups_.Compile(sources);
+    } catch (const std::regex_error& err) {
+      throw Napi::TypeError::New(env, std::string("options.jobCgroupPatterns: ") + err.what());
+    }
+  }
+  // Default: a quarter kept for job cgroups' peers when there is a way to recognise them, none otherwise.
+  reserved_connections_ = OptionalUint(options, "reservedConnections", job_cgroups_.Empty() ? 0 : max_connections_ / 4, 0, max_connections_);
   uint32_t queue_size = OptionalUint(options, "queueSize", 16384, 0, 1u << 24);
   max_queue_bytes_ = OptionalUint(options, "queueBytes", 16u << 20, 0, 1u << 30);
   // Default share: a quarter of the queue, so it takes four flooding uids to fill it.
@@ -297,11 +316,6 @@ bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
       }
       return true;  // EAGAIN: nothing more to accept
     }
-    if (connections.size() >= max_connections_) {
-      close(fd);
-      counters_->refused++;
-      continue;
-    }
     ucred cred{};
     socklen_t len = sizeof(cred);
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
@@ -309,11 +323,27 @@ bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
       counters_->refused++;
       continue;
     }
+    if (connections.size() >= max_connections_) {
+      close(fd);
+      CountRefused(counters_->refused, cred.uid);
+      continue;
+    }
     // One local user must not take every connection (and descriptor) the receiver is willing to hold.
     uint32_t& open_by_user = per_user[cred.uid];
     if (open_by_user >= max_per_user_) {
       close(fd);
-      counters_->refused_per_user++;
+      CountRefused(counters_->refused_per_user, cred.uid);
+      if (open_by_user == 0) per_user.erase(cred.uid);
+      continue;
+    }
+    // Peers outside any job cgroup (which any user can be, as many times as it has processes) may not
+    // take the connections kept for the kernel's job processes: colluding uids, each within its own
+    // share, could otherwise fill every connection before a job's processes start.
+    bool in_job = reserved_connections_ != 0 && job_cgroups_.InJob(procfs_, cred.pid, cred.uid);
+    if (!in_job && connections.size() - in_job_open_ >= max_connections_ - reserved_connections_) {
+      close(fd);
+      CountRefused(counters_->refused_unverified, cred.uid);
+      if (open_by_user == 0) per_user.erase(cred.uid);
       continue;
     }
     uint64_t id = next_id++;
@@ -326,7 +356,10 @@ bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
       if (open_by_user == 0) per_user.erase(cred.uid);
       continue;
     }
-    connections.emplace(id, Connection{fd, id, cred.pid, cred.uid, cred.gid});
+    Connection connection{fd, id, cred.pid, cred.uid, cred.gid};
+    connection.in_job = in_job;
+    connections.emplace(id, connection);
+    if (in_job) in_job_open_++;
     open_by_user++;
     counters_->accepted++;
   }
@@ -393,10 +426,17 @@ void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& 
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
   close(c.fd);
   connections.erase(it);
+  if (c.in_job) in_job_open_--;
   auto user = per_user.find(c.uid);
   if (user != per_user.end() && --user->second == 0) per_user.erase(user);
   counters_->closed++;
   Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, {}});
+}
+
+void SeqpacketServer::CountRefused(std::atomic<uint64_t>& reason, uid_t uid) {
+  reason++;
+  std::lock_guard<std::mutex> lock(counters_->per_uid_mutex);
+  counters_->per_uid[uid].refused++;
 }
 
 void SeqpacketServer::Stop() {
@@ -442,6 +482,8 @@ Napi::Value SeqpacketServer::Stats(const Napi::CallbackInfo& info) {
   out.Set("closed", Napi::Number::New(env, static_cast<double>(c.closed.load())));
   out.Set("refused", Napi::Number::New(env, static_cast<double>(c.refused.load())));
   out.Set("refusedPerUser", Napi::Number::New(env, static_cast<double>(c.refused_per_user.load())));
+  out.Set("refusedUnverified", Napi::Number::New(env, static_cast<double>(c.refused_unverified.load())));
+  out.Set("reservedConnections", Napi::Number::New(env, reserved_connections_));
   out.Set("acceptErrors", Napi::Number::New(env, static_cast<double>(c.accept_errors.load())));
   out.Set("frames", Napi::Number::New(env, static_cast<double>(c.frames.load())));
   out.Set("oversized", Napi::Number::New(env, static_cast<double>(c.oversized.load())));
@@ -457,6 +499,14 @@ Napi::Value SeqpacketServer::Stats(const Napi::CallbackInfo& info) {
     }
   }
   out.Set("queueDroppedByUid", by_uid);
+  Napi::Object refused_by_uid = Napi::Object::New(env);
+  {
+    std::lock_guard<std::mutex> lock(c.per_uid_mutex);
+    for (const auto& entry : c.per_uid) {
+      if (entry.second.refused != 0) refused_by_uid.Set(std::to_string(entry.first), Napi::Number::New(env, static_cast<double>(entry.second.refused)));
+    }
+  }
+  out.Set("refusedByUid", refused_by_uid);
   return out;
 }
 
