@@ -22,20 +22,23 @@ export function perTargetFamily<V>(name: string, help: string, type: MetricType,
   };
 }
 
+/** What names a series in a view's samples. */
+type SeriesOfView<V> = V extends SampledTarget<infer S> ? S : never;
+
 /** A counter family of the targets' series samples of one field kind, labelled by `labels`. */
-export function fieldFamily<S, V extends SampledTarget<S>>(
+export function fieldFamily<V extends SampledTarget<unknown>>(
   name: string,
   help: string,
   kind: FieldKind,
   views: () => readonly V[],
-  labels: (view: V, series: S, field: ExportField) => Labels,
+  labels: (view: V, series: SeriesOfView<V>, field: ExportField) => Labels,
 ): MetricFamily {
   return {
     name,
     help,
     type: 'counter',
     collect(sink): void {
-      for (const view of views()) view.samples.forEach((series, field, value) => sink.sample(labels(view, series, field), value), kind);
+      for (const view of views()) view.samples.forEach((series, field, value) => sink.sample(labels(view, series as SeriesOfView<V>, field), value), kind);
     },
   };
 }
