@@ -5,7 +5,7 @@
 // field), which is the order prom-client's reset-and-refilled metrics wrote them in.
 import type { ExportField, FieldKind } from '../lustre/export-fields.js';
 import type { SampledTarget } from '../lustre/refill.js';
-import type { Labels, MetricFamily, MetricType } from '../scrape/metric-family.js';
+import { renderLabels, type Labels, type MetricFamily, type MetricType } from '../scrape/metric-family.js';
 
 type Emit = (labels: Labels, value: number) => void;
 
@@ -39,6 +39,27 @@ export function fieldFamily<V extends SampledTarget<unknown>>(
     type: 'counter',
     collect(sink): void {
       for (const view of views()) view.samples.forEach((series, field, value) => sink.sample(labels(view, series as SeriesOfView<V>, field), value), kind);
+    },
+  };
+}
+
+/**
+ * A family whose samples are added up by label set, each series where its set first appears: where
+ * two targets carry the same labels (a file system mounted several times: both are `mount="_several"`),
+ * their counts make one series, as prom-client's inc() added them up.
+ */
+export function summedFamily(name: string, help: string, type: MetricType, fill: (add: Emit) => void): MetricFamily {
+  return {
+    name,
+    help,
+    type,
+    collect(sink): void {
+      const sums = new Map<string, number>();
+      fill((labels, value) => {
+        const key = renderLabels(labels);
+        sums.set(key, (sums.get(key) ?? 0) + value);
+      });
+      for (const [labelText, value] of sums) sink.rendered(labelText, value);
     },
   };
 }
