@@ -14,9 +14,9 @@ type NiLabels = 'net' | 'nid';
 
 export class LustreLnetMetrics {
   // Label-less: shown only while read (prom-client would show 0 for a value the source did not give).
-  private readonly counters: Readonly<Record<LnetCounter, ShownWhilePresent<Counter> | ShownWhilePresent<Gauge>>>;
-  private readonly resends: ShownWhilePresent<Counter>;
-  private readonly responseTimeouts: ShownWhilePresent<Counter>;
+  private readonly counters: Readonly<Record<LnetCounter, ShownWhilePresent>>;
+  private readonly resends: ShownWhilePresent;
+  private readonly responseTimeouts: ShownWhilePresent;
   private readonly failures: Counter<'origin' | 'reason'>;
   private readonly niUp: Gauge<NiLabels>;
   private readonly niSent: Counter<NiLabels>;
@@ -90,23 +90,13 @@ export class LustreLnetMetrics {
   }
 
   stats(s: LnetStats): void {
-    for (const [name, value] of Object.entries(s.counters) as [LnetCounter, number][]) {
-      const m = this.counters[name].show();
-      if ('set' in m) m.set(value);
-      else LustreLnetMetrics.setCounter(m, value);
-    }
-    if (s.resends !== undefined) LustreLnetMetrics.setCounter(this.resends.show(), s.resends);
-    if (s.responseTimeouts !== undefined) LustreLnetMetrics.setCounter(this.responseTimeouts.show(), s.responseTimeouts);
+    for (const [name, value] of Object.entries(s.counters) as [LnetCounter, number][]) this.counters[name].show(value);
+    if (s.resends !== undefined) this.resends.show(s.resends);
+    if (s.responseTimeouts !== undefined) this.responseTimeouts.show(s.responseTimeouts);
     for (const [key, value] of Object.entries(s.failures) as [keyof typeof LNET_FAILURES, number][]) {
       const [origin, reason] = LNET_FAILURES[key];
       this.failures.inc({ origin, reason }, value);
     }
-  }
-
-  /** A label-less counter keeps its value while hidden: it is set afresh from LNet's count. */
-  private static setCounter(m: Counter, value: number): void {
-    m.reset();
-    m.inc(value);
   }
 
   ni(n: LnetNi): void {
