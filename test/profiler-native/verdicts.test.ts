@@ -9,7 +9,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type DumpMount, type DumpProcess, type MountBody } from './harness.js';
@@ -19,7 +19,7 @@ import { programOf, type ProgramFamily } from '../../exporter/src/profiler/progr
 
 const SHM = '/dev/shm';
 /** The profiler's classes on /dev/shm, per executable and summed. */
-function onShm(dump: Dump, exe?: string): MountBody[] {
+function onShm(dump: Dump, exe?: string): DumpMount[] {
   return dump.processes.filter((p) => exe === undefined || p.exe === exe).flatMap((p) => p.mounts.filter((m) => m.path === SHM));
 }
 const cls = (bodies: MountBody[], call: string): [number, number, number] =>
@@ -185,7 +185,9 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       });
       assert.equal(st.status, 0, st.stderr.toString());
       const o = straceVerdicts(readStraceCalls(prefix), traceDir);
-      const ranks = onShm(prof.dump, 'mpi-io-collective');
+      // the program's own calls (what MPI_Init and MPI_Finalize did is the MPI runtime's)
+      const ranks = onShm(prof.dump, 'mpi-io-collective').filter((b) => b.component === '');
+      const runtime = onShm(prof.dump, 'mpi-io-collective').filter((b) => b.component === 'mpi-runtime');
       const why = JSON.stringify({ strace: o, profiler: ranks.map((b) => ({ calls: b.calls, reasons: b.reasons })) });
       assert.equal(ranks.length, 4, why);
       // the file and a lock-test file on every rank: 8 opens, none failed
@@ -199,13 +201,15 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       // the aggregator's write: 64 KiB in one call (the transfers themselves are counted as ever)
       assert.deepEqual(cls(ranks, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.big], `writes: ${why}`);
       assert.equal(o.writes.small + o.writes.big, 1, why);
-      // the stat MPI_File_open makes of the file (after opening it) is used, yellow, on every rank;
-      // the ranks' only red stats are the MPI runtime's start-up checks of /dev/shm itself
-      // (access W_OK, in MPI_Init: no file of the job), never failed
+      // the stat MPI_File_open makes of the file (after opening it) is used, yellow, on every rank,
+      // and the program's only stat there; the MPI runtime's start-up checks of /dev/shm itself
+      // (access W_OK, in MPI_Init: no file of the job) are the runtime's, red, never failed
       const stats = straceStats(readStraceCalls(prefix), traceDir);
       assert.equal(stats.ok, 4, `strace: one stat of the file per rank: ${why}`);
-      assert.equal(cls(ranks, 'access')[1], stats.ok, why);
-      assert.equal(cls(ranks, 'access')[0], reason(ranks, 'stat_unused'), why);
+      assert.deepEqual(cls(ranks, 'access'), [0, stats.ok, 0], why);
+      assert.equal(runtime.length, 4, why);
+      assert.deepEqual(cls(runtime, 'access'), [reason(runtime, 'stat_unused'), 0, 0], why);
+      assert.ok(reason(runtime, 'stat_unused') >= 4, why);
     } finally {
       removeDir(base);
       removeDir(work);
@@ -251,9 +255,10 @@ describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
         )
         .filter((v) => v.opens > 0)
         .sort((a, b) => a.writes.small - b.writes.small);
-      const shm = (p: DumpProcess): DumpMount[] => p.mounts.filter((m) => m.path === SHM);
+      // the program's own calls (what MPI_Init did there, its checks of /dev/shm, is the runtime's)
+      const shm = (p: DumpProcess): DumpMount[] => p.mounts.filter((m) => m.path === SHM && m.component === '');
       const ranks = prof.dump.processes.filter((p) => p.exe === 'mpi-frames').sort((a, b) => cls(shm(a), 'write')[0] - cls(shm(b), 'write')[0]);
-      const why = JSON.stringify({ strace: perRank, profiler: ranks.map((p) => p.mounts.filter((m) => m.path === SHM).map((m) => m.calls)) });
+      const why = JSON.stringify({ strace: perRank, profiler: ranks.map((p) => shm(p).map((m) => m.calls)) });
       assert.equal(perRank.length, 2, why);
       assert.equal(ranks.length, 2, why);
       ranks.forEach((p, r) => {
@@ -271,6 +276,109 @@ describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
       );
       assert.deepEqual(cls(onShm(prof.dump, 'mpi-frames'), 'write'), [30, 0, 0]);
       assert.equal(programOf('mpi-frames').role, 'job');
+    } finally {
+      removeDir(base);
+      removeDir(work);
+    }
+  });
+
+  test("what MPI_Init and MPI_Finalize do is the MPI runtime's: per rank, its opens, reads and writes on / are the ones strace -ttt sees between the marks around them", async () => {
+    const mpirun = requireBinary('mpirun', 'openmpi-bin');
+    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
+    const base = tempDir(SHM);
+    const work = tempDir();
+    try {
+      const program = join(work, 'mpi-frames');
+      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('../profiler/programs/mpi-frames.c', import.meta.url)), '-o', program]);
+      const prefix = join(base, 'strace-out');
+      // strace inside the profiled run (not profiled itself), so both see the same calls; the stats
+      // are left out: strace would also see those the library makes itself
+      const traced = [...STRACE_CALLS, ...PROCESS_CALLS].join(',');
+      const prof = await runProfiled(
+        strace,
+        [
+          '-f',
+          '-ff',
+          '-qq',
+          '-ttt',
+          '-y',
+          '-e',
+          `trace=${traced}`,
+          '-e',
+          'signal=none',
+          '-o',
+          prefix,
+          mpirun,
+          '--oversubscribe',
+          '--allow-run-as-root',
+          '--mca',
+          'btl',
+          'self,tcp',
+          '-n',
+          '2',
+          program,
+          base,
+        ],
+        { cwd: work, dir: tempDir(), env: { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1', JOBIO_EXCLUDE: 'strace' }, timeoutMs: 120_000 },
+      );
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const calls = readStraceCalls(prefix);
+      // threads: a clone with CLONE_THREAD makes a thread of the caller's process
+      const processOf = new Map<number, number>();
+      for (const c of [...calls].sort((a, b) => a.t - b.t)) {
+        if (/^clone3?$/.test(c.name) && c.ret > 0 && /CLONE_THREAD/.test(c.args)) processOf.set(c.ret, processOf.get(c.pid) ?? c.pid);
+      }
+      const pidOf = (tid: number): number => processOf.get(tid) ?? tid;
+      // the mount of a path: the longest mount point before it (this process's mount table)
+      const points = readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .map((l) => l.split(' ')[4])
+        .filter((p): p is string => !!p);
+      const mountOf = (p: string): string => points.filter((m) => p === m || p.startsWith(m === '/' ? '/' : m + '/')).sort((a, b) => b.length - a.length)[0] ?? '';
+      // a transfer's file is its descriptor's, an open's the path it names
+      const target = (c: StraceCall): string | undefined => {
+        const path = /^(?:AT_FDCWD<[^>]*>|\d+<[^>]*>)?,? ?"([^"]*)"/.exec(c.args)?.[1];
+        if (kind(c) !== 'open' || path === undefined) return c.fds[0];
+        return resolve(/^AT_FDCWD<([^>]*)>/.exec(c.args)?.[1] ?? /^\d+<([^>]*)>/.exec(c.args)?.[1] ?? work, path);
+      };
+      const kind = (c: StraceCall): 'read' | 'write' | 'open' | undefined =>
+        /^(read|pread64|readv|preadv2?)$/.test(c.name) ? 'read' : /^(write|pwrite64|writev|pwritev2?)$/.test(c.name) ? 'write' : /^(open|openat|creat)$/.test(c.name) ? 'open' : undefined;
+      // the dynamic loader's opens and reads of shared objects (at the start, and in the dlopen of
+      // the runtime's components) are made inside ld.so, where no wrapper is: not counted
+      const sharedObject = (p: string): boolean => /\.so(\.[\d.]+)?$/.test(p) || p === '/etc/ld.so.cache';
+      const ranks = prof.dump.processes.filter((p) => p.exe === 'mpi-frames');
+      assert.equal(ranks.length, 2);
+      for (const rank of ranks) {
+        // the rank's threads, from its exec on (before, the process was the launcher's child)
+        const exec = calls.find((c) => c.pid === rank.pid && c.name === 'execve' && c.ret === 0);
+        assert.ok(exec, `rank ${rank.pid}: its exec`);
+        const mine = calls.filter((c) => pidOf(c.pid) === rank.pid && c.t >= exec.t);
+        const at = (what: string): number => {
+          const m = mine.find((c) => c.args.startsWith(`"/proc/self/jobio-mark-${what}"`));
+          assert.ok(m, `rank ${rank.pid}: the mark ${what}`);
+          return m.t;
+        };
+        const windows = [
+          [at('init'), at('init-done')],
+          [at('finalize'), at('finalize-done')],
+        ];
+        const expected = { runtime: { read: 0, write: 0, open: 0 }, program: { read: 0, write: 0, open: 0 } };
+        for (const c of mine) {
+          const k = kind(c);
+          const p = target(c);
+          if (!k || !p?.startsWith('/') || mountOf(p) !== '/' || sharedObject(p)) continue;
+          expected[windows.some(([from, to]) => c.t >= from! && c.t <= to!) ? 'runtime' : 'program'][k]++;
+        }
+        const sum = (ms: DumpMount[], call: string): number => cls(ms, call).reduce((a, b) => a + b, 0);
+        const got = (component: '' | 'mpi-runtime') => {
+          const ms = rank.mounts.filter((m) => m.path === '/' && m.component === component);
+          return { read: sum(ms, 'read'), write: sum(ms, 'write'), open: sum(ms, 'open') + sum(ms, 'create') };
+        };
+        const why = JSON.stringify({ expected, windows });
+        assert.ok(expected.runtime.open >= 10, `strace: MPI_Init opened its files: ${why}`);
+        assert.deepEqual({ runtime: got('mpi-runtime'), program: got('') }, expected, why);
+      }
     } finally {
       removeDir(base);
       removeDir(work);

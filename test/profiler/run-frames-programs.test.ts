@@ -157,8 +157,10 @@ async function runTraced(work: string, cwd: string, cmd: readonly string[], env:
   const args = ['-f', '-ff', '-qq', '-ttt', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix];
   // strace itself not profiled (its children are): it stats the traced processes' files to print
   // them (-y), calls that are not in its own output
+  if (process.env.KEEP) rmSync(process.env.KEEP, { recursive: true, force: true });
   const r = await runJobio(['run', '--timeframe', '1s', '--output', out, '--', strace, ...args, ...cmd], { env: { JOBIO_EXCLUDE: 'strace', ...env }, timeoutMs: 180_000 });
   assert.equal(r.code, 0, r.stderr);
+  if (process.env.KEEP) execFileSync('cp', ['-r', work, process.env.KEEP]);
   // POSIX shared-memory objects (shm_open, made by Open MPI's start-up): glibc opens /dev/shm/NAME
   // inside itself, where no wrapper sees it, and it is memory, not a file of the job's
   const shm = /^\/dev\/shm\/[^/]+$/;
@@ -245,9 +247,17 @@ describe('jobio run: each call in its frame and its program, against strace -f -
       assert.deepEqual(assertVerdicts(records, calls, data), ['mpi-frames']);
       const d = records.find((x) => x.type === 'diagnosis') as LogRecord;
       const mine = (d.reasons as LogRecord[]).filter((r) => r.program.name === 'mpi-frames');
-      // one program: each reason once per mount (not once per rank), the job's own code
-      assert.equal(new Set(mine.map((r) => `${r.reason} ${r.mount}`)).size, mine.length);
-      assert.ok(mine.every((r) => r.program.role === 'job' && r.program.path === program));
+      // one program: each reason once per mount and component (not once per rank); the job's own
+      // code, but for what MPI_Init and MPI_Finalize did (the MPI runtime's: the configuration,
+      // components and session files on /, its checks of /dev/shm)
+      assert.equal(new Set(mine.map((r) => `${r.reason} ${r.mount} ${r.program.component}`)).size, mine.length);
+      assert.ok(mine.every((r) => r.program.path === program && r.program.role === (r.program.component === 'mpi-runtime' ? 'runtime' : 'job')));
+      assert.ok(mine.some((r) => r.program.component === 'mpi-runtime' && r.mount === '/'));
+      assert.deepEqual(
+        mine.filter((r) => r.mount === '/' && r.program.component === undefined),
+        [],
+        'the job made no call on / of its own',
+      );
       assert.equal(programReasons(records, 'mpi-frames').get('small_write'), 30);
       assert.equal(programReasons(records, 'mpi-frames').get('small_read'), 30);
       // the launcher's own calls are the MPI runtime's

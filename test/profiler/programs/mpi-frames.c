@@ -2,7 +2,10 @@
 // counted from JOBIO_FRAME_ORIGIN_NS), so the test can tell each call's frame from its strace -ttt
 // time without a call near a frame's end. Rank r: writes 10*(r+1) records of 100 bytes to
 // DIR/rank-r.dat; a second later reads them back (100 bytes a read, then the read at the end of the
-// file); a second later stats its file and probes a file that does not exist.
+// file); a second later stats its file and probes a file that does not exist; then waits for the
+// next second to start before it ends. MPI_Init and
+// MPI_Finalize are each between two probes of /proc/self/jobio-mark-* (a file system the profiler
+// ignores), so strace tells the MPI library's calls from the program's.
 // Usage: mpi-frames DIR
 #include <fcntl.h>
 #include <mpi.h>
@@ -29,8 +32,16 @@ static void next_phase(void) {
   }
 }
 
+static void mark(const char *what) {
+  char path[128];
+  snprintf(path, sizeof path, "/proc/self/jobio-mark-%s", what);
+  (void)access(path, F_OK);
+}
+
 int main(int argc, char **argv) {
+  mark("init");
   MPI_Init(&argc, &argv);
+  mark("init-done");
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc < 2) {
@@ -65,6 +76,10 @@ int main(int argc, char **argv) {
   if (access(missing, F_OK) == 0) status = 1;
   MPI_Barrier(MPI_COMM_WORLD);
 
+  next_phase(); /* the last phase's second ends before the run does (a run's last, partial second
+                   joins the one before it) */
+  mark("finalize");
   MPI_Finalize();
+  mark("finalize-done");
   return status;
 }
