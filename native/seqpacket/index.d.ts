@@ -29,12 +29,31 @@ export interface SeqpacketServerOptions {
   readonly maxFrame: number;
   /** Permission bits of the socket file (default 0o666 so every user's job can connect). */
   readonly mode?: number;
+  /**
+   * A socket already bound to `path` and listening, inherited from the process that made it (a job's
+   * first process starts `jobio run --attach` so): adopted instead of binding. Not a listening
+   * SOCK_SEQPACKET Unix socket on `path`: EINVAL. close() removes the socket file as for a bound one.
+   */
+  readonly listenFd?: number;
   /** Where to read senders' cgroup and environ for `evidence` (e.g. /proc); none captured without it. */
   readonly procfs?: string;
   /** Connections beyond this are accepted and closed at once, and counted as refused (default 4096). */
   readonly maxConnections?: number;
   /** Open connections of one uid (SO_PEERCRED) beyond this are accepted and closed at once, counted as refusedPerUser (default 256). */
   readonly maxConnectionsPerUser?: number;
+  /**
+   * Connections kept for peers in a job cgroup (see jobCgroupPatterns): the other peers may hold
+   * maxConnections minus these, so a flood from outside any job cannot shut out a job's processes.
+   * Default: a quarter of maxConnections when jobCgroupPatterns are given, else 0.
+   */
+  readonly reservedConnections?: number;
+  /**
+   * ECMAScript patterns of job cgroup paths (the root-anchored layouts only the scheduler can place a
+   * process in), matched at accept against each path of <procfs>/<pid>/cgroup of the peer. A pattern's
+   * first capture group, when it took part in the match, is the uid of a systemd manager the peer must
+   * not have (a user can name units in its own manager as it likes).
+   */
+  readonly jobCgroupPatterns?: readonly string[];
   /** Events waiting for JavaScript before new ones are dropped and counted (default 16384, 0 = unbounded). */
   readonly queueSize?: number;
   /** Bytes held by events waiting for JavaScript before new ones are dropped and counted (default 16 MiB, 0 = unbounded). */
@@ -58,6 +77,12 @@ export interface SeqpacketServerStats {
   readonly refused: number;
   /** Connections closed at once because their uid already had maxConnectionsPerUser open. */
   readonly refusedPerUser: number;
+  /** Connections closed at once from a peer outside any job cgroup when only the reserved connections were left. */
+  readonly refusedUnverified: number;
+  /** The connections kept for peers in a job cgroup (reservedConnections as in force). */
+  readonly reservedConnections: number;
+  /** Connections refused at accept (any reason but unreadable credentials) by peer uid (decimal uid → count), uids without refusals left out. */
+  readonly refusedByUid: Readonly<Record<string, number>>;
   /**
    * accept4() failures for lack of descriptors or memory (EMFILE, ENFILE, ENOMEM, ENOBUFS); after each
    * the listening socket is left alone for 100 ms (the peer waits in the backlog) instead of spinning.

@@ -86,7 +86,16 @@ test('connections beyond maxConnectionsPerUser are refused and counted by reason
       [
         ['per_user_limit', 1],
         ['max_connections', 0],
+        ['unverified_limit', 0],
       ],
+    );
+    assert.equal(
+      r
+        .rejectedByUser()
+        .get(process.getuid?.() ?? -1)
+        ?.get('connection_refused'),
+      1,
+      'the refusal is counted for its uid',
     );
     assert.equal(jobs.get('4242'), undefined, "the refused connection's frames were not read");
     spawnSync(frameTool(), ['send', path, 'valid', '4242', 'SLURM_JOB_ID'], { env: { ...process.env, SLURM_JOB_ID: '4242' } });
@@ -135,6 +144,7 @@ test('a 300-process single-node job: every process holds its own connection at o
       [
         ['per_user_limit', 0],
         ['max_connections', 0],
+        ['unverified_limit', 0],
       ],
     );
     assert.equal(pids.size, 300, "every process's snapshot was credited");

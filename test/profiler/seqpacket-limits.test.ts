@@ -4,13 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { requireBinary } from '../helpers/binaries.js';
 import { loadSeqpacketAddon, type SeqpacketEvent, type SeqpacketServerStats } from '../../exporter/src/profiler/native.js';
+import { JOB_CGROUP_PATH_PATTERNS } from '../../exporter/src/labels/job-cgroup-layouts.js';
 
 const addon = loadSeqpacketAddon();
 const dir = mkdtempSync(join(tmpdir(), 'jobio-limits-'));
@@ -297,6 +298,78 @@ test(
       for (const [i, uid] of flooders.entries())
         assert.equal(stats.queueDroppedByUid[String(uid)], 1101 - kept[i]! - events.filter((e) => e.type === 'close' && e.uid === uid).length, `losses of ${uid} counted`);
     } finally {
+      server.close();
+    }
+  },
+);
+
+test(
+  'connections are kept back for processes in a job cgroup: colluding uids outside any job fill only the rest, refusals are counted per uid',
+  { skip: process.getuid?.() !== 0 && 'needs root to connect as several uids' },
+  async () => {
+    const path = join(dir, 'job-reserve.sock');
+    chmodSync(dir, 0o755);
+    // Each peer's cgroup file is written into a made-up procfs by the peer itself (it knows its pid).
+    const procfs = join(dir, 'reserve-proc');
+    mkdirSync(procfs);
+    const server = new addon.SeqpacketServer(path, { maxFrame: 100, procfs, maxConnections: 10, reservedConnections: 6, jobCgroupPatterns: JOB_CGROUP_PATH_PATTERNS }, () => {});
+    // [uid, cgroup file]: one at a time, in this order, each holding its connection to the end.
+    const flux = '0::/user.slice/user-500.slice/user@500.service/app.slice/shell-0-f2Z3bD9eRuF.service/task';
+    const peers: [number, string][] = [
+      // Four colluding uids outside any job, two connections each: four fit beside the six kept back.
+      ...[2001, 2001, 2002, 2002, 2003, 2003, 2004, 2004].map((uid): [number, string] => [uid, `0::/user.slice/user-${uid}.slice/session-3.scope`]),
+      // Look-alikes: a job directory in the user's own manager; a Flux unit of the peer's own manager.
+      [2005, '0::/user.slice/user-2005.slice/user@2005.service/app.slice/job_7/task'],
+      [500, flux],
+      // One process per job layout (Slurm v1 and v2, PBS, LSF, Flux), then a sixth job process.
+      [3001, '4:memory:/slurm/uid_3001/job_11/step_0/task_0\n0::/user.slice'],
+      [3002, '0::/system.slice/node1_slurmstepd.scope/job_12/step_batch/user/task_0'],
+      [3003, '0::/pbs_jobs.service/jobid/13.server/tasks'],
+      [3004, '0::/lsf/cluster1/job.14.0.1700000000/task'],
+      [3005, flux],
+      [3006, '0::/system.slice/slurmstepd.scope/job_16/step_0/user/task_0'],
+      // The budget is full now: a seventh job process is refused too.
+      [3007, '0::/system.slice/slurmstepd.scope/job_17/step_0/user/task_0'],
+    ];
+    const script = [
+      'import socket, os, sys',
+      // One release pipe whose write end only this parent keeps: closing it lets every peer go at once.
+      'release_r, release_w = os.pipe()',
+      'held = []',
+      `for uid, cgroup in ${JSON.stringify(peers)}:`,
+      '    ready = os.pipe()',
+      '    pid = os.fork()',
+      '    if pid == 0:',
+      '        os.close(release_w); os.close(ready[0])',
+      `        d = os.path.join(${JSON.stringify(procfs)}, str(os.getpid())); os.mkdir(d)`,
+      '        open(os.path.join(d, "cgroup"), "w").write(cgroup + "\\n")',
+      '        os.setuid(uid)',
+      '        c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
+      `        c.connect(${JSON.stringify(path)})`,
+      '        os.write(ready[1], b"1"); os.read(release_r, 1); os._exit(0)',
+      '    os.close(ready[1])',
+      '    assert os.read(ready[0], 1) == b"1"',
+      '    os.close(ready[0]); held.append(pid)',
+      'print("connected", flush=True)',
+      'sys.stdin.readline()',
+      'os.close(release_w)',
+      'for pid in held: os.waitpid(pid, 0)',
+    ].join('\n');
+    const py = spawn(requireBinary('python3'), ['-c', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await new Promise((resolve) => py.stdout.once('data', resolve));
+      const decided = (s: SeqpacketServerStats): number => s.accepted + s.refused + s.refusedPerUser + s.refusedUnverified;
+      await until('every connection to be accepted or refused', () => decided(server.stats()) === peers.length);
+      const stats = server.stats();
+      assert.equal(stats.reservedConnections, 6);
+      assert.equal(stats.accepted, 10, 'four outside any job, six job processes');
+      assert.equal(stats.refusedUnverified, 6, 'four of the colluding uids and the two look-alikes: only the reserved connections were left');
+      assert.equal(stats.refused, 1, 'the seventh job process: all ten connections held');
+      assert.equal(stats.refusedPerUser, 0);
+      assert.deepEqual(stats.refusedByUid, { 2003: 2, 2004: 2, 2005: 1, 500: 1, 3007: 1 });
+    } finally {
+      py.stdin.end('\n');
+      await new Promise((resolve) => py.once('exit', resolve));
       server.close();
     }
   },

@@ -239,6 +239,7 @@ test("job squatting: a user who claims a running job before its processes are se
   // Bob, outside any job, claims it first: 100 writes from his own environment's SLURM_JOB_ID. His dd
   // is held in open() on a FIFO until its start-up frame has been judged (alive, environ readable).
   const gateBob = makeFifo(s, 'squat-gate-bob');
+  const before = rejected(await pollMetrics('a scrape before the squatter starts', () => true));
   const squatter = spawn('dd', [`if=${gateBob}`, `of=${join(s.work, 'squat-bob.bin')}`, 'bs=4k', 'count=100', 'iflag=fullblock', 'status=none'], {
     uid: bob.uid,
     gid: bob.gid,
@@ -246,10 +247,21 @@ test("job squatting: a user who claims a running job before its processes are se
     stdio: 'ignore',
   });
   const squatterExit = new Promise((resolve) => squatter.once('exit', resolve));
-  await pollMetrics("the squatter's start-up frame accepted", (x) => x.some((y) => y.name === 'jobio_profiler_runtime_seconds_total' && y.labels.jobid === job && y.labels.user === 'jobiotest2'));
-  feedFifo(gateBob, 100 * 4096);
-  assert.equal(await squatterExit, 0);
-  await pollMetrics("the squatter's claim accepted on its environment (nobody owns the job yet)", (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 100);
+  t.after(() => squatter.kill('SIGKILL')); // held on its FIFO if the test fails first: it would keep this file's process alive
+  if (s.cgroups === 'v1') {
+    // Slurm made a cgroup for the job on this host: an environment claim from a process outside it is
+    // refused from its first frame, before any of the job's own processes was seen.
+    await pollMetrics("the squatter's start-up frame refused (the job has a cgroup it is not in)", (x) => rejected(x) >= before + 1);
+    feedFifo(gateBob, 100 * 4096);
+    assert.equal(await squatterExit, 0);
+    const m = await pollMetrics("the squatter's final frames refused", (x) => rejected(x) >= before + 3);
+    assert.equal(writes(m, { jobid: job, user: 'jobiotest2' }), 0, 'none of the squatter’s 100 writes stand under the job');
+  } else {
+    await pollMetrics("the squatter's start-up frame accepted", (x) => x.some((y) => y.name === 'jobio_profiler_runtime_seconds_total' && y.labels.jobid === job && y.labels.user === 'jobiotest2'));
+    feedFifo(gateBob, 100 * 4096);
+    assert.equal(await squatterExit, 0);
+    await pollMetrics("the squatter's claim accepted on its environment (nobody owns the job yet)", (x) => writes(x, { jobid: job, user: 'jobiotest2' }) === 100);
+  }
   // Alice's dd starts (held in open() on gate1 until its start-up frame is judged): the kernel names
   // her as the job's owner, and bob's series of the job go (before: bob owned the job, and without
   // job cgroups alice's frames were refused).

@@ -93,3 +93,18 @@ export function layoutJobId(elements: readonly string[], uid?: number): string |
   const flux = fluxUnitJob(elements);
   return flux !== undefined && uid !== undefined && uid !== flux.managerUid ? flux.jobid : undefined;
 }
+
+/**
+ * The layouts above as whole-path ECMAScript patterns, for the profiler receiver's own thread, which
+ * decides as it accepts a connection whether the peer runs in a job cgroup (it cannot call into
+ * JavaScript there). Each is anchored at the hierarchy root and ends at a path element's end. The
+ * Flux pattern's first capture group is the manager's uid, which the peer must not have; its digits
+ * bound that uid by FLUX_OWNER_UID_MAX (999: up to three digits). Tested to agree with layoutJobId.
+ */
+export const JOB_CGROUP_PATH_PATTERNS: readonly string[] = [
+  String.raw`^/slurm(?:_[^/]+)?/uid_\d{1,10}/job_\d{1,20}(?:/|$)`,
+  String.raw`^/system\.slice/(?:[^/]+_)?slurmstepd\.scope/job_\d{1,20}(?:/|$)`,
+  String.raw`^/pbs_jobs\.service/jobid/[0-9A-Za-z._\-\[\]]{1,64}(?:/|$)`,
+  String.raw`^/lsf/[0-9A-Za-z._\-]{1,64}/job\.\d{1,20}(?:\[\d{1,10}\])?(?:\.\d{1,20})*(?:/|$)`,
+  String.raw`^/user\.slice/user-(\d{1,${String(FLUX_OWNER_UID_MAX).length}})\.slice/user@\1\.service/(?:app\.slice/)?(?:imp-)?shell-\d{1,10}-f[1-9A-HJ-NP-Za-km-z]{1,11}\.service(?:/|$)`,
+];

@@ -14,7 +14,8 @@
 //              a series of its own would count it twice);
 //   'forget':  nothing is remembered (made-up values must not cost memory; slots never free by idling).
 // - Optional owner caps (the profiler's fairness rules): an owner holds at most `maxPerOwner` slots, and
-//   members whose owner is only claimed, not verified, hold at most `maxUnverified` in all. A member is
+//   members whose owner is only claimed, not verified, hold at most `maxUnverified` in all and
+//   `maxUnverifiedPerOwner` of one owner (so it takes that many colluding owners to fill them). A member is
 //   charged to the owner a verified claim names as soon as one arrives. Keys routed without an owner are
 //   charged to nobody.
 import { mostActiveFirst, type Candidate } from './most-active.js';
@@ -30,6 +31,8 @@ export interface SlotClaim {
 export interface OwnerCaps {
   readonly maxPerOwner: number;
   readonly maxUnverified: number;
+  /** Unverified members of one owner (default: no bound beyond maxPerOwner). */
+  readonly maxUnverifiedPerOwner?: number;
 }
 
 export interface SlotTableOptions {
@@ -67,6 +70,8 @@ export class SlotTable {
   private readonly members = new Map<string, Member>();
   private readonly waiting = new Map<string, Waiting>();
   private readonly perOwner = new Map<number, number>();
+  /** Unverified members by owner (only owners holding some). */
+  private readonly unverifiedPerOwner = new Map<number, number>();
   private unverified = 0;
 
   constructor(private readonly options: SlotTableOptions) {}
@@ -205,7 +210,9 @@ export class SlotTable {
     const caps = this.options.caps;
     if (!caps || !claim) return true;
     if ((this.perOwner.get(claim.owner) ?? 0) >= caps.maxPerOwner) return false;
-    return claim.verified || this.unverified < caps.maxUnverified;
+    if (claim.verified) return true;
+    if ((this.unverifiedPerOwner.get(claim.owner) ?? 0) >= (caps.maxUnverifiedPerOwner ?? Infinity)) return false;
+    return this.unverified < caps.maxUnverified;
   }
 
   private admit(key: string, nowMs: number, claim: SlotClaim | undefined): void {
@@ -219,7 +226,10 @@ export class SlotTable {
     member.owner = claim.owner;
     member.verified = claim.verified;
     this.perOwner.set(claim.owner, (this.perOwner.get(claim.owner) ?? 0) + 1);
-    if (!claim.verified) this.unverified += 1;
+    if (!claim.verified) {
+      this.unverified += 1;
+      this.unverifiedPerOwner.set(claim.owner, (this.unverifiedPerOwner.get(claim.owner) ?? 0) + 1);
+    }
   }
 
   private uncharge(member: Member): void {
@@ -227,7 +237,12 @@ export class SlotTable {
     const n = (this.perOwner.get(member.owner) ?? 1) - 1;
     if (n > 0) this.perOwner.set(member.owner, n);
     else this.perOwner.delete(member.owner);
-    if (member.verified !== true) this.unverified -= 1;
+    if (member.verified !== true) {
+      this.unverified -= 1;
+      const u = (this.unverifiedPerOwner.get(member.owner) ?? 1) - 1;
+      if (u > 0) this.unverifiedPerOwner.set(member.owner, u);
+      else this.unverifiedPerOwner.delete(member.owner);
+    }
     member.owner = undefined;
     member.verified = undefined;
   }

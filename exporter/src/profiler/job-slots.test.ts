@@ -17,7 +17,7 @@ test('at most max jobs own series; others fold into _other; slots are sticky and
 });
 
 test('fake job ids of one user cannot take the slots: a uid holds at most its share, jobs without kernel evidence at most their pool', () => {
-  const slots = new JobSlots(8, { maxPerUser: 2, maxUnverified: 4 });
+  const slots = new JobSlots(8, { maxPerUser: 2, maxUnverified: 4, maxUnverifiedPerUser: 2 });
   // The flood: uid 2001 claims 100 job ids from its own environment (no cgroup or step daemon behind them).
   for (let i = 0; i < 100; i++) slots.route(`fake${i}`, 1000, 0, { uid: 2001, verified: false });
   assert.equal(slots.ownCount, 2, 'before: all 8 slots went to the flood');
@@ -63,7 +63,7 @@ test('a job idle for exactly the expiry loses its slot, as in every bounded tabl
 });
 
 test('a waiting job that gets a slot on arrival stops waiting: a later maintain does not admit it again and charge its uid twice', () => {
-  const slots = new JobSlots(4, { maxPerUser: 2, maxUnverified: 4 });
+  const slots = new JobSlots(4, { maxPerUser: 2, maxUnverified: 4, maxUnverifiedPerUser: 2 });
   const squatter = { uid: 5, verified: false };
   assert.equal(slots.route('8', 1, 0, squatter), '8');
   assert.equal(slots.route('9', 1, 0, squatter), '9');
@@ -75,4 +75,28 @@ test('a waiting job that gets a slot on arrival stops waiting: a later maintain 
   assert.deepEqual(slots.maintain(700, 600), ['8']);
   assert.equal(slots.waitingCount, 0);
   assert.equal(slots.route('11', 1, 700, squatter), '11', 'uid 5 holds one slot (10), so it may have a second');
+});
+
+test('colluding uids share the slots of jobs without kernel evidence: each holds at most an eighth of that half, so N uids take N eighths', () => {
+  // The exporter's defaults: 100 slots, 25 per uid, 50 for jobs without kernel evidence, 6 of those per uid.
+  const slots = new JobSlots(100);
+  const fakes = (uid: number, nowMs = 0): number => [...Array(30).keys()].filter((i) => slots.route(`${uid}-${i}`, 1000, nowMs, { uid, verified: false }) !== OTHER).length;
+  // Before the per-uid share, two uids took 25 each: the whole half.
+  assert.deepEqual([fakes(2001), fakes(2002)], [6, 6], 'two colluding uids: two shares');
+  assert.equal(slots.ownCount, 12);
+  assert.equal(slots.route('2003-own', 1, 0, { uid: 2003, verified: false }), '2003-own', 'a third uid without kernel evidence still finds room');
+  assert.deepEqual(
+    [2004, 2005, 2006, 2007, 2008].map((uid) => fakes(uid)),
+    [6, 6, 6, 6, 6],
+  );
+  assert.equal(fakes(2003), 5, 'its own job and five more');
+  assert.equal(fakes(2009), 2, 'the half is full after 48 of 50: the ninth uid gets what is left');
+  assert.equal(slots.ownCount, 50);
+  // Kernel-proven jobs take the other half, a uid's own unverified jobs not counting against it.
+  assert.equal([...Array(30).keys()].filter((i) => slots.route(`real-${i}`, 1, 0, { uid: 2001, verified: true }) !== OTHER).length, 19, "uid 2001's quarter (25) less its 6 unverified slots");
+  assert.equal([...Array(40).keys()].filter((i) => slots.route(`other-${i}`, 1, 0, { uid: 1000, verified: true }) !== OTHER).length, 25, 'the rest of the proven half goes up to a quarter');
+  assert.equal(slots.ownCount, 94);
+  // Nothing waiting fits later either: the unverified half is full, the proven uids are at their quarters.
+  assert.deepEqual(slots.maintain(1, 600), []);
+  assert.equal(slots.ownCount, 94);
 });

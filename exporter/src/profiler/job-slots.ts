@@ -3,7 +3,9 @@
 // - a uid holds at most `maxPerUser` slots (default a quarter of them);
 // - jobs known only from a claim (the sender's own environment: anyone can set SLURM_JOB_ID) hold at
 //   most `maxUnverified` slots in all (default half), so jobs with kernel evidence (job cgroup or
-//   step daemon) always find the other half;
+//   step daemon) always find the other half, and one uid holds at most an eighth of that half
+//   (`maxUnverifiedPerUser`): colluding uids, each filling its quarter with invented ids, took the
+//   whole half with two; now it takes eight;
 // - a slot is charged to the uid kernel evidence names as the job's owner as soon as it is known, so
 //   a squatter who claimed a job first does not keep it on its own account.
 // Jobs routed without a uid (processes outside any job: `_none`) are charged to nobody.
@@ -21,6 +23,7 @@ export interface SlotClaim {
 export interface SlotRules {
   readonly maxPerUser: number;
   readonly maxUnverified: number;
+  readonly maxUnverifiedPerUser: number;
 }
 
 export class JobSlots {
@@ -28,7 +31,8 @@ export class JobSlots {
 
   constructor(max: number, rules: Partial<SlotRules> = {}) {
     const { maxPerUser, maxUnverified } = { maxPerUser: Math.max(1, Math.ceil(max / 4)), maxUnverified: Math.max(1, Math.ceil(max / 2)), ...rules };
-    this.table = new SlotTable({ max, folded: 'compete', caps: { maxPerOwner: maxPerUser, maxUnverified } });
+    const maxUnverifiedPerUser = rules.maxUnverifiedPerUser ?? Math.max(1, Math.floor(maxUnverified / 8));
+    this.table = new SlotTable({ max, folded: 'compete', caps: { maxPerOwner: maxPerUser, maxUnverified, maxUnverifiedPerOwner: maxUnverifiedPerUser } });
   }
 
   /** The job label to credit `weight` of activity to now: the job itself, or `_other`. */

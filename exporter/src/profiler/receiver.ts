@@ -4,6 +4,7 @@
 import { WIRE_MAX_FRAME } from '../parsers/profiler-wire.js';
 import { decodeFrame, DECODE_REJECT_REASONS, type RejectReason as DecodeRejectReason } from '../parsers/profiler-record.js';
 import { connectionBudget, ownOpenFilesLimit } from './connection-budget.js';
+import { JOB_CGROUP_PATH_PATTERNS } from '../labels/job-cgroup-layouts.js';
 import { JobVerifier } from './job-verifier.js';
 import { loadSeqpacketAddon, type SeqpacketEvent, type SeqpacketServer, type SeqpacketServerStats } from './native.js';
 import type { Ceilings } from './plausibility.js';
@@ -29,9 +30,14 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
 export type RejectReason = DecodeRejectReason | TableRejectReason | 'oversized' | 'overloaded';
 export const REJECT_REASONS: readonly RejectReason[] = [...DECODE_REJECT_REASONS, 'oversized', ...TABLE_REJECT_REASONS, 'overloaded'];
 
+/** The socket file's permissions unless told otherwise: every user's job on the host may connect. */
+export const DEFAULT_SOCKET_MODE = 0o666;
+
 export interface ReceiverOptions {
   readonly socketPath: string;
-  /** Socket file permissions (default 0o666: every user's job may connect). */
+  /** A socket already listening on socketPath, inherited (`jobio run --attach`): adopted instead of bound. */
+  readonly listenFd?: number;
+  /** Socket file permissions (default DEFAULT_SOCKET_MODE). */
   readonly mode?: number;
   readonly procfs: string;
   /** The cgroup mount (<sysfs>/fs/cgroup): job owners are kept while their job's cgroup exists (JobVerifierOptions). */
@@ -57,9 +63,14 @@ export interface ReceiverOptions {
 /**
  * Why a connection was closed as soon as it was accepted:
  * - `per_user_limit`: its uid already had maxConnectionsPerUser connections open;
- * - `max_connections`: the receiver already held maxConnections connections (or the peer's credentials were unreadable).
+ * - `max_connections`: the receiver already held maxConnections connections (or the peer's credentials were unreadable);
+ * - `unverified_limit`: the peer was in no job cgroup and only the connections kept for job processes
+ *   were left (a quarter of maxConnections, when claims are verified).
  */
-export type RefuseReason = 'per_user_limit' | 'max_connections';
+export type RefuseReason = 'per_user_limit' | 'max_connections' | 'unverified_limit';
+
+/** What rejectedByUser() counts besides messages: connections of the uid refused at accept, whatever the reason. */
+export type UserRejectReason = RejectReason | 'connection_refused';
 
 export class ProfilerReceiver {
   private readonly server: SeqpacketServer;
@@ -88,7 +99,18 @@ export class ProfilerReceiver {
     const connections = connectionBudget(ownOpenFilesLimit(), { total: options.maxConnections, perUser: options.maxConnectionsPerUser });
     this.server = new addon.SeqpacketServer(
       options.socketPath,
-      { maxFrame: WIRE_MAX_FRAME, mode: options.mode ?? 0o666, procfs: options.procfs, maxConnections: connections.total, maxConnectionsPerUser: connections.perUser },
+      {
+        maxFrame: WIRE_MAX_FRAME,
+        mode: options.mode ?? DEFAULT_SOCKET_MODE,
+        procfs: options.procfs,
+        maxConnections: connections.total,
+        maxConnectionsPerUser: connections.perUser,
+        ...(options.listenFd !== undefined ? { listenFd: options.listenFd } : {}),
+        // A quarter of the connections kept for processes the kernel placed in a job (the addon's
+        // default with patterns): colluding uids outside any job cannot shut a job's processes out.
+        // Not for `jobio run`, whose private socket only the user's own processes reach.
+        ...(options.verifyJobs === false ? {} : { jobCgroupPatterns: JOB_CGROUP_PATH_PATTERNS }),
+      },
       options.onHandled === undefined
         ? (event) => this.onEvent(event)
         : (event) => {
@@ -125,15 +147,21 @@ export class ProfilerReceiver {
   /**
    * Rejected and dropped messages by sender uid and reason since start (only what happened): so one
    * user's losses, and what one user's flood or forgeries cost, can be told apart from the others'.
-   * `overloaded` comes from the addon's per-uid queue accounting.
+   * `overloaded` comes from the addon's per-uid queue accounting, `connection_refused` (connections
+   * refused at accept, for any reason of refusedConnections) from its per-uid connection accounting.
    */
-  rejectedByUser(): ReadonlyMap<number, ReadonlyMap<RejectReason, number>> {
-    const out = new Map<number, Map<RejectReason, number>>();
+  rejectedByUser(): ReadonlyMap<number, ReadonlyMap<UserRejectReason, number>> {
+    const out = new Map<number, Map<UserRejectReason, number>>();
     for (const [uid, counts] of this.rejectedByUid) out.set(uid, new Map(counts));
     if (!this.closed) this.lastStats = this.server.stats();
     for (const [uid, dropped] of Object.entries(this.lastStats?.queueDroppedByUid ?? {})) {
-      const counts = out.get(Number(uid)) ?? new Map<RejectReason, number>();
+      const counts = out.get(Number(uid)) ?? new Map<UserRejectReason, number>();
       counts.set('overloaded', dropped);
+      out.set(Number(uid), counts);
+    }
+    for (const [uid, refused] of Object.entries(this.lastStats?.refusedByUid ?? {})) {
+      const counts = out.get(Number(uid)) ?? new Map<UserRejectReason, number>();
+      counts.set('connection_refused', refused);
       out.set(Number(uid), counts);
     }
     return out;
@@ -145,6 +173,7 @@ export class ProfilerReceiver {
     return new Map<RefuseReason, number>([
       ['per_user_limit', s.refusedPerUser],
       ['max_connections', s.refused],
+      ['unverified_limit', s.refusedUnverified],
     ]);
   }
 

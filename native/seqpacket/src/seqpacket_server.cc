@@ -62,6 +62,7 @@ struct SeqpacketServer::Connection {
   uid_t uid;
   gid_t gid;
   pid_t evidence_pid = 0;  // sender whose /proc evidence was captured last on this connection
+  bool in_job = false;     // the peer was in a job cgroup when accepted (may use the reserved connections)
 };
 
 void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
@@ -76,7 +77,7 @@ void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("SeqpacketServer", ctor);
 }
 
-// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, queueSize, queueBytes, queueBytesPerUser }, onEvent)
+// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, reservedConnections, jobCgroupPatterns, queueSize, queueBytes, queueBytesPerUser }, onEvent)
 SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SeqpacketServer>(info) {
   Napi::Env env = info.Env();
   if (info.Length() != 3) throw Napi::TypeError::New(env, "new SeqpacketServer(path, options, onEvent) takes 3 arguments");
@@ -91,6 +92,8 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
   }
   Napi::Object options = info[1].As<Napi::Object>();
   mode_ = OptionalUint(options, "mode", 0666, 0, 0777);
+  // -1 (absent): bind `path` here; else a socket already listening on `path`, inherited (jobio run --attach)
+  if (!options.Get("listenFd").IsUndefined()) adopt_fd_ = static_cast<int>(OptionalUint(options, "listenFd", 0, 0, 1u << 20));
   max_frame_ = OptionalUint(options, "maxFrame", 0, 1, 16u << 20);
   if (options.Get("maxFrame").IsUndefined()) throw Napi::TypeError::New(env, "options.maxFrame is required");
   max_connections_ = OptionalUint(options, "maxConnections", 4096, 1, 1u << 20);
@@ -100,6 +103,24 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
     if (!procfs.IsString()) throw Napi::TypeError::New(env, "options.procfs must be a string");
     procfs_ = procfs.As<Napi::String>().Utf8Value();
   }
+  Napi::Value patterns = options.Get("jobCgroupPatterns");
+  if (!patterns.IsUndefined()) {
+    if (!patterns.IsArray()) throw Napi::TypeError::New(env, "options.jobCgroupPatterns must be an array of strings");
+    Napi::Array list = patterns.As<Napi::Array>();
+    std::vector<std::string> sources;
+    for (uint32_t i = 0; i < list.Length(); i++) {
+      Napi::Value item = list.Get(i);
+      if (!item.IsString()) throw Napi::TypeError::New(env, "options.jobCgroupPatterns must be an array of strings");
+      sources.push_back(item.As<Napi::String>().Utf8Value());
+    }
+    try {
+      job_cgroups_.Compile(sources);
+    } catch (const std::regex_error& err) {
+      throw Napi::TypeError::New(env, std::string("options.jobCgroupPatterns: ") + err.what());
+    }
+  }
+  // Default: a quarter kept for job cgroups' peers when there is a way to recognise them, none otherwise.
+  reserved_connections_ = OptionalUint(options, "reservedConnections", job_cgroups_.Empty() ? 0 : max_connections_ / 4, 0, max_connections_);
   uint32_t queue_size = OptionalUint(options, "queueSize", 16384, 0, 1u << 24);
   max_queue_bytes_ = OptionalUint(options, "queueBytes", 16u << 20, 0, 1u << 30);
   // Default share: a quarter of the queue, so it takes four flooding uids to fill it.
@@ -127,7 +148,37 @@ void SeqpacketServer::OnEnvCleanup(SeqpacketServer* self) {
   self->Stop();
 }
 
+// An inherited socket that another process bound and made listen on path_ (a job's first process, for
+// `jobio run --attach`): kept only if it is a listening SOCK_SEQPACKET Unix socket bound to that path.
+void SeqpacketServer::Adopt(Napi::Env env) {
+  int fd = adopt_fd_;
+  int type = 0, accepting = 0;
+  socklen_t len = sizeof(type);
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0) throw ErrnoError(env, "listenFd " + std::to_string(fd) + " is not a socket", errno);
+  len = sizeof(accepting);
+  getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &len);
+  sockaddr_un bound{};
+  len = sizeof(bound);
+  bool same = getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len) == 0 && bound.sun_family == AF_UNIX && std::strncmp(bound.sun_path, path_.c_str(), sizeof(bound.sun_path)) == 0;
+  if (type != SOCK_SEQPACKET || !accepting || !same) throw ErrnoError(env, "listenFd " + std::to_string(fd) + " is not a SOCK_SEQPACKET socket listening on " + path_, EINVAL);
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+  struct stat st;
+  if (stat(path_.c_str(), &st) == 0) {
+    socket_dev_ = st.st_dev;
+    socket_ino_ = st.st_ino;
+  }
+  listen_fd_ = fd;
+}
+
 void SeqpacketServer::Listen(Napi::Env env) {
+  if (adopt_fd_ >= 0) {
+    Adopt(env);
+    Watch(env);
+    return;
+  }
   struct stat existing;
   if (lstat(path_.c_str(), &existing) == 0) {
     if (!S_ISSOCK(existing.st_mode)) throw ErrnoError(env, path_ + " exists and is not a socket", EEXIST);
@@ -176,6 +227,16 @@ void SeqpacketServer::Listen(Napi::Env env) {
     errno = err;
     fail("cannot listen on " + path_);
   }
+  Watch(env);
+}
+
+void SeqpacketServer::Watch(Napi::Env env) {
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    close(listen_fd_);
+    listen_fd_ = -1;
+    throw ErrnoError(env, what, err);
+  };
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epoll_fd_ < 0 || wake_fd_ < 0) fail("epoll/eventfd");
@@ -255,11 +316,6 @@ bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
       }
       return true;  // EAGAIN: nothing more to accept
     }
-    if (connections.size() >= max_connections_) {
-      close(fd);
-      counters_->refused++;
-      continue;
-    }
     ucred cred{};
     socklen_t len = sizeof(cred);
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
@@ -267,11 +323,27 @@ bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
       counters_->refused++;
       continue;
     }
+    if (connections.size() >= max_connections_) {
+      close(fd);
+      CountRefused(counters_->refused, cred.uid);
+      continue;
+    }
     // One local user must not take every connection (and descriptor) the receiver is willing to hold.
     uint32_t& open_by_user = per_user[cred.uid];
     if (open_by_user >= max_per_user_) {
       close(fd);
-      counters_->refused_per_user++;
+      CountRefused(counters_->refused_per_user, cred.uid);
+      if (open_by_user == 0) per_user.erase(cred.uid);
+      continue;
+    }
+    // Peers outside any job cgroup (which any user can be, as many times as it has processes) may not
+    // take the connections kept for the kernel's job processes: colluding uids, each within its own
+    // share, could otherwise fill every connection before a job's processes start.
+    bool in_job = reserved_connections_ != 0 && job_cgroups_.InJob(procfs_, cred.pid, cred.uid);
+    if (!in_job && connections.size() - in_job_open_ >= max_connections_ - reserved_connections_) {
+      close(fd);
+      CountRefused(counters_->refused_unverified, cred.uid);
+      if (open_by_user == 0) per_user.erase(cred.uid);
       continue;
     }
     uint64_t id = next_id++;
@@ -284,7 +356,10 @@ bool SeqpacketServer::AcceptAll(std::unordered_map<uint64_t, Connection>& connec
       if (open_by_user == 0) per_user.erase(cred.uid);
       continue;
     }
-    connections.emplace(id, Connection{fd, id, cred.pid, cred.uid, cred.gid});
+    Connection connection{fd, id, cred.pid, cred.uid, cred.gid};
+    connection.in_job = in_job;
+    connections.emplace(id, connection);
+    if (in_job) in_job_open_++;
     open_by_user++;
     counters_->accepted++;
   }
@@ -351,10 +426,17 @@ void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& 
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
   close(c.fd);
   connections.erase(it);
+  if (c.in_job) in_job_open_--;
   auto user = per_user.find(c.uid);
   if (user != per_user.end() && --user->second == 0) per_user.erase(user);
   counters_->closed++;
   Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, {}});
+}
+
+void SeqpacketServer::CountRefused(std::atomic<uint64_t>& reason, uid_t uid) {
+  reason++;
+  std::lock_guard<std::mutex> lock(counters_->per_uid_mutex);
+  counters_->per_uid[uid].refused++;
 }
 
 void SeqpacketServer::Stop() {
@@ -400,6 +482,8 @@ Napi::Value SeqpacketServer::Stats(const Napi::CallbackInfo& info) {
   out.Set("closed", Napi::Number::New(env, static_cast<double>(c.closed.load())));
   out.Set("refused", Napi::Number::New(env, static_cast<double>(c.refused.load())));
   out.Set("refusedPerUser", Napi::Number::New(env, static_cast<double>(c.refused_per_user.load())));
+  out.Set("refusedUnverified", Napi::Number::New(env, static_cast<double>(c.refused_unverified.load())));
+  out.Set("reservedConnections", Napi::Number::New(env, reserved_connections_));
   out.Set("acceptErrors", Napi::Number::New(env, static_cast<double>(c.accept_errors.load())));
   out.Set("frames", Napi::Number::New(env, static_cast<double>(c.frames.load())));
   out.Set("oversized", Napi::Number::New(env, static_cast<double>(c.oversized.load())));
@@ -415,6 +499,14 @@ Napi::Value SeqpacketServer::Stats(const Napi::CallbackInfo& info) {
     }
   }
   out.Set("queueDroppedByUid", by_uid);
+  Napi::Object refused_by_uid = Napi::Object::New(env);
+  {
+    std::lock_guard<std::mutex> lock(c.per_uid_mutex);
+    for (const auto& entry : c.per_uid) {
+      if (entry.second.refused != 0) refused_by_uid.Set(std::to_string(entry.first), Napi::Number::New(env, static_cast<double>(entry.second.refused)));
+    }
+  }
+  out.Set("refusedByUid", refused_by_uid);
   return out;
 }
 

@@ -21,6 +21,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "job_cgroup.h"
+
 namespace jobio {
 
 struct SeqpacketEvent;  // event.h
@@ -42,6 +44,8 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
     std::atomic<uint64_t> refused{0};
     /** Connections closed at once because their uid already had max_per_user_ open. */
     std::atomic<uint64_t> refused_per_user{0};
+    /** Connections closed at once from outside any job cgroup when only the reserved ones were left. */
+    std::atomic<uint64_t> refused_unverified{0};
     /** accept4() failures for lack of descriptors or memory (each pauses accepting, see Run()). */
     std::atomic<uint64_t> accept_errors{0};
     std::atomic<uint64_t> frames{0};
@@ -60,6 +64,8 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
     struct PerUid {
       uint64_t bytes = 0;
       uint64_t dropped = 0;
+      /** Connections of this uid refused at accept, whatever the reason. */
+      uint64_t refused = 0;
     };
     std::mutex per_uid_mutex;
     std::map<uid_t, PerUid> per_uid;
@@ -76,6 +82,8 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   Napi::Value GetPath(const Napi::CallbackInfo& info);
 
   void Listen(Napi::Env env);
+  void Adopt(Napi::Env env);  // options.listenFd instead of bind + listen
+  void Watch(Napi::Env env);  // the epoll set: the listening socket and the wake eventfd
   void Run();
   /** Accepts until EAGAIN; returns false when accept4 ran out of descriptors or memory. */
   bool AcceptAll(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t& next_id);
@@ -85,6 +93,8 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   enum class ReadResult { kDrained, kMore, kGone };
   /** Reads until EAGAIN, end of file or kReadsPerTurn messages. */
   ReadResult ReadAll(Connection& connection, std::vector<uint8_t>& buffer);
+  /** Counts a connection of `uid` refused at accept (`reason`: one of the Counters' refused figures). */
+  void CountRefused(std::atomic<uint64_t>& reason, uid_t uid);
   void CloseConnection(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t id);
   /** Queues an event for JavaScript, or drops and counts it (delivery.cc). */
   void Deliver(Event* event);
@@ -97,12 +107,18 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   uint32_t max_frame_ = 0;
   uint32_t max_connections_ = 0;
   uint32_t max_per_user_ = 0;
+  // Connections kept for peers in a job cgroup (job_cgroups_): the others may hold max_connections_
+  // minus these. The count of open ones in a job cgroup is the epoll thread's.
+  uint32_t reserved_connections_ = 0;
+  uint32_t in_job_open_ = 0;
+  JobCgroupMatcher job_cgroups_;
   uint64_t max_queue_bytes_ = 0;
   uint64_t max_queue_bytes_per_user_ = 0;
   // Every event is charged at least this much (the queue's bytes over its event slots), so the byte
   // shares bound the event slots too: a flood of tiny frames cannot fill the slots under its share.
   uint64_t min_event_cost_ = 0;
   int listen_fd_ = -1;
+  int adopt_fd_ = -1;  // options.listenFd: an inherited listening socket, adopted instead of bound
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   dev_t socket_dev_ = 0;
