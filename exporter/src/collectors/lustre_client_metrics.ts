@@ -9,7 +9,7 @@ import type { ClientStatsBook, ClientTargetView } from '../lustre/client-book.js
 import type { FieldKind } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
-import { perTargetFamily, summedFamily } from './lustre_target_families.js';
+import { perTargetFamily, combinedFamily } from './lustre_target_families.js';
 import { READ_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 /** Where a mount's series are: its file system and mount point (several places may share them). */
@@ -48,34 +48,34 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
       for (const t of views()) t.samples.forEach((jobid, field, value) => add({ ...placeOf(t), jobid, operation: field.operation }, value / scale), kind);
     };
     for (const family of [
-      summedFamily(
+      combinedFamily(
         'jobio_lustre_client_read_bytes_total',
         "Bytes read through this node's Lustre client (sum of read_bytes in llite stats), credited to the node's job, in bytes.",
         'counter',
         bytes('read_bytes'),
       ),
-      summedFamily(
+      combinedFamily(
         'jobio_lustre_client_write_bytes_total',
         "Bytes written through this node's Lustre client (sum of write_bytes in llite stats), credited to the node's job, in bytes.",
         'counter',
         bytes('write_bytes'),
       ),
-      summedFamily(
+      combinedFamily(
         'jobio_lustre_client_operations_total',
         "Operations of this node's Lustre client per llite counter (samples in llite stats), credited to the node's job.",
         'counter',
         perOperation('operations', 1),
       ),
-      summedFamily(
+      combinedFamily(
         'jobio_lustre_client_operation_seconds_total',
         "Time in operations of this node's Lustre client (latency sum of [usecs] llite counters, Lustre 2.12+), in seconds.",
         'counter',
         perOperation('operation_seconds', 1e6),
       ),
-      summedFamily('jobio_lustre_client_parse_errors_total', 'llite stats lines that fit no known shape and were skipped.', 'counter', (add) => {
+      combinedFamily('jobio_lustre_client_parse_errors_total', 'llite stats lines that fit no known shape and were skipped.', 'counter', (add) => {
         for (const t of views()) add(placeOf(t), t.parseErrorsTotal);
       }),
-      summedFamily(
+      combinedFamily(
         'jobio_lustre_client_read_errors_total',
         'llite stats files that exist but could not be read, by reason: not_regular_file (a FIFO, device or directory: refused without blocking), too_large (over 64 MiB), unreadable (open or read failed); the series are kept as they were.',
         'counter',

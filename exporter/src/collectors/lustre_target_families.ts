@@ -43,23 +43,26 @@ export function fieldFamily<V extends SampledTarget<unknown>>(
   };
 }
 
+/** How two samples of one label set make its value: added up (a counter's inc()) or the last one (a gauge's set()). */
+export type Combine = 'sum' | 'last';
+
 /**
- * A family whose samples are added up by label set, each series where its set first appears: where
- * two targets carry the same labels (a file system mounted several times: both are `mount="_several"`),
- * their counts make one series, as prom-client's inc() added them up.
+ * A family with one series per label set, where the set first appears, its samples combined as
+ * prom-client's metrics combined them: where two targets carry the same labels (a file system mounted
+ * several times: both are `mount="_several"`), their counts make one series.
  */
-export function summedFamily(name: string, help: string, type: MetricType, fill: (add: Emit) => void): MetricFamily {
+export function combinedFamily(name: string, help: string, type: MetricType, fill: (add: Emit) => void, combine: Combine = 'sum'): MetricFamily {
   return {
     name,
     help,
     type,
     collect(sink): void {
-      const sums = new Map<string, number>();
+      const values = new Map<string, number>();
       fill((labels, value) => {
         const key = renderLabels(labels);
-        sums.set(key, (sums.get(key) ?? 0) + value);
+        values.set(key, combine === 'last' ? value : (values.get(key) ?? 0) + value);
       });
-      for (const [labelText, value] of sums) sink.rendered(labelText, value);
+      for (const [labelText, value] of values) sink.rendered(labelText, value);
     },
   };
 }
