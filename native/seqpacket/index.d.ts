@@ -29,6 +29,12 @@ export interface SeqpacketServerOptions {
   readonly maxFrame: number;
   /** Permission bits of the socket file (default 0o666 so every user's job can connect). */
   readonly mode?: number;
+  /**
+   * A socket already bound to `path` and listening, inherited from the process that made it (a job's
+   * first process starts `jobio run --attach` so): adopted instead of binding. Not a listening
+   * SOCK_SEQPACKET Unix socket on `path`: EINVAL. close() removes the socket file as for a bound one.
+   */
+  readonly listenFd?: number;
   /** Where to read senders' cgroup and environ for `evidence` (e.g. /proc); none captured without it. */
   readonly procfs?: string;
   /** Connections beyond this are accepted and closed at once, and counted as refused (default 4096). */

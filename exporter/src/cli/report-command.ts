@@ -12,6 +12,8 @@ import type { ReportJson } from '../report/report-schema.js';
 import { reportText } from '../report/text.js';
 import { reportHtml } from '../report/html.js';
 import { grafanaLink } from '../report/grafana-link.js';
+import { briefText } from '../report/brief.js';
+import { waitForScrapeAfter } from '../report/scrape-wait.js';
 import { DEFAULT_SUMMARY_DIR, MAX_SUMMARY_BYTES, readSummary, summaryOf } from '../report/summary.js';
 import { writeFile } from 'node:fs/promises';
 import { duration, durationDefault, evalTime, prometheusUrl } from './top-command.js';
@@ -24,6 +26,8 @@ export const GRAFANA_ENV = 'JOBIO_GRAFANA_URL';
 export const SUMMARY_DIR_ENV = 'JOBIO_SUMMARY_DIR';
 /** How far before now a summary is evaluated, s (see its use). */
 const SUMMARY_SETTLE_S = 10;
+/** --wait: a scrape counts from this long after the command started, ms (the exporter takes in the last frames). */
+const WAIT_MARGIN_MS = 1000;
 
 export function reportCommand(run: (action: () => Promise<number>) => void): Command {
   const command = new Command('report')
@@ -48,6 +52,20 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
     )
     .addOption(
       new Option(
+        '--brief',
+        'Print only the verdict and the first lines of the most costly findings, each line starting with "jobio:" (the Slurm TaskEpilog prints it into the job\'s output).',
+      ).conflicts(['json', 'html', 'summary']),
+    )
+    .addOption(
+      new Option(
+        '--wait <duration>',
+        "With a job id: first wait, at most this long, until Prometheus has scraped the job's series after the command started, so a job that has just ended is reported with its last counts.",
+      )
+        .argParser(duration)
+        .conflicts(['time']),
+    )
+    .addOption(
+      new Option(
         '--summary-dir <dir>',
         `With a job id: where summaries stored at the jobs' ends are looked for when Prometheus has no series of the job (past its retention); default: $${SUMMARY_DIR_ENV}, else ${DEFAULT_SUMMARY_DIR}.`,
       ),
@@ -63,12 +81,15 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
         time?: number;
         timeout: number;
         summary?: boolean;
+        brief?: boolean;
+        wait?: number;
         summaryDir?: string;
       }>();
+      const startedMs = Date.now();
       const envUrl = process.env[PROMETHEUS_ENV];
       const fromLog = o.prometheus === undefined && (existsSync(source) || envUrl === undefined || envUrl === '');
-      if (fromLog && (command.getOptionValueSource('range') === 'cli' || o.time !== undefined || o.summary === true)) {
-        process.stderr.write('jobio report: --range, --time and --summary work with a job id from Prometheus only\n(run `jobio report --help` for usage)\n');
+      if (fromLog && (command.getOptionValueSource('range') === 'cli' || o.time !== undefined || o.summary === true || o.wait !== undefined)) {
+        process.stderr.write('jobio report: --range, --time, --wait and --summary work with a job id from Prometheus only\n(run `jobio report --help` for usage)\n');
         return 2;
       }
       const summaryEnv = process.env[SUMMARY_DIR_ENV];
@@ -95,6 +116,11 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
           // A summary pins its evaluation time, so the same summary is made again from the same series,
           // SUMMARY_SETTLE_S back: a scrape's samples carry its start time and are queryable only once
           // it is written (within the scrape timeout, 10 s by default).
+          if (o.wait !== undefined) {
+            const afterS = (startedMs + WAIT_MARGIN_MS) / 1000;
+            if (!(await waitForScrapeAfter({ url, jobid: source, afterS, maxMs: o.wait, timeoutMs: o.timeout })))
+              process.stderr.write(`jobio report: no scrape of job ${source}'s series after ${new Date(afterS * 1000).toISOString()} within --wait: its last counts may be missing\n`);
+          }
           const time = o.time ?? (o.summary === true ? Math.floor(Date.now() / 1000) - SUMMARY_SETTLE_S : undefined);
           try {
             report = await reportFromPrometheus({ url, jobid: source, rangeMs: o.range, timeoutMs: o.timeout, ...(time !== undefined ? { time } : {}) });
@@ -141,6 +167,10 @@ export function reportCommand(run: (action: () => Promise<number>) => void): Com
           process.stderr.write(`jobio report: --html ${o.html}: ${(err as Error).message}\n`);
           return 1;
         }
+      }
+      if (o.brief === true) {
+        process.stdout.write(briefText(report, source));
+        return 0;
       }
       const colour = process.stdout.isTTY && process.env['NO_COLOR'] === undefined;
       process.stdout.write(o.json === true ? `${JSON.stringify(report, null, 2)}\n` : reportText(report, colour));

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { attributeName, RUN_OPTIONS } from '../run/option-table.js';
 import type { RawRunOptions } from '../run/run-options.js';
 import { runSession, type SessionFlags } from '../run/session.js';
+import { parseAttach } from '../run/attached-job.js';
 import { defaultPaths } from '../util/paths.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -23,7 +24,9 @@ export function runCommand(run: (action: () => Promise<number>) => void): Comman
       new Option('--mistral-config <file>', "A site's mistral_config.yaml: every key of Mistral's configuration table is read by its Mistral name (--config and flags win; docs/jobio-run.md)."),
     )
     .addOption(new Option('--path.procfs <path>', 'Where the Lustre client stats (fs/lustre/llite) and the mount table are read, for the profiler coverage line.').default(defaultPaths.procfs))
-    .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default(defaultPaths.sysfs));
+    .addOption(new Option('--path.sysfs <path>', 'Where the Lustre client stats of 2.12+ (kernel/debug/lustre/llite, fs/lustre/llite) are read.').default(defaultPaths.sysfs))
+    // the profiler library starts the session of a job begun by a Mistral-style script with it (docs/jobio-run.md)
+    .addOption(new Option('--attach <fd,pids>', 'Internal: the session of a job the profiler library started.').hideHelp());
   command.action((argv: string[]) => run(() => runSession(argv, sessionFlags(command), flagsToRaw(command))));
   return command;
 }
@@ -67,6 +70,7 @@ function sessionFlags(command: Command): SessionFlags {
   return {
     ...(text('config') !== undefined ? { config: text('config') } : {}),
     ...(text('mistralConfig') !== undefined ? { mistralConfig: text('mistralConfig') } : {}),
+    ...(text('attach') !== undefined ? { attach: parseAttach(text('attach') ?? '') } : {}),
     lustrePaths: { procfs: text('path.procfs') ?? defaultPaths.procfs, sysfs: text('path.sysfs') ?? defaultPaths.sysfs, rootfs: defaultPaths.rootfs },
   };
 }

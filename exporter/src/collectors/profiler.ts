@@ -15,10 +15,13 @@ import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { JobSlots } from '../profiler/job-slots.js';
 import { CappedLabels, ProfilerMetricStore, type LabelledSums } from '../profiler/metric-store.js';
 import { autoOrPositive } from '../profiler/connection-budget.js';
-import { ProfilerReceiver } from '../profiler/receiver.js';
+import { DEFAULT_SOCKET_MODE, ProfilerReceiver } from '../profiler/receiver.js';
 import { metricsIn } from '../scrape/metric-factory.js';
 import { sysPath } from '../util/paths.js';
 import { nonNegativeDuration } from '../scrape/flag-values.js';
+
+/** The default as the flag writes it: `0666`. */
+const DEFAULT_SOCKET_MODE_TEXT = `0${DEFAULT_SOCKET_MODE.toString(8)}`;
 
 function socketMode(text: string): number {
   if (!/^0?[0-7]{3}$/.test(text.trim())) throw new Error(`"${text}" is not an octal file mode such as 0666`);
@@ -43,7 +46,7 @@ export const profilerCollector = defineCollector({
   defaultEnabled: true,
   flags: {
     socket: textFlag('socket', '/run/jobio/profiler.sock', 'Unix socket the profiler library sends to (JOBIO_SOCKET of the jobs). Its directory must exist.'),
-    socketMode: valueFlag('socket-mode', '0666', "Permissions of the socket file (octal); 0666 lets every user's job connect.", socketMode),
+    socketMode: valueFlag('socket-mode', DEFAULT_SOCKET_MODE_TEXT, `Permissions of the socket file (octal); ${DEFAULT_SOCKET_MODE_TEXT} lets every user's job connect.`, socketMode),
     maxJobs: positiveIntegerFlag('max-jobs', 100, 'Jobs with their own series; the load of further jobs is summed into jobid="_other".'),
     maxMounts: positiveIntegerFlag('max-mounts', 16, 'Distinct mount labels per job (mount paths come from the profiled process); further mounts are summed into mount="_other".'),
     maxMountsPerUser: positiveIntegerFlag(

@@ -4,7 +4,8 @@
 //     that named the job (one per hierarchy: v2 `0::/…`, v1 `<n>:<controllers>:/…`);
 //   - SlurmCgroups.here: whether Slurm made a cgroup for a job on this host, even before any of its
 //     processes was seen (v2: `<scope>/job_<id>`; v1: `<slurm top>/uid_<uid>/job_<id>`, whose uid
-//     directory names the owner). The scopes are Slurm's default one and those seen in evidence.
+//     directory names the owner). The scopes are Slurm's default one and those seen in evidence; the v1
+//     top directories are those seen in evidence and those found by listing the v1 hierarchies.
 // Only root (slurmd) creates these directories (see job-cgroup-layouts.ts), so their existence is
 // kernel-side fact, not a sender's word.
 import { existsSync, readdirSync } from 'node:fs';
@@ -49,13 +50,37 @@ function subdirs(dir: string): string[] {
   }
 }
 
+/** v1 hierarchies Slurm's cgroup plugins use (proctrack, task, jobacct_gather), mounted under the cgroup mount. */
+const V1_CONTROLLERS = ['freezer', 'memory', 'cpuset', 'devices', 'cpuacct', 'cpu,cpuacct'] as const;
+/** How often the v1 hierarchies are listed again for Slurm's top directories when a job is not found. */
+const V1_RESCAN_MS = 1000;
+
 /** Slurm's job cgroup parents on this host: v2 scopes and v1 top directories. */
 export class SlurmCgroups {
   private readonly scopes = new Set<string>();
   private readonly v1Tops = new Set<string>();
+  private v1ScannedAt = -Infinity;
 
-  constructor(cgroupfs: string) {
+  constructor(
+    private readonly cgroupfs: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.scopes.add(join(cgroupfs, 'system.slice', 'slurmstepd.scope'));
+  }
+
+  /**
+   * Finds v1 top directories (`slurm`, `slurm_<node>`) without waiting for evidence to name them: else
+   * a fresh exporter would take a squatter's environment claim on a job whose cgroup is already there,
+   * until one of the job's own processes was seen. Rate-limited: a flood of claims lists no more.
+   */
+  private scanV1Tops(): void {
+    const t = this.now();
+    if (t - this.v1ScannedAt < V1_RESCAN_MS) return;
+    this.v1ScannedAt = t;
+    for (const controller of V1_CONTROLLERS) {
+      const root = join(this.cgroupfs, controller);
+      for (const name of subdirs(root)) if (SLURM_V1_TOP.test(name)) this.v1Tops.add(join(root, name));
+    }
   }
 
   /** Learns the parents of job directories found in evidence (other node names, v1 controllers). */
@@ -80,6 +105,13 @@ export class SlurmCgroups {
       const dir = join(scope, `job_${jobid}`);
       if (existsSync(dir)) return { dir };
     }
+    const known = this.inV1Tops(jobid);
+    if (known !== undefined) return known;
+    this.scanV1Tops();
+    return this.inV1Tops(jobid);
+  }
+
+  private inV1Tops(jobid: string): { dir: string; uid: number } | undefined {
     for (const top of this.v1Tops) {
       for (const name of subdirs(top)) {
         const uid = SLURM_UID_DIR.exec(name)?.[1];

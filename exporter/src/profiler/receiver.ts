@@ -30,9 +30,14 @@ import { ProcessTable, TABLE_REJECT_REASONS, type AggregatorSink, type TableReje
 export type RejectReason = DecodeRejectReason | TableRejectReason | 'oversized' | 'overloaded';
 export const REJECT_REASONS: readonly RejectReason[] = [...DECODE_REJECT_REASONS, 'oversized', ...TABLE_REJECT_REASONS, 'overloaded'];
 
+/** The socket file's permissions unless told otherwise: every user's job on the host may connect. */
+export const DEFAULT_SOCKET_MODE = 0o666;
+
 export interface ReceiverOptions {
   readonly socketPath: string;
-  /** Socket file permissions (default 0o666: every user's job may connect). */
+  /** A socket already listening on socketPath, inherited (`jobio run --attach`): adopted instead of bound. */
+  readonly listenFd?: number;
+  /** Socket file permissions (default DEFAULT_SOCKET_MODE). */
   readonly mode?: number;
   readonly procfs: string;
   /** The cgroup mount (<sysfs>/fs/cgroup): job owners are kept while their job's cgroup exists (JobVerifierOptions). */
@@ -96,10 +101,11 @@ export class ProfilerReceiver {
       options.socketPath,
       {
         maxFrame: WIRE_MAX_FRAME,
-        mode: options.mode ?? 0o666,
+        mode: options.mode ?? DEFAULT_SOCKET_MODE,
         procfs: options.procfs,
         maxConnections: connections.total,
         maxConnectionsPerUser: connections.perUser,
+        ...(options.listenFd !== undefined ? { listenFd: options.listenFd } : {}),
         // A quarter of the connections kept for processes the kernel placed in a job (the addon's
         // default with patterns): colluding uids outside any job cannot shut a job's processes out.
         // Not for `jobio run`, whose private socket only the user's own processes reach.

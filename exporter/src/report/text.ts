@@ -44,10 +44,13 @@ const seconds = (s: number): string => (s >= 100 ? `${s.toFixed(0)} s` : s >= 1 
 const count = (n: number): string => Math.round(n).toLocaleString('en-US');
 const requests = (n: number): string => `${count(n)} request${n === 1 ? '' : 's'}`;
 
+/** A finding's first line (unwrapped): its rank, severity, program, reason, where, and which cost decided. */
+export function findingHead(f: ReportFindingJson, i: number): string {
+  return `${i + 1}. ${f.severity.toUpperCase()} ${f.program.label}: ${f.reason} on ${f.target ?? f.mount} (by ${CAUSE_TEXT[f.severity_from]})`;
+}
+
 function findingLines(f: ReportFindingJson, i: number, paint: (s: Severity | 'ok', text: string) => string): string[] {
-  const tag = f.severity.toUpperCase();
-  const head = `${i + 1}. ${tag} ${f.program.label}: ${f.reason} on ${f.target ?? f.mount} (by ${CAUSE_TEXT[f.severity_from]})`;
-  const [firstHead = '', ...restHead] = wrap(head, WIDTH, '', '          ');
+  const [firstHead = '', ...restHead] = wrap(findingHead(f, i), WIDTH, '', '          ');
   return [
     paint(f.severity, firstHead),
     ...restHead,

@@ -36,7 +36,8 @@ export interface RunOptionSpec {
 export const SIZED = { type: 'choice', choices: ['small-medium-large', 'binary', 'combined', 'both'], aliases: { pow2: 'binary', smallmediumlarge: 'small-medium-large' } } as const;
 const YES_NO = { type: 'bool' } as const;
 
-export const RUN_OPTIONS: readonly RunOptionSpec[] = [
+// `as const`: the rows' names, kinds and defaults stay literal types, from which RunOptionValues is derived.
+const OPTION_ROWS = [
   {
     name: 'output',
     short: '-o',
@@ -128,7 +129,38 @@ export const RUN_OPTIONS: readonly RunOptionSpec[] = [
     doc: 'Which process ends the job: jobio run starts the job, so every value waits for CMD and then for its processes still connected.',
   },
   { name: 'diagnosis', kind: YES_NO, default: 'yes', doc: "Write jobio's diagnosis record at the end." },
-];
+] as const satisfies readonly RunOptionSpec[];
+
+export const RUN_OPTIONS: readonly RunOptionSpec[] = OPTION_ROWS;
+
+type OptionRow = (typeof OPTION_ROWS)[number];
+export type RunOptionName = OptionRow['name'];
+
+/** What an option's value is once its kind has checked it (run-options.ts): a choice is one of its choices. */
+type KindValue<K extends OptionKind> = K extends { readonly type: 'bool' }
+  ? boolean
+  : K extends { readonly type: 'size' | 'count' | 'timeframe' }
+    ? number
+    : K extends { readonly type: 'list' }
+      ? readonly string[]
+      : K extends { readonly type: 'choice'; readonly choices: readonly (infer C)[] }
+        ? C
+        : string;
+
+export type RunOptionValue<N extends RunOptionName> = KindValue<Extract<OptionRow, { readonly name: N }>['kind']>;
+
+/** `read-sized` → `readSized`, as attributeName() spells it at run time. */
+type Attribute<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Attribute<Tail>>}` : S;
+
+/** An option always has a value when it has a default or is a list (then empty); the others may stay unset. */
+type AlwaysSet = { readonly default: string } | { readonly kind: { readonly type: 'list' } };
+
+/** Every option's checked value under its attribute name, typed from the table's rows. */
+export type RunOptionValues = {
+  readonly [R in OptionRow as R extends AlwaysSet ? Attribute<R['name']> : never]: KindValue<R['kind']>;
+} & {
+  readonly [R in OptionRow as R extends AlwaysSet ? never : Attribute<R['name']>]?: KindValue<R['kind']>;
+};
 
 /**
  * Mistral's environment variables that are not an option of the table: the configuration file, the

@@ -3,41 +3,26 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseDuration } from '../util/duration.js';
-import { canonicalChoice, optionSpec, RUN_OPTIONS } from './option-table.js';
-import type { DirectionKeys, IoKeyOptions, MetadataMode, SizeBinning } from '../profiler/mistral-io.js';
+import { canonicalChoice, optionSpec, RUN_OPTIONS, type RunOptionName, type RunOptionValue, type RunOptionValues } from './option-table.js';
+import type { DirectionKeys, IoKeyOptions } from '../profiler/mistral-io.js';
 
 export class UsageError extends Error {}
 
 export type { SizeBinning, MetadataMode, DirectionKeys, IoKeyOptions } from '../profiler/mistral-io.js';
 
-export type CpuMemory = 'all' | 'job' | 'host' | 'no';
+export type CpuMemory = RunOptionValue<'cpu-memory'>;
 
-export interface RunOptions {
-  readonly output?: string;
+type OptionKeys<K extends keyof RunOptionValues> = K; // a misspelt key is an error, not an option left in
+/** The options the table's rows fold into: `timeframe` in seconds, the read, write, seek, metadata and size-bin rows into `io`, `gpu` into `nvmlLibrary` ('none': no gpu records). */
+type Folded = OptionKeys<'timeframe' | 'sizeBins' | 'read' | 'readDuration' | 'readSized' | 'write' | 'writeDuration' | 'writeSized' | 'seek' | 'metadata' | 'metadataDuration' | 'gpu'>;
+
+/** The options of a run: the option table's values (RunOptionValues), with these folded as resolveRunOptions() does. */
+export type RunOptions = Omit<RunOptionValues, Folded> & {
   /** Length of the periodic records, whole seconds; 0 (`no`) = one frame for the whole run. */
   readonly timeframeSec: number;
-  /** false: no job-total (`jobtotal: true`) records. */
-  readonly totals: boolean;
-  readonly smallThreshold: number;
-  readonly largeThreshold: number;
   /** Which keys the `io` objects have (sizes, durations, metadata). */
   readonly io: IoKeyOptions;
-  /** 0 = chosen from the cost of reading the clock (sampling.ts). */
-  readonly sampleEvery: number;
-  /** 0 = no cap. */
-  readonly sampleMaxPerSec: number;
-  /** Environment variables reported in every record's `environment`. */
-  readonly env: readonly string[];
-  readonly errorLog?: string;
-  readonly network: boolean;
-  /** Durations are reported only when at least this many calls were timed (Mistral's rule). */
-  readonly minSampled: number;
-  readonly cpuMemory: CpuMemory;
-  /** NVML library for the gpu records; 'none' = no gpu records (also with `gpu: no`). */
-  readonly nvmlLibrary: string;
-  readonly waitPid: string;
-  readonly diagnosis: boolean;
-}
+};
 
 /** The keys accepted both as `--key` flags and in the YAML file. */
 export const RUN_OPTION_KEYS: readonly string[] = RUN_OPTIONS.map((o) => o.name);
@@ -155,52 +140,53 @@ export function resolveRunOptions(fromFile: RawRunOptions, fromFlags: RawRunOpti
   for (const o of RUN_OPTIONS) if (o.default !== undefined) raw[o.name] = o.default;
   for (const [k, v] of Object.entries(fromFile)) if (v !== undefined) raw[k] = v;
   for (const [k, v] of Object.entries(fromFlags)) if (v !== undefined) raw[k] = v;
-  const value = (name: string): unknown => tableValue(name, raw[name]);
-  const sizeBins = value('size-bins') as SizeBinning;
-  const smallThreshold = value('small-threshold') as number;
-  const largeThreshold = value('large-threshold') as number;
+  // tableValue() checked the value as the row's kind says, so it is of the row's type
+  const value = <N extends RunOptionName>(name: N): RunOptionValue<N> => tableValue(name, raw[name]) as RunOptionValue<N>;
+  const sizeBins = value('size-bins');
+  const smallThreshold = value('small-threshold');
+  const largeThreshold = value('large-threshold');
   if (largeThreshold < smallThreshold) throw new UsageError('--large-threshold must not be below --small-threshold');
   const direction = (dir: 'read' | 'write'): DirectionKeys => {
-    const sized = raw[`${dir}-sized`] === undefined ? sizeBins : (value(`${dir}-sized`) as SizeBinning);
+    const sized = raw[`${dir}-sized`] === undefined ? sizeBins : value(`${dir}-sized`);
     // both writes both kinds of keys: a threshold range must not have a power-of-two range's name
     const pow2 = (n: number): boolean => Number.isInteger(Math.log2(n));
     if (sized === 'both' && (smallThreshold === 1 || (pow2(smallThreshold) && largeThreshold === 2 * smallThreshold)))
       throw new UsageError(
         `--${raw[`${dir}-sized`] === undefined ? 'size-bins' : `${dir}-sized`} both: the thresholds name a power-of-two range (small 1 B, or large twice a power-of-two small); choose others`,
       );
-    return { enabled: value(dir) as boolean, duration: value(`${dir}-duration`) as boolean, sized };
+    return { enabled: value(dir), duration: value(`${dir}-duration`), sized };
   };
-  const env = value('env') as string[];
+  const env = value('env');
   for (const name of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env: "${name}" is not an environment variable name`);
-  const minSampled = value('min-sampled') as number;
+  const minSampled = value('min-sampled');
   const io: IoKeyOptions = {
     read: direction('read'),
     write: direction('write'),
-    seek: value('seek') as boolean,
-    metadata: value('metadata') as MetadataMode,
-    metadataDuration: value('metadata-duration') as boolean,
+    seek: value('seek'),
+    metadata: value('metadata'),
+    metadataDuration: value('metadata-duration'),
     smallThreshold,
     largeThreshold,
     minSampled,
   };
-  const nvmlLibrary = value('nvml-library') as string;
+  const nvmlLibrary = value('nvml-library');
   return {
-    ...(raw.output !== undefined ? { output: value('output') as string } : {}),
-    ...(raw['error-log'] !== undefined ? { errorLog: value('error-log') as string } : {}),
-    timeframeSec: value('timeframe') as number,
-    totals: value('totals') as boolean,
+    ...(raw.output !== undefined ? { output: value('output') } : {}),
+    ...(raw['error-log'] !== undefined ? { errorLog: value('error-log') } : {}),
+    timeframeSec: value('timeframe'),
+    totals: value('totals'),
     smallThreshold,
     largeThreshold,
     io,
-    sampleEvery: value('sample-every') as number,
-    sampleMaxPerSec: value('sample-max-per-sec') as number,
+    sampleEvery: value('sample-every'),
+    sampleMaxPerSec: value('sample-max-per-sec'),
     env: [...new Set(env)],
-    network: value('network') as boolean,
+    network: value('network'),
     minSampled,
-    cpuMemory: value('cpu-memory') as CpuMemory,
-    nvmlLibrary: (value('gpu') as boolean) ? nvmlLibrary : 'none',
-    waitPid: value('wait-pid') as string,
-    diagnosis: value('diagnosis') as boolean,
+    cpuMemory: value('cpu-memory'),
+    nvmlLibrary: value('gpu') ? nvmlLibrary : 'none',
+    waitPid: value('wait-pid'),
+    diagnosis: value('diagnosis'),
   };
 }
 

@@ -8,7 +8,7 @@
 //   settle     the last frames drained, the tail folded, the diagnosis, the closing records
 //   summarise  the red/yellow/green summary and the coverage line on stderr
 //   close      whatever the run opened, however it ended
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { accessSync, closeSync, constants as fsConstants, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -39,6 +39,7 @@ import { parseMistralConfig, type MistralSettings, type PluginSettings } from '.
 import { readMistralEnvironment, type MistralEnvironment } from './mistral-env.js';
 import { fullHostname } from './fqdn.js';
 import { PluginFeed, pluginArguments, pluginExitTimeoutMs } from './run-plugin.js';
+import { attachedStartMs, libraryMismatches, librarySampling, processExit, WaitedEnd, waitedPid, type Attach } from './attached-job.js';
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
@@ -54,6 +55,8 @@ export interface SessionFlags {
   readonly mistralConfig?: string;
   /** --path.procfs and --path.sysfs: where the Lustre client's stats are read for the coverage line. */
   readonly lustrePaths: Paths;
+  /** --attach (hidden): a job a Mistral-style start script began; its first process started this session (attached-job.ts). */
+  readonly attach?: Attach;
 }
 
 type ChildrenUsage = ReturnType<ReturnType<typeof loadSeqpacketAddon>['childrenUsage']>;
@@ -69,7 +72,8 @@ export async function runSession(argv: readonly string[], flags: SessionFlags, f
     const status = await session.wait(started);
     if (status.failed) return status.code;
     const settled = await session.settle(started);
-    session.summarise(status.code, settled);
+    // attached, no terminal waits for the summary: stderr is the error log
+    if (flags.attach === undefined) session.summarise(status.code, settled);
     return status.code;
   } finally {
     session.close();
@@ -79,7 +83,10 @@ export async function runSession(argv: readonly string[], flags: SessionFlags, f
 /** What start() leaves for the later phases. */
 interface Started {
   readonly receiver: ProfilerReceiver;
-  readonly child: ChildProcess;
+  /** CMD, or with --attach the process whose exit ends the job. */
+  readonly pid: number | undefined;
+  /** With --attach: when that process sent its last frame. */
+  readonly waitedEnd: WaitedEnd | undefined;
   readonly exited: Promise<Exited>;
   readonly clientBefore: ReadonlyMap<string, ClientBytes>;
   readonly childrenBefore: ChildrenUsage;
@@ -145,7 +152,7 @@ export class RunSession {
       // Mistral's precedence: its variables over its file; jobio's --config and flags over both
       const fromFile = { ...mistral?.raw, ...this.mistralEnv.raw, ...(this.flags.config !== undefined ? readConfigFile(this.flags.config) : {}) };
       let options = resolveRunOptions(fromFile, fromFlags);
-      if (options.sampleEvery === 0) options = { ...options, ...chooseSampling(options, measureClockNs()) };
+      if (options.sampleEvery === 0) options = { ...options, ...(this.flags.attach !== undefined ? librarySampling(options, process.env) : chooseSampling(options, measureClockNs())) };
       this.options = options;
       return undefined;
     } catch (err) {
@@ -162,8 +169,8 @@ export class RunSession {
       process.stderr.write('jobio run: no command given: jobio run [options] -- CMD [ARGS...]\n');
       return 2;
     }
-    const library = findProfilerLibrary();
-    if (!library) {
+    const library = this.flags.attach !== undefined ? '' : findProfilerLibrary();
+    if (library === undefined) {
       process.stderr.write(missingLibraryMessage('jobio run'));
       return 1;
     }
@@ -192,7 +199,13 @@ export class RunSession {
         return 1;
       }
     }
-    // A private directory (0700) holds the socket: only this user's processes can reach it.
+    // A private directory (0700) holds the socket: only this user's processes can reach it. Attached,
+    // the job's first process made it, and the session removes it at the end as its own.
+    const inherited = process.env['JOBIO_SOCKET'];
+    if (this.flags.attach !== undefined && inherited !== undefined) {
+      this.dir = dirname(inherited);
+      return undefined;
+    }
     try {
       this.dir = mkdtempSync(join(this.mistralEnv.workDirectory ?? tmpdir(), 'jobio-run-'));
     } catch (err) {
@@ -209,12 +222,23 @@ export class RunSession {
   async start(): Promise<Started> {
     const [file = '', ...args] = this.argv;
     const { options, addon } = this;
+    const { attach } = this.flags;
     const socketPath = join(this.dir ?? '', 'profiler.sock');
-    const startMs = (this.startMs = Date.now());
+    const startMs = (this.startMs = attach !== undefined ? attachedStartMs(process.env) : Date.now());
     const totals = (this.totals = new RunTotals(startMs));
+    const waited = attach !== undefined ? waitedPid(attach, options.waitPid) : undefined;
+    const waitedEnd = waited !== undefined ? new WaitedEnd(totals, waited) : undefined;
     // No job id verification: only this user's processes can reach the private socket, and what they
     // claim goes to this user's own report; a short child could otherwise exit before /proc is read.
-    const receiver = (this.receiver = new ProfilerReceiver({ socketPath, mode: 0o600, procfs: '/proc', sink: totals, verifyJobs: false, onHandled: () => this.handled.signal() }));
+    const receiver = (this.receiver = new ProfilerReceiver({
+      socketPath,
+      mode: 0o600,
+      procfs: '/proc',
+      sink: waitedEnd ?? totals,
+      verifyJobs: false,
+      onHandled: () => this.handled.signal(),
+      ...(attach !== undefined ? { listenFd: attach.fd } : {}),
+    }));
     const clientBefore = readClientBytes(this.flags.lustrePaths);
     // The host's full name for the records (only with a log), asked before CMD starts: the helper it
     // runs is reaped before the CPU figures of the command's children are first read.
@@ -242,20 +266,28 @@ export class RunSession {
       });
     }
     const childrenBefore = addon.childrenUsage();
-    const preload = [this.library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
-    const child = spawn(file, args, {
-      stdio: 'inherit',
-      env: { ...process.env, ...this.mistral?.library, ...this.mistralEnv.library, ...libraryEnvironment(options, socketPath, startMs), LD_PRELOAD: preload },
-    });
-    const exited = new Promise<Exited>((resolve) => {
-      child.once('exit', (code, signal) => resolve({ code, signal }));
-      child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
-    });
-    for (const sig of FORWARDED) this.handlers.set(sig, () => child.kill(sig));
-    for (const sig of IGNORED) this.handlers.set(sig, () => undefined);
-    for (const [sig, h] of this.handlers) process.on(sig, h);
+    const libraryEnv = { ...this.mistral?.library, ...this.mistralEnv.library, ...libraryEnvironment(options, socketPath, startMs) };
+    let pid: number | undefined;
+    let exited: Promise<Exited>;
+    if (waited !== undefined) {
+      // the job runs already, with the variables its first process gave it: say where they differ
+      for (const w of libraryMismatches(libraryEnv, process.env)) process.stderr.write(`jobio run: warning: ${w}\n`);
+      pid = waited;
+      exited = processExit('/proc', waited).then(() => ({ code: 0, signal: null }));
+    } else {
+      const preload = [this.library, process.env['LD_PRELOAD']].filter((p) => p !== undefined && p !== '').join(':');
+      const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...libraryEnv, LD_PRELOAD: preload } });
+      pid = child.pid;
+      exited = new Promise<Exited>((resolve) => {
+        child.once('exit', (code, signal) => resolve({ code, signal }));
+        child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
+      });
+      for (const sig of FORWARDED) this.handlers.set(sig, () => child.kill(sig));
+      for (const sig of IGNORED) this.handlers.set(sig, () => undefined);
+      for (const [sig, h] of this.handlers) process.on(sig, h);
+    }
 
-    const sampler = child.pid !== undefined ? new ResourceSampler('/proc', child.pid, () => totals.second()) : undefined;
+    const sampler = pid !== undefined ? new ResourceSampler('/proc', pid, () => totals.second()) : undefined;
     sampler?.start();
     const gpu = options.nvmlLibrary === 'none' ? undefined : await GpuSampler.open(options.nvmlLibrary, () => Date.now() - startMs);
     gpu?.start();
@@ -266,7 +298,7 @@ export class RunSession {
     const selection = { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis };
     const output = sink !== undefined ? new RunOutput(sink, named, totals, sampler, options.network, gpu, selection) : undefined;
     if (output && options.timeframeSec > 0) this.scheduleFrame(output); // timeframe `no`: the one frame is written at the end
-    return { receiver, child, exited, clientBefore, childrenBefore, sampler, gpu, output };
+    return { receiver, pid, waitedEnd, exited, clientBefore, childrenBefore, sampler, gpu, output };
   }
 
   /** CMD's exit: its status, or (failed) 127 when it was not found and 126 when it could not run. */
@@ -286,13 +318,16 @@ export class RunSession {
 
   /** The last frames drained, the tail folded into whole seconds, the diagnosis and the closing records. */
   async settle(started: Started): Promise<Settled> {
-    const { receiver, child, sampler, gpu, output } = started;
-    const { options, totals, startMs, endMs } = this;
+    const { receiver, pid, sampler, gpu, output } = started;
     const complete = await drain(receiver, this.handled);
+    // attached: the job ended when its waited process sent its last frame (this session saw it later)
+    if (started.waitedEnd?.lastMs !== undefined) this.endMs = Math.min(this.endMs, Math.max(this.startMs, started.waitedEnd.lastMs));
+    const { options, totals, startMs, endMs } = this;
     const clientAfter = readClientBytes(this.flags.lustrePaths);
     const rejected = [...receiver.rejectedCounts().values()].reduce((a, b) => a + b, 0);
     receiver.close();
-    const after = this.addon.childrenUsage();
+    // the CPU time of the reaped command and its descendants; attached, the job is not this session's child
+    const after = this.flags.attach === undefined ? this.addon.childrenUsage() : undefined;
     const before = started.childrenBefore;
     // The run's length in whole seconds (at least 1); the last partial second joins the one before, so
     // every frame's timeframe is its real length. A run that outlived the frames already written gets
@@ -303,7 +338,7 @@ export class RunSession {
     const slots = Math.max(1, Math.round(runS), written > 0 && runS > written ? written + 1 : written);
     totals.foldTail(slots);
     sampler?.foldTail(slots);
-    sampler?.closeTail(slots, { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes });
+    sampler?.closeTail(slots, after && { userUs: after.userMicros - before.userMicros, systemUs: after.systemMicros - before.systemMicros, maxRssBytes: after.maxRssBytes });
     gpu?.foldTail(slots);
     // Every frame is stamped at its end on the log's clock, start + its last slot: the last (short)
     // frame too, so its timestamp follows the one before by its timeframe (the real end, endMs, can
@@ -316,16 +351,18 @@ export class RunSession {
     for (const m of files) addInto(total, m.total);
     const sampled = classFigures(total).sampled;
     const file = this.argv[0] ?? '';
+    // the program started (attached: the first process, whatever wait_pid waits for)
+    const commandPid = this.flags.attach?.first ?? pid;
     const diagnosis = diagnose({
       programs: [...totals.byProgram.values()].filter((p) => p.info.fstype !== NETWORK_FSTYPE),
       unseen: totals.unseen(),
       unprofiledExecs: totals.unprofiledExecs(),
-      ...(child.pid !== undefined && !totals.sawPid(child.pid) ? { commandUnprofiled: withWhy(basename(file), whyUnprofiled(file)) } : {}),
+      ...(commandPid !== undefined && !totals.sawPid(commandPid) ? { commandUnprofiled: withWhy(basename(file), whyUnprofiled(file)) } : {}),
       smallThreshold: options.smallThreshold,
       runtimeNs: totals.runtimeNs,
       timed: sampled > 0 && sampled >= options.minSampled,
     });
-    output?.finish(times, slots, after.maxRssBytes, diagnosis);
+    output?.finish(times, slots, after?.maxRssBytes, diagnosis);
     await this.feed?.finish();
     return { endMs, complete, files, total, rejected, clientBefore: started.clientBefore, clientAfter, diagnosis };
   }

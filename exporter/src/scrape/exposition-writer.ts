@@ -16,6 +16,9 @@ export const CONTENT_TYPES: Readonly<Record<ExpositionFormat, string>> = {
   openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
 };
 
+/** What closes a whole exposition: OpenMetrics' `# EOF` (once, after every part); nothing in the text format. */
+export const EXPOSITION_END: Readonly<Record<ExpositionFormat, string>> = { text: '', openmetrics: '# EOF\n' };
+
 /** Characters gathered before a chunk is handed out: big enough for few calls, small enough to die young. */
 const CHUNK_CHARS = 1 << 16;
 
@@ -79,7 +82,7 @@ export class ExpositionWriter implements SampleSink {
 
   /** Ends the exposition (OpenMetrics' `# EOF`) and hands out what is left. */
   end(): void {
-    if (this.format === 'openmetrics') this.write('# EOF\n');
+    this.write(EXPOSITION_END[this.format]);
     this.flush();
   }
 
@@ -88,7 +91,8 @@ export class ExpositionWriter implements SampleSink {
     if (this.buffer.length >= CHUNK_CHARS) this.flush();
   }
 
-  private flush(): void {
+  /** Hands out what is gathered without ending the exposition (a part rendered on its own). */
+  flush(): void {
     if (this.buffer === '') return;
     const chunk = this.buffer;
     this.buffer = '';
@@ -102,5 +106,14 @@ export async function renderToString(parts: readonly (readonly MetricFamily[])[]
   const writer = new ExpositionWriter(format, (c) => chunks.push(c));
   for (const part of parts) await writer.part(part);
   writer.end();
+  return chunks.join('');
+}
+
+/** Renders one part to a string, without the exposition's end (EXPOSITION_END follows the last part). */
+export async function renderPart(families: readonly MetricFamily[], format: ExpositionFormat): Promise<string> {
+  const chunks: string[] = [];
+  const writer = new ExpositionWriter(format, (c) => chunks.push(c));
+  await writer.part(families);
+  writer.flush();
   return chunks.join('');
 }

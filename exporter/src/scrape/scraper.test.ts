@@ -55,3 +55,24 @@ test('disabled-by-default collectors do not run unless named', async () => {
   assert.equal(sample(text, 'jobio_scrape_collector_success{collector="absent"}'), undefined);
   assert.equal(sample(text, 'jobio_build_info{version="0.1.0",nodeversion="' + process.version + '",platform="' + `${process.platform}/${process.arch}` + '"}'), 1);
 });
+
+/** The sample lines of an exposition (neither comments nor blank lines nor OpenMetrics' end). */
+const sampleLines = (text: string): string[] => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+
+test('a text and an OpenMetrics request in flight together share one scrape; # EOF ends the whole exposition once', async () => {
+  const scraper = scraperFor(100);
+  const [text, openMetrics] = await Promise.all([scraper.scrape(), scraper.scrape(undefined, 'openmetrics')]);
+  assert.equal(sample(text, 'jobio_working_updates_total'), 2);
+  assert.equal(sample(openMetrics, 'jobio_working_updates_total'), 2, 'one update for both formats');
+  // every counter here ends in _total, so both formats name every sample alike
+  assert.deepEqual(sampleLines(openMetrics), sampleLines(text));
+  assert.ok(openMetrics.endsWith('\n# EOF\n'));
+  assert.equal(openMetrics.split('# EOF').length, 2, '# EOF once, after every part');
+  assert.ok(!openMetrics.includes('\n\n'), 'OpenMetrics has no blank lines');
+  assert.match(openMetrics, /^# TYPE jobio_working_updates counter$/m);
+  assert.ok(!text.includes('# EOF'));
+
+  const only = await scraper.scrape(new Set(['working']), 'openmetrics');
+  assert.equal(sample(only, 'jobio_working_updates_total'), 4, 'a later request scrapes again');
+  assert.ok(only.endsWith('\n# EOF\n') && only.split('# EOF').length === 2, 'collect[] keeps the one # EOF');
+});

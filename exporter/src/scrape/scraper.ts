@@ -8,7 +8,7 @@ import type { Collector, UpdateOutcome } from './collector.js';
 import type { Logger } from '../util/logger.js';
 import { SelfMetrics, type CollectorResult } from './self-metrics.js';
 import { countSeries } from './series-count.js';
-import { renderToString } from './exposition-writer.js';
+import { EXPOSITION_END, renderPart, type ExpositionFormat } from './exposition-writer.js';
 import type { MetricRegistry } from './metric-registry.js';
 
 export interface EnabledCollector {
@@ -19,17 +19,28 @@ export interface EnabledCollector {
 
 class TimeoutError extends Error {}
 
-/** One scrape's exposition: the exporter's own part (no collector), then each served collector's. */
-interface Scraped {
+/** One format's rendering of a scrape: the exporter's own part (no collector), then each served collector's. */
+interface Rendered {
+  readonly format: ExpositionFormat;
   readonly parts: readonly { readonly collector?: string; readonly text: string }[];
   all?: string;
 }
 
-const joinParts = (parts: Scraped['parts']): string =>
+/**
+ * A scrape in flight. The formats asked for before its families are rendered are all rendered from
+ * the same state; a request for another format after that waits for the next scrape.
+ */
+interface Flight {
+  readonly formats: Set<ExpositionFormat>;
+  rendering: boolean;
+  done: Promise<ReadonlyMap<ExpositionFormat, Rendered>>;
+}
+
+const joinParts = (rendered: Rendered, parts: Rendered['parts']): string =>
   parts
     .map((p) => p.text)
     .filter((t) => t !== '')
-    .join('');
+    .join('') + EXPOSITION_END[rendered.format];
 
 /** The outcome of a collector's last update, by collector name (the startup log reads it). */
 export interface LastOutcome {
@@ -43,7 +54,7 @@ export class Scraper {
   private scraped!: () => void;
   /** Resolves when the first scrape has run every collector (the per-collector log lines wait for it). */
   readonly firstScrape = new Promise<void>((resolve) => (this.scraped = resolve));
-  private inFlight: Promise<Scraped> | undefined;
+  private inFlight: Flight | undefined;
   /** Updates still running from an earlier scrape (a hung source): never started twice at once. */
   private readonly pending = new Map<string, Promise<unknown>>();
 
@@ -53,44 +64,58 @@ export class Scraper {
     private readonly logger: Logger,
   ) {}
 
-  get contentType(): string {
-    return this.self.registry.contentType;
-  }
-
   /** Collector names a request may select with `collect[]`. */
   get collectorNames(): readonly string[] {
     return this.collectors.map((c) => c.name);
   }
 
   /**
-   * The exposition text of a fresh scrape (shared with any scrape already in flight). With `only`
-   * (node_exporter's `collect[]`), the exposition holds the exporter's own metrics and those
-   * collectors alone.
+   * The exposition text of a fresh scrape in `format` (shared with any scrape already in flight).
+   * With `only` (node_exporter's `collect[]`), the exposition holds the exporter's own metrics and
+   * those collectors alone.
    */
-  async scrape(only?: ReadonlySet<string>): Promise<string> {
-    if (!this.inFlight) {
-      this.inFlight = this.runScrape().finally(() => {
-        this.inFlight = undefined;
-      });
+  async scrape(only?: ReadonlySet<string>, format: ExpositionFormat = 'text'): Promise<string> {
+    const flight = this.inFlight;
+    if (flight?.rendering && !flight.formats.has(format)) {
+      await flight.done.catch(() => undefined);
+      return this.scrape(only, format);
     }
-    const scraped = await this.inFlight;
+    const joined = flight ?? this.startFlight();
+    joined.formats.add(format);
+    const rendered = (await joined.done).get(format);
+    if (!rendered) throw new Error(`internal: the scrape did not render ${format}`);
     // The whole text is joined once per scrape: every request shares it (and so its encoded body).
-    if (!only) return (scraped.all ??= joinParts(scraped.parts));
-    return joinParts(scraped.parts.filter((p) => p.collector === undefined || only.has(p.collector)));
+    if (!only) return (rendered.all ??= joinParts(rendered, rendered.parts));
+    return joinParts(
+      rendered,
+      rendered.parts.filter((p) => p.collector === undefined || only.has(p.collector)),
+    );
   }
 
-  private async runScrape(): Promise<Scraped> {
+  private startFlight(): Flight {
+    const flight: Flight = { formats: new Set(), rendering: false, done: Promise.resolve(new Map()) };
+    flight.done = this.runScrape(flight).finally(() => {
+      if (this.inFlight === flight) this.inFlight = undefined;
+    });
+    this.inFlight = flight;
+    return flight;
+  }
+
+  private async runScrape(flight: Flight): Promise<ReadonlyMap<ExpositionFormat, Rendered>> {
     const results = await Promise.all(this.collectors.map((c) => this.runOne(c)));
     this.self.record(results);
     this.scraped();
-    const parts: { collector?: string; text: string }[] = [{ text: await renderToString([this.self.registry.list()]) }];
+    flight.rendering = true;
     // A failed collector's registry may hold a half-refilled or stale snapshot: like node_exporter,
     // serve nothing from it this scrape rather than numbers nobody can trust.
-    for (const [i, c] of this.collectors.entries()) {
-      const r = results[i];
-      if (r && (r.success || r.absent)) parts.push({ collector: c.name, text: await renderToString([c.registry.list()]) });
+    const served = this.collectors.filter((_, i) => results[i]?.success === true || results[i]?.absent === true);
+    const out = new Map<ExpositionFormat, Rendered>();
+    for (const format of flight.formats) {
+      const parts: { collector?: string; text: string }[] = [{ text: await renderPart(this.self.registry.list(), format) }];
+      for (const c of served) parts.push({ collector: c.name, text: await renderPart(c.registry.list(), format) });
+      out.set(format, { format, parts });
     }
-    return { parts };
+    return out;
   }
 
   private async runOne(entry: EnabledCollector): Promise<CollectorResult & { absent: boolean }> {

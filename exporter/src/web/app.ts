@@ -6,6 +6,8 @@ import { basicAuth } from './basic-auth.js';
 import type { PasswordChecker } from './password-checker.js';
 import type { WebMetrics } from './web-metrics.js';
 import { ExpositionBodies } from './exposition-bodies.js';
+import { negotiateFormat } from './negotiate-format.js';
+import { CONTENT_TYPES, type ExpositionFormat } from '../scrape/exposition-writer.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../util/logger.js';
 
@@ -53,8 +55,8 @@ function landingPage(telemetryPath: string, collectors: readonly string[]): stri
  * Sends the exposition, gzip-compressed when the scraper accepts it (Prometheus always does): a big
  * exposition shrinks about tenfold. The body is the scrape's shared one (exposition-bodies.ts).
  */
-function sendExposition(req: Request, res: Response, contentType: string, text: string, bodies: ExpositionBodies, logger: Logger): void {
-  res.vary('Accept-Encoding').type(contentType);
+function sendExposition(req: Request, res: Response, format: ExpositionFormat, text: string, bodies: ExpositionBodies, logger: Logger): void {
+  res.vary('Accept').vary('Accept-Encoding').type(CONTENT_TYPES[format]);
   const send = (body: Buffer): void => {
     if (res.destroyed) return;
     bodies.hold(res, body);
@@ -110,8 +112,9 @@ export function createApp(options: AppOptions): Express {
         .send(`collect[]: not an enabled collector: ${unknown.map((n) => JSON.stringify(n)).join(', ')}\n`);
       return;
     }
-    options.scraper.scrape(only).then(
-      (text) => sendExposition(req, res, options.scraper.contentType, text, bodies, options.logger),
+    const format = negotiateFormat(req.get('Accept'));
+    options.scraper.scrape(only, format).then(
+      (text) => sendExposition(req, res, format, text, bodies, options.logger),
       (err: unknown) => {
         options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'scrape failed');
         res.status(500).type('text/plain').send('scrape failed\n');

@@ -92,6 +92,8 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
   }
   Napi::Object options = info[1].As<Napi::Object>();
   mode_ = OptionalUint(options, "mode", 0666, 0, 0777);
+  // -1 (absent): bind `path` here; else a socket already listening on `path`, inherited (jobio run --attach)
+  if (!options.Get("listenFd").IsUndefined()) adopt_fd_ = static_cast<int>(OptionalUint(options, "listenFd", 0, 0, 1u << 20));
   max_frame_ = OptionalUint(options, "maxFrame", 0, 1, 16u << 20);
   if (options.Get("maxFrame").IsUndefined()) throw Napi::TypeError::New(env, "options.maxFrame is required");
   max_connections_ = OptionalUint(options, "maxConnections", 4096, 1, 1u << 20);
@@ -146,7 +148,37 @@ void SeqpacketServer::OnEnvCleanup(SeqpacketServer* self) {
   self->Stop();
 }
 
+// An inherited socket that another process bound and made listen on path_ (a job's first process, for
+// `jobio run --attach`): kept only if it is a listening SOCK_SEQPACKET Unix socket bound to that path.
+void SeqpacketServer::Adopt(Napi::Env env) {
+  int fd = adopt_fd_;
+  int type = 0, accepting = 0;
+  socklen_t len = sizeof(type);
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0) throw ErrnoError(env, "listenFd " + std::to_string(fd) + " is not a socket", errno);
+  len = sizeof(accepting);
+  getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &len);
+  sockaddr_un bound{};
+  len = sizeof(bound);
+  bool same = getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len) == 0 && bound.sun_family == AF_UNIX && std::strncmp(bound.sun_path, path_.c_str(), sizeof(bound.sun_path)) == 0;
+  if (type != SOCK_SEQPACKET || !accepting || !same) throw ErrnoError(env, "listenFd " + std::to_string(fd) + " is not a SOCK_SEQPACKET socket listening on " + path_, EINVAL);
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+  struct stat st;
+  if (stat(path_.c_str(), &st) == 0) {
+    socket_dev_ = st.st_dev;
+    socket_ino_ = st.st_ino;
+  }
+  listen_fd_ = fd;
+}
+
 void SeqpacketServer::Listen(Napi::Env env) {
+  if (adopt_fd_ >= 0) {
+    Adopt(env);
+    Watch(env);
+    return;
+  }
   struct stat existing;
   if (lstat(path_.c_str(), &existing) == 0) {
     if (!S_ISSOCK(existing.st_mode)) throw ErrnoError(env, path_ + " exists and is not a socket", EEXIST);
@@ -195,6 +227,16 @@ void SeqpacketServer::Listen(Napi::Env env) {
     errno = err;
     fail("cannot listen on " + path_);
   }
+  Watch(env);
+}
+
+void SeqpacketServer::Watch(Napi::Env env) {
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    close(listen_fd_);
+    listen_fd_ = -1;
+    throw ErrnoError(env, what, err);
+  };
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epoll_fd_ < 0 || wake_fd_ < 0) fail("epoll/eventfd");

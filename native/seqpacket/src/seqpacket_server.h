@@ -94,6 +94,8 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   Napi::Value GetPath(const Napi::CallbackInfo& info);
 
   void Listen(Napi::Env env);
+  void Adopt(Napi::Env env);  // options.listenFd instead of bind + listen
+  void Watch(Napi::Env env);  // the epoll set: the listening socket and the wake eventfd
   void Run();
   /** Accepts until EAGAIN; returns false when accept4 ran out of descriptors or memory. */
   bool AcceptAll(std::unordered_map<uint64_t, Connection>& connections, std::unordered_map<uid_t, uint32_t>& per_user, uint64_t& next_id);
@@ -128,6 +130,7 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
   // shares bound the event slots too: a flood of tiny frames cannot fill the slots under its share.
   uint64_t min_event_cost_ = 0;
   int listen_fd_ = -1;
+  int adopt_fd_ = -1;  // options.listenFd: an inherited listening socket, adopted instead of bound
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   dev_t socket_dev_ = 0;

@@ -20,6 +20,7 @@
 #include "process/flusher.h"
 #include "process/fork.h"
 #include "process/mounts.h"
+#include "process/session.h"
 #include "process/stattab.h"
 #include "process/thread.h"
 
@@ -30,6 +31,9 @@ void jobio_init(int from_constructor) {
   int saved = errno;
   jobio_t.busy++;
   jobio_resolve_all();
+  /* a job started by a Mistral-style script: its first process starts the session (process/session.c);
+   * only from the constructor, before main and any thread of the program */
+  if (from_constructor) jobio_session_start();
   jobio_read_config();
   jobio_binoff_init();
   jobio_period_base = jobio_cfg.sample_every;
