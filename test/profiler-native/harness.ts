@@ -55,6 +55,8 @@ export interface DumpMount extends MountBody {
   path: string;
   fstype: string;
   fsname: string;
+  /** whose calls: '' the program's own, 'mpi-runtime' those made inside MPI_Init or MPI_Finalize */
+  component: '' | 'mpi-runtime';
 }
 export interface DumpProcess {
   pid: number;

@@ -54,19 +54,22 @@ export interface StraceCall {
   readonly fds: readonly (string | undefined)[];
   /** The process (or thread) that made it: the PREFIX.<pid> file's suffix. */
   readonly pid: number;
+  /** When it started, in seconds since the epoch (strace -ttt); NaN without -ttt. */
+  readonly t: number;
 }
 
-/** Every finished call in the PREFIX.<pid> files (lines of other shapes, such as exits, are skipped). */
+/** Every finished call in the PREFIX.<pid> files (lines of other shapes, such as exits, are skipped; a
+ * leading -ttt timestamp is read into `t`). */
 export function readStraceCalls(prefix: string): StraceCall[] {
   const calls: StraceCall[] = [];
   const files = readdirSync(dirname(prefix)).filter((f) => f.startsWith(basename(prefix) + '.'));
   for (const f of files) {
     const pid = Number(f.slice(basename(prefix).length + 1));
     for (const line of readFileSync(join(dirname(prefix), f), 'utf8').split('\n')) {
-      const m = /^(\w+)\((.*)\)\s+= (-?\d+)/.exec(line);
+      const m = /^(?:(\d+\.\d+) )?(\w+)\((.*)\)\s+= (-?\d+)/.exec(line);
       if (!m) continue;
-      const [, name = '', args = '', retText = ''] = m;
-      calls.push({ name, args, ret: Number(retText), fds: [...args.matchAll(/(?:^|, )(\d+)<([^>]*)>/g)].map((x) => x[2]), pid });
+      const [, time, name = '', args = '', retText = ''] = m;
+      calls.push({ name, args, ret: Number(retText), fds: [...args.matchAll(/(?:^|, )(\d+)<([^>]*)>/g)].map((x) => x[2]), pid, t: time === undefined ? NaN : Number(time) });
     }
   }
   return calls;
@@ -152,4 +155,61 @@ export function parseStrace(prefix: string, dir: string, cwd: string): Oracle {
     }
   }
   return o;
+}
+
+/** The library's default small threshold (bytes): a transfer below it is small. */
+const SMALL = 32768;
+
+/** What strace says about the transfers and opens on dir: the oracle of the classes. */
+export interface Verdicts {
+  reads: { small: number; eof: number; big: number; failed: number };
+  writes: { small: number; eof: number; big: number; failed: number };
+  opens: number;
+  failedOpens: number;
+  /** opens with O_EXCL (creates that must make a new file: mkstemp's) */
+  exclOpens: number;
+}
+
+/** strace's transfers and opens on files under dir; cwd: the processes' working directory (relative paths). */
+export function straceVerdicts(calls: readonly StraceCall[], dir: string, cwd = dir): Verdicts {
+  const v: Verdicts = { reads: { small: 0, eof: 0, big: 0, failed: 0 }, writes: { small: 0, eof: 0, big: 0, failed: 0 }, opens: 0, failedOpens: 0, exclOpens: 0 };
+  const inDir = (p: string | undefined): boolean => !!p && (p === dir || p.startsWith(dir + '/'));
+  const add = (side: Verdicts['reads'], ret: number): void => {
+    if (ret < 0) side.failed++;
+    else if (ret === 0) side.eof++;
+    else if (ret < SMALL) side.small++;
+    else side.big++;
+  };
+  for (const { name, args, ret, fds } of calls) {
+    if (/^(read|pread64|readv|preadv2?)$/.test(name) && inDir(fds[0])) add(v.reads, ret);
+    else if (/^(write|pwrite64|writev|pwritev2?)$/.test(name) && inDir(fds[0])) add(v.writes, ret);
+    else if (name === 'copy_file_range' || name === 'splice' || name === 'sendfile') {
+      const [src, dst] = name === 'sendfile' ? [fds[1], fds[0]] : [fds[0], fds[1]];
+      // a copy that failed is one failed call: the write's (the library counts no read for it)
+      if (inDir(src) && ret >= 0) add(v.reads, ret);
+      if (inDir(dst)) add(v.writes, ret);
+    } else if (/^(open|openat|creat)$/.test(name)) {
+      const path = /"([^"]*)"/.exec(args)?.[1] ?? '';
+      const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? cwd;
+      if (inDir(resolve(at, path))) {
+        v.opens++;
+        if (ret < 0) v.failedOpens++;
+        else if (/O_EXCL/.test(args)) v.exclOpens++;
+      }
+    }
+  }
+  return v;
+}
+
+/** strace's stat-family calls on dir (by path, or on a descriptor of a file in it); cwd as for straceVerdicts. */
+export function straceStats(calls: readonly StraceCall[], dir: string, cwd = dir): { ok: number; failed: number } {
+  const s = { ok: 0, failed: 0 };
+  for (const { name, args, ret, fds } of calls) {
+    if (!STATS.has(name)) continue;
+    const path = /"([^"]*)"/.exec(args)?.[1];
+    const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? cwd;
+    const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
+    if (target && (target === dir || target.startsWith(dir + '/'))) s[ret < 0 ? 'failed' : 'ok']++;
+  }
+  return s;
 }

@@ -9,73 +9,17 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type MountBody } from './harness.js';
-import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, withPrograms, type StraceCall } from './strace-oracle.js';
+import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type DumpMount, type DumpProcess, type MountBody } from './harness.js';
+import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceStats, straceVerdicts, withPrograms, type StraceCall, type Verdicts } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { programOf, type ProgramFamily } from '../../exporter/src/profiler/programs.js';
 
 const SHM = '/dev/shm';
-const SMALL = 32768;
-
-/** What strace says about the transfers and opens on dir: the oracle of the classes. */
-interface Verdicts {
-  reads: { small: number; eof: number; big: number; failed: number };
-  writes: { small: number; eof: number; big: number; failed: number };
-  opens: number;
-  failedOpens: number;
-  /** opens with O_EXCL (creates that must make a new file: mkstemp's) */
-  exclOpens: number;
-}
-
-/** strace's transfers and opens on files under dir; cwd: the processes' working directory (relative paths). */
-function straceVerdicts(calls: readonly StraceCall[], dir: string, cwd = dir): Verdicts {
-  const v: Verdicts = { reads: { small: 0, eof: 0, big: 0, failed: 0 }, writes: { small: 0, eof: 0, big: 0, failed: 0 }, opens: 0, failedOpens: 0, exclOpens: 0 };
-  const inDir = (p: string | undefined): boolean => !!p && (p === dir || p.startsWith(dir + '/'));
-  const add = (side: Verdicts['reads'], ret: number): void => {
-    if (ret < 0) side.failed++;
-    else if (ret === 0) side.eof++;
-    else if (ret < SMALL) side.small++;
-    else side.big++;
-  };
-  for (const { name, args, ret, fds } of calls) {
-    if (/^(read|pread64|readv|preadv2?)$/.test(name) && inDir(fds[0])) add(v.reads, ret);
-    else if (/^(write|pwrite64|writev|pwritev2?)$/.test(name) && inDir(fds[0])) add(v.writes, ret);
-    else if (name === 'copy_file_range' || name === 'splice' || name === 'sendfile') {
-      const [src, dst] = name === 'sendfile' ? [fds[1], fds[0]] : [fds[0], fds[1]];
-      if (inDir(src)) add(v.reads, ret);
-      if (inDir(dst)) add(v.writes, ret);
-    } else if (/^(open|openat|creat)$/.test(name)) {
-      const path = /"([^"]*)"/.exec(args)?.[1] ?? '';
-      const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? cwd;
-      if (inDir(resolve(at, path))) {
-        v.opens++;
-        if (ret < 0) v.failedOpens++;
-        else if (/O_EXCL/.test(args)) v.exclOpens++;
-      }
-    }
-  }
-  return v;
-}
-
-const STATS = /^(newfstatat|fstat|statx|lstat|stat|access|faccessat2?)$/;
-/** strace's stat-family calls on dir (by path, or on a descriptor of a file in it); cwd as for straceVerdicts. */
-function straceStats(calls: readonly StraceCall[], dir: string, cwd = dir): { ok: number; failed: number } {
-  const s = { ok: 0, failed: 0 };
-  for (const { name, args, ret, fds } of calls) {
-    if (!STATS.test(name)) continue;
-    const path = /"([^"]*)"/.exec(args)?.[1];
-    const at = /^AT_FDCWD<([^>]*)>/.exec(args)?.[1] ?? /^\d+<([^>]*)>/.exec(args)?.[1] ?? cwd;
-    const target = path === undefined || path === '' ? fds[0] : resolve(at, path);
-    if (target && (target === dir || target.startsWith(dir + '/'))) s[ret < 0 ? 'failed' : 'ok']++;
-  }
-  return s;
-}
-
 /** The profiler's classes on /dev/shm, per executable and summed. */
-function onShm(dump: Dump, exe?: string): MountBody[] {
+function onShm(dump: Dump, exe?: string): DumpMount[] {
   return dump.processes.filter((p) => exe === undefined || p.exe === exe).flatMap((p) => p.mounts.filter((m) => m.path === SHM));
 }
 const cls = (bodies: MountBody[], call: string): [number, number, number] =>
@@ -241,7 +185,9 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       });
       assert.equal(st.status, 0, st.stderr.toString());
       const o = straceVerdicts(readStraceCalls(prefix), traceDir);
-      const ranks = onShm(prof.dump, 'mpi-io-collective');
+      // the program's own calls (what MPI_Init and MPI_Finalize did is the MPI runtime's)
+      const ranks = onShm(prof.dump, 'mpi-io-collective').filter((b) => b.component === '');
+      const runtime = onShm(prof.dump, 'mpi-io-collective').filter((b) => b.component === 'mpi-runtime');
       const why = JSON.stringify({ strace: o, profiler: ranks.map((b) => ({ calls: b.calls, reasons: b.reasons })) });
       assert.equal(ranks.length, 4, why);
       // the file and a lock-test file on every rank: 8 opens, none failed
@@ -255,13 +201,184 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       // the aggregator's write: 64 KiB in one call (the transfers themselves are counted as ever)
       assert.deepEqual(cls(ranks, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.big], `writes: ${why}`);
       assert.equal(o.writes.small + o.writes.big, 1, why);
-      // the stat MPI_File_open makes of the file (after opening it) is used, yellow, on every rank;
-      // the ranks' only red stats are the MPI runtime's start-up checks of /dev/shm itself
-      // (access W_OK, in MPI_Init: no file of the job), never failed
+      // the stat MPI_File_open makes of the file (after opening it) is used, yellow, on every rank,
+      // and the program's only stat there; the MPI runtime's start-up checks of /dev/shm itself
+      // (access W_OK, in MPI_Init: no file of the job) are the runtime's, red, never failed
       const stats = straceStats(readStraceCalls(prefix), traceDir);
       assert.equal(stats.ok, 4, `strace: one stat of the file per rank: ${why}`);
-      assert.equal(cls(ranks, 'access')[1], stats.ok, why);
-      assert.equal(cls(ranks, 'access')[0], reason(ranks, 'stat_unused'), why);
+      assert.deepEqual(cls(ranks, 'access'), [0, stats.ok, 0], why);
+      assert.equal(runtime.length, 4, why);
+      assert.deepEqual(cls(runtime, 'access'), [reason(runtime, 'stat_unused'), 0, 0], why);
+      assert.ok(reason(runtime, 'stat_unused') >= 4, why);
+    } finally {
+      removeDir(base);
+      removeDir(work);
+    }
+  });
+});
+
+describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
+  test("mpirun -np 2: each rank's reads, writes and opens per class equal strace's of that rank; the two are one program", async () => {
+    const mpirun = requireBinary('mpirun', 'openmpi-bin');
+    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
+    const base = tempDir(SHM);
+    const work = tempDir();
+    try {
+      const program = join(work, 'mpi-frames');
+      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('../profiler/programs/mpi-frames.c', import.meta.url)), '-o', program]);
+      const args = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-n', '2', program];
+      const env = { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
+      const profDir = join(base, 'prof');
+      const traceDir = join(base, 'trace');
+      mkdirSync(profDir);
+      mkdirSync(traceDir);
+      const prof = await runProfiled(mpirun, [...args, profDir], { cwd: work, dir: tempDir(), env, timeoutMs: 120_000 });
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const prefix = join(base, 'strace-out');
+      const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, mpirun, ...args, traceDir], {
+        cwd: work,
+        env: cleanEnv(env),
+        timeout: 120_000,
+      });
+      assert.equal(st.status, 0, st.stderr.toString());
+      // each rank (told apart by its writes): strace's transfers and opens of that process in the
+      // job's directory, the profiler's of that process on /dev/shm (where the job's files are all)
+      const calls = readStraceCalls(prefix);
+      const perRank = [...new Set(calls.map((c) => c.pid))]
+        .map((pid) =>
+          straceVerdicts(
+            calls.filter((c) => c.pid === pid),
+            traceDir,
+            work,
+          ),
+        )
+        .filter((v) => v.opens > 0)
+        .sort((a, b) => a.writes.small - b.writes.small);
+      // the program's own calls (what MPI_Init did there, its checks of /dev/shm, is the runtime's)
+      const shm = (p: DumpProcess): DumpMount[] => p.mounts.filter((m) => m.path === SHM && m.component === '');
+      const ranks = prof.dump.processes.filter((p) => p.exe === 'mpi-frames').sort((a, b) => cls(shm(a), 'write')[0] - cls(shm(b), 'write')[0]);
+      const why = JSON.stringify({ strace: perRank, profiler: ranks.map((p) => shm(p).map((m) => m.calls)) });
+      assert.equal(perRank.length, 2, why);
+      assert.equal(ranks.length, 2, why);
+      ranks.forEach((p, r) => {
+        const o = perRank[r]!;
+        const mine = shm(p);
+        assert.deepEqual(cls(mine, 'read'), [o.reads.failed + o.reads.small, 0, o.reads.eof + o.reads.big], `rank ${r}: ${why}`);
+        assert.deepEqual(cls(mine, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.eof + o.writes.big], `rank ${r}: ${why}`);
+        const opens = cls(mine, 'open').map((n, i) => n + (cls(mine, 'create')[i] ?? 0));
+        assert.equal(opens[0]! + opens[1]! + opens[2]!, o.opens, `rank ${r}: ${why}`);
+      });
+      // strace: rank 0 wrote 10 records, rank 1 20; one program for both, their calls summed
+      assert.deepEqual(
+        perRank.map((v) => v.writes.small),
+        [10, 20],
+      );
+      assert.deepEqual(cls(onShm(prof.dump, 'mpi-frames'), 'write'), [30, 0, 0]);
+      assert.equal(programOf('mpi-frames').role, 'job');
+    } finally {
+      removeDir(base);
+      removeDir(work);
+    }
+  });
+
+  test("what MPI_Init and MPI_Finalize do is the MPI runtime's: per rank, its opens, reads and writes on / are the ones strace -ttt sees between the marks around them", async () => {
+    const mpirun = requireBinary('mpirun', 'openmpi-bin');
+    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
+    const base = tempDir(SHM);
+    const work = tempDir();
+    try {
+      const program = join(work, 'mpi-frames');
+      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('../profiler/programs/mpi-frames.c', import.meta.url)), '-o', program]);
+      const prefix = join(base, 'strace-out');
+      // strace inside the profiled run (not profiled itself), so both see the same calls; the stats
+      // are left out: strace would also see those the library makes itself
+      const traced = [...STRACE_CALLS, ...PROCESS_CALLS].join(',');
+      const prof = await runProfiled(
+        strace,
+        [
+          '-f',
+          '-ff',
+          '-qq',
+          '-ttt',
+          '-y',
+          '-e',
+          `trace=${traced}`,
+          '-e',
+          'signal=none',
+          '-o',
+          prefix,
+          mpirun,
+          '--oversubscribe',
+          '--allow-run-as-root',
+          '--mca',
+          'btl',
+          'self,tcp',
+          '-n',
+          '2',
+          program,
+          base,
+        ],
+        { cwd: work, dir: tempDir(), env: { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1', JOBIO_EXCLUDE: 'strace' }, timeoutMs: 120_000 },
+      );
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const calls = readStraceCalls(prefix);
+      // threads: a clone with CLONE_THREAD makes a thread of the caller's process
+      const processOf = new Map<number, number>();
+      for (const c of [...calls].sort((a, b) => a.t - b.t)) {
+        if (/^clone3?$/.test(c.name) && c.ret > 0 && /CLONE_THREAD/.test(c.args)) processOf.set(c.ret, processOf.get(c.pid) ?? c.pid);
+      }
+      const pidOf = (tid: number): number => processOf.get(tid) ?? tid;
+      // the mount of a path: the longest mount point before it (this process's mount table)
+      const points = readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .map((l) => l.split(' ')[4])
+        .filter((p): p is string => !!p);
+      const mountOf = (p: string): string => points.filter((m) => p === m || p.startsWith(m === '/' ? '/' : m + '/')).sort((a, b) => b.length - a.length)[0] ?? '';
+      // a transfer's file is its descriptor's, an open's the path it names
+      const target = (c: StraceCall): string | undefined => {
+        const path = /^(?:AT_FDCWD<[^>]*>|\d+<[^>]*>)?,? ?"([^"]*)"/.exec(c.args)?.[1];
+        if (kind(c) !== 'open' || path === undefined) return c.fds[0];
+        return resolve(/^AT_FDCWD<([^>]*)>/.exec(c.args)?.[1] ?? /^\d+<([^>]*)>/.exec(c.args)?.[1] ?? work, path);
+      };
+      const kind = (c: StraceCall): 'read' | 'write' | 'open' | undefined =>
+        /^(read|pread64|readv|preadv2?)$/.test(c.name) ? 'read' : /^(write|pwrite64|writev|pwritev2?)$/.test(c.name) ? 'write' : /^(open|openat|creat)$/.test(c.name) ? 'open' : undefined;
+      // the dynamic loader's opens and reads of shared objects (at the start, and in the dlopen of
+      // the runtime's components) are made inside ld.so, where no wrapper is: not counted
+      const sharedObject = (p: string): boolean => /\.so(\.[\d.]+)?$/.test(p) || p === '/etc/ld.so.cache';
+      const ranks = prof.dump.processes.filter((p) => p.exe === 'mpi-frames');
+      assert.equal(ranks.length, 2);
+      for (const rank of ranks) {
+        // the rank's threads, from its exec on (before, the process was the launcher's child)
+        const exec = calls.find((c) => c.pid === rank.pid && c.name === 'execve' && c.ret === 0);
+        assert.ok(exec, `rank ${rank.pid}: its exec`);
+        const mine = calls.filter((c) => pidOf(c.pid) === rank.pid && c.t >= exec.t);
+        const at = (what: string): number => {
+          const m = mine.find((c) => c.args.startsWith(`"/proc/self/jobio-mark-${what}"`));
+          assert.ok(m, `rank ${rank.pid}: the mark ${what}`);
+          return m.t;
+        };
+        const windows = [
+          [at('init'), at('init-done')],
+          [at('finalize'), at('finalize-done')],
+        ];
+        const expected = { runtime: { read: 0, write: 0, open: 0 }, program: { read: 0, write: 0, open: 0 } };
+        for (const c of mine) {
+          const k = kind(c);
+          const p = target(c);
+          if (!k || !p?.startsWith('/') || mountOf(p) !== '/' || sharedObject(p)) continue;
+          expected[windows.some(([from, to]) => c.t >= from! && c.t <= to!) ? 'runtime' : 'program'][k]++;
+        }
+        const sum = (ms: DumpMount[], call: string): number => cls(ms, call).reduce((a, b) => a + b, 0);
+        const got = (component: '' | 'mpi-runtime') => {
+          const ms = rank.mounts.filter((m) => m.path === '/' && m.component === component);
+          return { read: sum(ms, 'read'), write: sum(ms, 'write'), open: sum(ms, 'open') + sum(ms, 'create') };
+        };
+        const why = JSON.stringify({ expected, windows });
+        assert.ok(expected.runtime.open >= 10, `strace: MPI_Init opened its files: ${why}`);
+        assert.deepEqual({ runtime: got('mpi-runtime'), program: got('') }, expected, why);
+      }
     } finally {
       removeDir(base);
       removeDir(work);

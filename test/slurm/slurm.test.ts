@@ -233,9 +233,20 @@ test("job squatting: a user who claims a running job before its processes are se
   const gate1 = makeFifo(s, 'squat-gate-1');
   const job = submit(t, s, {
     user: alice,
-    script: ['#!/bin/sh', 'set -e', `cat ${gate0} > /dev/null`, preloadLines(), `dd if=${gate1} of="$PWD/squat-$SLURM_JOB_ID.bin" bs=4k count=20 iflag=fullblock status=none`, ''].join('\n'),
+    script: [
+      '#!/bin/sh',
+      'set -e',
+      'touch "$PWD/squat-started-$SLURM_JOB_ID"',
+      `cat ${gate0} > /dev/null`,
+      preloadLines(),
+      `dd if=${gate1} of="$PWD/squat-$SLURM_JOB_ID.bin" bs=4k count=20 iflag=fullblock status=none`,
+      '',
+    ].join('\n'),
   });
   await s.waitState(job, ['RUNNING']);
+  // RUNNING in squeue comes before slurmstepd has made the job's cgroups: the script's first line says
+  // it runs (inside them).
+  await pollMetrics('the job script started', () => existsSync(join(s.work, `squat-started-${job}`)));
   // Bob, outside any job, claims it first: 100 writes from his own environment's SLURM_JOB_ID. His dd
   // is held in open() on a FIFO until its start-up frame has been judged (alive, environ readable).
   const gateBob = makeFifo(s, 'squat-gate-bob');

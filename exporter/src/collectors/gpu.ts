@@ -13,7 +13,9 @@ import { SlotTable } from '../labels/slot-table.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { DEFAULT_JOB_SPOOL, readJobSpool } from '../sources/job-spool.js';
 import { rootPath } from '../util/paths.js';
-import { makeGpuMetrics, type GpuMetrics } from './gpu_metrics.js';
+import { registerGpuFamilies, type GpuReading, type GpuSnapshot } from './gpu_metrics.js';
+
+const EMPTY: GpuSnapshot = { devices: [], jobs: [], jobsFolded: 0, unverifiedProcesses: 0 };
 
 /** NVML answers that mean "this GPU has no such reading": skipped quietly. */
 const NOT_SUPPORTED = new Set([3, 13]);
@@ -66,7 +68,8 @@ export const gpuCollector = defineCollector({
     let nvml: Nvml | undefined;
     let ready = false;
     let inFlight: Promise<unknown> | undefined;
-    let metrics: GpuMetrics | undefined;
+    /** What the last update read; undefined until the first, and again while NVML is absent (no families). */
+    let snapshot: GpuSnapshot | undefined;
 
     /**
      * Runs one addon call with the deadline, refusing to start while an earlier one is wedged. The
@@ -101,8 +104,8 @@ export const gpuCollector = defineCollector({
     };
 
     const clear = (): void => {
-      if (metrics) registry.clear();
-      metrics = undefined;
+      if (snapshot) registry.clear();
+      snapshot = undefined;
     };
 
     let why: string | undefined;
@@ -167,33 +170,35 @@ export const gpuCollector = defineCollector({
         if (exported.length < jobs.length) logger.debug({ jobs: jobs.length, max: s.maxJobs }, 'more GPU jobs than --collector.gpu.max-jobs; the rest are counted in jobio_gpu_jobs_folded');
         await users.resolve(new Set(jobs.map((j) => j.uid)));
 
-        // Snapshot complete: reset and refill synchronously (no collect() hooks: the registry is never read half-filled).
+        // The snapshot is complete: the families hand it out from the next scrape on (never half-made).
         const now = Date.now();
-        metrics ??= makeGpuMetrics(registry);
-        const m = metrics;
-        for (const metric of Object.values(m)) metric.reset();
         const present = new Set<string>();
-        for (const d of sample.devices) {
+        const devices = sample.devices.map((d): GpuReading => {
           const gpu = String(d.index);
           const key = d.uuid ?? `index:${gpu}`;
           present.add(key);
-          m.info.set({ gpu, uuid: d.uuid ?? '', name: d.name ?? '' }, 1);
-          if (d.energyMillijoules !== undefined) m.energy.inc({ gpu }, d.energyMillijoules / 1000);
-          if (s.pcie && (d.pcieRxKilobytesPerSecond !== undefined || d.pcieTxKilobytesPerSecond !== undefined)) {
-            const bytes = pcie.add(key, now, d.pcieRxKilobytesPerSecond, d.pcieTxKilobytesPerSecond);
-            m.pcieRx.inc({ gpu }, bytes.rx);
-            m.pcieTx.inc({ gpu }, bytes.tx);
-          }
-          if (d.utilizationPercent !== undefined) m.utilization.set({ gpu }, d.utilizationPercent / 100);
-          if (d.memoryUsedBytes !== undefined) m.memoryUsed.set({ gpu }, d.memoryUsedBytes);
-          if (d.memoryTotalBytes !== undefined) m.memoryTotal.set({ gpu }, d.memoryTotalBytes);
-          if (d.temperatureCelsius !== undefined) m.temperature.set({ gpu }, d.temperatureCelsius);
-          if (d.powerMilliwatts !== undefined) m.power.set({ gpu }, d.powerMilliwatts / 1000);
-        }
+          const measuredPcie = s.pcie && (d.pcieRxKilobytesPerSecond !== undefined || d.pcieTxKilobytesPerSecond !== undefined);
+          return {
+            gpu,
+            uuid: d.uuid ?? '',
+            name: d.name ?? '',
+            ...(d.energyMillijoules !== undefined ? { energyJoules: d.energyMillijoules / 1000 } : {}),
+            ...(measuredPcie ? { pcie: pcie.add(key, now, d.pcieRxKilobytesPerSecond, d.pcieTxKilobytesPerSecond) } : {}),
+            ...(d.utilizationPercent !== undefined ? { utilizationRatio: d.utilizationPercent / 100 } : {}),
+            ...(d.memoryUsedBytes !== undefined ? { memoryUsedBytes: d.memoryUsedBytes } : {}),
+            ...(d.memoryTotalBytes !== undefined ? { memoryTotalBytes: d.memoryTotalBytes } : {}),
+            ...(d.temperatureCelsius !== undefined ? { temperatureCelsius: d.temperatureCelsius } : {}),
+            ...(d.powerMilliwatts !== undefined ? { powerWatts: d.powerMilliwatts / 1000 } : {}),
+          };
+        });
         pcie.retain(present);
-        for (const j of exported) m.jobInfo.set({ gpu: j.gpu, jobid: j.jobid, user: users.label(j.uid) }, 1);
-        m.jobsFolded.set(jobs.length - exported.length);
-        if (s.processes) m.unverifiedProcesses.set(unverified);
+        if (!snapshot) registerGpuFamilies(registry, () => snapshot ?? EMPTY);
+        snapshot = {
+          devices,
+          jobs: exported.map((j) => ({ gpu: j.gpu, jobid: j.jobid, user: users.label(j.uid) })),
+          jobsFolded: jobs.length - exported.length,
+          unverifiedProcesses: unverified,
+        };
         return 'ok';
       },
       async close() {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decodeFrame, type ProfilerRecord } from './profiler-record.js';
-import { CALL_TYPES, CLASSES, DIRECTIONS, HEADER, MOUNT, POW2_BINS, PROCESS, SIZE_BINS, STDIO_FNS, WIRE_MAGIC, WIRE_MAX_FRAME, WIRE_REASONS, WIRE_VERSION } from './profiler-wire.js';
+import { CALL_TYPES, CLASSES, DIRECTIONS, HEADER, MOUNT, POW2_BINS, PROCESS, SIZE_BINS, STDIO_FNS, WIRE_COMPONENTS, WIRE_MAGIC, WIRE_MAX_FRAME, WIRE_REASONS, WIRE_VERSION } from './profiler-wire.js';
 import { dumpFrames, expected, frameLayout } from '../../../test/profiler/frame-tool.js';
 
 test('wire constants and offsets equal the C header (sizeof/offsetof from a compiled program)', () => {
@@ -61,6 +61,18 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
     DIRECTIONS.map((_, i) => i),
   );
   assert.deepEqual([enums.kindProcess, enums.kindMount, enums.flagFinal, enums.flagExec], [1, 2, 1, 2]);
+  assert.deepEqual([WIRE_COMPONENTS.indexOf('mpi-runtime'), WIRE_COMPONENTS.length], [enums.componentMpiRuntime, enums.componentCount]);
+});
+
+test("a mount frame's header names whose calls it holds: the MPI runtime's (1), or the program's (0, or a value this receiver does not know)", () => {
+  const m1 = dumpFrames()[1];
+  assert.ok(m1);
+  const as = (value: number): string | undefined => {
+    const b = Buffer.from(m1);
+    b.writeUInt32LE(value, HEADER.reserved);
+    return decodedAs(b, 'mount').component;
+  };
+  assert.deepEqual([as(0), as(1), as(7)], [undefined, 'mpi-runtime', undefined]);
 });
 
 /** The record a frame decodes to, which must be of `kind`. */

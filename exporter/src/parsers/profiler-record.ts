@@ -16,6 +16,7 @@ import {
   PROCESS,
   SIZE_BINS,
   STDIO_FNS,
+  WIRE_COMPONENTS,
   WIRE_MAGIC,
   WIRE_REASONS,
   WIRE_VERSION,
@@ -88,6 +89,8 @@ export interface MountRecord {
   readonly path: string;
   readonly fstype: string;
   readonly fsname: string;
+  /** Whose calls (WIRE_COMPONENTS): absent for the program's own; a process sends one frame per mount and component. */
+  readonly component?: 'mpi-runtime';
   /** Indexed like CALL_TYPES. */
   readonly calls: readonly CallStats[];
   /** [direction][size bin], indexed like DIRECTIONS and SIZE_BINS. */
@@ -193,6 +196,7 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
   const ext = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v2 ? u64(buf, start + i * 8) : 0));
   const v3 = v2 && header.version !== WIRE_VERSION_2;
   const max = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v3 ? u64(buf, start + i * 8) : 0));
+  const component = WIRE_COMPONENTS[buf.readUInt32LE(HEADER.reserved)] || undefined;
   return {
     ok: true,
     record: {
@@ -201,6 +205,7 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
       path,
       fstype,
       fsname,
+      ...(component !== undefined ? { component } : {}),
       calls,
       sized,
       pow2Calls: pow2(MOUNT.pow2_calls),

@@ -47,7 +47,13 @@ export type WireReason = (typeof WIRE_REASONS)[number];
 export const STDIO_FNS = ['fread', 'fgets', 'getline', 'fgetc', 'fscanf', 'ungetc', 'fwrite', 'fprintf', 'fputs', 'fputc', 'fflush'] as const;
 export type StdioFn = (typeof STDIO_FNS)[number];
 
-export const HEADER = { magic: 0, version: 4, kind: 6, length: 8, flags: 12, sequence: 16, pid: 24, start_ns: 32, now_ns: 40, size: 48 } as const;
+export const HEADER = { magic: 0, version: 4, kind: 6, length: 8, flags: 12, sequence: 16, pid: 24, reserved: 28, start_ns: 32, now_ns: 40, size: 48 } as const;
+
+/**
+ * enum jobio_component: whose calls a MOUNT frame holds (its header's `reserved` word; 0 in older
+ * senders). Index = wire value; '' = the program's own. A value not listed here counts as the program's.
+ */
+export const WIRE_COMPONENTS = ['', 'mpi-runtime'] as const;
 
 export const PROCESS = {
   jobid: 48,

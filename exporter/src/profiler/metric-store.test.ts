@@ -88,6 +88,28 @@ test('reason series name the program and its role; a job keeps at most max-progr
   assert.equal(store.foldedPrograms, 2);
 });
 
+test('what MPI_Init and MPI_Finalize did in a rank is the MPI runtime\'s: program="app [mpi-runtime]", role runtime, beside the rank\'s own', () => {
+  const store = new ProfilerMetricStore(new JobSlots(10), () => 0);
+  const smallRead = (): Float64Array => {
+    const inc = emptyCounters();
+    inc[slot.calls(0, 0)] = 1;
+    inc[slot.sizedCalls(0, 0)] = 1;
+    inc[slot.sizedBytes(0, 0)] = 10;
+    return inc;
+  };
+  const rank = { ...id, exe: 'app' };
+  store.mountDelta(rank, { path: '/a', fstype: 'x', fsname: 'y', component: 'mpi-runtime' }, smallRead());
+  store.mountDelta(rank, { path: '/a', fstype: 'x', fsname: 'y' }, smallRead());
+  store.mountDelta({ ...rank, key: '2/2', pid: 2 }, { path: '/a', fstype: 'x', fsname: 'y', component: 'mpi-runtime' }, smallRead());
+  assert.deepEqual(
+    [...store.reasonCalls.values.values()].map((e) => [e.labels[5], e.labels[6], e.value]),
+    [
+      ['app [mpi-runtime]', 'runtime', 2],
+      ['app', 'job', 1],
+    ],
+  );
+});
+
 test('blind spots per job: processes that used io_uring or mapped files, the mapped bytes, and programs that ran without the profiler', () => {
   let now = 0;
   const store = new ProfilerMetricStore(new JobSlots(10), () => now);

@@ -216,7 +216,7 @@ export class ProfilerMetricStore implements AggregatorSink {
       SIZE_BINS.forEach((size, b) => sums.add([job, user, path, size], inc[slot.sizedBytes(d, b)] ?? 0));
     });
     const reasons = reasonsOf(inc, network);
-    const program = reasons.length > 0 ? this.programLabels(job, programOf(id.exe, id.exePath), id.uid) : undefined;
+    const program = reasons.length > 0 ? this.programLabels(job, programOf(id.exe, id.exePath, mount.component), id.uid) : undefined;
     for (const f of reasons) {
       const labels = [job, user, path, f.cls, f.reason, ...(program ?? [])];
       this.reasonCalls.add(labels, f.calls);

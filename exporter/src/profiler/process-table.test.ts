@@ -30,11 +30,12 @@ function proc(sequence: number, runtimeNs: number, opts: { jobid?: string; flags
   };
 }
 
-function mount(sequence: number, writes: number, opts: { flags?: number; start?: bigint; path?: string } = {}): MountRecord {
+function mount(sequence: number, writes: number, opts: { flags?: number; start?: bigint; path?: string; component?: 'mpi-runtime' } = {}): MountRecord {
   return {
     kind: 'mount',
     header: header(sequence, opts.flags, opts.start),
     path: opts.path ?? '/data',
+    ...(opts.component ? { component: opts.component } : {}),
     fstype: 'ext4',
     fsname: '/dev/sda1',
     calls: CALL_TYPES.map((_, c) => ({ calls: CLASSES.map((_k, k) => (c === 1 && k === 2 ? writes : 0)), timeNs: CLASSES.map(() => 0), sampled: 0 })),
@@ -51,7 +52,7 @@ function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}, cgroup
   const rejected: string[] = [];
   const sink: AggregatorSink = {
     mountDelta(id, m, inc) {
-      const key = `${id.jobid}|${id.uid}|${m.path}`;
+      const key = `${id.jobid}|${id.uid}|${m.path}${m.component ? `|${m.component}` : ''}`;
       const t = totals.get(key) ?? emptyCounters();
       addInto(t, inc);
       totals.set(key, t);
@@ -92,6 +93,15 @@ test('cumulative snapshots become increments; repeats and reorders add nothing',
   assert.equal(h.totals.get('|1000|/data')?.[slot.sizedBytes(1, 1)], 25 * 65536);
   assert.equal(h.runtime.get(''), 250);
   assert.deepEqual(h.rejected, ['stale', 'stale']);
+});
+
+test("a mount's program and MPI runtime frames are two cumulative series: neither is taken for a drop of the other", () => {
+  const h = harness();
+  h.send(cred(5), proc(0, 100, { mounts: 2 }), mount(1, 10), mount(2, 300, { component: 'mpi-runtime' }));
+  h.send(cred(5), proc(3, 250, { mounts: 2 }), mount(4, 25), mount(5, 310, { component: 'mpi-runtime' }));
+  assert.equal(h.writes('|1000|/data'), 25);
+  assert.equal(h.writes('|1000|/data|mpi-runtime'), 310);
+  assert.deepEqual(h.rejected, []);
 });
 
 test('a counter that goes down within a process is not a reset: rejected, and counting resumes above the highest value; other processes are separate', () => {

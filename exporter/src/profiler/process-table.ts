@@ -66,10 +66,15 @@ export function exePathOf(evidence: ProcEvidence | undefined, reported: string):
   return base === reported || (reported.length >= 63 && base.startsWith(reported)) ? path : '';
 }
 
+/** A process's frames are kept per mount and component (the MPI runtime's calls come in frames of their own). */
+const mountKeyOf = (record: MountRecord): string => (record.component !== undefined ? `${record.path}\0${record.component}` : record.path);
+
 export interface MountInfo {
   readonly path: string;
   readonly fstype: string;
   readonly fsname: string;
+  /** the library inside the process whose calls these are (absent: the program's own) */
+  readonly component?: 'mpi-runtime';
 }
 
 export interface ProcessIncrement {
@@ -436,7 +441,8 @@ export class ProcessTable {
     if (!entry.accepted) {
       if (!this.holdMount(entry, record)) this.onReject(entry.refusal, uid);
     } else {
-      const known = entry.mounts.get(record.path);
+      const mountKey = mountKeyOf(record);
+      const known = entry.mounts.get(mountKey);
       const refusal = known ? undefined : entry.mounts.size >= MAX_MOUNTS_PER_PROCESS ? 'too_many_mounts' : this.mountRoom(entry);
       const current = countersOf(record);
       const increment = refusal ? undefined : delta(current, known ?? (entry.baseline ? current : undefined));
@@ -448,9 +454,10 @@ export class ProcessTable {
         this.onReject(reason ?? 'implausible', uid);
       } else {
         if (!known) this.chargeMounts(entry.identity.uid, 1);
-        entry.mounts.set(record.path, current);
+        entry.mounts.set(mountKey, current);
         clock.ioUntilMs += needMs;
-        this.sink.mountDelta(entry.identity, { path: record.path, fstype: record.fstype, fsname: record.fsname }, increment, record);
+        const info = { path: record.path, fstype: record.fstype, fsname: record.fsname };
+        this.sink.mountDelta(entry.identity, record.component !== undefined ? { ...info, component: record.component } : info, increment, record);
       }
     }
     this.maybeEnd(key, entry);
@@ -504,13 +511,13 @@ export class ProcessTable {
   private holdMount(entry: Entry, record: MountRecord): boolean {
     const held = entry.held;
     if (!held || this.now() - held.sinceMs > (this.limits.unverifiedGraceMs ?? 0)) return false;
-    if (!held.mounts.has(record.path)) {
+    if (!held.mounts.has(mountKeyOf(record))) {
       // Held mount frames count in the mount bounds like recorded ones.
       if (held.mounts.size >= MAX_MOUNTS_PER_PROCESS || this.mountRoom(entry) !== undefined) return false;
       this.chargeMounts(entry.identity.uid, 1);
     }
     held.frames++;
-    held.mounts.set(record.path, record);
+    held.mounts.set(mountKeyOf(record), record);
     return true;
   }
 

@@ -14,7 +14,7 @@ export interface Program extends ProgramRef {
 }
 
 /** Components: I/O of a known library or runtime inside a process, told apart by the library (wire). */
-export const COMPONENTS = ['python-imports', 'mpi-io', 'sqlite-journal', 'shared-libraries'] as const;
+export const COMPONENTS = ['python-imports', 'mpi-runtime', 'mpi-io', 'sqlite-journal', 'shared-libraries'] as const;
 export type Component = (typeof COMPONENTS)[number];
 
 interface Family {
@@ -201,6 +201,7 @@ function interpreterLanguage(name: string): string {
 
 const COMPONENT_PROGRAMS: Record<Component, { family: ProgramFamily; role: ProgramRole; label: string }> = {
   'python-imports': { family: 'python-imports', role: 'runtime', label: "Python's import system" },
+  'mpi-runtime': { family: 'mpi-runtime', role: 'runtime', label: "the MPI library's start-up and shutdown (MPI_Init, MPI_Finalize)" },
   'mpi-io': { family: 'mpi-io', role: 'library', label: 'the MPI-IO library (ROMIO/OMPIO)' },
   'sqlite-journal': { family: 'sqlite', role: 'library', label: "SQLite's journal" },
   'shared-libraries': { family: 'loader', role: 'library', label: 'shared libraries loaded at run time (dlopen)' },

@@ -86,11 +86,11 @@ export class RunTotals implements AggregatorSink {
     this.processes.add(id.key);
     let series = this.mounts.get(mount.path);
     if (!series) {
-      series = { info: mount, total: emptyCounters(), seconds: new Map() };
+      series = { info: { path: mount.path, fstype: mount.fstype, fsname: mount.fsname }, total: emptyCounters(), seconds: new Map() };
       this.mounts.set(mount.path, series);
     }
     addInto(series.total, increment);
-    addInto(this.programTotals(programOf(id.exe, id.exePath), mount).total, increment);
+    addInto(this.programTotals(programOf(id.exe, id.exePath, mount.component), mount).total, increment);
     const s = this.secondOf(record);
     const bucket = series.seconds.get(s) ?? emptyCounters();
     addInto(bucket, increment);

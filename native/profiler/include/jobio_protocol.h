@@ -111,6 +111,14 @@ enum jobio_stdio_fn {
   JOBIO_STDIO_COUNT = 11
 };
 
+/* Whose calls a MOUNT frame holds (jobio_frame_header.reserved): a process sends one frame per
+ * mount and component. The program's own (0), or a known library's inside the process. */
+enum jobio_component {
+  JOBIO_COMPONENT_PROGRAM = 0,
+  JOBIO_COMPONENT_MPI_RUNTIME = 1, /* made inside MPI_Init, MPI_Init_thread or MPI_Finalize */
+  JOBIO_COMPONENT_COUNT = 2
+};
+
 /* Frame flags (jobio_frame_header.flags). */
 #define JOBIO_FLAG_FINAL 0x1u   /* the process is ending (exit, _exit) */
 #define JOBIO_FLAG_EXEC 0x2u    /* sent just before an exec replaces the image */
@@ -124,7 +132,7 @@ struct jobio_frame_header {
   uint32_t flags;      /* JOBIO_FLAG_* */
   uint64_t sequence;   /* per-process, increases by one per frame sent or dropped */
   int32_t pid;         /* claimed pid: informational only, SO_PEERCRED is authoritative */
-  uint32_t reserved;
+  uint32_t reserved;   /* MOUNT frames: enum jobio_component (0 in older senders); else 0 */
   uint64_t start_ns;   /* process (or post-fork child) start, CLOCK_REALTIME ns since the epoch */
   uint64_t now_ns;     /* when these totals were taken, CLOCK_REALTIME ns since the epoch */
 };

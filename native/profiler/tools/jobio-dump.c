@@ -154,7 +154,7 @@ static void handle_frame(struct conn *c, const unsigned char *buf, size_t len) {
     f->fsname[sizeof f->fsname - 1] = 0;
     struct mount_rec *m = NULL;
     for (int i = 0; i < MAX_MOUNT && !m; i++)
-      if (p->mounts[i].used && strcmp(p->mounts[i].f.path, f->path) == 0) m = &p->mounts[i];
+      if (p->mounts[i].used && strcmp(p->mounts[i].f.path, f->path) == 0 && p->mounts[i].f.header.reserved == f->header.reserved) m = &p->mounts[i];
     for (int i = 0; i < MAX_MOUNT && !m; i++)
       if (!p->mounts[i].used) m = &p->mounts[i];
     if (m && m->used) max_into(&f->max, &m->f.max);
@@ -366,7 +366,8 @@ static void print_json(void) {
       json_str(f->fstype);
       printf(",\"fsname\":");
       json_str(f->fsname);
-      printf(",");
+      /* whose calls: the program's own, or the MPI runtime's (enum jobio_component) */
+      printf(",\"component\":\"%s\",", f->header.reserved == JOBIO_COMPONENT_MPI_RUNTIME ? "mpi-runtime" : "");
       print_mount_body(f);
       printf("}");
       first = 0;

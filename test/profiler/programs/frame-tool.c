@@ -41,7 +41,7 @@ static int layout(void) {
   printf("  \"header\": {\n");
   FIELD(struct jobio_frame_header, magic); FIELD(struct jobio_frame_header, version); FIELD(struct jobio_frame_header, kind);
   FIELD(struct jobio_frame_header, length); FIELD(struct jobio_frame_header, flags); FIELD(struct jobio_frame_header, sequence);
-  FIELD(struct jobio_frame_header, pid); FIELD(struct jobio_frame_header, start_ns);
+  FIELD(struct jobio_frame_header, pid); FIELD(struct jobio_frame_header, reserved); FIELD(struct jobio_frame_header, start_ns);
   printf("    \"now_ns\": %zu\n  },\n  \"process\": {\n", offsetof(struct jobio_frame_header, now_ns));
   FIELD(struct jobio_frame_process, jobid); FIELD(struct jobio_frame_process, jobid_source); FIELD(struct jobio_frame_process, exe);
   FIELD(struct jobio_frame_process, runtime_ns); FIELD(struct jobio_frame_process, dropped_frames); FIELD(struct jobio_frame_process, ignored_calls);
@@ -70,7 +70,8 @@ static int layout(void) {
          JOBIO_CALL_MMAP, JOBIO_CALL_SEEK, JOBIO_CALL_SYNC, JOBIO_CALL_CONNECT, JOBIO_CALL_ACCEPT, JOBIO_CALL_COUNT);
   printf("    \"red\": %d, \"yellow\": %d, \"green\": %d, \"small\": %d, \"medium\": %d, \"large\": %d, \"dirRead\": %d, \"dirWrite\": %d,\n", JOBIO_RED, JOBIO_YELLOW,
          JOBIO_GREEN, JOBIO_SIZE_SMALL, JOBIO_SIZE_MEDIUM, JOBIO_SIZE_LARGE, JOBIO_DIR_READ, JOBIO_DIR_WRITE);
-  printf("    \"kindProcess\": %d, \"kindMount\": %d, \"flagFinal\": %u, \"flagExec\": %u}\n}\n", JOBIO_FRAME_PROCESS, JOBIO_FRAME_MOUNT, JOBIO_FLAG_FINAL, JOBIO_FLAG_EXEC);
+  printf("    \"kindProcess\": %d, \"kindMount\": %d, \"flagFinal\": %u, \"flagExec\": %u, \"componentMpiRuntime\": %d, \"componentCount\": %d}\n}\n", JOBIO_FRAME_PROCESS,
+         JOBIO_FRAME_MOUNT, JOBIO_FLAG_FINAL, JOBIO_FLAG_EXEC, JOBIO_COMPONENT_MPI_RUNTIME, JOBIO_COMPONENT_COUNT);
   return 0;
 }
 

@@ -52,6 +52,7 @@ struct jobio_state {
   char vfork_target[28]; /* written by a vfork child's exec wrapper (it shares our memory) */
   int ended;             /* the FINAL snapshot is sent (or being sent): no periodic one after it */
   pid_t flusher_pid;     /* the process whose flush thread runs (a fork child starts its own) */
+  uint32_t mpi_runtime;  /* threads inside MPI_Init/MPI_Finalize: every call is the MPI runtime's (wrap_mpi.c) */
 };
 extern struct jobio_state jobio_g;
 

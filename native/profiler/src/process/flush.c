@@ -133,6 +133,7 @@ void jobio_flush_locked(uint32_t flags) {
     if (!(sent >> s & 1) || !jobio_slot_mount(s, &mp, &mt, &ms)) continue;
     memset(mf, 0, sizeof *mf);
     jobio_header(&mf->header, JOBIO_FRAME_MOUNT, sizeof *mf, flags, now_rt);
+    mf->header.reserved = (uint32_t)jobio_slot_component(s);
     jobio_strz(mf->path, sizeof mf->path, mp);
     jobio_strz(mf->fstype, sizeof mf->fstype, mt);
     jobio_strz(mf->fsname, sizeof mf->fsname, ms);

@@ -78,6 +78,11 @@ struct jobio_dir_cache {
  * against the mount generation and the working directory. */
 static __thread struct jobio_dir_cache jobio_dir_cache __attribute__((tls_model("initial-exec")));
 static int16_t jobio_slot_mounts[JOBIO_MAX_SLOTS];
+/* A component's slots (struct jobio_frame_header.reserved): slot -> the program's slot of the same
+ * mount it is the MPI runtime's twin of (-1: a slot of the program's own), and the program's slot ->
+ * its twin (-1: none yet). */
+static int16_t jobio_slot_base[JOBIO_MAX_SLOTS];
+static int16_t jobio_slot_twin[JOBIO_MAX_SLOTS];
 static uint32_t jobio_slot_next;
 static pthread_mutex_t jobio_mount_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t jobio_last_refresh;
@@ -376,7 +381,7 @@ static void jobio_volumes_read(void) {
 }
 
 void jobio_mounts_init(void) {
-  for (int i = 0; i < JOBIO_MAX_SLOTS; i++) jobio_slot_mounts[i] = -1;
+  for (int i = 0; i < JOBIO_MAX_SLOTS; i++) jobio_slot_mounts[i] = jobio_slot_base[i] = jobio_slot_twin[i] = -1;
   jobio_mounts = jobio_sys_mmap(sizeof(struct jobio_mount) * JOBIO_MAX_MOUNTS);
   if (!jobio_mounts) return;
   if (jobio_cfg.network) {
@@ -459,12 +464,35 @@ int jobio_peer_slot(uint64_t key, void (*name)(const void *arg, char *buf, size_
   return -1;
 }
 
+/* The MPI runtime's slot of the mount of the program's slot `slot`, claimed on first use (a slot of
+ * its own, so its counts go in frames of their own); `slot` itself when no slot is left. */
+int jobio_runtime_twin(int slot) {
+  if (slot < 0 || slot >= JOBIO_MAX_SLOTS || jobio_slot_base[slot] >= 0) return slot;
+  int16_t twin = __atomic_load_n(&jobio_slot_twin[slot], __ATOMIC_ACQUIRE);
+  if (twin >= 0) return twin;
+  uint32_t ns = __atomic_fetch_add(&jobio_slot_next, 1, __ATOMIC_RELAXED);
+  if (ns >= JOBIO_MAX_SLOTS) return slot;
+  jobio_slot_base[ns] = (int16_t)slot;
+  __atomic_store_n(&jobio_slot_mounts[ns], __atomic_load_n(&jobio_slot_mounts[slot], __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+  int16_t expected = -1;
+  if (!__atomic_compare_exchange_n(&jobio_slot_twin[slot], &expected, (int16_t)ns, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    jobio_slot_mounts[ns] = -1; /* another thread won; this slot stays unused */
+    return expected;
+  }
+  return (int)ns;
+}
+
+int jobio_slot_component(int slot) {
+  return slot >= 0 && slot < JOBIO_MAX_SLOTS && jobio_slot_base[slot] >= 0 ? JOBIO_COMPONENT_MPI_RUNTIME : JOBIO_COMPONENT_PROGRAM;
+}
+
 int jobio_slot_mount(int slot, const char **path, const char **fstype, const char **source) {
   if (slot < 0 || slot >= JOBIO_MAX_SLOTS) return 0;
   int mi = jobio_slot_mounts[slot];
   if (mi < 0 || !jobio_mounts) return 0;
   struct jobio_mount *m = &jobio_mounts[mi];
-  if (__atomic_load_n(&m->slot, __ATOMIC_ACQUIRE) != slot) return 0;
+  int own = jobio_slot_base[slot] >= 0 ? jobio_slot_base[slot] : slot;
+  if (__atomic_load_n(&m->slot, __ATOMIC_ACQUIRE) != own) return 0;
   if (!__atomic_load_n(&m->named, __ATOMIC_ACQUIRE)) return 0; /* a peer being named: its counts go next time */
   *path = m->path;
   *fstype = m->fstype;
@@ -667,7 +695,7 @@ static __attribute__((noinline)) int jobio_mount_of_path_dev(const char *path, u
  * JOBIO_SLOT_AT_DIRFD the mount of the directory descriptor the path is relative to.
  * have_mode: mode is known (a successful stat/fstat), so special files are recognised.
  */
-int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
+static int jobio_slot_of(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
   if (!jobio_mounts) return -1;
   if (have_mode) {
     mode_t type = mode & S_IFMT;
@@ -708,6 +736,10 @@ int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int 
   if (ndev >= 1) return jobio_mount_slot(first);
   /* nothing to go by: the root file system */
   return jobio_mount_slot(jobio_longest_prefix("/", 1, 0, 0));
+}
+
+int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
+  return jobio_component_slot(jobio_slot_of(have_dev, dev, dirfd, path, have_mode, mode));
 }
 
 /* Slot of an open descriptor given its fstat: by device, else by its /proc/self/fd path. */

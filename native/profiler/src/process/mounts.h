@@ -2,6 +2,7 @@
 #ifndef JOBIO_MOUNTS_H
 #define JOBIO_MOUNTS_H
 #include "base/common.h"
+#include "base/state.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -16,6 +17,15 @@ int jobio_slot_for_fd(int fd, const struct stat *st);
 int jobio_network_slot(void);
 int jobio_peer_slot(uint64_t key, void (*name)(const void *arg, char *buf, size_t cap), const void *arg);
 int jobio_slot_mount(int slot, const char **path, const char **fstype, const char **source);
+int jobio_runtime_twin(int slot);
+/* enum jobio_component of a slot's counts */
+int jobio_slot_component(int slot);
+/* The slot a call on the program's slot `slot` counts in: the MPI runtime's twin of it while some
+ * thread is inside MPI_Init or MPI_Finalize (its own threads start there), else the slot itself. */
+static inline int jobio_component_slot(int slot) {
+  if (JOBIO_LIKELY(!__atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED)) || slot < 0) return slot;
+  return jobio_runtime_twin(slot);
+}
 void jobio_cwd_changed(void);
 void jobio_mounts_after_fork(void);
 

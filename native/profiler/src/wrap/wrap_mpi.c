@@ -1,4 +1,10 @@
 /*
+ * MPI start-up and shutdown: what MPI_Init, MPI_Init_thread and MPI_Finalize do (the runtime's
+ * configuration, topology and session files, the shared-memory checks) is the MPI library's, not the
+ * program's: while any thread is inside one of them, every call is counted in the MPI runtime's slots
+ * (its own threads start there), sent as that component's MOUNT frames (mounts.c). Nothing is
+ * counted here.
+ *
  * MPI-IO: MPI_File_open is collective, every rank opens the file (and ROMIO/OMPIO create, lock and
  * delete a lock-test file beside it), while in collective I/O only the aggregator ranks move the
  * data. The opens made inside MPI_File_open are therefore marked like those whose bytes move where
@@ -33,28 +39,28 @@ static int jobio_mpi_find_in(struct dl_phdr_info *info, size_t size, void *arg) 
   return f->found != NULL;
 }
 
-static jobio_mpi_open_fn jobio_mpi_next(int sym, const char *name, void *self) {
-  static jobio_mpi_open_fn found[2];
-  int i = sym == JOBIO_SYM_MPI_File_open ? 0 : 1;
-  jobio_mpi_open_fn p = __atomic_load_n(&found[i], __ATOMIC_ACQUIRE);
+/* The next definition of the MPI function `sym` (cached per symbol). */
+static void *jobio_mpi_next(int sym, const char *name, void *self) {
+  static void *found[JOBIO_SYM_COUNT];
+  void *p = __atomic_load_n(&found[sym], __ATOMIC_ACQUIRE);
   if (p) return p;
   if (__atomic_load_n(&jobio_real[sym], __ATOMIC_ACQUIRE) || jobio_resolve_slow(sym) != NULL) {
-    p = (jobio_mpi_open_fn)__atomic_load_n(&jobio_real[sym], __ATOMIC_ACQUIRE);
+    p = __atomic_load_n(&jobio_real[sym], __ATOMIC_ACQUIRE);
   }
   if (!p) {
     struct jobio_mpi_find f = {name, self, NULL};
     jobio_t.busy++;
     dl_iterate_phdr(jobio_mpi_find_in, &f);
     jobio_t.busy--;
-    p = (jobio_mpi_open_fn)f.found;
+    p = f.found;
   }
-  if (p) __atomic_store_n(&found[i], p, __ATOMIC_RELEASE);
+  if (p) __atomic_store_n(&found[sym], p, __ATOMIC_RELEASE);
   return p;
 }
 
 static int jobio_mpi_open(int sym, const char *name, void *self, void *comm, const char *path, int amode, void *info, void *fh) {
   int saved = errno;
-  jobio_mpi_open_fn next = jobio_mpi_next(sym, name, self);
+  jobio_mpi_open_fn next = (jobio_mpi_open_fn)jobio_mpi_next(sym, name, self);
   errno = saved;
   if (!next) return -1; /* no MPI library defines it: nothing could have called it */
   jobio_t.collective++;
@@ -71,3 +77,46 @@ JOBIO_EXPORT int MPI_File_open(void *comm, const char *path, int amode, void *in
 JOBIO_EXPORT int PMPI_File_open(void *comm, const char *path, int amode, void *info, void *fh) {
   return jobio_mpi_open(JOBIO_SYM_PMPI_File_open, "PMPI_File_open", (void *)PMPI_File_open, comm, path, amode, info, fh);
 }
+
+/* Start-up and shutdown: the next definition called with the MPI runtime's slots in use. */
+typedef int (*jobio_mpi_init_fn)(int *, char ***);
+typedef int (*jobio_mpi_init_thread_fn)(int *, char ***, int, int *);
+typedef int (*jobio_mpi_finalize_fn)(void);
+
+static void *jobio_mpi_enter(int sym, const char *name, void *self) {
+  int saved = errno;
+  void *next = jobio_mpi_next(sym, name, self);
+  if (next) __atomic_add_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
+  errno = saved;
+  return next;
+}
+static int jobio_mpi_leave(int r) {
+  int saved = errno;
+  __atomic_sub_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
+  errno = saved;
+  return r;
+}
+
+static int jobio_mpi_init(int sym, const char *name, void *self, int *argc, char ***argv) {
+  jobio_mpi_init_fn next = (jobio_mpi_init_fn)jobio_mpi_enter(sym, name, self);
+  return next ? jobio_mpi_leave(next(argc, argv)) : -1;
+}
+static int jobio_mpi_init_thread(int sym, const char *name, void *self, int *argc, char ***argv, int required, int *provided) {
+  jobio_mpi_init_thread_fn next = (jobio_mpi_init_thread_fn)jobio_mpi_enter(sym, name, self);
+  return next ? jobio_mpi_leave(next(argc, argv, required, provided)) : -1;
+}
+static int jobio_mpi_finalize(int sym, const char *name, void *self) {
+  jobio_mpi_finalize_fn next = (jobio_mpi_finalize_fn)jobio_mpi_enter(sym, name, self);
+  return next ? jobio_mpi_leave(next()) : -1;
+}
+
+JOBIO_EXPORT int MPI_Init(int *argc, char ***argv) { return jobio_mpi_init(JOBIO_SYM_MPI_Init, "MPI_Init", (void *)MPI_Init, argc, argv); }
+JOBIO_EXPORT int PMPI_Init(int *argc, char ***argv) { return jobio_mpi_init(JOBIO_SYM_PMPI_Init, "PMPI_Init", (void *)PMPI_Init, argc, argv); }
+JOBIO_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  return jobio_mpi_init_thread(JOBIO_SYM_MPI_Init_thread, "MPI_Init_thread", (void *)MPI_Init_thread, argc, argv, required, provided);
+}
+JOBIO_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  return jobio_mpi_init_thread(JOBIO_SYM_PMPI_Init_thread, "PMPI_Init_thread", (void *)PMPI_Init_thread, argc, argv, required, provided);
+}
+JOBIO_EXPORT int MPI_Finalize(void) { return jobio_mpi_finalize(JOBIO_SYM_MPI_Finalize, "MPI_Finalize", (void *)MPI_Finalize); }
+JOBIO_EXPORT int PMPI_Finalize(void) { return jobio_mpi_finalize(JOBIO_SYM_PMPI_Finalize, "PMPI_Finalize", (void *)PMPI_Finalize); }

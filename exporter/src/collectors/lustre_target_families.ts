@@ -1,0 +1,41 @@
+// Families of the Lustre server collectors over the target views their last refill kept: nothing is
+// copied into metric objects; the samples are read from the views when the scrape renders them
+// (lustre/series-samples.ts: a view's samples stay as the refill saw them until the next update).
+// Series come out in the order the refill walks them (target by target, series by series, field by
+// field), which is the order prom-client's reset-and-refilled metrics wrote them in.
+import type { ExportField, FieldKind } from '../lustre/export-fields.js';
+import type { SampledTarget } from '../lustre/refill.js';
+import type { Labels, MetricFamily, MetricType } from '../scrape/metric-family.js';
+
+type Emit = (labels: Labels, value: number) => void;
+
+/** A family with samples of each target as a whole (counts, reasons, caps), handed out by `samples`. */
+export function perTargetFamily<V>(name: string, help: string, type: MetricType, views: () => readonly V[], samples: (view: V, emit: Emit) => void): MetricFamily {
+  return {
+    name,
+    help,
+    type,
+    collect(sink): void {
+      const emit: Emit = (labels, value) => sink.sample(labels, value);
+      for (const view of views()) samples(view, emit);
+    },
+  };
+}
+
+/** A counter family of the targets' series samples of one field kind, labelled by `labels`. */
+export function fieldFamily<S, V extends SampledTarget<S>>(
+  name: string,
+  help: string,
+  kind: FieldKind,
+  views: () => readonly V[],
+  labels: (view: V, series: S, field: ExportField) => Labels,
+): MetricFamily {
+  return {
+    name,
+    help,
+    type: 'counter',
+    collect(sink): void {
+      for (const view of views()) view.samples.forEach((series, field, value) => sink.sample(labels(view, series, field), value), kind);
+    },
+  };
+}

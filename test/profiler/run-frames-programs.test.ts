@@ -1,0 +1,275 @@
+// `jobio run --timeframe 1s` on programs of several processes: a shell redirection, a 2-rank Open MPI
+// job and rsync -a. The oracle is strace -f -ttt inside the same run (so one run gives both): every
+// call on /dev/shm is in the frame of the second its strace time falls in, and the run's verdicts
+// name the program that made each call: the shell for its redirections, the command for the bytes
+// moved through them, the MPI ranks as one program (one executable, the ranks' calls summed), the
+// MPI launcher as the MPI runtime, never as the job's program.
+//
+// The frame a call may be counted in: the library's flush thread takes each process's snapshot 20 ms
+// before a frame's end (JOBIO_FLUSH_LEAD_NS in native/profiler/src/process/flusher.c), so a call
+// made in those last 20 ms is in the next frame. That is the only tolerance: by the end of frame k,
+// the run counted at least the calls strace saw before 20 ms ahead of its end and at most those
+// before its end. The jobs start each phase of their I/O 150 ms into a second of the run (they read
+// the run's frame origin, JOBIO_FRAME_ORIGIN_NS), so a call near a frame's end is rare anyway.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runJobio } from '../helpers/exporter.js';
+import { requireBinary } from '../helpers/binaries.js';
+import { readValidLog, type LogRecord } from './mistral-schema.js';
+import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceVerdicts, withPrograms, type StraceCall } from '../profiler-native/strace-oracle.js';
+
+const SHM = '/dev/shm';
+/** the interpreter itself, not a wrapper script (pyenv's shim is a bash script stat'ing its way around) */
+const python = (): string => execFileSync(requireBinary('python3'), ['-c', 'import sys; print(sys.executable)']).toString().trim();
+/** the flush thread's lead before a frame's end (native/profiler/src/process/flusher.c) */
+const LEAD_MS = 20;
+
+/** Sleeps until 150 ms into the first second of the run at least 300 ms ahead (as mpi-frames.c does). */
+const ALIGN = `
+import os, time
+o = int(os.environ['JOBIO_FRAME_ORIGIN_NS'])
+t = time.time_ns() + 300_000_000
+at = o + ((t - o) // 10**9 + 1) * 10**9 + 150_000_000
+if at - 10**9 >= t:
+    at -= 10**9
+time.sleep(max(0, at - time.time_ns()) / 1e9)
+`;
+
+/**
+ * The figures the frames and strace are compared on: calls per kind on /dev/shm. Not the stats: a
+ * strace inside the profiled run also sees the stats the library makes itself (an fstat of a file
+ * at its first transfer, a stat before an open that may create it), which the program did not make.
+ */
+interface Kinds {
+  read: number;
+  write: number;
+  open: number;
+}
+
+function straceKinds(calls: readonly StraceCall[], cwd: string): Kinds {
+  const v = straceVerdicts(calls, SHM, cwd);
+  const n = (x: typeof v.reads): number => x.small + x.eof + x.big + x.failed;
+  return { read: n(v.reads), write: n(v.writes), open: v.opens };
+}
+
+/** The run's /dev/shm frames: second of the run → calls per kind. */
+function frameKinds(records: LogRecord[], startMs: number): Map<number, Kinds> {
+  // a frame of second k is stamped at its end, start + k + 1 s, in whole seconds (truncated)
+  const second = (x: LogRecord): number => Math.ceil((Date.parse(String(x.timestamp)) - startMs) / 1000) - 1;
+  const out = new Map<number, Kinds>();
+  for (const f of records.filter((x) => x.type === 'mountpoint' && x.jobtotal === false && x.mountpoint.path === SHM)) {
+    const c = (k: string): number => (f.io[k]?.calls.total as number | undefined) ?? 0;
+    const k = second(f);
+    const was = out.get(k) ?? { read: 0, write: 0, open: 0 };
+    out.set(k, { read: was.read + c('read_all'), write: was.write + c('write_all'), open: was.open + c('open') + c('create') });
+  }
+  return out;
+}
+
+/**
+ * Frame by frame, the run's counts against strace's times: by the end of each second k, at least
+ * the calls strace saw before (end − lead) and at most those before the end; and in all, exactly
+ * strace's.
+ */
+function assertFrames(records: LogRecord[], calls: readonly StraceCall[], cwd: string): void {
+  const kinds = ['read', 'write', 'open'] as const;
+  const startMs = (records.find((x) => x.jobtotal === true && x.jobstarttime !== undefined) as LogRecord).jobstarttime as number;
+  const frames = frameKinds(records, startMs);
+  const last = Math.max(...frames.keys());
+  const before = (ms: number): Kinds =>
+    straceKinds(
+      calls.filter((c) => c.t * 1000 < ms),
+      cwd,
+    );
+  const cumulative: Kinds = { read: 0, write: 0, open: 0 };
+  const why = `frames ${JSON.stringify([...frames].sort((a, b) => a[0] - b[0]))}; strace per second ${JSON.stringify(
+    Array.from({ length: last + 2 }, (_, k) =>
+      straceKinds(
+        calls.filter((c) => Math.floor((c.t * 1000 - startMs) / 1000) === k),
+        cwd,
+      ),
+    ),
+  )}`;
+  for (let k = 0; k <= last; k++) {
+    const f = frames.get(k);
+    for (const kind of kinds) cumulative[kind] += f?.[kind] ?? 0;
+    const end = startMs + (k + 1) * 1000;
+    const [low, high] = [before(end - LEAD_MS), before(end)];
+    for (const kind of kinds) {
+      assert.ok(low[kind] <= cumulative[kind] && cumulative[kind] <= high[kind], `${kind} by the end of second ${k}: ${cumulative[kind]}, strace ${low[kind]}..${high[kind]}; ${why}`);
+    }
+  }
+  const all = straceKinds(calls, cwd);
+  for (const kind of kinds) assert.equal(cumulative[kind], all[kind], `${kind} in all: ${why}`);
+  assert.ok(kinds.some((kind) => all[kind] > 0) && frames.size >= 2, `the calls spread over frames: ${why}`);
+}
+
+/** The diagnosis's calls of one program on /dev/shm, per reason. */
+function programReasons(records: LogRecord[], name: string): Map<string, number> {
+  const d = records.find((x) => x.type === 'diagnosis') as LogRecord;
+  const out = new Map<string, number>();
+  for (const r of d.reasons as LogRecord[]) if (r.mount === SHM && r.program.name === name) out.set(r.reason, (out.get(r.reason) ?? 0) + (r.calls as number));
+  return out;
+}
+
+/**
+ * Program by program, the verdicts on /dev/shm are strace's calls of that program's processes: its
+ * small reads and small writes (stats aside, see Kinds). Returns the programs that made calls there.
+ */
+function assertVerdicts(records: LogRecord[], calls: readonly (StraceCall & { program: string })[], cwd: string): string[] {
+  const d = records.find((x) => x.type === 'diagnosis') as LogRecord;
+  const named = new Set((d.reasons as LogRecord[]).filter((r) => r.mount === SHM).map((r) => r.program.name as string));
+  const programs = [...new Set(calls.map((c) => c.program))].filter((p) => {
+    const k = straceKinds(
+      calls.filter((c) => c.program === p),
+      cwd,
+    );
+    return k.read + k.write + k.open > 0;
+  });
+  for (const p of programs) {
+    const mine = calls.filter((c) => c.program === p);
+    const v = straceVerdicts(mine, SHM, cwd);
+    const got = programReasons(records, p);
+    const why = `${p}: strace ${JSON.stringify(v)}, verdicts ${JSON.stringify([...got])}`;
+    assert.equal(got.get('small_read') ?? 0, v.reads.small, why);
+    assert.equal(got.get('small_write') ?? 0, v.writes.small, why);
+  }
+  // no transfer is credited to a program strace did not see making calls there
+  for (const n of named) assert.ok(programs.includes(n), `${n} in the verdicts, not in strace's ${programs.join(',')}`);
+  return programs;
+}
+
+interface Traced {
+  records: LogRecord[];
+  calls: (StraceCall & { program: string })[];
+}
+
+/** jobio run --timeframe 1s -- strace -f -ttt ... cmd: the run's log and strace's calls with their programs. */
+async function runTraced(work: string, cwd: string, cmd: readonly string[], env: Record<string, string> = {}): Promise<Traced> {
+  const strace = requireBinary('strace');
+  const out = join(work, 'out.jsonl');
+  const prefix = join(work, 'st');
+  const args = ['-f', '-ff', '-qq', '-ttt', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix];
+  // strace itself not profiled (its children are): it stats the traced processes' files to print
+  // them (-y), calls that are not in its own output
+  if (process.env.KEEP) rmSync(process.env.KEEP, { recursive: true, force: true });
+  const r = await runJobio(['run', '--timeframe', '1s', '--output', out, '--', strace, ...args, ...cmd], { env: { JOBIO_EXCLUDE: 'strace', ...env }, timeoutMs: 180_000 });
+  assert.equal(r.code, 0, r.stderr);
+  if (process.env.KEEP) execFileSync('cp', ['-r', work, process.env.KEEP]);
+  // POSIX shared-memory objects (shm_open, made by Open MPI's start-up): glibc opens /dev/shm/NAME
+  // inside itself, where no wrapper sees it, and it is memory, not a file of the job's
+  const shm = /^\/dev\/shm\/[^/]+$/;
+  const object = (p: string | undefined): boolean => p !== undefined && p !== cwd && shm.test(p);
+  const calls = readStraceCalls(prefix).filter((c) => !object(c.fds[0]) && !object(/"([^"]*)"/.exec(c.args)?.[1]));
+  return { records: readValidLog(readFileSync(out, 'utf8')), calls: withPrograms(calls, cwd) };
+}
+
+describe('jobio run: each call in its frame and its program, against strace -f -ttt in the same run', () => {
+  test('a shell redirection: the shell opens, cat and wc move the bytes, each phase in its second', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'jobio-frames-'));
+    const data = mkdtempSync(join(SHM, 'jobio-frames-'));
+    try {
+      writeFileSync(join(work, 'align.py'), ALIGN);
+      writeFileSync(join(data, 'in.bin'), Buffer.alloc(1 << 20, 7));
+      writeFileSync(join(data, 'small.txt'), 'hello jobio\n'.repeat(100));
+      const align = `${python()} -I -S ${join(work, 'align.py')}`;
+      const script = [`cd ${data}`, align, 'cat in.bin > log', align, 'wc -c < log', align, 'cat small.txt >> log', align].join('; ');
+      const { records, calls } = await runTraced(work, data, ['sh', '-c', script]);
+      assertFrames(records, calls, data);
+      const programs = assertVerdicts(records, calls, data);
+      assert.deepEqual(programs.sort(), ['cat', 'dash', 'wc'].sort());
+      // the shell's three redirections: opened by the shell, their bytes moved by cat and wc
+      assert.equal(programReasons(records, 'dash').get('open_bytes_unseen'), 3);
+      assert.equal(programReasons(records, 'dash').get('open_nothing_transferred'), undefined);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+
+  test("rsync -a twice (three rsync processes each time): every call in its frame, all of them rsync's", async () => {
+    requireBinary('rsync');
+    const work = mkdtempSync(join(tmpdir(), 'jobio-frames-'));
+    const data = mkdtempSync(join(SHM, 'jobio-frames-'));
+    try {
+      writeFileSync(join(work, 'align.py'), ALIGN);
+      mkdirSync(join(data, 'src', 'd'), { recursive: true });
+      for (const f of ['src/a.txt', 'src/d/b.txt']) writeFileSync(join(data, f), 'x'.repeat(5000));
+      const align = `${python()} -I -S ${join(work, 'align.py')}`;
+      const script = [`cd ${data}`, align, 'rsync -a src/ dst/', align, 'rsync -a src/ dst/', align].join('; ');
+      const { records, calls } = await runTraced(work, data, ['sh', '-c', script]);
+      assertFrames(records, calls, data);
+      assert.deepEqual(assertVerdicts(records, calls, data), ['rsync']);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+
+  test("mpirun -np 2: the ranks are one program with both ranks' calls, each call in its frame; the launcher is the MPI runtime", async () => {
+    const mpirun = requireBinary('mpirun', 'openmpi-bin');
+    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
+    const work = mkdtempSync(join(tmpdir(), 'jobio-frames-'));
+    const data = mkdtempSync(join(SHM, 'jobio-frames-'));
+    try {
+      const program = join(work, 'mpi-frames');
+      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('programs/mpi-frames.c', import.meta.url)), '-o', program]);
+      // btl self,tcp: no shared-memory segments on /dev/shm beside the job's files; the launcher
+      // (excluded by default) traced, to show where its calls go
+      const { records, calls } = await runTraced(work, data, [mpirun, '--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-np', '2', program, data], {
+        OMPI_ALLOW_RUN_AS_ROOT: '1',
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
+        JOBIO_TRACE_SCHEDULER: 'mpirun',
+      });
+      assertFrames(records, calls, data);
+      const ranks = [...new Set(calls.filter((c) => c.program === 'mpi-frames').map((c) => c.pid))];
+      const perRank = ranks
+        .map(
+          (pid) =>
+            straceVerdicts(
+              calls.filter((c) => c.pid === pid),
+              SHM,
+              data,
+            ).writes.small,
+        )
+        .sort();
+      // strace: rank 0 wrote 10 records, rank 1 20 (each its own process)
+      assert.deepEqual(
+        perRank.filter((n) => n > 0),
+        [10, 20],
+        `ranks ${ranks.join(',')}`,
+      );
+      assert.deepEqual(assertVerdicts(records, calls, data), ['mpi-frames']);
+      const d = records.find((x) => x.type === 'diagnosis') as LogRecord;
+      const mine = (d.reasons as LogRecord[]).filter((r) => r.program.name === 'mpi-frames');
+      // one program: each reason once per mount and component (not once per rank); the job's own
+      // code, but for what MPI_Init and MPI_Finalize did (the MPI runtime's: the configuration,
+      // components and session files on /, its checks of /dev/shm)
+      assert.equal(new Set(mine.map((r) => `${r.reason} ${r.mount} ${r.program.component}`)).size, mine.length);
+      assert.ok(mine.every((r) => r.program.path === program && r.program.role === (r.program.component === 'mpi-runtime' ? 'runtime' : 'job')));
+      assert.ok(mine.some((r) => r.program.component === 'mpi-runtime' && r.mount === '/'));
+      assert.deepEqual(
+        mine.filter((r) => r.mount === '/' && r.program.component === undefined),
+        [],
+        'the job made no call on / of its own',
+      );
+      assert.equal(programReasons(records, 'mpi-frames').get('small_write'), 30);
+      assert.equal(programReasons(records, 'mpi-frames').get('small_read'), 30);
+      // the launcher's own calls are the MPI runtime's
+      const launcher = (d.reasons as LogRecord[]).filter((r) => r.program.name === 'orterun');
+      assert.ok(launcher.length > 0, 'the launcher made calls');
+      assert.ok(
+        launcher.every((r) => r.program.role === 'runtime' && /MPI runtime/.test(r.program.label as string)),
+        JSON.stringify(launcher.map((r) => r.program)),
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+});
