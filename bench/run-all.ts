@@ -1,7 +1,7 @@
 // `npm run bench`: every component's benchmark, each printing a markdown section with its figures
 // and its same-run baseline. Copy the output into docs/BENCHMARKS.md with the date and machine.
 // `npm run bench -- exporter lustre` runs only the named ones; `npm run bench -- soak --soak-minutes=15`
-// is the 15-minute soak of the profiler socket under a hostile local user (part of the full run).
+// is the 15-minute soak of the exporter under four hostile local users (part of the full run).
 import { cpus } from 'node:os';
 import { existsSync } from 'node:fs';
 

@@ -1,4 +1,4 @@
-// `npm run bench -- soak [--soak-minutes=N]`: the three-user soak of the profiler socket (soak.ts)
+// `npm run bench -- soak [--soak-minutes=N]`: the six-user soak of the exporter (soak.ts)
 // for 15 minutes by default, printed as a markdown section for docs/BENCHMARKS.md.
 import { runSoak } from './soak.js';
 
@@ -17,7 +17,7 @@ export async function run(): Promise<string> {
   const durationMs = minutes() * 60_000;
   const r = await runSoak({ durationMs, log: (line) => console.error(`soak: ${line}`) });
   const lines = [
-    '## soak (profiler socket: two honest users, one hostile; growing job_stats)',
+    '## soak (two honest users, four hostile: forged frames, idle socket connections, pipelined scrapes never read, forged squeue records; growing job_stats)',
     '',
     `Duration ${(r.durationMs / 60_000).toFixed(1)} min, ${r.scrapes} scrapes (every 5 s).`,
     '',
@@ -38,6 +38,13 @@ export async function run(): Promise<string> {
     `| rejected or dropped by user | ${Object.entries(r.rejectedByUser)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')} |`,
+    `| profiler connections refused by user (${r.hostileUsers.at(-1) ?? ''} tried ${r.held.tried}, share ${r.held.share}) | ${Object.entries(r.connectionsRefusedByUser)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} |`,
+    `| HTTP connections dropped by reason (${r.pipelineRounds} pipelining rounds of 4 connections × 100 requests) | ${Object.entries(r.webDropped)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} |`,
+    `| jobio_job_info: series as expected (running jobs of the node, whole) | ${JSON.stringify(r.jobInfo.seen) === JSON.stringify(r.jobInfo.expected) ? 'yes' : 'NO'} (${r.jobInfo.seen.length} of ${r.jobInfo.expected.length}) |`,
     '',
   ];
   if (r.decreases.length > 0) lines.push('Counters that went down:', '', ...r.decreases.slice(0, 20).map((d) => `- ${d}`), '');

@@ -1,13 +1,18 @@
-// The profiler socket under three local users, one of them hostile, against the real built exporter:
+// The exporter under six local users, four of them hostile, against the real built exporter:
 //   - two honest users each run a profiled shell (the real LD_PRELOAD library) that runs `dd` writing
 //     50 blocks again and again under its own job id, and prints how many runs it finished;
-//   - the hostile user floods forged frames (frame-tool `hostile`: invented processes and mounts,
-//     counters jumping between ~1e18 and 1, old sequences, garbage) while squatting on an honest
-//     user's job id, and keeps starting forgers under ever new fake job ids;
-//   - a Lustre job_stats file (served through --path.sysfs) grows by new jobs all along.
+//   - hostile users 1 and 2 flood forged frames (frame-tool `hostile`: invented processes and mounts,
+//     counters jumping between ~1e18 and 1, old sequences, garbage) while squatting on the honest
+//     users' job ids; user 3 keeps starting forgers under ever new fake job ids; all four hold idle
+//     connections to the profiler socket (user 4 past its uid's share); users 3 and 4 pipeline
+//     GET /metrics over HTTP from addresses of their own and never read the answers;
+//   - `squeue` (a stand-in, squeue.ts) lists the honest jobs and a job of hostile user 1 whose name
+//     and work dir spell forged records; a Lustre job_stats file (served through --path.sysfs) grows
+//     by new jobs all along.
 // Every few seconds /metrics is scraped: the exporter's RSS is sampled and every *_total series seen
 // twice is checked not to have gone down. At the end the honest users' write counts must equal
-// 50 × the runs they reported. Used by `npm run bench -- soak` (15 minutes) and by a ~60 s test.
+// 50 × the runs they reported, and jobio_job_info must list exactly the jobs running on the node,
+// whole. Used by `npm run bench -- soak` (15 minutes) and by a ~60 s test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +22,8 @@ import { scrape, startExporter, type RunningExporter } from '../../test/helpers/
 import { ensureUser, type TestUser } from '../../test/helpers/slurm.js';
 import { frameTool } from '../../test/profiler/frame-tool.js';
 import { mountOf, requireProfilerLibrary } from '../../test/profiler/real-library.js';
+import { HOLD_CONNECTIONS, PIPELINE_NO_READ, python } from './hostile.js';
+import { forgedRecord, jobInfoLabels, SOAK_NODE, writeSqueue, type SoakJob } from './squeue.js';
 
 export interface SoakOptions {
   readonly durationMs: number;
@@ -48,6 +55,19 @@ export interface SoakResult {
   readonly rejected: Readonly<Record<string, number>>;
   /** jobio_profiler_user_records_rejected_total by user at the end. */
   readonly rejectedByUser: Readonly<Record<string, number>>;
+  /** The same by user and reason, for the honest users (must stay empty). */
+  readonly honestRejected: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** Its `connection_refused` part: profiler socket connections refused at accept, by user. */
+  readonly connectionsRefusedByUser: Readonly<Record<string, number>>;
+  /** The hostile users' names, hostile user 4 (holding more connections than its share) last. */
+  readonly hostileUsers: readonly string[];
+  /** Connections hostile user 4 tried to hold, and its uid's share. */
+  readonly held: { readonly tried: number; readonly share: number };
+  /** jobio_job_info's labels at the end (sorted by job id), and what they must be. */
+  readonly jobInfo: { readonly seen: readonly Record<string, string>[]; readonly expected: readonly Record<string, string>[] };
+  /** jobio_web_connections_dropped_total by reason at the end (non-zero ones), and the pipelining rounds made. */
+  readonly webDropped: Readonly<Record<string, number>>;
+  readonly pipelineRounds: number;
   readonly processesMax: number;
   readonly fakeJobsStarted: number;
   readonly lustreJobs: number;
@@ -122,11 +142,45 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const lib = requireProfilerLibrary();
 
   const honestUsers = [ensureUser('jobiotest'), ensureUser('jobiotest2')];
-  const hostile = ensureUser('jobiohostile');
+  const hostile = [ensureUser('jobiohostile'), ensureUser('jobiohostile2'), ensureUser('jobiohostile3'), ensureUser('jobiohostile4')];
+  const [hostile1, hostile2, hostile3, hostile4] = hostile as [TestUser, TestUser, TestUser, TestUser];
+  // The honest jobs as the scheduler knows them, and hostile user 1's job forging records in its name and work dir.
+  const jobs: SoakJob[] = honestUsers.map((user, i) => ({
+    jobid: String(7001 + i),
+    uid: user.uid,
+    user: user.name,
+    account: ['physics', 'chemistry'][i] ?? 'physics',
+    partition: 'batch',
+    name: `honest job ${i + 1}`,
+    workDir: join(dir, `work-${user.name}`),
+  }));
+  const forgedJob: SoakJob = {
+    jobid: '7003',
+    uid: hostile1.uid,
+    user: hostile1.name,
+    account: 'hostile',
+    partition: 'batch',
+    name: `evil${forgedRecord('7001')}","job_id":7004,"user_id":0,"x":"`,
+    workDir: join(dir, `run${forgedRecord('7002')}`),
+  };
+  const squeue = writeSqueue(dir, [...jobs, forgedJob]);
+  // A small connection budget, so hostile user 4's idle connections reach its uid's share: 2,048 in
+  // all, 256 per uid, a quarter kept for processes in a job cgroup (the honest jobs here have none).
+  const connectionShare = 256;
+  const heldTried = connectionShare + 44;
   const children: ChildProcess[] = [];
   let exporter: RunningExporter | undefined;
   try {
-    exporter = await startExporter([`--path.sysfs=${join(dir, 'sys')}`, `--collector.profiler.socket=${socket}`]);
+    exporter = await startExporter([
+      `--path.sysfs=${join(dir, 'sys')}`,
+      `--collector.profiler.socket=${socket}`,
+      '--collector.profiler.max-connections=2048',
+      `--collector.profiler.max-connections-per-user=${connectionShare}`,
+      '--collector.job_info',
+      `--collector.job_info.squeue=${squeue}`,
+      `--collector.job_info.node=${SOAK_NODE}`,
+      `--collector.job_info.spool-dir=${join(dir, 'spool')}`,
+    ]);
     const pid = exporter.child.pid ?? 0;
     const url = `${exporter.url}/metrics`;
     await scrape(url);
@@ -139,11 +193,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     };
 
     // Honest users: a profiled shell under its job id runs dd until told to stop, printing each run.
+    // Hostile idle connections first (so hostile user 4's refusals are exactly those past its share).
+    const holding = [hostile1, hostile2, hostile3, hostile4].map((user) => {
+      const child = as(user, `exec ${python()} -c "$HOLD" ${socket} ${user === hostile4 ? heldTried : 200} ${stop}`, { HOLD: HOLD_CONNECTIONS });
+      return new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
+    });
+    await Promise.all(holding);
+
     const honest = honestUsers.map((user, i) => {
       const work = join(dir, `work-${user.name}`);
       mkdirSync(work);
       chownSync(work, user.uid, user.gid);
-      const jobid = `honest${i + 1}`;
+      const jobid = jobs[i]?.jobid ?? '';
       const child = as(user, `i=0; while [ ! -e ${stop} ]; do dd if=/dev/zero of=${work}/out bs=4k count=${BLOCKS} status=none || exit 1; i=$((i+1)); echo $i; done`, {
         LD_PRELOAD: lib,
         JOBIO_SOCKET: socket,
@@ -155,17 +216,26 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       return { user, jobid, mount: mountOf(work), runs: () => runs, exited };
     });
 
-    // The hostile user: two endless forgers squatting on honest1's job id, and fake jobs one after another.
-    const squat = honest[0]?.jobid ?? 'honest1';
+    // Hostile users 1 and 2: an endless forger each, squatting on an honest job id; user 3: fake jobs one after another.
     const forgers: ChildProcess[] = [];
-    for (let f = 0; f < 2; f++) forgers[f] = as(hostile, `exec ${tool} send ${socket} hostile ${squat} SLURM_JOB_ID`, { SLURM_JOB_ID: squat, FRAME_TOOL_ROUNDS: '0' });
+    for (const [f, user] of [hostile1, hostile2].entries()) {
+      const squat = honest[f]?.jobid ?? '';
+      forgers.push(as(user, `exec ${tool} send ${socket} hostile ${squat} SLURM_JOB_ID`, { SLURM_JOB_ID: squat, FRAME_TOOL_ROUNDS: '0' }));
+    }
     let fakeJobsStarted = 0;
     const fakes = as(
-      hostile,
+      hostile3,
       `j=0; while [ ! -e ${stop} ]; do j=$((j+1)); echo $j; SLURM_JOB_ID=fake$j FRAME_TOOL_ROUNDS=2 FRAME_TOOL_PROCESSES=8 FRAME_TOOL_MOUNTS=8 ${tool} send ${socket} hostile fake$j SLURM_JOB_ID 2>/dev/null; done`,
       {},
     );
     if (fakes.stdout) createInterface({ input: fakes.stdout }).on('line', (line) => (fakeJobsStarted = Number(line)));
+    // Hostile users 3 and 4: HTTP clients pipelining 100 scrapes on each of 4 connections, never reading, every 10 s.
+    const port = exporter.port;
+    const rounds = [0, 0];
+    for (const [p, user] of [hostile3, hostile4].entries()) {
+      const client = as(user, `exec ${python()} -c "$PIPELINE" ${port} 127.0.0.${p + 2} 4 100 ${stop}`, { PIPELINE: PIPELINE_NO_READ });
+      if (client.stdout) createInterface({ input: client.stdout }).on('line', (line) => (rounds[p] = Number(line)));
+    }
 
     const started = Date.now();
     let previous = new Map<string, number>();
@@ -229,7 +299,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const rejected: Record<string, number> = {};
     for (const s of samples) if (s.name === 'jobio_profiler_records_rejected_total' && s.value > 0) rejected[s.labels.reason ?? ''] = s.value;
     const rejectedByUser: Record<string, number> = {};
-    for (const s of samples) if (s.name === 'jobio_profiler_user_records_rejected_total') rejectedByUser[s.labels.user ?? ''] = (rejectedByUser[s.labels.user ?? ''] ?? 0) + s.value;
+    const connectionsRefusedByUser: Record<string, number> = {};
+    const honestRejected: Record<string, Record<string, number>> = {};
+    for (const s of samples) {
+      if (s.name !== 'jobio_profiler_user_records_rejected_total') continue;
+      const user = s.labels.user ?? '';
+      rejectedByUser[user] = (rejectedByUser[user] ?? 0) + s.value;
+      if (s.labels.reason === 'connection_refused') connectionsRefusedByUser[user] = s.value;
+      if (honestUsers.some((h) => h.name === user)) (honestRejected[user] ??= {})[s.labels.reason ?? ''] = s.value;
+    }
+    const webDropped: Record<string, number> = {};
+    for (const s of samples) if (s.name === 'jobio_web_connections_dropped_total' && s.value > 0) webDropped[s.labels.reason ?? ''] = s.value;
+    const byJob = (a: Record<string, string>, b: Record<string, string>): number => Number(a.jobid) - Number(b.jobid);
+    // Label values as written, unescaped (the exposition escapes backslash, quote and newline).
+    const unescape = (v: string): string => v.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    const seen = samples.filter((s) => s.name === 'jobio_job_info').map((s) => Object.fromEntries(Object.entries(s.labels).map(([k, v]) => [k, unescape(v)])));
     return {
       durationMs: Date.now() - started,
       scrapes,
@@ -238,6 +322,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       decreases,
       rejected,
       rejectedByUser,
+      connectionsRefusedByUser,
+      honestRejected,
+      hostileUsers: hostile.map((u) => u.name),
+      held: { tried: heldTried, share: connectionShare },
+      jobInfo: { seen: seen.sort(byJob), expected: [...jobs, forgedJob].map(jobInfoLabels).sort(byJob) },
+      webDropped,
+      pipelineRounds: rounds[0]! + rounds[1]!,
       processesMax,
       fakeJobsStarted,
       lustreJobs,

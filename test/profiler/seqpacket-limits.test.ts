@@ -235,6 +235,13 @@ test(
       const frames = events.filter((e) => e.type === 'frame');
       const victim = frames.filter((e) => e.uid !== flooder);
       assert.equal(victim.length, 200, 'the other uid kept all its frames');
+      // Each uid's waiting events are taken in turns: the other uid's do not wait behind the flood's
+      // (held that long, a steady sender grew heavy and lost frames once four uids flooded).
+      assert.equal(
+        events.findIndex((e) => e.uid !== flooder),
+        1,
+        "the other uid's first frame comes second, not after the flood's",
+      );
       const flood = frames.filter((e) => e.uid === flooder).length;
       assert.ok(flood >= 40 && flood <= 66, `the flooder kept about its 256 KiB share of 4,000-byte frames (${flood})`);
       // The flooder's close event is small enough to fit in what is left of its share, or not.

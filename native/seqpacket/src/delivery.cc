@@ -1,7 +1,15 @@
+#include <algorithm>
+
 #include "event.h"
 #include "seqpacket_server.h"
 
 namespace jobio {
+
+SeqpacketServer::Counters::~Counters() {
+  for (auto& entry : per_uid) {
+    for (SeqpacketEvent* event : entry.second.waiting) delete event;
+  }
+}
 
 void SeqpacketServer::Deliver(Event* event) {
   // Never block the receiving thread on a slow JavaScript side: a full queue drops and counts. The
@@ -10,7 +18,9 @@ void SeqpacketServer::Deliver(Event* event) {
   // local user's flood costs the others nothing. Only this thread adds, so check-then-add cannot
   // overshoot (delivery only ever lowers the figures). The last quarter of the queue is kept for light
   // senders (a uid holding under a sixteenth of it): four uids flooding their quarters cannot starve a
-  // job whose frames come a few at a time (it takes eight to fill the queue).
+  // job whose frames come a few at a time (it takes eight to fill the queue). Each uid's events wait
+  // in a queue of their own, taken in turns (CallJs), so a light sender's events are not held behind
+  // the floods' (which, held long enough, made it heavy too).
   event->cost = sizeof(Event) + event->data.capacity() + event->evidence.cgroup.capacity() + event->evidence.job_vars.capacity() + event->evidence.exe.capacity();
   if (event->cost < min_event_cost_) event->cost = min_event_cost_;
   Counters& c = *counters_;
@@ -29,41 +39,59 @@ void SeqpacketServer::Deliver(Event* event) {
   }
   user.bytes += event->cost;
   c.queued_bytes += event->cost;
+  if (user.waiting.empty()) c.turns.push_back(event->uid);
+  user.waiting.push_back(event);
   lock.unlock();
-  napi_status status = tsfn_.NonBlockingCall(event);
-  if (status == napi_ok) {
+  // One call per waiting event, as before the turns: each call hands JavaScript one event, the next
+  // in turn (whichever uid's it is), so the event loop is paced as it always was.
+  if (tsfn_.NonBlockingCall(nullptr) == napi_ok) {
     c.enqueued++;
-  } else {
-    lock.lock();
+    return;
+  }
+  // Closing: take it back (this thread is the only one adding, and no call is left to take it).
+  lock.lock();
+  auto it = std::find(user.waiting.begin(), user.waiting.end(), event);
+  if (it != user.waiting.end()) {
+    user.waiting.erase(it);
+    if (user.waiting.empty()) c.turns.erase(std::remove(c.turns.begin(), c.turns.end(), event->uid), c.turns.end());
     user.bytes -= event->cost;
-    user.dropped++;
     c.queued_bytes -= event->cost;
+    user.dropped++;
     c.queue_dropped++;
-    lock.unlock();
     delete event;
   }
 }
 
-void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event) {
-  if (env == nullptr || callback == nullptr) {
-    // The function is being torn down with events still queued (the receiver was closed, or the
-    // environment is going away): Node calls its finalizer, which frees `context`, before it empties
-    // the queue through here, so `context` must not be touched. The events are dropped: nobody is
-    // left to deliver them to, and nobody reads the counters any more.
-    delete event;
+void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* /* round marker */) {
+  if (env == nullptr || callback == nullptr || context == nullptr) {
+    // The function is being torn down (the receiver was closed, or the environment is going away):
+    // Node calls its finalizer, which frees `context`, before it empties the queue through here, so
+    // `context` must not be touched. The waiting events go with the counters.
     return;
   }
-  if (context != nullptr) {
-    Counters& c = **context;
+  Counters& c = **context;
+  Event* event = nullptr;
+  {
     std::lock_guard<std::mutex> lock(c.per_uid_mutex);
+    if (c.turns.empty()) return;  // (cannot happen: one call per waiting event)
+    uid_t uid = c.turns.front();
+    c.turns.pop_front();
+    Counters::PerUid& user = c.per_uid[uid];
+    event = user.waiting.front();
+    user.waiting.pop_front();
+    if (!user.waiting.empty()) c.turns.push_back(uid);
     c.delivered++;
     c.queued_bytes -= event->cost;
-    c.per_uid[event->uid].bytes -= event->cost;
+    user.bytes -= event->cost;
   }
-  // Nothing may throw out of this function: it is called from libuv, not from JavaScript, so a C++
-  // exception escaping it ends the process (std::terminate). Building the object can fail too, when
-  // the environment is shutting down (process.exit with frames still queued: JavaScript can no
-  // longer run); the event is then dropped, as there is nobody left to deliver it to.
+  CallOne(env, callback, event);
+}
+
+bool SeqpacketServer::CallOne(Napi::Env env, Napi::Function callback, Event* event) {
+  // Nothing may throw out of here: it is called from libuv, not from JavaScript, so a C++ exception
+  // escaping it ends the process (std::terminate). Building the object can fail too, when the
+  // environment is shutting down (process.exit with frames still queued: JavaScript can no longer
+  // run); the event is then dropped, as there is nobody left to deliver it to.
   try {
     Napi::Object out = Napi::Object::New(env);
     const char* type = event->kind == Event::kFrame ? "frame" : event->kind == Event::kOversized ? "oversized" : "close";
@@ -85,6 +113,7 @@ void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* con
     delete event;
     event = nullptr;
     callback.Call({out});
+    return true;
   } catch (const Napi::Error& err) {
     delete event;
     // The listener threw: surface it as an uncaught exception rather than losing it silently. The C
@@ -94,8 +123,10 @@ void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* con
     } catch (...) {
       // (reading the error failed as well: the environment is going away)
     }
+    return false;
   } catch (...) {
     delete event;  // (out of memory): dropped rather than ending the process
+    return true;
   }
 }
 

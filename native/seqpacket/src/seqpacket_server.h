@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,14 +65,25 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
     struct PerUid {
       uint64_t bytes = 0;
       uint64_t dropped = 0;
+      /** Its events waiting for JavaScript, in the order they were read. */
+      std::deque<SeqpacketEvent*> waiting;
       /** Connections of this uid refused at accept, whatever the reason. */
       uint64_t refused = 0;
     };
     std::mutex per_uid_mutex;
     std::map<uid_t, PerUid> per_uid;
+    /**
+     * Uids with events waiting, in turn: JavaScript takes one event of each in turn (delivery.cc), so
+     * a uid's events wait behind as many of each other uid's, not behind a whole flood of them.
+     */
+    std::deque<uid_t> turns;
+    ~Counters();
   };
   using Shared = std::shared_ptr<Counters>;
+  /** Hands JavaScript the next waiting event in turn (delivery.cc); `event` is unused (one call per waiting event). */
   static void CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* event);
+  /** Hands one event to JavaScript and frees it; false when the listener threw (rethrown there). */
+  static bool CallOne(Napi::Env env, Napi::Function callback, Event* event);
   using Tsfn = Napi::TypedThreadSafeFunction<Shared, Event, CallJs>;
 
  private:
