@@ -17,24 +17,63 @@ import { ProcessJobTracker } from '../sources/process-jobs.js';
 import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { CgroupJobFold, OTHER } from './cgroup_fold.js';
 import { FinishedJobs } from './cgroup_finished.js';
-import { metricsIn } from '../scrape/metric-factory.js';
+import { combinedFamily } from '../scrape/combined-family.js';
+import type { MetricFamily } from '../scrape/metric-family.js';
 import { procPath, rootPath, sysPath } from '../util/paths.js';
 
-const labelNames = ['jobid', 'user'] as const;
+/** One job's series as the last update read them (from its cgroup, its processes, or the sum of the folded jobs). */
+interface JobFigures {
+  readonly labels: { readonly jobid: string; readonly user: string };
+  readonly cpu?: { readonly user: number; readonly system: number };
+  readonly memoryBytes?: number;
+  readonly memoryPeakBytes?: number;
+}
 
-function makeMetrics(registry: MetricRegistry) {
-  const { counter, gauge } = metricsIn(registry);
-  return {
-    cpuUser: counter('jobio_job_cpu_user_seconds_total', 'CPU time of the job in user mode in seconds, from its cgroup (or its processes where it has none).', labelNames),
-    cpuSystem: counter('jobio_job_cpu_system_seconds_total', 'CPU time of the job in kernel mode in seconds, from its cgroup (or its processes where it has none).', labelNames),
-    memory: gauge('jobio_job_memory_bytes', 'Memory charged to the job cgroup now in bytes (v1 usage_in_bytes includes page cache).', labelNames),
-    memoryPeak: gauge('jobio_job_memory_peak_bytes', 'Highest memory charged to the job cgroup in bytes.', labelNames),
-    jobs: gauge('jobio_cgroup_jobs', 'Batch job cgroups (Slurm, PBS, LSF, Flux) found on this host in the last scrape.'),
-    processJobs: gauge('jobio_cgroup_process_jobs', 'Running jobs of the job spool without a job cgroup (Grid Engine), measured from their processes in the last scrape.'),
-    folded: gauge('jobio_cgroup_folded_jobs', 'Running jobs without their own series (beyond max-jobs), summed into jobid="_other".'),
-    finished: gauge('jobio_cgroup_finished_jobs', 'Ended jobs still exported with their final values (last sample before their cgroup went), until finished-expiry.'),
-    malformed: counter('jobio_cgroup_malformed_files_total', 'cgroup files that could not be read or parsed (the value is left out of that scrape).'),
-  };
+/** What the last update read: the jobs' series (the folded jobs' sum last) and the counts of jobs. */
+interface CgroupSnapshot {
+  readonly jobs: readonly JobFigures[];
+  readonly cgroupJobs: number;
+  readonly processJobs: number;
+  readonly finishedJobs: number;
+  readonly foldedJobs: number;
+  /** cgroup files not read or parsed, since the families were registered. */
+  readonly malformedTotal: number;
+}
+
+/** The cgroup families, handing out `snapshot()` when the scrape renders them (registered on first use). */
+function registerFamilies(registry: MetricRegistry, snapshot: () => CgroupSnapshot): void {
+  // A job seen twice is one series, as prom-client's metrics made it: CPU added up, memory the last.
+  const perJob = (name: string, help: string, type: 'counter' | 'gauge', value: (j: JobFigures) => number | undefined): MetricFamily =>
+    combinedFamily(
+      name,
+      help,
+      type,
+      (add) => {
+        for (const j of snapshot().jobs) {
+          const v = value(j);
+          if (v !== undefined) add(j.labels, v);
+        }
+      },
+      type === 'gauge' ? 'last' : 'sum',
+    );
+  const count = (name: string, help: string, type: 'counter' | 'gauge', value: (s: CgroupSnapshot) => number): MetricFamily => ({
+    name,
+    help,
+    type,
+    collect: (sink) => sink.sample({}, value(snapshot())),
+  });
+  for (const family of [
+    perJob('jobio_job_cpu_user_seconds_total', 'CPU time of the job in user mode in seconds, from its cgroup (or its processes where it has none).', 'counter', (j) => j.cpu?.user),
+    perJob('jobio_job_cpu_system_seconds_total', 'CPU time of the job in kernel mode in seconds, from its cgroup (or its processes where it has none).', 'counter', (j) => j.cpu?.system),
+    perJob('jobio_job_memory_bytes', 'Memory charged to the job cgroup now in bytes (v1 usage_in_bytes includes page cache).', 'gauge', (j) => j.memoryBytes),
+    perJob('jobio_job_memory_peak_bytes', 'Highest memory charged to the job cgroup in bytes.', 'gauge', (j) => j.memoryPeakBytes),
+    count('jobio_cgroup_jobs', 'Batch job cgroups (Slurm, PBS, LSF, Flux) found on this host in the last scrape.', 'gauge', (s) => s.cgroupJobs),
+    count('jobio_cgroup_process_jobs', 'Running jobs of the job spool without a job cgroup (Grid Engine), measured from their processes in the last scrape.', 'gauge', (s) => s.processJobs),
+    count('jobio_cgroup_folded_jobs', 'Running jobs without their own series (beyond max-jobs), summed into jobid="_other".', 'gauge', (s) => s.foldedJobs),
+    count('jobio_cgroup_finished_jobs', 'Ended jobs still exported with their final values (last sample before their cgroup went), until finished-expiry.', 'gauge', (s) => s.finishedJobs),
+    count('jobio_cgroup_malformed_files_total', 'cgroup files that could not be read or parsed (the value is left out of that scrape).', 'counter', (s) => s.malformedTotal),
+  ])
+    registry.register(family);
 }
 
 export const cgroupCollector = defineCollector({
@@ -53,7 +92,8 @@ export const cgroupCollector = defineCollector({
     const users = userResolverFor(paths, settings);
     const fold = new CgroupJobFold(settings.maxJobs);
     const owners: OwnerCache = new Map();
-    let metrics: ReturnType<typeof makeMetrics> | undefined;
+    /** What the last update read; undefined until the first, and again while there is no source (no families). */
+    let snapshot: CgroupSnapshot | undefined;
 
     const book = new FinishedJobs<Sample>(settings.finishedExpiryMs);
     const spoolDir = rootPath(paths, settings.spoolDir);
@@ -101,9 +141,9 @@ export const cgroupCollector = defineCollector({
       async update(signal) {
         const now = await sampleJobs(signal);
         if (!now) {
-          // Exports nothing at all on a host without job cgroups or job spool (metrics are created on first use).
-          if (metrics) registry.clear();
-          metrics = undefined;
+          // Exports nothing at all on a host without job cgroups or job spool (families are registered on first use).
+          if (snapshot) registry.clear();
+          snapshot = undefined;
           return 'absent';
         }
         for (const problem of now.problems) logger.warn({ problem }, 'malformed cgroup file');
@@ -113,35 +153,29 @@ export const cgroupCollector = defineCollector({
         await users.resolve(new Set(samples.map((s) => s.uid)));
         const view = fold.apply(samples);
 
-        // Snapshot complete: reset and refill synchronously (no collect() hooks: the registry is never read half-filled).
-        metrics ??= makeMetrics(registry);
-        const m = metrics;
-        for (const metric of [m.cpuUser, m.cpuSystem, m.memory, m.memoryPeak]) metric.reset();
-        for (const s of view.own) {
-          const labels = { jobid: s.jobid, user: users.label(s.uid) };
-          if (s.cpu) {
-            m.cpuUser.inc(labels, s.cpu.user);
-            m.cpuSystem.inc(labels, s.cpu.system);
-          }
-          if (s.memoryBytes !== undefined) m.memory.set(labels, s.memoryBytes);
-          if (s.memoryPeakBytes !== undefined) m.memoryPeak.set(labels, s.memoryPeakBytes);
-        }
-        if (view.otherCpu) {
-          const other = { jobid: OTHER, user: OTHER };
-          m.cpuUser.inc(other, view.otherCpu.user);
-          m.cpuSystem.inc(other, view.otherCpu.system);
-          m.memory.set(other, view.otherMemoryBytes);
-          m.memoryPeak.set(other, view.otherMemoryPeakBytes);
-        }
-        m.jobs.set(now.jobs);
-        m.processJobs.set(now.processJobs);
-        m.finished.set(finals.length);
-        m.folded.set(view.foldedJobs);
-        m.malformed.inc(problems);
+        // The snapshot is complete: the families hand it out from the next scrape on (never half-made).
+        const jobs: JobFigures[] = view.own.map((j) => ({
+          labels: { jobid: j.jobid, user: users.label(j.uid) },
+          ...(j.cpu ? { cpu: j.cpu } : {}),
+          ...(j.memoryBytes !== undefined ? { memoryBytes: j.memoryBytes } : {}),
+          ...(j.memoryPeakBytes !== undefined ? { memoryPeakBytes: j.memoryPeakBytes } : {}),
+        }));
+        if (view.otherCpu) jobs.push({ labels: { jobid: OTHER, user: OTHER }, cpu: view.otherCpu, memoryBytes: view.otherMemoryBytes, memoryPeakBytes: view.otherMemoryPeakBytes });
+        if (!snapshot) registerFamilies(registry, () => snapshot ?? EMPTY);
+        snapshot = {
+          jobs,
+          cgroupJobs: now.jobs,
+          processJobs: now.processJobs,
+          finishedJobs: finals.length,
+          foldedJobs: view.foldedJobs,
+          malformedTotal: (snapshot?.malformedTotal ?? 0) + problems,
+        };
         return 'ok';
       },
     };
   },
 });
+
+const EMPTY: CgroupSnapshot = { jobs: [], cgroupJobs: 0, processJobs: 0, finishedJobs: 0, foldedJobs: 0, malformedTotal: 0 };
 
 type Sample = Awaited<ReturnType<typeof readCgroupUsage>> & { readonly jobid: string; readonly uid: number };

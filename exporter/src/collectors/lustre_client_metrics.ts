@@ -9,7 +9,8 @@ import type { ClientStatsBook, ClientTargetView } from '../lustre/client-book.js
 import type { FieldKind } from '../lustre/export-fields.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
-import { perTargetFamily, combinedFamily } from './lustre_target_families.js';
+import { perTargetFamily } from './lustre_target_families.js';
+import { combinedFamily } from '../scrape/combined-family.js';
 import { READ_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 /** Where a mount's series are: its file system and mount point (several places may share them). */

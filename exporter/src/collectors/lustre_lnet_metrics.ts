@@ -4,7 +4,7 @@
 import type { MetricFamily } from '../scrape/metric-family.js';
 import type { MetricRegistry } from '../scrape/metric-registry.js';
 import { ShownWhilePresent } from './lustre_targets_metrics.js';
-import { combinedFamily } from './lustre_target_families.js';
+import { combinedFamily } from '../scrape/combined-family.js';
 import { LNET_FAILURES, type LnetCounter, type LnetFailure, type LnetNi, type LnetStats } from '../parsers/lustre-lnet.js';
 
 /** Why a value is missing: its file or command could not be read, or it held no value of the known shape. */

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Counter, Gauge, Registry } from 'prom-client';
-import { renderToString } from '../scrape/exposition-writer.js';
-import type { Labels } from '../scrape/metric-family.js';
-import { combinedFamily } from './lustre_target_families.js';
+import { renderToString } from './exposition-writer.js';
+import type { Labels } from './metric-family.js';
+import { combinedFamily } from './combined-family.js';
 
 test('combinedFamily: equal label sets make one series, summed, where the set first appears, as prom-client inc() wrote them', async () => {
   // a file system mounted twice: both places are mount="_several", so their counts add up
