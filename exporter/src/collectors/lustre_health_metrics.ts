@@ -55,7 +55,7 @@ export type HealthErrorReason = 'read' | 'parse';
 export class LustreHealthMetrics {
   private readonly capacity: Readonly<Record<CapacityFile, Gauge<TargetLabels>>>;
   /** Label-less: shown only while health_check was read (prom-client would show 0 otherwise). */
-  private readonly healthy: ShownWhilePresent<Gauge>;
+  private readonly healthy: ShownWhilePresent;
   private readonly recoveryStatus: Gauge<TargetLabels | 'status'>;
   private readonly recoveryCompleted: Gauge<TargetLabels>;
   private readonly recoveryRecoverable: Gauge<TargetLabels>;
@@ -250,7 +250,7 @@ export class LustreHealthMetrics {
   }
 
   health(healthy: boolean): void {
-    this.healthy.show().set(healthy ? 1 : 0);
+    this.healthy.show(healthy ? 1 : 0);
   }
 
   recovery(target: string, r: RecoveryStatus): void {

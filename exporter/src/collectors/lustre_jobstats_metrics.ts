@@ -30,7 +30,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private readonly droppedEntries: Counter<'target'>;
   private readonly maxJobs: Gauge<'target'>;
   private readonly source: SourceMetrics;
-  private readonly unattributed: ShownWhilePresent<Counter>;
+  private readonly unattributed: ShownWhilePresent;
   private readonly density: LustreJobStatsDensityMetrics;
   /** The targets the per-job counters render, filled by target() after clear() shows a new list. */
   private shown: SampledTarget<SeriesLabels>[] = [];
@@ -119,9 +119,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
 
   whole(acc: JobStatsAccumulator): void {
     this.source.set(acc);
-    const unattributed = this.unattributed.show();
-    unattributed.reset();
-    unattributed.inc(acc.unattributedLines);
+    this.unattributed.show(acc.unattributedLines);
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(this.shown);
   }
 

@@ -1,35 +1,25 @@
 // The metrics of the lustre_lnet collector (names fixed in docs/metrics.md): LNet's own running
 // counts, exported as read at each scrape (they restart from 0 when the lnet module is loaded again),
 // plus a running count of the values this collector could not read or parse.
-import type { Counter, Gauge } from 'prom-client';
+import type { MetricFamily } from '../scrape/metric-family.js';
 import type { MetricRegistry } from '../scrape/metric-registry.js';
-import { metricsIn } from '../scrape/metric-factory.js';
 import { ShownWhilePresent } from './lustre_targets_metrics.js';
-import { LNET_FAILURES, type LnetCounter, type LnetNi, type LnetStats } from '../parsers/lustre-lnet.js';
+import { combinedFamily } from './lustre_target_families.js';
+import { LNET_FAILURES, type LnetCounter, type LnetFailure, type LnetNi, type LnetStats } from '../parsers/lustre-lnet.js';
 
 /** Why a value is missing: its file or command could not be read, or it held no value of the known shape. */
 export type LnetErrorReason = 'read' | 'parse';
 
-type NiLabels = 'net' | 'nid';
-
 export class LustreLnetMetrics {
-  // Label-less: shown only while read (prom-client would show 0 for a value the source did not give).
-  private readonly counters: Readonly<Record<LnetCounter, ShownWhilePresent<Counter> | ShownWhilePresent<Gauge>>>;
-  private readonly resends: ShownWhilePresent<Counter>;
-  private readonly responseTimeouts: ShownWhilePresent<Counter>;
-  private readonly failures: Counter<'origin' | 'reason'>;
-  private readonly niUp: Gauge<NiLabels>;
-  private readonly niSent: Counter<NiLabels>;
-  private readonly niReceived: Counter<NiLabels>;
-  private readonly niDropped: Counter<NiLabels>;
-  private readonly niHealth: Gauge<NiLabels>;
-  private readonly niFatal: Gauge<NiLabels>;
-  private readonly niFailures: Counter<NiLabels | 'reason'>;
-  private readonly errors: Counter<'reason'>;
+  // Label-less: shown only while read (a label-less series has no "no value" for a value the source did not give).
+  private readonly counters: Readonly<Record<LnetCounter, ShownWhilePresent>>;
+  private readonly resends: ShownWhilePresent;
+  private readonly responseTimeouts: ShownWhilePresent;
   private readonly errorTotals = new Map<LnetErrorReason, number>();
+  /** What the last refill was handed, read by the families when the scrape renders them. */
+  private read: { errorsShown: boolean; stats?: LnetStats; nis: LnetNi[] } = { errorsShown: false, nis: [] };
 
   constructor(registry: MetricRegistry) {
-    const { counter, gauge } = metricsIn(registry);
     const single = {
       counter: (name: string, help: string) => ShownWhilePresent.counter(registry, name, help),
       gauge: (name: string, help: string) => ShownWhilePresent.gauge(registry, name, help),
@@ -49,33 +39,58 @@ export class LustreLnetMetrics {
     };
     this.resends = single.counter('jobio_lnet_resent_messages_total', 'LNet messages sent again after a failure (resend_count; lnetctl, 2.12+).');
     this.responseTimeouts = single.counter('jobio_lnet_response_timeouts_total', 'LNet messages whose response did not come in time (response_timeout_count; lnetctl, 2.12+).');
-    this.failures = counter(
-      'jobio_lnet_send_failures_total',
-      'LNet sends that failed, by where (origin: local, remote, network) and why (reason: interrupt, dropped, aborted, no_route, timeout, error) (the *_count health counters; lnetctl, 2.12+).',
-      ['origin', 'reason'] as const,
-    );
-    const ni = ['net', 'nid'] as const;
-    this.niUp = gauge('jobio_lnet_ni_up', '1 when the local network interface (NI) is up, 0 when down (lnetctl net show status).', ni);
-    this.niSent = counter('jobio_lnet_ni_sent_messages_total', 'LNet messages sent through the NI (statistics send_count).', ni);
-    this.niReceived = counter('jobio_lnet_ni_received_messages_total', 'LNet messages received through the NI (statistics recv_count).', ni);
-    this.niDropped = counter('jobio_lnet_ni_dropped_messages_total', 'LNet messages dropped on the NI (statistics drop_count).', ni);
-    this.niHealth = gauge('jobio_lnet_ni_health_value', "The NI's health value, 0 to 1000 (1000 healthy; LNet lowers it on failures and prefers healthier NIs).", ni);
-    this.niFatal = gauge('jobio_lnet_ni_fatal_error', '1 when the NI had a fatal error (its link went down), else 0 (health stats fatal_error).', ni);
-    this.niFailures = counter('jobio_lnet_ni_send_failures_total', 'Sends that failed on the NI, by reason (interrupt, dropped, aborted, no_route, timeout, error; health stats).', [
-      ...ni,
-      'reason',
-    ] as const);
-    this.errors = counter('jobio_lnet_scrape_errors_total', 'LNet values skipped: reason="read" (the stats file or lnetctl could not be read) or "parse" (no value of the known shape).', [
-      'reason',
-    ] as const);
-  }
-
-  private all(): (Counter | Gauge)[] {
-    return [this.failures, this.niUp, this.niSent, this.niReceived, this.niDropped, this.niHealth, this.niFatal, this.niFailures, this.errors];
+    const nis = (): readonly LnetNi[] => this.read.nis;
+    /** One series per NI that has the reading (two NIs of one net and NID are one series: counts added, the last state). */
+    const perNi = (name: string, help: string, type: 'counter' | 'gauge', reading: (n: LnetNi) => number | undefined): MetricFamily =>
+      combinedFamily(
+        name,
+        help,
+        type,
+        (add) => {
+          for (const n of nis()) {
+            const value = reading(n);
+            if (value !== undefined) add({ net: n.net, nid: n.nid }, value);
+          }
+        },
+        type === 'gauge' ? 'last' : 'sum',
+      );
+    const families = [
+      combinedFamily(
+        'jobio_lnet_send_failures_total',
+        'LNet sends that failed, by where (origin: local, remote, network) and why (reason: interrupt, dropped, aborted, no_route, timeout, error) (the *_count health counters; lnetctl, 2.12+).',
+        'counter',
+        (add) => {
+          for (const [key, value] of Object.entries(this.read.stats?.failures ?? {}) as [LnetFailure, number][]) {
+            const [origin, reason] = LNET_FAILURES[key];
+            add({ origin, reason }, value);
+          }
+        },
+      ),
+      perNi('jobio_lnet_ni_up', '1 when the local network interface (NI) is up, 0 when down (lnetctl net show status).', 'gauge', (n) => (n.up === undefined ? undefined : n.up ? 1 : 0)),
+      perNi('jobio_lnet_ni_sent_messages_total', 'LNet messages sent through the NI (statistics send_count).', 'counter', (n) => n.sent),
+      perNi('jobio_lnet_ni_received_messages_total', 'LNet messages received through the NI (statistics recv_count).', 'counter', (n) => n.received),
+      perNi('jobio_lnet_ni_dropped_messages_total', 'LNet messages dropped on the NI (statistics drop_count).', 'counter', (n) => n.dropped),
+      perNi('jobio_lnet_ni_health_value', "The NI's health value, 0 to 1000 (1000 healthy; LNet lowers it on failures and prefers healthier NIs).", 'gauge', (n) => n.healthValue),
+      perNi('jobio_lnet_ni_fatal_error', '1 when the NI had a fatal error (its link went down), else 0 (health stats fatal_error).', 'gauge', (n) =>
+        n.fatalError === undefined ? undefined : n.fatalError === 0 ? 0 : 1,
+      ),
+      combinedFamily('jobio_lnet_ni_send_failures_total', 'Sends that failed on the NI, by reason (interrupt, dropped, aborted, no_route, timeout, error; health stats).', 'counter', (add) => {
+        for (const n of nis()) for (const [reason, value] of Object.entries(n.failures)) add({ net: n.net, nid: n.nid, reason }, value);
+      }),
+      combinedFamily(
+        'jobio_lnet_scrape_errors_total',
+        'LNet values skipped: reason="read" (the stats file or lnetctl could not be read) or "parse" (no value of the known shape).',
+        'counter',
+        (add) => {
+          if (this.read.errorsShown) for (const reason of ['read', 'parse'] as const) add({ reason }, this.errorTotals.get(reason) ?? 0);
+        },
+      ),
+    ];
+    for (const family of families) registry.register(family);
   }
 
   clear(): void {
-    for (const m of this.all()) m.reset();
+    this.read = { errorsShown: false, nis: [] };
     for (const m of [...Object.values(this.counters), this.resends, this.responseTimeouts]) m.clear();
   }
 
@@ -86,37 +101,17 @@ export class LustreLnetMetrics {
   /** Starts a refill: everything cleared, the error totals shown (both reasons, from 0). */
   begin(): void {
     this.clear();
-    for (const reason of ['read', 'parse'] as const) this.errors.inc({ reason }, this.errorTotals.get(reason) ?? 0);
+    this.read.errorsShown = true;
   }
 
   stats(s: LnetStats): void {
-    for (const [name, value] of Object.entries(s.counters) as [LnetCounter, number][]) {
-      const m = this.counters[name].show();
-      if ('set' in m) m.set(value);
-      else LustreLnetMetrics.setCounter(m, value);
-    }
-    if (s.resends !== undefined) LustreLnetMetrics.setCounter(this.resends.show(), s.resends);
-    if (s.responseTimeouts !== undefined) LustreLnetMetrics.setCounter(this.responseTimeouts.show(), s.responseTimeouts);
-    for (const [key, value] of Object.entries(s.failures) as [keyof typeof LNET_FAILURES, number][]) {
-      const [origin, reason] = LNET_FAILURES[key];
-      this.failures.inc({ origin, reason }, value);
-    }
-  }
-
-  /** A label-less counter keeps its value while hidden: it is set afresh from LNet's count. */
-  private static setCounter(m: Counter, value: number): void {
-    m.reset();
-    m.inc(value);
+    for (const [name, value] of Object.entries(s.counters) as [LnetCounter, number][]) this.counters[name].show(value);
+    if (s.resends !== undefined) this.resends.show(s.resends);
+    if (s.responseTimeouts !== undefined) this.responseTimeouts.show(s.responseTimeouts);
+    this.read.stats = s;
   }
 
   ni(n: LnetNi): void {
-    const labels = { net: n.net, nid: n.nid };
-    if (n.up !== undefined) this.niUp.set(labels, n.up ? 1 : 0);
-    if (n.sent !== undefined) this.niSent.inc(labels, n.sent);
-    if (n.received !== undefined) this.niReceived.inc(labels, n.received);
-    if (n.dropped !== undefined) this.niDropped.inc(labels, n.dropped);
-    if (n.healthValue !== undefined) this.niHealth.set(labels, n.healthValue);
-    if (n.fatalError !== undefined) this.niFatal.set(labels, n.fatalError === 0 ? 0 : 1);
-    for (const [reason, value] of Object.entries(n.failures)) this.niFailures.inc({ ...labels, reason }, value);
+    this.read.nis.push(n);
   }
 }

@@ -1,33 +1,41 @@
 // Label-less metrics of the Lustre collectors: `<prefix>_targets_dropped` and `<prefix>_max_targets`
 // (targets present but not read, beyond --collector.<name>.max-targets), `<prefix>_unreadable_dirs_total`
-// and jobstats' unattributed lines. Without labels prom-client shows 0 even after reset(), so these are
-// registered only while the collector has Lustre targets to report on.
-import { Counter, Gauge } from 'prom-client';
+// and jobstats' unattributed lines. A label-less series has no "no value": these families are in the
+// registry only while the collector has a value to report, and so come after the collector's others.
+import type { MetricFamily, SampleSink } from '../scrape/metric-family.js';
 import type { MetricRegistry } from '../scrape/metric-registry.js';
 
-/** One label-less metric, in the registry only between show() and clear(). */
-export class ShownWhilePresent<M extends Gauge | Counter> {
+/** One label-less family, in the registry (where it is first shown) only between show() and clear(). */
+export class ShownWhilePresent implements MetricFamily {
+  private value = 0;
+
   private constructor(
     private readonly registry: MetricRegistry,
-    private readonly name: string,
-    private readonly metric: M,
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'gauge' | 'counter',
   ) {}
 
-  static gauge(registry: MetricRegistry, name: string, help: string): ShownWhilePresent<Gauge> {
-    return new ShownWhilePresent(registry, name, new Gauge({ name, help, registers: [] }));
+  static gauge(registry: MetricRegistry, name: string, help: string): ShownWhilePresent {
+    return new ShownWhilePresent(registry, name, help, 'gauge');
   }
 
-  static counter(registry: MetricRegistry, name: string, help: string): ShownWhilePresent<Counter> {
-    return new ShownWhilePresent(registry, name, new Counter({ name, help, registers: [] }));
+  /** A counter's value is the source's own running total, shown as read. */
+  static counter(registry: MetricRegistry, name: string, help: string): ShownWhilePresent {
+    return new ShownWhilePresent(registry, name, help, 'counter');
   }
 
   clear(): void {
     this.registry.removeSingleMetric(this.name);
   }
 
-  show(): M {
-    this.registry.registerMetric(this.metric);
-    return this.metric;
+  show(value: number): void {
+    this.value = value;
+    this.registry.register(this);
+  }
+
+  collect(sink: SampleSink): void {
+    sink.sample({}, this.value);
   }
 }
 
@@ -39,8 +47,8 @@ export interface SourceFigures {
 
 /** The label-less metrics of a Lustre server collector: targets dropped, their cap, unreadable dirs. */
 export class SourceMetrics {
-  private readonly dropped: ShownWhilePresent<Gauge>;
-  private readonly max: ShownWhilePresent<Gauge>;
+  private readonly dropped: ShownWhilePresent;
+  private readonly max: ShownWhilePresent;
   private readonly unreadableDirs: UnreadableDirsMetric;
 
   constructor(
@@ -61,15 +69,15 @@ export class SourceMetrics {
   }
 
   set(source: SourceFigures): void {
-    this.dropped.show().set(source.droppedTargets);
-    if (Number.isFinite(this.maxTargets)) this.max.show().set(this.maxTargets);
+    this.dropped.show(source.droppedTargets);
+    if (Number.isFinite(this.maxTargets)) this.max.show(this.maxTargets);
     this.unreadableDirs.set(source.unreadableDirsTotal);
   }
 }
 
 /** Directories that exist but could not be listed, shown as a running total (written by set()). */
 export class UnreadableDirsMetric {
-  private readonly counter: ShownWhilePresent<Counter>;
+  private readonly counter: ShownWhilePresent;
 
   constructor(registry: MetricRegistry, prefix: string) {
     this.counter = ShownWhilePresent.counter(
@@ -84,8 +92,6 @@ export class UnreadableDirsMetric {
   }
 
   set(total: number): void {
-    const counter = this.counter.show();
-    counter.reset();
-    counter.inc(total);
+    this.counter.show(total);
   }
 }
