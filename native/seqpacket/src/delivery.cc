@@ -41,13 +41,11 @@ void SeqpacketServer::Deliver(Event* event) {
   c.queued_bytes += event->cost;
   if (user.waiting.empty()) c.turns.push_back(event->uid);
   user.waiting.push_back(event);
+  c.enqueued++;  // before the call: JavaScript may take it at once, and delivered never passes enqueued
   lock.unlock();
   // One call per waiting event, as before the turns: each call hands JavaScript one event, the next
   // in turn (whichever uid's it is), so the event loop is paced as it always was.
-  if (tsfn_.NonBlockingCall(nullptr) == napi_ok) {
-    c.enqueued++;
-    return;
-  }
+  if (tsfn_.NonBlockingCall(nullptr) == napi_ok) return;
   // Closing: take it back (this thread is the only one adding, and no call is left to take it).
   lock.lock();
   auto it = std::find(user.waiting.begin(), user.waiting.end(), event);
@@ -58,11 +56,12 @@ void SeqpacketServer::Deliver(Event* event) {
     c.queued_bytes -= event->cost;
     user.dropped++;
     c.queue_dropped++;
+    c.enqueued--;
     delete event;
   }
 }
 
-void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* /* round marker */) {
+void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* context, Event* /* unused: one call per waiting event */) {
   if (env == nullptr || callback == nullptr || context == nullptr) {
     // The function is being torn down (the receiver was closed, or the environment is going away):
     // Node calls its finalizer, which frees `context`, before it empties the queue through here, so
