@@ -1,29 +1,17 @@
 // A simulated site of real exporters on 127.0.0.1: Lustre servers whose job_stats grow linearly
-// (rewritten atomically every tick from rate × elapsed time, in the 2.14 layout of the shared
-// generator) and compute nodes with the profiler (frames from frame-tool, a real process per job
+// (jobstats-writer.ts, in a child process) and compute nodes with the profiler (frames from frame-tool, a real process per job
 // snapshot), the fake-NVML GPUs and the cgroup fixture. Used by the distributed-engine test and by
 // `npm run bench -- fleet`.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, startExporter, type RunningExporter } from '../helpers/exporter.js';
-import { jobStatsText, type GeneratedJob } from '../lustre/generate-jobstats.js';
+import { startJobStatsWriter, type TargetSpec } from './jobstats-writer.js';
 import { frameTool } from '../profiler/frame-tool.js';
 import { fakeConfig, fakeLibrary } from '../gpu/harness.js';
 
-/** Per-second rates of one job on one target: requests per operation, and bytes read/written. */
-export interface JobLoad {
-  readonly id: string; // job_id as Lustre prints it (%j:%u:%H)
-  readonly ops?: Readonly<Record<string, number>>;
-  readonly readBytes?: number; // bytes/s, in 1 MiB requests
-  readonly writeBytes?: number;
-}
-
-export interface TargetSpec {
-  readonly name: string; // fs-OST0000, fs-MDT0000
-  readonly jobs: readonly JobLoad[];
-}
+export type { JobLoad, TargetSpec } from './jobstats-writer.js';
 
 export interface LustreServerSpec {
   readonly host: string;
@@ -58,45 +46,6 @@ export interface RunningSite {
   stop(): Promise<void>;
 }
 
-const MiB = 1048576;
-const MDT_DIR = 'proc/fs/lustre/mdt';
-const OST_DIR = 'proc/fs/lustre/obdfilter';
-
-function generated(job: JobLoad, elapsed: number): GeneratedJob {
-  const samples: Record<string, number> = {};
-  const sums: Record<string, number> = {};
-  for (const [op, rate] of Object.entries(job.ops ?? {})) {
-    samples[op] = Math.floor(rate * elapsed);
-    sums[op] = samples[op] * 20; // 20 µs per request
-  }
-  const rd = Math.floor(((job.readBytes ?? 0) * elapsed) / MiB);
-  const wr = Math.floor(((job.writeBytes ?? 0) * elapsed) / MiB);
-  Object.assign(samples, { read_bytes: rd, read: rd, write_bytes: wr, write: wr });
-  Object.assign(sums, { read_bytes: rd * MiB, read: rd * 150, write_bytes: wr * MiB, write: wr * 150 });
-  return { id: job.id, samples, sums };
-}
-
-function targetOps(target: TargetSpec): string[] {
-  const ops = new Set(['read_bytes', 'write_bytes', 'read', 'write']);
-  for (const job of target.jobs) for (const op of Object.keys(job.ops ?? {})) ops.add(op);
-  return [...ops];
-}
-
-function writeTarget(root: string, target: TargetSpec, elapsed: number): void {
-  const dir = join(root, target.name.includes('-MDT') ? MDT_DIR : OST_DIR, target.name);
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'job_stats');
-  writeFileSync(
-    `${path}.tmp`,
-    jobStatsText(
-      target.jobs.map((j) => generated(j, elapsed)),
-      '2.14',
-      targetOps(target),
-    ),
-  );
-  renameSync(`${path}.tmp`, path);
-}
-
 /** Starts every host's exporter and the writers that make the load grow. */
 export async function startSite(spec: SiteSpec): Promise<RunningSite> {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-site-'));
@@ -106,13 +55,12 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
   let ok = 0;
   let failed = 0;
   const lustreRoots = spec.lustre.map((server) => ({ server, root: join(dir, server.host) }));
-  const writeAll = (): void => {
-    const elapsed = (Date.now() - t0) / 1000;
-    for (const { server, root } of lustreRoots) for (const target of server.targets) writeTarget(root, target, elapsed);
-  };
+  const writer = startJobStatsWriter(
+    lustreRoots.map(({ server, root }) => ({ root, targets: server.targets })),
+    t0,
+    spec.tickMs ?? 100,
+  );
   try {
-    writeAll();
-    timers.push(setInterval(writeAll, spec.tickMs ?? 100));
     const lustreRootfs = join(repoRoot, 'test/fixtures/lustre/rootfs');
     const starts: Array<() => Promise<SiteHost>> = [];
     for (const { server, root } of lustreRoots) {
@@ -184,6 +132,7 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
     const failure = results.find((r) => r.status === 'rejected');
     if (failure) throw failure.reason;
   } catch (err) {
+    writer.stdin?.end();
     for (const t of timers) clearInterval(t);
     await Promise.all(hosts.map((h) => h.exporter.stop()));
     rmSync(dir, { recursive: true, force: true });
@@ -193,6 +142,7 @@ export async function startSite(spec: SiteSpec): Promise<RunningSite> {
     hosts,
     sent: () => ({ ok, failed }),
     async stop() {
+      writer.stdin?.end();
       for (const t of timers) clearInterval(t);
       await Promise.all(hosts.map((h) => h.exporter.stop()));
       rmSync(dir, { recursive: true, force: true });

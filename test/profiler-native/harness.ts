@@ -55,8 +55,9 @@ export interface DumpMount extends MountBody {
   path: string;
   fstype: string;
   fsname: string;
-  /** whose calls: '' the program's own, 'mpi-runtime' those made inside MPI_Init or MPI_Finalize */
-  component: '' | 'mpi-runtime';
+  /** whose calls: '' the program's own, 'mpi-runtime' those made inside MPI_Init or MPI_Finalize,
+   * 'python-imports' a Python interpreter's calls on its modules' files */
+  component: '' | 'mpi-runtime' | 'python-imports';
 }
 export interface DumpProcess {
   pid: number;

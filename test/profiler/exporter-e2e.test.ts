@@ -49,6 +49,12 @@ test('exporter: frames on the socket become exact jobio_profiler_* series; garba
         assert.equal(sample(series, 'jobio_profiler_calls_total', { ...labels, jobid: '77' }), expected.calls(1, c, k));
       }),
     );
+    // timed calls: per call type only (the frames' `sampled`), no mount or class label
+    CALL_TYPES.forEach((call, c) => {
+      assert.equal(sample(series, 'jobio_profiler_timed_calls_total', { jobid: '4242', user, call }), expected.sampled(3, c), `timed ${call}`);
+      assert.equal(sample(series, 'jobio_profiler_timed_calls_total', { jobid: '77', user, call }), expected.sampled(1, c), `timed ${call} job 77`);
+    });
+    assert.equal(series.filter((s) => s.name === 'jobio_profiler_timed_calls_total').length, 2 * CALL_TYPES.length);
     SIZE_BINS.forEach((size, b) => {
       assert.equal(sample(series, 'jobio_profiler_read_bytes_total', { jobid: '4242', user, mount: '/data', size }), expected.sizedBytes(3, 0, b));
       assert.equal(sample(series, 'jobio_profiler_write_bytes_total', { jobid: '4242', user, mount: '/data', size }), expected.sizedBytes(3, 1, b));

@@ -1,7 +1,9 @@
 // `jobio report JOBID --prometheus URL` against a real Prometheus scraping the real exporter, whose
 // profiler collector received a real program's frames; the same program profiled by `jobio run`
 // gives the log report. The two reports agree on every number both have (calls per class, per
-// reason and program, bytes); times are measured anew by each run and are not compared.
+// reason and program, bytes); times are measured anew by each run and are not compared, but the
+// Prometheus report's error bound of a time is checked against the documented formula applied to the
+// exact call count and the exported timed calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -15,8 +17,13 @@ import type { ReportJson } from '../../exporter/src/report/report-schema.js';
 
 const JOBID = '4242';
 
-/** Deterministic I/O: 3,000 small writes, two failed lookups, a read back (the sleep lets the exporter verify the job). */
-const script = 'sleep 0.3; dd if=/dev/zero of="$1/out" bs=512 count=3000 status=none; ls "$1/missing1" "$1/missing2" 2>/dev/null; cat "$1/out" > /dev/null; exit 0';
+/**
+ * Deterministic I/O: 30,000 small writes, two failed lookups, a read back (the sleep lets the exporter
+ * verify the job). The writes are many enough to be a finding (over 1 % of the run time), so their
+ * time and its error bound are in the report.
+ */
+const WRITES = 30_000;
+const script = `sleep 0.3; dd if=/dev/zero of="$1/out" bs=512 count=${WRITES} status=none; ls "$1/missing1" "$1/missing2" 2>/dev/null; cat "$1/out" > /dev/null; exit 0`;
 
 const reasonKey = (r: { class: string; reason: string; mount: string; program: { name: string; role: string } }): string => `${r.class} ${r.reason} ${r.mount} ${r.program.name} ${r.program.role}`;
 
@@ -28,7 +35,8 @@ test('jobio report JOBID from Prometheus agrees with the report of the same prog
   const prometheus = await startPrometheus([{ job: 'jobio', address: new URL(exporter.url).host }]);
   try {
     const env = { ...process.env, SLURM_JOB_ID: JOBID };
-    const profiled = spawnSync('sh', ['-c', script, 'sh', dir], { env: { ...env, LD_PRELOAD: lib, JOBIO_SOCKET: socket }, encoding: 'utf8' });
+    // 1 call in 16 timed (the default, stated: the error bound is 0 when every call is timed)
+    const profiled = spawnSync('sh', ['-c', script, 'sh', dir], { env: { ...env, LD_PRELOAD: lib, JOBIO_SOCKET: socket, JOBIO_SAMPLE_EVERY: '16' }, encoding: 'utf8' });
     assert.equal(profiled.status, 0, profiled.stderr);
     const log = join(dir, 'run.jsonl');
     const run = await runJobio(['run', '-o', log, '--', 'sh', '-c', script, 'sh', dir], { env });
@@ -56,7 +64,7 @@ test('jobio report JOBID from Prometheus agrees with the report of the same prog
     assert.equal(fromLog.header.jobid, JOBID);
     for (const cls of ['red', 'yellow', 'green'] as const) assert.equal(fromProm.application[cls].calls, fromLog.application[cls].calls, `${cls} calls`);
     assert.equal(fromProm.application.calls, fromLog.application.calls);
-    assert.equal(fromLog.application.red.calls >= 3002, true, 'dd small writes and ls failures are red');
+    assert.equal(fromLog.application.red.calls >= WRITES + 2, true, 'dd small writes and ls failures are red');
     // every reason, with its program, calls and bytes
     const reasons = (x: ReportJson): string[] => x.application.reasons.map((a) => `${reasonKey(a)} ${a.calls} ${a.bytes}`).sort();
     assert.deepEqual(reasons(fromProm), reasons(fromLog));
@@ -70,12 +78,28 @@ test('jobio report JOBID from Prometheus agrees with the report of the same prog
       assert.equal(f.why, l.why);
       assert.equal(f.program.label, l.program.label);
     }
-    // (whether 3,000 fast writes are a finding depends on their measured share: not asserted)
     const small = fromProm.application.reasons.find((a) => a.reason === 'small_write');
-    assert.equal(small?.calls, 3000);
-    assert.equal(small.bytes, 3000 * 512);
+    assert.equal(small?.calls, WRITES);
+    assert.equal(small.bytes, WRITES * 512);
     assert.equal(small.program.name, 'dd');
     assert.equal(small.program.role, 'tool');
+
+    // The error bound of the small writes' time: ± 1.96 · t · sqrt((1 − f) / (f · n)) with n their exact
+    // count and f the job's timed writes over all its writes, both as exported.
+    const one = async (expr: string): Promise<number> => (await prometheus.query(expr))[0]?.value ?? NaN;
+    const timedWrites = await one(`sum(jobio_profiler_timed_calls_total{jobid="${JOBID}",call="write"})`);
+    const allWrites = await one(`sum(jobio_profiler_calls_total{jobid="${JOBID}",call="write"})`);
+    const seconds = await one(`sum(jobio_profiler_reason_seconds_total{jobid="${JOBID}",reason="small_write",program="dd"})`);
+    // a thread times 1 call in 16 of all its calls (dd's uncounted reads of /dev/zero among them: each
+    // stratum's timed call is a write or not, about 1,875 ± 31 here), so about 1 write in 16; 10 % is 6 σ
+    assert.ok(Math.abs(timedWrites - allWrites / 16) <= 0.1 * (allWrites / 16), `${timedWrites} of ${allWrites} writes timed`);
+    const f = timedWrites / allWrites;
+    const boundNs = 1.96 * seconds * 1e9 * Math.sqrt((1 - f) / (f * WRITES));
+    const finding = fromProm.findings.find((x) => x.reason === 'small_write' && x.program.name === 'dd');
+    assert.ok(finding !== undefined, `${WRITES} small writes are a finding: ${JSON.stringify(fromProm.application.reasons)}`);
+    assert.ok(finding.time_error > 0);
+    assert.equal(finding.time_error, Math.round(boundNs / 1000) / 1e6);
+    assert.equal(finding.time, Math.round(seconds * 1e6) / 1e6);
 
     // text: the Prometheus source named, 80 columns
     const text = await runJobio(['report', JOBID, '--prometheus', prometheus.url]);

@@ -133,6 +133,7 @@ export const profilerCollector = defineCollector({
 
     const jobLabels = ['jobid', 'user'] as const;
     const callLabels = ['jobid', 'user', 'mount', 'call', 'class'] as const;
+    const timedLabels = ['jobid', 'user', 'call'] as const;
     const sizeLabels = ['jobid', 'user', 'mount', 'size'] as const;
     const reasonLabels = ['jobid', 'user', 'mount', 'class', 'reason', 'program', 'role'] as const;
     const unseenLabels = ['jobid', 'user', 'kind'] as const;
@@ -143,6 +144,8 @@ export const profilerCollector = defineCollector({
       readBytes: counter('jobio_profiler_read_bytes_total', 'Bytes read, by transfer size bin (small/medium/large).', sizeLabels),
       writeBytes: counter('jobio_profiler_write_bytes_total', 'Bytes written, by transfer size bin (small/medium/large).', sizeLabels),
       ioSeconds: counter('jobio_profiler_io_seconds_total', 'Seconds spent in I/O calls, estimated from sampled durations.', callLabels),
+      // what a report from the series bounds the sampled times' error with (it needs the timed fraction)
+      timedCalls: counter('jobio_profiler_timed_calls_total', 'I/O calls whose duration was measured (the sample the seconds are estimated from), by call type.', timedLabels),
       reasonCalls: counter(
         'jobio_profiler_reason_calls_total',
         'Red and yellow calls by the reason for their class (a fixed set, docs/profiler.md); per class they add up to jobio_profiler_calls_total.',
@@ -210,6 +213,7 @@ export const profilerCollector = defineCollector({
         // Snapshot built; now reset and refill synchronously (no collect() hooks: the registry is never read half-filled).
         fill(metrics.calls, store.calls, callLabels);
         fill(metrics.ioSeconds, store.ioSeconds, callLabels);
+        fill(metrics.timedCalls, store.timedCalls, timedLabels);
         fill(metrics.readBytes, store.readBytes, sizeLabels);
         fill(metrics.writeBytes, store.writeBytes, sizeLabels);
         fill(metrics.runtime, store.runtimeSeconds, jobLabels);

@@ -61,10 +61,13 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
     DIRECTIONS.map((_, i) => i),
   );
   assert.deepEqual([enums.kindProcess, enums.kindMount, enums.flagFinal, enums.flagExec], [1, 2, 1, 2]);
-  assert.deepEqual([WIRE_COMPONENTS.indexOf('mpi-runtime'), WIRE_COMPONENTS.length], [enums.componentMpiRuntime, enums.componentCount]);
+  assert.deepEqual(
+    [WIRE_COMPONENTS.indexOf('mpi-runtime'), WIRE_COMPONENTS.indexOf('python-imports'), WIRE_COMPONENTS.length],
+    [enums.componentMpiRuntime, enums.componentPythonImports, enums.componentCount],
+  );
 });
 
-test("a mount frame's header names whose calls it holds: the MPI runtime's (1), or the program's (0, or a value this receiver does not know)", () => {
+test("a mount frame's header names whose calls it holds: the MPI runtime's (1), Python's import system's (2), or the program's (0, or a value this receiver does not know)", () => {
   const m1 = dumpFrames()[1];
   assert.ok(m1);
   const as = (value: number): string | undefined => {
@@ -72,7 +75,7 @@ test("a mount frame's header names whose calls it holds: the MPI runtime's (1), 
     b.writeUInt32LE(value, HEADER.reserved);
     return decodedAs(b, 'mount').component;
   };
-  assert.deepEqual([as(0), as(1), as(7)], [undefined, 'mpi-runtime', undefined]);
+  assert.deepEqual([as(0), as(1), as(2), as(7)], [undefined, 'mpi-runtime', 'python-imports', undefined]);
 });
 
 /** The record a frame decodes to, which must be of `kind`. */

@@ -20,6 +20,7 @@ import {
   WIRE_MAGIC,
   WIRE_REASONS,
   WIRE_VERSION,
+  type WireComponent,
   WIRE_VERSION_1,
   WIRE_VERSION_2,
 } from './profiler-wire.js';
@@ -90,7 +91,7 @@ export interface MountRecord {
   readonly fstype: string;
   readonly fsname: string;
   /** Whose calls (WIRE_COMPONENTS): absent for the program's own; a process sends one frame per mount and component. */
-  readonly component?: 'mpi-runtime';
+  readonly component?: WireComponent;
   /** Indexed like CALL_TYPES. */
   readonly calls: readonly CallStats[];
   /** [direction][size bin], indexed like DIRECTIONS and SIZE_BINS. */

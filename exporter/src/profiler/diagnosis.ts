@@ -9,7 +9,7 @@ import { hintFor, size } from './hints.js';
 import type { Program } from './programs.js';
 import type { UnseenTotals } from './run-totals.js';
 import { slot, type Counters } from './counters.js';
-import { CALL_TYPES, CLASSES } from '../parsers/profiler-wire.js';
+import { CALL_TYPES, CLASSES, type CallType } from '../parsers/profiler-wire.js';
 import type { DiagnosisJson, DiagnosisReasonJson, DiagnosisUnseenJson } from './diagnosis-schema.js';
 import type { MountInfo } from './process-table.js';
 
@@ -96,16 +96,30 @@ function callTypesOf(reason: Reason): readonly (typeof CALL_TYPES)[number][] {
   }
 }
 
-/** The fraction of the calls of these types that were timed (1: every call). */
-function timedFraction(v: Counters, types: readonly (typeof CALL_TYPES)[number][]): number {
+/** Calls of one call type: all of them (every class) and those whose duration was measured. */
+export interface TimedCount {
+  readonly calls: number;
+  readonly timed: number;
+}
+
+/** The fraction of the calls of a reason's call types that were timed (1: every call). */
+function timedFraction(reason: Reason, countOf: (call: CallType) => TimedCount): number {
   let calls = 0;
-  let sampled = 0;
-  for (const t of types) {
-    const c = CALL_TYPES.indexOf(t);
-    sampled += v[slot.sampled(c)] ?? 0;
-    for (let k = 0; k < CLASSES.length; k++) calls += v[slot.calls(c, k)] ?? 0;
+  let timed = 0;
+  for (const t of callTypesOf(reason)) {
+    const n = countOf(t);
+    calls += n.calls;
+    timed += n.timed;
   }
-  return calls > 0 ? Math.min(1, sampled / calls) : 0;
+  return calls > 0 ? Math.min(1, timed / calls) : 0;
+}
+
+/** A call type's counts in a mount's counters. */
+function countIn(v: Counters, call: CallType): TimedCount {
+  const c = CALL_TYPES.indexOf(call);
+  let calls = 0;
+  for (let k = 0; k < CLASSES.length; k++) calls += v[slot.calls(c, k)] ?? 0;
+  return { calls, timed: v[slot.sampled(c)] ?? 0 };
 }
 
 /**
@@ -117,6 +131,19 @@ export function timeError(timeNs: number, calls: number, fraction: number): numb
   if (fraction >= 1 || timeNs <= 0) return 0;
   const timed = Math.max(1, fraction * calls);
   return Z95 * timeNs * Math.sqrt((1 - fraction) / timed);
+}
+
+/**
+ * A reason's time error from the counts of its call types (a `jobio run` log: the program's on the
+ * mount; the exporter's series: the job's, which carry no mount or program for timed calls).
+ */
+export function reasonTimeError(reason: Reason, timeNs: number, calls: number, countOf: (call: CallType) => TimedCount): number {
+  return timeError(timeNs, calls, timedFraction(reason, countOf));
+}
+
+/** Something to gain: the time at the upper end of its interval is at least GAIN_THRESHOLD of the run time. */
+export function hasGain(timeNs: number, timeErrorNs: number, runtimeNs: number): boolean {
+  return (timeNs + timeErrorNs) / runtimeNs >= GAIN_THRESHOLD;
 }
 
 /** Gain first, then by calls, bytes, reason, program and mount: counts, which sampling noise cannot reorder. */
@@ -176,9 +203,9 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
 }
 
 function judge(f: ReasonFigure, program: Program, mount: string, total: Counters, fewByteOpens: number, input: DiagnosisInput): DiagnosedReason {
-  const timeErrorNs = timeError(f.timeNs, f.calls, timedFraction(total, callTypesOf(f.reason)));
+  const timeErrorNs = reasonTimeError(f.reason, f.timeNs, f.calls, (call) => countIn(total, call));
   const share = input.timed && input.runtimeNs > 0 ? f.timeNs / input.runtimeNs : undefined;
-  const gain = share === undefined || (f.timeNs + timeErrorNs) / input.runtimeNs >= GAIN_THRESHOLD;
+  const gain = share === undefined || hasGain(f.timeNs, timeErrorNs, input.runtimeNs);
   const hint = hintFor(f, { mount, small: input.smallThreshold, program, gain, fewByteOpens, ...(share !== undefined ? { share } : {}) });
   return { cls: f.cls, reason: f.reason, mount, program, calls: f.calls, bytes: f.bytes, timeNs: f.timeNs, timeErrorNs, share, gain, hint };
 }

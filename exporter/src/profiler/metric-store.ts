@@ -141,6 +141,8 @@ export class CappedLabels {
 export class ProfilerMetricStore implements AggregatorSink {
   readonly calls = new LabelledSums(); // jobid, user, mount, call, class
   readonly ioSeconds = new LabelledSums(); // jobid, user, mount, call, class
+  /** Calls whose duration was measured, per call type only: 13 series per job and user (a thread samples at one rate on every mount). */
+  readonly timedCalls = new LabelledSums(); // jobid, user, call
   readonly readBytes = new LabelledSums(); // jobid, user, mount, size
   readonly writeBytes = new LabelledSums(); // jobid, user, mount, size
   readonly runtimeSeconds = new LabelledSums(); // jobid, user
@@ -152,7 +154,19 @@ export class ProfilerMetricStore implements AggregatorSink {
 
   /** Every sum keyed by (job, user, …): what expiry, ownership and name resolution go over. */
   private get allSums(): LabelledSums[] {
-    return [this.calls, this.ioSeconds, this.readBytes, this.writeBytes, this.runtimeSeconds, this.reasonCalls, this.reasonBytes, this.reasonSeconds, this.unseenProcesses, this.unseenBytes];
+    return [
+      this.calls,
+      this.ioSeconds,
+      this.timedCalls,
+      this.readBytes,
+      this.writeBytes,
+      this.runtimeSeconds,
+      this.reasonCalls,
+      this.reasonBytes,
+      this.reasonSeconds,
+      this.unseenProcesses,
+      this.unseenBytes,
+    ];
   }
   /** programs exec'd or spawned by profiled processes that may never say hello (not_profiled) */
   private readonly unprofiled: UnprofiledTracker<ProcessIdentity>;
@@ -190,12 +204,13 @@ export class ProfilerMetricStore implements AggregatorSink {
     const [job, user] = this.labels(id, weight);
     const network = mount.fstype === NETWORK_FSTYPE;
     const path = this.mounts.label(job, network ? NETWORK_MOUNT : mount.path, id.uid);
-    CALL_TYPES.forEach((call, c) =>
+    CALL_TYPES.forEach((call, c) => {
       CLASSES.forEach((cls, k) => {
         this.calls.add([job, user, path, call, cls], inc[slot.calls(c, k)] ?? 0);
         this.ioSeconds.add([job, user, path, call, cls], (inc[slot.timeNs(c, k)] ?? 0) / 1e9);
-      }),
-    );
+      });
+      this.timedCalls.add([job, user, call], inc[slot.sampled(c)] ?? 0);
+    });
     DIRECTIONS.forEach((dir, d) => {
       const sums = dir === 'read' ? this.readBytes : this.writeBytes;
       SIZE_BINS.forEach((size, b) => sums.add([job, user, path, size], inc[slot.sizedBytes(d, b)] ?? 0));

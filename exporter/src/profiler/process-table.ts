@@ -24,7 +24,7 @@
 // the job id claimed by the frame is checked by the JobVerifier, and a process whose claim fails has
 // all its frames rejected as `job_mismatch` (contradicted) or `unverified_job` (no evidence either
 // way and no verified claim of the same uid on that job by the end of a grace period, HeldSnapshot).
-import { FLAG_EXEC, FLAG_FINAL } from '../parsers/profiler-wire.js';
+import { FLAG_EXEC, FLAG_FINAL, type WireComponent } from '../parsers/profiler-wire.js';
 import type { MountRecord, ProcessRecord, ProfilerRecord } from '../parsers/profiler-record.js';
 import { countersOf, delta, scalarDelta, type Counters } from './counters.js';
 import { canonicalJobId } from '../labels/process-job.js';
@@ -66,7 +66,7 @@ export function exePathOf(evidence: ProcEvidence | undefined, reported: string):
   return base === reported || (reported.length >= 63 && base.startsWith(reported)) ? path : '';
 }
 
-/** A process's frames are kept per mount and component (the MPI runtime's calls come in frames of their own). */
+/** A process's frames are kept per mount and component (a component's calls come in frames of their own). */
 const mountKeyOf = (record: MountRecord): string => (record.component !== undefined ? `${record.path}\0${record.component}` : record.path);
 
 export interface MountInfo {
@@ -74,7 +74,7 @@ export interface MountInfo {
   readonly fstype: string;
   readonly fsname: string;
   /** the library inside the process whose calls these are (absent: the program's own) */
-  readonly component?: 'mpi-runtime';
+  readonly component?: WireComponent;
 }
 
 export interface ProcessIncrement {

@@ -5,7 +5,7 @@
 // the look-back window (`last_over_time`), summed over the job's nodes: a finished job's series stop
 // there. The file system's view (file-system.ts) comes from the job's jobio_lustre_jobstats_* series
 // and needs no profiler. The job id goes into the queries through promString() only.
-import { GAIN_THRESHOLD } from '../profiler/diagnosis.js';
+import { GAIN_THRESHOLD, hasGain, reasonTimeError, type TimedCount } from '../profiler/diagnosis.js';
 import type { DiagnosisJson, DiagnosisReasonJson, DiagnosisUnseenJson } from '../profiler/diagnosis-schema.js';
 import { hintFor } from '../profiler/hints.js';
 import { COMPONENTS, programOf, type Component } from '../profiler/programs.js';
@@ -94,7 +94,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
     }
   };
 
-  const [jobStats, [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples]] = await run(() =>
+  const [jobStats, [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples, callsPerType, timedPerType]] = await run(() =>
     Promise.all([
       jobStatsSamples(q, o.jobid, range),
       Promise.all([
@@ -111,6 +111,8 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
         instantQuery(q, `sum(max_over_time(jobio_job_memory_peak_bytes{${job}}[${range}]))`),
         samplesQuery(q, `jobio_profiler_runtime_seconds_total{${job}}[${range}]`),
         samplesQuery(q, `jobio_profiler_calls_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
+        instantQuery(q, last('jobio_profiler_calls_total', 'call')),
+        instantQuery(q, last('jobio_profiler_timed_calls_total', 'call')),
       ]),
     ]),
   );
@@ -131,6 +133,13 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
   const bytesOf = byKey(bytes);
   const secondsOf = byKey(seconds);
   const runtimeS = profiled ? value(runtime[0] as { value: [number, string] }) : 0;
+  // The timed fraction per call type is the job's (the timed calls have no mount or program label);
+  // an exporter older than the timed-calls series gives no bound (0), as before it.
+  const perType = (rs: { metric: Labels; value: [number, string] }[]): Map<string, number> => new Map(rs.map((r) => [r.metric['call'] ?? '', value(r)]));
+  const callsOfType = perType(callsPerType);
+  const timedOfType = perType(timedPerType);
+  const countOf = (call: string): TimedCount => ({ calls: callsOfType.get(call) ?? 0, timed: timedOfType.get(call) ?? 0 });
+  const errorNs = (reason: string, timeS: number, n: number): number => (timedPerType.length > 0 ? reasonTimeError(reason as Reason, timeS * 1e9, n, countOf) : 0);
   const raw = calls
     .filter((r) => value(r) > 0)
     .map((r) => {
@@ -138,8 +147,9 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       const { name, component } = programLabel(l['program'] ?? '');
       const program = programOf(name, '', component);
       const time = secondsOf.get(key(l)) ?? 0;
+      const timeErrorNs = errorNs(l['reason'] ?? 'unclassified', time, value(r));
       const share = runtimeS > 0 ? time / runtimeS : null;
-      return { l, program, calls: value(r), bytes: bytesOf.get(key(l)) ?? 0, time, share, gain: share === null || share >= GAIN_THRESHOLD };
+      return { l, program, calls: value(r), bytes: bytesOf.get(key(l)) ?? 0, time, timeErrorNs, share, gain: share === null || hasGain(time * 1e9, timeErrorNs, runtimeS * 1e9) };
     });
   const reasons: DiagnosisReasonJson[] = raw.map((r) => {
     const fewByteOpens = raw.find((o) => o.l['reason'] === 'open_few_bytes' && o.l['mount'] === r.l['mount'] && o.l['program'] === r.l['program'])?.calls ?? 0;
@@ -155,7 +165,7 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       calls: r.calls,
       bytes: r.bytes,
       time: Math.round(r.time * 1e6),
-      time_error: 0,
+      time_error: Math.round(r.timeErrorNs / 1000),
       share: r.share === null ? null : Math.round(r.share * 1e6) / 1e6,
       gain: r.gain,
       hint: hintFor(

@@ -115,8 +115,9 @@ enum jobio_stdio_fn {
  * mount and component. The program's own (0), or a known library's inside the process. */
 enum jobio_component {
   JOBIO_COMPONENT_PROGRAM = 0,
-  JOBIO_COMPONENT_MPI_RUNTIME = 1, /* made inside MPI_Init, MPI_Init_thread or MPI_Finalize */
-  JOBIO_COMPONENT_COUNT = 2
+  JOBIO_COMPONENT_MPI_RUNTIME = 1,    /* made inside MPI_Init, MPI_Init_thread or MPI_Finalize */
+  JOBIO_COMPONENT_PYTHON_IMPORTS = 2, /* a Python interpreter's calls on its modules' files (pyimports.h) */
+  JOBIO_COMPONENT_COUNT = 3
 };
 
 /* Frame flags (jobio_frame_header.flags). */

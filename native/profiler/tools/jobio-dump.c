@@ -366,8 +366,9 @@ static void print_json(void) {
       json_str(f->fstype);
       printf(",\"fsname\":");
       json_str(f->fsname);
-      /* whose calls: the program's own, or the MPI runtime's (enum jobio_component) */
-      printf(",\"component\":\"%s\",", f->header.reserved == JOBIO_COMPONENT_MPI_RUNTIME ? "mpi-runtime" : "");
+      /* whose calls: the program's own, or a component's (enum jobio_component) */
+      static const char *const components[JOBIO_COMPONENT_COUNT] = {"", "mpi-runtime", "python-imports"};
+      printf(",\"component\":\"%s\",", f->header.reserved < JOBIO_COMPONENT_COUNT ? components[f->header.reserved] : "");
       print_mount_body(f);
       printf("}");
       first = 0;

@@ -70,8 +70,9 @@ static int layout(void) {
          JOBIO_CALL_MMAP, JOBIO_CALL_SEEK, JOBIO_CALL_SYNC, JOBIO_CALL_CONNECT, JOBIO_CALL_ACCEPT, JOBIO_CALL_COUNT);
   printf("    \"red\": %d, \"yellow\": %d, \"green\": %d, \"small\": %d, \"medium\": %d, \"large\": %d, \"dirRead\": %d, \"dirWrite\": %d,\n", JOBIO_RED, JOBIO_YELLOW,
          JOBIO_GREEN, JOBIO_SIZE_SMALL, JOBIO_SIZE_MEDIUM, JOBIO_SIZE_LARGE, JOBIO_DIR_READ, JOBIO_DIR_WRITE);
-  printf("    \"kindProcess\": %d, \"kindMount\": %d, \"flagFinal\": %u, \"flagExec\": %u, \"componentMpiRuntime\": %d, \"componentCount\": %d}\n}\n", JOBIO_FRAME_PROCESS,
-         JOBIO_FRAME_MOUNT, JOBIO_FLAG_FINAL, JOBIO_FLAG_EXEC, JOBIO_COMPONENT_MPI_RUNTIME, JOBIO_COMPONENT_COUNT);
+  printf("    \"kindProcess\": %d, \"kindMount\": %d, \"flagFinal\": %u, \"flagExec\": %u, \"componentMpiRuntime\": %d, \"componentPythonImports\": %d, \"componentCount\": %d}\n}\n",
+         JOBIO_FRAME_PROCESS, JOBIO_FRAME_MOUNT, JOBIO_FLAG_FINAL, JOBIO_FLAG_EXEC, JOBIO_COMPONENT_MPI_RUNTIME, JOBIO_COMPONENT_PYTHON_IMPORTS,
+         JOBIO_COMPONENT_COUNT);
   return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "base/state.h"
+#include "base/pyimports.h"
 
 static uint64_t jobio_env_u64(const char *name, uint64_t def, uint64_t min, uint64_t max) {
   const char *v = getenv(name);
@@ -170,6 +171,7 @@ void jobio_read_identity(void) {
   } else {
     jobio_copy(jobio_g.exe, sizeof jobio_g.exe, program_invocation_short_name);
   }
+  jobio_g.python = jobio_python_exe(jobio_g.exe);
   jobio_execfn_path[0] = jobio_execfn_base[0] = 0;
   const char *execfn = (const char *)getauxval(AT_EXECFN);
   int saved = errno;

@@ -53,6 +53,7 @@ struct jobio_state {
   int ended;             /* the FINAL snapshot is sent (or being sent): no periodic one after it */
   pid_t flusher_pid;     /* the process whose flush thread runs (a fork child starts its own) */
   uint32_t mpi_runtime;  /* threads inside MPI_Init/MPI_Finalize: every call is the MPI runtime's (wrap_mpi.c) */
+  int python;            /* the executable is a Python interpreter: its module files are its import system's (pyimports.h) */
 };
 extern struct jobio_state jobio_g;
 

@@ -253,6 +253,8 @@ void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode) {
   e->flags &= (uint8_t)~JOBIO_FDF_PROV;
   if (ok) {
     int slot = jobio_slot_for_fd(fd, &st);
+    /* a component's descriptor stays that component's on the mount its device names */
+    if (slot >= 0) slot = jobio_component_twin(slot, jobio_slot_component(e->slot));
     if (slot < 0) {
       e->kind = JOBIO_FD_IGNORED; /* a fifo or socket reached by path: not file I/O (its open stays counted) */
     } else if (slot != e->slot) {

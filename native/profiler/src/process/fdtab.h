@@ -84,7 +84,7 @@ static inline int jobio_path_slot(int have_dev, uint64_t dev, int dirfd, const c
   int s = jobio_slot_for(have_dev, dev, dirfd, path, have_mode, mode);
   if (s != JOBIO_SLOT_AT_DIRFD) return s;
   s = jobio_fd_slot(dirfd);
-  return s == -2 ? -1 : jobio_component_slot(s);
+  return s == -2 ? -1 : jobio_component_slot(s, path);
 }
 
 #pragma GCC visibility pop

@@ -79,10 +79,11 @@ struct jobio_dir_cache {
 static __thread struct jobio_dir_cache jobio_dir_cache __attribute__((tls_model("initial-exec")));
 static int16_t jobio_slot_mounts[JOBIO_MAX_SLOTS];
 /* A component's slots (struct jobio_frame_header.reserved): slot -> the program's slot of the same
- * mount it is the MPI runtime's twin of (-1: a slot of the program's own), and the program's slot ->
- * its twin (-1: none yet). */
+ * mount it is a component's twin of (-1: a slot of the program's own) and that component, and the
+ * program's slot -> its twin per component (-1: none yet). */
 static int16_t jobio_slot_base[JOBIO_MAX_SLOTS];
-static int16_t jobio_slot_twin[JOBIO_MAX_SLOTS];
+static uint8_t jobio_slot_comp[JOBIO_MAX_SLOTS];
+static int16_t jobio_slot_twin[JOBIO_COMPONENT_COUNT][JOBIO_MAX_SLOTS];
 static uint32_t jobio_slot_next;
 static pthread_mutex_t jobio_mount_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t jobio_last_refresh;
@@ -381,7 +382,10 @@ static void jobio_volumes_read(void) {
 }
 
 void jobio_mounts_init(void) {
-  for (int i = 0; i < JOBIO_MAX_SLOTS; i++) jobio_slot_mounts[i] = jobio_slot_base[i] = jobio_slot_twin[i] = -1;
+  for (int i = 0; i < JOBIO_MAX_SLOTS; i++) {
+    jobio_slot_mounts[i] = jobio_slot_base[i] = -1;
+    for (int c = 0; c < JOBIO_COMPONENT_COUNT; c++) jobio_slot_twin[c][i] = -1;
+  }
   jobio_mounts = jobio_sys_mmap(sizeof(struct jobio_mount) * JOBIO_MAX_MOUNTS);
   if (!jobio_mounts) return;
   if (jobio_cfg.network) {
@@ -464,18 +468,20 @@ int jobio_peer_slot(uint64_t key, void (*name)(const void *arg, char *buf, size_
   return -1;
 }
 
-/* The MPI runtime's slot of the mount of the program's slot `slot`, claimed on first use (a slot of
- * its own, so its counts go in frames of their own); `slot` itself when no slot is left. */
-int jobio_runtime_twin(int slot) {
-  if (slot < 0 || slot >= JOBIO_MAX_SLOTS || jobio_slot_base[slot] >= 0) return slot;
-  int16_t twin = __atomic_load_n(&jobio_slot_twin[slot], __ATOMIC_ACQUIRE);
+/* The component's slot of the mount of the program's slot `slot`, claimed on first use (a slot of
+ * its own, so its counts go in frames of their own); `slot` itself when no slot is left or when it
+ * already is a component's (the first component to claim a call keeps it). */
+int jobio_component_twin(int slot, int component) {
+  if (slot < 0 || slot >= JOBIO_MAX_SLOTS || jobio_slot_base[slot] >= 0 || component <= 0 || component >= JOBIO_COMPONENT_COUNT) return slot;
+  int16_t twin = __atomic_load_n(&jobio_slot_twin[component][slot], __ATOMIC_ACQUIRE);
   if (twin >= 0) return twin;
   uint32_t ns = __atomic_fetch_add(&jobio_slot_next, 1, __ATOMIC_RELAXED);
   if (ns >= JOBIO_MAX_SLOTS) return slot;
   jobio_slot_base[ns] = (int16_t)slot;
+  jobio_slot_comp[ns] = (uint8_t)component;
   __atomic_store_n(&jobio_slot_mounts[ns], __atomic_load_n(&jobio_slot_mounts[slot], __ATOMIC_RELAXED), __ATOMIC_RELEASE);
   int16_t expected = -1;
-  if (!__atomic_compare_exchange_n(&jobio_slot_twin[slot], &expected, (int16_t)ns, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  if (!__atomic_compare_exchange_n(&jobio_slot_twin[component][slot], &expected, (int16_t)ns, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     jobio_slot_mounts[ns] = -1; /* another thread won; this slot stays unused */
     return expected;
   }
@@ -483,7 +489,7 @@ int jobio_runtime_twin(int slot) {
 }
 
 int jobio_slot_component(int slot) {
-  return slot >= 0 && slot < JOBIO_MAX_SLOTS && jobio_slot_base[slot] >= 0 ? JOBIO_COMPONENT_MPI_RUNTIME : JOBIO_COMPONENT_PROGRAM;
+  return slot >= 0 && slot < JOBIO_MAX_SLOTS && jobio_slot_base[slot] >= 0 ? jobio_slot_comp[slot] : JOBIO_COMPONENT_PROGRAM;
 }
 
 int jobio_slot_mount(int slot, const char **path, const char **fstype, const char **source) {
@@ -739,7 +745,7 @@ static int jobio_slot_of(int have_dev, uint64_t dev, int dirfd, const char *path
 }
 
 int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
-  return jobio_component_slot(jobio_slot_of(have_dev, dev, dirfd, path, have_mode, mode));
+  return jobio_component_slot(jobio_slot_of(have_dev, dev, dirfd, path, have_mode, mode), path);
 }
 
 /* Slot of an open descriptor given its fstat: by device, else by its /proc/self/fd path. */

@@ -3,6 +3,7 @@
 #define JOBIO_MOUNTS_H
 #include "base/common.h"
 #include "base/state.h"
+#include "base/pyimports.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -17,14 +18,17 @@ int jobio_slot_for_fd(int fd, const struct stat *st);
 int jobio_network_slot(void);
 int jobio_peer_slot(uint64_t key, void (*name)(const void *arg, char *buf, size_t cap), const void *arg);
 int jobio_slot_mount(int slot, const char **path, const char **fstype, const char **source);
-int jobio_runtime_twin(int slot);
+int jobio_component_twin(int slot, int component);
 /* enum jobio_component of a slot's counts */
 int jobio_slot_component(int slot);
-/* The slot a call on the program's slot `slot` counts in: the MPI runtime's twin of it while some
- * thread is inside MPI_Init or MPI_Finalize (its own threads start there), else the slot itself. */
-static inline int jobio_component_slot(int slot) {
-  if (JOBIO_LIKELY(!__atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED)) || slot < 0) return slot;
-  return jobio_runtime_twin(slot);
+/* The slot a call on the program's slot `slot` (on `path`, or NULL) counts in: the MPI runtime's twin
+ * of it while some thread is inside MPI_Init or MPI_Finalize (its own threads start there); in a
+ * Python interpreter, the import system's twin for a module's file (pyimports.h); else the slot. */
+static inline int jobio_component_slot(int slot, const char *path) {
+  if (slot < 0) return slot;
+  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED))) return jobio_component_twin(slot, JOBIO_COMPONENT_MPI_RUNTIME);
+  if (JOBIO_UNLIKELY(jobio_g.python) && jobio_python_import_path(path)) return jobio_component_twin(slot, JOBIO_COMPONENT_PYTHON_IMPORTS);
+  return slot;
 }
 void jobio_cwd_changed(void);
 void jobio_mounts_after_fork(void);

@@ -216,7 +216,7 @@ int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint
   if (t->dev_cache != dev || t->dev_cache_gen != __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) || slot < 0 ||
       !jobio_stat_tab || !path)
     return 0;
-  slot = jobio_component_slot(slot);
+  slot = jobio_component_slot(slot, path);
   uint64_t h = jobio_hash_inline(AT_FDCWD, path);
   if (jobio_path_is_open(h)) { /* (asked once here: jobio_stat_pending would ask again) */
     jobio_stat_used(t->block, slot, est, sampled);
