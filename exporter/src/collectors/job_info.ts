@@ -15,24 +15,56 @@ import { USER_FLAGS, userResolverFor } from '../labels/users.js';
 import { UNKNOWN } from '../labels/reserved.js';
 import { rootPath } from '../util/paths.js';
 import { boundLabel } from '../labels/bounded-label.js';
-import { metricsIn } from '../scrape/metric-factory.js';
+import type { Labels, MetricFamily, SampleSink } from '../scrape/metric-family.js';
 
-const infoLabels = ['jobid', 'user', 'account', 'partition', 'job_name', 'work_dir'] as const;
+/** What the families hand out: the last update's jobs, and running counts since they were registered. */
+interface JobInfoState {
+  /** The info series' labels (jobid, user, account, partition, job_name, work_dir), one per job with a series. */
+  info: Labels[];
+  jobs: number;
+  dropped: number;
+  truncatedTotal: number;
+  /** Running counts by reason, each reason where it first counted (even 0). */
+  readonly rejected: Map<string, number>;
+  readonly squeueFailures: Map<string, number>;
+}
 
-function makeMetrics(registry: MetricRegistry) {
-  const { counter, gauge } = metricsIn(registry);
-  return {
-    info: gauge('jobio_job_info', 'Scheduler metadata of a job running on this host (always 1); join on jobid.', infoLabels),
-    jobs: gauge('jobio_job_info_jobs', 'Jobs running on this host according to the prolog spool and squeue.'),
-    dropped: gauge('jobio_job_info_dropped_jobs', 'Running jobs without a jobio_job_info series (beyond max-jobs).'),
-    rejected: counter('jobio_job_info_spool_rejected_total', 'Job spool entries not trusted or not read, by reason.', ['reason']),
-    truncated: counter('jobio_job_info_truncated_labels_total', 'Label values cut to label-max-length characters (or with control characters replaced).'),
-    squeueFailures: counter(
-      'jobio_job_info_squeue_failures_total',
-      'squeue calls that failed (error: no answer, or no squeue JSON) and running jobs of this node in its answer that did not decode (malformed_job).',
-      ['reason'],
-    ),
+/** Registers the job_info families, reading the state it returns when the scrape renders them. */
+function registerFamilies(registry: MetricRegistry): JobInfoState {
+  const state: JobInfoState = { info: [], jobs: 0, dropped: 0, truncatedTotal: 0, rejected: new Map(), squeueFailures: new Map() };
+  const byReason = (counts: ReadonlyMap<string, number>) => (sink: SampleSink) => {
+    for (const [reason, n] of counts) sink.sample({ reason }, n);
   };
+  const families: MetricFamily[] = [
+    {
+      name: 'jobio_job_info',
+      help: 'Scheduler metadata of a job running on this host (always 1); join on jobid.',
+      type: 'gauge',
+      collect: (sink) => state.info.forEach((labels) => sink.sample(labels, 1)),
+    },
+    { name: 'jobio_job_info_jobs', help: 'Jobs running on this host according to the prolog spool and squeue.', type: 'gauge', collect: (sink) => sink.sample({}, state.jobs) },
+    { name: 'jobio_job_info_dropped_jobs', help: 'Running jobs without a jobio_job_info series (beyond max-jobs).', type: 'gauge', collect: (sink) => sink.sample({}, state.dropped) },
+    { name: 'jobio_job_info_spool_rejected_total', help: 'Job spool entries not trusted or not read, by reason.', type: 'counter', collect: byReason(state.rejected) },
+    {
+      name: 'jobio_job_info_truncated_labels_total',
+      help: 'Label values cut to label-max-length characters (or with control characters replaced).',
+      type: 'counter',
+      collect: (sink) => sink.sample({}, state.truncatedTotal),
+    },
+    {
+      name: 'jobio_job_info_squeue_failures_total',
+      help: 'squeue calls that failed (error: no answer, or no squeue JSON) and running jobs of this node in its answer that did not decode (malformed_job).',
+      type: 'counter',
+      collect: byReason(state.squeueFailures),
+    },
+  ];
+  for (const family of families) registry.register(family);
+  return state;
+}
+
+/** Adds `n` to a running count, which exists from its first count on. */
+function count(counts: Map<string, number>, reason: string, n: number): void {
+  counts.set(reason, (counts.get(reason) ?? 0) + n);
 }
 
 /**
@@ -98,12 +130,13 @@ export const jobInfoCollector = defineCollector({
     const users = userResolverFor(paths, settings);
     const members = new Set<string>(); // jobs with a series: sticky while they run
     const ended = new EndedJobs();
-    let metrics: ReturnType<typeof makeMetrics> | undefined;
+    /** The families' state; undefined until the first update that finds a source, and again while there is none (no families). */
+    let state: JobInfoState | undefined;
     let lastError: string | undefined;
     let why: string | undefined;
     const clear = (): 'absent' => {
-      if (metrics) registry.clear();
-      metrics = undefined;
+      if (state) registry.clear();
+      state = undefined;
       return 'absent';
     };
 
@@ -136,9 +169,7 @@ export const jobInfoCollector = defineCollector({
 
         const present = new Set(jobs.map((j) => j.jobid));
         for (const id of members) if (!present.has(id)) members.delete(id);
-        metrics ??= makeMetrics(registry);
-        const m = metrics;
-        m.info.reset();
+        const info: Labels[] = [];
         let dropped = 0;
         let truncated = 0;
         const bound = (value: string | undefined): string => {
@@ -152,24 +183,24 @@ export const jobInfoCollector = defineCollector({
             continue;
           }
           members.add(job.jobid);
-          m.info.set(
-            {
-              jobid: job.jobid,
-              user: job.uid !== undefined ? users.label(job.uid) : UNKNOWN,
-              account: bound(job.account),
-              partition: bound(job.partition),
-              job_name: bound(job.jobName),
-              work_dir: bound(job.workDir),
-            },
-            1,
-          );
+          info.push({
+            jobid: job.jobid,
+            user: job.uid !== undefined ? users.label(job.uid) : UNKNOWN,
+            account: bound(job.account),
+            partition: bound(job.partition),
+            job_name: bound(job.jobName),
+            work_dir: bound(job.workDir),
+          });
         }
-        m.jobs.set(jobs.length);
-        m.dropped.set(dropped);
-        m.truncated.inc(truncated);
-        for (const [reason, n] of spool.rejected) m.rejected.inc({ reason }, n);
-        if (queue.fresh && queue.error !== undefined) m.squeueFailures.inc({ reason: 'error' });
-        if (queue.fresh && queue.malformed > 0) m.squeueFailures.inc({ reason: 'malformed_job' }, queue.malformed);
+        // Complete: the families hand it out from the next scrape on.
+        const st = (state ??= registerFamilies(registry));
+        st.info = info;
+        st.jobs = jobs.length;
+        st.dropped = dropped;
+        st.truncatedTotal += truncated;
+        for (const [reason, n] of spool.rejected) count(st.rejected, reason, n);
+        if (queue.fresh && queue.error !== undefined) count(st.squeueFailures, 'error', 1);
+        if (queue.fresh && queue.malformed > 0) count(st.squeueFailures, 'malformed_job', queue.malformed);
         return 'ok';
       },
     };
