@@ -12,23 +12,6 @@ namespace jobio {
 
 namespace {
 
-// Reads up to `cap` bytes of a /proc file; false if it cannot be opened.
-bool ReadSmallFile(const std::string& path, size_t cap, std::string& out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  out.clear();
-  char chunk[4096];
-  for (;;) {
-    ssize_t got = read(fd, chunk, sizeof(chunk));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    out.append(chunk, static_cast<size_t>(got));
-    if (out.size() >= cap) break;
-  }
-  close(fd);
-  return true;
-}
-
 // The variables the profiler takes the job id from (one list, in the wire format's header).
 const char* const kJobVariables[] = {JOBIO_JOBID_VARIABLES};
 
@@ -42,6 +25,22 @@ bool IsJobVariable(const std::string& block, size_t at, size_t end) {
 }
 
 }  // namespace
+
+bool ReadSmallFile(const std::string& path, size_t cap, std::string& out) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  out.clear();
+  char chunk[4096];
+  for (;;) {
+    ssize_t got = read(fd, chunk, sizeof(chunk));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    out.append(chunk, static_cast<size_t>(got));
+    if (out.size() >= cap) break;
+  }
+  close(fd);
+  return true;
+}
 
 void CaptureEvidence(const std::string& procfs, pid_t pid, Evidence& out) {
   if (procfs.empty()) return;

@@ -21,6 +21,12 @@ struct Evidence {
   std::string job_vars;  // only the scheduler variables, NUL-separated; "\0" if none (non-empty environ)
 };
 
+/**
+ * Reads up to about `cap` bytes of a small /proc file into `out` (replacing it); false if it cannot be
+ * opened. Non-blocking: callers run on the accept and epoll threads.
+ */
+bool ReadSmallFile(const std::string& path, size_t cap, std::string& out);
+
 /** Fills `out` from <procfs>/<pid>; nothing when procfs is empty. */
 void CaptureEvidence(const std::string& procfs, pid_t pid, Evidence& out);
 

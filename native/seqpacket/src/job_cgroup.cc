@@ -1,10 +1,8 @@
 #include "job_cgroup.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
+
+#include "evidence.h"
 
 namespace jobio {
 
@@ -12,21 +10,6 @@ namespace {
 
 // A cgroup file lists one line per hierarchy (a few dozen at most); 64 KiB is far beyond any real one.
 constexpr size_t kCgroupCap = 64 << 10;
-
-bool ReadCgroupFile(const std::string& path, std::string& out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  char chunk[4096];
-  for (;;) {
-    ssize_t got = read(fd, chunk, sizeof(chunk));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    out.append(chunk, static_cast<size_t>(got));
-    if (out.size() >= kCgroupCap) break;
-  }
-  close(fd);
-  return true;
-}
 
 }  // namespace
 
@@ -65,7 +48,7 @@ bool JobCgroupMatcher::Matches(const std::string& cgroup, uid_t uid) const {
 bool JobCgroupMatcher::InJob(const std::string& procfs, pid_t pid, uid_t uid) const {
   if (procfs.empty() || patterns_.empty()) return false;
   std::string cgroup;
-  if (!ReadCgroupFile(procfs + "/" + std::to_string(pid) + "/cgroup", cgroup)) return false;
+  if (!ReadSmallFile(procfs + "/" + std::to_string(pid) + "/cgroup", kCgroupCap, cgroup)) return false;
   return Matches(cgroup, uid);
 }
 

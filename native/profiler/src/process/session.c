@@ -56,17 +56,31 @@ static void jobio_alias(const char *from, const char *to) {
   if (v && !jobio_env(to)) setenv(to, v, 1);
 }
 
+/* The next entry of a comma list at *p, spaces around it trimmed: [*s, *e); 0 at the list's end. */
+static int jobio_list_next(const char **p, const char **s, const char **e) {
+  while (**p == ',' || **p == ' ') (*p)++;
+  if (!**p) return 0;
+  *s = *p;
+  while (**p && **p != ',') (*p)++;
+  *e = *p;
+  while (*e > *s && (*e)[-1] == ' ') (*e)--;
+  return 1;
+}
+
+/* Appends the `len` bytes at `s` to the comma list out[0..*n), if they fit with the terminator. */
+static void jobio_list_append(char *out, size_t size, size_t *n, const char *s, size_t len) {
+  if (*n + len + 2 >= size) return;
+  if (*n) out[(*n)++] = ',';
+  memcpy(out + *n, s, len);
+  *n += len;
+}
+
 /* Does the comma list hold "-name" (Mistral's removal of a default entry)? */
 static int jobio_removed(const char *list, const char *name) {
   size_t n = strlen(name);
-  for (const char *p = list; *p;) {
-    while (*p == ',' || *p == ' ') p++;
-    const char *s = p;
-    while (*p && *p != ',') p++;
-    const char *e = p;
-    while (e > s && e[-1] == ' ') e--;
-    if (s < e && *s == '-' && (size_t)(e - s - 1) == n && memcmp(s + 1, name, n) == 0) return 1;
-  }
+  const char *p = list, *s, *e;
+  while (jobio_list_next(&p, &s, &e))
+    if (*s == '-' && (size_t)(e - s - 1) == n && memcmp(s + 1, name, n) == 0) return 1;
   return 0;
 }
 
@@ -77,24 +91,12 @@ static void jobio_notrace(void) {
   if (!list || jobio_env("JOBIO_EXCLUDE")) return;
   char out[4096];
   size_t n = 0;
-  for (const char *p = list; *p;) {
-    while (*p == ',' || *p == ' ') p++;
-    const char *s = p;
-    while (*p && *p != ',') p++;
-    const char *e = p;
-    while (e > s && e[-1] == ' ') e--;
-    if (s == e || *s == '-' || n + (size_t)(e - s) + 2 >= sizeof out) continue;
-    if (n) out[n++] = ',';
-    memcpy(out + n, s, (size_t)(e - s));
-    n += (size_t)(e - s);
-  }
+  const char *p = list, *s, *e;
+  while (jobio_list_next(&p, &s, &e))
+    if (*s != '-') jobio_list_append(out, sizeof out, &n, s, (size_t)(e - s));
   for (size_t i = 0; i < sizeof jobio_mistral_notrace / sizeof *jobio_mistral_notrace; i++) {
     const char *name = jobio_mistral_notrace[i];
-    size_t len = strlen(name);
-    if (jobio_removed(list, name) || n + len + 2 >= sizeof out) continue;
-    if (n) out[n++] = ',';
-    memcpy(out + n, name, len);
-    n += len;
+    if (!jobio_removed(list, name)) jobio_list_append(out, sizeof out, &n, name, strlen(name));
   }
   out[n] = 0;
   setenv("JOBIO_EXCLUDE", out, 1);
