@@ -128,11 +128,15 @@ test('jobio report on real programs: healthy, small files, metadata storm, Pytho
     assert.equal(s.program.role, 'job');
     assert.match(s.hint, /check the paths/);
 
-    // Python importing modules only: every reason is the interpreter's (until the library tells the
-    // import system apart: component python-imports, see findings.test.ts), and the report names it
+    // Python importing modules only: the calls on module files (.py, .pyc, .so) are the import
+    // system's (component python-imports), and they are most of the job's; the stats and listings of
+    // sys.path's directories name no module file and stay the interpreter's own (docs/profiler.md)
     const imports = await profiledReport(dir, 'imports', [python, '-c', 'import json, email.mime.text, http.client, xml.dom.minidom, decimal, asyncio']);
     assert.ok(imports.application.reasons.length > 0);
     for (const r of imports.application.reasons) assert.match(r.program.name, /^python3/);
+    const callsOf = (imports_: boolean): number => imports.application.reasons.filter((r) => (r.program.component === 'python-imports') === imports_).reduce((n, r) => n + r.calls, 0);
+    assert.ok(callsOf(true) > callsOf(false), `import system ${callsOf(true)} calls, the interpreter's own ${callsOf(false)}`);
+    assert.ok(imports.application.reasons.some((r) => r.program.component === 'python-imports' && r.program.label === "Python's import system" && r.program.role === 'runtime'));
     for (const f of imports.findings) assert.match(f.hint, new RegExp(`^${f.program.label.replace(/[()]/g, '\\$&')}`, 'i'));
     const text = await runJobio(['report', join(dir, 'imports.jsonl')]);
     assert.equal(text.code, 0);
