@@ -192,7 +192,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       return child;
     };
 
-    // Honest users: a profiled shell under its job id runs dd until told to stop, printing each run.
+    // Honest users: a profiled shell under its job id runs dd until told to stop, printing each run,
+    // with a 50 ms pause between runs (an unprofiled sleep): about 15 job processes a second each, not
+    // the 65 a tight loop starts, which on a 2-core machine shared with other tests outran its fair
+    // turn at the exporter and lost frames as `overloaded` without any attacker's help.
     // Hostile idle connections first (so hostile user 4's refusals are exactly those past its share).
     const holding = [hostile1, hostile2, hostile3, hostile4].map((user) => {
       const child = as(user, `exec ${python()} -c "$HOLD" ${socket} ${user === hostile4 ? heldTried : 200} ${stop}`, { HOLD: HOLD_CONNECTIONS });
@@ -205,8 +208,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       mkdirSync(work);
       chownSync(work, user.uid, user.gid);
       const jobid = jobs[i]?.jobid ?? '';
-      const child = as(user, `i=0; while [ ! -e ${stop} ]; do dd if=/dev/zero of=${work}/out bs=4k count=${BLOCKS} status=none || exit 1; i=$((i+1)); echo $i; done`, {
+      const child = as(user, `i=0; while [ ! -e ${stop} ]; do dd if=/dev/zero of=${work}/out bs=4k count=${BLOCKS} status=none || exit 1; i=$((i+1)); echo $i; sleep 0.05; done`, {
         LD_PRELOAD: lib,
+        JOBIO_EXCLUDE: 'sleep',
         JOBIO_SOCKET: socket,
         SLURM_JOB_ID: jobid,
       });

@@ -40,10 +40,9 @@ void jobio_copy(char *dst, size_t cap, const char *src) {
   dst[i] = 0;
 }
 
-/* The next word of a comma-separated list at *p, spaces around it trimmed: [*s, *e), and *p moved
- * past it. 0 at the end of the list. The one reading of every list (JOBIO_BYPASS, JOBIO_EXCLUDE,
- * JOBIO_TRACE_SCHEDULER, the scheduler commands). */
-static int jobio_list_word(const char **p, const char **s, const char **e) {
+/* The one reading of every list (JOBIO_BYPASS, JOBIO_EXCLUDE, JOBIO_TRACE_SCHEDULER, the scheduler
+ * commands, MISTRAL_NOTRACE_PROGRAMS): see config.h. */
+int jobio_list_word(const char **p, const char **s, const char **e) {
   const char *q = *p;
   while (*q == ',' || *q == ' ') q++;
   if (!*q) return 0;

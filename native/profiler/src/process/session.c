@@ -56,17 +56,6 @@ static void jobio_alias(const char *from, const char *to) {
   if (v && !jobio_env(to)) setenv(to, v, 1);
 }
 
-/* The next entry of a comma list at *p, spaces around it trimmed: [*s, *e); 0 at the list's end. */
-static int jobio_list_next(const char **p, const char **s, const char **e) {
-  while (**p == ',' || **p == ' ') (*p)++;
-  if (!**p) return 0;
-  *s = *p;
-  while (**p && **p != ',') (*p)++;
-  *e = *p;
-  while (*e > *s && (*e)[-1] == ' ') (*e)--;
-  return 1;
-}
-
 /* Appends the `len` bytes at `s` to the comma list out[0..*n), if they fit with the terminator. */
 static void jobio_list_append(char *out, size_t size, size_t *n, const char *s, size_t len) {
   if (*n + len + 2 >= size) return;
@@ -79,7 +68,7 @@ static void jobio_list_append(char *out, size_t size, size_t *n, const char *s, 
 static int jobio_removed(const char *list, const char *name) {
   size_t n = strlen(name);
   const char *p = list, *s, *e;
-  while (jobio_list_next(&p, &s, &e))
+  while (jobio_list_word(&p, &s, &e))
     if (*s == '-' && (size_t)(e - s - 1) == n && memcmp(s + 1, name, n) == 0) return 1;
   return 0;
 }
@@ -92,7 +81,7 @@ static void jobio_notrace(void) {
   char out[4096];
   size_t n = 0;
   const char *p = list, *s, *e;
-  while (jobio_list_next(&p, &s, &e))
+  while (jobio_list_word(&p, &s, &e))
     if (*s != '-') jobio_list_append(out, sizeof out, &n, s, (size_t)(e - s));
   for (size_t i = 0; i < sizeof jobio_mistral_notrace / sizeof *jobio_mistral_notrace; i++) {
     const char *name = jobio_mistral_notrace[i];
