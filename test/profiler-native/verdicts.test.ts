@@ -11,11 +11,11 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type DumpMount, type DumpProcess, type MountBody } from './harness.js';
 import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceStats, straceVerdicts, withPrograms, type StraceCall, type Verdicts } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { programOf, type ProgramFamily } from '../../exporter/src/profiler/programs.js';
+import { buildMpiProgram } from '../profiler/mpi-program.js';
 
 const SHM = '/dev/shm';
 /** The profiler's classes on /dev/shm, per executable and summed. */
@@ -162,12 +162,10 @@ describe('verdicts against strace: no false reds', () => {
 describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
   test("4 ranks, one collective write: no rank's open of the file or of its lock-test file is red", async () => {
     const mpirun = requireBinary('mpirun', 'openmpi-bin');
-    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
     const base = tempDir(SHM);
     const work = tempDir();
     try {
-      const program = join(work, 'mpi-io-collective');
-      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('../profiler/programs/mpi-io-collective.c', import.meta.url)), '-o', program]);
+      const program = buildMpiProgram('mpi-io-collective', work);
       // btl self,tcp: no shared-memory segments on /dev/shm beside the job's own file
       const args = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-n', '4', program];
       const profDir = join(base, 'prof');
@@ -220,12 +218,10 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
 describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
   test("mpirun -np 2: each rank's reads, writes and opens per class equal strace's of that rank; the two are one program", async () => {
     const mpirun = requireBinary('mpirun', 'openmpi-bin');
-    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
     const base = tempDir(SHM);
     const work = tempDir();
     try {
-      const program = join(work, 'mpi-frames');
-      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('../profiler/programs/mpi-frames.c', import.meta.url)), '-o', program]);
+      const program = buildMpiProgram('mpi-frames', work);
       const args = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-n', '2', program];
       const env = { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
       const profDir = join(base, 'prof');
@@ -284,12 +280,10 @@ describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
 
   test("what MPI_Init and MPI_Finalize do is the MPI runtime's: per rank, its opens, reads and writes on / are the ones strace -ttt sees between the marks around them", async () => {
     const mpirun = requireBinary('mpirun', 'openmpi-bin');
-    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
     const base = tempDir(SHM);
     const work = tempDir();
     try {
-      const program = join(work, 'mpi-frames');
-      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('../profiler/programs/mpi-frames.c', import.meta.url)), '-o', program]);
+      const program = buildMpiProgram('mpi-frames', work);
       const prefix = join(base, 'strace-out');
       // strace inside the profiled run (not profiled itself), so both see the same calls; the stats
       // are left out: strace would also see those the library makes itself

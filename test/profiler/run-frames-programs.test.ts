@@ -17,10 +17,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runJobio } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { readValidLog, type LogRecord } from './mistral-schema.js';
+import { buildMpiProgram } from './mpi-program.js';
 import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceVerdicts, withPrograms, type StraceCall } from '../profiler-native/strace-oracle.js';
 
 const SHM = '/dev/shm';
@@ -213,12 +213,10 @@ describe('jobio run: each call in its frame and its program, against strace -f -
 
   test("mpirun -np 2: the ranks are one program with both ranks' calls, each call in its frame; the launcher is the MPI runtime", async () => {
     const mpirun = requireBinary('mpirun', 'openmpi-bin');
-    const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
     const work = mkdtempSync(join(tmpdir(), 'jobio-frames-'));
     const data = mkdtempSync(join(SHM, 'jobio-frames-'));
     try {
-      const program = join(work, 'mpi-frames');
-      execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('programs/mpi-frames.c', import.meta.url)), '-o', program]);
+      const program = buildMpiProgram('mpi-frames', work);
       // btl self,tcp: no shared-memory segments on /dev/shm beside the job's files; the launcher
       // (excluded by default) traced, to show where its calls go
       const { records, calls } = await runTraced(work, data, [mpirun, '--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-np', '2', program, data], {

@@ -3,24 +3,22 @@
 // whole job's /proc/<pid>/status itself while the ranks hold their memory, as the oracle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { jobioBin } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { readValidLog, type LogRecord } from './mistral-schema.js';
+import { buildMpiProgram } from './mpi-program.js';
 
 const MiB = 1024 * 1024;
 const RANKS = 4;
 const HOLD_S = 4;
 const mpirun = requireBinary('mpirun', 'openmpi-bin');
-const mpicc = requireBinary('mpicc', 'libopenmpi-dev');
 const work = mkdtempSync(join(tmpdir(), 'jobio-run-mpi-'));
-const program = join(work, 'mpi-ranks');
-execFileSync(mpicc, ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', fileURLToPath(new URL('programs/mpi-ranks.c', import.meta.url)), '-o', program], { stdio: 'inherit' });
+const program = buildMpiProgram('mpi-ranks', work);
 const short = hostname().split('.')[0] ?? '';
 const MPIRUN = [mpirun, '--oversubscribe', '--allow-run-as-root', '-n', String(RANKS)];
 
