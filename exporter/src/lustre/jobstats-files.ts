@@ -46,6 +46,26 @@ export async function readJobStatsFile(
   try {
     // Set in the callback: a box, so the check after the await is not narrowed to its initial value.
     const late = { value: false };
+    const { probe } = reader;
+    if (probe) {
+      // First pass: the file may hold the bytes of the last read. A changed file is read again from its
+      // start (seq_file gives one consistent pass per open), after its first changed MiB at most.
+      const differs = { value: false };
+      const probed = await streamPseudoFile(
+        file.path,
+        (chunk) => {
+          if (!probe.push(chunk)) differs.value = true;
+          else late.value = expired();
+          return differs.value || late.value ? false : undefined;
+        },
+        { signal, maxBytes, ...buffers },
+      );
+      if (late.value) {
+        reader.end('timeout');
+        return { bytes: probed.bytes, cut: 'timeout' };
+      }
+      if (!differs.value && !probed.truncated && probe.end()) return { bytes: probed.bytes, cut: undefined };
+    }
     const result = await streamPseudoFile(
       file.path,
       (chunk) => {
