@@ -44,37 +44,38 @@ export async function readJobStatsFile(
   expired: () => boolean = () => false,
 ): Promise<JobStatsReadOutcome> {
   try {
-    // Set in the callback: a box, so the check after the await is not narrowed to its initial value.
+    // Set in the callback: boxes, so the checks after the await are not narrowed to their initial values.
     const late = { value: false };
-    const { probe } = reader;
-    if (probe) {
-      // First pass: the file may hold the bytes of the last read. A changed file is read again from its
-      // start (seq_file gives one consistent pass per open), after its first changed MiB at most.
-      const differs = { value: false };
-      const probed = await streamPseudoFile(
-        file.path,
-        (chunk) => {
-          if (!probe.push(chunk)) differs.value = true;
-          else late.value = expired();
-          return differs.value || late.value ? false : undefined;
-        },
-        { signal, maxBytes, ...buffers },
-      );
-      if (late.value) {
-        reader.end('timeout');
-        return { bytes: probed.bytes, cut: 'timeout' };
+    const again = { value: false };
+    // The file may hold the bytes of the last read: it goes through the probe first. Changed in its
+    // first chunk (a small file, the first MiB of a big one), that chunk goes on to the parser and the
+    // read goes on; changed further on, the file is read again from its start into the parser (seq_file
+    // gives one consistent pass per open).
+    let probe = reader.probe;
+    const onChunk = (chunk: Buffer): boolean | undefined => {
+      if (probe && !probe.push(chunk)) {
+        const first = probe.chunks === 1;
+        probe = undefined;
+        if (!first) {
+          again.value = true;
+          return false;
+        }
       }
-      if (!differs.value && !probed.truncated && probe.end()) return { bytes: probed.bytes, cut: undefined };
+      if (!probe) reader.push(chunk);
+      late.value = expired();
+      return late.value ? false : undefined;
+    };
+    let result = await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers });
+    if (probe && !late.value) {
+      if (!result.truncated && probe.end()) return { bytes: result.bytes, cut: undefined };
+      const small = probe.smallFirstChunk;
+      if (small) reader.push(small);
+      else again.value = true;
     }
-    const result = await streamPseudoFile(
-      file.path,
-      (chunk) => {
-        reader.push(chunk);
-        late.value = expired();
-        return late.value ? false : undefined;
-      },
-      { signal, maxBytes, ...buffers },
-    );
+    if (again.value) {
+      probe = undefined;
+      result = await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers });
+    }
     const cut = late.value ? 'timeout' : result.truncated ? 'max_file_bytes' : undefined;
     reader.end(cut);
     return { bytes: result.bytes, cut };

@@ -4,7 +4,7 @@
 // value, count and error total they export after each scrape.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readJobStatsFile, type JobStatsFile } from './jobstats-files.js';
@@ -120,4 +120,38 @@ test('any sequence of same and changed files, read in chunks of any size, export
     }
   }
   assert.ok(unparsed >= 5, `reads of the same bytes not parsed: ${unparsed}`);
+});
+
+/** Bytes this process has read through read() so far (the kernel's count, /proc/self/io). */
+function bytesRead(): number {
+  return Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+}
+
+test('a file changed in its first chunk is read once (the probe hands that chunk on); changed further on, twice', async () => {
+  const file = target();
+  const acc = newAccumulator();
+  const readOnce = async (text: string): Promise<number> => {
+    writeFileSync(file.path, text);
+    acc.begin();
+    // Reading /proc/self/io is a read too: its own bytes are taken off.
+    const itself = -bytesRead() + bytesRead();
+    const before = bytesRead();
+    await readJobStatsFile(file, acc.read(file.ref), 1 << 30, undefined, { buffer: Buffer.alloc(SEGMENT_BYTES), spare: Buffer.alloc(SEGMENT_BYTES) });
+    const read = bytesRead() - before - itself;
+    acc.finish(0, defaultUserLabel);
+    // To a hundredth of the file: whether it was read once or twice, not the bytes of other reads.
+    return Number((read / Buffer.byteLength(text)).toFixed(2));
+  };
+  let small = syntheticJobs(50, '2.14');
+  assert.equal(await readOnce(jobStatsText(small, '2.14')), 1);
+  small = grown(small, 1, 49);
+  assert.equal(await readOnce(jobStatsText(small, '2.14')), 1, 'a small file, changed: one read');
+  let big = syntheticJobs(1000, '2.14');
+  assert.equal(await readOnce(jobStatsText(big, '2.14')), 1);
+  big = grown(big, 1, 0);
+  assert.equal(await readOnce(jobStatsText(big, '2.14')), 1, 'changed in the first MiB: one read');
+  big = grown(big, 1, 999);
+  const text = jobStatsText(big, '2.14');
+  assert.equal(await readOnce(text), 2, 'changed in its last segment: read to its end, then again into the parser');
+  assert.equal(await readOnce(text), 1, 'unchanged: one read, nothing parsed');
 });
