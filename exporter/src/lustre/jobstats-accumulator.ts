@@ -6,7 +6,7 @@
 import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
 import { CreditBook, type Credit } from './credits.js';
 import { EntryTracker, type QualityCounts, type ReadTally, type UidClass } from './entry-tracker.js';
-import { FileDigests, SEGMENT_BYTES } from './file-digests.js';
+import { FileDigests } from './file-digests.js';
 import { FieldTable } from './export-fields.js';
 import type { JobIdFormats } from './jobid-format.js';
 import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
@@ -54,13 +54,8 @@ export interface TargetReader {
 export interface TargetProbe {
   /** The next bytes; false as soon as they differ from the last read's (then the reader needs every byte). */
   push(chunk: Buffer): boolean;
-  /** Chunks pushed so far. */
+  /** Chunks pushed so far (a first chunk that differs can go on to the reader: no second read). */
   readonly chunks: number;
-  /**
-   * A copy of the first chunk when it was shorter than a digest segment (then it is likely the whole
-   * file): a small file that changed is parsed from it, without a second read.
-   */
-  readonly smallFirstChunk: Buffer | undefined;
   /** The file ended: true if it is the last read byte for byte; the read is then done. */
   end(): boolean;
 }
@@ -240,7 +235,6 @@ export class JobStatsAccumulator {
           t.truncatedReads[reason] += 1;
           return;
         }
-        digests.end();
         const tally = t.tracker.tally();
         if (tally) t.lastRead = { digests, tally, malformedLines: t.malformedLinesTotal - malformedBefore };
       },
@@ -257,24 +251,15 @@ export class JobStatsAccumulator {
 
   private probe(target: TargetRef, last: LastRead): TargetProbe {
     const seen = new FileDigests();
-    let chunks = 0;
-    let smallFirstChunk: Buffer | undefined;
     return {
       get chunks() {
-        return chunks;
-      },
-      get smallFirstChunk() {
-        return smallFirstChunk;
+        return seen.digests.length;
       },
       push: (chunk) => {
-        chunks += 1;
-        smallFirstChunk = chunks === 1 && chunk.length < SEGMENT_BYTES ? Buffer.from(chunk) : undefined;
-        const from = seen.digests.length;
         seen.push(chunk);
-        return seen.agreesWith(last.digests, from);
+        return seen.agreesWith(last.digests, seen.digests.length - 1);
       },
       end: () => {
-        seen.end();
         if (!seen.sameAs(last.digests)) return false;
         const t = this.target(target);
         t.tracker.repeat(last.tally, this.epoch);

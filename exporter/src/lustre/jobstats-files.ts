@@ -50,7 +50,7 @@ export async function readJobStatsFile(
     // The file may hold the bytes of the last read: it goes through the probe first. Changed in its
     // first chunk (a small file, the first MiB of a big one), that chunk goes on to the parser and the
     // read goes on; changed further on, the file is read again from its start into the parser (seq_file
-    // gives one consistent pass per open).
+    // gives one consistent pass per open): at most the bytes up to the first changed chunk twice.
     let probe = reader.probe;
     const onChunk = (chunk: Buffer): boolean | undefined => {
       if (probe && !probe.push(chunk)) {
@@ -68,9 +68,8 @@ export async function readJobStatsFile(
     let result = await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers });
     if (probe && !late.value) {
       if (!result.truncated && probe.end()) return { bytes: result.bytes, cut: undefined };
-      const small = probe.smallFirstChunk;
-      if (small) reader.push(small);
-      else again.value = true;
+      // Every chunk was the same, yet the file was not (it ended sooner, or reached max-file-bytes).
+      again.value = true;
     }
     if (again.value) {
       probe = undefined;

@@ -198,7 +198,7 @@ export class DensityWindow {
       this.places.set(key, place);
       this.uids.push(uid);
       if (this.totals.length < this.uids.length * DENSITY_ROWS) {
-        const grown = new Float64Array(Math.max(64, 2 * this.uids.length) * DENSITY_ROWS);
+        const grown = new Float64Array(Math.max(4, 2 * this.uids.length) * DENSITY_ROWS);
         grown.set(this.totals);
         this.totals = grown;
       }

@@ -11,9 +11,10 @@ import { readJobStatsFile, type JobStatsFile } from './jobstats-files.js';
 import type { JobStatsAccumulator, TargetReader } from './jobstats-accumulator.js';
 import { jobStatsText, syntheticJobs, type GeneratedJob } from '../../../test/lustre/generate-jobstats.js';
 import { defaultUserLabel, newAccumulator, read } from '../../../test/lustre/harness.js';
-import { SEGMENT_BYTES } from './file-digests.js';
 
 const MIN = 60_000;
+/** The collector's chunk size. */
+const CHUNK = 1 << 20;
 
 interface Pair {
   readonly probing: JobStatsAccumulator;
@@ -85,14 +86,14 @@ test('an unchanged file is not parsed, and exports what parsing it exports (coun
   assert.ok((await scrape(p, file, jobStatsText(grown(jobs, 3), '2.14'), 3 * MIN)) > 0);
 });
 
-test('a change beyond the first segments is found, the file read again whole and every increment credited', async () => {
+test('a change beyond the first chunks is found, the file read again whole and every increment credited', async () => {
   const p = pair();
   const file = target();
   let jobs = syntheticJobs(1000, '2.14');
   const first = jobStatsText(jobs, '2.14');
-  assert.ok(first.length > 2 * SEGMENT_BYTES, 'the file spans several segments');
+  assert.ok(first.length > 2 * CHUNK, 'the file spans several chunks');
   await scrape(p, file, first, 0);
-  // Only the last entry grows: every segment but the last is the same.
+  // Only the last entry grows: every chunk but the last is the same.
   jobs = grown(jobs, 5, jobs.length - 1);
   assert.ok((await scrape(p, file, jobStatsText(jobs, '2.14'), MIN)) > 0);
   // The same bytes again, then an entry gone from the middle (the file is shorter), then one more at the end.
@@ -136,7 +137,7 @@ test('a file changed in its first chunk is read once (the probe hands that chunk
     // Reading /proc/self/io is a read too: its own bytes are taken off.
     const itself = -bytesRead() + bytesRead();
     const before = bytesRead();
-    await readJobStatsFile(file, acc.read(file.ref), 1 << 30, undefined, { buffer: Buffer.alloc(SEGMENT_BYTES), spare: Buffer.alloc(SEGMENT_BYTES) });
+    await readJobStatsFile(file, acc.read(file.ref), 1 << 30, undefined, { buffer: Buffer.alloc(CHUNK), spare: Buffer.alloc(CHUNK) });
     const read = bytesRead() - before - itself;
     acc.finish(0, defaultUserLabel);
     // To a hundredth of the file: whether it was read once or twice, not the bytes of other reads.
@@ -152,6 +153,6 @@ test('a file changed in its first chunk is read once (the probe hands that chunk
   assert.equal(await readOnce(jobStatsText(big, '2.14')), 1, 'changed in the first MiB: one read');
   big = grown(big, 1, 999);
   const text = jobStatsText(big, '2.14');
-  assert.equal(await readOnce(text), 2, 'changed in its last segment: read to its end, then again into the parser');
+  assert.equal(await readOnce(text), 2, 'changed in its last chunk: read to its end, then again into the parser');
   assert.equal(await readOnce(text), 1, 'unchanged: one read, nothing parsed');
 });
