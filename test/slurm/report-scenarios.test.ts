@@ -74,7 +74,10 @@ test('jobio report JOBID from Prometheus on four real Slurm jobs: healthy, small
     const jobs = {
       healthy: job('dd if=/dev/zero of="$PWD/big-$SLURM_JOB_ID" bs=4M count=16 status=none'),
       small: job(`${python} -c '${smallFiles}'`),
-      imports: job(`${python} -c '${IMPORTS}'`),
+      // every call timed and 2 s of sleep after the imports: one call of the interpreter's own few
+      // dozen that waited 10 ms for a CPU on a loaded machine is 0.5 % of the run time, not 4 %
+      // extrapolated 16-fold from a 0.25 s run
+      imports: job(`env JOBIO_SAMPLE_EVERY=1 ${python} -c '${IMPORTS}; import time; time.sleep(2)'`),
       storm: job(`${python} -c '${storm}'`),
     };
     for (const id of Object.values(jobs)) assert.equal(await s.waitEnded(id, 120_000), 'COMPLETED', readFileSync(s.output(id), 'utf8'));
@@ -153,9 +156,13 @@ test('jobio report JOBID from Prometheus on four real Slurm jobs: healthy, small
     assert.ok(lookups !== undefined, JSON.stringify(stormy.findings));
     assert.ok(lookups.calls >= STORM && lookups.calls < STORM + 100, String(lookups.calls));
     assert.equal(stormy.findings[0], lookups);
-    assert.deepEqual([lookups.severity, lookups.severity_from], ['high', 'metadata_rate']);
+    t.diagnostic(`the storm: ${lookups.metadata_rate} ops/s, ${lookups.share} of the run time`);
+    // high by the metadata load alone, whatever its share of the run time; the share (mostly under
+    // 10 %, more on a loaded machine) decides only which rule is named: a tie is the run time's
+    assert.equal(lookups.severity, 'high');
     assert.ok(lookups.metadata_rate !== null && lookups.metadata_rate >= METADATA_RATE_HIGH, String(lookups.metadata_rate));
-    assert.ok(lookups.share !== null && lookups.share < SHARE_HIGH, String(lookups.share));
+    assert.ok(lookups.share !== null && lookups.share < 0.5, `the job mostly computes: the lookups are ${lookups.share} of its run time`);
+    assert.equal(lookups.severity_from, lookups.share >= SHARE_HIGH ? 'run_time' : 'metadata_rate');
     assert.ok(stormy.application.accumulated_run_time >= 5, String(stormy.application.accumulated_run_time));
     assert.match(lookups.hint, /check the paths/);
   } finally {
