@@ -9,6 +9,7 @@
 
 #include "account/count.h"
 #include "account/sampling.h"
+#include "base/pathwalk.h"
 #include "base/state.h"
 #include "base/sys.h"
 #include "base/tls.h"
@@ -203,9 +204,13 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
     struct stat st;
     int slot = -1;
     uint8_t prov = 0;
-    /* by path first (no system call); confirmed by the device later (jobio_fd_confirm) */
+    /* by path first (no system call); confirmed by the device later (jobio_fd_confirm). A path
+     * absolute or relative to the working directory is walked once, for its mount and its hash. */
+    struct jobio_pathwalk pw;
+    int walked = path && path[0] && (path[0] == '/' || dirfd == AT_FDCWD);
+    if (walked) jobio_pw_walk(path, &pw);
     if (path && path[0] && !(flags & O_PATH)) {
-      slot = jobio_path_slot(0, 0, dirfd, path, 0, 0);
+      slot = walked ? jobio_slot_walked(path, &pw) : jobio_path_slot(0, 0, dirfd, path, 0, 0);
       if (slot >= 0) prov = JOBIO_FDF_PROV;
     }
     if (!prov) {
@@ -226,7 +231,7 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
       jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
       if (path) {
-        uint64_t h = jobio_path_hash(dirfd, path);
+        uint64_t h = walked ? pw.hash : jobio_path_hash(dirfd, path);
         jobio_stat_opened(b, h);
         jobio_ofd_set_path(ofd, h);
       }
