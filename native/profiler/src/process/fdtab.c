@@ -175,7 +175,7 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
   o->time_est = time_est;
   o->sampled = (uint8_t)(sampled != 0);
   o->unseen = 0;
-  o->path_hash = 0;
+  o->path_ent = 0;
   __atomic_store_n(&o->refs, 1, __ATOMIC_RELEASE);
   return idx;
 }
@@ -190,7 +190,7 @@ void jobio_ofd_release(struct jobio_block *b, uint32_t ofd) {
   struct jobio_ofd *o = &jobio_ofds[ofd];
   if (__atomic_fetch_sub(&o->refs, 1, __ATOMIC_ACQ_REL) != 1) return;
   uint64_t bytes = __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
-  if (o->path_hash) jobio_path_open_add(o->path_hash, -1);
+  if (o->path_ent) jobio_path_closed(o->path_ent);
   int cls = bytes == 0 ? JOBIO_RED : (bytes < jobio_cfg.small ? JOBIO_YELLOW : JOBIO_GREEN);
   int reason = cls == JOBIO_RED ? JOBIO_REASON_OPEN_NOTHING : -1;
   if (cls != JOBIO_GREEN && (o->unseen || __atomic_load_n(&jobio_g.io_uring_setups, __ATOMIC_RELAXED))) {
@@ -226,8 +226,7 @@ void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n) {
 /* The path an open was made by: stats of it are "used" while it is open. */
 void jobio_ofd_set_path(uint32_t ofd, uint64_t hash) {
   if (!ofd || ofd >= jobio_ofd_cap || !hash) return;
-  jobio_ofds[ofd].path_hash = hash;
-  jobio_path_open_add(hash, 1);
+  jobio_ofds[ofd].path_ent = jobio_path_opened(hash);
 }
 
 /*

@@ -51,7 +51,8 @@ struct jobio_ofd {
   uint8_t pad[3];
   uint64_t bytes;
   uint64_t time_est;
-  uint64_t path_hash; /* of the path it was opened by (0: none): open while the record lives */
+  uint32_t path_ent; /* its path's entry in the table of paths open now (stattab.h; 0: none) */
+  uint32_t pad2;
 };
 extern struct jobio_fd *jobio_fds;
 extern uint32_t jobio_fd_cap;

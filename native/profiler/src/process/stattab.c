@@ -53,22 +53,29 @@ void jobio_stats_reset(void) {
   /* (a fork child keeps the open-path table: it inherited those descriptors) */
 }
 
-void jobio_path_open_add(uint64_t hash, int delta) {
-  if (!jobio_open_tab) return;
+uint32_t jobio_path_opened(uint64_t hash) {
+  if (!jobio_open_tab) return 0;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
-    struct jobio_open_ent *c = &jobio_open_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
+    uint32_t k = (base + i) & (JOBIO_STAT_TABLE - 1);
+    struct jobio_open_ent *c = &jobio_open_tab[k];
     uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
-    if (h == 0 && delta > 0) {
+    if (h == 0) {
       uint64_t zero = 0;
       if (__atomic_compare_exchange_n(&c->hash, &zero, hash, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) h = hash;
       else h = zero;
     }
     if (h == hash) {
-      __atomic_add_fetch(&c->opens, delta, __ATOMIC_RELAXED);
-      return;
+      __atomic_add_fetch(&c->opens, 1, __ATOMIC_RELAXED);
+      return k + 1;
     }
   }
+  return 0;
+}
+
+/* (entries are never taken back: the index stays the path's while its open lives) */
+void jobio_path_closed(uint32_t ent) {
+  if (ent && ent <= JOBIO_STAT_TABLE && jobio_open_tab) __atomic_sub_fetch(&jobio_open_tab[ent - 1].opens, 1, __ATOMIC_RELAXED);
 }
 
 static int jobio_path_is_open(uint64_t hash) {
