@@ -223,18 +223,16 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       b->ignored++;
       jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, -1);
     } else {
-      uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0);
+      /* its path's hash: stats of the path before are used (yellow), and so are those while it is open */
+      uint64_t h = path ? (walked ? pw.hash : jobio_path_hash(dirfd, path)) : 0;
+      uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0, h);
       if (!ofd)
         jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
       else if (c->t0) /* counted at its last close (jobio_ofd_release), its duration now */
         jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[call], t->last_dt);
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
       jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
-      if (path) {
-        uint64_t h = walked ? pw.hash : jobio_path_hash(dirfd, path);
-        jobio_stat_opened(b, h);
-        jobio_ofd_set_path(ofd, h);
-      }
+      if (h) jobio_stat_opened(b, h);
       /* opened by MPI_File_open on every rank: only the aggregators may move its bytes */
       if (t->collective) jobio_ofd_mark_unseen(fd);
     }
@@ -245,18 +243,6 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
     jobio_after(t1);
   else
     jobio_tick_untimed();
-}
-
-/* Before close: what the descriptor is (learnt now if never seen: afterwards it is gone). */
-int jobio_close_pre(int fd);
-int jobio_close_pre(int fd) {
-  if ((unsigned)fd >= jobio_fd_cap) return jobio_fd_slot(fd);
-  struct jobio_fd *e = &jobio_fds[fd];
-  int kind = e->kind;
-  if (kind == JOBIO_FD_UNKNOWN) kind = jobio_fd_learn(fd);
-  if (kind == JOBIO_FD_FILE) return e->slot;
-  if (kind == JOBIO_FD_OWN) return -2;
-  return -1;
 }
 
 /* After close (the descriptor is released even when close fails, except EBADF: it was not open). */

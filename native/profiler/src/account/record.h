@@ -65,7 +65,17 @@ static inline int jobio_open_creates(int dirfd, const char *path, int flags) {
   return jobio_path_absent(dirfd, path);
 }
 void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags, int creates, int fd, uint8_t fdflags);
-int jobio_close_pre(int fd);
+/* Before close: what the descriptor is (learnt now if never seen: afterwards it is gone). Inline:
+ * every close asks. */
+static inline int jobio_close_pre(int fd) {
+  if ((unsigned)fd >= jobio_fd_cap) return jobio_fd_slot(fd);
+  struct jobio_fd *e = &jobio_fds[fd];
+  int kind = e->kind;
+  if (kind == JOBIO_FD_UNKNOWN) kind = jobio_fd_learn(fd);
+  if (kind == JOBIO_FD_FILE) return e->slot;
+  if (kind == JOBIO_FD_OWN) return -2;
+  return -1;
+}
 void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r);
 void jobio_rec_close_range(struct jobio_ctx *c, unsigned lo, unsigned hi, int r, int cloexec_only);
 void jobio_rec_alias(struct jobio_ctx *c, int oldfd, int newfd);

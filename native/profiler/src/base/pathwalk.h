@@ -76,9 +76,9 @@ JOBIO_HOT void jobio_pw_walk(const char *path, struct jobio_pathwalk *pw) {
   size_t klen = slash ? (size_t)(slash - path) + 1 : 0;
   size_t kw = klen ? (klen - 1) / 8 : n + 1; /* the word of the last '/' (none: past the end) */
   uint64_t h = JOBIO_PW_SEED, hk = 0, wk = 0;
-  size_t i = 0;
-  for (; i < n && i < kw; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
-  if (i == kw) hk = h;
+  size_t i = 0, m = kw < n ? kw : n;
+  for (; i < m; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
+  hk = h; /* (the state before word kw, when kw < n) */
   for (; i < n; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
   uint64_t tail = jobio_pw_tail(path, len);
   pw->hash = jobio_pw_final(h, tail);
@@ -88,7 +88,6 @@ JOBIO_HOT void jobio_pw_walk(const char *path, struct jobio_pathwalk *pw) {
     pw->dirhash = JOBIO_PW_K;
     return;
   }
-  if (kw == n) hk = h;
   wk = kw < n ? jobio_pw_word(path + 8 * kw) : tail;
   unsigned byte = (unsigned)(klen - 1) & 7;
   uint64_t upto = byte == 7 ? ~0ull : (1ull << (8 * (byte + 1))) - 1;

@@ -65,7 +65,7 @@ static inline struct jobio_dir_cache *jobio_dir_cached(const char *path, const s
   struct jobio_dir_cache *c = &jobio_dir_cache;
   uint32_t cwd = path[0] == '/' ? 0 : __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE);
   if (c->dirhash == pw->dirhash && c->klen == pw->klen && c->gen == __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) &&
-      c->cwd_seq == cwd && pw->dirhash && jobio_dir_plain(path, pw) && !jobio_ix_has_len((size_t)c->abslen + 1 + pw->len - pw->klen))
+      c->cwd_seq == cwd && jobio_dir_plain(path, pw) && !jobio_ix_has_len((size_t)c->abslen + 1 + pw->len - pw->klen))
     return c;
   return NULL;
 }

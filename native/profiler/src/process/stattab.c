@@ -16,30 +16,12 @@
 #include "process/mounts.h"
 #include "process/thread.h"
 
-struct jobio_stat_ent {
-  uint64_t hash;
-  uint32_t pending;
-  uint32_t psampled;
-  int32_t slot;
-  uint32_t pad;
-  uint64_t time_est;
-};
-
-static struct jobio_stat_ent *jobio_stat_tab;
+struct jobio_stat_ent *jobio_stat_tab;
 
 /* Paths open right now (by hash, with the number of opens of it still open): a stat of one of them
  * is "used" at once (yellow). Same size and probing as the pending table; when its neighbourhood is
  * full an open is not entered (its stats then wait for a later open, as before). */
-struct jobio_open_ent {
-  uint64_t hash;
-  int64_t opens;
-};
-static struct jobio_open_ent *jobio_open_tab;
-
-/* The table index is taken from the hash's top bits (multiplicative hashing: they depend on every
- * byte); the whole 64-bit value identifies the path (base/pathwalk.h). */
-#define JOBIO_STAT_INDEX(h) ((uint32_t)((h) >> (64 - JOBIO_STAT_BITS)))
-_Static_assert((1u << JOBIO_STAT_BITS) == JOBIO_STAT_TABLE, "table size");
+struct jobio_open_ent *jobio_open_tab;
 
 uint64_t jobio_path_hash(int dirfd, const char *path) { return jobio_pw_at(jobio_pw_hash(path), dirfd, path); }
 
@@ -71,11 +53,6 @@ uint32_t jobio_path_opened(uint64_t hash) {
     }
   }
   return 0;
-}
-
-/* (entries are never taken back: the index stays the path's while its open lives) */
-void jobio_path_closed(uint32_t ent) {
-  if (ent && ent <= JOBIO_STAT_TABLE && jobio_open_tab) __atomic_sub_fetch(&jobio_open_tab[ent - 1].opens, 1, __ATOMIC_RELAXED);
 }
 
 static int jobio_path_is_open(uint64_t hash) {
@@ -156,7 +133,7 @@ void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t
     jobio_stat_wait(b, slot, hash, est, sampled);
 }
 
-void jobio_stat_opened(struct jobio_block *b, uint64_t hash) {
+void jobio_stat_opened_probe(struct jobio_block *b, uint64_t hash) {
   if (!jobio_stat_tab) return;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
