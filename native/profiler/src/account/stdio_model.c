@@ -21,24 +21,6 @@
 
 #include "account/record.h"
 
-/* glibc's FILE flags (libio.h; stable ABI) */
-#define JOBIO_IO_UNBUFFERED 0x0002
-#define JOBIO_IO_EOF_SEEN 0x0010
-#define JOBIO_IO_ERR_SEEN 0x0020
-#define JOBIO_IO_IN_BACKUP 0x0100
-#define JOBIO_IO_CURRENTLY_PUTTING 0x0800
-
-void jobio_fst_take(FILE *f, struct jobio_fst *s) {
-  s->flags = f->_flags;
-  s->rptr = f->_IO_read_ptr;
-  s->rend = f->_IO_read_end;
-  s->rbase = f->_IO_read_base;
-  s->wbase = f->_IO_write_base;
-  s->wptr = f->_IO_write_ptr;
-  s->wend = f->_IO_write_end;
-  s->bufb = f->_IO_buf_base;
-  s->bufe = f->_IO_buf_end;
-}
 
 static uint64_t jobio_fst_pending(const struct jobio_fst *s) {
   return (s->flags & JOBIO_IO_CURRENTLY_PUTTING) && s->wptr > s->wbase ? (uint64_t)(s->wptr - s->wbase) : 0;
@@ -66,8 +48,8 @@ static void jobio_fs_chunks(struct jobio_fs_ops *o, int dir, uint64_t n, uint64_
   }
 }
 
-void jobio_fs_reads(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, int64_t consumed,
-                    uint64_t fread_want, uint64_t min_consumed) {
+void jobio_fs_reads_model(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, int64_t consumed,
+                          uint64_t fread_want, uint64_t min_consumed) {
   uint64_t bs = jobio_fst_bs(s1);
   int64_t in = 0;
   if (!((s0->flags | s1->flags) & (JOBIO_IO_IN_BACKUP | JOBIO_IO_CURRENTLY_PUTTING))) {
@@ -110,8 +92,8 @@ void jobio_fs_reads(struct jobio_fs_ops *o, const struct jobio_fst *s0, const st
     jobio_fs_op(o, JOBIO_DIR_READ, -1);
 }
 
-void jobio_fs_writes(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, uint64_t accepted,
-                     int xsputn) {
+void jobio_fs_writes_model(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, uint64_t accepted,
+                           int xsputn) {
   uint64_t p0 = jobio_fst_pending(s0), p1 = jobio_fst_pending(s1);
   uint64_t bs = jobio_fst_bs(s1);
   int64_t out = (int64_t)(p0 + accepted) - (int64_t)p1;

@@ -6,12 +6,31 @@
 
 #pragma GCC visibility push(hidden)
 
+/* glibc's stream flags (libio.h) */
+#define JOBIO_IO_UNBUFFERED 0x0002
+#define JOBIO_IO_EOF_SEEN 0x0010
+#define JOBIO_IO_ERR_SEEN 0x0020
+#define JOBIO_IO_IN_BACKUP 0x0100
+#define JOBIO_IO_CURRENTLY_PUTTING 0x0800
+#define JOBIO_IO_IS_FILEBUF 0x2000
+
 /* A stream's buffer state. */
 struct jobio_fst {
   int flags;
   char *rptr, *rend, *rbase, *wbase, *wptr, *wend, *bufb, *bufe;
 };
-void jobio_fst_take(FILE *f, struct jobio_fst *s);
+/* (inline: every stdio call takes it before and after) */
+static inline void jobio_fst_take(FILE *f, struct jobio_fst *s) {
+  s->flags = f->_flags;
+  s->rptr = f->_IO_read_ptr;
+  s->rend = f->_IO_read_end;
+  s->rbase = f->_IO_read_base;
+  s->wbase = f->_IO_write_base;
+  s->wptr = f->_IO_write_ptr;
+  s->wend = f->_IO_write_end;
+  s->bufb = f->_IO_buf_base;
+  s->bufe = f->_IO_buf_end;
+}
 
 /* Where the deduced system calls are counted. */
 struct jobio_fs_ops {
@@ -25,12 +44,33 @@ struct jobio_fs_ops {
 #define JOBIO_CONSUMED_UNKNOWN INT64_MIN
 /* consumed: bytes the call gave the program (negative: pushed back; JOBIO_CONSUMED_UNKNOWN: not
  * known, then at least min_consumed); fread_want: the bytes an fread asked for (0 for other calls) */
-void jobio_fs_reads(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, int64_t consumed,
-                    uint64_t fread_want, uint64_t min_consumed);
+void jobio_fs_reads_model(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, int64_t consumed,
+                          uint64_t fread_want, uint64_t min_consumed);
+static inline void jobio_fs_reads(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, int64_t consumed,
+                                  uint64_t fread_want, uint64_t min_consumed) {
+  /* the common case, inline: the call took its bytes from the buffer it found (no refill: the read
+   * pointer moved by what the program got, the buffer's end did not move), no end of file or error
+   * flag, nothing pushed back: the model would find no system call */
+  if (!((s0->flags | s1->flags) & (JOBIO_IO_IN_BACKUP | JOBIO_IO_CURRENTLY_PUTTING | JOBIO_IO_EOF_SEEN | JOBIO_IO_ERR_SEEN)) &&
+      s0->rend == s1->rend && s0->rbase == s1->rbase && s1->rptr >= s0->rptr && s1->rptr <= s1->rend) {
+    uint64_t moved = (uint64_t)(s1->rptr - s0->rptr);
+    if (consumed != JOBIO_CONSUMED_UNKNOWN ? consumed >= 0 && (uint64_t)consumed == moved : min_consumed <= moved) return;
+  }
+  jobio_fs_reads_model(o, s0, s1, consumed, fread_want, min_consumed);
+}
 /* accepted: bytes the call took from the program; xsputn: fwrite/fputs (large requests are written
  * directly in whole blocks) */
-void jobio_fs_writes(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, uint64_t accepted,
-                     int xsputn);
+void jobio_fs_writes_model(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, uint64_t accepted,
+                           int xsputn);
+static inline void jobio_fs_writes(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, uint64_t accepted,
+                                   int xsputn) {
+  /* the common case, inline: every byte went into the buffer the stream was already filling (no
+   * system call: the model would find nothing written out), and no new error */
+  if ((s0->flags & s1->flags & JOBIO_IO_CURRENTLY_PUTTING) && s0->wbase == s1->wbase && s1->wptr >= s0->wptr &&
+      (uint64_t)(s1->wptr - s0->wptr) == accepted && !(s1->flags & ~s0->flags & JOBIO_IO_ERR_SEEN))
+    return;
+  jobio_fs_writes_model(o, s0, s1, accepted, xsputn);
+}
 void jobio_fs_flush(struct jobio_fs_ops *o, const struct jobio_fst *s0);
 /* a seek glibc made (kernel offsets before, < 0 unknown, and after; err: its errno when it failed),
  * and the block it read after it (bytes, 0: none) */

@@ -41,7 +41,7 @@
 /* ---------------- streams seen, by descriptor (for the flush at exit) ---------------- */
 static FILE **jobio_files;
 
-static void jobio_file_register(int fd, FILE *fp) {
+static __attribute__((noinline)) void jobio_file_register_slow(int fd, FILE *fp) {
   if ((unsigned)fd >= jobio_fd_cap) return;
   FILE **t = __atomic_load_n(&jobio_files, __ATOMIC_ACQUIRE);
   if (!t) {
@@ -55,6 +55,12 @@ static void jobio_file_register(int fd, FILE *fp) {
     t = n;
   }
   if (t[fd] != fp) t[fd] = fp;
+}
+/* (inline: every counted stdio call registers its stream; it is there already but the first time) */
+static inline void jobio_file_register(int fd, FILE *fp) {
+  FILE **t = __atomic_load_n(&jobio_files, __ATOMIC_ACQUIRE);
+  if (JOBIO_LIKELY(t != NULL && (unsigned)fd < jobio_fd_cap && t[fd] == fp)) return;
+  jobio_file_register_slow(fd, fp);
 }
 
 static void jobio_file_forget(int fd) {
@@ -84,11 +90,15 @@ struct jobio_sc_after {
  * asking the kernel when glibc does not know it (as lseek's wrapper does for a stream's descriptor). */
 static int jobio_sc_begin_at(struct jobio_sc *s, FILE *fp, int pos) {
   if (!fp || !jobio_begin_notime(&s->c)) return 0;
-  int fd = fileno_unlocked(fp);
+  /* fileno_unlocked without its call (and without its EBADF for a stream that is no file's) */
+  int fd = (fp->_flags & JOBIO_IO_IS_FILEBUF) ? fp->_fileno : -1;
   if (fd < 0) return 0;
-  if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
-  int slot = jobio_fd_slot(fd);
-  if (slot < 0 || (unsigned)fd >= jobio_fd_cap || jobio_fds[fd].kind != JOBIO_FD_FILE) return 0;
+  if ((unsigned)fd >= jobio_fd_cap) return 0;
+  struct jobio_fd *e = &jobio_fds[fd];
+  if (e->flags & JOBIO_FDF_PROV) jobio_fd_confirm(fd, 0, 0, 0);
+  /* (a stream's descriptor is a file's, known since its open: its slot is in its entry) */
+  if (JOBIO_UNLIKELY(e->kind != JOBIO_FD_FILE) && (e->kind != JOBIO_FD_UNKNOWN || jobio_fd_learn(fd) != JOBIO_FD_FILE)) return 0;
+  int slot = e->slot;
   jobio_file_register(fd, fp);
   s->fp = fp;
   s->fd = fd;
