@@ -48,8 +48,8 @@ static void jobio_fs_chunks(struct jobio_fs_ops *o, int dir, uint64_t n, uint64_
   }
 }
 
-void jobio_fs_reads_model(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, int64_t consumed,
-                          uint64_t fread_want, uint64_t min_consumed) {
+void jobio_fs_reads(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, int64_t consumed,
+                    uint64_t fread_want, uint64_t min_consumed) {
   uint64_t bs = jobio_fst_bs(s1);
   int64_t in = 0;
   if (!((s0->flags | s1->flags) & (JOBIO_IO_IN_BACKUP | JOBIO_IO_CURRENTLY_PUTTING))) {
@@ -92,8 +92,8 @@ void jobio_fs_reads_model(struct jobio_fs_ops *o, const struct jobio_fst *s0, co
     jobio_fs_op(o, JOBIO_DIR_READ, -1);
 }
 
-void jobio_fs_writes_model(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, uint64_t accepted,
-                           int xsputn) {
+void jobio_fs_writes(struct jobio_fs_ops *o, const struct jobio_fst *s0, const struct jobio_fst *s1, uint64_t accepted,
+                     int xsputn) {
   uint64_t p0 = jobio_fst_pending(s0), p1 = jobio_fst_pending(s1);
   uint64_t bs = jobio_fst_bs(s1);
   int64_t out = (int64_t)(p0 + accepted) - (int64_t)p1;

@@ -92,7 +92,6 @@ static int jobio_sc_begin_at(struct jobio_sc *s, FILE *fp, int pos) {
   if (!fp || !jobio_begin_notime(&s->c)) return 0;
   /* fileno_unlocked without its call (and without its EBADF for a stream that is no file's) */
   int fd = (fp->_flags & JOBIO_IO_IS_FILEBUF) ? fp->_fileno : -1;
-  if (fd < 0) return 0;
   if ((unsigned)fd >= jobio_fd_cap) return 0;
   struct jobio_fd *e = &jobio_fds[fd];
   if (e->flags & JOBIO_FDF_PROV) jobio_fd_confirm(fd, 0, 0, 0);
@@ -112,7 +111,30 @@ static int jobio_sc_begin_at(struct jobio_sc *s, FILE *fp, int pos) {
   jobio_start(&s->c);
   return 1;
 }
-static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) { return jobio_sc_begin_at(s, fp, 0); }
+/*
+ * The reads and writes (no position wanted): the common stream, a file's whose descriptor entry is
+ * settled and which is registered already, takes a path that keeps only s and fp across the lock
+ * (few saved registers); the rest goes the general way.
+ */
+static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) {
+  struct jobio_tls *t = &jobio_t;
+  FILE **reg = __atomic_load_n(&jobio_files, __ATOMIC_ACQUIRE);
+  int fd;
+  struct jobio_fd *e;
+  if (JOBIO_UNLIKELY(!fp || t->busy != 0 || !reg || !(fp->_flags & JOBIO_IO_IS_FILEBUF) ||
+                     (unsigned)(fd = fp->_fileno) >= jobio_fd_cap || (e = &jobio_fds[fd])->kind != JOBIO_FD_FILE ||
+                     (e->flags & JOBIO_FDF_PROV) || reg[fd] != fp))
+    return jobio_sc_begin_at(s, fp, 0);
+  s->c.t = t;
+  s->c.t0 = 0;
+  s->fp = fp;
+  s->fd = fd;
+  s->slot = e->slot;
+  flockfile(fp);
+  jobio_fst_take(fp, &s->s0);
+  jobio_start(&s->c);
+  return 1;
+}
 
 /* The call has returned: stop the clock, keep errno aside, look at the buffer again and unlock the
  * stream. The deductions follow, then jobio_sc_end with the time and errno this returned (kept out
@@ -141,9 +163,20 @@ static void jobio_sc_app(struct jobio_sc *s, int fn, uint64_t bytes) {
   m->ext.stdio_bytes[fn] += bytes;
 }
 
-/* After a reading call: consumed as for jobio_fs_reads. */
-static void jobio_sc_read(struct jobio_sc *s, int fn, int64_t consumed, uint64_t app_bytes, uint64_t fread_want,
-                          uint64_t min_consumed) {
+/* The end of a call the buffer answered alone (jobio_fs_reads_none, jobio_fs_writes_none): no
+ * system call to deduce, the application-level count only. Nothing here sets errno (funlockfile
+ * does not; a due tick keeps it itself), so the call's errno stays as it is. */
+static inline void jobio_sc_quiet(struct jobio_sc *s, int fn, uint64_t app_bytes) {
+  uint64_t est;
+  uint64_t t1 = jobio_stop(&s->c, &est);
+  if (fn >= 0) jobio_sc_app(s, fn, app_bytes);
+  funlockfile(s->fp);
+  jobio_after(t1);
+}
+
+/* After a reading call, the model's way (the buffer was refilled, or something else changed). */
+static __attribute__((noinline)) void jobio_sc_read_model(struct jobio_sc *s, int fn, int64_t consumed, uint64_t app_bytes,
+                                                          uint64_t fread_want, uint64_t min_consumed) {
   struct jobio_sc_after a;
   int saved;
   uint64_t t1 = jobio_sc_stop(s, &a, &saved);
@@ -151,15 +184,30 @@ static void jobio_sc_read(struct jobio_sc *s, int fn, int64_t consumed, uint64_t
   if (fn >= 0) jobio_sc_app(s, fn, app_bytes);
   jobio_sc_end(saved, t1);
 }
+/* After a reading call: consumed as for jobio_fs_reads. */
+static void jobio_sc_read(struct jobio_sc *s, int fn, int64_t consumed, uint64_t app_bytes, uint64_t fread_want,
+                          uint64_t min_consumed) {
+  if (JOBIO_LIKELY(jobio_fs_reads_none(&s->s0, s->fp, consumed, min_consumed)))
+    jobio_sc_quiet(s, fn, app_bytes);
+  else
+    jobio_sc_read_model(s, fn, consumed, app_bytes, fread_want, min_consumed);
+}
 
-/* After a writing call that took `accepted` bytes. */
-static void jobio_sc_write(struct jobio_sc *s, int fn, uint64_t accepted, int xsputn) {
+/* After a writing call, the model's way (the buffer was flushed, or something else changed). */
+static __attribute__((noinline)) void jobio_sc_write_model(struct jobio_sc *s, int fn, uint64_t accepted, int xsputn) {
   struct jobio_sc_after a;
   int saved;
   uint64_t t1 = jobio_sc_stop(s, &a, &saved);
   jobio_fs_writes(&a.o, &s->s0, &a.s1, accepted, xsputn);
   if (fn >= 0) jobio_sc_app(s, fn, accepted);
   jobio_sc_end(saved, t1);
+}
+/* After a writing call that took `accepted` bytes. */
+static void jobio_sc_write(struct jobio_sc *s, int fn, uint64_t accepted, int xsputn) {
+  if (JOBIO_LIKELY(jobio_fs_writes_none(&s->s0, s->fp, accepted)))
+    jobio_sc_quiet(s, fn, accepted);
+  else
+    jobio_sc_write_model(s, fn, accepted, xsputn);
 }
 
 /* ---------------- open and close ---------------- */
