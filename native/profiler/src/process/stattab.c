@@ -55,7 +55,7 @@ uint32_t jobio_path_opened(uint64_t hash) {
   return 0;
 }
 
-static int jobio_path_is_open(uint64_t hash) {
+static inline __attribute__((always_inline)) int jobio_path_is_open(uint64_t hash) {
   if (!jobio_open_tab) return 0;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
