@@ -1,7 +1,5 @@
 // Collectors built to misbehave, for tests of the scrape framework: one that works, one that throws,
 // one that hangs past any deadline, one whose source is absent.
-import { Counter, Gauge } from 'prom-client';
-import { promRegisters } from '../../exporter/src/scrape/metric-registry.js';
 import type { CollectorDescriptor } from '../../exporter/src/scrape/collector.js';
 import { defineFlags, positiveIntegerFlag } from '../../exporter/src/scrape/flags.js';
 
@@ -13,11 +11,12 @@ export const workingCollector: CollectorDescriptor = {
   defaultEnabled: true,
   flags: workingFlags.list,
   create({ registry, options }) {
-    const updates = new Counter({ name: 'jobio_working_updates_total', help: 'Updates so far.', registers: promRegisters(registry) });
+    let updates = 0;
+    registry.register({ name: 'jobio_working_updates_total', help: 'Updates so far.', type: 'counter', collect: (sink) => sink.sample({}, updates) });
     const { step } = workingFlags.read(options);
     return {
       update() {
-        updates.inc(step);
+        updates += step;
         return Promise.resolve('ok');
       },
     };
@@ -30,10 +29,11 @@ export const failingCollector: CollectorDescriptor = {
   defaultEnabled: true,
   flags: [],
   create({ registry }) {
-    const gauge = new Gauge({ name: 'jobio_failing_value', help: 'Never served.', registers: promRegisters(registry) });
+    let value = 0;
+    registry.register({ name: 'jobio_failing_value', help: 'Never served.', type: 'gauge', collect: (sink) => sink.sample({}, value) });
     return {
       update() {
-        gauge.set(1);
+        value = 1;
         return Promise.reject(new Error('source exploded'));
       },
     };

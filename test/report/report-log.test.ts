@@ -130,7 +130,7 @@ test('jobio report on real programs: healthy, small files, metadata storm, Pytho
 
     // Python importing modules only: the calls on module files (.py, .pyc, .so) are the import
     // system's (component python-imports), and they are most of the job's; the stats and listings of
-    // sys.path's directories name no module file and stay the interpreter's own (docs/profiler.md)
+    // sys.path's directories that held no module file before stay the interpreter's own (docs/profiler.md)
     const imports = await profiledReport(dir, 'imports', [python, '-c', 'import json, email.mime.text, http.client, xml.dom.minidom, decimal, asyncio']);
     assert.ok(imports.application.reasons.length > 0);
     for (const r of imports.application.reasons) assert.match(r.program.name, /^python3/);

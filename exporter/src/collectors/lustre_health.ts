@@ -12,10 +12,10 @@ import { lustreSource } from '../lustre/source-description.js';
 import { isCapacityFile, isLdlmFile, isThreadFile, namespaceTarget, parseCapacityValue, parseHealthCheck, parseRecoveryStatus, splitLctlDump, type LctlParam } from '../parsers/lustre-health.js';
 import { parseBrwStats } from '../parsers/lustre-brw-stats.js';
 import { parseServiceStats } from '../parsers/lustre-service-stats.js';
-import { oscTarget, parseOscRpcStats, parseOscState, type ImportState, type OscRpcStats } from '../parsers/lustre-osc.js';
+import { oscTarget, parseOscRpcStats, parseOscState } from '../parsers/lustre-osc.js';
 import { runLctl } from '../sources/lustre-lctl.js';
 import { HEALTH_LCTL_ARGS, readHealthFiles } from '../sources/lustre-health-files.js';
-import { LustreHealthMetrics } from './lustre_health_metrics.js';
+import { emptyHealthReading, LustreHealthMetrics, type HealthReading } from './lustre_health_metrics.js';
 
 const CAPACITY_PARAM = /^osd-[a-z]+\.([^.]+)\.([a-z]+)$/;
 const RECOVERY_PARAM = /^(?:obdfilter|mdt)\.([^.]+)\.recovery_status$/;
@@ -52,8 +52,7 @@ export const lustreHealthCollector = defineCollector({
           return 'absent';
         }
         metrics.count('parse', reading.bad);
-        metrics.begin();
-        for (const apply of reading.values) apply(metrics);
+        metrics.show(reading.values);
         return 'ok';
       },
       describe: () =>
@@ -67,19 +66,16 @@ export const lustreHealthCollector = defineCollector({
   },
 });
 
-/** One reading's values, to apply to the metrics, and the values of no known shape. */
+/** One reading's values and the count of values of no known shape. */
 interface Reading {
-  readonly values: ((metrics: LustreHealthMetrics) => void)[];
+  readonly values: HealthReading;
   readonly bad: number;
 }
 
 /** Interprets one reading; undefined when it held none of this collector's parameters. */
 function interpret(params: readonly LctlParam[]): Reading | undefined {
   const seen = new Set<string>();
-  const values: Reading['values'] = [];
-  // A client's OSCs, exported summed per file system once all are read.
-  const oscRpcs: { target: string; stats: OscRpcStats }[] = [];
-  const oscStates: { target: string; state: ImportState }[] = [];
+  const values = emptyHealthReading();
   let bad = 0;
   for (const p of params) {
     // A dump may repeat a parameter (two lctl patterns matching it): the first is the one read.
@@ -94,51 +90,49 @@ function interpret(params: readonly LctlParam[]): Reading | undefined {
     const ldlmTarget = ldlm?.[1] === undefined ? undefined : namespaceTarget(ldlm[1]);
     if (p.name === 'health_check') {
       const health = parseHealthCheck(p.text);
-      if (health) values.push((m) => m.health(health.healthy));
+      if (health) values.healthy = health.healthy;
       else bad += 1;
     } else if (capacity?.[1] && capacity[2] && isCapacityFile(capacity[2])) {
       const [target, file] = [capacity[1], capacity[2]];
       const value = parseCapacityValue(p.text);
       if (value === undefined) bad += 1;
-      else values.push((m) => m.capacityValue(target, file, value));
+      else values.capacity.push({ target, file, value });
     } else if (recovery?.[1]) {
       const target = recovery[1];
       const status = parseRecoveryStatus(p.text);
-      if (status) values.push((m) => m.recovery(target, status));
+      if (status) values.recovery.push({ target, status });
       bad += status ? status.badLines : 1;
     } else if (ldlmTarget !== undefined && ldlm?.[2] && isLdlmFile(ldlm[2])) {
       const file = ldlm[2];
       const value = parseCapacityValue(p.text);
       if (value === undefined) bad += 1;
-      else values.push((m) => m.ldlmValue(ldlmTarget, file, value));
+      else values.ldlm.push({ target: ldlmTarget, file, value });
     } else if (brw !== undefined) {
       // One histogram set per target: obdfilter's brw_stats, where a version still has it, is the osd's.
       if (seen.has(`brw_stats:${brw}`)) continue;
       seen.add(`brw_stats:${brw}`);
       const stats = parseBrwStats(p.text);
-      values.push((m) => m.brwStats(brw, stats));
+      values.brw.push({ target: brw, stats });
       bad += stats.badLines;
     } else if (service?.[1] && service[2] === 'stats') {
-      const name = service[1];
       const stats = parseServiceStats(p.text);
-      values.push((m) => m.serviceStats(name, stats));
+      values.services.push({ service: service[1], stats });
       bad += stats.badLines;
     } else if (service?.[1] && service[2] && isThreadFile(service[2])) {
       const [name, file] = [service[1], service[2]];
       const value = parseCapacityValue(p.text);
       if (value === undefined) bad += 1;
-      else values.push((m) => m.serviceThreads(name, file, value));
+      else values.threads.push({ service: name, file, value });
     } else if (oscOf !== undefined && osc?.[2] === 'rpc_stats') {
       const stats = parseOscRpcStats(p.text);
-      oscRpcs.push({ target: oscOf, stats });
+      values.oscRpcs.push({ target: oscOf, stats });
       bad += stats.badLines;
     } else if (oscOf !== undefined) {
       const state = parseOscState(p.text);
       if (state === undefined) bad += 1;
-      else oscStates.push({ target: oscOf, state });
+      else values.oscStates.push({ target: oscOf, state });
     } else continue; // another parameter of the dump (lctl mode with a broad pattern)
     seen.add(p.name);
   }
-  if (oscRpcs.length > 0 || oscStates.length > 0) values.push((m) => m.oscs(oscRpcs, oscStates));
   return seen.size === 0 ? undefined : { values, bad };
 }

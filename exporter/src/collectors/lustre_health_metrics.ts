@@ -1,16 +1,15 @@
-// The metrics of the lustre_health collector (names fixed in docs/metrics.md): gauges refilled from
-// each scrape's reading, plus a running count of the values that could not be read or parsed.
-import type { Counter, Gauge } from 'prom-client';
+// The metrics of the lustre_health collector (names fixed in docs/metrics.md): what the last reading
+// held, handed out when the scrape renders the families, plus a running count of the values that could
+// not be read or parsed.
+import type { Labels, MetricFamily } from '../scrape/metric-family.js';
 import type { MetricRegistry } from '../scrape/metric-registry.js';
-import { metricsIn } from '../scrape/metric-factory.js';
+import { combinedFamily, type Combine } from '../scrape/combined-family.js';
 import { ShownWhilePresent } from './lustre_targets_metrics.js';
-import { CumulativeHistogram } from './cumulative_histogram.js';
+import { cumulativeHistogram, type CountRow } from './cumulative_histogram.js';
 import type { BrwHistogramKind, BrwStats } from '../parsers/lustre-brw-stats.js';
 import { RECOVERY_STATES, targetFs, type CapacityFile, type LdlmFile, type RecoveryStatus, type ThreadFile } from '../parsers/lustre-health.js';
 import type { ServiceStats } from '../parsers/lustre-service-stats.js';
 import { IMPORT_STATES, type Direction, type ImportState, type OscHistogramKind, type OscRpcStats } from '../parsers/lustre-osc.js';
-
-type TargetLabels = 'fs' | 'target';
 
 /** 1, 2, 4, … 2^n. */
 function powersOfTwo(n: number): number[] {
@@ -52,124 +51,194 @@ const OSC_HISTOGRAMS: Readonly<Record<OscHistogramKind, readonly [string, string
 /** Why a value is missing: its file could not be read, or it held no value of the known shape. */
 export type HealthErrorReason = 'read' | 'parse';
 
+/** What one reading of the host's health files held, each kind in the order its files were read. */
+export interface HealthReading {
+  healthy?: boolean;
+  readonly capacity: { readonly target: string; readonly file: CapacityFile; readonly value: bigint }[];
+  readonly recovery: { readonly target: string; readonly status: RecoveryStatus }[];
+  readonly ldlm: { readonly target: string; readonly file: LdlmFile; readonly value: bigint }[];
+  readonly brw: { readonly target: string; readonly stats: BrwStats }[];
+  readonly services: { readonly service: string; readonly stats: ServiceStats }[];
+  readonly threads: { readonly service: string; readonly file: ThreadFile; readonly value: bigint }[];
+  /** A client's OSCs, exported summed per file system. */
+  readonly oscRpcs: { readonly target: string; readonly stats: OscRpcStats }[];
+  readonly oscStates: { readonly target: string; readonly state: ImportState }[];
+}
+
+export function emptyHealthReading(): HealthReading {
+  return { capacity: [], recovery: [], ldlm: [], brw: [], services: [], threads: [], oscRpcs: [], oscStates: [] };
+}
+
+/** The last reading as the families read it: the OSCs grouped per file system, the error totals as they were. */
+interface Shown {
+  readonly reading: HealthReading;
+  readonly oscRpcs: ReadonlyMap<string, readonly OscRpcStats[]>;
+  readonly oscImports: ReadonlyMap<string, ReadonlyMap<ImportState, number>>;
+  readonly errors: readonly [HealthErrorReason, number][];
+}
+
 export class LustreHealthMetrics {
-  private readonly capacity: Readonly<Record<CapacityFile, Gauge<TargetLabels>>>;
-  /** Label-less: shown only while health_check was read (prom-client would show 0 otherwise). */
+  /** Label-less: shown only while health_check was read (a label-less series has no "no value"). */
   private readonly healthy: ShownWhilePresent;
-  private readonly recoveryStatus: Gauge<TargetLabels | 'status'>;
-  private readonly recoveryCompleted: Gauge<TargetLabels>;
-  private readonly recoveryRecoverable: Gauge<TargetLabels>;
-  private readonly recoveryRemaining: Gauge<TargetLabels>;
-  private readonly recoveryEvicted: Gauge<TargetLabels>;
-  private readonly locks: Gauge<TargetLabels>;
-  private readonly resources: Gauge<TargetLabels>;
-  /** Lustre's own running count, exported as read (it restarts from 0 when the target is mounted again). */
-  private readonly lockTimeouts: Counter<TargetLabels>;
-  private readonly brw: Readonly<Record<BrwHistogramKind, CumulativeHistogram>>;
-  private readonly serviceRequests: Counter<'service'>;
-  private readonly serviceWait: Counter<'service'>;
-  private readonly serviceQueueDepth: Counter<'service'>;
-  private readonly serviceActive: Counter<'service'>;
-  private readonly serviceThreadGauges: Readonly<Record<ThreadFile, Gauge<'service'>>>;
-  private readonly osc: Readonly<Record<OscHistogramKind, CumulativeHistogram>>;
-  private readonly oscActive: Gauge<'fs' | 'operation'>;
-  private readonly oscPending: Gauge<'fs' | 'operation'>;
-  private readonly oscImports: Gauge<'fs' | 'state'>;
-  private readonly errors: Counter<'reason'>;
   private readonly errorTotals = new Map<HealthErrorReason, number>();
+  /** What the last reading held; undefined while there is none (no Lustre target here): no series at all. */
+  private shown: Shown | undefined;
 
   constructor(registry: MetricRegistry) {
-    const { counter, gauge } = metricsIn(registry);
-    const labels = ['fs', 'target'] as const;
-    this.capacity = {
-      kbytestotal: gauge('jobio_lustre_target_size_bytes', 'Size of the target (kbytestotal of its osd), in bytes.', labels),
-      kbytesfree: gauge('jobio_lustre_target_free_bytes', 'Free space on the target, reserved blocks included (kbytesfree of its osd), in bytes.', labels),
-      kbytesavail: gauge('jobio_lustre_target_avail_bytes', 'Space on the target available to clients (kbytesavail of its osd), in bytes.', labels),
-      filestotal: gauge('jobio_lustre_target_files', 'Inodes (objects on an OST) of the target (filestotal of its osd).', labels),
-      filesfree: gauge('jobio_lustre_target_files_free', 'Free inodes (objects on an OST) of the target (filesfree of its osd).', labels),
-    };
+    const reading = (): HealthReading => this.shown?.reading ?? emptyHealthReading();
+    /** A family of the reading's values; a label set read twice (two osd types of one target) is one series, as before. */
+    const family = (
+      name: string,
+      help: string,
+      type: 'counter' | 'gauge',
+      fill: (add: (labels: Labels, value: number) => void, r: HealthReading) => void,
+      combine: Combine = type === 'gauge' ? 'last' : 'sum',
+    ) => registry.register(combinedFamily(name, help, type, (add) => fill(add, reading()), combine));
+    const targetLabels = (target: string): Labels => ({ fs: targetFs(target), target });
+
+    const capacity = (file: CapacityFile, name: string, help: string): MetricFamily =>
+      family(name, help, 'gauge', (add, r) => {
+        // Lustre prints kilobytes; a float64 holds bytes exactly up to 8 PiB per target.
+        for (const c of r.capacity) if (c.file === file) add(targetLabels(c.target), Number(file.startsWith('kbytes') ? c.value * 1024n : c.value));
+      });
+    capacity('kbytestotal', 'jobio_lustre_target_size_bytes', 'Size of the target (kbytestotal of its osd), in bytes.');
+    capacity('kbytesfree', 'jobio_lustre_target_free_bytes', 'Free space on the target, reserved blocks included (kbytesfree of its osd), in bytes.');
+    capacity('kbytesavail', 'jobio_lustre_target_avail_bytes', 'Space on the target available to clients (kbytesavail of its osd), in bytes.');
+    capacity('filestotal', 'jobio_lustre_target_files', 'Inodes (objects on an OST) of the target (filestotal of its osd).');
+    capacity('filesfree', 'jobio_lustre_target_files_free', 'Free inodes (objects on an OST) of the target (filesfree of its osd).');
     this.healthy = ShownWhilePresent.gauge(
       registry,
       'jobio_lustre_health_check_healthy',
       "1 when this server's Lustre health_check says healthy, 0 when it says NOT HEALTHY, a device reported unhealthy or an LBUG.",
     );
-    this.recoveryStatus = gauge('jobio_lustre_target_recovery_status', 'Recovery state of the target (recovery_status): 1 for the current status, 0 for the others.', [...labels, 'status']);
-    this.recoveryCompleted = gauge('jobio_lustre_target_recovery_completed_clients', 'Clients that completed recovery (completed_clients of recovery_status).', labels);
-    this.recoveryRecoverable = gauge('jobio_lustre_target_recovery_clients', 'Clients the target expects back in recovery (the total of completed_clients or connected_clients).', labels);
-    this.recoveryRemaining = gauge('jobio_lustre_target_recovery_time_remaining_seconds', 'Seconds left before the recovery window closes, while RECOVERING (time_remaining).', labels);
-    this.recoveryEvicted = gauge('jobio_lustre_target_recovery_evicted_clients', 'Clients evicted because they did not come back in time, while RECOVERING (evicted_clients).', labels);
-    this.locks = gauge('jobio_lustre_target_ldlm_locks', "Locks granted in the target's lock manager namespace (lock_count).", labels);
-    this.resources = gauge('jobio_lustre_target_ldlm_resources', "Resources (objects with locks) in the target's lock manager namespace (resource_count).", labels);
-    this.lockTimeouts = counter(
+
+    family('jobio_lustre_target_recovery_status', 'Recovery state of the target (recovery_status): 1 for the current status, 0 for the others.', 'gauge', (add, r) => {
+      for (const { target, status } of r.recovery) for (const state of RECOVERY_STATES) add({ ...targetLabels(target), status: state }, state === status.status ? 1 : 0);
+    });
+    const recovery = (name: string, help: string, value: (s: RecoveryStatus) => number | undefined): MetricFamily =>
+      family(name, help, 'gauge', (add, r) => {
+        for (const { target, status } of r.recovery) {
+          const v = value(status);
+          if (v !== undefined) add(targetLabels(target), v);
+        }
+      });
+    recovery('jobio_lustre_target_recovery_completed_clients', 'Clients that completed recovery (completed_clients of recovery_status).', (s) => s.completedClients);
+    recovery('jobio_lustre_target_recovery_clients', 'Clients the target expects back in recovery (the total of completed_clients or connected_clients).', (s) => s.recoverableClients);
+    recovery('jobio_lustre_target_recovery_time_remaining_seconds', 'Seconds left before the recovery window closes, while RECOVERING (time_remaining).', (s) => s.timeRemainingSeconds);
+    recovery('jobio_lustre_target_recovery_evicted_clients', 'Clients evicted because they did not come back in time, while RECOVERING (evicted_clients).', (s) => s.evictedClients);
+
+    const ldlm = (file: LdlmFile, name: string, help: string, type: 'counter' | 'gauge'): MetricFamily =>
+      family(name, help, type, (add, r) => {
+        for (const l of r.ldlm) if (l.file === file) add(targetLabels(l.target), Number(l.value));
+      });
+    ldlm('lock_count', 'jobio_lustre_target_ldlm_locks', "Locks granted in the target's lock manager namespace (lock_count).", 'gauge');
+    ldlm('resource_count', 'jobio_lustre_target_ldlm_resources', "Resources (objects with locks) in the target's lock manager namespace (resource_count).", 'gauge');
+    // Lustre's own running count, exported as read (it restarts from 0 when the target is mounted again).
+    ldlm(
+      'lock_timeouts',
       'jobio_lustre_target_ldlm_lock_timeouts_total',
       "Lock callbacks that timed out in the target's namespace, the client evicted (lock_timeouts; from 0 at the target's mount).",
-      labels,
+      'counter',
     );
-    const brw = Object.entries(BRW_HISTOGRAMS).map(([kind, [name, help, bounds, scale]]) => [kind, new CumulativeHistogram(name, help, bounds, scale).register(registry)]);
-    this.brw = Object.fromEntries(brw) as Record<BrwHistogramKind, CumulativeHistogram>;
-    const service = ['service'] as const;
-    this.serviceRequests = counter('jobio_lustre_service_requests_total', "Requests the service handled (samples of req_waittime in its stats; Lustre's count, from 0 at module load).", service);
-    this.serviceWait = counter(
+
+    for (const [kind, [name, help, bounds, scale]] of Object.entries(BRW_HISTOGRAMS) as [BrwHistogramKind, (typeof BRW_HISTOGRAMS)[BrwHistogramKind]][]) {
+      const fill = (add: (labels: Labels, rows: readonly CountRow[]) => void): void => {
+        // One histogram set per target and direction, for each histogram its brw_stats printed.
+        for (const { target, stats } of reading().brw) {
+          const rows = stats.histograms.get(kind);
+          if (rows === undefined) continue;
+          for (const operation of ['read', 'write'] as const)
+            add(
+              { ...targetLabels(target), operation },
+              rows.map((row) => ({ value: row.value, count: row[operation] })),
+            );
+        }
+      };
+      registry.register(cumulativeHistogram(name, help, bounds, fill, scale));
+    }
+
+    const service = (name: string, help: string, value: (s: ServiceStats) => number): MetricFamily =>
+      family(name, help, 'counter', (add, r) => {
+        for (const s of r.services) add({ service: s.service }, value(s.stats));
+      });
+    service('jobio_lustre_service_requests_total', "Requests the service handled (samples of req_waittime in its stats; Lustre's count, from 0 at module load).", (s) => s.requests);
+    service(
       'jobio_lustre_service_request_wait_seconds_total',
       "Time requests waited in the service's queue before a thread took them (sum of req_waittime), in seconds: over requests_total, the mean wait.",
-      service,
+      (s) => s.waitSeconds,
     );
-    this.serviceQueueDepth = counter(
+    service(
       'jobio_lustre_service_request_queue_depth_total',
       'Requests already queued when each request arrived, summed over the requests (sum of req_qdepth): over requests_total, the mean queue depth a request found.',
-      service,
+      (s) => s.queueDepthSum,
     );
-    this.serviceActive = counter(
+    service(
       'jobio_lustre_service_request_active_total',
       'Requests being handled when each request arrived, summed over the requests (sum of req_active): over requests_total, the mean concurrency a request found.',
-      service,
+      (s) => s.activeSum,
     );
-    this.serviceThreadGauges = {
-      threads_started: gauge('jobio_lustre_service_threads', 'Threads the service has started (threads_started).', service),
-      threads_max: gauge('jobio_lustre_service_threads_max', 'Threads the service may start at most (threads_max).', service),
-      threads_min: gauge('jobio_lustre_service_threads_min', 'Threads the service keeps started at least (threads_min).', service),
-    };
-    const osc = Object.entries(OSC_HISTOGRAMS).map(([kind, [name, help, bounds]]) => [kind, new CumulativeHistogram(name, help, bounds).register(registry)]);
-    this.osc = Object.fromEntries(osc) as Record<OscHistogramKind, CumulativeHistogram>;
-    const fsOperation = ['fs', 'operation'] as const;
-    this.oscActive = gauge('jobio_lustre_osc_active_rpcs', "Read or write RPCs this client has in flight now to the file system's OSTs (osc rpc_stats, summed over the OSCs).", fsOperation);
-    this.oscPending = gauge('jobio_lustre_osc_pending_pages', "Pages this client has waiting to be read or written to the file system's OSTs (osc rpc_stats, summed over the OSCs).", fsOperation);
-    this.oscImports = gauge(
+    const threads = (file: ThreadFile, name: string, help: string): MetricFamily =>
+      family(name, help, 'gauge', (add, r) => {
+        for (const t of r.threads) if (t.file === file) add({ service: t.service }, Number(t.value));
+      });
+    threads('threads_started', 'jobio_lustre_service_threads', 'Threads the service has started (threads_started).');
+    threads('threads_max', 'jobio_lustre_service_threads_max', 'Threads the service may start at most (threads_max).');
+    threads('threads_min', 'jobio_lustre_service_threads_min', 'Threads the service keeps started at least (threads_min).');
+
+    const oscRpcs = (): ReadonlyMap<string, readonly OscRpcStats[]> => this.shown?.oscRpcs ?? new Map();
+    for (const [kind, [name, help, bounds]] of Object.entries(OSC_HISTOGRAMS) as [OscHistogramKind, (typeof OSC_HISTOGRAMS)[OscHistogramKind]][]) {
+      const fill = (add: (labels: Labels, rows: readonly CountRow[]) => void): void => {
+        for (const [fs, all] of oscRpcs())
+          for (const operation of ['read', 'write'] as const satisfies readonly Direction[]) {
+            const printed = all.filter((s) => s.histograms.has(kind));
+            if (printed.length > 0)
+              add(
+                { fs, operation },
+                printed.flatMap((s) => (s.histograms.get(kind) ?? []).map((row) => ({ value: row.value, count: row[operation] }))),
+              );
+          }
+      };
+      registry.register(cumulativeHistogram(name, help, bounds, fill));
+    }
+    // Summed over the file system's OSCs (each OSC's figure added in).
+    const perFs = (name: string, help: string, value: (s: OscRpcStats, operation: Direction) => number | undefined): MetricFamily =>
+      family(
+        name,
+        help,
+        'gauge',
+        (add) => {
+          for (const [fs, all] of oscRpcs())
+            for (const operation of ['read', 'write'] as const)
+              for (const s of all) {
+                const v = value(s, operation);
+                if (v !== undefined) add({ fs, operation }, v);
+              }
+        },
+        'sum',
+      );
+    perFs('jobio_lustre_osc_active_rpcs', "Read or write RPCs this client has in flight now to the file system's OSTs (osc rpc_stats, summed over the OSCs).", (s, op) => s.active[op]);
+    perFs('jobio_lustre_osc_pending_pages', "Pages this client has waiting to be read or written to the file system's OSTs (osc rpc_stats, summed over the OSCs).", (s, op) => s.pending[op]);
+    family(
       'jobio_lustre_osc_imports',
       "This client's OSCs of the file system whose connection (import) to their OST is in the state (osc state current_state): FULL is connected, IDLE idle-disconnected; DISCONN, CONNECTING, EVICTED and the recovery states mean I/O to that OST waits.",
-      ['fs', 'state'] as const,
+      'gauge',
+      (add) => {
+        for (const [fs, perState] of this.shown?.oscImports ?? []) for (const [state, n] of perState) add({ fs, state }, n);
+      },
     );
-    this.errors = counter(
+    family(
       'jobio_lustre_health_errors_total',
       'Capacity, health_check, recovery_status, ldlm, brw_stats, service and osc values skipped: reason="read" (the file could not be read) or "parse" (no value of the known shape; one per line in brw_stats, service stats and osc rpc_stats).',
-      ['reason'] as const,
+      'counter',
+      (add) => {
+        for (const [reason, n] of this.shown?.errors ?? []) add({ reason }, n);
+      },
     );
   }
 
+  /** No Lustre target here: no series at all (the error totals are kept for when one appears). */
   clear(): void {
-    for (const m of [
-      ...Object.values(this.capacity),
-      this.recoveryStatus,
-      this.recoveryCompleted,
-      this.recoveryRecoverable,
-      this.recoveryRemaining,
-      this.recoveryEvicted,
-      this.locks,
-      this.resources,
-      this.lockTimeouts,
-      this.errors,
-      ...Object.values(this.brw),
-      this.serviceRequests,
-      this.serviceWait,
-      this.serviceQueueDepth,
-      this.serviceActive,
-      ...Object.values(this.serviceThreadGauges),
-      ...Object.values(this.osc),
-      this.oscActive,
-      this.oscPending,
-      this.oscImports,
-    ])
-      m.reset();
+    this.shown = undefined;
     this.healthy.clear();
   }
 
@@ -177,88 +246,20 @@ export class LustreHealthMetrics {
     this.errorTotals.set(reason, (this.errorTotals.get(reason) ?? 0) + n);
   }
 
-  /** Starts a refill: everything cleared, the error totals shown (both reasons, from 0). */
-  begin(): void {
-    this.clear();
-    for (const reason of ['read', 'parse'] as const) this.errors.inc({ reason }, this.errorTotals.get(reason) ?? 0);
-  }
-
-  capacityValue(target: string, file: CapacityFile, value: bigint): void {
-    // Lustre prints kilobytes; a float64 holds bytes exactly up to 8 PiB per target.
-    this.capacity[file].set({ fs: targetFs(target), target }, Number(file.startsWith('kbytes') ? value * 1024n : value));
-  }
-
-  ldlmValue(target: string, file: LdlmFile, value: bigint): void {
-    const labels = { fs: targetFs(target), target };
-    if (file === 'lock_count') this.locks.set(labels, Number(value));
-    else if (file === 'resource_count') this.resources.set(labels, Number(value));
-    else this.lockTimeouts.inc(labels, Number(value));
-  }
-
-  /** One target's brw_stats: each histogram it printed, read and write apart. */
-  brwStats(target: string, stats: BrwStats): void {
-    for (const [kind, rows] of stats.histograms) {
-      for (const operation of ['read', 'write'] as const)
-        this.brw[kind].set(
-          { fs: targetFs(target), target, operation },
-          rows.map((r) => ({ value: r.value, count: r[operation] })),
-        );
-    }
-  }
-
-  serviceStats(service: string, stats: ServiceStats): void {
-    this.serviceRequests.inc({ service }, stats.requests);
-    this.serviceWait.inc({ service }, stats.waitSeconds);
-    this.serviceQueueDepth.inc({ service }, stats.queueDepthSum);
-    this.serviceActive.inc({ service }, stats.activeSum);
-  }
-
-  serviceThreads(service: string, file: ThreadFile, value: bigint): void {
-    this.serviceThreadGauges[file].set({ service }, Number(value));
-  }
-
-  /** A client's OSCs, summed per file system: rpc_stats histograms and gauges, and how many are in each import state. */
-  oscs(rpcs: readonly { target: string; stats: OscRpcStats }[], states: readonly { target: string; state: ImportState }[]): void {
-    const byFs = new Map<string, OscRpcStats[]>();
-    for (const { target, stats } of rpcs) byFs.set(targetFs(target), [...(byFs.get(targetFs(target)) ?? []), stats]);
-    for (const [fs, all] of byFs) {
-      for (const operation of ['read', 'write'] as const satisfies readonly Direction[]) {
-        for (const kind of Object.keys(OSC_HISTOGRAMS) as OscHistogramKind[]) {
-          const printed = all.filter((s) => s.histograms.has(kind));
-          if (printed.length > 0)
-            this.osc[kind].set(
-              { fs, operation },
-              printed.flatMap((s) => (s.histograms.get(kind) ?? []).map((r) => ({ value: r.value, count: r[operation] }))),
-            );
-        }
-        for (const s of all) {
-          const active = s.active[operation];
-          const pending = s.pending[operation];
-          if (active !== undefined) this.oscActive.inc({ fs, operation }, active);
-          if (pending !== undefined) this.oscPending.inc({ fs, operation }, pending);
-        }
-      }
-    }
-    const counts = new Map<string, Map<ImportState, number>>();
-    for (const { target, state } of states) {
+  /** What the families show from now on: this reading, and the error totals as they are now (both reasons, from 0). */
+  show(reading: HealthReading): void {
+    const oscRpcs = new Map<string, OscRpcStats[]>();
+    for (const { target, stats } of reading.oscRpcs) oscRpcs.set(targetFs(target), [...(oscRpcs.get(targetFs(target)) ?? []), stats]);
+    const oscImports = new Map<string, Map<ImportState, number>>();
+    for (const { target, state } of reading.oscStates) {
       const fs = targetFs(target);
-      const perState = counts.get(fs) ?? new Map(IMPORT_STATES.map((s) => [s, 0]));
+      const perState = oscImports.get(fs) ?? new Map(IMPORT_STATES.map((s) => [s, 0]));
       perState.set(state, (perState.get(state) ?? 0) + 1);
-      counts.set(fs, perState);
+      oscImports.set(fs, perState);
     }
-    for (const [fs, perState] of counts) for (const [state, n] of perState) this.oscImports.set({ fs, state }, n);
-  }
-
-  health(healthy: boolean): void {
-    this.healthy.show(healthy ? 1 : 0);
-  }
-
-  recovery(target: string, r: RecoveryStatus): void {
-    const labels = { fs: targetFs(target), target };
-    for (const status of RECOVERY_STATES) this.recoveryStatus.set({ ...labels, status }, status === r.status ? 1 : 0);
-    if (r.completedClients !== undefined) this.recoveryCompleted.set(labels, r.completedClients);
-    if (r.recoverableClients !== undefined) this.recoveryRecoverable.set(labels, r.recoverableClients);
-    if (r.timeRemainingSeconds !== undefined) this.recoveryRemaining.set(labels, r.timeRemainingSeconds);
-    if (r.evictedClients !== undefined) this.recoveryEvicted.set(labels, r.evictedClients);
+    const errors = (['read', 'parse'] as const).map((reason): [HealthErrorReason, number] => [reason, this.errorTotals.get(reason) ?? 0]);
+    this.shown = { reading, oscRpcs, oscImports, errors };
+    this.healthy.clear();
+    if (reading.healthy !== undefined) this.healthy.show(reading.healthy ? 1 : 0);
   }
 }

@@ -1,6 +1,6 @@
 // The exporter-side counters of the profiler collector. Increments from the process table are routed
-// through the job slots (own series or `_other`) at arrival and summed into label-keyed maps; a scrape
-// copies the maps into prom-client counters (reset + inc, the way to mirror counters someone else owns).
+// through the job slots (own series or `_other`) at arrival and summed into label-keyed maps, which the
+// collector's families (collectors/profiler_metrics.ts) hand out as they are when a scrape renders them.
 // The user element of a key is the uid (decimal) or `_other`: names are resolved at scrape time by the
 // same resolver as every other collector's (labels/users.ts), so an LDAP user is the same `user` here
 // as in the jobstats series.

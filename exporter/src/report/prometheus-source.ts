@@ -11,6 +11,7 @@ import { hintFor } from '../profiler/hints.js';
 import { COMPONENTS, programOf, type Component } from '../profiler/programs.js';
 import type { Reason } from '../profiler/reasons.js';
 import { instantQuery, samplesQuery, TopSourceError, type PrometheusQueryOptions } from '../top/prometheus-source.js';
+import { countsBegan, peakRate, type CounterSeries } from './peak-rate.js';
 import { promString } from '../top/promql.js';
 import { shownUrl } from '../top/url-credentials.js';
 import { changeSpan, fileSystemView, jobStatsSamples, prometheusJobLoads, prometheusTargetLoad, targetFindings, withTimeAndPlace } from './file-system.js';
@@ -43,28 +44,6 @@ function programLabel(label: string): { name: string; component: Component | und
   const m = /^(.*) \[([a-z-]+)\]$/.exec(label);
   const component = COMPONENTS.find((c) => c === m?.[2]);
   return m?.[1] !== undefined && component !== undefined ? { name: m[1], component } : { name: label, component: undefined };
-}
-
-/**
- * The busiest moment of a sum of counters from their raw samples: each series' rate between two of its
- * samples holds over that interval; the peak is the largest sum of the series' rates at any sample time.
- */
-export function peakRate(series: readonly (readonly [number, number])[][]): number {
-  const steps: { from: number; to: number; rate: number }[] = [];
-  for (const samples of series)
-    for (let i = 1; i < samples.length; i++) {
-      const [t0, v0] = samples[i - 1] as [number, number];
-      const [t1, v1] = samples[i] as [number, number];
-      // a counter reset (an exporter restart) starts again from 0
-      const inc = v1 >= v0 ? v1 - v0 : v1;
-      if (t1 > t0) steps.push({ from: t0, to: t1, rate: inc / (t1 - t0) });
-    }
-  let peak = 0;
-  for (const at of new Set(steps.map((s) => s.to))) {
-    const sum = steps.filter((s) => s.from < at && at <= s.to).reduce((a, s) => a + s.rate, 0);
-    peak = Math.max(peak, sum);
-  }
-  return peak;
 }
 
 /** A Prometheus range in its largest whole unit (`30d`, `12h`, `90s`). */
@@ -184,7 +163,8 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
   const diagnosis: DiagnosisJson = { reasons, runtime: Math.round(runtimeS * 1e6), gain_threshold: GAIN_THRESHOLD, unseen };
 
   const metadataCalls = metadata.reduce((a, r) => a + value(r), 0);
-  const peakMetadataRate = Math.round(peakRate(metadataSamples.map((s) => s.values.map(([t, v]) => [t, Number(v)] as const))) * 10) / 10;
+  const counters = (m: typeof metadataSamples): CounterSeries[] => m.map((s) => ({ instance: s.metric['instance'] ?? '', samples: s.values.map(([t, v]) => [t, Number(v)] as const) }));
+  const peakMetadataRate = Math.round(peakRate(counters(metadataSamples), countsBegan(counters(runtimeSamples))) * 10) / 10;
   // a dominated metadata target is addressed to the program with the most metadata calls, if the profiler saw one
   const metadataProgram = reasons.filter((r) => isMetadataReason(r.reason)).sort((a, b) => b.calls - a.calls)[0]?.program ?? { name: '', path: '', role: 'job', label: 'your job' };
   const { findings, verdict } = findingsOf(

@@ -194,6 +194,12 @@ export function reportText(r: ReportJson, colour: boolean): string {
         '              ',
       ),
     );
+  // whose the red calls are: a job whose only red calls are a runtime's (Python's imports) reads so
+  const redBy = new Map<string, number>();
+  for (const x of a.reasons) if (x.class === 'red') redBy.set(x.program.label, (redBy.get(x.program.label) ?? 0) + x.calls);
+  const red = [...redBy].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]));
+  const redSum = red.reduce((n, [, c]) => n + c, 0);
+  if (redSum > 0) out.push(...wrap(red.map(([label, c]) => `${label} ${count(c)} (${pct(c / redSum)})`).join(', '), WIDTH, 'red calls by: ', '              '));
   const quiet = a.reasons.length - r.findings.length;
   if (quiet > 0)
     out.push(

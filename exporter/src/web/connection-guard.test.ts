@@ -4,15 +4,15 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../scrape/metric-registry.js';
 import { DEFAULT_LIMITS, listen, type ServerLimits } from './listen.js';
 import { WebMetrics } from './web-metrics.js';
 import { createLogger } from '../util/logger.js';
 
-async function serve(limits: ServerLimits): Promise<{ port: number; registry: Registry; close: () => Promise<void> }> {
+async function serve(limits: ServerLimits): Promise<{ port: number; registry: MetricRegistry; close: () => Promise<void> }> {
   const app = express();
   app.get('/', (_req, res) => res.send('ok'));
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const server = await listen(
     app,
     { host: '127.0.0.1', port: 0 },
@@ -36,9 +36,9 @@ async function opened(port: number): Promise<Socket> {
   return socket;
 }
 
-async function dropped(registry: Registry, reason: string): Promise<number> {
-  const values = (await registry.getSingleMetric('jobio_web_connections_dropped_total')?.get())?.values ?? [];
-  return values.find((v) => v.labels.reason === reason)?.value ?? NaN;
+async function dropped(registry: MetricRegistry, reason: string): Promise<number> {
+  const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`jobio_web_connections_dropped_total{reason="${reason}"} `));
+  return line === undefined ? NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 test('at the total cap the longest-waiting connection is closed and a real request still gets through', async () => {

@@ -3,24 +3,24 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { Registry } from 'prom-client';
+import { MetricRegistry } from '../scrape/metric-registry.js';
 import { ExpositionBodies } from './exposition-bodies.js';
 import { WebMetrics } from './web-metrics.js';
 
 test('one body per scrape text and encoding, whatever the number of requests', async () => {
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const bodies = new ExpositionBodies(new WebMetrics(registry));
   const text = 'jobio_x 1\n'.repeat(1000);
   const [a, b] = await Promise.all([bodies.body(text, 'gzip'), bodies.body(text, 'gzip')]);
   assert.equal(a, b);
   assert.equal(await bodies.body(text, 'identity'), await bodies.body('jobio_x 1\n'.repeat(1000), 'identity'));
   await bodies.body('jobio_x 2\n', 'identity');
-  const built = (await registry.getSingleMetric('jobio_web_response_bodies_total')!.get()).values;
-  assert.deepEqual(Object.fromEntries(built.map((v) => [v.labels.encoding, v.value])), { gzip: 1, identity: 2 });
+  const built = [...(await registry.metrics()).matchAll(/^jobio_web_response_bodies_total\{encoding="(\w+)"\} (\S+)$/gm)];
+  assert.deepEqual(Object.fromEntries(built.map(([, encoding, value]) => [encoding, Number(value)])), { gzip: 1, identity: 2 });
 });
 
 test('unread responses hold at most 3 bodies: a new one closes the connections holding the oldest', async () => {
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const metrics = new WebMetrics(registry);
   const bodies = new ExpositionBodies(metrics, 3);
   let served = 0;
@@ -45,8 +45,10 @@ test('unread responses hold at most 3 bodies: a new one closes the connections h
       clients.push(socket);
       while (served <= i) await new Promise((r) => setTimeout(r, 10));
     }
-    const value = async (name: string, labels?: Record<string, string>): Promise<number> =>
-      (await registry.getSingleMetric(name)!.get()).values.find((v) => !labels || v.labels.reason === labels.reason)?.value ?? NaN;
+    const value = async (name: string, labels?: Record<string, string>): Promise<number> => {
+      const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(labels ? `${name}{reason="${labels.reason}"} ` : `${name} `));
+      return line === undefined ? NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
     assert.equal(await value('jobio_web_connections_dropped_total', { reason: 'slow_reader' }), 2);
     assert.equal(await value('jobio_web_response_bytes_held'), 3 * (8 << 20));
     assert.deepEqual(
