@@ -472,6 +472,12 @@ int jobio_component_twin(int slot, int component) {
   return (int)ns;
 }
 
+/* The Python part of jobio_component_slot, out of line: the rule's suffix test and directory table
+ * are not inlined into every caller (a process that is no Python interpreter never comes here). */
+int jobio_component_python(int slot, const char *path) {
+  return jobio_python_import_path(path) ? jobio_component_twin(slot, JOBIO_COMPONENT_PYTHON_IMPORTS) : slot;
+}
+
 int jobio_slot_component(int slot) {
   return slot >= 0 && slot < JOBIO_MAX_SLOTS && jobio_slot_base[slot] >= 0 ? jobio_slot_comp[slot] : JOBIO_COMPONENT_PROGRAM;
 }

@@ -25,10 +25,11 @@ int jobio_slot_component(int slot);
 /* The slot a call on the program's slot `slot` (on `path`, or NULL) counts in: the MPI runtime's twin
  * of it while some thread is inside MPI_Init or MPI_Finalize (its own threads start there); in a
  * Python interpreter, the import system's twin for a module's file (pyimports.h); else the slot. */
+int jobio_component_python(int slot, const char *path);
 static inline int jobio_component_slot(int slot, const char *path) {
   if (slot < 0) return slot;
   if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED))) return jobio_component_twin(slot, JOBIO_COMPONENT_MPI_RUNTIME);
-  if (JOBIO_UNLIKELY(jobio_g.python) && jobio_python_import_path(path)) return jobio_component_twin(slot, JOBIO_COMPONENT_PYTHON_IMPORTS);
+  if (JOBIO_UNLIKELY(jobio_g.python)) return jobio_component_python(slot, path);
   return slot;
 }
 /*
