@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { startExporter, scrape } from '../../test/helpers/exporter.js';
 import { runAuthFlood } from './auth-flood.js';
+import { everyJobOverHttp } from './every-job.js';
 
 interface Load {
   readonly requestsPerSecond: number;
@@ -54,6 +55,7 @@ export async function run(seconds = Number(process.env.JOBIO_BENCH_SECONDS ?? 10
       `Ratio jobio / baseline throughput: ${(jobio.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}.`,
       '',
       await runAuthFlood(),
+      await everyJobOverHttp(),
     ].join('\n');
   } finally {
     baseline.close();

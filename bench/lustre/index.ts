@@ -17,7 +17,7 @@ const worker = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Writes the file in slices so the generator never holds 200 MB of text. */
-function writeJobStats(path: string, entries: number, format: GeneratedFormat, scale: number, busy = false): void {
+export function writeJobStats(path: string, entries: number, format: GeneratedFormat, scale: number, busy = false): void {
   const fd = openSync(path, 'w');
   const ops = format === '2.14' ? OST_OPS_214 : OST_OPS_210;
   writeSync(fd, 'job_stats:\n');

@@ -109,11 +109,14 @@ export async function renderToString(parts: readonly (readonly MetricFamily[])[]
   return chunks.join('');
 }
 
-/** Renders one part to a string, without the exposition's end (EXPOSITION_END follows the last part). */
-export async function renderPart(families: readonly MetricFamily[], format: ExpositionFormat): Promise<string> {
-  const chunks: string[] = [];
-  const writer = new ExpositionWriter(format, (c) => chunks.push(c));
+/**
+ * Renders one part to UTF-8 buffers of about 64 KB, without the exposition's end: a scrape keeps its
+ * exposition as these, never as one string or one buffer, and a response writes them one by one.
+ */
+export async function renderPartChunks(families: readonly MetricFamily[], format: ExpositionFormat): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  const writer = new ExpositionWriter(format, (c) => chunks.push(Buffer.from(c, 'utf8')));
   await writer.part(families);
   writer.flush();
-  return chunks.join('');
+  return chunks;
 }

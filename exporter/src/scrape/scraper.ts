@@ -1,14 +1,15 @@
 // Runs one scrape: every enabled collector's update() concurrently, each with its own deadline,
 // error isolation and timing, then renders all registries. One failing or hanging collector never
 // fails the scrape; it reports jobio_scrape_collector_success 0 and the others are still served.
-// Every part is rendered by the one exposition writer (exposition-writer.ts).
+// Every part is rendered by the one exposition writer (exposition-writer.ts) into buffers of ~64 KB,
+// which responses write one by one: the exposition is never one string or one buffer.
 // Scrapes are single-flight: a request that arrives while a scrape runs gets that scrape's result.
 import { performance } from 'node:perf_hooks';
 import type { Collector, UpdateOutcome } from './collector.js';
 import type { Logger } from '../util/logger.js';
 import { SelfMetrics, type CollectorResult } from './self-metrics.js';
 import { countSeries } from './series-count.js';
-import { EXPOSITION_END, renderPart, type ExpositionFormat } from './exposition-writer.js';
+import { EXPOSITION_END, renderPartChunks, type ExpositionFormat } from './exposition-writer.js';
 import type { MetricRegistry } from './metric-registry.js';
 
 export interface EnabledCollector {
@@ -22,8 +23,8 @@ class TimeoutError extends Error {}
 /** One format's rendering of a scrape: the exporter's own part (no collector), then each served collector's. */
 interface Rendered {
   readonly format: ExpositionFormat;
-  readonly parts: readonly { readonly collector?: string; readonly text: string }[];
-  all?: string;
+  readonly parts: readonly { readonly collector?: string; readonly chunks: readonly Buffer[] }[];
+  all?: readonly Buffer[];
 }
 
 /**
@@ -36,11 +37,12 @@ interface Flight {
   done: Promise<ReadonlyMap<ExpositionFormat, Rendered>>;
 }
 
-const joinParts = (rendered: Rendered, parts: Rendered['parts']): string =>
-  parts
-    .map((p) => p.text)
-    .filter((t) => t !== '')
-    .join('') + EXPOSITION_END[rendered.format];
+const END_CHUNKS: Readonly<Record<ExpositionFormat, readonly Buffer[]>> = {
+  text: [],
+  openmetrics: [Buffer.from(EXPOSITION_END.openmetrics, 'utf8')],
+};
+
+const joinParts = (rendered: Rendered, parts: Rendered['parts']): readonly Buffer[] => [...parts.flatMap((p) => p.chunks), ...END_CHUNKS[rendered.format]];
 
 /** The outcome of a collector's last update, by collector name (the startup log reads it). */
 export interface LastOutcome {
@@ -75,16 +77,21 @@ export class Scraper {
    * those collectors alone.
    */
   async scrape(only?: ReadonlySet<string>, format: ExpositionFormat = 'text'): Promise<string> {
+    return Buffer.concat(await this.scrapeChunks(only, format)).toString('utf8');
+  }
+
+  /** The same exposition as its buffers, in order: every request of a scrape gets the same array. */
+  async scrapeChunks(only?: ReadonlySet<string>, format: ExpositionFormat = 'text'): Promise<readonly Buffer[]> {
     const flight = this.inFlight;
     if (flight?.rendering && !flight.formats.has(format)) {
       await flight.done.catch(() => undefined);
-      return this.scrape(only, format);
+      return this.scrapeChunks(only, format);
     }
     const joined = flight ?? this.startFlight();
     joined.formats.add(format);
     const rendered = (await joined.done).get(format);
     if (!rendered) throw new Error(`internal: the scrape did not render ${format}`);
-    // The whole text is joined once per scrape: every request shares it (and so its encoded body).
+    // The exposition's buffers are listed once per scrape: every request shares them (and so its encoded body).
     if (!only) return (rendered.all ??= joinParts(rendered, rendered.parts));
     return joinParts(
       rendered,
@@ -111,8 +118,8 @@ export class Scraper {
     const served = this.collectors.filter((_, i) => results[i]?.success === true || results[i]?.absent === true);
     const out = new Map<ExpositionFormat, Rendered>();
     for (const format of flight.formats) {
-      const parts: { collector?: string; text: string }[] = [{ text: await renderPart(this.self.registry.list(), format) }];
-      for (const c of served) parts.push({ collector: c.name, text: await renderPart(c.registry.list(), format) });
+      const parts: { collector?: string; chunks: readonly Buffer[] }[] = [{ chunks: await renderPartChunks(this.self.registry.list(), format) }];
+      for (const c of served) parts.push({ collector: c.name, chunks: await renderPartChunks(c.registry.list(), format) });
       out.set(format, { format, parts });
     }
     return out;

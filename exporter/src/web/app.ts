@@ -5,7 +5,7 @@ import type { WebConfig } from './web-config.js';
 import { basicAuth } from './basic-auth.js';
 import type { PasswordChecker } from './password-checker.js';
 import type { WebMetrics } from './web-metrics.js';
-import { ExpositionBodies } from './exposition-bodies.js';
+import { bodyBytes, ExpositionBodies, type Body } from './exposition-bodies.js';
 import { negotiateFormat } from './negotiate-format.js';
 import { CONTENT_TYPES, type ExpositionFormat } from '../scrape/exposition-writer.js';
 import { VERSION } from '../version.js';
@@ -53,27 +53,30 @@ function landingPage(telemetryPath: string, collectors: readonly string[]): stri
 
 /**
  * Sends the exposition, gzip-compressed when the scraper accepts it (Prometheus always does): a big
- * exposition shrinks about tenfold. The body is the scrape's shared one (exposition-bodies.ts).
+ * exposition shrinks about tenfold. The body is the scrape's shared one (exposition-bodies.ts), written
+ * buffer by buffer.
  */
-function sendExposition(req: Request, res: Response, format: ExpositionFormat, text: string, bodies: ExpositionBodies, logger: Logger): void {
+function sendExposition(req: Request, res: Response, format: ExpositionFormat, exposition: Body, bodies: ExpositionBodies, logger: Logger): void {
   res.vary('Accept').vary('Accept-Encoding').type(CONTENT_TYPES[format]);
-  const send = (body: Buffer): void => {
+  const send = (body: Body): void => {
     if (res.destroyed) return;
     bodies.hold(res, body);
-    res.send(body);
+    res.set('Content-Length', String(bodyBytes(body)));
+    if (req.method !== 'HEAD') for (const chunk of body) res.write(chunk);
+    res.end();
   };
   if (req.acceptsEncodings('gzip', 'identity') !== 'gzip') {
-    void bodies.body(text, 'identity').then(send);
+    void bodies.body(exposition, 'identity').then(send);
     return;
   }
-  bodies.body(text, 'gzip').then(
+  bodies.body(exposition, 'gzip').then(
     (body) => {
       res.set('Content-Encoding', 'gzip');
       send(body);
     },
     async (err: unknown) => {
       logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'gzip failed, sending the exposition uncompressed');
-      send(await bodies.body(text, 'identity'));
+      send(await bodies.body(exposition, 'identity'));
     },
   );
 }
@@ -113,8 +116,8 @@ export function createApp(options: AppOptions): Express {
       return;
     }
     const format = negotiateFormat(req.get('Accept'));
-    options.scraper.scrape(only, format).then(
-      (text) => sendExposition(req, res, format, text, bodies, options.logger),
+    options.scraper.scrapeChunks(only, format).then(
+      (exposition) => sendExposition(req, res, format, exposition, bodies, options.logger),
       (err: unknown) => {
         options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'scrape failed');
         res.status(500).type('text/plain').send('scrape failed\n');

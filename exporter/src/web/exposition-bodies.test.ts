@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { gunzipSync } from 'node:zlib';
 import { MetricRegistry } from '../scrape/metric-registry.js';
 import { ExpositionBodies } from './exposition-bodies.js';
 import { WebMetrics } from './web-metrics.js';
@@ -10,11 +11,13 @@ import { WebMetrics } from './web-metrics.js';
 test('one body per scrape text and encoding, whatever the number of requests', async () => {
   const registry = new MetricRegistry();
   const bodies = new ExpositionBodies(new WebMetrics(registry));
-  const text = 'jobio_x 1\n'.repeat(1000);
+  // A scrape's exposition: the same array of buffers for every request of that scrape.
+  const text = [Buffer.from('jobio_x 1\n'.repeat(1000))];
   const [a, b] = await Promise.all([bodies.body(text, 'gzip'), bodies.body(text, 'gzip')]);
   assert.equal(a, b);
-  assert.equal(await bodies.body(text, 'identity'), await bodies.body('jobio_x 1\n'.repeat(1000), 'identity'));
-  await bodies.body('jobio_x 2\n', 'identity');
+  assert.equal(await bodies.body(text, 'identity'), await bodies.body(text, 'identity'));
+  assert.equal(gunzipSync(Buffer.concat(a)).toString(), 'jobio_x 1\n'.repeat(1000));
+  await bodies.body([Buffer.from('jobio_x 2\n')], 'identity');
   const built = [...(await registry.metrics()).matchAll(/^jobio_web_response_bodies_total\{encoding="(\w+)"\} (\S+)$/gm)];
   assert.deepEqual(Object.fromEntries(built.map(([, encoding, value]) => [encoding, Number(value)])), { gzip: 1, identity: 2 });
 });
@@ -28,7 +31,7 @@ test('unread responses hold at most 3 bodies: a new one closes the connections h
   // A distinct 8 MB body per request, more than any loopback socket buffer takes.
   const server = createServer((_req, res) => {
     const body = Buffer.alloc(8 << 20, served++);
-    bodies.hold(res, body);
+    bodies.hold(res, [body]);
     answered.push(res);
     res.end(body);
   });
