@@ -117,9 +117,8 @@ void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_
   errno = saved;
 }
 
-/* A call on a descriptor classified by the caller. */
-void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls);
-void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) {
+/* A call on a descriptor classified by the caller (the general case of jobio_rec_fd, record.h). */
+void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls) {
   uint64_t est;
   uint64_t t1 = jobio_stop(c, &est);
   int saved = errno;
