@@ -153,12 +153,17 @@ void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int hav
   c->t->busy++;
   /* the stat of a special file (fifo, socket) is still a stat on the file system that holds it */
   (void)mode;
-  int slot = jobio_path_slot(have_dev, dev, dirfd, path, 0, 0);
+  /* without a device (access), a path absolute or relative to the working directory is walked once,
+   * for its mount and its hash (as an open's) */
+  struct jobio_pathwalk pw;
+  int walked = !have_dev && path[0] && (path[0] == '/' || dirfd == AT_FDCWD);
+  if (walked) jobio_pw_walk(path, &pw);
+  int slot = walked ? jobio_slot_walked(path, &pw) : jobio_path_slot(have_dev, dev, dirfd, path, 0, 0);
   if (slot == -3) slot = -1;
   if (slot < 0)
     c->t->block->ignored++;
   else
-    jobio_stat_pending(c->t->block, slot, jobio_path_hash(dirfd, path), est, c->t0 != 0);
+    jobio_stat_pending(c->t->block, slot, walked ? pw.hash : jobio_path_hash(dirfd, path), est, c->t0 != 0);
   c->t->busy--;
   errno = saved;
   jobio_after(t1);
