@@ -10,7 +10,8 @@
  *                           the profiler's last-directory cache never answers), fwrite (20 bytes to
  *                           a stream), fputc, fgets (19-byte lines), fgetc: stdio calls that the
  *                           stream's buffer answers but once a buffer (the file is written before the
- *                           loop with write(2) in 64 KiB blocks, so that setup adds little per line)
+ *                           loop with write(2) in 64 KiB blocks, so that setup adds little per line),
+ *                           fstat (of the open file), access (of its path), fdatasync
  * Prints "OP N ns_per_op". Run plain, under the no-op preload and under libjobio (bench/profiler/index.ts).
  */
 #define _GNU_SOURCE
@@ -33,7 +34,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: microbench read|write|stat|lseek|send|sendto|open|open-miss|fwrite|fputc|fgets|fgetc N DIR\n");
+    fprintf(stderr, "usage: microbench read|write|stat|lseek|send|sendto|open|open-miss|fwrite|fputc|fgets|fgetc|fstat|access|fdatasync N DIR\n");
     return 2;
   }
   const char *op = argv[1];
@@ -116,6 +117,15 @@ int main(int argc, char **argv) {
     for (long i = 0; i < n; i++)
       if (g ? fgets(line, sizeof line, f) == NULL : fgetc(f) == EOF) return 1;
     fclose(f);
+  } else if (strcmp(op, "fstat") == 0) {
+    for (long i = 0; i < n; i++)
+      if (fstat(fd, &st) != 0) return 1;
+  } else if (strcmp(op, "access") == 0) {
+    for (long i = 0; i < n; i++)
+      if (access(path, R_OK) != 0) return 1;
+  } else if (strcmp(op, "fdatasync") == 0) {
+    for (long i = 0; i < n; i++)
+      if (fdatasync(fd) != 0) return 1;
   } else if (strcmp(op, "send") == 0) {
     for (long i = 0; i < n; i++)
       if (send(tx, buf, 16, 0) != 16) return 1;
