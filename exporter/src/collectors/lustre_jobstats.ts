@@ -1,6 +1,7 @@
 // Collector `lustre_jobstats`: per-job I/O of the Lustre server targets on this host (MDTs and
 // OSTs), from job_stats, as exact exporter-owned counters with bounded cardinality (docs/architecture.md "Bounded cardinality" and "Lustre: counters the exporter owns").
 // Admin guide: docs/lustre.md. Metrics: docs/metrics.md.
+import { dirname } from 'node:path';
 import { defineCollector } from '../scrape/define-collector.js';
 import { durationFlag, positiveIntegerFlag, valueFlag } from '../scrape/flags.js';
 import { newSeriesGraceFlag } from '../lustre/new-series-grace.js';
@@ -9,7 +10,7 @@ import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
 import { DEFAULT_DENSITY_WINDOW_MS } from '../lustre/rate-density.js';
 import { DEFAULT_MAX_TARGETS } from '../lustre/stats-settings.js';
-import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers } from '../lustre/jobstats-files.js';
+import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers, type JobStatsFile } from '../lustre/jobstats-files.js';
 import { LCTL_ARGS, runLctl } from '../sources/lustre-lctl.js';
 import { lustreSource } from '../lustre/source-description.js';
 import { readErrorReason } from '../lustre/error-reasons.js';
@@ -104,6 +105,8 @@ export const lustreJobStatsCollector = defineCollector({
     let outOfRangeLogged = new Map<string, number>();
     const users = userResolverFor(paths, settings);
     const buffers: ChunkBuffers[] = [];
+    /** The job_stats files read last scrape (not gone), by target directory: those are not listed again. */
+    let known = new Map<string, JobStatsFile>();
 
     const steps: UpdateSteps = {
       begin: () => acc.begin(),
@@ -113,7 +116,9 @@ export const lustreJobStatsCollector = defineCollector({
           if (!result.absent) acc.ingest(result.stdout);
           return { found: !result.absent, complete: true };
         }
-        const { files: present, unlisted } = await findJobStatsFiles(paths);
+        const { files: present, unlisted } = await findJobStatsFiles(paths, known);
+        known = new Map(present.map((file) => [dirname(file.path), file]));
+        let gone = 0;
         acc.unreadableDirsTotal += unlisted.length;
         // A target whose directory cannot be listed counts a read error.
         const complete = failUnlisted(unlisted, logger, ({ kind, target }) => {
@@ -143,7 +148,11 @@ export const lustreJobStatsCollector = defineCollector({
             (buffers[lane] ??= { buffer: Buffer.allocUnsafe(CHUNK_BYTES), spare: Buffer.allocUnsafe(CHUNK_BYTES) }),
             () => Date.now() >= deadline,
           );
-          if ('error' in outcome) logger.warn({ path: file.path, reason: readErrorReason(outcome.error), err: outcome.error.message }, 'cannot read job_stats: the target keeps its series');
+          // Only a file read stays known: a failed one has its directory listed again next scrape (an
+          // unlistable directory is then counted as such), a gone one is absent as a listing would say.
+          if (!('bytes' in outcome)) known.delete(dirname(file.path));
+          if ('gone' in outcome) gone += 1;
+          else if ('error' in outcome) logger.warn({ path: file.path, reason: readErrorReason(outcome.error), err: outcome.error.message }, 'cannot read job_stats: the target keeps its series');
           else if ('cut' in outcome && outcome.cut === 'timeout')
             logger.warn(
               { path: file.path, bytes: outcome.bytes, targetTimeoutMs: settings.targetTimeoutMs },
@@ -153,7 +162,7 @@ export const lustreJobStatsCollector = defineCollector({
         });
         if (late.length > 0)
           logger.warn({ targets: late.length, readTimeoutMs: settings.readTimeoutMs }, 'job_stats targets not read this scrape: read-timeout passed before they were reached (they keep their series)');
-        return { found: present.length > 0, complete };
+        return { found: present.length > gone, complete };
       },
       async finish(complete) {
         if (acc.droppedTargets !== droppedTargetsLogged) {

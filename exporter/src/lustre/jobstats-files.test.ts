@@ -79,3 +79,29 @@ test('findJobStatsFiles: a directory that exists but cannot be listed is reporte
     ],
   );
 });
+
+test('findJobStatsFiles: a known target directory is taken as known, not listed; one no longer under its kind is dropped', async () => {
+  const root = tree();
+  const paths = { procfs: join(root, 'proc'), sysfs: join(root, 'sys'), rootfs: root };
+  const dir = (path: string): string => join(root, path);
+  // fs-OST0003 has no job_stats: a listing would skip it, so finding it proves it was not listed.
+  const unlistedKnown = { ref: { kind: 'obdfilter', name: 'fs-OST0003' }, path: dir('proc/fs/lustre/obdfilter/fs-OST0003/job_stats') };
+  const vanished = { ref: { kind: 'obdfilter', name: 'fs-OST0009' }, path: dir('proc/fs/lustre/obdfilter/fs-OST0009/job_stats') };
+  const known = new Map([
+    [dir('proc/fs/lustre/obdfilter/fs-OST0003'), unlistedKnown],
+    [dir('proc/fs/lustre/obdfilter/fs-OST0009'), vanished],
+  ]);
+  const { files, unlisted } = await findJobStatsFiles(paths, known);
+  assert.deepEqual(unlisted, []);
+  assert.equal(
+    files.find((f) => f.ref.name === 'fs-OST0003'),
+    unlistedKnown,
+  );
+  assert.deepEqual(
+    files.map((f) => f.ref.name),
+    ['fs-MDT0000', 'fs-OST0003', 'fs-OST0004', 'fs-OST0001', 'fs-OST0002'],
+  );
+  // Its read tells the caller the file is not there: absent, as the listing would have said.
+  const reader: TargetReader = { push: () => assert.fail('nothing to read'), end: () => assert.fail('not ended'), fail: () => assert.fail('not an error') };
+  assert.deepEqual(await readJobStatsFile(unlistedKnown, reader, 1 << 20), { gone: true });
+});

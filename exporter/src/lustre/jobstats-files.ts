@@ -14,10 +14,24 @@ export interface JobStatsFile {
   readonly path: string;
 }
 
-/** The job_stats files present, one per target, and the directories that could not be listed. */
-export function findJobStatsFiles(paths: Paths): Promise<FoundTargets<JobStatsFile>> {
-  // Listing a target's directory is cheap; it tells us the target has job_stats at all.
-  return findTargets(paths, JOBSTATS_KINDS, ({ kind, target, dir }, entries) => (entries.includes('job_stats') ? [{ ref: { kind, name: target }, path: join(dir, 'job_stats') }] : []));
+/**
+ * The job_stats files present, one per target, and the directories that could not be listed. A target
+ * directory in `known` (by the directory: its job_stats was read last scrape) is not listed again: the read itself tells
+ * whether the file is still there (gone: the caller counts the target absent and forgets it here).
+ */
+export function findJobStatsFiles(paths: Paths, known: ReadonlyMap<string, JobStatsFile> = new Map()): Promise<FoundTargets<JobStatsFile>> {
+  // Listing a target's directory tells us the target has job_stats at all; one listing per target
+  // and scrape was a fifth of an idle scrape's cost with 1,000 targets.
+  return findTargets(
+    paths,
+    JOBSTATS_KINDS,
+    ({ kind, target, dir }, entries) => (entries.includes('job_stats') ? [{ ref: { kind, name: target }, path: join(dir, 'job_stats') }] : []),
+    undefined,
+    (dir) => {
+      const file = known.get(dir);
+      return file && [file];
+    },
+  );
 }
 
 /** Two chunk buffers of one length, reused from file to file: one is parsed while the other is read into. */

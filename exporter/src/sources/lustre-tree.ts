@@ -44,12 +44,15 @@ export interface FoundTargets<F> {
  * Walks `<root>/<kind>/<target>/` for each kind in every root; `pick` lists what the collector reads
  * in one target directory (given the directory's entries; it may list deeper itself). A target is
  * taken from the first root where `pick` finds something, by `key` (kind and name unless given).
+ * `known` may give a target directory's files without listing it (what the last walk found there and
+ * the collector then read): the caller treats a file gone by its read as absent, as a listing would.
  */
 export async function findTargets<F>(
   paths: Paths,
   kinds: readonly string[],
   pick: (target: TargetDir, entries: readonly string[]) => Promise<F[]> | F[],
   key: (kind: string, target: string) => string = (kind, target) => `${kind}/${target}`,
+  known: (dir: string) => readonly F[] | undefined = () => undefined,
 ): Promise<FoundTargets<F>> {
   const files: F[] = [];
   const unlisted: UnlistedDir[] = [];
@@ -66,7 +69,14 @@ export async function findTargets<F>(
       for (const name of targets) {
         const k = key(kind, name);
         if (taken.has(k)) continue;
-        const target: TargetDir = { kind, target: name, dir: join(root, kind, name) };
+        const dir = join(root, kind, name);
+        const kept = known(dir);
+        if (kept !== undefined) {
+          files.push(...kept);
+          taken.add(k);
+          continue;
+        }
+        const target: TargetDir = { kind, target: name, dir };
         try {
           const picked = await pick(target, await listDir(target.dir));
           if (picked.length === 0) continue;
