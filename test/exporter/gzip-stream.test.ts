@@ -5,7 +5,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -14,7 +13,7 @@ import type { MetricFamily } from '../../exporter/src/scrape/metric-family.js';
 import { MetricRegistry } from '../../exporter/src/scrape/metric-registry.js';
 import { ExpositionBodies } from '../../exporter/src/web/exposition-bodies.js';
 import { WebMetrics } from '../../exporter/src/web/web-metrics.js';
-import { startExporter } from '../helpers/exporter.js';
+import { rawGet, startExporter } from '../helpers/exporter.js';
 import { normaliseExposition } from '../helpers/golden.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { jobStatsText, syntheticJobs } from '../lustre/generate-jobstats.js';
@@ -49,16 +48,6 @@ test('gzip of the buffers, streamed, is byte for byte the plain exposition (text
     } else assert.ok(text.endsWith('\n# EOF\n'));
   }
 });
-
-function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolveGet, reject) => {
-    get(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolveGet({ headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
-  });
-}
 
 test('the exporter: a large exposition in gzip is the plain one, in both formats', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-gzip-stream-'));

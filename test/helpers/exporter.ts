@@ -1,6 +1,7 @@
 // Starts the real, built `jobio exporter` (bin/jobio.js) as a child process on 127.0.0.1 and an
 // ephemeral port, for end-to-end tests. The port is read back from the exporter's own log line.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 
@@ -75,4 +76,18 @@ export async function scrape(url: string, init?: RequestInit): Promise<string> {
   const res = await fetch(url, init);
   if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
   return res.text();
+}
+
+/**
+ * GET with exactly these request headers, the body as the exporter sent it: fetch would ask for and
+ * undo gzip itself, and the tests of the encoding need the bytes and headers on the wire.
+ */
+export function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolveGet, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolveGet({ headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
 }
