@@ -14,6 +14,15 @@ function oneRead(): Float64Array {
   return inc;
 }
 
+/** One 10-byte call of the first call and class: one call in a reason series (the program label tests). */
+function smallRead(): Float64Array {
+  const inc = emptyCounters();
+  inc[slot.calls(0, 0)] = 1;
+  inc[slot.sizedCalls(0, 0)] = 1;
+  inc[slot.sizedBytes(0, 0)] = 10;
+  return inc;
+}
+
 test('a process naming 10,000 made-up mounts gets at most max-mounts mount labels; the rest is folded into mount="_other" and counted', () => {
   const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new CappedLabels(4));
   for (let i = 0; i < 10_000; i++) store.mountDelta(id, { path: `/fake/${i}`, fstype: 'x', fsname: 'y' }, oneRead());
@@ -71,13 +80,6 @@ test('socket I/O of every peer address goes to the one mount="[network]" label: 
 
 test('reason series name the program and its role; a job keeps at most max-programs program labels, the rest go to program="_other"', () => {
   const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new CappedLabels(4), new CappedLabels(2));
-  const smallRead = (): Float64Array => {
-    const inc = emptyCounters();
-    inc[slot.calls(0, 0)] = 1;
-    inc[slot.sizedCalls(0, 0)] = 1;
-    inc[slot.sizedBytes(0, 0)] = 10;
-    return inc;
-  };
   for (const exe of ['bash', 'app', 'made-up-1', 'made-up-2']) store.mountDelta({ ...id, exe }, { path: '/a', fstype: 'x', fsname: 'y' }, smallRead());
   const got = [...store.reasonCalls.values.values()].map((e) => [e.labels[5], e.labels[6], e.value]);
   assert.deepEqual(got, [
@@ -90,13 +92,6 @@ test('reason series name the program and its role; a job keeps at most max-progr
 
 test('what MPI_Init and MPI_Finalize did in a rank is the MPI runtime\'s: program="app [mpi-runtime]", role runtime, beside the rank\'s own', () => {
   const store = new ProfilerMetricStore(new JobSlots(10), () => 0);
-  const smallRead = (): Float64Array => {
-    const inc = emptyCounters();
-    inc[slot.calls(0, 0)] = 1;
-    inc[slot.sizedCalls(0, 0)] = 1;
-    inc[slot.sizedBytes(0, 0)] = 10;
-    return inc;
-  };
   const rank = { ...id, exe: 'app' };
   store.mountDelta(rank, { path: '/a', fstype: 'x', fsname: 'y', component: 'mpi-runtime' }, smallRead());
   store.mountDelta(rank, { path: '/a', fstype: 'x', fsname: 'y' }, smallRead());
