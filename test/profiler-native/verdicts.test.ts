@@ -16,6 +16,7 @@ import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceStats, straceVerdic
 import { requireBinary } from '../helpers/binaries.js';
 import { programOf, type ProgramFamily } from '../../exporter/src/profiler/programs.js';
 import { buildMpiProgram } from '../profiler/mpi-program.js';
+import { writeCProject } from './c-project.js';
 
 const SHM = '/dev/shm';
 /** The profiler's classes on /dev/shm, per executable and summed. */
@@ -696,14 +697,6 @@ describe('verdicts against strace: directory listings', () => {
   }
 });
 
-const C_PROJECT: Record<string, string> = {
-  Makefile: 'OBJS = main.o util.o calc.o\nprog: $(OBJS)\n\tcc -o prog $(OBJS)\n%.o: %.c util.h\n\tcc -O1 -c $< -o $@\n',
-  'util.h': 'int util(int);\nint calc(int);\n',
-  'main.c': '#include <stdio.h>\n#include "util.h"\nint main(void) { printf("%d\\n", util(2) + calc(3)); return 0; }\n',
-  'util.c': '#include "util.h"\nint util(int x) { return x * 7; }\n',
-  'calc.c': '#include "util.h"\nint calc(int x) { return x + 11; }\n',
-};
-
 interface ProgramCase {
   name: string;
   cmd: string[];
@@ -750,7 +743,7 @@ const programCases: ProgramCase[] = [
     name: 'make -j2 of a small C project (cc, cc1, as, collect2, ld)',
     cmd: ['make', '-j2', '--no-print-directory'],
     setup: (d) => {
-      for (const [f, text] of Object.entries(C_PROJECT)) writeFileSync(join(d, f), text);
+      writeCProject(d);
       mkdirSync(join(d, 'tmp'));
     },
     family: 'build',

@@ -1,26 +1,32 @@
 // `jobio run --timeframe 1s` on programs of several processes: a shell redirection, a 2-rank Open MPI
-// job and rsync -a. The oracle is strace -f -ttt inside the same run (so one run gives both): every
-// call on /dev/shm is in the frame of the second its strace time falls in, and the run's verdicts
-// name the program that made each call: the shell for its redirections, the command for the bytes
-// moved through them, the MPI ranks as one program (one executable, the ranks' calls summed), the
-// MPI launcher as the MPI runtime, never as the job's program.
+// job, rsync -a, sqlite3 (a transaction per insert), python3 reading 2,000 small files and make -j2
+// of a small C project. The oracle is strace -f -ttt inside the same run (so one run gives both):
+// every call on /dev/shm is in the frame of the second its strace time falls in, and the run's
+// verdicts name the program that made each call: the shell for its redirections, the command for the
+// bytes moved through them, the MPI ranks as one program (one executable, the ranks' calls summed),
+// the MPI launcher as the MPI runtime, never as the job's program; each program of the compiler
+// toolchain its own calls.
 //
 // The frame a call may be counted in: the library's flush thread takes each process's snapshot 20 ms
 // before a frame's end (JOBIO_FLUSH_LEAD_NS in native/profiler/src/process/flusher.c), so a call
 // made in those last 20 ms is in the next frame. That is the only tolerance: by the end of frame k,
 // the run counted at least the calls strace saw before 20 ms ahead of its end and at most those
-// before its end. The jobs start each phase of their I/O 150 ms into a second of the run (they read
-// the run's frame origin, JOBIO_FRAME_ORIGIN_NS), so a call near a frame's end is rare anyway.
+// before its end. An open is counted when the library decides it (docs/profiler.md: at its close,
+// at an exec or at the exit), so its lower bound is taken at that time: sqlite3's database stays
+// open from the first statement to the exit, a frame or more later. The jobs start each phase of
+// their I/O 150 ms into a second of the run (they read the run's frame origin,
+// JOBIO_FRAME_ORIGIN_NS), so a call near a frame's end is rare anyway.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { readValidLog, type LogRecord } from './mistral-schema.js';
 import { buildMpiProgram } from './mpi-program.js';
+import { writeCProject } from '../profiler-native/c-project.js';
 import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceVerdicts, withPrograms, type StraceCall } from '../profiler-native/strace-oracle.js';
 
 const SHM = '/dev/shm';
@@ -57,6 +63,56 @@ function straceKinds(calls: readonly StraceCall[], cwd: string): Kinds {
   return { read: n(v.reads), write: n(v.writes), open: v.opens };
 }
 
+/** The calls that decide an open (strace must trace them too): its close, a dup that replaces it, an exec, the exit. */
+const DECIDING_CALLS = ['close', 'dup', 'dup2', 'dup3', 'fcntl', 'exit_group'];
+
+/** When each process called exit_group (strace -ttt, seconds), read from the PREFIX.<pid> files. */
+function exitTimes(prefix: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const f of readdirSync(dirname(prefix)).filter((x) => x.startsWith(basename(prefix) + '.'))) {
+    const m = /^(\d+\.\d+) exit_group\(/m.exec(readFileSync(join(dirname(prefix), f), 'utf8'));
+    if (m) out.set(Number(f.slice(basename(prefix).length + 1)), Number(m[1]));
+  }
+  return out;
+}
+
+/**
+ * When the library decides each open strace saw (seconds): a failed one at once; a successful one
+ * when its descriptor is closed, replaced by dup2/dup3, at an exec or at the exit, whichever comes
+ * first in its process (with an alias made by dup or fcntl, only the exec or the exit: the alias
+ * may outlive the close). Unknown (no exit seen): never before the run's end.
+ */
+function openDecisions(calls: readonly StraceCall[], exits: ReadonlyMap<number, number>): Map<StraceCall, number> {
+  const out = new Map<StraceCall, number>();
+  const fdOf = (args: string, nth: number): number | undefined => {
+    const m = [...args.matchAll(/(?:^|, )(\d+)</g)][nth];
+    return m ? Number(m[1]) : undefined;
+  };
+  for (const pid of new Set(calls.map((c) => c.pid))) {
+    const mine = calls.filter((c) => c.pid === pid);
+    mine.forEach((open, i) => {
+      if (!/^(open|openat|creat)$/.test(open.name)) return;
+      if (open.ret < 0) return void out.set(open, open.t);
+      let decided = exits.get(pid) ?? Infinity;
+      let aliased = false;
+      for (const c of mine.slice(i + 1)) {
+        if (c.name === 'execve' && c.ret === 0) {
+          decided = c.t;
+          break;
+        }
+        if (/^dup[23]?$|^fcntl$/.test(c.name) && fdOf(c.args, 0) === open.ret && (c.name !== 'fcntl' || /F_DUPFD/.test(c.args))) aliased = true;
+        const replaced = /^dup[23]$/.test(c.name) && fdOf(c.args, 1) === open.ret && fdOf(c.args, 0) !== open.ret;
+        if (!aliased && (replaced || (c.name === 'close' && fdOf(c.args, 0) === open.ret))) {
+          decided = c.t;
+          break;
+        }
+      }
+      out.set(open, decided);
+    });
+  }
+  return out;
+}
+
 /** The run's /dev/shm frames: second of the run → calls per kind. */
 function frameKinds(records: LogRecord[], startMs: number): Map<number, Kinds> {
   // a frame of second k is stamped at its end, start + k + 1 s, in whole seconds (truncated)
@@ -76,16 +132,17 @@ function frameKinds(records: LogRecord[], startMs: number): Map<number, Kinds> {
  * the calls strace saw before (end − lead) and at most those before the end; and in all, exactly
  * strace's.
  */
-function assertFrames(records: LogRecord[], calls: readonly StraceCall[], cwd: string): void {
+function assertFrames(records: LogRecord[], calls: readonly StraceCall[], cwd: string, decided: ReadonlyMap<StraceCall, number>): void {
   const kinds = ['read', 'write', 'open'] as const;
-  const startMs = (records.find((x) => x.jobtotal === true && x.jobstarttime !== undefined) as LogRecord).jobstarttime as number;
+  const startMs = runStart(records);
   const frames = frameKinds(records, startMs);
   const last = Math.max(...frames.keys());
-  const before = (ms: number): Kinds =>
+  const before = (ms: number, at: (c: StraceCall) => number = (c) => c.t): Kinds =>
     straceKinds(
-      calls.filter((c) => c.t * 1000 < ms),
+      calls.filter((c) => at(c) * 1000 < ms),
       cwd,
     );
+  const decidedAt = (c: StraceCall): number => decided.get(c) ?? c.t;
   const cumulative: Kinds = { read: 0, write: 0, open: 0 };
   const why = `frames ${JSON.stringify([...frames].sort((a, b) => a[0] - b[0]))}; strace per second ${JSON.stringify(
     Array.from({ length: last + 2 }, (_, k) =>
@@ -99,7 +156,8 @@ function assertFrames(records: LogRecord[], calls: readonly StraceCall[], cwd: s
     const f = frames.get(k);
     for (const kind of kinds) cumulative[kind] += f?.[kind] ?? 0;
     const end = startMs + (k + 1) * 1000;
-    const [low, high] = [before(end - LEAD_MS), before(end)];
+    // an open counts when it is decided: made before the end at most, decided before (end − lead) at least
+    const [low, high] = [{ ...before(end - LEAD_MS), open: before(end - LEAD_MS, decidedAt).open }, before(end)];
     for (const kind of kinds) {
       assert.ok(low[kind] <= cumulative[kind] && cumulative[kind] <= high[kind], `${kind} by the end of second ${k}: ${cumulative[kind]}, strace ${low[kind]}..${high[kind]}; ${why}`);
     }
@@ -144,9 +202,39 @@ function assertVerdicts(records: LogRecord[], calls: readonly (StraceCall & { pr
   return programs;
 }
 
+/** The run's start (ms since the epoch), from its job record. */
+const runStart = (records: LogRecord[]): number => (records.find((x) => x.jobtotal === true && x.jobstarttime !== undefined) as LogRecord).jobstarttime as number;
+
+/**
+ * The calls (strace's, of one program) on /dev/shm fall in at least `seconds` seconds of the run:
+ * the case's phases really are a second apart, so the frames have something to tell apart.
+ */
+function assertPhases(calls: readonly StraceCall[], records: LogRecord[], cwd: string, seconds: number): void {
+  const startMs = runStart(records);
+  const onShm = calls.filter((c) => {
+    const k = straceKinds([c], cwd);
+    return k.read + k.write + k.open > 0;
+  });
+  const spread = new Set(onShm.map((c) => Math.floor((c.t * 1000 - startMs) / 1000)));
+  assert.ok(spread.size >= seconds, `calls in seconds ${[...spread].join(',')}`);
+}
+
+/** Every reason of the program on /dev/shm is addressed to it in that role (the job's own code, or a tool it ran), none to a component inside it. */
+function assertRoles(records: LogRecord[], name: string, role: 'job' | 'tool'): void {
+  const d = records.find((x) => x.type === 'diagnosis') as LogRecord;
+  const mine = (d.reasons as LogRecord[]).filter((r) => r.mount === SHM && r.program.name === name);
+  assert.ok(mine.length > 0, `${name} has reasons on ${SHM}`);
+  assert.ok(
+    mine.every((r) => r.program.role === role && r.program.component === undefined),
+    JSON.stringify(mine.map((r) => [r.reason, r.program])),
+  );
+}
+
 interface Traced {
   records: LogRecord[];
   calls: (StraceCall & { program: string })[];
+  /** when the library decides each open (openDecisions) */
+  decided: Map<StraceCall, number>;
 }
 
 /** jobio run --timeframe 1s -- strace -f -ttt ... cmd: the run's log and strace's calls with their programs. */
@@ -154,7 +242,7 @@ async function runTraced(work: string, cwd: string, cmd: readonly string[], env:
   const strace = requireBinary('strace');
   const out = join(work, 'out.jsonl');
   const prefix = join(work, 'st');
-  const args = ['-f', '-ff', '-qq', '-ttt', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix];
+  const args = ['-f', '-ff', '-qq', '-ttt', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS, ...DECIDING_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix];
   // strace itself not profiled (its children are): it stats the traced processes' files to print
   // them (-y), calls that are not in its own output
   if (process.env.KEEP) rmSync(process.env.KEEP, { recursive: true, force: true });
@@ -166,7 +254,8 @@ async function runTraced(work: string, cwd: string, cmd: readonly string[], env:
   const shm = /^\/dev\/shm\/[^/]+$/;
   const object = (p: string | undefined): boolean => p !== undefined && p !== cwd && shm.test(p);
   const calls = readStraceCalls(prefix).filter((c) => !object(c.fds[0]) && !object(/"([^"]*)"/.exec(c.args)?.[1]));
-  return { records: readValidLog(readFileSync(out, 'utf8')), calls: withPrograms(calls, cwd) };
+  const named = withPrograms(calls, cwd);
+  return { records: readValidLog(readFileSync(out, 'utf8')), calls: named, decided: openDecisions(named, exitTimes(prefix)) };
 }
 
 describe('jobio run: each call in its frame and its program, against strace -f -ttt in the same run', () => {
@@ -179,8 +268,8 @@ describe('jobio run: each call in its frame and its program, against strace -f -
       writeFileSync(join(data, 'small.txt'), 'hello jobio\n'.repeat(100));
       const align = `${python()} -I -S ${join(work, 'align.py')}`;
       const script = [`cd ${data}`, align, 'cat in.bin > log', align, 'wc -c < log', align, 'cat small.txt >> log', align].join('; ');
-      const { records, calls } = await runTraced(work, data, ['sh', '-c', script]);
-      assertFrames(records, calls, data);
+      const { records, calls, decided } = await runTraced(work, data, ['sh', '-c', script]);
+      assertFrames(records, calls, data, decided);
       const programs = assertVerdicts(records, calls, data);
       assert.deepEqual(programs.sort(), ['cat', 'dash', 'wc'].sort());
       // the shell's three redirections: opened by the shell, their bytes moved by cat and wc
@@ -202,8 +291,8 @@ describe('jobio run: each call in its frame and its program, against strace -f -
       for (const f of ['src/a.txt', 'src/d/b.txt']) writeFileSync(join(data, f), 'x'.repeat(5000));
       const align = `${python()} -I -S ${join(work, 'align.py')}`;
       const script = [`cd ${data}`, align, 'rsync -a src/ dst/', align, 'rsync -a src/ dst/', align].join('; ');
-      const { records, calls } = await runTraced(work, data, ['sh', '-c', script]);
-      assertFrames(records, calls, data);
+      const { records, calls, decided } = await runTraced(work, data, ['sh', '-c', script]);
+      assertFrames(records, calls, data, decided);
       assert.deepEqual(assertVerdicts(records, calls, data), ['rsync']);
     } finally {
       rmSync(work, { recursive: true, force: true });
@@ -219,12 +308,12 @@ describe('jobio run: each call in its frame and its program, against strace -f -
       const program = buildMpiProgram('mpi-frames', work);
       // btl self,tcp: no shared-memory segments on /dev/shm beside the job's files; the launcher
       // (excluded by default) traced, to show where its calls go
-      const { records, calls } = await runTraced(work, data, [mpirun, '--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-np', '2', program, data], {
+      const { records, calls, decided } = await runTraced(work, data, [mpirun, '--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-np', '2', program, data], {
         OMPI_ALLOW_RUN_AS_ROOT: '1',
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
         JOBIO_TRACE_SCHEDULER: 'mpirun',
       });
-      assertFrames(records, calls, data);
+      assertFrames(records, calls, data, decided);
       const ranks = [...new Set(calls.filter((c) => c.program === 'mpi-frames').map((c) => c.pid))];
       const perRank = ranks
         .map(
@@ -264,6 +353,89 @@ describe('jobio run: each call in its frame and its program, against strace -f -
       assert.ok(
         launcher.every((r) => r.program.role === 'runtime' && /MPI runtime/.test(r.program.label as string)),
         JSON.stringify(launcher.map((r) => r.program)),
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+
+  test("sqlite3, a transaction per insert (rollback journal), fed in two phases a second apart: every call in its frame, all of them sqlite3's", async () => {
+    requireBinary('sqlite3');
+    const work = mkdtempSync(join(tmpdir(), 'jobio-frames-'));
+    const data = mkdtempSync(join(SHM, 'jobio-frames-'));
+    try {
+      writeFileSync(join(work, 'align.py'), ALIGN);
+      const align = `${python()} -I -S ${join(work, 'align.py')}`;
+      const inserts = (from: number): string => Array.from({ length: 20 }, (_, i) => `INSERT INTO t(v) VALUES ('row ${from + i}');`).join(' ');
+      // one sqlite3 process over both phases: the shell feeds its statements through a pipe, each
+      // phase's at 150 ms into a second
+      const feed = [align, `echo "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT); ${inserts(0)}"`, align, `echo "${inserts(20)} SELECT count(*) FROM t;"`].join('; ');
+      const { records, calls, decided } = await runTraced(work, data, ['sh', '-c', `cd ${data}; { ${feed}; } | sqlite3 db.sqlite; ${align}`]);
+      assertFrames(records, calls, data, decided);
+      assert.deepEqual(assertVerdicts(records, calls, data), ['sqlite3']);
+      const sqlite = calls.filter((c) => c.program === 'sqlite3');
+      assert.equal(sqlite.filter((c) => c.name === 'execve' && c.ret === 0).length, 1, 'one sqlite3 process');
+      assertPhases(sqlite, records, data, 2);
+      // strace: every insert wrote the journal and the database (small writes)
+      assert.ok(straceVerdicts(sqlite, SHM, data).writes.small >= 2 * 40, JSON.stringify(straceVerdicts(sqlite, SHM, data)));
+      assertRoles(records, 'sqlite3', 'tool');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+
+  test("python3 reading 2,000 files of 1 KiB in two phases a second apart: every call in its frame, the reads the script's", async () => {
+    const work = mkdtempSync(join(tmpdir(), 'jobio-frames-'));
+    const data = mkdtempSync(join(SHM, 'jobio-frames-'));
+    try {
+      mkdirSync(join(data, 'f'));
+      for (let i = 0; i < 2000; i++) writeFileSync(join(data, 'f', String(i)), Buffer.alloc(1024, i % 256));
+      const phase = (from: number): string => `n = 0\nfor i in range(${from}, ${from + 1000}):\n    with open(f'f/{i}', 'rb') as f:\n        n += len(f.read())\nassert n == 1000 * 1024\n`;
+      // the script itself (and the interpreter's modules) outside /dev/shm: the job's calls there are its files'
+      writeFileSync(join(work, 'read.py'), `${ALIGN}\n${phase(0)}\n${ALIGN}\n${phase(1000)}\n${ALIGN}`);
+      const interpreter = python();
+      const { records, calls, decided } = await runTraced(work, data, ['sh', '-c', `cd ${data}; ${interpreter} -I -S -B ${join(work, 'read.py')}`]);
+      assertFrames(records, calls, data, decided);
+      const name = basename(realpathSync(interpreter));
+      assert.deepEqual(assertVerdicts(records, calls, data), [name]);
+      const mine = calls.filter((c) => c.program === name);
+      // strace: 2,000 reads of 1 KiB (and one at the end of each file), 1,000 in each phase
+      assert.equal(straceVerdicts(mine, SHM, data).reads.small, 2000);
+      assertPhases(mine, records, data, 2);
+      assertRoles(records, name, 'job');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+
+  test('make -j2 of a small C project, then again after a change: every call in its frame, each compiler program its own', async () => {
+    for (const p of ['make', 'cc']) requireBinary(p);
+    const work = mkdtempSync(join(tmpdir(), 'jobio-frames-'));
+    const data = mkdtempSync(join(SHM, 'jobio-frames-'));
+    try {
+      writeFileSync(join(work, 'align.py'), ALIGN);
+      writeCProject(data);
+      mkdirSync(join(data, 'tmp'));
+      const align = `${python()} -I -S ${join(work, 'align.py')}`;
+      // the compiler's temporary files on the mount too ($TMPDIR): cc names them, cc1 writes the
+      // assembly, as reads it and writes the object, collect2 runs ld
+      const make = 'make -j2 --no-print-directory';
+      const script = [`cd ${data}`, `export TMPDIR=${join(data, 'tmp')}`, align, make, align, 'touch calc.c', make, align, './prog'].join('; ');
+      const { records, calls, decided } = await runTraced(work, data, ['sh', '-c', script]);
+      assertFrames(records, calls, data, decided);
+      const programs = assertVerdicts(records, calls, data);
+      // each program of the toolchain its own calls, named as its executable is (cc, as and ld are links)
+      const exe = (name: string): string => basename(realpathSync(requireBinary(name)));
+      assert.deepEqual(programs.sort(), ['make', exe('cc'), 'cc1', exe('as'), 'collect2', exe('ld'), 'touch'].sort());
+      for (const p of programs) assertRoles(records, p, 'tool');
+      assertPhases(
+        calls.filter((c) => c.program === 'cc1'),
+        records,
+        data,
+        2,
       );
     } finally {
       rmSync(work, { recursive: true, force: true });
