@@ -5,6 +5,7 @@ import { JobSlots } from './job-slots.js';
 import { CappedLabels, NETWORK_MOUNT, OTHER_MOUNT, ProfilerMetricStore } from './metric-store.js';
 import type { ProcessIdentity } from './process-table.js';
 import { hasControlChars } from '../labels/control-chars.js';
+import { processRecord } from '../../../test/helpers/profiler-records.js';
 
 const id: ProcessIdentity = { key: '1/1', pid: 1, uid: 1000, gid: 1000, jobid: '42', exe: 'x' };
 
@@ -111,21 +112,12 @@ test('blind spots per job: processes that used io_uring or mapped files, the map
   const zero = { runtimeNs: 0, droppedFrames: 0, ignoredCalls: 0, networkFolded: 0 };
   store.processDelta(id, { ...zero, unseenKinds: ['async_io', 'mmap_io'], unseenMmapBytes: 4096 });
   store.processDelta(id, { ...zero, unseenKinds: [], unseenMmapBytes: 8192 });
-  const exec = {
-    kind: 'process',
+  const exec = processRecord({
     header: { version: 2, flags: 2, sequence: 3n, claimedPid: 1, startNs: 1n, nowNs: 1n },
     jobid: '42',
     jobidSource: 'SLURM_JOB_ID',
-    exe: 'sh',
     execTarget: 'static-tool',
-    runtimeNs: 0,
-    droppedFrames: 0,
-    ignoredCalls: 0,
-    mountCount: 0,
-    smallThreshold: 32768,
-    largeThreshold: 1 << 27,
-    sampleEvery: 16,
-  } as const;
+  });
   store.processDelta(id, zero, exec);
   now = 11_000;
   store.maintain(600_000);

@@ -8,26 +8,23 @@ import { CALL_TYPES, CLASSES, DIRECTIONS, FLAG_FINAL, POW2_BINS, SIZE_BINS } fro
 import { addInto, emptyCounters, slot, type Counters } from './counters.js';
 import { JobVerifier } from './job-verifier.js';
 import { fakeProc } from '../../../test/helpers/fake-proc.js';
+import { processRecord } from '../../../test/helpers/profiler-records.js';
 import { DEFAULT_CEILINGS, SLACK_MS } from './plausibility.js';
 import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type Credentials, type ProcessIdentity, type TableOptions } from './process-table.js';
 
 const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
 
 function proc(sequence: number, runtimeNs: number, opts: { jobid?: string; flags?: number; start?: bigint; dropped?: number; mounts?: number } = {}): ProcessRecord {
-  return {
-    kind: 'process',
+  return processRecord({
     header: header(sequence, opts.flags, opts.start),
     jobid: opts.jobid ?? '',
     jobidSource: opts.jobid ? 'SLURM_JOB_ID' : '',
     exe: 'app',
     runtimeNs,
     droppedFrames: opts.dropped ?? 0,
-    ignoredCalls: 0,
     mountCount: opts.mounts ?? 1,
-    smallThreshold: 32768,
-    largeThreshold: 1 << 27,
     sampleEvery: 1,
-  };
+  });
 }
 
 function mount(sequence: number, writes: number, opts: { flags?: number; start?: bigint; path?: string; component?: 'mpi-runtime' } = {}): MountRecord {
