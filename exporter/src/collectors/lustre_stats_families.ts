@@ -5,10 +5,9 @@
 // accumulator, and the families read those views when the scrape renders them.
 import type { Labels, MetricFamily } from '../scrape/metric-family.js';
 import type { MetricRegistry } from '../scrape/metric-registry.js';
-import type { LustreWriter } from '../lustre/refill.js';
 import type { StatsAccumulator, StatsTargetView } from '../lustre/stats-accumulator.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
-import { fieldFamily, perTargetFamily } from './lustre_target_families.js';
+import { fieldFamily, perTargetFamily, TargetViewsWriter } from './lustre_target_families.js';
 import { READ_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 /** What tells one collector's families from the other's. */
@@ -31,15 +30,11 @@ export interface StatsFamiliesTable {
   readonly perTarget?: (views: () => readonly StatsTargetView[]) => readonly MetricFamily[];
 }
 
-export class StatsFamilies implements LustreWriter<StatsAccumulator> {
-  /** The target views of the last refill, read by the families when the scrape renders them. */
-  private views: StatsTargetView[] = [];
-  private readonly source: SourceMetrics;
-
+export class StatsFamilies extends TargetViewsWriter<StatsAccumulator> {
   constructor(registry: MetricRegistry, table: StatsFamiliesTable, maxTargets: number) {
     const { prefix, help, labels } = table;
-    this.source = new SourceMetrics(registry, prefix, table.collector, maxTargets);
-    const views = (): readonly StatsTargetView[] => this.views;
+    super(new SourceMetrics(registry, prefix, table.collector, maxTargets));
+    const views = this.shown;
     for (const family of [
       fieldFamily(`${prefix}_read_bytes_total`, help.read_bytes_total, 'read_bytes', views, labels),
       fieldFamily(`${prefix}_write_bytes_total`, help.write_bytes_total, 'write_bytes', views, labels),
@@ -51,18 +46,5 @@ export class StatsFamilies implements LustreWriter<StatsAccumulator> {
       }),
     ])
       registry.register(family);
-  }
-
-  clear(): void {
-    this.views = [];
-    this.source.clear();
-  }
-
-  whole(acc: StatsAccumulator): void {
-    this.source.set(acc);
-  }
-
-  target(t: StatsTargetView): void {
-    this.views.push(t);
   }
 }
