@@ -47,6 +47,15 @@ const ops = [
   // slot; a datagram with an address looks its peer up (hash and compare) on every call
   { op: 'send', label: 'send 16 B, connected UDP (JOBIO_NETWORK=1)', n: 500_000, cg: [20_000, 60_000], env: { JOBIO_NETWORK: '1' } },
   { op: 'sendto', label: 'sendto 16 B with its address (JOBIO_NETWORK=1)', n: 500_000, cg: [20_000, 60_000], env: { JOBIO_NETWORK: '1' } },
+  // stdio calls the stream's buffer answers (one in a buffer's worth reaches the kernel)
+  { op: 'fwrite', label: 'fwrite 20 B to a stream', n: 1_000_000, cg: [20_000, 60_000] },
+  { op: 'fputc', label: 'fputc', n: 1_000_000, cg: [20_000, 60_000] },
+  { op: 'fgets', label: 'fgets of 19-byte lines', n: 1_000_000, cg: [20_000, 60_000] },
+  { op: 'fgetc', label: 'fgetc', n: 1_000_000, cg: [20_000, 60_000] },
+  // other calls on an open file and its path (the path is open: a stat of it is decided at once)
+  { op: 'fstat', label: 'fstat of an open file', n: 200_000, cg: [10_000, 30_000] },
+  { op: 'access', label: 'access of an open file', n: 200_000, cg: [10_000, 30_000] },
+  { op: 'fdatasync', label: 'fdatasync', n: 5_000, cg: [1_000, 3_000] },
 ];
 const opEnv = (o: (typeof ops)[number], cfg: Config): Record<string, string> => ({ ...('env' in o ? o.env : {}), ...cfg.env });
 // JOBIO_BENCH_OPS=send,sendto: only these operations (a quick look at one change)

@@ -7,7 +7,11 @@
  *                           not fit, and the sender still succeeds; open (open and close of a
  *                           file by its absolute path: the profiler finds the file's mount),
  *                           open-miss (the same, alternating between files in two directories, so
- *                           the profiler's last-directory cache never answers)
+ *                           the profiler's last-directory cache never answers), fwrite (20 bytes to
+ *                           a stream), fputc, fgets (19-byte lines), fgetc: stdio calls that the
+ *                           stream's buffer answers but once a buffer (the file is written before the
+ *                           loop with write(2) in 64 KiB blocks, so that setup adds little per line),
+ *                           fstat (of the open file), access (of its path), fdatasync
  * Prints "OP N ns_per_op". Run plain, under the no-op preload and under libjobio (bench/profiler/index.ts).
  */
 #define _GNU_SOURCE
@@ -30,7 +34,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: microbench read|write|stat|lseek|send|sendto|open|open-miss N DIR\n");
+    fprintf(stderr, "usage: microbench read|write|stat|lseek|send|sendto|open|open-miss|fwrite|fputc|fgets|fgetc|fstat|access|fdatasync N DIR\n");
     return 2;
   }
   const char *op = argv[1];
@@ -89,6 +93,39 @@ int main(int argc, char **argv) {
       *strrchr(paths[k], '/') = 0;
       rmdir(paths[k]);
     }
+  } else if (strcmp(op, "fwrite") == 0 || strcmp(op, "fputc") == 0) {
+    FILE *f = fdopen(dup(fd), "w");
+    if (!f) return 1;
+    int w = op[1] == 'w';
+    t0 = now();
+    for (long i = 0; i < n; i++)
+      if (w ? fwrite("twenty bytes, this..", 1, 20, f) != 20 : fputc('x', f) == EOF) return 1;
+    if (fclose(f) != 0) return 1;
+  } else if (strcmp(op, "fgets") == 0 || strcmp(op, "fgetc") == 0) {
+    static char block[65536 - 65536 % 19];
+    for (size_t k = 0; k < sizeof block; k += 19) memcpy(block + k, "eighteen bytes....\n", 19);
+    if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) return 1;
+    for (long left = n; left > 0; left -= (long)(sizeof block / 19)) {
+      size_t b = left < (long)(sizeof block / 19) ? (size_t)left * 19 : sizeof block;
+      if (write(fd, block, b) != (ssize_t)b) return 1;
+    }
+    FILE *f = fdopen(dup(fd), "r");
+    if (!f || fseek(f, 0, SEEK_SET) != 0) return 1;
+    char line[64];
+    int g = op[4] == 's';
+    t0 = now();
+    for (long i = 0; i < n; i++)
+      if (g ? fgets(line, sizeof line, f) == NULL : fgetc(f) == EOF) return 1;
+    fclose(f);
+  } else if (strcmp(op, "fstat") == 0) {
+    for (long i = 0; i < n; i++)
+      if (fstat(fd, &st) != 0) return 1;
+  } else if (strcmp(op, "access") == 0) {
+    for (long i = 0; i < n; i++)
+      if (access(path, R_OK) != 0) return 1;
+  } else if (strcmp(op, "fdatasync") == 0) {
+    for (long i = 0; i < n; i++)
+      if (fdatasync(fd) != 0) return 1;
   } else if (strcmp(op, "send") == 0) {
     for (long i = 0; i < n; i++)
       if (send(tx, buf, 16, 0) != 16) return 1;

@@ -4,7 +4,8 @@
 //     same-run naive baseline (alternating runs);
 //  2. the built panel in headless Chromium: first paint ms (render start → canvas drawn → next frame),
 //     hover and click latency (event → tooltip / drill-down list on screen).
-//   node bench/run.mjs [--series 10000] [--steps 720] [--json]
+//   node bench/run.mjs [--series 10000] [--steps 720] [--runs 11] [--json] [--compute-only]
+// (--compute-only: part 1 alone, no Chromium.)
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +20,13 @@ import { serveStatic } from '../test-browser/server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
-  options: { series: { type: 'string', default: '10000' }, steps: { type: 'string', default: '720' }, json: { type: 'boolean', default: false }, runs: { type: 'string', default: '11' } },
+  options: {
+    series: { type: 'string', default: '10000' },
+    steps: { type: 'string', default: '720' },
+    json: { type: 'boolean', default: false },
+    runs: { type: 'string', default: '11' },
+    'compute-only': { type: 'boolean', default: false },
+  },
 });
 const SERIES = Number(args.series);
 const STEPS = Number(args.steps);
@@ -179,7 +186,7 @@ async function browserBench() {
 }
 
 const compute = await computeBench();
-const browser = await browserBench();
+const browser = args['compute-only'] ? { firstPaintMs: NaN, hoverMs: NaN, clickMs: NaN } : await browserBench();
 const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version };
 const result = { date: new Date().toISOString().slice(0, 10), machine, series: SERIES, steps: STEPS, ...compute, ...browser };
 if (args.json) {

@@ -16,6 +16,7 @@ import { createLogger, DEFAULT_LOG_FORMAT, DEFAULT_LOG_LEVEL, LOG_FORMATS, LOG_L
 import { parseDuration } from '../util/duration.js';
 import { defaultPaths } from '../util/paths.js';
 import { positiveDuration, positiveInteger } from '../scrape/flag-values.js';
+import { releaseYoungGeneration } from '../util/young-generation.js';
 import { addCollectorFlags, FlagError, readCollectorOptions, readCollectorSelection } from './collector-flags.js';
 
 export const DEFAULT_LISTEN_ADDRESS = ':9717';
@@ -152,6 +153,7 @@ async function runExporter(command: Command, descriptors: readonly CollectorDesc
     'listening',
   );
   logger.debug({ available: listUsage(descriptors) }, 'collectors available');
+  releaseYoungGeneration();
   opts.onListening?.(server);
 
   const reason = await (opts.stopSignal ?? waitForSignal());

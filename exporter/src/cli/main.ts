@@ -2,6 +2,7 @@
 // (program.ts parses; this file says where each subcommand lives).
 import type { Command } from 'commander';
 import { buildProgramFrom, mainFrom, type CommandTable, type MainOptions, type Runner } from './program.js';
+import { holdYoungGeneration, releaseYoungGeneration } from '../util/young-generation.js';
 
 export type { MainOptions } from './program.js';
 
@@ -10,7 +11,12 @@ export type { MainOptions } from './program.js';
  * exporter's web stack (express, prom-client), which is most of Node's module loading otherwise.
  */
 const COMMANDS: CommandTable = {
-  exporter: async (run, o) => (await import('./exporter-command.js')).exporterCommand(run, o.exporter),
+  // Released once the exporter listens (exporter-command.ts), or when it returns without listening.
+  exporter: async (run, o) => {
+    holdYoungGeneration();
+    const command = await import('./exporter-command.js');
+    return command.exporterCommand((action) => run(() => action().finally(releaseYoungGeneration)), o.exporter);
+  },
   run: async (run) => (await import('./run-command.js')).runCommand(run),
   'preload-path': async (run) => (await import('./preload-path-command.js')).preloadPathCommand(run),
   top: async (run) => (await import('./top-command.js')).topCommand(run),

@@ -40,6 +40,17 @@ export type QualityCounts = Record<JobIdQuality, number>;
 export type UidClass = 'system' | 'non_system' | 'none';
 export const UID_CLASSES: readonly UidClass[] = ['system', 'non_system', 'none'];
 
+/**
+ * What one read did besides the entries' values: repeated, with no increment, when the next read finds
+ * the same bytes (file-digests.ts), since parsing them again would count the same and credit nothing.
+ */
+export interface ReadTally {
+  readonly quality: QualityCounts;
+  readonly byUid: Record<UidClass, QualityCounts>;
+  readonly droppedCounters: number;
+  readonly outOfRangeEntries: number;
+}
+
 const noCounts = (): QualityCounts => ({ correct: 0, missing_jobid: 0, malformed: 0 });
 const noUidCounts = (): Record<UidClass, QualityCounts> => ({ system: noCounts(), non_system: noCounts(), none: noCounts() });
 
@@ -73,9 +84,41 @@ export class EntryTracker {
     return this.entries.size;
   }
 
+  /** The running totals as the read began, for tally(). */
+  private atBegin = { droppedCounters: 0, droppedEntries: 0, outOfRangeEntries: 0 };
+
   beginRead(): void {
     this.quality = noCounts();
     this.byUid = noUidCounts();
+    this.atBegin = { droppedCounters: this.droppedCounters, droppedEntries: this.droppedEntries, outOfRangeEntries: this.outOfRangeEntries };
+  }
+
+  /**
+   * After endRead() of a complete read: what to repeat if the next read has the same bytes. Undefined
+   * when the read dropped new entries: room may free up (other targets' entries leave), so the same
+   * bytes could be remembered next time.
+   */
+  tally(): ReadTally | undefined {
+    if (this.droppedEntries !== this.atBegin.droppedEntries) return undefined;
+    return {
+      quality: { ...this.quality },
+      byUid: { system: { ...this.byUid.system }, non_system: { ...this.byUid.non_system }, none: { ...this.byUid.none } },
+      droppedCounters: this.droppedCounters - this.atBegin.droppedCounters,
+      outOfRangeEntries: this.outOfRangeEntries - this.atBegin.outOfRangeEntries,
+    };
+  }
+
+  /**
+   * This read has the bytes of the one `tally` was taken after, and nothing changed the entries since:
+   * the same counts, every entry seen, no increment (values and start times are the same).
+   */
+  repeat(tally: ReadTally, epoch: number): void {
+    this.beginRead();
+    this.quality = { ...tally.quality };
+    this.byUid = { system: { ...tally.byUid.system }, non_system: { ...tally.byUid.non_system }, none: { ...tally.byUid.none } };
+    this.droppedCounters += tally.droppedCounters;
+    this.outOfRangeEntries += tally.outOfRangeEntries;
+    for (const state of this.entries.values()) state.seen = epoch;
   }
 
   /** Counts one entry of the read by quality and uid class (no identity: malformed, no uid). */

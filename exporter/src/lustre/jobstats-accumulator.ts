@@ -5,7 +5,8 @@
 // finish() → targetViews(), whose samples lustre/refill.ts writes into the metrics.
 import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
 import { CreditBook, type Credit } from './credits.js';
-import { EntryTracker, type QualityCounts, type UidClass } from './entry-tracker.js';
+import { EntryTracker, type QualityCounts, type ReadTally, type UidClass } from './entry-tracker.js';
+import { FileDigests } from './file-digests.js';
 import { FieldTable } from './export-fields.js';
 import type { JobIdFormats } from './jobid-format.js';
 import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
@@ -41,6 +42,29 @@ export interface TargetReader {
   end(cut?: CutReason): void;
   /** The read failed (after some bytes, maybe): what was read counts, nothing unseen is forgotten. */
   fail(reason: ReadErrorReason): void;
+  /**
+   * Present when the last read of the target can be repeated: pass the file through it first. If it
+   * holds the bytes of the last read, the read is done (nothing to parse, nothing changed); if not,
+   * read the file again, from its start, into push().
+   */
+  readonly probe?: TargetProbe | undefined;
+}
+
+/** A first pass over a file that may not have changed since its last read (file-digests.ts). */
+export interface TargetProbe {
+  /** The next bytes; false as soon as they differ from the last read's (then the reader needs every byte). */
+  push(chunk: Buffer): boolean;
+  /** Chunks pushed so far (a first chunk that differs can go on to the reader: no second read). */
+  readonly chunks: number;
+  /** The file ended: true if it is the last read byte for byte; the read is then done. */
+  end(): boolean;
+}
+
+/** A complete read of a target's file, for telling an unchanged file at the next read. */
+interface LastRead {
+  readonly digests: FileDigests;
+  readonly tally: ReadTally;
+  readonly malformedLines: number;
 }
 
 /** A job_stats source: `mdt` or `obdfilter`, and the target name (`fs-OST0000`). */
@@ -89,6 +113,8 @@ class TargetState {
   malformedLinesTotal = 0;
   readonly readErrors = noReadErrors();
   readonly window: DensityWindow;
+  /** The last read, while its entries are as it left them (no read since, not cleared). */
+  lastRead: LastRead | undefined;
 
   constructor(
     readonly ref: TargetRef,
@@ -162,6 +188,7 @@ export class JobStatsAccumulator {
     }
     if (reading && t.readEpoch !== this.epoch) {
       t.readEpoch = this.epoch;
+      t.lastRead = undefined;
       t.tracker.beginRead();
     }
     return t;
@@ -180,20 +207,36 @@ export class JobStatsAccumulator {
    * empty file is a target without entries); a reader dropped unused (the file vanished) changes nothing.
    */
   read(target: TargetRef): TargetReader {
+    const last = this.targets.get(`${target.kind}/${target.name}`)?.lastRead;
+    const digests = new FileDigests();
     let stream: JobStatsStream | undefined;
-    const open = (): JobStatsStream => (stream ??= new JobStatsStream(this.visitor(target)));
+    let malformedBefore = 0;
+    const open = (): JobStatsStream => {
+      if (!stream) {
+        stream = new JobStatsStream(this.visitor(target));
+        malformedBefore = this.target(target).malformedLinesTotal;
+      }
+      return stream;
+    };
     const cut = (): void => {
       const t = this.target(target);
       t.cutEpoch = this.epoch;
     };
     return {
-      push: (chunk) => open().push(chunk),
+      push: (chunk) => {
+        digests.push(chunk);
+        open().push(chunk);
+      },
       end: (reason) => {
         open().end(reason !== undefined);
+        const t = this.target(target);
         if (reason !== undefined) {
           cut();
-          this.target(target).truncatedReads[reason] += 1;
+          t.truncatedReads[reason] += 1;
+          return;
         }
+        const tally = t.tracker.tally();
+        if (tally) t.lastRead = { digests, tally, malformedLines: t.malformedLinesTotal - malformedBefore };
       },
       fail: (reason) => {
         if (stream) {
@@ -201,6 +244,28 @@ export class JobStatsAccumulator {
           cut();
         }
         this.markFailed(target, reason);
+      },
+      probe: last && this.probe(target, last),
+    };
+  }
+
+  private probe(target: TargetRef, last: LastRead): TargetProbe {
+    const seen = new FileDigests();
+    return {
+      get chunks() {
+        return seen.digests.length;
+      },
+      push: (chunk) => {
+        seen.push(chunk);
+        return seen.agreesWith(last.digests, seen.digests.length - 1);
+      },
+      end: () => {
+        if (!seen.sameAs(last.digests)) return false;
+        const t = this.target(target);
+        t.tracker.repeat(last.tally, this.epoch);
+        t.malformedLinesTotal += last.malformedLines;
+        t.lastRead = last;
+        return true;
       },
     };
   }
@@ -251,8 +316,11 @@ export class JobStatsAccumulator {
       const read = t.readEpoch === this.epoch;
       const kept = read || !complete || t.failedEpoch === this.epoch;
       // A read cut short (byte bound, error midway) did not see the rest of the file: keep it.
-      if (read) t.tracker.endRead(this.epoch, t.cutEpoch !== this.epoch && t.failedEpoch !== this.epoch);
+      const whole = read && t.cutEpoch !== this.epoch && t.failedEpoch !== this.epoch;
+      if (read) t.tracker.endRead(this.epoch, whole);
       else if (!kept) t.tracker.clear();
+      // Only a whole read leaves the entries as its bytes say (and a cleared target has none).
+      if (!whole && (read || !kept)) t.lastRead = undefined;
       // Slots are handed out when the read closes a density window; a target not read decides at once.
       const turn = read && !baseline ? t.window.turnAt(now) : { decide: true, at: now };
       if (read) this.addToDensity(t, now, baseline);

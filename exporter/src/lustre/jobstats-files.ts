@@ -44,17 +44,37 @@ export async function readJobStatsFile(
   expired: () => boolean = () => false,
 ): Promise<JobStatsReadOutcome> {
   try {
-    // Set in the callback: a box, so the check after the await is not narrowed to its initial value.
+    // Set in the callback: boxes, so the checks after the await are not narrowed to their initial values.
     const late = { value: false };
-    const result = await streamPseudoFile(
-      file.path,
-      (chunk) => {
-        reader.push(chunk);
-        late.value = expired();
-        return late.value ? false : undefined;
-      },
-      { signal, maxBytes, ...buffers },
-    );
+    const again = { value: false };
+    // The file may hold the bytes of the last read: it goes through the probe first. Changed in its
+    // first chunk (a small file, the first MiB of a big one), that chunk goes on to the parser and the
+    // read goes on; changed further on, the file is read again from its start into the parser (seq_file
+    // gives one consistent pass per open): at most the bytes up to the first changed chunk twice.
+    let probe = reader.probe;
+    const onChunk = (chunk: Buffer): boolean | undefined => {
+      if (probe && !probe.push(chunk)) {
+        const first = probe.chunks === 1;
+        probe = undefined;
+        if (!first) {
+          again.value = true;
+          return false;
+        }
+      }
+      if (!probe) reader.push(chunk);
+      late.value = expired();
+      return late.value ? false : undefined;
+    };
+    let result = await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers });
+    if (probe && !late.value) {
+      if (!result.truncated && probe.end()) return { bytes: result.bytes, cut: undefined };
+      // Every chunk was the same, yet the file was not (it ended sooner, or reached max-file-bytes).
+      again.value = true;
+    }
+    if (again.value) {
+      probe = undefined;
+      result = await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers });
+    }
     const cut = late.value ? 'timeout' : result.truncated ? 'max_file_bytes' : undefined;
     reader.end(cut);
     return { bytes: result.bytes, cut };

@@ -8,7 +8,7 @@
 //   `lnetctl net show -v 4`: YAML `net:` list of net types, each with `local NI(s):`, one per NID: its
 //     status (up/down), message counts (statistics), and health (`health value` 0..1000, failure counts).
 // Never throw on input: a value of no known shape is counted in `bad`, the others kept.
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { isRecord } from '../util/is-record.js';
 
 /** The counters every source gives, by their lnetctl names. */
@@ -56,7 +56,10 @@ export function parseLnetStatsFile(text: string): LnetStats | undefined {
 
 function yamlOf(text: string): unknown {
   try {
-    return parseYaml(text) as unknown;
+    // Loaded at the first lnetctl output, not at start: the YAML parser is about 1 MB of an idle
+    // exporter's memory, and the stats file (the default source) is not YAML.
+    const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    return yaml.parse(text) as unknown;
   } catch {
     return undefined;
   }

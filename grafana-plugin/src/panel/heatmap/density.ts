@@ -1,13 +1,13 @@
 // Density of series over log10 buckets per time step (docs/architecture.md "Formulas", Tollander de
-// Balsch 2023): at each step, how
-// many series have a rate r with 10^y ≤ r < 10^(y+1), y = ⌊log10 r⌋. Zero is its own bucket (row 0); a
-// series without a value at a step (null, NaN, negative, no point) is "no data", counted apart and never
-// as zero.
+// Balsch 2023): at each step, how many series have a rate r with 10^y ≤ r < 10^(y+1), y = ⌊log10 r⌋.
+// Zero is its own bucket (row 0); a series without a value at a step (null, NaN, negative, no point) is
+// "no data", counted apart and never as zero.
 //
-// Speed (10,000 series × 720 steps in one pass): one typed histogram per (decade, column), no per-point
-// allocation or per-point store beyond one counter increment; the decade of the previous point is reused
-// while successive rates stay in it. Which series sit in a cell is not stored per point: a click
-// recomputes one column (members.ts), O(series) and about a millisecond.
+// Speed (10,000 series × 720 steps in one pass): one typed histogram per (decade, column), kept as
+// differences along time so that a run of steps in one decade costs two writes; no per-point allocation
+// or store; the decade of the previous point is reused while successive rates stay in it. Which series
+// sit in a cell is not stored per point: a click recomputes one column (members.ts), O(series) and about
+// a millisecond.
 import type { HeatSeries } from './series';
 import { type Grid, type TimeAxis, gridTimes, guessGrid, unionAxis } from './time-axis';
 
@@ -75,62 +75,90 @@ export function rowOf(v: number | null | undefined, minExponent: number, rows: n
 }
 
 /**
- * Histogram over every possible exponent, bin-major (hist[bin * steps + step]) so that a series that
- * stays in one decade writes consecutive cells. Bin 0 = zero, bin k = exponent POW10_MIN + k − 1.
+ * Histogram over every possible exponent, kept as differences along time: bin-major
+ * (diff[bin * stride + column], stride = steps + 1), a count c over columns [a, b) of one bin is
+ * diff[a] += c, diff[b] -= c, and the histogram is the running sum along each bin's columns. A series
+ * that stays in one decade for a run of steps then costs two writes for the whole run instead of one
+ * per point. Bin 0 = zero, bin k = exponent POW10_MIN + k − 1.
  */
 const BINS = 310 - POW10_MIN + 2;
+
+/** Adds `delta` to columns [from, to) of the bin row starting at diff offset `row`. */
+function addSpan(diff: Int32Array, row: number, from: number, to: number, delta: number): void {
+  diff[row + from] = (diff[row + from] as number) + delta;
+  diff[row + to] = (diff[row + to] as number) - delta;
+}
+
 /**
- * Counts one series into hist (bin-major: hist[bin * steps + column]) on the assumption that its points
- * sit in consecutive grid columns from `first` (the usual range-query shape: present from one step to
- * another), adding `delta` per point. The assumption is checked in the same pass: returns n when it
- * held, else the index of the first point off it (points before it are counted).
+ * Counts one series into diff on the assumption that its points sit in consecutive grid columns from
+ * `first` (the usual range-query shape: present from one step to another), adding `delta` per point.
+ * The assumption is checked in the same pass: returns n when it held, else the index of the first point
+ * off it (points before it are counted). Per point: one time comparison and, while the rate stays in
+ * the current decade, two value comparisons; the run [open, j) of points in that decade is written out
+ * when a point leaves it.
  */
-function countRun(series: HeatSeries, n: number, first: number, grid: Grid, steps: number, delta: number, hist: Uint32Array, range: { lo: number; hi: number }): number {
+function countRun(series: HeatSeries, n: number, first: number, grid: Grid, stride: number, delta: number, diff: Int32Array, range: { lo: number; hi: number }): number {
   const { times, values } = series;
   const step = grid.step;
   let t = grid.start + first * step; // exact: integer milliseconds far below 2^53
-  // Current decade [eLo, eHi) = [10^e, 10^(e+1)) and its histogram offset h; none at the start
-  // (e beyond the table makes both neighbour tests fail).
+  // Current decade [eLo, eHi) = [10^e, 10^(e+1)) and its bin row's offset h (column `first` included);
+  // none at the start (e beyond the table makes both neighbour tests fail, and no point is in it).
   let e = 400;
   let eLo = Infinity;
   let eHi = Infinity;
   let h = 0;
-  for (let j = 0; j < n; j++) {
+  let open = 0;
+  let j = 0;
+  for (; j < n; j++) {
     if (times[j] !== t) {
-      return j;
+      break;
     }
     t += step;
     const v = values[j] as number;
     if (v >= eLo && v < eHi) {
-      hist[h + j] = (hist[h + j] as number) + delta;
       continue;
+    }
+    if (j > open) {
+      addSpan(diff, h, open, j, delta);
     }
     if (v > 0 && v < Infinity) {
       // Jitter around a decade boundary: try the neighbours before the general exponent.
-      if (v >= eHi && v < pow10(e + 2)) {
+      const up = pow10(e + 2);
+      const down = pow10(e - 1);
+      if (v >= eHi && v < up) {
         e++;
-      } else if (v < eLo && v >= pow10(e - 1)) {
+        eLo = eHi;
+        eHi = up;
+      } else if (v < eLo && v >= down) {
         e--;
+        eHi = eLo;
+        eLo = down;
       } else {
         e = exponentOf(v);
+        eLo = pow10(e);
+        eHi = pow10(e + 1);
       }
-      eLo = pow10(e);
-      eHi = pow10(e + 1);
-      // int32 index arithmetic: a float index makes the increment about 2× slower.
-      h = ((e - POW10_MIN + 1) * steps + first) | 0;
+      // int32 index arithmetic: a float index makes the writes about 2× slower.
+      h = ((e - POW10_MIN + 1) * stride + first) | 0;
       if (e < range.lo) {
         range.lo = e;
       }
       if (e > range.hi) {
         range.hi = e;
       }
-      hist[h + j] = (hist[h + j] as number) + delta;
-    } else if (v === 0) {
-      hist[first + j] = (hist[first + j] as number) + delta;
+      open = j;
+      continue;
     }
-    // null, undefined, NaN, negative, +Inf: no data.
+    if (v === 0) {
+      addSpan(diff, first, j, j + 1, delta);
+    }
+    // null, undefined, NaN, negative, +Inf: no data. The decade stays for the points after it.
+    open = j + 1;
   }
-  return n;
+  if (j > open) {
+    addSpan(diff, h, open, j, delta);
+  }
+  return j;
 }
 
 /** First column of a series whose points could be consecutive grid columns, or -1. */
@@ -152,7 +180,7 @@ const UNSORTED = 1;
  * (duplicate timestamp) keeps its first point. Returns OFF_GRID when a point is off the guessed grid,
  * else whether the series' times were strictly increasing.
  */
-function countPoints(series: HeatSeries, stamp: number, columnOf: (t: number) => number, taken: Int32Array, hist: Uint32Array, steps: number, range: { lo: number; hi: number }): number {
+function countPoints(series: HeatSeries, stamp: number, columnOf: (t: number) => number, taken: Int32Array, diff: Int32Array, steps: number, range: { lo: number; hi: number }): number {
   const { times, values } = series;
   let order = SORTED;
   let prev = -Infinity;
@@ -175,17 +203,16 @@ function countPoints(series: HeatSeries, stamp: number, columnOf: (t: number) =>
       const e = exponentOf(v);
       range.lo = Math.min(range.lo, e);
       range.hi = Math.max(range.hi, e);
-      const k = (e - POW10_MIN + 1) * steps + col;
-      hist[k] = (hist[k] as number) + 1;
+      addSpan(diff, (e - POW10_MIN + 1) * (steps + 1), col, col + 1, 1);
     } else if (v === 0) {
-      hist[col] = (hist[col] as number) + 1;
+      addSpan(diff, 0, col, col + 1, 1);
     }
   }
   return order;
 }
 
-/** Fills hist for every series on one column layout; false when a point is off the guessed grid. */
-function countAll(series: HeatSeries[], steps: number, grid: Grid | undefined, axis: TimeAxis | undefined, hist: Uint32Array, irregular: Uint8Array, range: { lo: number; hi: number }): boolean {
+/** Fills diff for every series on one column layout; false when a point is off the guessed grid. */
+function countAll(series: HeatSeries[], steps: number, grid: Grid | undefined, axis: TimeAxis | undefined, diff: Int32Array, irregular: Uint8Array, range: { lo: number; hi: number }): boolean {
   const taken = new Int32Array(steps);
   // NaN marks "not on the grid" so the caller can retry on the union axis.
   const columnOf = grid ? (t: number) => (Number.isInteger((t - grid.start) / grid.step) ? (t - grid.start) / grid.step : NaN) : (axis as TimeAxis).columnOf;
@@ -194,13 +221,13 @@ function countAll(series: HeatSeries[], steps: number, grid: Grid | undefined, a
     const first = runStart(one.times, grid, steps);
     if (first >= 0) {
       const n = one.values.length;
-      const done = countRun(one, n, first, grid as Grid, steps, 1, hist, range);
+      const done = countRun(one, n, first, grid as Grid, steps + 1, 1, diff, range);
       if (done === n) {
         continue;
       }
-      countRun(one, done, first, grid as Grid, steps, -1, hist, range); // undo, then count point by point
+      countRun(one, done, first, grid as Grid, steps + 1, -1, diff, range); // undo, then count point by point
     }
-    const order = countPoints(one, s + 1, columnOf, taken, hist, steps, range);
+    const order = countPoints(one, s + 1, columnOf, taken, diff, steps, range);
     if (order === OFF_GRID) {
       return false;
     }
@@ -209,23 +236,36 @@ function countAll(series: HeatSeries[], steps: number, grid: Grid | undefined, a
   return true;
 }
 
+/** Adds one bin's histogram (the running sum of its differences) into row `row` of counts. */
+function foldBin(diff: Int32Array, steps: number, bin: number, row: number, rows: number, counts: Uint32Array, noData: Uint32Array): void {
+  const base = bin * (steps + 1);
+  let k = 0;
+  for (let t = 0; t < steps; t++) {
+    k += diff[base + t] as number;
+    if (k > 0) {
+      counts[t * rows + row] = (counts[t * rows + row] as number) + k;
+      noData[t] = (noData[t] as number) - k;
+    }
+  }
+}
+
 export function buildDensity(series: HeatSeries[], options: DensityOptions = {}): DensityIndex {
   const grid = guessGrid(series);
   let times = grid ? gridTimes(grid) : new Float64Array(0);
   let steps = times.length;
   const n = series.length;
-  let hist = new Uint32Array(steps * BINS);
+  let diff = new Int32Array((steps + 1) * BINS);
   let irregular = new Uint8Array(n);
   const range = { lo: Infinity, hi: -Infinity };
-  if (!grid || !countAll(series, steps, grid, undefined, hist, irregular, range)) {
+  if (!grid || !countAll(series, steps, grid, undefined, diff, irregular, range)) {
     const axis = unionAxis(series);
     times = axis.times;
     steps = times.length;
-    hist = new Uint32Array(steps * BINS);
+    diff = new Int32Array((steps + 1) * BINS);
     irregular = new Uint8Array(n);
     range.lo = Infinity;
     range.hi = -Infinity;
-    countAll(series, steps, undefined, axis, hist, irregular, range);
+    countAll(series, steps, undefined, axis, diff, irregular, range);
   }
   const minExponent = options.minExponent ?? (Number.isFinite(range.lo) ? range.lo : 0);
   const maxExponent = Math.max(options.maxExponent ?? (Number.isFinite(range.hi) ? range.hi : minExponent), minExponent);
@@ -238,15 +278,11 @@ export function buildDensity(series: HeatSeries[], options: DensityOptions = {})
   const cells = steps * rows;
   const counts = new Uint32Array(cells);
   const noData = new Uint32Array(steps).fill(n);
-  for (let b = 0; b < BINS; b++) {
-    const row = rowOfBin[b] as number;
-    for (let t = 0; t < steps; t++) {
-      const k = hist[b * steps + t] as number;
-      if (k > 0) {
-        counts[t * rows + row] = (counts[t * rows + row] as number) + k;
-        noData[t] = (noData[t] as number) - k;
-      }
-    }
+  // Only the zero bin and the bins of the exponents seen hold differences.
+  foldBin(diff, steps, 0, 0, rows, counts, noData);
+  for (let e = range.lo; e <= range.hi; e++) {
+    const bin = e - POW10_MIN + 1;
+    foldBin(diff, steps, bin, rowOfBin[bin] as number, rows, counts, noData);
   }
   let maxCount = 0;
   for (let c = 0; c < cells; c++) {

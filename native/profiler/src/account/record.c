@@ -9,6 +9,7 @@
 
 #include "account/count.h"
 #include "account/sampling.h"
+#include "base/pathwalk.h"
 #include "base/state.h"
 #include "base/sys.h"
 #include "base/tls.h"
@@ -116,9 +117,8 @@ void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_
   errno = saved;
 }
 
-/* A call on a descriptor classified by the caller. */
-void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls);
-void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) {
+/* A call on a descriptor classified by the caller (the general case of jobio_rec_fd, record.h). */
+void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls) {
   uint64_t est;
   uint64_t t1 = jobio_stop(c, &est);
   int saved = errno;
@@ -153,12 +153,17 @@ void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int hav
   c->t->busy++;
   /* the stat of a special file (fifo, socket) is still a stat on the file system that holds it */
   (void)mode;
-  int slot = jobio_path_slot(have_dev, dev, dirfd, path, 0, 0);
+  /* without a device (access), a path absolute or relative to the working directory is walked once,
+   * for its mount and its hash (as an open's) */
+  struct jobio_pathwalk pw;
+  int walked = !have_dev && path[0] && (path[0] == '/' || dirfd == AT_FDCWD);
+  if (walked) jobio_pw_walk(path, &pw);
+  int slot = walked ? jobio_slot_walked(path, &pw) : jobio_path_slot(have_dev, dev, dirfd, path, 0, 0);
   if (slot == -3) slot = -1;
   if (slot < 0)
     c->t->block->ignored++;
   else
-    jobio_stat_pending(c->t->block, slot, jobio_path_hash(dirfd, path), est, c->t0 != 0);
+    jobio_stat_pending(c->t->block, slot, walked ? pw.hash : jobio_path_hash(dirfd, path), est, c->t0 != 0);
   c->t->busy--;
   errno = saved;
   jobio_after(t1);
@@ -203,9 +208,13 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
     struct stat st;
     int slot = -1;
     uint8_t prov = 0;
-    /* by path first (no system call); confirmed by the device later (jobio_fd_confirm) */
+    /* by path first (no system call); confirmed by the device later (jobio_fd_confirm). A path
+     * absolute or relative to the working directory is walked once, for its mount and its hash. */
+    struct jobio_pathwalk pw;
+    int walked = path && path[0] && (path[0] == '/' || dirfd == AT_FDCWD);
+    if (walked) jobio_pw_walk(path, &pw);
     if (path && path[0] && !(flags & O_PATH)) {
-      slot = jobio_path_slot(0, 0, dirfd, path, 0, 0);
+      slot = walked ? jobio_slot_walked(path, &pw) : jobio_path_slot(0, 0, dirfd, path, 0, 0);
       if (slot >= 0) prov = JOBIO_FDF_PROV;
     }
     if (!prov) {
@@ -218,18 +227,16 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       b->ignored++;
       jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, -1);
     } else {
-      uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0);
+      /* its path's hash: stats of the path before are used (yellow), and so are those while it is open */
+      uint64_t h = path ? (walked ? pw.hash : jobio_path_hash(dirfd, path)) : 0;
+      uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0, h);
       if (!ofd)
         jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
       else if (c->t0) /* counted at its last close (jobio_ofd_release), its duration now */
         jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[call], t->last_dt);
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
       jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
-      if (path) {
-        uint64_t h = jobio_path_hash(dirfd, path);
-        jobio_stat_opened(b, h);
-        jobio_ofd_set_path(ofd, h);
-      }
+      if (h) jobio_stat_opened(b, h);
       /* opened by MPI_File_open on every rank: only the aggregators may move its bytes */
       if (t->collective) jobio_ofd_mark_unseen(fd);
     }
@@ -240,18 +247,6 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
     jobio_after(t1);
   else
     jobio_tick_untimed();
-}
-
-/* Before close: what the descriptor is (learnt now if never seen: afterwards it is gone). */
-int jobio_close_pre(int fd);
-int jobio_close_pre(int fd) {
-  if ((unsigned)fd >= jobio_fd_cap) return jobio_fd_slot(fd);
-  struct jobio_fd *e = &jobio_fds[fd];
-  int kind = e->kind;
-  if (kind == JOBIO_FD_UNKNOWN) kind = jobio_fd_learn(fd);
-  if (kind == JOBIO_FD_FILE) return e->slot;
-  if (kind == JOBIO_FD_OWN) return -2;
-  return -1;
 }
 
 /* After close (the descriptor is released even when close fails, except EBADF: it was not open). */

@@ -52,7 +52,17 @@ JOBIO_HOT void jobio_rec_xfer(struct jobio_ctx *c, int fd, int dir, int64_t r, i
 void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est);
 
 void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos);
-void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls);
+void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls);
+/* A call on a descriptor classified by the caller. Inline, the common case: untimed, not red, on a
+ * file's descriptor known since its open (one count: what the general case would add). */
+static inline void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) {
+  struct jobio_fd *e;
+  if (JOBIO_LIKELY(c->t0 == 0 && cls != JOBIO_RED && (unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE)) {
+    jobio_ms(c->t->block, e->slot)->call[call].calls[cls]++;
+    return;
+  }
+  jobio_rec_fd_slow(c, fd, call, cls);
+}
 void jobio_rec_path(struct jobio_ctx *c, int dirfd, const char *path, int call, int cls);
 void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int have_dev, uint64_t dev, mode_t mode);
 int jobio_path_absent(int dirfd, const char *path);
@@ -65,7 +75,17 @@ static inline int jobio_open_creates(int dirfd, const char *path, int flags) {
   return jobio_path_absent(dirfd, path);
 }
 void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags, int creates, int fd, uint8_t fdflags);
-int jobio_close_pre(int fd);
+/* Before close: what the descriptor is (learnt now if never seen: afterwards it is gone). Inline:
+ * every close asks. */
+static inline int jobio_close_pre(int fd) {
+  if ((unsigned)fd >= jobio_fd_cap) return jobio_fd_slot(fd);
+  struct jobio_fd *e = &jobio_fds[fd];
+  int kind = e->kind;
+  if (kind == JOBIO_FD_UNKNOWN) kind = jobio_fd_learn(fd);
+  if (kind == JOBIO_FD_FILE) return e->slot;
+  if (kind == JOBIO_FD_OWN) return -2;
+  return -1;
+}
 void jobio_rec_close(struct jobio_ctx *c, int fd, int slot, int r);
 void jobio_rec_close_range(struct jobio_ctx *c, unsigned lo, unsigned hi, int r, int cloexec_only);
 void jobio_rec_alias(struct jobio_ctx *c, int oldfd, int newfd);

@@ -21,24 +21,6 @@
 
 #include "account/record.h"
 
-/* glibc's FILE flags (libio.h; stable ABI) */
-#define JOBIO_IO_UNBUFFERED 0x0002
-#define JOBIO_IO_EOF_SEEN 0x0010
-#define JOBIO_IO_ERR_SEEN 0x0020
-#define JOBIO_IO_IN_BACKUP 0x0100
-#define JOBIO_IO_CURRENTLY_PUTTING 0x0800
-
-void jobio_fst_take(FILE *f, struct jobio_fst *s) {
-  s->flags = f->_flags;
-  s->rptr = f->_IO_read_ptr;
-  s->rend = f->_IO_read_end;
-  s->rbase = f->_IO_read_base;
-  s->wbase = f->_IO_write_base;
-  s->wptr = f->_IO_write_ptr;
-  s->wend = f->_IO_write_end;
-  s->bufb = f->_IO_buf_base;
-  s->bufe = f->_IO_buf_end;
-}
 
 static uint64_t jobio_fst_pending(const struct jobio_fst *s) {
   return (s->flags & JOBIO_IO_CURRENTLY_PUTTING) && s->wptr > s->wbase ? (uint64_t)(s->wptr - s->wbase) : 0;

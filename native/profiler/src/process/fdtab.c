@@ -22,7 +22,7 @@
 
 struct jobio_fd *jobio_fds;
 uint32_t jobio_fd_cap;
-static uint32_t jobio_hwm; /* highest fd ever given state + 1 */
+uint32_t jobio_hwm; /* highest fd ever given state + 1 */
 
 static struct jobio_ofd *jobio_ofds;
 static uint32_t jobio_ofd_cap;
@@ -63,37 +63,7 @@ void jobio_fdtab_init(void) {
   jobio_own_listen(jobio_own_heard);
 }
 
-void jobio_fd_track_hwm(int fd) {
-  uint32_t want = (uint32_t)fd + 1;
-  uint32_t cur = __atomic_load_n(&jobio_hwm, __ATOMIC_RELAXED);
-  while (cur < want && !__atomic_compare_exchange_n(&jobio_hwm, &cur, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-}
 uint32_t jobio_fd_hwm(void) { return __atomic_load_n(&jobio_hwm, __ATOMIC_RELAXED); }
-
-void jobio_fd_set(int fd, uint8_t kind, uint16_t slot, uint32_t ofd, uint8_t flags, int64_t pos) {
-  if ((unsigned)fd >= jobio_fd_cap) return;
-  struct jobio_fd *e = &jobio_fds[fd];
-  e->ofd = ofd;
-  e->slot = slot;
-  e->flags = flags;
-  e->pos = pos < 0 ? JOBIO_POS_UNKNOWN : pos;
-  e->kind = kind;
-  jobio_fd_sync(e);
-  jobio_fd_track_hwm(fd);
-}
-
-void jobio_fd_clear(int fd) {
-  if ((unsigned)fd >= jobio_fd_cap) return;
-  struct jobio_fd *e = &jobio_fds[fd];
-  e->kind = JOBIO_FD_UNKNOWN;
-  e->ofd = 0;
-  e->flags = 0;
-  e->slot = 0;
-  e->moff = 0;
-  e->xoff = 0;
-  e->pos = JOBIO_POS_UNKNOWN;
-}
 
 /* The program closed or replaced one of our descriptors: the log and the transport forget it. */
 void jobio_own_forget(int fd) {
@@ -153,7 +123,7 @@ int jobio_fd_slot(int fd) {
 }
 
 /* ---------------- open-file records ---------------- */
-uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled) {
+uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled, uint64_t path_hash) {
   uint32_t idx = 0;
   uint64_t h = __atomic_load_n(&jobio_ofd_head, __ATOMIC_ACQUIRE);
   while ((uint32_t)h) {
@@ -175,7 +145,7 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
   o->time_est = time_est;
   o->sampled = (uint8_t)(sampled != 0);
   o->unseen = 0;
-  o->path_hash = 0;
+  o->path_ent = path_hash ? jobio_path_opened(path_hash) : 0;
   __atomic_store_n(&o->refs, 1, __ATOMIC_RELEASE);
   return idx;
 }
@@ -190,7 +160,7 @@ void jobio_ofd_release(struct jobio_block *b, uint32_t ofd) {
   struct jobio_ofd *o = &jobio_ofds[ofd];
   if (__atomic_fetch_sub(&o->refs, 1, __ATOMIC_ACQ_REL) != 1) return;
   uint64_t bytes = __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
-  if (o->path_hash) jobio_path_open_add(o->path_hash, -1);
+  if (o->path_ent) jobio_path_closed(o->path_ent);
   int cls = bytes == 0 ? JOBIO_RED : (bytes < jobio_cfg.small ? JOBIO_YELLOW : JOBIO_GREEN);
   int reason = cls == JOBIO_RED ? JOBIO_REASON_OPEN_NOTHING : -1;
   if (cls != JOBIO_GREEN && (o->unseen || __atomic_load_n(&jobio_g.io_uring_setups, __ATOMIC_RELAXED))) {
@@ -221,13 +191,6 @@ void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n) {
     e->flags |= JOBIO_FDF_SAT; /* decided green: from now on counted inline */
     jobio_fd_sync(e);
   }
-}
-
-/* The path an open was made by: stats of it are "used" while it is open. */
-void jobio_ofd_set_path(uint32_t ofd, uint64_t hash) {
-  if (!ofd || ofd >= jobio_ofd_cap || !hash) return;
-  jobio_ofds[ofd].path_hash = hash;
-  jobio_path_open_add(hash, 1);
 }
 
 /*

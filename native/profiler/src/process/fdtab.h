@@ -51,18 +51,48 @@ struct jobio_ofd {
   uint8_t pad[3];
   uint64_t bytes;
   uint64_t time_est;
-  uint64_t path_hash; /* of the path it was opened by (0: none): open while the record lives */
+  uint32_t path_ent; /* its path's entry in the table of paths open now (stattab.h; 0: none) */
+  uint32_t pad2;
 };
 extern struct jobio_fd *jobio_fds;
 extern uint32_t jobio_fd_cap;
 
 void jobio_fdtab_init(void);
 int jobio_fd_learn(int fd); /* returns the kind */
-void jobio_fd_set(int fd, uint8_t kind, uint16_t slot, uint32_t ofd, uint8_t flags, int64_t pos);
-void jobio_fd_clear(int fd);
-void jobio_fd_track_hwm(int fd);
+extern uint32_t jobio_hwm; /* highest fd ever given state + 1 */
 uint32_t jobio_fd_hwm(void);
-uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled);
+/* (inline: an open and a close set and clear one entry each) */
+static inline void jobio_fd_track_hwm(int fd) {
+  uint32_t want = (uint32_t)fd + 1;
+  uint32_t cur = __atomic_load_n(&jobio_hwm, __ATOMIC_RELAXED);
+  while (cur < want && !__atomic_compare_exchange_n(&jobio_hwm, &cur, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+static inline void jobio_fd_set(int fd, uint8_t kind, uint16_t slot, uint32_t ofd, uint8_t flags, int64_t pos) {
+  if ((unsigned)fd >= jobio_fd_cap) return;
+  struct jobio_fd *e = &jobio_fds[fd];
+  e->ofd = ofd;
+  e->slot = slot;
+  e->flags = flags;
+  e->pos = pos < 0 ? JOBIO_POS_UNKNOWN : pos;
+  e->kind = kind;
+  jobio_fd_sync(e);
+  jobio_fd_track_hwm(fd);
+}
+static inline void jobio_fd_clear(int fd) {
+  if ((unsigned)fd >= jobio_fd_cap) return;
+  struct jobio_fd *e = &jobio_fds[fd];
+  e->kind = JOBIO_FD_UNKNOWN;
+  e->ofd = 0;
+  e->flags = 0;
+  e->slot = 0;
+  e->moff = 0;
+  e->xoff = 0;
+  e->pos = JOBIO_POS_UNKNOWN;
+}
+/* A record for an open (0: none left), of the path with this hash (0: none; the path is entered in
+ * the table of paths open now while the record lives). */
+uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled, uint64_t path_hash);
 void jobio_ofd_ref(uint32_t ofd);
 void jobio_ofd_release(struct jobio_block *b, uint32_t ofd);
 void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n);
@@ -70,7 +100,6 @@ void jobio_ofd_mark_unseen(int fd);
 /* Another process gets descriptors of our opens (fork, vfork: all of them; exec, posix_spawn: those
  * not close-on-exec): bytes they move are not ours to see, so those opens are not "nothing moved". */
 void jobio_fds_mark_inherited(int all);
-void jobio_ofd_set_path(uint32_t ofd, uint64_t hash);
 void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode);
 void jobio_fds_finalize(struct jobio_block *b);
 void jobio_fds_after_fork(int child);

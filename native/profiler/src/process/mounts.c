@@ -10,7 +10,7 @@
  * device, mounts by mount-point path, and which mount-point lengths exist) answers a device with one
  * hash probe and a path with one probe per '/' of the path whose prefix length some mount point has,
  * longest first. A thread also keeps its last directory (struct jobio_dir_cache): the next path in
- * it costs a compare. While the index is rebuilt (at most once a second) readers scan the table.
+ * it costs a compare of the directory's hash, taken in the one walk over the path (base/pathwalk.h). While the index is rebuilt (at most once a second) readers scan the table.
  *
  * With JOBIO_NETWORK=1 the table starts with pseudo mounts that no path or device matches: entry 0
  * is "[network]", the socket I/O of peers without an entry of their own, and entries 1 to
@@ -62,21 +62,9 @@ static struct jobio_mount *jobio_mounts;
 static uint32_t jobio_mount_count;
 uint32_t jobio_mount_gen = 1; /* bumped when the table changes: invalidates the per-thread device caches */
 
-/*
- * A thread's last directory lookup: a path in the same directory, as the program wrote it, has the
- * same mount unless the file itself is a mount point.
- */
-struct jobio_dir_cache {
-  uint32_t gen;     /* jobio_mount_gen when filled (0: empty) */
-  uint32_t cwd_seq; /* the working directory's version when filled: a relative directory depends on it */
-  int32_t mount;    /* the directory's mount (index in the table) */
-  uint16_t len;     /* the directory as written, up to and with its last '/': dir[0, len) */
-  uint16_t abslen;  /* its absolute, normalised length without a final '/' (0: the root) */
-  char dir[240];
-};
-/* Each thread's own (not in its counting block, which this layer does not see): every use checks it
- * against the mount generation and the working directory. */
-static __thread struct jobio_dir_cache jobio_dir_cache __attribute__((tls_model("initial-exec")));
+/* Each thread's last directory (mounts.h): not in its counting block, which this layer does not see;
+ * every use checks it against the mount generation and the working directory. */
+__thread struct jobio_dir_cache jobio_dir_cache __attribute__((tls_model("initial-exec")));
 static int16_t jobio_slot_mounts[JOBIO_MAX_SLOTS];
 /* A component's slots (struct jobio_frame_header.reserved): slot -> the program's slot of the same
  * mount it is a component's twin of (-1: a slot of the program's own) and that component, and the
@@ -92,7 +80,7 @@ static char *jobio_mi_buf;
 #define JOBIO_MI_BUF 65536
 
 static char jobio_cwd[PATH_MAX];
-static uint32_t jobio_cwd_seq;
+uint32_t jobio_cwd_seq;
 
 /* The lookup index: open-addressing tables of mount indexes (-1 free) by device and by mount-point
  * path, and bit L of jobio_ix_lens set when a mount point is L bytes long. jobio_ix_seq is odd while
@@ -103,7 +91,7 @@ static uint32_t jobio_cwd_seq;
 _Static_assert(JOBIO_IX_SIZE >= 2 * JOBIO_MAX_MOUNTS, "the index keeps a free entry on every chain");
 static int16_t jobio_ix_dev[JOBIO_IX_SIZE];
 static int16_t jobio_ix_path[JOBIO_IX_SIZE];
-static uint64_t jobio_ix_lens[4];
+uint64_t jobio_ix_lens[4];
 static uint32_t jobio_ix_seq = 1;
 
 static int jobio_is_ignored_fs(const char *fstype) {
@@ -242,10 +230,6 @@ static inline uint32_t jobio_ix_enter(void) {
 static inline int jobio_ix_valid(uint32_t s) {
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   return __atomic_load_n(&jobio_ix_seq, __ATOMIC_RELAXED) == s;
-}
-
-static inline int jobio_ix_has_len(size_t len) {
-  return len < 256 && (__atomic_load_n(&jobio_ix_lens[len >> 6], __ATOMIC_RELAXED) >> (len & 63) & 1);
 }
 
 /* Read mountinfo (caller holds jobio_mount_lock and the guard). */
@@ -488,6 +472,12 @@ int jobio_component_twin(int slot, int component) {
   return (int)ns;
 }
 
+/* The Python part of jobio_component_slot, out of line: the rule's suffix test and directory table
+ * are not inlined into every caller (a process that is no Python interpreter never comes here). */
+int jobio_component_python(int slot, const char *path) {
+  return jobio_python_import_path(path) ? jobio_component_twin(slot, JOBIO_COMPONENT_PYTHON_IMPORTS) : slot;
+}
+
 int jobio_slot_component(int slot) {
   return slot >= 0 && slot < JOBIO_MAX_SLOTS && jobio_slot_base[slot] >= 0 ? jobio_slot_comp[slot] : JOBIO_COMPONENT_PROGRAM;
 }
@@ -645,47 +635,46 @@ static size_t jobio_abs_path(const char *path, char *out, size_t cap) {
 
 /* The lookup of jobio_mount_of_path when the cache does not answer (with the large buffers, kept out
  * of the cached path's stack frame), and the cache filled from it (c: NULL when the path cannot be kept). */
-static __attribute__((noinline)) int jobio_mount_of_path_slow(const char *path, struct jobio_dir_cache *c, size_t klen,
-                                                              size_t llen, uint32_t cwd) {
+static __attribute__((noinline)) int jobio_mount_of_path_slow(const char *path, struct jobio_dir_cache *c,
+                                                              const struct jobio_pathwalk *pw, uint32_t cwd) {
   uint32_t gen = __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE);
   char abs[PATH_MAX];
   size_t alen = jobio_abs_path(path, abs, sizeof abs);
   if (!alen) return JOBIO_NO_PATH;
   int mi = jobio_longest_prefix(abs, alen, 0, 0);
+  size_t llen = pw->len - pw->klen;
   /* kept when the answer is the directory's (the path is not itself the mount point found), and a
    * relative directory only with the working directory it was joined to (unchanged since) */
-  int keep = c && klen <= sizeof c->dir && alen > llen && (mi < 0 || jobio_mounts[mi].pathlen < alen) &&
+  int keep = c && pw->dirhash && alen > llen && (mi < 0 || jobio_mounts[mi].pathlen < alen) &&
              (cwd == 0 || (!(cwd & 1) && __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE) == cwd));
   if (keep) {
     c->gen = gen;
     c->cwd_seq = cwd;
     c->mount = mi;
-    c->len = (uint16_t)klen;
-    c->abslen = (uint16_t)(alen - llen - 1);
-    memcpy(c->dir, path, klen);
+    c->slot = jobio_mount_slot(mi);
+    c->klen = pw->klen;
+    c->abslen = (uint32_t)(alen - llen - 1);
+    c->dirhash = pw->dirhash;
   }
   return mi;
 }
 
+/* The mount of a walked path (absolute or relative to the working directory) the cache does not know
+ * (-1: none), the cache filled from it when it can be. */
+int jobio_mount_walked(const char *path, const struct jobio_pathwalk *pw) {
+  uint32_t cwd = path[0] == '/' ? 0 : __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE);
+  return jobio_mount_of_path_slow(path, jobio_dir_plain(path, pw) ? &jobio_dir_cache : NULL, pw, cwd);
+}
+
 /*
  * The mount of a path that is absolute or relative to the working directory (-1: none), through the
- * thread's directory cache: a path whose directory, as written, is the one looked up last has that
- * directory's mount, unless the path itself is as long as some mount point (it may be one: looked up).
+ * thread's directory cache (mounts.h, jobio_dir_cached).
  */
 static int jobio_mount_of_path(const char *path) {
-  struct jobio_dir_cache *c = &jobio_dir_cache;
-  size_t n = strlen(path);
-  const char *slash = memrchr(path, '/', n);
-  size_t klen = slash ? (size_t)(slash - path) + 1 : 0;
-  size_t llen = n - klen;
-  const char *last = path + klen;
-  /* a last component that normalising keeps as it is */
-  int plain = llen > 0 && !(last[0] == '.' && (llen == 1 || (llen == 2 && last[1] == '.')));
-  uint32_t cwd = path[0] == '/' ? 0 : __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE);
-  if (c && plain && c->gen == __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) && c->len == klen &&
-      c->cwd_seq == cwd && memcmp(c->dir, path, klen) == 0 && !jobio_ix_has_len((size_t)c->abslen + 1 + llen))
-    return c->mount;
-  return jobio_mount_of_path_slow(path, plain ? c : NULL, klen, llen, cwd);
+  struct jobio_pathwalk pw;
+  jobio_pw_walk(path, &pw);
+  struct jobio_dir_cache *c = jobio_dir_cached(path, &pw);
+  return c ? c->mount : jobio_mount_walked(path, &pw);
 }
 
 /* Of several mounts with this device (bind mounts), the one on the path (-1: none of them). */
@@ -742,6 +731,13 @@ static int jobio_slot_of(int have_dev, uint64_t dev, int dirfd, const char *path
   if (ndev >= 1) return jobio_mount_slot(first);
   /* nothing to go by: the root file system */
   return jobio_mount_slot(jobio_longest_prefix("/", 1, 0, 0));
+}
+
+int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw) {
+  if (!jobio_mounts) return -1;
+  int mi = jobio_mount_walked(path, pw);
+  if (mi == JOBIO_NO_PATH) mi = jobio_longest_prefix("/", 1, 0, 0); /* nothing to go by: the root file system */
+  return jobio_component_slot(jobio_mount_slot(mi), path);
 }
 
 int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {

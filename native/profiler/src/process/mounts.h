@@ -3,6 +3,7 @@
 #define JOBIO_MOUNTS_H
 #include "base/common.h"
 #include "base/state.h"
+#include "base/pathwalk.h"
 #include "base/pyimports.h"
 
 #pragma GCC visibility push(hidden)
@@ -24,16 +25,62 @@ int jobio_slot_component(int slot);
 /* The slot a call on the program's slot `slot` (on `path`, or NULL) counts in: the MPI runtime's twin
  * of it while some thread is inside MPI_Init or MPI_Finalize (its own threads start there); in a
  * Python interpreter, the import system's twin for a module's file (pyimports.h); else the slot. */
+int jobio_component_python(int slot, const char *path);
 static inline int jobio_component_slot(int slot, const char *path) {
   if (slot < 0) return slot;
   if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED))) return jobio_component_twin(slot, JOBIO_COMPONENT_MPI_RUNTIME);
-  if (JOBIO_UNLIKELY(jobio_g.python) && jobio_python_import_path(path)) return jobio_component_twin(slot, JOBIO_COMPONENT_PYTHON_IMPORTS);
+  if (JOBIO_UNLIKELY(jobio_g.python)) return jobio_component_python(slot, path);
   return slot;
+}
+/*
+ * A thread's last directory lookup: a path in the same directory, as the program wrote it, has the
+ * same mount unless the file itself is a mount point. The directory is known by its hash and length
+ * (base/pathwalk.h), so a hit costs one walk over the path, which the open needs for its hash anyway.
+ */
+struct jobio_dir_cache {
+  uint32_t gen;     /* jobio_mount_gen when filled (0: empty) */
+  uint32_t cwd_seq; /* the working directory's version when filled: a relative directory depends on it */
+  int32_t mount;    /* the directory's mount (index in the table, -1: none) */
+  int32_t slot;     /* its stats slot (jobio_mount_slot of mount) */
+  uint32_t klen;    /* the directory as written, up to and with its last '/' */
+  uint32_t abslen;  /* its absolute, normalised length without a final '/' (0: the root) */
+  uint64_t dirhash; /* jobio_pathwalk.dirhash of the directory */
+};
+extern __thread struct jobio_dir_cache jobio_dir_cache __attribute__((tls_model("initial-exec")));
+extern uint32_t jobio_mount_gen;
+extern uint32_t jobio_cwd_seq;
+extern uint64_t jobio_ix_lens[4]; /* bit L set: some mount point is L bytes long */
+
+static inline int jobio_ix_has_len(size_t len) {
+  return len < 256 && (__atomic_load_n(&jobio_ix_lens[len >> 6], __ATOMIC_RELAXED) >> (len & 63) & 1);
+}
+/* The path's last component is one that normalising keeps as it is (not "." or ".."). */
+static inline int jobio_dir_plain(const char *path, const struct jobio_pathwalk *pw) {
+  size_t llen = pw->len - pw->klen;
+  const char *last = path + pw->klen;
+  return llen > 0 && !(last[0] == '.' && (llen == 1 || (llen == 2 && last[1] == '.')));
+}
+/* The thread's cache entry when it answers for this walked path (absolute, or relative to the
+ * working directory), else NULL. */
+static inline struct jobio_dir_cache *jobio_dir_cached(const char *path, const struct jobio_pathwalk *pw) {
+  struct jobio_dir_cache *c = &jobio_dir_cache;
+  uint32_t cwd = path[0] == '/' ? 0 : __atomic_load_n(&jobio_cwd_seq, __ATOMIC_ACQUIRE);
+  if (c->dirhash == pw->dirhash && c->klen == pw->klen && c->gen == __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) &&
+      c->cwd_seq == cwd && jobio_dir_plain(path, pw) && !jobio_ix_has_len((size_t)c->abslen + 1 + pw->len - pw->klen))
+    return c;
+  return NULL;
+}
+int jobio_mount_walked(const char *path, const struct jobio_pathwalk *pw);
+/* jobio_slot_for(0, 0, AT_FDCWD, path, 0, 0) of a path walked already (path[0] != 0; absolute, or
+ * relative to the working directory): the thread's last directory answers without a call. */
+int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw);
+static inline int jobio_slot_walked(const char *path, const struct jobio_pathwalk *pw) {
+  struct jobio_dir_cache *c = jobio_dir_cached(path, pw);
+  if (JOBIO_LIKELY(c != NULL)) return jobio_component_slot(c->slot, path);
+  return jobio_slot_walked_slow(path, pw);
 }
 void jobio_cwd_changed(void);
 void jobio_mounts_after_fork(void);
-
-extern uint32_t jobio_mount_gen;
 
 #pragma GCC visibility pop
 #endif /* JOBIO_MOUNTS_H */

@@ -10,73 +10,20 @@
 
 #include "process/stattab.h"
 
+#include "base/pathwalk.h"
 #include "base/sys.h"
 #include "base/tls.h"
 #include "process/mounts.h"
 #include "process/thread.h"
 
-struct jobio_stat_ent {
-  uint64_t hash;
-  uint32_t pending;
-  uint32_t psampled;
-  int32_t slot;
-  uint32_t pad;
-  uint64_t time_est;
-};
-
-static struct jobio_stat_ent *jobio_stat_tab;
+struct jobio_stat_ent *jobio_stat_tab;
 
 /* Paths open right now (by hash, with the number of opens of it still open): a stat of one of them
  * is "used" at once (yellow). Same size and probing as the pending table; when its neighbourhood is
  * full an open is not entered (its stats then wait for a later open, as before). */
-struct jobio_open_ent {
-  uint64_t hash;
-  int64_t opens;
-};
-static struct jobio_open_ent *jobio_open_tab;
+struct jobio_open_ent *jobio_open_tab;
 
-/*
- * Hash of a path as written, eight bytes at a time: an unaligned 8-byte load (never one that could
- * cross into the next page, so never a fault past the terminating NUL), the classic "has a zero
- * byte" test, a multiply-rotate round per word, then the final partial word masked and multiplied
- * in. The table index is taken from the top bits (multiplicative hashing: they depend on every
- * byte); the whole 64-bit value identifies the path.
- */
-#define JOBIO_ONES 0x0101010101010101ull
-#define JOBIO_HIGHS 0x8080808080808080ull
-#define JOBIO_HK 0x9e3779b97f4a7c15ull
-#define JOBIO_STAT_INDEX(h) ((uint32_t)((h) >> (64 - JOBIO_STAT_BITS)))
-_Static_assert((1u << JOBIO_STAT_BITS) == JOBIO_STAT_TABLE, "table size");
-static inline uint64_t jobio_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static inline __attribute__((always_inline)) uint64_t jobio_hash_inline(int dirfd, const char *path) {
-  const unsigned char *p = (const unsigned char *)path;
-  uint64_t h = 0x243f6a8885a308d3ull;
-  uint64_t w, z;
-  for (;;) {
-    if (JOBIO_LIKELY(((uintptr_t)p & 4095u) <= 4096u - 8u)) {
-      memcpy(&w, p, 8);
-    } else {
-      /* near the end of a page: this word byte by byte (stops at the NUL) */
-      w = 0;
-      for (unsigned i = 0; i < 8; i++) {
-        uint64_t c = p[i];
-        if (!c) break; /* the bytes from the NUL on stay 0 */
-        w |= c << (8 * i);
-      }
-    }
-    z = (w - JOBIO_ONES) & ~w & JOBIO_HIGHS;
-    if (z) break;
-    h = jobio_rotl((h ^ w) * JOBIO_HK, 29);
-    p += 8;
-  }
-  uint64_t keep = (z ^ (z - 1)) >> 8; /* the bytes before the first NUL */
-  h = (h ^ (w & keep)) * JOBIO_HK;
-  if (path[0] != '/' && dirfd != AT_FDCWD) h ^= ((uint64_t)(unsigned)dirfd + 1) * 0xc4ceb9fe1a85ec53ull;
-  return h ? h : 1;
-}
-
-uint64_t jobio_path_hash(int dirfd, const char *path) { return jobio_hash_inline(dirfd, path); }
+uint64_t jobio_path_hash(int dirfd, const char *path) { return jobio_pw_at(jobio_pw_hash(path), dirfd, path); }
 
 void jobio_stats_reset(void) {
   if (!jobio_open_tab) jobio_open_tab = jobio_sys_mmap(sizeof(struct jobio_open_ent) * JOBIO_STAT_TABLE);
@@ -88,25 +35,27 @@ void jobio_stats_reset(void) {
   /* (a fork child keeps the open-path table: it inherited those descriptors) */
 }
 
-void jobio_path_open_add(uint64_t hash, int delta) {
-  if (!jobio_open_tab) return;
+uint32_t jobio_path_opened(uint64_t hash) {
+  if (!jobio_open_tab) return 0;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
-    struct jobio_open_ent *c = &jobio_open_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
+    uint32_t k = (base + i) & (JOBIO_STAT_TABLE - 1);
+    struct jobio_open_ent *c = &jobio_open_tab[k];
     uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
-    if (h == 0 && delta > 0) {
+    if (h == 0) {
       uint64_t zero = 0;
       if (__atomic_compare_exchange_n(&c->hash, &zero, hash, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) h = hash;
       else h = zero;
     }
     if (h == hash) {
-      __atomic_add_fetch(&c->opens, delta, __ATOMIC_RELAXED);
-      return;
+      __atomic_add_fetch(&c->opens, 1, __ATOMIC_RELAXED);
+      return k + 1;
     }
   }
+  return 0;
 }
 
-static int jobio_path_is_open(uint64_t hash) {
+static inline __attribute__((always_inline)) int jobio_path_is_open(uint64_t hash) {
   if (!jobio_open_tab) return 0;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
@@ -184,7 +133,7 @@ void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t
     jobio_stat_wait(b, slot, hash, est, sampled);
 }
 
-void jobio_stat_opened(struct jobio_block *b, uint64_t hash) {
+void jobio_stat_opened_probe(struct jobio_block *b, uint64_t hash) {
   if (!jobio_stat_tab) return;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
@@ -217,7 +166,7 @@ int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint
       !jobio_stat_tab || !path)
     return 0;
   slot = jobio_component_slot(slot, path);
-  uint64_t h = jobio_hash_inline(AT_FDCWD, path);
+  uint64_t h = jobio_pw_hash(path);
   if (jobio_path_is_open(h)) { /* (asked once here: jobio_stat_pending would ask again) */
     jobio_stat_used(t->block, slot, est, sampled);
     return 1;

@@ -7,8 +7,41 @@
 
 int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled);
 void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled);
-void jobio_stat_opened(struct jobio_block *b, uint64_t hash);
-void jobio_path_open_add(uint64_t hash, int delta);
+/* The pending stats of a path: an entry per path hash, probed from JOBIO_STAT_INDEX on. The index is
+ * taken from the hash's top bits (multiplicative hashing: they depend on every byte); the whole
+ * 64-bit value identifies the path (base/pathwalk.h). */
+struct jobio_stat_ent {
+  uint64_t hash;
+  uint32_t pending;
+  uint32_t psampled;
+  int32_t slot;
+  uint32_t pad;
+  uint64_t time_est;
+};
+#define JOBIO_STAT_INDEX(h) ((uint32_t)((h) >> (64 - JOBIO_STAT_BITS)))
+_Static_assert((1u << JOBIO_STAT_BITS) == JOBIO_STAT_TABLE, "table size");
+extern struct jobio_stat_ent *jobio_stat_tab;
+
+void jobio_stat_opened_probe(struct jobio_block *b, uint64_t hash);
+/* A path was opened: its waiting stats are used (yellow). Inline the common answer, an empty first
+ * place (no stat of this path waits: probing would stop there). */
+static inline void jobio_stat_opened(struct jobio_block *b, uint64_t hash) {
+  struct jobio_stat_ent *tab = jobio_stat_tab;
+  if (!tab || __atomic_load_n(&tab[JOBIO_STAT_INDEX(hash)].hash, __ATOMIC_ACQUIRE) == 0) return;
+  jobio_stat_opened_probe(b, hash);
+}
+/* An open of the path with this hash: its entry in the table of paths open now, its count raised
+ * (0: not entered, the neighbourhood is full); the open's record keeps it for jobio_path_closed. */
+uint32_t jobio_path_opened(uint64_t hash);
+struct jobio_open_ent {
+  uint64_t hash;
+  int64_t opens;
+};
+extern struct jobio_open_ent *jobio_open_tab;
+/* Its open was closed (entries are never taken back: the index stays the path's while the open lives). */
+static inline void jobio_path_closed(uint32_t ent) {
+  if (ent && ent <= JOBIO_STAT_TABLE && jobio_open_tab) __atomic_sub_fetch(&jobio_open_tab[ent - 1].opens, 1, __ATOMIC_RELAXED);
+}
 void jobio_stats_finalize(struct jobio_block *b);
 void jobio_stats_reset(void);
 uint64_t jobio_path_hash(int dirfd, const char *path);

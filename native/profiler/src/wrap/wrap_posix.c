@@ -356,7 +356,11 @@ static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t
       int64_t thr = jobio_seek_thr(off, whence, before);                                          \
       off_t_ r = fn(fd, off, whence);                                                             \
       ((uint64_t *)(void *)((char *)jobio_t.block + moff))[JOBIO_W_CALLS(JOBIO_CALL_SEEK) + (r > thr)]++; \
-      if (JOBIO_UNLIKELY(!(r > thr))) jobio_seek_red((char *)jobio_t.block + moff, r, before, 0, 0); \
+      if (JOBIO_UNLIKELY(!(r > thr))) { /* red: its reason (a failure's from errno, out of line) */       \
+        struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)jobio_t.block + moff);           \
+        if (r >= 0) m->ext.reason_calls[r == before ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK]++; \
+        else jobio_seek_red((char *)m, r, before, 0, 0);                                                  \
+      }                                                                                                   \
       if (r >= 0) e->pos = r;                                                                     \
       return r;                                                                                   \
     }                                                                                             \

@@ -41,7 +41,7 @@
 /* ---------------- streams seen, by descriptor (for the flush at exit) ---------------- */
 static FILE **jobio_files;
 
-static void jobio_file_register(int fd, FILE *fp) {
+static __attribute__((noinline)) void jobio_file_register_slow(int fd, FILE *fp) {
   if ((unsigned)fd >= jobio_fd_cap) return;
   FILE **t = __atomic_load_n(&jobio_files, __ATOMIC_ACQUIRE);
   if (!t) {
@@ -55,6 +55,12 @@ static void jobio_file_register(int fd, FILE *fp) {
     t = n;
   }
   if (t[fd] != fp) t[fd] = fp;
+}
+/* (inline: every counted stdio call registers its stream; it is there already but the first time) */
+static inline void jobio_file_register(int fd, FILE *fp) {
+  FILE **t = __atomic_load_n(&jobio_files, __ATOMIC_ACQUIRE);
+  if (JOBIO_LIKELY(t != NULL && (unsigned)fd < jobio_fd_cap && t[fd] == fp)) return;
+  jobio_file_register_slow(fd, fp);
 }
 
 static void jobio_file_forget(int fd) {
@@ -84,11 +90,14 @@ struct jobio_sc_after {
  * asking the kernel when glibc does not know it (as lseek's wrapper does for a stream's descriptor). */
 static int jobio_sc_begin_at(struct jobio_sc *s, FILE *fp, int pos) {
   if (!fp || !jobio_begin_notime(&s->c)) return 0;
-  int fd = fileno_unlocked(fp);
-  if (fd < 0) return 0;
-  if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
-  int slot = jobio_fd_slot(fd);
-  if (slot < 0 || (unsigned)fd >= jobio_fd_cap || jobio_fds[fd].kind != JOBIO_FD_FILE) return 0;
+  /* fileno_unlocked without its call (and without its EBADF for a stream that is no file's) */
+  int fd = (fp->_flags & JOBIO_IO_IS_FILEBUF) ? fp->_fileno : -1;
+  if ((unsigned)fd >= jobio_fd_cap) return 0;
+  struct jobio_fd *e = &jobio_fds[fd];
+  if (e->flags & JOBIO_FDF_PROV) jobio_fd_confirm(fd, 0, 0, 0);
+  /* (a stream's descriptor is a file's, known since its open: its slot is in its entry) */
+  if (JOBIO_UNLIKELY(e->kind != JOBIO_FD_FILE) && (e->kind != JOBIO_FD_UNKNOWN || jobio_fd_learn(fd) != JOBIO_FD_FILE)) return 0;
+  int slot = e->slot;
   jobio_file_register(fd, fp);
   s->fp = fp;
   s->fd = fd;
@@ -102,7 +111,30 @@ static int jobio_sc_begin_at(struct jobio_sc *s, FILE *fp, int pos) {
   jobio_start(&s->c);
   return 1;
 }
-static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) { return jobio_sc_begin_at(s, fp, 0); }
+/*
+ * The reads and writes (no position wanted): the common stream, a file's whose descriptor entry is
+ * settled and which is registered already, takes a path that keeps only s and fp across the lock
+ * (few saved registers); the rest goes the general way.
+ */
+static int jobio_sc_begin(struct jobio_sc *s, FILE *fp) {
+  struct jobio_tls *t = &jobio_t;
+  FILE **reg = __atomic_load_n(&jobio_files, __ATOMIC_ACQUIRE);
+  int fd;
+  struct jobio_fd *e;
+  if (JOBIO_UNLIKELY(!fp || t->busy != 0 || !reg || !(fp->_flags & JOBIO_IO_IS_FILEBUF) ||
+                     (unsigned)(fd = fp->_fileno) >= jobio_fd_cap || (e = &jobio_fds[fd])->kind != JOBIO_FD_FILE ||
+                     (e->flags & JOBIO_FDF_PROV) || reg[fd] != fp))
+    return jobio_sc_begin_at(s, fp, 0);
+  s->c.t = t;
+  s->c.t0 = 0;
+  s->fp = fp;
+  s->fd = fd;
+  s->slot = e->slot;
+  flockfile(fp);
+  jobio_fst_take(fp, &s->s0);
+  jobio_start(&s->c);
+  return 1;
+}
 
 /* The call has returned: stop the clock, keep errno aside, look at the buffer again and unlock the
  * stream. The deductions follow, then jobio_sc_end with the time and errno this returned (kept out
@@ -131,9 +163,20 @@ static void jobio_sc_app(struct jobio_sc *s, int fn, uint64_t bytes) {
   m->ext.stdio_bytes[fn] += bytes;
 }
 
-/* After a reading call: consumed as for jobio_fs_reads. */
-static void jobio_sc_read(struct jobio_sc *s, int fn, int64_t consumed, uint64_t app_bytes, uint64_t fread_want,
-                          uint64_t min_consumed) {
+/* The end of a call the buffer answered alone (jobio_fs_reads_none, jobio_fs_writes_none): no
+ * system call to deduce, the application-level count only. Nothing here sets errno (funlockfile
+ * does not; a due tick keeps it itself), so the call's errno stays as it is. */
+static inline void jobio_sc_quiet(struct jobio_sc *s, int fn, uint64_t app_bytes) {
+  uint64_t est;
+  uint64_t t1 = jobio_stop(&s->c, &est);
+  if (fn >= 0) jobio_sc_app(s, fn, app_bytes);
+  funlockfile(s->fp);
+  jobio_after(t1);
+}
+
+/* After a reading call, the model's way (the buffer was refilled, or something else changed). */
+static __attribute__((noinline)) void jobio_sc_read_model(struct jobio_sc *s, int fn, int64_t consumed, uint64_t app_bytes,
+                                                          uint64_t fread_want, uint64_t min_consumed) {
   struct jobio_sc_after a;
   int saved;
   uint64_t t1 = jobio_sc_stop(s, &a, &saved);
@@ -141,15 +184,30 @@ static void jobio_sc_read(struct jobio_sc *s, int fn, int64_t consumed, uint64_t
   if (fn >= 0) jobio_sc_app(s, fn, app_bytes);
   jobio_sc_end(saved, t1);
 }
+/* After a reading call: consumed as for jobio_fs_reads. */
+static void jobio_sc_read(struct jobio_sc *s, int fn, int64_t consumed, uint64_t app_bytes, uint64_t fread_want,
+                          uint64_t min_consumed) {
+  if (JOBIO_LIKELY(jobio_fs_reads_none(&s->s0, s->fp, consumed, min_consumed)))
+    jobio_sc_quiet(s, fn, app_bytes);
+  else
+    jobio_sc_read_model(s, fn, consumed, app_bytes, fread_want, min_consumed);
+}
 
-/* After a writing call that took `accepted` bytes. */
-static void jobio_sc_write(struct jobio_sc *s, int fn, uint64_t accepted, int xsputn) {
+/* After a writing call, the model's way (the buffer was flushed, or something else changed). */
+static __attribute__((noinline)) void jobio_sc_write_model(struct jobio_sc *s, int fn, uint64_t accepted, int xsputn) {
   struct jobio_sc_after a;
   int saved;
   uint64_t t1 = jobio_sc_stop(s, &a, &saved);
   jobio_fs_writes(&a.o, &s->s0, &a.s1, accepted, xsputn);
   if (fn >= 0) jobio_sc_app(s, fn, accepted);
   jobio_sc_end(saved, t1);
+}
+/* After a writing call that took `accepted` bytes. */
+static void jobio_sc_write(struct jobio_sc *s, int fn, uint64_t accepted, int xsputn) {
+  if (JOBIO_LIKELY(jobio_fs_writes_none(&s->s0, s->fp, accepted)))
+    jobio_sc_quiet(s, fn, accepted);
+  else
+    jobio_sc_write_model(s, fn, accepted, xsputn);
 }
 
 /* ---------------- open and close ---------------- */
