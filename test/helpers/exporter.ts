@@ -59,6 +59,21 @@ export async function startExporter(args: readonly string[], opts: { scheme?: 'h
   };
 }
 
+/**
+ * An exporter of the job_stats under `lustre` (--path.lustre) alone, every job exported (up to 100,000)
+ * and no user look-ups: the large expositions of the format and memory measurements.
+ */
+export function startJobStatsExporter(lustre: string, extra: readonly string[] = []): Promise<RunningExporter> {
+  return startExporter([
+    '--collector.disable-defaults',
+    '--collector.lustre_jobstats',
+    '--collector.lustre_jobstats.max-jobs=100000',
+    '--no-collector.lustre_jobstats.getent',
+    `--path.lustre=${lustre}`,
+    ...extra,
+  ]);
+}
+
 /** Runs `jobio ARGS` to completion and returns its exit code and output. */
 export async function runJobio(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [jobioBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
