@@ -179,7 +179,8 @@ void jobio_stats_finalize(struct jobio_block *b) {
  * generation), so the slot is known without the mount table; the path only needs its hash. Returns
  * 0 (nothing counted) when the general path must decide. No system call, no lock.
  */
-int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled) {
+static inline __attribute__((always_inline)) int jobio_stat_ok(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est,
+                                                               int sampled) {
   int slot = t->dev_cache_slot;
   if (t->dev_cache != dev || t->dev_cache_gen != __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) || slot < 0 ||
       !jobio_stat_tab || !path)
@@ -188,6 +189,11 @@ int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint
   jobio_stat_count(t->block, slot, jobio_pw_hash(path), est, sampled);
   return 1;
 }
+int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled) {
+  return jobio_stat_ok(t, path, dev, est, sampled);
+}
+/* (the untimed call, most of them: no duration to carry) */
+int jobio_stat_ok_untimed(struct jobio_tls *t, const char *path, uint64_t dev) { return jobio_stat_ok(t, path, dev, 0, 0); }
 
 /*
  * The common successful access: a path absolute or relative to the working directory (others go
@@ -195,7 +201,8 @@ int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint
  * its hash, answered by the thread's last directory when it is the same. Returns 0 (nothing counted)
  * when the general path must decide. No system call when the last directory answers.
  */
-int jobio_access_ok_fast(struct jobio_tls *t, int dirfd, const char *path, uint64_t est, int sampled) {
+static inline __attribute__((always_inline)) int jobio_access_ok(struct jobio_tls *t, int dirfd, const char *path, uint64_t est,
+                                                                 int sampled) {
   if (!jobio_stat_tab || !path || !path[0] || (path[0] != '/' && dirfd != AT_FDCWD)) return 0;
   struct jobio_pathwalk pw;
   jobio_pw_walk(path, &pw);
@@ -218,3 +225,7 @@ int jobio_access_ok_fast(struct jobio_tls *t, int dirfd, const char *path, uint6
   jobio_stat_count(t->block, slot, pw.hash, est, sampled);
   return 1;
 }
+int jobio_access_ok_fast(struct jobio_tls *t, int dirfd, const char *path, uint64_t est, int sampled) {
+  return jobio_access_ok(t, dirfd, path, est, sampled);
+}
+int jobio_access_ok_untimed(struct jobio_tls *t, int dirfd, const char *path) { return jobio_access_ok(t, dirfd, path, 0, 0); }

@@ -64,7 +64,7 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
     if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
     if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                      \
     int r = fn args;                                                                              \
-    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_stat_ok_fast(t, path, (buf)->st_dev, 0, 0))) return r; \
+    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_stat_ok_untimed(t, path, (buf)->st_dev))) return r; \
     struct jobio_ctx c = {t, 0, 0};                                                               \
     jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                         \
     return r;                                                                                     \
@@ -152,7 +152,7 @@ static inline void jobio_rec_access(struct jobio_ctx *c, int dirfd, const char *
     if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
     if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                        \
     int r = fn args;                                                                                \
-    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_access_ok_fast(t, dirfd, p, 0, 0))) return r; \
+    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_access_ok_untimed(t, dirfd, p))) return r; \
     struct jobio_ctx c = {t, 0, 0};                                                                 \
     jobio_rec_access(&c, dirfd, p, r);                                                              \
     return r;                                                                                       \
