@@ -9,7 +9,7 @@ import { get } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startExporter } from '../../test/helpers/exporter.js';
+import { startJobStatsExporter } from '../../test/helpers/exporter.js';
 import { writeJobStats } from '../lustre/index.js';
 
 const ACCEPT = {
@@ -50,14 +50,7 @@ export async function everyJobOverHttp(seconds = Number(process.env.JOBIO_BENCH_
     const target = join(dir, 'proc/fs/lustre/obdfilter/bench-OST0000');
     mkdirSync(target, { recursive: true });
     writeJobStats(join(target, 'job_stats'), 20_000, '2.10', 1, true);
-    const exporter = await startExporter([
-      '--collector.disable-defaults',
-      '--collector.lustre_jobstats',
-      '--collector.lustre_jobstats.max-jobs=100000',
-      '--no-collector.lustre_jobstats.getent',
-      `--path.lustre=${dir}`,
-      '--scrape.timeout=60s',
-    ]);
+    const exporter = await startJobStatsExporter(dir, ['--scrape.timeout=60s']);
     const pid = exporter.child.pid!;
     const url = `${exporter.url}/metrics`;
     const per = { text: { wall: [] as number[], cpu: [] as number[], bytes: 0 }, openmetrics: { wall: [] as number[], cpu: [] as number[], bytes: 0 } };

@@ -5,7 +5,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -14,7 +13,7 @@ import type { MetricFamily } from '../../exporter/src/scrape/metric-family.js';
 import { MetricRegistry } from '../../exporter/src/scrape/metric-registry.js';
 import { ExpositionBodies } from '../../exporter/src/web/exposition-bodies.js';
 import { WebMetrics } from '../../exporter/src/web/web-metrics.js';
-import { startExporter } from '../helpers/exporter.js';
+import { rawGet, startJobStatsExporter } from '../helpers/exporter.js';
 import { normaliseExposition } from '../helpers/golden.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { jobStatsText, syntheticJobs } from '../lustre/generate-jobstats.js';
@@ -50,28 +49,12 @@ test('gzip of the buffers, streamed, is byte for byte the plain exposition (text
   }
 });
 
-function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolveGet, reject) => {
-    get(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolveGet({ headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
-  });
-}
-
 test('the exporter: a large exposition in gzip is the plain one, in both formats', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-gzip-stream-'));
   const target = join(dir, 'proc/fs/lustre/obdfilter/big-OST0000');
   mkdirSync(target, { recursive: true });
   writeFileSync(join(target, 'job_stats'), jobStatsText(syntheticJobs(3000, '2.10'), '2.10'));
-  const exporter = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.lustre_jobstats',
-    '--collector.lustre_jobstats.max-jobs=100000',
-    '--no-collector.lustre_jobstats.getent',
-    `--path.lustre=${dir}`,
-  ]);
+  const exporter = await startJobStatsExporter(dir);
   try {
     const url = `${exporter.url}/metrics`;
     for (const accept of ['text/plain;version=0.0.4', 'application/openmetrics-text;version=1.0.0']) {

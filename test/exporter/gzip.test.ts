@@ -4,22 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { get } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { startExporter } from '../helpers/exporter.js';
+import { rawGet, startExporter } from '../helpers/exporter.js';
 import { normaliseExposition } from '../helpers/golden.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { startPrometheus } from '../helpers/prometheus.js';
-
-function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolveGet, reject) => {
-    get(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolveGet({ headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
-  });
-}
 
 test('gzip on request: same exposition, smaller, readable by curl --compressed and Prometheus', async () => {
   const exporter = await startExporter(['--collector.disable-defaults']);

@@ -6,26 +6,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { repoRoot, startExporter } from '../helpers/exporter.js';
+import { rawGet, repoRoot, startExporter } from '../helpers/exporter.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { startPrometheus } from '../helpers/prometheus.js';
 
 /** Prometheus 2.x's scrape Accept header, verbatim. */
 const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
-
-function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolveGet, reject) => {
-    get(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolveGet({ headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
-  });
-}
 
 /** A sample line's series (name and labels) and its value and timestamp. */
 function parseSample(line: string): { series: string; value: number; timestamp?: number } {

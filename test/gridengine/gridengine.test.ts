@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { repoRoot, scrape, startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { startGridEngine, type GridEngineCluster } from '../helpers/gridengine.js';
 import { ensureUser, type TestUser } from '../helpers/slurm.js';
-import { parseExposition, type Sample } from '../profiler/exposition.js';
+import { parseExposition, pollSamples, type Sample } from '../profiler/exposition.js';
 import { mountOf, requireProfilerLibrary } from '../profiler/real-library.js';
 import { ClientMapper } from '../../exporter/src/top/client-map.js';
 
@@ -82,27 +82,11 @@ function cluster(t: TestContext): GridEngineCluster | undefined {
   return ge;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 async function metrics(): Promise<Sample[]> {
   return parseExposition(await scrape(`${exporter!.url}/metrics`));
 }
 
-async function pollMetrics(what: string, done: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await metrics();
-    if (done(s)) return s;
-    if (Date.now() > until)
-      throw new Error(
-        `timed out waiting for ${what}; /metrics:\n${s
-          .filter((x) => x.name.startsWith('jobio_profiler') || x.name.startsWith('jobio_job'))
-          .map((x) => `${x.name}${JSON.stringify(x.labels)} ${x.value}`)
-          .join('\n')}\n${ge?.logs() ?? ''}`,
-      );
-    await sleep(200);
-  }
-}
+const pollMetrics = (what: string, done: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> => pollSamples(`${exporter!.url}/metrics`, what, done, timeoutMs, () => ge?.logs() ?? '');
 
 const sum = (s: readonly Sample[], name: string, labels: Record<string, string>): number =>
   s.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((a, x) => a + x.value, 0);

@@ -1,6 +1,7 @@
 // Starts the real, built `jobio exporter` (bin/jobio.js) as a child process on 127.0.0.1 and an
 // ephemeral port, for end-to-end tests. The port is read back from the exporter's own log line.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 
@@ -58,6 +59,21 @@ export async function startExporter(args: readonly string[], opts: { scheme?: 'h
   };
 }
 
+/**
+ * An exporter of the job_stats under `lustre` (--path.lustre) alone, every job exported (up to 100,000)
+ * and no user look-ups: the large expositions of the format and memory measurements.
+ */
+export function startJobStatsExporter(lustre: string, extra: readonly string[] = []): Promise<RunningExporter> {
+  return startExporter([
+    '--collector.disable-defaults',
+    '--collector.lustre_jobstats',
+    '--collector.lustre_jobstats.max-jobs=100000',
+    '--no-collector.lustre_jobstats.getent',
+    `--path.lustre=${lustre}`,
+    ...extra,
+  ]);
+}
+
 /** Runs `jobio ARGS` to completion and returns its exit code and output. */
 export async function runJobio(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [jobioBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
@@ -75,4 +91,18 @@ export async function scrape(url: string, init?: RequestInit): Promise<string> {
   const res = await fetch(url, init);
   if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
   return res.text();
+}
+
+/**
+ * GET with exactly these request headers, the body as the exporter sent it: fetch would ask for and
+ * undo gzip itself, and the tests of the encoding need the bytes and headers on the wire.
+ */
+export function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolveGet, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolveGet({ headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
 }

@@ -18,6 +18,7 @@
 // One instance per host at a time: a lock file (with the owner's PID) serialises concurrent users,
 // since every instance uses the same node name and so the same cgroup directories.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { TestContext } from 'node:test';
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -560,4 +561,24 @@ export async function startSlurm(opts: StartOptions = {}): Promise<SlurmStart> {
   if (munge.startedPid && alive(munge.startedPid)) process.kill(munge.startedPid, 'SIGTERM');
   releaseLock();
   return { skip: `Slurm daemons could not start on this host:\n${failures.join('\n')}` };
+}
+
+/**
+ * Runs `body` on a started Slurm with its login-less test user, and stops the cluster after, whatever
+ * the body did. Where the daemons cannot run here, the test is skipped with the reason (never a silent
+ * pass) and `body` does not run.
+ */
+export async function onSlurm(t: TestContext, opts: StartOptions, body: (s: SlurmCluster, user: TestUser) => Promise<void>): Promise<void> {
+  const started = await startSlurm(opts);
+  try {
+    if (started.skip !== undefined) {
+      t.skip(started.skip);
+      return;
+    }
+    const s = started.cluster;
+    t.diagnostic(s.describe());
+    await body(s, ensureUser('jobiotest'));
+  } finally {
+    await started.cluster?.stop();
+  }
 }

@@ -7,13 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, scrape, startExporter } from '../helpers/exporter.js';
+import { repoRoot, scrape } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { parseExposition, sample, type Sample } from '../profiler/exposition.js';
-import { llite, makeJobCgroup, profiledRead, profiledWrite, sendAsJob } from './job-frames.js';
+import { llite, profiledRead, profiledWrite, sendAsJob, startClientNode } from './job-frames.js';
 
 const KiB4 = 4096;
 const TRUE_COVERAGE = 0.4;
@@ -33,27 +33,9 @@ const bytes = (s: Sample[], prefix: string): number =>
 
 test('coverage: profiler frames and llite counters of one job on one exporter give the true ratio, and the rules record it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-coverage-'));
-  const procfs = join(dir, 'proc');
-  const sysfs = join(dir, 'sys');
-  const llitePath = join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001/stats');
-  mkdirSync(join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001'), { recursive: true });
-  makeJobCgroup(sysfs);
-  mkdirSync(procfs);
-  writeFileSync(join(procfs, 'mounts'), '10.0.0.1@tcp:/scratch /data lustre rw,flock 0 0\n');
   let read = 1_000 * KiB4;
   let write = 50_000 * KiB4;
-  writeFileSync(llitePath, llite(read, write));
-  const socket = join(dir, 'profiler.sock');
-  const exporter = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.profiler',
-    '--collector.lustre_client',
-    `--collector.profiler.socket=${socket}`,
-    // The client's increments show once a window of the exporter's clock has closed: a short one here.
-    '--collector.lustre_client.job-window=200ms',
-    `--path.procfs=${procfs}`,
-    `--path.sysfs=${sysfs}`,
-  ]);
+  const { exporter, procfs, socket, llitePath } = await startClientNode(dir, read, write);
   try {
     const url = `${exporter.url}/metrics`;
     // The job's first process; the client moves what it did plus a static program's unseen writes.

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expected, frameTool } from '../profiler/frame-tool.js';
+import { startExporter, type RunningExporter } from '../helpers/exporter.js';
 
 const KiB4 = 4096;
 
@@ -43,4 +44,40 @@ export async function sendAsJob(procfs: string, socket: string, dir: string): Pr
   symlinkSync(`/proc/${child.pid}`, join(procfs, String(child.pid)));
   writeFileSync(go, '');
   assert.equal(await exited, 0);
+}
+
+export interface ClientNode {
+  readonly exporter: RunningExporter;
+  readonly procfs: string;
+  /** The profiler's socket. */
+  readonly socket: string;
+  /** The llite stats file of /data. */
+  readonly llitePath: string;
+}
+
+/**
+ * Job 4242's node under `dir`: /data a Lustre client mount whose llite stats say `read` and `write`
+ * bytes, the job's cgroup, and an exporter of the profiler's frames and the client's counters.
+ */
+export async function startClientNode(dir: string, read: number, write: number): Promise<ClientNode> {
+  const procfs = join(dir, 'proc');
+  const sysfs = join(dir, 'sys');
+  const llitePath = join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001/stats');
+  mkdirSync(join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001'), { recursive: true });
+  makeJobCgroup(sysfs);
+  mkdirSync(procfs);
+  writeFileSync(join(procfs, 'mounts'), '10.0.0.1@tcp:/scratch /data lustre rw,flock 0 0\n');
+  writeFileSync(llitePath, llite(read, write));
+  const socket = join(dir, 'profiler.sock');
+  const exporter = await startExporter([
+    '--collector.disable-defaults',
+    '--collector.profiler',
+    '--collector.lustre_client',
+    `--collector.profiler.socket=${socket}`,
+    // The client's increments show once a window of the exporter's clock has closed: a short one here.
+    '--collector.lustre_client.job-window=200ms',
+    `--path.procfs=${procfs}`,
+    `--path.sysfs=${sysfs}`,
+  ]);
+  return { exporter, procfs, socket, llitePath };
 }

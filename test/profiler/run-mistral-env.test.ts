@@ -87,12 +87,12 @@ test('a start script: MISTRAL_CONFIG, MISTRAL_LOG over the file, MISTRAL_ERR_LOG
   // a MISTRAL_LOG without %h gets the host inserted before .log, as under Mistral
   const plain = await runJobio(['run', '--', 'cat', b], { env: { ...clean, MISTRAL_LOG: join(work, 'plain.log') } });
   assert.equal(plain.code, 0, plain.stderr);
-  assert.equal(readBytes(join(work, `plain-${hostname().split('.')[0] ?? ''}.log`)), 20000);
+  assert.equal(readBytes(join(work, `plain-${hostname().split('.')[0] ?? ''}.log`)), 20000, `cat's 20000 bytes; jobio run said: ${plain.stderr}`);
   // jobio's flag wins over the variable
   const flagged = join(work, 'flag.log');
   const f = await runJobio(['run', '-o', flagged, '--', 'cat', b], { env });
   assert.equal(f.code, 0, f.stderr);
-  assert.equal(readBytes(flagged), 20000);
+  assert.equal(readBytes(flagged), 20000, `cat's 20000 bytes; jobio run said: ${f.stderr}`);
 });
 
 test('MISTRAL_NOTRACE_PROGRAMS: a program named through a linked directory is left out, and the launchers of the default list with their children; -srun traces srun', async (t) => {

@@ -113,7 +113,12 @@ test('the shipped plug-in puts every figure of the log into VictoriaMetrics', as
   const frames = records.filter((x) => x.type === 'mountpoint' && x.jobtotal === false && x.mountpoint.path === mountOf(data));
   assert.ok(frames.length >= 2, `dd wrote in ${frames.length} frames`);
   const expected = logFigures(records);
-  const stored = await storedFigures();
+  // VictoriaMetrics makes an import searchable a moment after answering it (its in-memory parts and
+  // index): the export is asked again until every figure is there, for 15 s at most
+  let stored = await storedFigures();
+  for (const until = Date.now() + 15_000; [...expected.keys()].some((k) => !stored.has(k)) && Date.now() < until; stored = await storedFigures()) {
+    await new Promise((done) => setTimeout(done, 250));
+  }
   assert.deepEqual([...stored.keys()].sort(), [...expected.keys()].sort(), 'the same samples as the log has figures');
   for (const [key, value] of expected) assert.equal(stored.get(key), value, key);
   // dd's own count, and strace's

@@ -33,6 +33,17 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/**
+ * Runs the Python `body` to its end after a prelude that imports socket, os and time and defines
+ * connect(), a SOCK_SEQPACKET connection to `path`. spawnSync blocks this thread meanwhile, so
+ * JavaScript consumes nothing until the script is done. A failed script fails the test.
+ */
+function runSenders(path: string, body: readonly string[]): void {
+  const prelude = ['import socket, os, time', 'def connect():', '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)', `    c.connect(${JSON.stringify(path)})`, '    return c'];
+  const py = spawnSync(requireBinary('python3'), ['-c', [...prelude, ...body].join('\n')], { encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+}
+
 /** Lines of a child's stdout, as they come. */
 function lines(child: ChildProcess): string[] {
   const seen: string[] = [];
@@ -122,12 +133,7 @@ test('one uid cannot hold more than maxConnectionsPerUser connections; the other
   // As root, a connection of another uid is made while this uid is at its cap: it must be accepted.
   if (root) chmodSync(dir, 0o755);
   try {
-    const script = [
-      'import socket, os, time',
-      'def connect():',
-      '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
-      `    c.connect(${JSON.stringify(path)})`,
-      '    return c',
+    runSenders(path, [
       'c = [connect() for i in range(4)]',
       'for i, s in enumerate(c):',
       '    try: s.send(b"c%d" % i)',
@@ -141,9 +147,7 @@ test('one uid cannot hold more than maxConnectionsPerUser connections; the other
       'time.sleep(0.3)',
       'n = connect(); n.send(b"c4"); n.close()',
       'c[1].close(); c[2].close()',
-    ].join('\n');
-    const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
-    assert.equal(py.status, 0, py.stderr);
+    ]);
     const expected = root ? 5 : 4;
     await until('every connection to close', () => server.stats().closed === expected);
     await until('every event to reach JavaScript', () => events.length === server.stats().enqueued);
@@ -166,16 +170,8 @@ test('the queue to JavaScript is bounded in bytes: frames beyond queueBytes are 
   // One sender: its share of the queue is the whole queue here (the per-uid share is tested below).
   const server = new addon.SeqpacketServer(path, { maxFrame: 8192, queueBytes: limit, queueBytesPerUser: limit }, (e) => events.push(e));
   try {
-    const script = [
-      'import socket',
-      'c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
-      `c.connect(${JSON.stringify(path)})`,
-      'for i in range(100): c.send(bytes([i]) * 4000)',
-      'c.close()',
-    ].join('\n');
     // spawnSync blocks this thread, and so does the loop below: nothing is consumed meanwhile.
-    const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
-    assert.equal(py.status, 0, py.stderr);
+    runSenders(path, ['c = connect()', 'for i in range(100): c.send(bytes([i]) * 4000)', 'c.close()']);
     const end = Date.now() + 5000;
     let busy = server.stats();
     while (busy.closed < 1 && Date.now() < end) busy = server.stats();
@@ -212,12 +208,7 @@ test(
       // The flooder (uid 65534) sends 2,000 frames of 4,000 bytes (8 MB, eight times the whole queue),
       // then this uid sends 200 frames of 500 bytes. spawnSync blocks JavaScript meanwhile, so nothing
       // is consumed: before per-uid shares the flood filled the queue and the 200 frames were dropped.
-      const script = [
-        'import socket, os',
-        'def connect():',
-        '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
-        `    c.connect(${JSON.stringify(path)})`,
-        '    return c',
+      runSenders(path, [
         'pid = os.fork()',
         'if pid == 0:',
         `    os.setuid(${flooder}); c = connect()`,
@@ -227,9 +218,7 @@ test(
         'c = connect()',
         'for i in range(200): c.send(b"V" * 500)',
         'c.close()',
-      ].join('\n');
-      const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
-      assert.equal(py.status, 0, py.stderr);
+      ]);
       await until('both connections to close', () => server.stats().closed === 2);
       await until('the queue to drain', () => server.stats().delivered === server.stats().enqueued && events.length === server.stats().enqueued);
       const frames = events.filter((e) => e.type === 'frame');
@@ -269,12 +258,7 @@ test(
       // Each flooder sends 1,100 frames of 4,000 bytes (more than its 4 MiB share), one after the
       // other, then this uid sends 200 frames of 500 bytes; JavaScript is blocked all along (spawnSync).
       // Before the reserve the four shares filled the queue and the 200 frames were all dropped.
-      const script = [
-        'import socket, os',
-        'def connect():',
-        '    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)',
-        `    c.connect(${JSON.stringify(path)})`,
-        '    return c',
+      runSenders(path, [
         `for uid in ${JSON.stringify(flooders)}:`,
         '    pid = os.fork()',
         '    if pid == 0:',
@@ -285,9 +269,7 @@ test(
         'c = connect()',
         'for i in range(200): c.send(b"V" * 500)',
         'c.close()',
-      ].join('\n');
-      const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8' });
-      assert.equal(py.status, 0, py.stderr);
+      ]);
       await until('every connection to close', () => server.stats().closed === 5);
       await until('the queue to drain', () => server.stats().delivered === server.stats().enqueued && events.length === server.stats().enqueued);
       const frames = events.filter((e) => e.type === 'frame');

@@ -6,12 +6,12 @@
 // operations on the mount and exactly that coverage, in the JSON, the text and the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runJobio, startExporter } from '../helpers/exporter.js';
+import { runJobio } from '../helpers/exporter.js';
 import { startPrometheus } from '../helpers/prometheus.js';
-import { llite, makeJobCgroup, profiledRead, profiledWrite, sendAsJob } from '../lustre-client/job-frames.js';
+import { llite, profiledRead, profiledWrite, sendAsJob, startClientNode } from '../lustre-client/job-frames.js';
 import type { ReportJson } from '../../exporter/src/report/report-schema.js';
 
 const TRUE_COVERAGE = 0.4;
@@ -21,25 +21,7 @@ const unseenWrite = profiled / TRUE_COVERAGE - profiled;
 
 test('jobio report JOBID: the client (llite) view of the job and the profiler coverage of its bytes', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'jobio-report-client-'));
-  const procfs = join(dir, 'proc');
-  const sysfs = join(dir, 'sys');
-  const llitePath = join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001/stats');
-  mkdirSync(join(sysfs, 'kernel/debug/lustre/llite/scratch-ffff0001'), { recursive: true });
-  makeJobCgroup(sysfs);
-  mkdirSync(procfs);
-  writeFileSync(join(procfs, 'mounts'), '10.0.0.1@tcp:/scratch /data lustre rw,flock 0 0\n');
-  writeFileSync(llitePath, llite(0, 0));
-  const socket = join(dir, 'profiler.sock');
-  const exporter = await startExporter([
-    '--collector.disable-defaults',
-    '--collector.profiler',
-    '--collector.lustre_client',
-    `--collector.profiler.socket=${socket}`,
-    // the client's increments show once a window of the exporter's clock has closed: a short one here
-    '--collector.lustre_client.job-window=200ms',
-    `--path.procfs=${procfs}`,
-    `--path.sysfs=${sysfs}`,
-  ]);
+  const { exporter, procfs, socket, llitePath } = await startClientNode(dir, 0, 0);
   const prometheus = await startPrometheus([{ job: 'jobio', address: new URL(exporter.url).host }]);
   try {
     await sendAsJob(procfs, socket, dir);

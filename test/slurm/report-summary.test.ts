@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, runJobio } from '../helpers/exporter.js';
-import { ensureUser, startSlurm } from '../helpers/slurm.js';
+import { onSlurm } from '../helpers/slurm.js';
 import { assertSameReport, makeGate, startSummaryScenario, storedSummary } from '../report/stored-summary-scenario.js';
 
 test("a finished job's report still works after its series are gone from Prometheus, from the summary the EpilogSlurmctld stored", async (t) => {
@@ -17,40 +17,33 @@ test("a finished job's report still works after its series are gone from Prometh
   // The epilog as a site installs it; slurmctld gives its scripts a fixed environment, so a wrapper names the settings.
   const epilog = join(scenario.hooks, 'epilog-slurmctld.sh');
   writeFileSync(epilog, `#!/bin/sh\nJOBIO_REPORT_SUMMARY_CONF=${scenario.conf} exec ${join(repoRoot, 'provisioning/slurm/jobio-epilog-slurmctld.sh')}\n`, { mode: 0o755 });
-  const started = await startSlurm({ extraConf: [`EpilogSlurmctld=${epilog}`] });
   try {
-    if (started.skip !== undefined) {
-      t.skip(started.skip);
-      return;
-    }
-    const s = started.cluster;
-    t.diagnostic(s.describe());
-    const alice = ensureUser('jobiotest');
-    const gate = makeGate(s.work);
-    const job = s.submit({ user: alice, script: scenario.jobScript(gate, 'SLURM_JOB_ID') });
-    await s.waitState(job, ['RUNNING']);
-    await scenario.release(gate, job, false);
-    assert.equal(await s.waitEnded(job, 60_000), 'COMPLETED', readFileSync(s.output(job), 'utf8'));
+    await onSlurm(t, { extraConf: [`EpilogSlurmctld=${epilog}`] }, async (s, alice) => {
+      const gate = makeGate(s.work);
+      const job = s.submit({ user: alice, script: scenario.jobScript(gate, 'SLURM_JOB_ID') });
+      await s.waitState(job, ['RUNNING']);
+      await scenario.release(gate, job, false);
+      assert.equal(await s.waitEnded(job, 60_000), 'COMPLETED', readFileSync(s.output(job), 'utf8'));
 
-    const { file, stored } = await storedSummary(t, scenario, job);
-    await assertSameReport(scenario, job, file, stored, { env: { JOBIO_SUMMARY_DIR: scenario.reports } });
-    const shown = await runJobio(['report', job, '--prometheus', scenario.fresh.url, '--summary-dir', scenario.reports]);
-    assert.equal(shown.code, 0, shown.stderr);
-    assert.equal(shown.stdout.split('\n')[0], `jobio report: job ${job}, host ${stored.header.hostname}, ${stored.header.start.slice(0, 19).replace('T', ' ')} UTC`);
-    assert.match(shown.stdout.replace(/\n {14}/g, ' '), new RegExp(`^from: {9}the summary stored at the job's end, ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(from Prometheus `, 'm'));
-    for (const line of shown.stdout.split('\n')) assert.ok(line.length <= 80, line);
-    t.diagnostic(
-      shown.stdout
-        .split('\n')
-        .filter((l) => /^(from:| {14}\S)/.test(l))
-        .join('\n'),
-    );
-    // without a summary the answer is Prometheus' own
-    const none = await runJobio(['report', job, '--prometheus', scenario.fresh.url], { env: { JOBIO_SUMMARY_DIR: join(scenario.hooks, 'none') } });
-    assert.equal(none.code, 1);
-    assert.match(none.stderr, new RegExp(`has no series of job ${job} in the last 30d`));
+      const { file, stored } = await storedSummary(t, scenario, job);
+      await assertSameReport(scenario, job, file, stored, { env: { JOBIO_SUMMARY_DIR: scenario.reports } });
+      const shown = await runJobio(['report', job, '--prometheus', scenario.fresh.url, '--summary-dir', scenario.reports]);
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.equal(shown.stdout.split('\n')[0], `jobio report: job ${job}, host ${stored.header.hostname}, ${stored.header.start.slice(0, 19).replace('T', ' ')} UTC`);
+      assert.match(shown.stdout.replace(/\n {14}/g, ' '), new RegExp(`^from: {9}the summary stored at the job's end, ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(from Prometheus `, 'm'));
+      for (const line of shown.stdout.split('\n')) assert.ok(line.length <= 80, line);
+      t.diagnostic(
+        shown.stdout
+          .split('\n')
+          .filter((l) => /^(from:| {14}\S)/.test(l))
+          .join('\n'),
+      );
+      // without a summary the answer is Prometheus' own
+      const none = await runJobio(['report', job, '--prometheus', scenario.fresh.url], { env: { JOBIO_SUMMARY_DIR: join(scenario.hooks, 'none') } });
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, new RegExp(`has no series of job ${job} in the last 30d`));
+    });
   } finally {
-    await started.cluster?.stop();
     await scenario.stop();
   }
 });

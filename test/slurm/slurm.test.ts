@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobioBin, repoRoot, runJobio, scrape, startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { ensureUser, startSlurm, type SlurmCluster, type TestUser } from '../helpers/slurm.js';
-import { parseExposition, type Sample } from '../profiler/exposition.js';
+import { parseExposition, pollSamples, type Sample } from '../profiler/exposition.js';
 import { mountOf, requireProfilerLibrary } from '../profiler/real-library.js';
 import { treePaths, writeSnapshot } from '../top/tree.js';
 import { ClientMapper } from '../../exporter/src/top/client-map.js';
@@ -118,22 +118,7 @@ async function metrics(): Promise<Sample[]> {
   return parseExposition(await scrape(`${exporter!.url}/metrics`));
 }
 
-/** Polls /metrics until `done` holds; fails with the last exposition after timeoutMs. */
-async function pollMetrics(what: string, done: (s: Sample[]) => boolean, timeoutMs = 20_000): Promise<Sample[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await metrics();
-    if (done(s)) return s;
-    if (Date.now() > until)
-      throw new Error(
-        `timed out waiting for ${what}; /metrics:\n${s
-          .filter((x) => x.name.startsWith('jobio_profiler') || x.name.startsWith('jobio_job'))
-          .map((x) => `${x.name}${JSON.stringify(x.labels)} ${x.value}`)
-          .join('\n')}`,
-      );
-    await sleep(100);
-  }
-}
+const pollMetrics = (what: string, done: (s: Sample[]) => boolean, timeoutMs = 20_000): Promise<Sample[]> => pollSamples(`${exporter!.url}/metrics`, what, done, timeoutMs);
 
 const sum = (s: readonly Sample[], name: string, labels: Record<string, string>): number =>
   s.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((a, x) => a + x.value, 0);

@@ -7,24 +7,19 @@ import type { Labels } from '../scrape/metric-family.js';
 import type { MetricRegistry } from '../scrape/metric-registry.js';
 import type { ClientStatsBook, ClientTargetView } from '../lustre/client-book.js';
 import type { FieldKind } from '../lustre/export-fields.js';
-import type { LustreWriter } from '../lustre/refill.js';
 import { SourceMetrics } from './lustre_targets_metrics.js';
-import { perTargetFamily } from './lustre_target_families.js';
+import { perTargetFamily, TargetViewsWriter } from './lustre_target_families.js';
 import { combinedFamily } from '../scrape/combined-family.js';
 import { READ_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 /** Where a mount's series are: its file system and mount point (several places may share them). */
 const placeOf = (t: ClientTargetView): { fs: string; mount: string } => ({ fs: t.place.fs, mount: t.place.mount });
 
-export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
-  /** The mounts' views of the last refill, read by the families when the scrape renders them. */
-  private views: ClientTargetView[] = [];
-  /** Mounts beyond max-targets (not read: counted), the cap, unreadable llite directories. */
-  private readonly source: SourceMetrics;
-
+/** The families read the mounts' views of the last refill; the source metrics count mounts beyond max-targets (not read), the cap and unreadable llite directories. */
+export class LustreClientMetrics extends TargetViewsWriter<ClientStatsBook> {
   constructor(registry: MetricRegistry, maxTargets = Number.POSITIVE_INFINITY) {
-    this.source = new SourceMetrics(registry, 'jobio_lustre_client', 'lustre_client', maxTargets);
-    const views = (): readonly ClientTargetView[] => this.views;
+    super(new SourceMetrics(registry, 'jobio_lustre_client', 'lustre_client', maxTargets));
+    const views = this.shown;
     /** Both byte counters of a series exist from its first sample on (0 when the mount never moved them). */
     const bytes = (kind: FieldKind) => (add: (labels: Labels, value: number) => void) => {
       for (const t of views()) {
@@ -90,18 +85,5 @@ export class LustreClientMetrics implements LustreWriter<ClientStatsBook> {
       ),
     ])
       registry.register(family);
-  }
-
-  clear(): void {
-    this.views = [];
-    this.source.clear();
-  }
-
-  whole(book: ClientStatsBook): void {
-    this.source.set(book);
-  }
-
-  target(t: ClientTargetView): void {
-    this.views.push(t);
   }
 }

@@ -4,8 +4,9 @@
 // Series come out in the order the refill walks them (target by target, series by series, field by
 // field), which is the order prom-client's reset-and-refilled metrics wrote them in.
 import type { ExportField, FieldKind } from '../lustre/export-fields.js';
-import type { SampledTarget } from '../lustre/refill.js';
+import type { LustreWriter, SampledTarget, ViewOf } from '../lustre/refill.js';
 import type { Labels, MetricFamily, MetricType } from '../scrape/metric-family.js';
+import type { SourceFigures, SourceMetrics } from './lustre_targets_metrics.js';
 
 type Emit = (labels: Labels, value: number) => void;
 
@@ -41,4 +42,30 @@ export function fieldFamily<V extends SampledTarget<unknown>>(
       for (const view of views()) view.samples.forEach((series, field, value) => sink.sample(labels(view, series as SeriesOfView<V>, field), value), kind);
     },
   };
+}
+
+/**
+ * The writer whose views these families read: the refill clears it, hands it the settled source as a
+ * whole (its label-less metrics) and then each target's view, kept for the scrape to render until the
+ * next refill.
+ */
+export class TargetViewsWriter<A extends SourceFigures> implements LustreWriter<A> {
+  private views: ViewOf<A>[] = [];
+  /** The views of the last refill, as the families read them. */
+  protected readonly shown = (): readonly ViewOf<A>[] => this.views;
+
+  constructor(private readonly source: SourceMetrics) {}
+
+  clear(): void {
+    this.views = [];
+    this.source.clear();
+  }
+
+  whole(source: A): void {
+    this.source.set(source);
+  }
+
+  target(t: ViewOf<A>): void {
+    this.views.push(t);
+  }
 }

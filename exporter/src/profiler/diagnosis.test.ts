@@ -5,6 +5,7 @@ import { emptyCounters, slot, type Counters } from './counters.js';
 import { diagnose, diagnosisRecord, GAIN_THRESHOLD, timeError, type DiagnosisInput } from './diagnosis.js';
 import { programOf } from './programs.js';
 import type { DiagnosisJson } from './diagnosis-schema.js';
+import { resolveRunOptions } from '../run/run-options.js';
 
 const c = (name: (typeof CALL_TYPES)[number]): number => CALL_TYPES.indexOf(name);
 const RED = CLASSES.indexOf('red');
@@ -101,16 +102,8 @@ test('the diagnosis record carries the program, share, gain and error bound of e
       jobid: '7',
       jobgroupid: '',
       timeframeSec: 10,
-      io: {
-        read: { enabled: true, duration: true, sized: 'small-medium-large' },
-        write: { enabled: true, duration: true, sized: 'small-medium-large' },
-        seek: true,
-        metadata: 'both',
-        metadataDuration: true,
-        smallThreshold: 32768,
-        largeThreshold: 1 << 27,
-        minSampled: 10,
-      },
+      // jobio's defaults (run-options.test.ts pins them)
+      io: resolveRunOptions({}, {}).io,
     },
     d,
     {

@@ -5,12 +5,22 @@ import { JobSlots } from './job-slots.js';
 import { CappedLabels, NETWORK_MOUNT, OTHER_MOUNT, ProfilerMetricStore } from './metric-store.js';
 import type { ProcessIdentity } from './process-table.js';
 import { hasControlChars } from '../labels/control-chars.js';
+import { processRecord } from '../../../test/helpers/profiler-records.js';
 
 const id: ProcessIdentity = { key: '1/1', pid: 1, uid: 1000, gid: 1000, jobid: '42', exe: 'x' };
 
 function oneRead(): Float64Array {
   const inc = emptyCounters();
   inc[slot.calls(0, 2)] = 1;
+  return inc;
+}
+
+/** One 10-byte call of the first call and class: one call in a reason series (the program label tests). */
+function smallRead(): Float64Array {
+  const inc = emptyCounters();
+  inc[slot.calls(0, 0)] = 1;
+  inc[slot.sizedCalls(0, 0)] = 1;
+  inc[slot.sizedBytes(0, 0)] = 10;
   return inc;
 }
 
@@ -71,13 +81,6 @@ test('socket I/O of every peer address goes to the one mount="[network]" label: 
 
 test('reason series name the program and its role; a job keeps at most max-programs program labels, the rest go to program="_other"', () => {
   const store = new ProfilerMetricStore(new JobSlots(10), () => 0, new CappedLabels(4), new CappedLabels(2));
-  const smallRead = (): Float64Array => {
-    const inc = emptyCounters();
-    inc[slot.calls(0, 0)] = 1;
-    inc[slot.sizedCalls(0, 0)] = 1;
-    inc[slot.sizedBytes(0, 0)] = 10;
-    return inc;
-  };
   for (const exe of ['bash', 'app', 'made-up-1', 'made-up-2']) store.mountDelta({ ...id, exe }, { path: '/a', fstype: 'x', fsname: 'y' }, smallRead());
   const got = [...store.reasonCalls.values.values()].map((e) => [e.labels[5], e.labels[6], e.value]);
   assert.deepEqual(got, [
@@ -90,13 +93,6 @@ test('reason series name the program and its role; a job keeps at most max-progr
 
 test('what MPI_Init and MPI_Finalize did in a rank is the MPI runtime\'s: program="app [mpi-runtime]", role runtime, beside the rank\'s own', () => {
   const store = new ProfilerMetricStore(new JobSlots(10), () => 0);
-  const smallRead = (): Float64Array => {
-    const inc = emptyCounters();
-    inc[slot.calls(0, 0)] = 1;
-    inc[slot.sizedCalls(0, 0)] = 1;
-    inc[slot.sizedBytes(0, 0)] = 10;
-    return inc;
-  };
   const rank = { ...id, exe: 'app' };
   store.mountDelta(rank, { path: '/a', fstype: 'x', fsname: 'y', component: 'mpi-runtime' }, smallRead());
   store.mountDelta(rank, { path: '/a', fstype: 'x', fsname: 'y' }, smallRead());
@@ -116,21 +112,12 @@ test('blind spots per job: processes that used io_uring or mapped files, the map
   const zero = { runtimeNs: 0, droppedFrames: 0, ignoredCalls: 0, networkFolded: 0 };
   store.processDelta(id, { ...zero, unseenKinds: ['async_io', 'mmap_io'], unseenMmapBytes: 4096 });
   store.processDelta(id, { ...zero, unseenKinds: [], unseenMmapBytes: 8192 });
-  const exec = {
-    kind: 'process',
+  const exec = processRecord({
     header: { version: 2, flags: 2, sequence: 3n, claimedPid: 1, startNs: 1n, nowNs: 1n },
     jobid: '42',
     jobidSource: 'SLURM_JOB_ID',
-    exe: 'sh',
     execTarget: 'static-tool',
-    runtimeNs: 0,
-    droppedFrames: 0,
-    ignoredCalls: 0,
-    mountCount: 0,
-    smallThreshold: 32768,
-    largeThreshold: 1 << 27,
-    sampleEvery: 16,
-  } as const;
+  });
   store.processDelta(id, zero, exec);
   now = 11_000;
   store.maintain(600_000);

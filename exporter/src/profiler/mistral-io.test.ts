@@ -4,18 +4,10 @@ import { CALL_TYPES } from '../parsers/profiler-wire.js';
 import { iec, ioObject, keyedValues, namedRanges, perSecond, pow2Range, type IoKeyOptions, type SizeBinning } from './mistral-io.js';
 import { addInto, delta, emptyCounters, slot } from './counters.js';
 import { fsHost, isoTimestamp } from './mistral-records.js';
+import { resolveRunOptions } from '../run/run-options.js';
 
-/** jobio's defaults: every key, with durations. */
-const IO: IoKeyOptions = {
-  read: { enabled: true, duration: true, sized: 'small-medium-large' },
-  write: { enabled: true, duration: true, sized: 'small-medium-large' },
-  seek: true,
-  metadata: 'both',
-  metadataDuration: true,
-  smallThreshold: 32768,
-  largeThreshold: 134217728,
-  minSampled: 10,
-};
+/** jobio's defaults (run-options.test.ts pins them): every key, with durations. */
+const IO: IoKeyOptions = resolveRunOptions({}, {}).io;
 
 test('IEC size-range names', () => {
   assert.equal(iec(32768), '32KiB');

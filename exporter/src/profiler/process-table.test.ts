@@ -8,26 +8,23 @@ import { CALL_TYPES, CLASSES, DIRECTIONS, FLAG_FINAL, POW2_BINS, SIZE_BINS } fro
 import { addInto, emptyCounters, slot, type Counters } from './counters.js';
 import { JobVerifier } from './job-verifier.js';
 import { fakeProc } from '../../../test/helpers/fake-proc.js';
+import { processRecord } from '../../../test/helpers/profiler-records.js';
 import { DEFAULT_CEILINGS, SLACK_MS } from './plausibility.js';
 import { MAX_MOUNTS_PER_PROCESS, ProcessTable, type AggregatorSink, type Credentials, type ProcessIdentity, type TableOptions } from './process-table.js';
 
 const header = (sequence: number, flags = 0, start = 1000n): FrameHeader => ({ version: 1, flags, sequence: BigInt(sequence), claimedPid: 1, startNs: start, nowNs: start + BigInt(sequence) });
 
 function proc(sequence: number, runtimeNs: number, opts: { jobid?: string; flags?: number; start?: bigint; dropped?: number; mounts?: number } = {}): ProcessRecord {
-  return {
-    kind: 'process',
+  return processRecord({
     header: header(sequence, opts.flags, opts.start),
     jobid: opts.jobid ?? '',
     jobidSource: opts.jobid ? 'SLURM_JOB_ID' : '',
     exe: 'app',
     runtimeNs,
     droppedFrames: opts.dropped ?? 0,
-    ignoredCalls: 0,
     mountCount: opts.mounts ?? 1,
-    smallThreshold: 32768,
-    largeThreshold: 1 << 27,
     sampleEvery: 1,
-  };
+  });
 }
 
 function mount(sequence: number, writes: number, opts: { flags?: number; start?: bigint; path?: string; component?: 'mpi-runtime' } = {}): MountRecord {
@@ -82,6 +79,29 @@ function harness(procfs = fakeProc(), limits: Partial<TableOptions> = {}, cgroup
 }
 
 const cred = (pid: number, uid = 1000) => ({ pid, uid, gid: 1000 });
+
+/**
+ * A table over `procfs` for the bounds against colluding uids: each job|uid credited with its writes,
+ * each rejection listed as reason:uid, its clock set by the test.
+ */
+function creditingTable(procfs: string, maxPerUser?: number, limits: Partial<TableOptions> = {}) {
+  const rejected: string[] = [];
+  const credited = new Map<string, number>();
+  const sink: AggregatorSink = {
+    mountDelta: (id, _m, inc) => void credited.set(`${id.jobid}|${id.uid}`, (credited.get(`${id.jobid}|${id.uid}`) ?? 0) + (inc[slot.calls(1, 2)] ?? 0)),
+    processDelta() {},
+  };
+  const clock = { now: 0 };
+  const table = new ProcessTable(
+    new JobVerifier(procfs),
+    sink,
+    (r, uid) => rejected.push(`${r}:${uid}`),
+    () => clock.now,
+    maxPerUser,
+    { procfs, ...limits },
+  );
+  return { table, rejected, credited, clock };
+}
 
 test('cumulative snapshots become increments; repeats and reorders add nothing', () => {
   const h = harness();
@@ -428,24 +448,10 @@ test('colluding uids filling the table cannot starve a kernel-proven job: the le
   // mount entries with processes outside any job (no kernel proof).
   const victim = '0::/system.slice/slurmstepd.scope/job_77/step_0\n';
   const procfs = fakeProc({ 500: { cgroup: victim }, 501: { cgroup: victim }, 502: { cgroup: victim } });
-  const rejected: string[] = [];
-  const credited = new Map<string, number>();
-  const sink: AggregatorSink = {
-    mountDelta: (id, _m, inc) => void credited.set(`${id.jobid}|${id.uid}`, (credited.get(`${id.jobid}|${id.uid}`) ?? 0) + (inc[slot.calls(1, 2)] ?? 0)),
-    processDelta() {},
-  };
-  let now = 0;
-  const table = new ProcessTable(
-    new JobVerifier(procfs),
-    sink,
-    (r, uid) => rejected.push(`${r}:${uid}`),
-    () => now,
-    4,
-    { procfs, maxProcesses: 16, maxMountEntries: 24, maxMountEntriesPerUser: 6 },
-  );
+  const { table, rejected, credited, clock } = creditingTable(procfs, 4, { maxProcesses: 16, maxMountEntries: 24, maxMountEntriesPerUser: 6 });
   for (const uid of [3001, 3002, 3003, 3004])
     for (let p = 0; p < 4; p++) {
-      now += 10;
+      clock.now += 10;
       table.handle(proc(0, 10, { mounts: 2 }), cred(uid * 10 + p, uid));
       table.handle(mount(1, 1, { path: '/a' }), cred(uid * 10 + p, uid));
       table.handle(mount(2, 1, { path: '/b' }), cred(uid * 10 + p, uid));
@@ -459,7 +465,7 @@ test('colluding uids filling the table cannot starve a kernel-proven job: the le
   assert.deepEqual(rejected, ['process_limit:3005']);
   // The victim's three processes (uid 1000, job 77) each write 7 times on /data: all credited.
   for (const pid of [500, 501, 502]) {
-    now += 10;
+    clock.now += 10;
     table.handle(proc(0, 10, { jobid: '77', mounts: 1 }), cred(pid, 1000));
     table.handle(mount(1, 7), cred(pid, 1000));
   }
@@ -477,21 +483,7 @@ test('colluding uids filling the table cannot starve a kernel-proven job: the le
 
 test("a job's short-lived processes gone before their claim could be checked are credited once their uid's claim on the job is proven within the grace period; a squatter's are not", () => {
   const procfs = fakeProc({ 70: { cgroup: '0::/system.slice/slurmstepd.scope/job_9/step_batch\n' } });
-  const rejected: string[] = [];
-  const credited = new Map<string, number>();
-  const sink: AggregatorSink = {
-    mountDelta: (id, _m, inc) => void credited.set(`${id.jobid}|${id.uid}`, (credited.get(`${id.jobid}|${id.uid}`) ?? 0) + (inc[slot.calls(1, 2)] ?? 0)),
-    processDelta() {},
-  };
-  let now = 0;
-  const table = new ProcessTable(
-    new JobVerifier(procfs),
-    sink,
-    (r, uid) => rejected.push(`${r}:${uid}`),
-    () => now,
-    undefined,
-    { procfs },
-  );
+  const { table, rejected, credited, clock } = creditingTable(procfs);
   // Job 9's user (uid 1000): two short processes, gone before their first frame was read (before:
   // refused as unverified_job, 0.35-0.7 % of writes lost with no attacker). Start-up frame, then the final snapshot.
   for (const [pid, writes] of [
@@ -511,14 +503,14 @@ test("a job's short-lived processes gone before their claim could be checked are
   assert.equal(credited.size, 0);
   assert.equal(table.mountEntries, 4, 'held mount frames count in the mount bounds');
   // 3 s later the job's batch shell (alive, in the job's cgroup) proves uid 1000's claim on job 9.
-  now += 3000;
+  clock.now += 3000;
   table.handle(proc(0, 10, { jobid: '9' }), cred(70, 1000));
   table.handle(mount(1, 4), cred(70, 1000));
   assert.equal(credited.get('9|1000'), 4 + 6 + 5, "the shell's 4 writes and the short processes' 6 and 5");
   assert.equal(table.size, 3, 'the ended short processes went once credited (shell, squatter, job 10)');
   assert.equal(table.mountEntries, 3);
   // The grace (10 s) ends: the frames held for the squatter and for job 10 are refused, counted per uid.
-  now += 7001;
+  clock.now += 7001;
   table.expire(600_000);
   assert.deepEqual(rejected, ['unverified_job:1001', 'unverified_job:1001', 'unverified_job:1000', 'unverified_job:1000']);
   assert.equal(credited.get('9|1001'), undefined);

@@ -3,24 +3,14 @@ import assert from 'node:assert/strict';
 import type { ProcessRecord } from '../parsers/profiler-record.js';
 import { FLAG_EXEC } from '../parsers/profiler-wire.js';
 import { UnprofiledTracker } from './unprofiled.js';
+import { processRecord } from '../../../test/helpers/profiler-records.js';
 
 function frame(sequence: number, start: bigint, opts: { exec?: string; spawned?: { pid: number; name: string }[]; spawnedTotal?: number } = {}): ProcessRecord {
-  return {
-    kind: 'process',
+  return processRecord({
     header: { version: 2, flags: opts.exec !== undefined ? FLAG_EXEC : 0, sequence: BigInt(sequence), claimedPid: 0, startNs: start, nowNs: start },
-    jobid: '',
-    jobidSource: '',
-    exe: 'sh',
-    runtimeNs: 0,
-    droppedFrames: 0,
-    ignoredCalls: 0,
-    mountCount: 0,
-    smallThreshold: 32768,
-    largeThreshold: 1 << 27,
-    sampleEvery: 16,
     ...(opts.exec !== undefined ? { execTarget: opts.exec } : {}),
     ...(opts.spawned ? { spawned: opts.spawned, spawnedTotal: opts.spawnedTotal ?? opts.spawned.length } : {}),
-  };
+  });
 }
 
 test('an exec whose image never says hello ran unprofiled; one whose image does, or that failed, did not', () => {

@@ -3,47 +3,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { briefText } from './brief.js';
-import { REPORT_SCHEMA, type ReportFindingJson, type ReportJson } from './report-schema.js';
-
-function finding(i: number, label: string): ReportFindingJson {
-  return {
-    severity: i === 0 ? 'high' : 'low',
-    severity_from: i === 0 ? 'metadata_rate' : 'run_time',
-    class: 'red',
-    reason: `r${i}`,
-    mount: '/scratch',
-    program: { name: 'app', path: '', role: 'job', label },
-    calls: 100 - i,
-    bytes: 0,
-    time: 1,
-    time_error: 0,
-    share: 0.1,
-    metadata_rate: null,
-    seen: 'seen',
-    why: 'why',
-    hint: 'hint',
-  };
-}
+import type { ReportJson } from './report-schema.js';
+import { REPORT_PROGRAM, reportFinding, reportJson } from '../../../test/helpers/report-json.js';
 
 function report(jobid: string, findings: number, verdict: string, label = 'your program app'): ReportJson {
-  return {
-    schema: REPORT_SCHEMA,
-    source: { kind: 'prometheus', url: 'http://prom:9090', jobid, range: '30d' },
+  return reportJson(jobid, {
     verdict: { text: verdict, findings, high: findings > 0 ? 1 : 0, medium: 0, low: Math.max(0, findings - 1), nothing_to_gain: 0 },
-    header: { jobid, hostname: 'n1', start: '', end: '', run_time: 1, cpu_time: null, peak_memory: null, user: 'alice', account: '', partition: '', job_name: '', work_dir: '', nodes: ['n1'] },
-    findings: Array.from({ length: findings }, (_, i) => finding(i, label)),
-    application: {
-      red: { calls: 0, calls_share: 0 },
-      yellow: { calls: 0, calls_share: 0 },
-      green: { calls: 0, calls_share: 0 },
-      calls: 0,
-      accumulated_run_time: 1,
-      gain_threshold: 0.01,
-      peak_metadata_rate: 0,
-      reasons: [],
-      unseen: [],
-    },
-  };
+    findings: Array.from({ length: findings }, (_, i) => reportFinding(i, { program: { ...REPORT_PROGRAM, label }, ...(i === 0 ? { severity: 'high', severity_from: 'metadata_rate' } : {}) })),
+  });
 }
 
 test('a job with findings: the verdict, the three most costly by their first lines, how many more, and the whole report', () => {

@@ -7,29 +7,11 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReportError } from './log-source.js';
-import { REPORT_SCHEMA, type ReportFindingJson, type ReportJson, type ReportTargetJson } from './report-schema.js';
+import type { ReportJson, ReportTargetJson } from './report-schema.js';
 import { MAX_SUMMARY_BYTES, readSummary, summaryFile, summaryOf } from './summary.js';
-
-const program = { name: 'app', path: '/home/a/app', role: 'job', label: 'your program app' } as const;
+import { REPORT_PROGRAM, reportFinding, reportJson } from '../../../test/helpers/report-json.js';
 
 function report(jobid: string, n: { findings?: number; reasons?: number; targets?: number } = {}): ReportJson {
-  const finding = (i: number): ReportFindingJson => ({
-    severity: 'low',
-    severity_from: 'run_time',
-    class: 'red',
-    reason: `r${i}`,
-    mount: '/scratch',
-    program,
-    calls: 100 - i,
-    bytes: 0,
-    time: 1,
-    time_error: 0,
-    share: 0.1,
-    metadata_rate: null,
-    seen: 'seen',
-    why: 'why',
-    hint: 'hint',
-  });
   const target = (i: number): ReportTargetJson => ({
     target: `fs-OST${String(i).padStart(4, '0')}`,
     kind: 'ost',
@@ -40,22 +22,23 @@ function report(jobid: string, n: { findings?: number; reasons?: number; targets
     peak: null,
   });
   const targets = Array.from({ length: n.targets ?? 0 }, (_, i) => target(i + 1));
+  const base = reportJson(jobid);
   return {
-    schema: REPORT_SCHEMA,
+    ...base,
     source: { kind: 'prometheus', url: 'http://prom:9090', jobid, range: '30d', time: '2026-11-27T10:00:00.000Z' },
-    verdict: { text: 'nothing to change', findings: 0, high: 0, medium: 0, low: 0, nothing_to_gain: 0 },
-    header: { jobid, hostname: 'n1', start: '', end: '', run_time: 1, cpu_time: null, peak_memory: null, user: 'alice', account: '', partition: '', job_name: '', work_dir: '', nodes: ['n1'] },
-    findings: Array.from({ length: n.findings ?? 0 }, (_, i) => finding(i)),
+    findings: Array.from({ length: n.findings ?? 0 }, (_, i) => reportFinding(i)),
     application: {
-      red: { calls: 0, calls_share: 0 },
-      yellow: { calls: 0, calls_share: 0 },
-      green: { calls: 0, calls_share: 0 },
-      calls: 0,
-      accumulated_run_time: 1,
-      gain_threshold: 0.01,
-      peak_metadata_rate: 0,
-      reasons: Array.from({ length: n.reasons ?? 0 }, (_, i) => ({ class: 'red' as const, reason: `r${i}`, mount: '/scratch', program, calls: 100 - i, bytes: 0, share: 0.1, gain: true })),
-      unseen: [],
+      ...base.application,
+      reasons: Array.from({ length: n.reasons ?? 0 }, (_, i) => ({
+        class: 'red' as const,
+        reason: `r${i}`,
+        mount: '/scratch',
+        program: REPORT_PROGRAM,
+        calls: 100 - i,
+        bytes: 0,
+        share: 0.1,
+        gain: true,
+      })),
     },
     ...(targets.length > 0
       ? {

@@ -1,4 +1,4 @@
-import { createTheme, type DataFrame, type DataQueryRequest, dateTime, FieldType, formattedValueToString, getDisplayProcessor, type DataSourceInstanceSettings } from '@grafana/data';
+import { type DataFrame, type DataQueryRequest, dateTime, FieldType, type DataSourceInstanceSettings } from '@grafana/data';
 import { setBackendSrv, setTemplateSrv, type BackendSrv, type TemplateSrv } from '@grafana/runtime';
 import { captureFetch, capture, manifest, type FetchOptions } from '../test-utils/prom-fixtures';
 import { makeTemplateSrv } from '../test-utils/replace';
@@ -382,11 +382,6 @@ describe('query(): the population of jobs from real range results', () => {
         ]);
       }
     }
-    // as a table shows them: the count of jobs without decimals, I, ρ, P with some
-    const display = getDisplayProcessor({ field: frame.fields[1]!, theme: createTheme() });
-    const shown = (frame.fields[1]?.values as number[]).map((v) => formattedValueToString(display(v)));
-    expect(shown[3]).toBe(String(frame.fields[1]?.values[3]));
-    expect(shown.slice(0, 3).every((s) => /^\d+(\.\d+)?$/.test(s))).toBe(true);
   });
   it('filtered to one job, the table is that job’s own I, ρ, P (job 7001: striped bursty writes, hardly a read)', async () => {
     const res = await makeDs().query(request([{ refId: 'A', queryType: 'population', populationView: 'percentiles', filters: { jobid: '$job' }, interval, thresholdsBytes: [67108864] }]));

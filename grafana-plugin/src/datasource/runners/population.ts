@@ -43,9 +43,7 @@ function percentilesFrame(q: JobioQuery, byThreshold: Array<{ thresholdBytes: nu
         name: `${DIRECTION_NAME[col.direction]}, c = ${bytesLabel(col.thresholdBytes)}`,
         type: FieldType.number,
         values: [...col.values, col.jobs],
-        // no fixed decimals: the column mixes I, ρ, P with the count of jobs, and Grafana picks the
-        // decimals per value (a count shows as 25, not 25.00)
-        config: {},
+        config: { decimals: 2 },
       })),
     ],
   });

@@ -6,6 +6,7 @@
  * evicted to make room is decided red at once (the path was not opened "soon").
  * Paths are hashed as written (with the directory descriptor for *at calls): "x" and "./x" differ.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "process/stattab.h"
@@ -126,11 +127,29 @@ static void jobio_stat_wait(struct jobio_block *b, int slot, uint64_t hash, uint
   __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
 }
 
-void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
-  if (jobio_path_is_open(hash))
+/* A successful stat's verdict or its wait: used at once when the path is open, else one more pending
+ * stat of its entry (inline when the entry sits at its first place, the common repeat). */
+static inline __attribute__((always_inline)) void jobio_stat_count(struct jobio_block *b, int slot, uint64_t h, uint64_t est,
+                                                                   int sampled) {
+  if (jobio_path_is_open(h)) {
     jobio_stat_used(b, slot, est, sampled);
-  else
+    return;
+  }
+  struct jobio_stat_ent *e = &jobio_stat_tab[JOBIO_STAT_INDEX(h)];
+  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h) && !sampled) {
+    e->slot = slot;
+    __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
+    return;
+  }
+  jobio_stat_wait(b, slot, h, est, sampled);
+}
+
+void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
+  if (!jobio_stat_tab) {
     jobio_stat_wait(b, slot, hash, est, sampled);
+    return;
+  }
+  jobio_stat_count(b, slot, hash, est, sampled);
 }
 
 void jobio_stat_opened_probe(struct jobio_block *b, uint64_t hash) {
@@ -160,28 +179,53 @@ void jobio_stats_finalize(struct jobio_block *b) {
  * generation), so the slot is known without the mount table; the path only needs its hash. Returns
  * 0 (nothing counted) when the general path must decide. No system call, no lock.
  */
-int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled) {
+static inline __attribute__((always_inline)) int jobio_stat_ok(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est,
+                                                               int sampled) {
   int slot = t->dev_cache_slot;
   if (t->dev_cache != dev || t->dev_cache_gen != __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) || slot < 0 ||
       !jobio_stat_tab || !path)
     return 0;
   slot = jobio_component_slot(slot, path);
-  uint64_t h = jobio_pw_hash(path);
-  if (jobio_path_is_open(h)) { /* (asked once here: jobio_stat_pending would ask again) */
-    jobio_stat_used(t->block, slot, est, sampled);
-    return 1;
-  }
-  struct jobio_stat_ent *e = &jobio_stat_tab[JOBIO_STAT_INDEX(h)];
-  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h)) {
-    /* the path is already waiting at its first place: one more pending stat */
-    e->slot = slot;
-    if (sampled) {
-      __atomic_add_fetch(&e->time_est, est, __ATOMIC_RELAXED);
-      __atomic_add_fetch(&e->psampled, 1, __ATOMIC_RELAXED);
-    }
-    __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
-    return 1;
-  }
-  jobio_stat_wait(t->block, slot, h, est, sampled);
+  jobio_stat_count(t->block, slot, jobio_pw_hash(path), est, sampled);
   return 1;
 }
+int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled) {
+  return jobio_stat_ok(t, path, dev, est, sampled);
+}
+/* (the untimed call, most of them: no duration to carry) */
+int jobio_stat_ok_untimed(struct jobio_tls *t, const char *path, uint64_t dev) { return jobio_stat_ok(t, path, dev, 0, 0); }
+
+/*
+ * The common successful access: a path absolute or relative to the working directory (others go
+ * the general way, 0) has no device in its answer, so its mount comes from the walk of the path that also gives
+ * its hash, answered by the thread's last directory when it is the same. Returns 0 (nothing counted)
+ * when the general path must decide. No system call when the last directory answers.
+ */
+static inline __attribute__((always_inline)) int jobio_access_ok(struct jobio_tls *t, int dirfd, const char *path, uint64_t est,
+                                                                 int sampled) {
+  if (!jobio_stat_tab || !path || !path[0] || (path[0] != '/' && dirfd != AT_FDCWD)) return 0;
+  struct jobio_pathwalk pw;
+  jobio_pw_walk(path, &pw);
+  struct jobio_dir_cache *c = jobio_dir_cached(path, &pw);
+  int slot;
+  if (JOBIO_LIKELY(c != NULL))
+    slot = jobio_component_slot(c->slot, path);
+  else {
+    /* the mount lookup may make system calls of the library's own: not counted, errno kept */
+    int saved = errno;
+    t->busy++;
+    slot = jobio_slot_walked_slow(path, &pw);
+    t->busy--;
+    errno = saved;
+  }
+  if (slot < 0) {
+    t->block->ignored++;
+    return 1;
+  }
+  jobio_stat_count(t->block, slot, pw.hash, est, sampled);
+  return 1;
+}
+int jobio_access_ok_fast(struct jobio_tls *t, int dirfd, const char *path, uint64_t est, int sampled) {
+  return jobio_access_ok(t, dirfd, path, est, sampled);
+}
+int jobio_access_ok_untimed(struct jobio_tls *t, int dirfd, const char *path) { return jobio_access_ok(t, dirfd, path, 0, 0); }

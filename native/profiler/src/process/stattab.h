@@ -6,6 +6,10 @@
 #pragma GCC visibility push(hidden)
 
 int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled);
+int jobio_access_ok_fast(struct jobio_tls *t, int dirfd, const char *path, uint64_t est, int sampled);
+/* The same for an untimed call (the wrappers' inline half). */
+int jobio_stat_ok_untimed(struct jobio_tls *t, const char *path, uint64_t dev);
+int jobio_access_ok_untimed(struct jobio_tls *t, int dirfd, const char *path);
 void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled);
 /* The pending stats of a path: an entry per path hash, probed from JOBIO_STAT_INDEX on. The index is
  * taken from the hash's top bits (multiplicative hashing: they depend on every byte); the whole

@@ -64,7 +64,7 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
     if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
     if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                      \
     int r = fn args;                                                                              \
-    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_stat_ok_fast(t, path, (buf)->st_dev, 0, 0))) return r; \
+    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_stat_ok_untimed(t, path, (buf)->st_dev))) return r; \
     struct jobio_ctx c = {t, 0, 0};                                                               \
     jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                         \
     return r;                                                                                     \
@@ -118,8 +118,45 @@ JOBIO_EXPORT int __fxstatat64(int v, int d, const char *p, struct stat64 *b, int
 }
 
 /* access: no device in the answer, attributed by path */
-#define JOBIO_ACCESS(dirfd, call_expr)                                                              \
-  JOBIO_CTX_CALL(jobio_begin, int, call_expr, if (r == 0) jobio_rec_stat_ok(&c, dirfd, p, 0, 0, 0); \
-                 else jobio_rec_path(&c, dirfd, p, JOBIO_CALL_ACCESS, JOBIO_RED))
-JOBIO_EXPORT int access(const char *p, int mode) { JOBIO_ACCESS(AT_FDCWD, REAL(access)(p, mode)) }
-JOBIO_EXPORT int faccessat(int d, const char *p, int mode, int fl) { JOBIO_ACCESS(d, REAL(faccessat)(d, p, mode, fl)) }
+static inline void jobio_rec_access(struct jobio_ctx *c, int dirfd, const char *p, int r) {
+  if (r == 0)
+    jobio_rec_stat_ok(c, dirfd, p, 0, 0, 0);
+  else
+    jobio_rec_path(c, dirfd, p, JOBIO_CALL_ACCESS, JOBIO_RED);
+}
+
+/* As the stat of a path: the common case (untimed, succeeded, the thread's last directory) inline
+ * in jobio_access_ok_fast; the slow half starts the thread or times the call. */
+#define JOBIO_ACCESS_WRAP(name, params, args, dirfd, p)                                               \
+  static __attribute__((noinline)) int jobio_slow_##name(int how, JOBIO_UNPAREN params) {            \
+    struct jobio_tls *t = &jobio_t;                                                                 \
+    if (how < 0) how = jobio_slow_enter(t);                                                         \
+    if (!how) return REAL(name) args;                                                               \
+    struct jobio_ctx c = {t, 0, 0};                                                                 \
+    if (how == 2) jobio_start_timed(&c);                                                            \
+    int r = REAL(name) args;                                                                        \
+    if (r == 0) {                                                                                   \
+      uint64_t est;                                                                                 \
+      uint64_t t1 = jobio_stop(&c, &est);                                                           \
+      if (jobio_access_ok_fast(t, dirfd, p, est, c.t0 != 0)) {                                             \
+        jobio_after(t1);                                                                            \
+        return r;                                                                                   \
+      }                                                                                             \
+    }                                                                                               \
+    jobio_rec_access(&c, dirfd, p, r);                                                              \
+    return r;                                                                                       \
+  }                                                                                                 \
+  JOBIO_EXPORT int name params {                                                                    \
+    struct jobio_tls *t = &jobio_t;                                                                 \
+    jobio_fn_##name fn;                                                                             \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
+    if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                        \
+    int r = fn args;                                                                                \
+    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_access_ok_untimed(t, dirfd, p))) return r; \
+    struct jobio_ctx c = {t, 0, 0};                                                                 \
+    jobio_rec_access(&c, dirfd, p, r);                                                              \
+    return r;                                                                                       \
+  }
+
+JOBIO_ACCESS_WRAP(access, (const char *p, int mode), (p, mode), AT_FDCWD, p)
+JOBIO_ACCESS_WRAP(faccessat, (int d, const char *p, int mode, int fl), (d, p, mode, fl), d, p)
