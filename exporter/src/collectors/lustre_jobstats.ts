@@ -10,7 +10,7 @@ import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
 import { DEFAULT_DENSITY_WINDOW_MS } from '../lustre/rate-density.js';
 import { DEFAULT_MAX_TARGETS } from '../lustre/stats-settings.js';
-import { findJobStatsFiles, readJobStatsFile, SMALL_FILE_BYTES, type ChunkBuffers, type JobStatsFile } from '../lustre/jobstats-files.js';
+import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers, type JobStatsFile } from '../lustre/jobstats-files.js';
 import { LCTL_ARGS, runLctl } from '../sources/lustre-lctl.js';
 import { lustreSource } from '../lustre/source-description.js';
 import { readErrorReason } from '../lustre/error-reasons.js';
@@ -107,8 +107,6 @@ export const lustreJobStatsCollector = defineCollector({
     const buffers: ChunkBuffers[] = [];
     /** The job_stats files read last scrape (not gone), by target directory: those are not listed again. */
     let known = new Map<string, JobStatsFile>();
-    /** Bytes of each file's last read, by path: a small one is read without the thread pool. */
-    let sizes = new Map<string, number>();
 
     const steps: UpdateSteps = {
       begin: () => acc.begin(),
@@ -120,8 +118,6 @@ export const lustreJobStatsCollector = defineCollector({
         }
         const { files: present, unlisted } = await findJobStatsFiles(paths, known);
         known = new Map(present.map((file) => [dirname(file.path), file]));
-        const lastSizes = sizes;
-        sizes = new Map();
         let gone = 0;
         acc.unreadableDirsTotal += unlisted.length;
         // A target whose directory cannot be listed counts a read error.
@@ -151,9 +147,7 @@ export const lustreJobStatsCollector = defineCollector({
             signal,
             (buffers[lane] ??= { buffer: Buffer.allocUnsafe(CHUNK_BYTES), spare: Buffer.allocUnsafe(CHUNK_BYTES) }),
             () => Date.now() >= deadline,
-            (lastSizes.get(file.path) ?? Infinity) <= SMALL_FILE_BYTES,
           );
-          if ('bytes' in outcome && outcome.cut === undefined) sizes.set(file.path, outcome.bytes);
           // Only a file read stays known: a failed one has its directory listed again next scrape (an
           // unlistable directory is then counted as such), a gone one is absent as a listing would say.
           if (!('bytes' in outcome)) known.delete(dirname(file.path));

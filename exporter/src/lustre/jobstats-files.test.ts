@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findJobStatsFiles, readJobStatsFile, SMALL_FILE_BYTES } from './jobstats-files.js';
+import { findJobStatsFiles, readJobStatsFile } from './jobstats-files.js';
 import type { TargetReader } from './jobstats-accumulator.js';
 
 function tree(): string {
@@ -104,22 +104,4 @@ test('findJobStatsFiles: a known target directory is taken as known, not listed;
   // Its read tells the caller the file is not there: absent, as the listing would have said.
   const reader: TargetReader = { push: () => assert.fail('nothing to read'), end: () => assert.fail('not ended'), fail: () => assert.fail('not an error') };
   assert.deepEqual(await readJobStatsFile(unlistedKnown, reader, 1 << 20), { gone: true });
-});
-
-test('readJobStatsFile: a file read as small gives the same chunks whole; one grown past the small bound is streamed', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-small-'));
-  const path = join(root, 'job_stats');
-  const file = { ref: { kind: 'obdfilter', name: 'fs-OST0000' }, path };
-  const readAll = async (small: boolean): Promise<[string, unknown]> => {
-    let text = '';
-    const reader: TargetReader = { push: (c) => void (text += c.toString()), end: () => undefined, fail: () => assert.fail('no error') };
-    const outcome = await readJobStatsFile(file, reader, 1 << 30, undefined, { buffer: Buffer.alloc(1 << 20), spare: Buffer.alloc(1 << 20) }, () => false, small);
-    return [text, outcome];
-  };
-  for (const length of [0, 10, SMALL_FILE_BYTES, SMALL_FILE_BYTES + 1, 3 << 20]) {
-    const text = 'y'.repeat(length);
-    writeFileSync(path, text);
-    assert.deepEqual(await readAll(true), [text, { bytes: length, cut: undefined }], `${length} bytes`);
-    assert.deepEqual(await readAll(true), await readAll(false));
-  }
 });

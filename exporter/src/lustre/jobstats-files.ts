@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
 import type { TargetReader, TargetRef } from './jobstats-accumulator.js';
 import { findTargets, type FoundTargets } from '../sources/lustre-tree.js';
-import { readSmallPseudoFileSync, streamPseudoFile, type StreamResult } from '../util/pseudo-files.js';
+import { streamPseudoFile } from '../util/pseudo-files.js';
 import { readErrorReason, type CutReason } from './error-reasons.js';
 
 export const JOBSTATS_KINDS = ['mdt', 'obdfilter'] as const;
@@ -34,20 +34,6 @@ export function findJobStatsFiles(paths: Paths, known: ReadonlyMap<string, JobSt
   );
 }
 
-/**
- * A file at most this long at its last read is read on the event loop's thread (readSmallPseudoFileSync):
- * the job_stats of a target with a few jobs. Longer ones are streamed through the thread pool.
- */
-export const SMALL_FILE_BYTES = 64 << 10;
-
-/** A small file read whole as one chunk; undefined when it has grown beyond `limit` (nothing was pushed). */
-function readSmall(path: string, onChunk: (chunk: Buffer) => boolean | undefined, limit: number, buffer: Buffer = Buffer.allocUnsafe(limit + 1)): StreamResult | undefined {
-  const bytes = readSmallPseudoFileSync(path, buffer, limit);
-  if (!bytes) return undefined;
-  // As streamPseudoFile: an empty file has no chunk, and a consumer's stop is a cut read.
-  return { bytes: bytes.length, truncated: bytes.length > 0 && onChunk(bytes) === false };
-}
-
 /** Two chunk buffers of one length, reused from file to file: one is parsed while the other is read into. */
 export interface ChunkBuffers {
   readonly buffer: Buffer;
@@ -70,7 +56,6 @@ export async function readJobStatsFile(
   signal?: AbortSignal,
   buffers?: ChunkBuffers,
   expired: () => boolean = () => false,
-  small = false,
 ): Promise<JobStatsReadOutcome> {
   try {
     // Set in the callback: boxes, so the checks after the await are not narrowed to their initial values.
@@ -94,7 +79,7 @@ export async function readJobStatsFile(
       late.value = expired();
       return late.value ? false : undefined;
     };
-    let result = (small && readSmall(file.path, onChunk, Math.min(maxBytes, SMALL_FILE_BYTES), buffers?.buffer)) || (await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers }));
+    let result = await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers });
     if (probe && !late.value) {
       if (!result.truncated && probe.end()) return { bytes: result.bytes, cut: undefined };
       // Every chunk was the same, yet the file was not (it ended sooner, or reached max-file-bytes).

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileTooLargeError, NotRegularFileError, readPseudoFile, readPseudoFileSync, readSmallPseudoFileSync, streamPseudoFile } from './pseudo-files.js';
+import { FileTooLargeError, NotRegularFileError, readPseudoFile, readPseudoFileSync, streamPseudoFile } from './pseudo-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobio-pseudo-files-'));
 
@@ -74,18 +74,4 @@ test('pseudo-files: with a spare buffer (read ahead) the chunks are the same byt
     { bytes: 2000, truncated: true, chunks: 2 },
     'the consumer can stop; the read already started is waited for',
   );
-});
-
-test('readSmallPseudoFileSync: the whole file up to the limit, undefined beyond it, a FIFO refused at once', { timeout: 60_000 }, () => {
-  const small = join(dir, 'small');
-  const buffer = Buffer.alloc(1 << 10);
-  writeFileSync(small, 'x'.repeat(100));
-  assert.equal(readSmallPseudoFileSync(small, buffer, 100)?.toString(), 'x'.repeat(100));
-  assert.equal(readSmallPseudoFileSync(small, buffer, 99), undefined);
-  // The buffer bounds it too: a file longer than the buffer is never taken as whole.
-  assert.equal(readSmallPseudoFileSync(small, Buffer.alloc(100), 1000), undefined);
-  writeFileSync(small, '');
-  assert.equal(readSmallPseudoFileSync(small, buffer, 100)?.length, 0);
-  assert.equal(spawnSync('mkfifo', [join(dir, 'small-fifo')]).status, 0);
-  assert.throws(() => readSmallPseudoFileSync(join(dir, 'small-fifo'), buffer, 100), NotRegularFileError);
 });

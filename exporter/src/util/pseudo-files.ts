@@ -163,32 +163,6 @@ export function readPseudoFileSync(path: string, maxBytes: number = DEFAULT_MAX_
   }
 }
 
-/**
- * A small file read whole on this thread into `buffer`: the same non-blocking open, regular files only.
- * The bytes (a view of `buffer`), or undefined when the file has more than `limit` bytes (nothing is
- * kept: read it with streamPseudoFile). For files known to be small (a few KB of text that the kernel
- * formats from memory), where the four thread-pool round trips of an asynchronous read cost ten times
- * the calls themselves; the wait is bounded by `limit` bytes of reading.
- */
-export function readSmallPseudoFileSync(path: string, buffer: Buffer, limit: number): Buffer | undefined {
-  const fd = openSync(path, OPEN_FLAGS);
-  try {
-    const { mode } = fstatSync(fd);
-    if ((mode & constants.S_IFMT) !== constants.S_IFREG) throw new NotRegularFileError(`${path} is ${kindOf(mode)}, not a regular file: not read`);
-    // One byte past the limit tells a file of exactly `limit` bytes from a longer one.
-    const room = Math.min(buffer.length, limit + 1);
-    let bytes = 0;
-    for (;;) {
-      if (bytes >= room) return undefined;
-      const n = readSync(fd, buffer, bytes, room - bytes, null);
-      if (n === 0) return buffer.subarray(0, bytes);
-      bytes += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** A path that does not exist, or one of whose components is not a directory. */
 export function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
