@@ -37,9 +37,10 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
   return (flags & AT_EMPTY_PATH) && path && path[0] == 0;
 }
 
-/* The common case (untimed, succeeded, device of the last lookup) is jobio_stat_ok_fast; the slow
- * half starts the thread or times the call. */
-#define JOBIO_STAT_PATH_WRAP(name, params, args, path, buf)                                         \
+/* A path call checked after it returns (a stat, an access): the common case (untimed, succeeded,
+ * decided by ok_untimed from the thread's last lookup) inline; the slow half starts the thread or
+ * times the call and tries ok_fast. ok_fast may use t, est and c; record may use c and r. */
+#define JOBIO_PATH_CHECK_WRAP(name, params, args, ok_fast, ok_untimed, record)                   \
   static __attribute__((noinline)) int jobio_slow_##name(int how, JOBIO_UNPAREN params) {          \
     struct jobio_tls *t = &jobio_t;                                                               \
     if (how < 0) how = jobio_slow_enter(t);                                                       \
@@ -50,12 +51,12 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
     if (r == 0) {                                                                                 \
       uint64_t est;                                                                               \
       uint64_t t1 = jobio_stop(&c, &est);                                                         \
-      if (jobio_stat_ok_fast(t, path, (buf)->st_dev, est, c.t0 != 0)) {                           \
+      if (ok_fast) {                                                                              \
         jobio_after(t1);                                                                          \
         return r;                                                                                 \
       }                                                                                           \
     }                                                                                             \
-    jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                         \
+    record;                                                                                       \
     return r;                                                                                     \
   }                                                                                               \
   JOBIO_EXPORT int name params {                                                                  \
@@ -64,11 +65,17 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
     if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
     if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                      \
     int r = fn args;                                                                              \
-    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_stat_ok_untimed(t, path, (buf)->st_dev))) return r; \
+    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(ok_untimed)) return r;                               \
     struct jobio_ctx c = {t, 0, 0};                                                               \
-    jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf));                         \
+    record;                                                                                       \
     return r;                                                                                     \
   }
+
+/* The stat of a path: decided by the device of the last lookup (jobio_stat_ok_fast). */
+#define JOBIO_STAT_PATH_WRAP(name, params, args, path, buf)                                  \
+  JOBIO_PATH_CHECK_WRAP(name, params, args, jobio_stat_ok_fast(t, path, (buf)->st_dev, est, c.t0 != 0), \
+                        jobio_stat_ok_untimed(t, path, (buf)->st_dev),                         \
+                        jobio_rec_stat(&c, AT_FDCWD, path, r, JOBIO_ST_DEV(r, buf), JOBIO_ST_MODE(r, buf)))
 
 /* (the program's own fstat of a descriptor opened by path confirms its mount for free) */
 #define JOBIO_STAT_FD(call_expr, fd, buf)                                                               \
@@ -125,38 +132,10 @@ static inline void jobio_rec_access(struct jobio_ctx *c, int dirfd, const char *
     jobio_rec_path(c, dirfd, p, JOBIO_CALL_ACCESS, JOBIO_RED);
 }
 
-/* As the stat of a path: the common case (untimed, succeeded, the thread's last directory) inline
- * in jobio_access_ok_fast; the slow half starts the thread or times the call. */
-#define JOBIO_ACCESS_WRAP(name, params, args, dirfd, p)                                               \
-  static __attribute__((noinline)) int jobio_slow_##name(int how, JOBIO_UNPAREN params) {            \
-    struct jobio_tls *t = &jobio_t;                                                                 \
-    if (how < 0) how = jobio_slow_enter(t);                                                         \
-    if (!how) return REAL(name) args;                                                               \
-    struct jobio_ctx c = {t, 0, 0};                                                                 \
-    if (how == 2) jobio_start_timed(&c);                                                            \
-    int r = REAL(name) args;                                                                        \
-    if (r == 0) {                                                                                   \
-      uint64_t est;                                                                                 \
-      uint64_t t1 = jobio_stop(&c, &est);                                                           \
-      if (jobio_access_ok_fast(t, dirfd, p, est, c.t0 != 0)) {                                             \
-        jobio_after(t1);                                                                            \
-        return r;                                                                                   \
-      }                                                                                             \
-    }                                                                                               \
-    jobio_rec_access(&c, dirfd, p, r);                                                              \
-    return r;                                                                                       \
-  }                                                                                                 \
-  JOBIO_EXPORT int name params {                                                                    \
-    struct jobio_tls *t = &jobio_t;                                                                 \
-    jobio_fn_##name fn;                                                                             \
-    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
-    if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                        \
-    int r = fn args;                                                                                \
-    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(jobio_access_ok_untimed(t, dirfd, p))) return r; \
-    struct jobio_ctx c = {t, 0, 0};                                                                 \
-    jobio_rec_access(&c, dirfd, p, r);                                                              \
-    return r;                                                                                       \
-  }
+/* As the stat of a path, decided by the thread's last directory (jobio_access_ok_fast). */
+#define JOBIO_ACCESS_WRAP(name, params, args, dirfd, p)                                                 \
+  JOBIO_PATH_CHECK_WRAP(name, params, args, jobio_access_ok_fast(t, dirfd, p, est, c.t0 != 0),           \
+                        jobio_access_ok_untimed(t, dirfd, p), jobio_rec_access(&c, dirfd, p, r))
 
 JOBIO_ACCESS_WRAP(access, (const char *p, int mode), (p, mode), AT_FDCWD, p)
 JOBIO_ACCESS_WRAP(faccessat, (int d, const char *p, int mode, int fl), (d, p, mode, fl), d, p)
