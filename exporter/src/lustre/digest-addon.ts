@@ -1,8 +1,7 @@
 // Loads the digest addon (native/digest), built by `npm run build`, with this process's seed.
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type * as Addon from '../../../native/digest/index.js';
-import { findRepoFile } from '../profiler/repo-file.js';
+import { requireRepoAddon } from '../profiler/repo-file.js';
 
 const ADDON = 'native/digest/build/Release/jobio_digest.node';
 
@@ -15,10 +14,6 @@ const SEED = randomBytes(8).readBigUInt64LE();
 
 /** XXH64 of the bytes under this process's seed; an Error telling how to build the addon if it is missing. */
 export function digestOf(bytes: Uint8Array): bigint {
-  if (!loaded) {
-    const path = findRepoFile(ADDON);
-    if (!path) throw new Error(`the digest addon is not built (${ADDON} not found): run \`npm run build\` in the jobio checkout`);
-    loaded = createRequire(import.meta.url)(path) as typeof Addon;
-  }
+  loaded ??= requireRepoAddon(ADDON, 'digest') as typeof Addon;
   return loaded.xxh64(bytes, SEED);
 }
