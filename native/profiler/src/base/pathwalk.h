@@ -23,7 +23,25 @@ struct jobio_pathwalk {
   uint64_t dirhash; /* of path[0, klen) and klen (never 0) */
   uint32_t len;     /* strlen(path) */
   uint32_t klen;    /* up to and with the last '/' (0: none) */
+  uint32_t sqlite;  /* jobio_pw_sqlite of the path's last eight bytes: a name of SQLite's journals */
+  uint32_t pad;
 };
+
+/*
+ * SQLite's journals by their names (docs/profiler.md "Who the hint is for"): the rollback journal
+ * `<database>-journal`, the write-ahead log `<database>-wal` and its index `<database>-shm`. SQLite
+ * names them by the database's full path, so the last eight bytes of a path of at least eight (read
+ * as one word, which the hash loads anyway) tell them: 0 none, JOBIO_PW_SQLITE_SHM, or
+ * JOBIO_PW_SQLITE_SYNCED for the two whose creation SQLite makes durable by syncing their directory.
+ */
+#define JOBIO_PW_SQLITE_SHM 1u
+#define JOBIO_PW_SQLITE_SYNCED 2u
+JOBIO_HOT uint32_t jobio_pw_sqlite(uint64_t last8) {
+  uint32_t last4 = (uint32_t)(last8 >> 32);
+  if (JOBIO_LIKELY(last4 != 0x6c61772du /* "-wal" */ && last4 != 0x6d68732du /* "-shm" */))
+    return last8 == 0x6c616e72756f6a2dull /* "-journal" */ ? JOBIO_PW_SQLITE_SYNCED : 0;
+  return last4 == 0x6c61772du ? JOBIO_PW_SQLITE_SYNCED : JOBIO_PW_SQLITE_SHM;
+}
 
 /*
  * The hash: a multiply-rotate round per eight bytes, then the last 0 to 7 bytes as one word
@@ -39,11 +57,13 @@ JOBIO_HOT uint64_t jobio_pw_round(uint64_t h, uint64_t w) {
   h = (h ^ w) * JOBIO_PW_K;
   return (h << 29) | (h >> 35);
 }
-/* path[8 * (len / 8), len) as a word, the bytes from the end on 0 */
-JOBIO_HOT uint64_t jobio_pw_tail(const char *path, size_t len) {
+/* The path's last eight bytes as a word (0 when it is shorter). */
+JOBIO_HOT uint64_t jobio_pw_last(const char *path, size_t len) { return JOBIO_LIKELY(len >= 8) ? jobio_pw_word(path + len - 8) : 0; }
+/* path[8 * (len / 8), len) as a word, the bytes from the end on 0 (last: jobio_pw_last) */
+JOBIO_HOT uint64_t jobio_pw_tail(const char *path, size_t len, uint64_t last) {
   size_t rem = len & 7;
   if (rem == 0) return 0;
-  if (JOBIO_LIKELY(len >= 8)) return jobio_pw_word(path + len - 8) >> (8 * (8 - rem)); /* inside the string */
+  if (JOBIO_LIKELY(len >= 8)) return last >> (8 * (8 - rem)); /* inside the string */
   uint64_t w = 0;
   for (size_t i = 0; i < rem; i++) w |= (uint64_t)(unsigned char)path[i] << (8 * i);
   return w;
@@ -53,12 +73,23 @@ JOBIO_HOT uint64_t jobio_pw_final(uint64_t h, uint64_t tail) {
   return h ? h : 1;
 }
 
+/* The hash of path[0, len) (the same value as jobio_pathwalk.hash of that string). */
+JOBIO_HOT uint64_t jobio_pw_hash_n(const char *path, size_t len) {
+  size_t n = len / 8;
+  uint64_t h = JOBIO_PW_SEED;
+  for (size_t i = 0; i < n; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
+  return jobio_pw_final(h, jobio_pw_tail(path, len, jobio_pw_last(path, len)));
+}
 /* The path's hash alone (the same value as jobio_pathwalk.hash). */
-JOBIO_HOT uint64_t jobio_pw_hash(const char *path) {
+JOBIO_HOT uint64_t jobio_pw_hash(const char *path) { return jobio_pw_hash_n(path, strlen(path)); }
+/* The path's hash, and *sqlite its jobio_pw_sqlite (from the word the hash loads). */
+JOBIO_HOT uint64_t jobio_pw_hash_named(const char *path, uint32_t *sqlite) {
   size_t len = strlen(path), n = len / 8;
   uint64_t h = JOBIO_PW_SEED;
   for (size_t i = 0; i < n; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
-  return jobio_pw_final(h, jobio_pw_tail(path, len));
+  uint64_t last = jobio_pw_last(path, len);
+  *sqlite = jobio_pw_sqlite(last);
+  return jobio_pw_final(h, jobio_pw_tail(path, len, last));
 }
 
 /* A path relative to a directory descriptor is another file than the same path relative to another
@@ -80,8 +111,10 @@ JOBIO_HOT void jobio_pw_walk(const char *path, struct jobio_pathwalk *pw) {
   for (; i < m; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
   hk = h; /* (the state before word kw, when kw < n) */
   for (; i < n; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
-  uint64_t tail = jobio_pw_tail(path, len);
+  uint64_t last = jobio_pw_last(path, len);
+  uint64_t tail = jobio_pw_tail(path, len, last);
   pw->hash = jobio_pw_final(h, tail);
+  pw->sqlite = jobio_pw_sqlite(last);
   pw->len = (uint32_t)len;
   pw->klen = (uint32_t)klen;
   if (!klen) { /* a name in the working directory: the one directory of length 0 */

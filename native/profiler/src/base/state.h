@@ -54,6 +54,11 @@ struct jobio_state {
   pid_t flusher_pid;     /* the process whose flush thread runs (a fork child starts its own) */
   uint32_t mpi_runtime;  /* threads inside MPI_Init/MPI_Finalize: every call is the MPI runtime's (wrap_mpi.c) */
   int python;            /* the executable is a Python interpreter: its module files are its import system's (pyimports.h) */
+  /* Nonzero while a component rule that needs more than a path's name may apply (process/mounts.h,
+   * jobio_component_slot): 1 for a Python interpreter, plus the threads inside MPI_Init/MPI_Finalize,
+   * plus those inside an MPI_File_* call, plus those waiting for SQLite's directory sync. One load
+   * and a branch on every call that decides a slot from a path; atomics, recounted in a fork child. */
+  uint32_t component_gate;
 };
 extern struct jobio_state jobio_g;
 
