@@ -23,8 +23,6 @@ struct jobio_pathwalk {
   uint64_t dirhash; /* of path[0, klen) and klen (never 0) */
   uint32_t len;     /* strlen(path) */
   uint32_t klen;    /* up to and with the last '/' (0: none) */
-  uint32_t sqlite;  /* jobio_pw_sqlite of the path's last eight bytes: a name of SQLite's journals */
-  uint32_t pad;
 };
 
 /*
@@ -36,11 +34,26 @@ struct jobio_pathwalk {
  */
 #define JOBIO_PW_SQLITE_SHM 1u
 #define JOBIO_PW_SQLITE_SYNCED 2u
+#define JOBIO_PW_WAL 0x6c61772du                  /* "-wal" */
+#define JOBIO_PW_SHM 0x6d68732du                  /* "-shm" */
+#define JOBIO_PW_JOURNAL 0x6c616e72756f6a2dull    /* "-journal" */
+/* A one-word filter of the names, for the hot path: the path's last four bytes ("-wal", "-shm",
+ * "rnal"; 0 for a shorter path), read once the walk knows the length, multiplied and shifted to a
+ * bit number 0-63; the bits of the three names are set in JOBIO_PW_SQLITE_BITS. A path whose bit is
+ * clear is none of them (about 1 path in 20 of the others has its bit set: jobio_pw_sqlite then
+ * says). As many instructions as the two tests it replaced. */
+#define JOBIO_PW_SQLITE_BITS 0x401000010ull /* bits 4 ("rnal"), 24 ("-wal"), 34 ("-shm") */
+JOBIO_HOT uint32_t jobio_pw_last4(const char *path, size_t len) {
+  uint32_t w = 0;
+  if (JOBIO_LIKELY(len >= 4)) memcpy(&w, path + len - 4, 4);
+  return w;
+}
+JOBIO_HOT unsigned jobio_pw_sqlite_bit(uint32_t last4) { return (last4 * 0x9e3779b1u) >> 26; }
+/* Which one (0: none). */
 JOBIO_HOT uint32_t jobio_pw_sqlite(uint64_t last8) {
   uint32_t last4 = (uint32_t)(last8 >> 32);
-  if (JOBIO_LIKELY(last4 != 0x6c61772du /* "-wal" */ && last4 != 0x6d68732du /* "-shm" */))
-    return last8 == 0x6c616e72756f6a2dull /* "-journal" */ ? JOBIO_PW_SQLITE_SYNCED : 0;
-  return last4 == 0x6c61772du ? JOBIO_PW_SQLITE_SYNCED : JOBIO_PW_SQLITE_SHM;
+  if (last4 == JOBIO_PW_SHM) return JOBIO_PW_SQLITE_SHM;
+  return last4 == JOBIO_PW_WAL || last8 == JOBIO_PW_JOURNAL ? JOBIO_PW_SQLITE_SYNCED : 0;
 }
 
 /*
@@ -59,11 +72,11 @@ JOBIO_HOT uint64_t jobio_pw_round(uint64_t h, uint64_t w) {
 }
 /* The path's last eight bytes as a word (0 when it is shorter). */
 JOBIO_HOT uint64_t jobio_pw_last(const char *path, size_t len) { return JOBIO_LIKELY(len >= 8) ? jobio_pw_word(path + len - 8) : 0; }
-/* path[8 * (len / 8), len) as a word, the bytes from the end on 0 (last: jobio_pw_last) */
-JOBIO_HOT uint64_t jobio_pw_tail(const char *path, size_t len, uint64_t last) {
+/* path[8 * (len / 8), len) as a word, the bytes from the end on 0 */
+JOBIO_HOT uint64_t jobio_pw_tail(const char *path, size_t len) {
   size_t rem = len & 7;
   if (rem == 0) return 0;
-  if (JOBIO_LIKELY(len >= 8)) return last >> (8 * (8 - rem)); /* inside the string */
+  if (JOBIO_LIKELY(len >= 8)) return jobio_pw_word(path + len - 8) >> (8 * (8 - rem)); /* inside the string */
   uint64_t w = 0;
   for (size_t i = 0; i < rem; i++) w |= (uint64_t)(unsigned char)path[i] << (8 * i);
   return w;
@@ -78,20 +91,10 @@ JOBIO_HOT uint64_t jobio_pw_hash_n(const char *path, size_t len) {
   size_t n = len / 8;
   uint64_t h = JOBIO_PW_SEED;
   for (size_t i = 0; i < n; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
-  return jobio_pw_final(h, jobio_pw_tail(path, len, jobio_pw_last(path, len)));
+  return jobio_pw_final(h, jobio_pw_tail(path, len));
 }
 /* The path's hash alone (the same value as jobio_pathwalk.hash). */
 JOBIO_HOT uint64_t jobio_pw_hash(const char *path) { return jobio_pw_hash_n(path, strlen(path)); }
-/* The path's hash, and *sqlite its jobio_pw_sqlite (from the word the hash loads). */
-JOBIO_HOT uint64_t jobio_pw_hash_named(const char *path, uint32_t *sqlite) {
-  size_t len = strlen(path), n = len / 8;
-  uint64_t h = JOBIO_PW_SEED;
-  for (size_t i = 0; i < n; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
-  uint64_t last = jobio_pw_last(path, len);
-  *sqlite = jobio_pw_sqlite(last);
-  return jobio_pw_final(h, jobio_pw_tail(path, len, last));
-}
-
 /* A path relative to a directory descriptor is another file than the same path relative to another
  * one: the descriptor is mixed into its hash. */
 JOBIO_HOT uint64_t jobio_pw_at(uint64_t hash, int dirfd, const char *path) {
@@ -111,10 +114,8 @@ JOBIO_HOT void jobio_pw_walk(const char *path, struct jobio_pathwalk *pw) {
   for (; i < m; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
   hk = h; /* (the state before word kw, when kw < n) */
   for (; i < n; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
-  uint64_t last = jobio_pw_last(path, len);
-  uint64_t tail = jobio_pw_tail(path, len, last);
+  uint64_t tail = jobio_pw_tail(path, len);
   pw->hash = jobio_pw_final(h, tail);
-  pw->sqlite = jobio_pw_sqlite(last);
   pw->len = (uint32_t)len;
   pw->klen = (uint32_t)klen;
   if (!klen) { /* a name in the working directory: the one directory of length 0 */

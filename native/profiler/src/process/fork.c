@@ -32,7 +32,7 @@ static void jobio_reset_child(void) {
   jobio_g.spawned_total = 0;
   jobio_g.ended = 0;
   /* the other threads are gone with whatever component they were inside: only this one's count */
-  jobio_g.component_gate = (uint32_t)(jobio_g.python != 0) + __atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED) + (t->mpi_io != 0) + (t->sqlite_dir != 0);
+  jobio_component_gate_set((uint32_t)(jobio_g.python != 0) + __atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED) + (t->mpi_io != 0) + (t->sqlite_dir != 0));
   jobio_set_next_tick();
   jobio_blocks_reset_child(t->block);
   jobio_fds_after_fork(1);

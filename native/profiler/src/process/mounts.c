@@ -492,14 +492,14 @@ int jobio_component_other(int slot, const char *path, const struct jobio_pathwal
      * it). A deletion or a failed probe of the name is not walked and expects nothing. */
     if (sqlite == JOBIO_PW_SQLITE_SYNCED && pw && path) {
       uint64_t dir = jobio_sqlite_dir_hash(path, pw->len);
-      if (!t->sqlite_dir) __atomic_add_fetch(&jobio_g.component_gate, 1, __ATOMIC_RELAXED);
+      if (!t->sqlite_dir) jobio_component_gate_add(1);
       t->sqlite_dir = dir;
     }
     return jobio_component_twin(slot, JOBIO_COMPONENT_SQLITE_JOURNAL);
   }
   if (t->sqlite_dir && path && path[0] && (pw ? pw->hash : jobio_pw_hash(path)) == t->sqlite_dir) {
     t->sqlite_dir = 0;
-    __atomic_sub_fetch(&jobio_g.component_gate, 1, __ATOMIC_RELAXED);
+    jobio_component_gate_add(-1);
     return jobio_component_twin(slot, JOBIO_COMPONENT_SQLITE_JOURNAL);
   }
   /* (the import rule's suffix test and directory table: a process that is no Python interpreter never comes here) */
@@ -508,12 +508,9 @@ int jobio_component_other(int slot, const char *path, const struct jobio_pathwal
 }
 
 int jobio_component_slot(int slot, const char *path) {
-  uint32_t sqlite = 0;
-  if (path) {
-    size_t len = strlen(path);
-    sqlite = jobio_pw_sqlite(jobio_pw_last(path, len));
-  }
-  return jobio_component_named(slot, path, sqlite);
+  uint32_t sqlite = path ? jobio_pw_sqlite(jobio_pw_last(path, strlen(path))) : 0;
+  if ((__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED) || sqlite) && slot >= 0) return jobio_component_other(slot, path, NULL, sqlite);
+  return slot;
 }
 
 int jobio_slot_component(int slot) {

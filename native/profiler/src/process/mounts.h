@@ -30,19 +30,20 @@ int jobio_slot_component(int slot);
  * named as one (`sqlite`: jobio_pw_sqlite of it, taken where the path is walked) and for the directory
  * SQLite opens to sync a journal this thread opened; in a Python interpreter, the import system's for
  * a module's file (pyimports.h). Calls on a descriptor count where its open did. The common case, no
- * component, is one load and a branch (jobio_g.component_gate) and the name's test.
+ * component, is one load and a branch (jobio_g.component_gate), or for a walked path one load and a
+ * bit test of jobio_component_bits (base/state.h).
  */
 int jobio_component_other(int slot, const char *path, const struct jobio_pathwalk *pw, uint32_t sqlite);
 /* a path walked already (pw: its walk) */
 static inline int jobio_component_walked(int slot, const char *path, const struct jobio_pathwalk *pw) {
-  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED) | pw->sqlite) && slot >= 0)
-    return jobio_component_other(slot, path, pw, pw->sqlite);
+  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_component_bits, __ATOMIC_RELAXED) >> jobio_pw_sqlite_bit(jobio_pw_last4(path, pw->len)) & 1))
+    return jobio_component_other(slot, path, pw, jobio_pw_sqlite(jobio_pw_last(path, pw->len)));
   return slot;
 }
-/* a path whose name was tested already (sqlite: jobio_pw_sqlite of it) */
-static inline int jobio_component_named(int slot, const char *path, uint32_t sqlite) {
-  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED) | sqlite) && slot >= 0)
-    return jobio_component_other(slot, path, NULL, sqlite);
+/* a path whose name is not tested (a successful stat decided by the device of the thread's last
+ * lookup: SQLite stats its journals' names only to learn whether they exist) */
+static inline int jobio_component_unnamed(int slot, const char *path) {
+  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED)) && slot >= 0) return jobio_component_other(slot, path, NULL, 0);
   return slot;
 }
 /* any path (or NULL): its name is tested here (out of line: the calls that come here are not the

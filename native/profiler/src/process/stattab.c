@@ -185,9 +185,8 @@ static inline __attribute__((always_inline)) int jobio_stat_ok(struct jobio_tls 
   if (t->dev_cache != dev || t->dev_cache_gen != __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) || slot < 0 ||
       !jobio_stat_tab || !path)
     return 0;
-  uint32_t sqlite;
-  uint64_t hash = jobio_pw_hash_named(path, &sqlite);
-  jobio_stat_count(t->block, jobio_component_named(slot, path, sqlite), hash, est, sampled);
+  slot = jobio_component_unnamed(slot, path);
+  jobio_stat_count(t->block, slot, jobio_pw_hash(path), est, sampled);
   return 1;
 }
 int jobio_stat_ok_fast(struct jobio_tls *t, const char *path, uint64_t dev, uint64_t est, int sampled) {

@@ -66,10 +66,10 @@ static void *jobio_mpi_next(int sym, const char *name, void *self) {
 
 /* A thread enters and leaves the MPI-IO library (nested calls count once); atomics keep errno. */
 static void jobio_mpi_io_enter(struct jobio_tls *t) {
-  if (t->mpi_io++ == 0) __atomic_add_fetch(&jobio_g.component_gate, 1, __ATOMIC_RELAXED);
+  if (t->mpi_io++ == 0) jobio_component_gate_add(1);
 }
 static void jobio_mpi_io_leave(struct jobio_tls *t) {
-  if (--t->mpi_io == 0) __atomic_sub_fetch(&jobio_g.component_gate, 1, __ATOMIC_RELAXED);
+  if (--t->mpi_io == 0) jobio_component_gate_add(-1);
 }
 
 static int jobio_mpi_open(int sym, const char *name, void *self, void *comm, const char *path, int amode, void *info, void *fh) {
@@ -166,7 +166,7 @@ static void *jobio_mpi_enter(int sym, const char *name, void *self) {
   void *next = jobio_mpi_next(sym, name, self);
   if (next) {
     __atomic_add_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&jobio_g.component_gate, 1, __ATOMIC_RELAXED);
+    jobio_component_gate_add(1);
   }
   errno = saved;
   return next;
@@ -174,7 +174,7 @@ static void *jobio_mpi_enter(int sym, const char *name, void *self) {
 static int jobio_mpi_leave(int r) {
   int saved = errno;
   __atomic_sub_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
-  __atomic_sub_fetch(&jobio_g.component_gate, 1, __ATOMIC_RELAXED);
+  jobio_component_gate_add(-1);
   errno = saved;
   return r;
 }
