@@ -1,0 +1,75 @@
+// The job_stats line addon (native/jobscan): built and loaded, its records of known lines, and every
+// line it is not sure of handed back whole (the scanner's own tests compare both ways on any input).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { COUNTER_LINE, linesAddon, linesAddonError, OTHER_LINE, RECORD_FIELDS } from './jobstats-lines-addon.js';
+
+function records(text: string, capacity = 64, start = 0, end?: number): number[][] {
+  const addon = linesAddon();
+  assert.ok(addon, `addon not loaded: ${linesAddonError()?.message}`);
+  const bytes = Buffer.from(text, 'latin1');
+  const out = new Float64Array(capacity * RECORD_FIELDS);
+  const n = addon.scanLines(bytes, start, end ?? bytes.length, out);
+  return Array.from({ length: n }, (_, r) => [...out.subarray(r * RECORD_FIELDS, (r + 1) * RECORD_FIELDS)]);
+}
+
+test('job_stats lines addon: loaded by npm run build', () => {
+  assert.equal(linesAddonError(), undefined);
+});
+
+test('job_stats lines addon: a counter line gives its name, unit, samples and sum; others are handed back', () => {
+  const counter = '  write_bytes:     { samples:         861, unit: bytes, min:    24576, max: 16777216, sum:      11025514496, sumsq: 166242808078794752, hist: { 32K: 1, 64K: 1 } }';
+  const text = `job_stats:\n- job_id:          7\n\n  \t \n${counter}\r\n  punch: { samples: 1, unit:  reqs }`;
+  const at = text.indexOf(counter);
+  const punch = text.indexOf('  punch');
+  // Records that are not counters carry only kind and line bounds; compare those.
+  const got = records(text);
+  assert.deepEqual(
+    got.map((r) => (r[0] === OTHER_LINE ? r.slice(0, 3) : r)),
+    [
+      [OTHER_LINE, 0, 10],
+      [OTHER_LINE, 11, 31],
+      [COUNTER_LINE, at, at + counter.length, at + 2, at + 13, text.indexOf('bytes,', at), text.indexOf('bytes,', at) + 5, 861, 11025514496],
+      [COUNTER_LINE, punch, text.length, punch + 2, punch + 7, text.indexOf('reqs'), text.indexOf('reqs') + 4, 1, -1],
+    ],
+  );
+});
+
+test('job_stats lines addon: lines it is not sure of are handed back whole', () => {
+  for (const line of [
+    'open: { samples: 1, unit: reqs }', // column 1: a header's place
+    '  open: { samples: 1234567890123456, unit: reqs }', // 16 digits: the BigInt path
+    '  open: { samples: 1, unit: reqs', // not closed
+    '  open: { unit: reqs }', // no samples
+    '  open: { samples: 1, unit: reqs } x', // after the brace
+    '  open: { samples: 1,\tunit: reqs }', // a tab inside the braces
+    '  open: { samples: , unit: reqs }',
+    '  open: { samples: 1, hist: { 4K: 1 }',
+    '  start_time:      1723102025.057286226 secs.nsecs',
+    '  - job_id: 5',
+  ]) {
+    assert.deepEqual(
+      records(line).map((r) => r.slice(0, 3)),
+      [[OTHER_LINE, 0, line.length]],
+      line,
+    );
+  }
+  assert.equal(records('  open: { samples: 999999999999999, unit: reqs }')[0]![7], 999999999999999);
+});
+
+test('job_stats lines addon: a full output stops after the line of its last record; start and end bound the lines', () => {
+  const text = '  a: { samples: 1 }\n\n  b: { samples: 2 }\n  c: { samples: 3 }\n';
+  assert.deepEqual(
+    records(text, 2).map((r) => r[7]),
+    [1, 2],
+  );
+  const second = text.indexOf('  b');
+  assert.deepEqual(
+    records(text, 64, second, text.indexOf('\n', second)).map((r) => r[7]),
+    [2],
+  );
+  const addon = linesAddon()!;
+  assert.throws(() => addon.scanLines(Buffer.from(text), 0, text.length + 1, new Float64Array(RECORD_FIELDS)), RangeError);
+  assert.throws(() => addon.scanLines(Buffer.from(text), 0, text.length, new Float64Array(RECORD_FIELDS - 1)), RangeError);
+  assert.throws(() => addon.scanLines(Buffer.from(text), 0, text.length, new Float32Array(RECORD_FIELDS) as unknown as Float64Array), TypeError);
+});
