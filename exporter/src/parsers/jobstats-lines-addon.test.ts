@@ -2,7 +2,7 @@
 // line it is not sure of handed back whole (the scanner's own tests compare both ways on any input).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { COUNTER_LINE, linesAddon, linesAddonError, OTHER_LINE, RECORD_FIELDS } from './jobstats-lines-addon.js';
+import { COUNTER_LINE, linesAddon, linesAddonError, OTHER_LINE, RECORD_FIELDS, START_TIME_LINE } from './jobstats-lines-addon.js';
 
 function records(text: string, capacity = 64, start = 0, end?: number): number[][] {
   const addon = linesAddon();
@@ -45,7 +45,7 @@ test('job_stats lines addon: lines it is not sure of are handed back whole', () 
     '  open: { samples: 1,\tunit: reqs }', // a tab inside the braces
     '  open: { samples: , unit: reqs }',
     '  open: { samples: 1, hist: { 4K: 1 }',
-    '  start_time:      1723102025.057286226 secs.nsecs',
+    '  job_stats: x', // a value after job_stats: malformed, the scanner counts it
     '  - job_id: 5',
   ]) {
     assert.deepEqual(
@@ -55,6 +55,15 @@ test('job_stats lines addon: lines it is not sure of are handed back whole', () 
     );
   }
   assert.equal(records('  open: { samples: 999999999999999, unit: reqs }')[0]![7], 999999999999999);
+});
+
+test('job_stats lines addon: start_time is read as Number() reads it; lines that change nothing make no record', () => {
+  const seconds = (value: string): number[] => records(`  start_time:      ${value} secs.nsecs`).map((r) => (r[0] === START_TIME_LINE ? r[7]! : -r[0]!));
+  for (const value of ['1723102025.057286226', '1896000.000000001', '12', '1.', '.5', '0.30000000000000004441', '9007199254740993.5']) {
+    assert.deepEqual(seconds(value), [Number(value)], value);
+  }
+  for (const value of ['', '.', '1.2.3', 'x']) assert.deepEqual(seconds(value), [NaN], JSON.stringify(value));
+  assert.deepEqual(records('  snapshot_time:   1723114647.887515895 secs.nsecs\n  elapsed_time:    1.5 secs.nsecs\n\t\n  future_field: 7\n'), []);
 });
 
 test('job_stats lines addon: a full output stops after the line of its last record; start and end bound the lines', () => {

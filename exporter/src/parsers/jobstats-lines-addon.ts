@@ -1,5 +1,6 @@
 // Loads the job_stats line addon (native/jobscan), built by `npm run build`: the byte loop of the
-// job_stats scanner in C++ (lustre-jobstats.ts hands it the lines and reads its records).
+// job_stats scanner in C++ (lustre-jobstats.ts hands it the bytes and reads its records). Lines that
+// change nothing (blank, snapshot_time, elapsed_time) make no record.
 import type * as Addon from '../../../native/jobscan/index.js';
 import { requireRepoAddon } from '../profiler/repo-file.js';
 
@@ -8,7 +9,11 @@ const ADDON = 'native/jobscan/build/Release/jobio_jobscan.node';
 /** Record kinds of scanLines() (native/jobscan/src/counter-lines.h). */
 export const OTHER_LINE = 1;
 export const COUNTER_LINE = 2;
-/** Fields of a record: kind, line start, line end, name start, name end, unit start (-1: none), unit end, samples, sum (-1: none). */
+export const START_TIME_LINE = 3;
+/**
+ * Fields of a record: kind, line start, line end, then for a counter: name start, name end, unit
+ * start (-1: none), unit end, samples, sum (-1: none); for start_time: its seconds in field 7.
+ */
 export const RECORD_FIELDS = 9;
 
 let loaded: typeof Addon | undefined;

@@ -15,7 +15,7 @@
 // values the exporter uses (samples, sum) become numbers; min/max/sumsq/hist are checked and skipped.
 // It never throws on input: lines it cannot read are reported to the visitor and skipped.
 import { normalizeU64, type U64 } from '../util/u64.js';
-import { COUNTER_LINE, linesAddon, RECORD_FIELDS } from './jobstats-lines-addon.js';
+import { COUNTER_LINE, linesAddon, RECORD_FIELDS, START_TIME_LINE } from './jobstats-lines-addon.js';
 
 /** One job_stats entry, as a view that the scanner reuses for the next entry: copy what you keep. */
 export interface JobStatsEntryView {
@@ -150,9 +150,10 @@ class Scanner {
   }
 
   /**
-   * lines() with the byte loop in C++: the addon splits the lines and reads the counter lines it is
-   * sure of (9 lines in 10); every other line (job ids, frames, start_time, anything odd) is read by
-   * line() here as before, so both ways give the same entries, counts and errors.
+   * lines() with the byte loop in C++: the addon splits the lines, reads the counter and start_time
+   * lines it is sure of and leaves out those that change nothing (snapshot_time, blank); every other
+   * line (job ids, frames, anything odd) is read by line() here as before, so both ways give the
+   * same entries, counts and errors.
    */
   private nativeLines(scanLines: (bytes: Uint8Array, start: number, end: number, out: Float64Array) => number, buf: Buffer, start: number, end: number): void {
     const out = spareRecords.pop() ?? new Float64Array(RECORDS_PER_CALL * RECORD_FIELDS);
@@ -161,8 +162,12 @@ class Scanner {
       while (start < end) {
         const records = scanLines(buf, start, end, out);
         for (let at = 0; at < records * RECORD_FIELDS; at += RECORD_FIELDS) {
-          if (out[at] === COUNTER_LINE) this.counterRecord(out, at);
-          else {
+          const kind = out[at];
+          if (kind === COUNTER_LINE) this.counterRecord(out, at);
+          else if (kind === START_TIME_LINE) {
+            // keyLine()'s start_time: kept inside an entry, not while skipping another parameter.
+            if (!this.skipping && this.inEntry) this.view.startTime = out[at + 7]!;
+          } else {
             const lineStart = out[at + 1]!;
             this.pos = lineStart;
             this.lineEnd = out[at + 2]!;

@@ -4,7 +4,10 @@
 // JavaScript scanner decides it, with its own counts and errors.
 #include "counter-lines.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstring>
+#include <system_error>
 
 namespace jobio {
 namespace {
@@ -12,11 +15,45 @@ namespace {
 constexpr uint8_t kNl = '\n', kCr = '\r', kSpace = ' ', kTab = '\t', kDash = '-', kColon = ':', kComma = ',';
 constexpr uint8_t kLbrace = '{', kRbrace = '}';
 
-inline bool IsNameByte(uint8_t c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
+/** kNameByte[c]: c is a byte of names and keys ([A-Za-z0-9_]); one load instead of four ranges. */
+struct NameBytes {
+  bool is[256];
+  constexpr NameBytes() : is() {
+    for (int c = 0; c < 256; ++c) is[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+};
+constexpr NameBytes kNameBytes;
+
+inline bool IsNameByte(uint8_t c) { return kNameBytes.is[c]; }
 
 inline bool IsBlank(uint8_t c) { return c == kSpace || c == kTab; }
+
+/**
+ * The first position from p that is not a space (end if none). job_stats pads its values with runs
+ * of spaces (half the bytes of a 2.14 line): eight are tested at once where the machine allows.
+ */
+inline size_t SkipSpaces(const uint8_t* buf, size_t p, size_t end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (p + 8 <= end) {
+    uint64_t word;
+    std::memcpy(&word, buf + p, sizeof word);
+    word ^= 0x2020202020202020ULL;
+    if (word != 0) return p + (__builtin_ctzll(word) >> 3);
+    p += 8;
+  }
+#endif
+  while (p < end && buf[p] == kSpace) p += 1;
+  return p;
+}
+
+/** The first position from p that is not a space or a tab (end if none). */
+inline size_t SkipBlanks(const uint8_t* buf, size_t p, size_t end) {
+  for (;;) {
+    p = SkipSpaces(buf, p, end);
+    if (p >= end || buf[p] != kTab) return p;
+    p += 1;
+  }
+}
 
 struct Counter {
   size_t name_start, name_end;
@@ -37,7 +74,7 @@ bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
   c->samples = -1;
   c->sum = -1;
   while (p < end) {
-    while (p < end && buf[p] == kSpace) p += 1;
+    p = SkipSpaces(buf, p, end);
     if (p >= end) return false;
     if (buf[p] == kRbrace) {
       p += 1;
@@ -48,8 +85,7 @@ bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
     while (p < end && IsNameByte(buf[p])) p += 1;
     const size_t key_length = p - key_start;
     if (key_length == 0 || p >= end || buf[p] != kColon) return false;
-    p += 1;
-    while (p < end && buf[p] == kSpace) p += 1;
+    p = SkipSpaces(buf, p + 1, end);
     const uint8_t k0 = buf[key_start];
     // Keys told apart as the JavaScript scanner tells them: by length and first letters.
     if (key_length == 4 && k0 == 'u') {
@@ -67,9 +103,11 @@ bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
       const bool is_samples = key_length == 7 && k0 == 's' && buf[key_start + 1] == 'a';
       const bool is_sum = key_length == 3 && k0 == 's' && buf[key_start + 1] == 'u';
       const size_t digits_start = p;
-      double value = 0;
-      while (p < end && buf[p] >= '0' && buf[p] <= '9') {
-        value = value * 10 + (buf[p] - '0');
+      // In an integer (wraps harmlessly past 19 digits, which are refused below): exact, and no
+      // floating-point latency per digit.
+      uint64_t value = 0;
+      while (p < end && static_cast<uint8_t>(buf[p] - '0') <= 9) {
+        value = value * 10 + static_cast<uint64_t>(buf[p] - '0');
         p += 1;
       }
       const size_t digits = p - digits_start;
@@ -78,14 +116,14 @@ bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
         // Longer values take the JavaScript scanner's BigInt path (and its range check).
         if (digits > 15) return false;
         if (is_samples) {
-          c->samples = value;
+          c->samples = static_cast<double>(value);
           has_samples = true;
         } else {
-          c->sum = value;
+          c->sum = static_cast<double>(value);
         }
       }
     }
-    while (p < end && buf[p] == kSpace) p += 1;
+    p = SkipSpaces(buf, p, end);
     if (p >= end) return false;
     if (buf[p] == kComma) {
       p += 1;
@@ -93,32 +131,76 @@ bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
       return false;
     }
   }
-  while (p < end && buf[p] == kSpace) p += 1;
+  p = SkipSpaces(buf, p, end);
   return closed && has_samples && p == end;
 }
 
-/** A counter line read whole, or false (then the line goes to the JavaScript scanner). */
-bool ReadCounterLine(const uint8_t* buf, size_t line_start, size_t line_end, Counter* c) {
-  size_t p = line_start;
-  while (p < line_end && IsBlank(buf[p])) p += 1;
+/**
+ * `1723102025.057286226 secs.nsecs` from p into *seconds: the digits and dots there as JavaScript's
+ * Number() reads them (NaN unless one number: at least a digit, at most one dot), correctly rounded
+ * (from_chars, as Number()). False when this library has no from_chars for doubles: the line is then
+ * the JavaScript scanner's.
+ */
+bool ReadSeconds(const uint8_t* buf, size_t p, size_t end, double* seconds) {
+  const size_t start = p;
+  int dots = 0;
+  int digits = 0;
+  while (p < end && ((buf[p] >= '0' && buf[p] <= '9') || buf[p] == '.')) {
+    if (buf[p] == '.') dots += 1;
+    else digits += 1;
+    p += 1;
+  }
+  if (digits == 0 || dots > 1) {
+    *seconds = std::nan("");
+    return true;
+  }
+#if defined(__cpp_lib_to_chars)
+  const char* first = reinterpret_cast<const char*>(buf + start);
+  const char* last = reinterpret_cast<const char*>(buf + p);
+  const std::from_chars_result read = std::from_chars(first, last, *seconds);
+  // Out of range (hundreds of digits): Number() says Infinity or 0; left to it.
+  return read.ec == std::errc() && read.ptr == last;
+#else
+  return false;
+#endif
+}
+
+/**
+ * What one line is, as the JavaScript scanner's line() would take it. kNoLine: a line that changes
+ * nothing whatever the scanner's state (blank, or `name: value` for a name it does not keep).
+ */
+int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r) {
+  size_t p = SkipBlanks(buf, line_start, line_end);
+  if (p >= line_end) return kNoLine;
   // Column 1 (lctl headers, 2.15.0's `snapshot_time   :`) and `- job_id:` lines are the JavaScript scanner's.
-  if (p == line_start || p >= line_end || buf[p] == kDash) return false;
+  if (p == line_start || buf[p] == kDash) return kOtherLine;
   const size_t name_start = p;
   while (p < line_end && IsNameByte(buf[p])) p += 1;
   const size_t name_end = p;
-  while (p < line_end && IsBlank(buf[p])) p += 1;
-  if (name_end == name_start || p >= line_end || buf[p] != kColon) return false;
-  p += 1;
-  while (p < line_end && IsBlank(buf[p])) p += 1;
-  if (p >= line_end || buf[p] != kLbrace) return false;
-  c->name_start = name_start;
-  c->name_end = name_end;
-  return ReadBraces(buf, p, line_end, c);
-}
-
-bool IsBlankLine(const uint8_t* buf, size_t p, size_t end) {
-  while (p < end && IsBlank(buf[p])) p += 1;
-  return p >= end;
+  p = SkipBlanks(buf, p, line_end);
+  if (name_end == name_start || p >= line_end || buf[p] != kColon) return kOtherLine;
+  p = SkipBlanks(buf, p + 1, line_end);
+  if (p < line_end && buf[p] == kLbrace) {
+    Counter c;
+    c.name_start = name_start;
+    c.name_end = name_end;
+    if (!ReadBraces(buf, p, line_end, &c)) return kOtherLine;
+    r[3] = static_cast<double>(c.name_start);
+    r[4] = static_cast<double>(c.name_end);
+    r[5] = c.unit_start;
+    r[6] = c.unit_end;
+    r[7] = c.samples;
+    r[8] = c.sum;
+    return kCounterLine;
+  }
+  const size_t name_length = name_end - name_start;
+  // `job_stats:` with a value is malformed: the JavaScript scanner counts it.
+  if (name_length == 9 && std::memcmp(buf + name_start, "job_stats", 9) == 0) return kOtherLine;
+  if (name_length == 10 && std::memcmp(buf + name_start, "start_time", 10) == 0) {
+    return ReadSeconds(buf, p, line_end, &r[7]) ? kStartTimeLine : kOtherLine;
+  }
+  // snapshot_time, elapsed_time and fields of future versions carry nothing the exporter keeps.
+  return kNoLine;
 }
 
 }  // namespace
@@ -130,22 +212,12 @@ size_t ScanLines(const uint8_t* buf, size_t start, size_t end, double* out, size
     const size_t eol = nl == nullptr ? end : static_cast<size_t>(static_cast<const uint8_t*>(nl) - buf);
     size_t line_end = eol;
     if (line_end > start && buf[line_end - 1] == kCr) line_end -= 1;
-    if (!IsBlankLine(buf, start, line_end)) {
-      double* r = out + records * kRecordFields;
-      Counter c;
+    double* r = out + records * kRecordFields;
+    const int kind = ReadLine(buf, start, line_end, r);
+    if (kind != kNoLine) {
+      r[0] = kind;
       r[1] = static_cast<double>(start);
       r[2] = static_cast<double>(line_end);
-      if (ReadCounterLine(buf, start, line_end, &c)) {
-        r[0] = kCounterLine;
-        r[3] = static_cast<double>(c.name_start);
-        r[4] = static_cast<double>(c.name_end);
-        r[5] = c.unit_start;
-        r[6] = c.unit_end;
-        r[7] = c.samples;
-        r[8] = c.sum;
-      } else {
-        r[0] = kOtherLine;
-      }
       records += 1;
     }
     start = eol + 1;
