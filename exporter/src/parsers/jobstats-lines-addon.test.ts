@@ -25,7 +25,7 @@ test('job_stats lines addon: a counter line gives its name, unit, samples and su
   // Records that are not counters carry only kind and line bounds; compare those.
   const got = records(text);
   assert.deepEqual(
-    got.map((r) => (r[0] === OTHER_LINE ? r.slice(0, 3) : r)),
+    got.map((r) => (r[0] === OTHER_LINE ? r.slice(0, 3) : r.slice(0, 9))),
     [
       [OTHER_LINE, 0, 10],
       [OTHER_LINE, 11, 31],
@@ -33,6 +33,18 @@ test('job_stats lines addon: a counter line gives its name, unit, samples and su
       [COUNTER_LINE, punch, text.length, punch + 2, punch + 7, text.indexOf('reqs'), text.indexOf('reqs') + 4, 1, -1],
     ],
   );
+});
+
+test('job_stats lines addon: names and units get one number each, for good', () => {
+  const text = '  open: { samples: 1, unit: usecs }\n  close: { samples: 2, unit: usecs }\n  open: { samples: 3, unit: reqs }\n  x: { samples: 4 }\n';
+  const [open, close, again, bare] = records(text);
+  assert.equal(open![9], again![9]);
+  assert.notEqual(open![9], close![9]);
+  assert.equal(open![10], close![10]);
+  assert.notEqual(open![10], again![10]);
+  assert.equal(bare![10], -1);
+  assert.equal(records(text)[0]![9], open![9], 'the next call numbers the same bytes the same');
+  for (const r of [open!, close!, again!]) assert.ok(r[9]! >= 0 && r[10]! >= 0 && r[9] !== r[10]);
 });
 
 test('job_stats lines addon: lines it is not sure of are handed back whole', () => {

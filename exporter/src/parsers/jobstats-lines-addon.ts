@@ -12,9 +12,10 @@ export const COUNTER_LINE = 2;
 export const START_TIME_LINE = 3;
 /**
  * Fields of a record: kind, line start, line end, then for a counter: name start, name end, unit
- * start (-1: none), unit end, samples, sum (-1: none); for start_time: its seconds in field 7.
+ * start (-1: none), unit end, samples, sum (-1: none), name number, unit number (-1: none, or the
+ * addon's name table is full); for start_time: its seconds in field 7.
  */
-export const RECORD_FIELDS = 9;
+export const RECORD_FIELDS = 11;
 
 let loaded: typeof Addon | undefined;
 let missing: Error | undefined;

@@ -114,6 +114,8 @@ export type ScanEngine = 'native' | 'js';
  */
 const RECORDS_PER_CALL = 2048;
 const spareRecords: Float64Array[] = [];
+/** The strings of the addon's name numbers (its table is this thread's, as this module is). */
+const namesByNumber: string[] = [];
 
 class Scanner {
   private buf: Buffer = EMPTY;
@@ -193,9 +195,11 @@ class Scanner {
     const { buf } = this;
     const v = this.view;
     const i = v.count;
-    v.names[i] = internGuess(v.names[i], buf, out[at + 3]!, out[at + 4]!);
+    const name = out[at + 9]!;
+    v.names[i] = name < 0 ? internGuess(v.names[i], buf, out[at + 3]!, out[at + 4]!) : (namesByNumber[name] ??= buf.toString('latin1', out[at + 3], out[at + 4]));
     const unitStart = out[at + 5]!;
-    v.units[i] = unitStart < 0 ? '' : internGuess(v.units[i], buf, unitStart, out[at + 6]!);
+    const unit = out[at + 10]!;
+    v.units[i] = unitStart < 0 ? '' : unit < 0 ? internGuess(v.units[i], buf, unitStart, out[at + 6]!) : (namesByNumber[unit] ??= buf.toString('latin1', unitStart, out[at + 6]));
     v.samples[i] = out[at + 7]!;
     v.sums[i] = out[at + 8]!;
     v.count = i + 1;

@@ -8,7 +8,7 @@ namespace {
 
 /**
  * scanLines(bytes: Uint8Array, start: number, end: number, out: Float64Array): number
- * Records of the lines of bytes[start, end) into out (9 numbers each, see counter-lines.h), as many as
+ * Records of the lines of bytes[start, end) into out (11 numbers each, see counter-lines.h), as many as
  * fit; returns how many. A full `out` may have stopped early: the next call starts after the line of
  * the last record.
  */
@@ -30,11 +30,13 @@ Napi::Value ScanLines(const Napi::CallbackInfo& info) {
   if (!(start >= 0 && start <= end && end <= static_cast<double>(length))) throw Napi::RangeError::New(env, "scanLines: need 0 <= start <= end <= bytes.length");
   const size_t capacity = out.ElementLength() / jobio::kRecordFields;
   if (capacity == 0) throw Napi::RangeError::New(env, "scanLines: out holds no record");
-  const size_t records = jobio::ScanLines(bytes.Data(), static_cast<size_t>(start), static_cast<size_t>(end), out.Data(), capacity);
+  const size_t records = jobio::ScanLines(bytes.Data(), static_cast<size_t>(start), static_cast<size_t>(end), out.Data(), capacity, env.GetInstanceData<jobio::NameTable>());
   return Napi::Number::New(env, static_cast<double>(records));
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  // One name table per environment (main thread, each worker), freed with it.
+  env.SetInstanceData(new jobio::NameTable());
   exports.Set("scanLines", Napi::Function::New(env, ScanLines, "scanLines"));
   exports.Set("recordFields", Napi::Number::New(env, jobio::kRecordFields));
   return exports;

@@ -169,7 +169,7 @@ bool ReadSeconds(const uint8_t* buf, size_t p, size_t end, double* seconds) {
  * What one line is, as the JavaScript scanner's line() would take it. kNoLine: a line that changes
  * nothing whatever the scanner's state (blank, or `name: value` for a name it does not keep).
  */
-int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r) {
+int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r, NameTable* names) {
   size_t p = SkipBlanks(buf, line_start, line_end);
   if (p >= line_end) return kNoLine;
   // Column 1 (lctl headers, 2.15.0's `snapshot_time   :`) and `- job_id:` lines are the JavaScript scanner's.
@@ -191,6 +191,8 @@ int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r) 
     r[6] = c.unit_end;
     r[7] = c.samples;
     r[8] = c.sum;
+    r[9] = names->NumberOf(buf, name_start, name_end);
+    r[10] = c.unit_start < 0 ? -1 : names->NumberOf(buf, static_cast<size_t>(c.unit_start), static_cast<size_t>(c.unit_end));
     return kCounterLine;
   }
   const size_t name_length = name_end - name_start;
@@ -205,7 +207,17 @@ int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r) 
 
 }  // namespace
 
-size_t ScanLines(const uint8_t* buf, size_t start, size_t end, double* out, size_t capacity) {
+double NameTable::NumberOf(const uint8_t* buf, size_t start, size_t end) {
+  std::string name(reinterpret_cast<const char*>(buf + start), end - start);
+  const auto found = numbers_.find(name);
+  if (found != numbers_.end()) return found->second;
+  if (numbers_.size() >= kMaxNames) return -1;
+  const int number = static_cast<int>(numbers_.size());
+  numbers_.emplace(std::move(name), number);
+  return number;
+}
+
+size_t ScanLines(const uint8_t* buf, size_t start, size_t end, double* out, size_t capacity, NameTable* names) {
   size_t records = 0;
   while (start < end && records < capacity) {
     const void* nl = std::memchr(buf + start, kNl, end - start);
@@ -213,7 +225,7 @@ size_t ScanLines(const uint8_t* buf, size_t start, size_t end, double* out, size
     size_t line_end = eol;
     if (line_end > start && buf[line_end - 1] == kCr) line_end -= 1;
     double* r = out + records * kRecordFields;
-    const int kind = ReadLine(buf, start, line_end, r);
+    const int kind = ReadLine(buf, start, line_end, r, names);
     if (kind != kNoLine) {
       r[0] = kind;
       r[1] = static_cast<double>(start);
