@@ -208,13 +208,21 @@ int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r, 
 }  // namespace
 
 double NameTable::NumberOf(const uint8_t* buf, size_t start, size_t end) {
-  std::string name(reinterpret_cast<const char*>(buf + start), end - start);
-  const auto found = numbers_.find(name);
-  if (found != numbers_.end()) return found->second;
-  if (numbers_.size() >= kMaxNames) return -1;
-  const int number = static_cast<int>(numbers_.size());
-  numbers_.emplace(std::move(name), number);
-  return number;
+  // FNV-1a: names are short (under 20 bytes); a hit costs no allocation, one compare.
+  uint32_t hash = 2166136261u;
+  for (size_t i = start; i < end; ++i) hash = (hash ^ buf[i]) * 16777619u;
+  const size_t length = end - start;
+  for (size_t slot = hash & (kSlots - 1);; slot = (slot + 1) & (kSlots - 1)) {
+    const int number = slots_[slot];
+    if (number < 0) {
+      if (names_.size() >= kMaxNames) return -1;
+      slots_[slot] = static_cast<int>(names_.size());
+      names_.emplace_back(reinterpret_cast<const char*>(buf + start), length);
+      return slots_[slot];
+    }
+    const std::string& name = names_[static_cast<size_t>(number)];
+    if (name.size() == length && std::memcmp(name.data(), buf + start, length) == 0) return number;
+  }
 }
 
 size_t ScanLines(const uint8_t* buf, size_t start, size_t end, double* out, size_t capacity, NameTable* names) {

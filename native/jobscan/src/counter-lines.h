@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 namespace jobio {
 
@@ -34,7 +34,10 @@ class NameTable {
   double NumberOf(const uint8_t* buf, size_t start, size_t end);
 
  private:
-  std::unordered_map<std::string, int> numbers_;
+  /** Open addressing over the names' numbers (-1: empty), twice kMaxNames so probes stay short. */
+  static constexpr size_t kSlots = 2 * kMaxNames;
+  std::vector<std::string> names_;
+  std::vector<int> slots_ = std::vector<int>(kSlots, -1);
 };
 
 /**
