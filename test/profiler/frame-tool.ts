@@ -60,6 +60,7 @@ export const expected = {
   pow2Bytes: (s: number, d: number, i: number): number => s * (64 * d + i) * 3,
   maxCallNs: (s: number, c: number): number => s * (50 * c + 13),
   maxSizedNs: (s: number, d: number, b: number): number => s * (30 * d + 3 * b + 2),
+  madeCalls: (s: number, c: number): number => s * (300 * c + 40),
   runtimeNs: (s: number): number => s * 2_500_000_000,
   droppedFrames: (s: number): number => s * 2,
   networkFolded: (s: number): number => s * 3,
