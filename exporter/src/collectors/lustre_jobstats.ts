@@ -10,7 +10,8 @@ import { JobStatsAccumulator } from '../lustre/jobstats-accumulator.js';
 import { lctlFlags } from '../lustre/lctl-flags.js';
 import { DEFAULT_DENSITY_WINDOW_MS } from '../lustre/rate-density.js';
 import { DEFAULT_MAX_TARGETS } from '../lustre/stats-settings.js';
-import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers, type JobStatsFile } from '../lustre/jobstats-files.js';
+import { findJobStatsFiles, readJobStatsFile, type ChunkBuffers, type JobStatsFile, type WholeRead } from '../lustre/jobstats-files.js';
+import { readSmallFiles } from '../util/small-files-worker.js';
 import { LCTL_ARGS, runLctl } from '../sources/lustre-lctl.js';
 import { lustreSource } from '../lustre/source-description.js';
 import { readErrorReason } from '../lustre/error-reasons.js';
@@ -27,6 +28,11 @@ import { LustreJobStatsMetrics } from './lustre_jobstats_metrics.js';
  */
 const READ_LANES = 4;
 const CHUNK_BYTES = 1024 * 1024;
+/**
+ * A job_stats file up to this size is read whole on the small-files worker (a target with a few dozen
+ * entries): for those the file calls through the thread pool cost more than the parse.
+ */
+const MAX_WHOLE_BYTES = 64 * 1024;
 
 function validFormats(text: string): string {
   compileJobIdFormats(text);
@@ -107,6 +113,8 @@ export const lustreJobStatsCollector = defineCollector({
     const buffers: ChunkBuffers[] = [];
     /** The job_stats files read last scrape (not gone), by target directory: those are not listed again. */
     let known = new Map<string, JobStatsFile>();
+    /** job_stats files bigger than MAX_WHOLE_BYTES at their last read: streamed at once. */
+    const streamed = new Set<string>();
 
     const steps: UpdateSteps = {
       begin: () => acc.begin(),
@@ -130,24 +138,19 @@ export const lustreJobStatsCollector = defineCollector({
         // serve no target at all. Checked after each chunk (1 MiB, a few ms of parsing).
         const readDeadline = Date.now() + settings.readTimeoutMs;
         const late: string[] = [];
-        // A few files at a time, one reused chunk buffer per lane: each target has its own reader.
-        await forEachLimited(files, READ_LANES, async (file, lane) => {
-          signal.throwIfAborted();
-          if (Date.now() >= readDeadline) {
-            // Not reached in time: read as cut before its first byte (its entries and series are kept).
-            acc.read(file.ref).end('timeout');
-            late.push(file.ref.name);
-            return;
-          }
+        const notReached = (file: JobStatsFile): void => {
+          // Not reached in time: read as cut before its first byte (its entries and series are kept).
+          acc.read(file.ref).end('timeout');
+          late.push(file.ref.name);
+        };
+        /** One file: streamed with the lane's buffers, or settled from a read made whole (re-read if need be). */
+        const readOne = async (file: JobStatsFile, lane: ChunkBuffers | undefined, whole?: WholeRead): Promise<void> => {
           const deadline = Math.min(readDeadline, Date.now() + settings.targetTimeoutMs);
-          const outcome = await readJobStatsFile(
-            file,
-            acc.read(file.ref),
-            settings.maxFileBytes,
-            signal,
-            (buffers[lane] ??= { buffer: Buffer.allocUnsafe(CHUNK_BYTES), spare: Buffer.allocUnsafe(CHUNK_BYTES) }),
-            () => Date.now() >= deadline,
-          );
+          const outcome = await readJobStatsFile(file, acc.read(file.ref), settings.maxFileBytes, signal, lane, () => Date.now() >= deadline, whole);
+          if ('bytes' in outcome) {
+            if (outcome.bytes > MAX_WHOLE_BYTES) streamed.add(file.path);
+            else streamed.delete(file.path);
+          }
           // Only a file read stays known: a failed one has its directory listed again next scrape (an
           // unlistable directory is then counted as such), a gone one is absent as a listing would say.
           if (!('bytes' in outcome)) known.delete(dirname(file.path));
@@ -159,7 +162,42 @@ export const lustreJobStatsCollector = defineCollector({
               'job_stats read cut at its deadline (target-timeout or read-timeout): the entries beyond keep their values',
             );
           else if ('cut' in outcome && outcome.cut === 'max_file_bytes') logger.debug({ path: file.path, maxBytes: settings.maxFileBytes }, 'job_stats read cut at max-file-bytes');
-        });
+        };
+        // A few files at a time, one reused chunk buffer per lane: each target has its own reader.
+        const readStreamed = (list: readonly JobStatsFile[]): Promise<void> =>
+          forEachLimited(list, READ_LANES, async (file, lane) => {
+            signal.throwIfAborted();
+            if (Date.now() >= readDeadline) notReached(file);
+            else await readOne(file, (buffers[lane] ??= { buffer: Buffer.allocUnsafe(CHUNK_BYTES), spare: Buffer.allocUnsafe(CHUNK_BYTES) }));
+          });
+        // Small files (all of them until their size is known) are read whole on the small-files worker;
+        // what it leaves (bigger files, errors) and the files known to be big are streamed.
+        const small = files.filter((file) => !streamed.has(file.path));
+        const declined: JobStatsFile[] = [];
+        const requests = small.map((file) => ({
+          path: file.path,
+          chunkBytes: CHUNK_BYTES,
+          maxBytes: settings.maxFileBytes,
+          maxWholeBytes: MAX_WHOLE_BYTES,
+          notAfter: readDeadline,
+          timeoutMs: settings.targetTimeoutMs,
+        }));
+        const wholeReads: Promise<void>[] = [];
+        await Promise.all([
+          readStreamed(files.filter((file) => streamed.has(file.path))),
+          readSmallFiles(requests, (i, result) => {
+            const file = small[i];
+            signal.throwIfAborted();
+            if (file === undefined) return;
+            if (result === 'declined') declined.push(file);
+            else if (result === 'not_reached') notReached(file);
+            // Every chunk is in hand: the read settles without waiting for any file call.
+            else wholeReads.push(readOne(file, undefined, result));
+          }),
+        ]);
+        await Promise.all(wholeReads);
+        await readStreamed(declined);
+        for (const path of streamed) if (!known.has(dirname(path))) streamed.delete(path);
         if (late.length > 0)
           logger.warn({ targets: late.length, readTimeoutMs: settings.readTimeoutMs }, 'job_stats targets not read this scrape: read-timeout passed before they were reached (they keep their series)');
         return { found: present.length > gone, complete };

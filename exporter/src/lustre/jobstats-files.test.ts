@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findJobStatsFiles, readJobStatsFile } from './jobstats-files.js';
-import type { TargetReader } from './jobstats-accumulator.js';
+import type { TargetProbe, TargetReader } from './jobstats-accumulator.js';
 
 function tree(): string {
   const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-files-'));
@@ -104,4 +104,51 @@ test('findJobStatsFiles: a known target directory is taken as known, not listed;
   // Its read tells the caller the file is not there: absent, as the listing would have said.
   const reader: TargetReader = { push: () => assert.fail('nothing to read'), end: () => assert.fail('not ended'), fail: () => assert.fail('not an error') };
   assert.deepEqual(await readJobStatsFile(unlistedKnown, reader, 1 << 20), { gone: true });
+});
+
+test('readJobStatsFile: a read made whole is the first pass (its chunks, its deadline); a probe that differs after its first chunk reads the file again', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'jobio-lustre-whole-'));
+  const path = join(root, 'job_stats');
+  writeFileSync(path, 'on disk');
+  const file = { ref: { kind: 'obdfilter', name: 'fs-OST0000' }, path };
+  const chunks = [Buffer.from('read '), Buffer.from('whole')];
+  const noClock = (): boolean => assert.fail('the whole read took its own time');
+  const run = async (late: boolean, probe?: TargetProbe, expired = noClock): Promise<[unknown, string, string]> => {
+    let text = '';
+    let ended = 'unused';
+    const reader: TargetReader = { push: (c) => void (text += c.toString()), end: (cut) => void (ended = cut ?? 'end'), fail: () => void (ended = 'fail'), probe };
+    const outcome = await readJobStatsFile(file, reader, 1 << 20, undefined, undefined, expired, { chunks, late });
+    return [outcome, text, ended];
+  };
+  // The file on disk is not read: the chunks made whole are what the reader gets.
+  assert.deepEqual(await run(false), [{ bytes: 10, cut: undefined }, 'read whole', 'end']);
+  // Its time was up after the last chunk: cut, as a stream whose deadline passed there.
+  assert.deepEqual(await run(true), [{ bytes: 10, cut: 'timeout' }, 'read whole', 'timeout']);
+  // The same bytes as the last read: nothing pushed, nothing ended (the accumulator repeats the last read).
+  const probe = (agrees: (chunk: number) => boolean): TargetProbe => {
+    let chunks = 0;
+    return {
+      push: () => agrees((chunks += 1)),
+      get chunks() {
+        return chunks;
+      },
+      end: () => true,
+    };
+  };
+  assert.deepEqual(
+    await run(
+      false,
+      probe(() => true),
+    ),
+    [{ bytes: 10, cut: undefined }, '', 'unused'],
+  );
+  // The second chunk differs from the last read: the file is read again from its start, now from disk.
+  assert.deepEqual(
+    await run(
+      false,
+      probe((n) => n === 1),
+      () => false,
+    ),
+    [{ bytes: 7, cut: undefined }, 'on disk', 'end'],
+  );
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Paths } from '../util/paths.js';
 import type { TargetReader, TargetRef } from './jobstats-accumulator.js';
 import { findTargets, type FoundTargets } from '../sources/lustre-tree.js';
-import { streamPseudoFile } from '../util/pseudo-files.js';
+import { streamPseudoFile, type StreamResult } from '../util/pseudo-files.js';
 import { readErrorReason, type CutReason } from './error-reasons.js';
 
 export const JOBSTATS_KINDS = ['mdt', 'obdfilter'] as const;
@@ -56,6 +56,7 @@ export async function readJobStatsFile(
   signal?: AbortSignal,
   buffers?: ChunkBuffers,
   expired: () => boolean = () => false,
+  whole?: WholeRead,
 ): Promise<JobStatsReadOutcome> {
   try {
     // Set in the callback: boxes, so the checks after the await are not narrowed to their initial values.
@@ -76,10 +77,13 @@ export async function readJobStatsFile(
         }
       }
       if (!probe) reader.push(chunk);
-      late.value = expired();
+      late.value = lateAfter(chunk);
       return late.value ? false : undefined;
     };
-    let result = await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers });
+    // A read made already (whole, on the small-files worker) is the first pass: its time was taken there.
+    let lateAfter = whole ? (chunk: Buffer): boolean => whole.late && chunk === whole.chunks.at(-1) : expired;
+    let result = whole ? replay(whole, onChunk, signal) : await streamPseudoFile(file.path, onChunk, { signal, maxBytes, ...buffers });
+    lateAfter = expired;
     if (probe && !late.value) {
       if (!result.truncated && probe.end()) return { bytes: result.bytes, cut: undefined };
       // Every chunk was the same, yet the file was not (it ended sooner, or reached max-file-bytes).
@@ -98,4 +102,21 @@ export async function readJobStatsFile(
     if (signal?.aborted) throw err;
     return { error: err as Error };
   }
+}
+
+/** A file read whole elsewhere: its chunks as its reads returned them, and whether its time was up after the last. */
+export interface WholeRead {
+  readonly chunks: readonly Buffer[];
+  readonly late: boolean;
+}
+
+/** Hands a whole read's chunks to `onChunk` as streamPseudoFile would have (it may stop them early). */
+function replay(whole: WholeRead, onChunk: (chunk: Buffer) => boolean | undefined, signal: AbortSignal | undefined): StreamResult {
+  let bytes = 0;
+  for (const chunk of whole.chunks) {
+    signal?.throwIfAborted();
+    bytes += chunk.length;
+    if (onChunk(chunk) === false) return { bytes, truncated: true };
+  }
+  return { bytes, truncated: false };
 }

@@ -19,7 +19,8 @@ export class FileTooLargeError extends Error {
   readonly code = 'EFBIG';
 }
 
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+/** How every file under the configurable roots is opened: a FIFO opens at once, no terminal is taken. */
+export const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 export const DEFAULT_CHUNK_BYTES = 1 << 20;
 /** Bound of a whole-file read: stats, cgroup and /proc/<pid> files are a few KB, passwd a few MB. */
 export const DEFAULT_MAX_WHOLE_BYTES = 64 << 20;
