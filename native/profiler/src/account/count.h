@@ -74,13 +74,11 @@ JOBIO_HOT size_t jobio_log2(uint64_t n) {
 #endif
 }
 
-/* Count a transfer of n > 0 bytes inline (m: the slot's counters; dt: a timed call's measured
- * duration). 0: not possible, nothing counted. */
-JOBIO_HOT int jobio_count_xfer_fast(char *m, int dir, uint64_t n, int timed, uint64_t est, uint64_t dt) {
-  size_t q = jobio_log2(n);
-  size_t sz = jobio_binoff.sz[dir][q];
-  if (JOBIO_UNLIKELY(sz == 0)) return 0;
-  size_t cls = jobio_binoff.cls[dir][q];
+/* Count a transfer of n > 0 bytes in power-of-two bin q + 1 inline, with the byte offsets of its
+ * calls[class] and of its named size bin in the slot's counters m (dt: a timed call's measured
+ * duration). */
+JOBIO_HOT void jobio_count_xfer_at(char *m, int dir, size_t q, size_t cls, size_t sz, uint64_t n, int timed, uint64_t est,
+                                   uint64_t dt) {
   uint64_t *p2 = (uint64_t *)(void *)m + JOBIO_W_P2C(dir) + 1 + q;
   JOBIO_U64_AT(m, cls)++;
   JOBIO_U64_AT(m, sz)++;
@@ -94,6 +92,25 @@ JOBIO_HOT int jobio_count_xfer_fast(char *m, int dir, uint64_t n, int timed, uin
     jobio_max_store(&JOBIO_U64_AT(m, jobio_binoff.mx[dir][q]), dt);
     jobio_max_store((uint64_t *)(void *)m + JOBIO_W_MAXCALL(dir), dt);
   }
+}
+
+/* Count a file transfer of n > 0 bytes inline (m: the slot's counters; dt: a timed call's measured
+ * duration): its class from its size. 0: not possible, nothing counted. */
+JOBIO_HOT int jobio_count_xfer_fast(char *m, int dir, uint64_t n, int timed, uint64_t est, uint64_t dt) {
+  size_t q = jobio_log2(n);
+  size_t sz = jobio_binoff.sz[dir][q];
+  if (JOBIO_UNLIKELY(sz == 0)) return 0;
+  jobio_count_xfer_at(m, dir, q, jobio_binoff.cls[dir][q], sz, n, timed, est, dt);
+  return 1;
+}
+
+/* The same for a network transfer: green whatever its size, as the general count
+ * (jobio_count_net). */
+JOBIO_HOT int jobio_count_net_fast(char *m, int dir, uint64_t n, int timed, uint64_t est, uint64_t dt) {
+  size_t q = jobio_log2(n);
+  size_t sz = jobio_binoff.sz[dir][q];
+  if (JOBIO_UNLIKELY(sz == 0)) return 0;
+  jobio_count_xfer_at(m, dir, q, (JOBIO_W_CALLS(dir) + JOBIO_GREEN) * 8, sz, n, timed, est, dt);
   return 1;
 }
 

@@ -24,7 +24,10 @@ struct jobio_fd {
   uint8_t flags;
   uint32_t moff; /* kind FILE: byte offset of the slot's counters in a thread block, else 0 */
   uint32_t xoff; /* moff once the open is decided (JOBIO_FDF_SAT): transfers counted inline; else 0 */
-  int64_t pos;   /* tracked file offset for seek classification; negative: unknown */
+  union {
+    int64_t pos;       /* kind FILE: tracked file offset for seek classification; negative: unknown */
+    uint64_t net_last; /* kind NET: the last datagram address and its peer slot (jobio_net_last) */
+  };
 };
 /* An unknown offset. Transfers add to the offset without looking (one add on the hot path): an
  * unknown one stays negative for the first 2^62 bytes moved. */

@@ -5,6 +5,8 @@
  * The peer of a connection is found once, at connect or accept (or when the socket is first met),
  * and kept in the descriptor's slot; a datagram call with an address counts on that address's peer.
  */
+#include <netinet/in.h>
+
 #include "account/count.h"
 #include "account/record.h"
 #include "account/sampling.h"
@@ -29,17 +31,6 @@ static inline void jobio_rec_net(struct jobio_ctx *c, int slot, int call, int cl
   uint64_t est;
   uint64_t t1 = jobio_stop(c, &est);
   jobio_count_slot(c, slot, call, cls, est);
-  jobio_after(t1);
-}
-
-/* a transfer with an explicit peer (a datagram call with an address) */
-static inline void jobio_rec_net_to(struct jobio_ctx *c, int slot, int dir, ssize_t r) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(c, &est);
-  if (slot >= 0)
-    jobio_count_net(c, jobio_ms(c->t->block, (unsigned)slot), dir, r, est);
-  else
-    c->t->block->ignored++;
   jobio_after(t1);
 }
 
@@ -87,60 +78,130 @@ JOBIO_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *len, int fl) {
   return r;
 }
 
-/* send/recv: like read/write on the socket (counted on the peer's slot when the socket is known) */
-#define JOBIO_NETXFER(dir, fd, call_expr)                          \
-  struct jobio_ctx c;                                              \
-  if (!jobio_net_on(&c) || jobio_is_own(fd)) return call_expr;     \
-  ssize_t r = call_expr;                                           \
-  jobio_rec_xfer(&c, fd, dir, r, 0);                               \
+/*
+ * A datagram address remembered in its socket's descriptor (net_last): an IPv4 address (exact: its
+ * four bytes; a peer has no port) with its peer slot, so a socket that sends to (or receives from)
+ * the same host as in its last addressed call counts without looking the peer up. An address of
+ * another family, or one folded into "[network]" (each fold is counted), is looked up every call.
+ */
+#define JOBIO_NET_LAST_V4 (1ull << 48)
+static inline uint64_t jobio_net_v4_tag(const void *a, socklen_t len) {
+  if (len < (socklen_t)sizeof(struct sockaddr_in) || ((const struct sockaddr *)a)->sa_family != AF_INET) return 0;
+  return JOBIO_NET_LAST_V4 | (uint64_t)((const struct sockaddr_in *)a)->sin_addr.s_addr << 16;
+}
+static inline void jobio_net_remember(int fd, const void *a, socklen_t len, int slot) {
+  uint64_t tag = jobio_net_v4_tag(a, len);
+  if (!tag || slot < 0 || slot == jobio_network_slot() || (unsigned)fd >= jobio_fd_cap) return;
+  struct jobio_fd *e = &jobio_fds[fd];
+  if (e->kind == JOBIO_FD_UNKNOWN) jobio_fd_learn(fd); /* (once: a socket only ever given addresses) */
+  if (e->kind == JOBIO_FD_NET) e->net_last = tag | (uint16_t)slot;
+}
+/* The slot a transfer is counted on inline: the descriptor's peer when the call named no address,
+ * else the address's when it is the descriptor's last; -1: the general record. */
+JOBIO_HOT int jobio_net_fast_slot(const struct jobio_fd *e, const void *a, socklen_t got) {
+  if (!got) return e->slot;
+  uint64_t tag = jobio_net_v4_tag(a, got);
+  return tag && (e->net_last & ~0xffffull) == tag ? (int)(uint16_t)e->net_last : -1;
+}
+
+/* The general record of a transfer after the call (t1: its end, 0 if untimed; est: a timed call's
+ * estimate): on the slot of the address the call named (a sent datagram's destination, a received
+ * one's source; got: its length, 0 if none), else on the descriptor's. Returns r (tail calls). */
+static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t est, int fd, int dir, ssize_t r, const void *a,
+                                                          socklen_t got) {
+  if (jobio_is_own(fd)) return r;
+  if (got == 0) return jobio_rec_xfer_slow(t1, est, fd, dir, r, 0);
+  struct jobio_ctx c = {&jobio_t, t1, 1}; /* only "timed or not" matters below */
+  int saved = errno;
+  int slot = jobio_net_addr_slot((const struct sockaddr *)a, got);
+  jobio_net_remember(fd, a, got, slot);
+  if (slot >= 0)
+    jobio_count_net(&c, jobio_ms(c.t->block, (unsigned)slot), dir, r, est);
+  else
+    c.t->block->ignored++;
+  errno = saved;
+  jobio_after(t1);
   return r;
+}
+
+/* After the call: inline, a transfer that moved bytes on a socket whose peer slot is known
+ * (jobio_net_fast_slot); the rest is jobio_net_record. Returns r. */
+JOBIO_HOT ssize_t jobio_net_count(struct jobio_tls *t, int timed, uint64_t t1, uint64_t est, int fd, int dir, ssize_t r,
+                                  const void *a, socklen_t got) {
+  struct jobio_fd *e;
+  int slot;
+  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((e = &jobio_fds[fd])->kind == JOBIO_FD_NET) &&
+      JOBIO_LIKELY((slot = jobio_net_fast_slot(e, a, got)) >= 0) &&
+      JOBIO_LIKELY(jobio_count_net_fast((char *)jobio_ms(t->block, (unsigned)slot), dir, (uint64_t)r, timed, est, t->last_dt))) {
+    if (timed && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, r);
+    return r;
+  }
+  return jobio_net_record(timed ? t1 : 0, est, fd, dir, r, a, got);
+}
 
 /*
- * The same for a call that may name its peer: a sent datagram's destination, a received one's
- * source (filled in by the kernel: only if it fit the caller's buffer, whose size `cap` is taken
- * before the call). Only after a call that succeeded, so the kernel has read (or written) the
- * address: a failed call may have failed on an unreadable one, and counts on the descriptor's peer.
- * Nothing of the caller's is read when the call is not counted.
+ * send/recv and the datagram calls, in the shape of the file transfers' hot path (wrap_posix.c):
+ * the exported wrapper only decides (ready? timed?) and jumps to the untimed body, the timed one or
+ * the slow half; both bodies count with jobio_net_count. A call that may name its peer: a sent
+ * datagram's destination `addr`, a received one's source (filled in by the kernel: only if it fit
+ * the caller's buffer, whose size `cap` is taken before the call). Only after a call that
+ * succeeded, so the kernel has read (or written) the address: a failed call may have failed on an
+ * unreadable one, and counts on the descriptor's peer. Nothing of the caller's is read when the
+ * call is not counted (network metering off).
  */
-#define JOBIO_NETXFER_TO(dir, fd, cap_expr, name, namelen_after, call_expr)                        \
-  struct jobio_ctx c;                                                                               \
-  if (!jobio_net_on(&c) || jobio_is_own(fd)) return call_expr;                                      \
-  socklen_t cap = (cap_expr);                                                                       \
-  (void)cap;                                                                                        \
-  ssize_t r = call_expr;                                                                            \
-  socklen_t got = r >= 0 && (name) ? (namelen_after) : 0;                                          \
-  if (got > 0) {                                                                                    \
-    int saved = errno;                                                                              \
-    jobio_rec_net_to(&c, jobio_net_addr_slot((const struct sockaddr *)(name), got), dir, r);       \
-    errno = saved;                                                                                  \
-  } else {                                                                                          \
-    jobio_rec_xfer(&c, fd, dir, r, 0);                                                              \
-  }                                                                                                 \
-  return r;
+#define JOBIO_NET_WRAP(name, params, args, dir, cap_expr, addr, got_after)                                      \
+  static __attribute__((noinline)) ssize_t jobio_timed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) {     \
+    struct jobio_tls *t = &jobio_t;                                                                             \
+    struct timespec ts0, ts1;                                                                                   \
+    uint64_t w = t->gap_weight;                                                                                 \
+    t->countdown = jobio_next_gap_inline(t);                                                                    \
+    if (!jobio_cfg.network || jobio_is_own(fd)) return fn args;                                                 \
+    socklen_t cap = (cap_expr);                                                                                 \
+    (void)cap;                                                                                                  \
+    clock_gettime(CLOCK_MONOTONIC, &ts0);                                                                       \
+    ssize_t r = fn args;                                                                                        \
+    clock_gettime(CLOCK_MONOTONIC, &ts1);                                                                       \
+    uint64_t t1 = jobio_ts_ns(&ts1);                                                                            \
+    t->last_dt = t1 - jobio_ts_ns(&ts0);                                                                        \
+    const void *a = r >= 0 && (addr) ? (const void *)(addr) : NULL;                                             \
+    return jobio_net_count(t, 1, t1, jobio_scale(t->last_dt, w), fd, dir, r, a, a ? (got_after) : 0);          \
+  }                                                                                                             \
+  static __attribute__((noinline)) ssize_t jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) {   \
+    if (!jobio_cfg.network) return fn args;                                                                    \
+    socklen_t cap = (cap_expr);                                                                                 \
+    (void)cap;                                                                                                  \
+    ssize_t r = fn args;                                                                                        \
+    const void *a = r >= 0 && (addr) ? (const void *)(addr) : NULL;                                             \
+    return jobio_net_count(&jobio_t, 0, 0, 0, fd, dir, r, a, a ? (got_after) : 0);                              \
+  }                                                                                                             \
+  static __attribute__((noinline)) ssize_t jobio_slow_##name params {                                           \
+    int how = jobio_slow_enter(&jobio_t);                                                                       \
+    if (!how) return REAL(name) args;                                                                           \
+    if (how == 2) return jobio_timed_##name(JOBIO_UNPAREN args, REAL(name));                                    \
+    return jobio_untimed_##name(JOBIO_UNPAREN args, REAL(name));                                                \
+  }                                                                                                             \
+  JOBIO_EXPORT ssize_t name params {                                                                            \
+    struct jobio_tls *t = &jobio_t;                                                                             \
+    jobio_fn_##name fn;                                                                                         \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name args;                               \
+    if (jobio_timed_now(t)) return jobio_timed_##name(JOBIO_UNPAREN args, fn);                                  \
+    return jobio_untimed_##name(JOBIO_UNPAREN args, fn);                                                        \
+  }
 
 /* a received source address is used only when the kernel's length fits what the caller gave */
 #define JOBIO_FITS(lenp, cap) ((lenp) && *(lenp) <= (cap) ? *(lenp) : 0)
 
-JOBIO_EXPORT ssize_t send(int fd, const void *b, size_t n, int fl) {
-  JOBIO_NETXFER(JOBIO_DIR_WRITE, fd, REAL(send)(fd, b, n, fl))
-}
-JOBIO_EXPORT ssize_t recv(int fd, void *b, size_t n, int fl) { JOBIO_NETXFER(JOBIO_DIR_READ, fd, REAL(recv)(fd, b, n, fl)) }
-JOBIO_EXPORT ssize_t sendto(int fd, const void *b, size_t n, int fl, const struct sockaddr *a, socklen_t l) {
-  JOBIO_NETXFER_TO(JOBIO_DIR_WRITE, fd, 0, a, l, REAL(sendto)(fd, b, n, fl, a, l))
-}
-JOBIO_EXPORT ssize_t recvfrom(int fd, void *b, size_t n, int fl, struct sockaddr *a, socklen_t *l) {
-  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, a && l ? *l : 0, a, JOBIO_FITS(l, cap), REAL(recvfrom)(fd, b, n, fl, a, l))
-}
-JOBIO_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int fl) {
-  JOBIO_NETXFER_TO(JOBIO_DIR_WRITE, fd, 0, m ? m->msg_name : NULL, m->msg_namelen, REAL(sendmsg)(fd, m, fl))
-}
-JOBIO_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl) {
-  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, m && m->msg_name ? m->msg_namelen : 0, m ? m->msg_name : NULL, m->msg_namelen <= cap ? m->msg_namelen : 0,
-                   REAL(recvmsg)(fd, m, fl))
-}
-JOBIO_EXPORT ssize_t __recv_chk(int fd, void *b, size_t n, size_t blen, int fl) {
-  JOBIO_NETXFER(JOBIO_DIR_READ, fd, REAL(__recv_chk)(fd, b, n, blen, fl))
-}
-JOBIO_EXPORT ssize_t __recvfrom_chk(int fd, void *b, size_t n, size_t blen, int fl, struct sockaddr *a, socklen_t *l) {
-  JOBIO_NETXFER_TO(JOBIO_DIR_READ, fd, a && l ? *l : 0, a, JOBIO_FITS(l, cap), REAL(__recvfrom_chk)(fd, b, n, blen, fl, a, l))
-}
+JOBIO_NET_WRAP(send, (int fd, const void *b, size_t n, int fl), (fd, b, n, fl), JOBIO_DIR_WRITE, 0, NULL, 0)
+JOBIO_NET_WRAP(recv, (int fd, void *b, size_t n, int fl), (fd, b, n, fl), JOBIO_DIR_READ, 0, NULL, 0)
+JOBIO_NET_WRAP(sendto, (int fd, const void *b, size_t n, int fl, const struct sockaddr *sa, socklen_t l),
+               (fd, b, n, fl, sa, l), JOBIO_DIR_WRITE, 0, sa, l)
+JOBIO_NET_WRAP(recvfrom, (int fd, void *b, size_t n, int fl, struct sockaddr *sa, socklen_t *l), (fd, b, n, fl, sa, l),
+               JOBIO_DIR_READ, sa && l ? *l : 0, sa, JOBIO_FITS(l, cap))
+JOBIO_NET_WRAP(sendmsg, (int fd, const struct msghdr *m, int fl), (fd, m, fl), JOBIO_DIR_WRITE, 0,
+               m ? m->msg_name : NULL, m->msg_namelen)
+JOBIO_NET_WRAP(recvmsg, (int fd, struct msghdr *m, int fl), (fd, m, fl), JOBIO_DIR_READ,
+               m && m->msg_name ? m->msg_namelen : 0, m ? m->msg_name : NULL, m->msg_namelen <= cap ? m->msg_namelen : 0)
+JOBIO_NET_WRAP(__recv_chk, (int fd, void *b, size_t n, size_t blen, int fl), (fd, b, n, blen, fl), JOBIO_DIR_READ, 0,
+               NULL, 0)
+JOBIO_NET_WRAP(__recvfrom_chk, (int fd, void *b, size_t n, size_t blen, int fl, struct sockaddr *sa, socklen_t *l),
+               (fd, b, n, blen, fl, sa, l), JOBIO_DIR_READ, sa && l ? *l : 0, sa, JOBIO_FITS(l, cap))
