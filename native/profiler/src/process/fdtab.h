@@ -26,9 +26,14 @@ struct jobio_fd {
   uint32_t xoff; /* moff once the open is decided (JOBIO_FDF_SAT): transfers counted inline; else 0 */
   union {
     int64_t pos;       /* kind FILE: tracked file offset for seek classification; negative: unknown */
-    uint64_t net_last; /* kind NET: the last datagram address and its peer slot (jobio_net_last) */
+    struct {           /* kind NET: the IPv4 address of its last addressed call and that peer's slot */
+      uint32_t addr;   /* (as in the call's sockaddr_in) */
+      uint16_t slot;
+      uint16_t mark;   /* JOBIO_NET_LAST_MARK when set (an unknown pos has other high bits) */
+    } net_last;
   };
 };
+#define JOBIO_NET_LAST_MARK 1
 /* An unknown offset. Transfers add to the offset without looking (one add on the hot path): an
  * unknown one stays negative for the first 2^62 bytes moved. */
 #define JOBIO_POS_UNKNOWN (INT64_MIN / 2)

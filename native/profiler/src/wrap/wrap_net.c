@@ -84,24 +84,25 @@ JOBIO_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *len, int fl) {
  * the same host as in its last addressed call counts without looking the peer up. An address of
  * another family, or one folded into "[network]" (each fold is counted), is looked up every call.
  */
-#define JOBIO_NET_LAST_V4 (1ull << 48)
-static inline uint64_t jobio_net_v4_tag(const void *a, socklen_t len) {
-  if (len < (socklen_t)sizeof(struct sockaddr_in) || ((const struct sockaddr *)a)->sa_family != AF_INET) return 0;
-  return JOBIO_NET_LAST_V4 | (uint64_t)((const struct sockaddr_in *)a)->sin_addr.s_addr << 16;
+static inline int jobio_net_is_v4(const void *a, socklen_t len) {
+  return len >= (socklen_t)sizeof(struct sockaddr_in) && ((const struct sockaddr *)a)->sa_family == AF_INET;
 }
+static inline uint32_t jobio_net_v4(const void *a) { return ((const struct sockaddr_in *)a)->sin_addr.s_addr; }
 static inline void jobio_net_remember(int fd, const void *a, socklen_t len, int slot) {
-  uint64_t tag = jobio_net_v4_tag(a, len);
-  if (!tag || slot < 0 || slot == jobio_network_slot() || (unsigned)fd >= jobio_fd_cap) return;
+  if (!jobio_net_is_v4(a, len) || slot < 0 || slot == jobio_network_slot() || (unsigned)fd >= jobio_fd_cap) return;
   struct jobio_fd *e = &jobio_fds[fd];
   if (e->kind == JOBIO_FD_UNKNOWN) jobio_fd_learn(fd); /* (once: a socket only ever given addresses) */
-  if (e->kind == JOBIO_FD_NET) e->net_last = tag | (uint16_t)slot;
+  if (e->kind != JOBIO_FD_NET) return;
+  e->net_last.addr = jobio_net_v4(a);
+  e->net_last.slot = (uint16_t)slot;
+  e->net_last.mark = JOBIO_NET_LAST_MARK;
 }
 /* The slot a transfer is counted on inline: the descriptor's peer when the call named no address,
  * else the address's when it is the descriptor's last; -1: the general record. */
 JOBIO_HOT int jobio_net_fast_slot(const struct jobio_fd *e, const void *a, socklen_t got) {
   if (!got) return e->slot;
-  uint64_t tag = jobio_net_v4_tag(a, got);
-  return tag && (e->net_last & ~0xffffull) == tag ? (int)(uint16_t)e->net_last : -1;
+  if (jobio_net_is_v4(a, got) && e->net_last.addr == jobio_net_v4(a) && e->net_last.mark == JOBIO_NET_LAST_MARK) return e->net_last.slot;
+  return -1;
 }
 
 /* The general record of a transfer after the call (t1: its end, 0 if untimed; est: a timed call's
@@ -124,68 +125,79 @@ static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t 
   return r;
 }
 
-/* After the call: inline, a transfer that moved bytes on a socket whose peer slot is known
- * (jobio_net_fast_slot); the rest is jobio_net_record. Returns r. */
-JOBIO_HOT ssize_t jobio_net_count(struct jobio_tls *t, int timed, uint64_t t1, uint64_t est, int fd, int dir, ssize_t r,
-                                  const void *a, socklen_t got) {
-  struct jobio_fd *e;
-  int slot;
-  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((e = &jobio_fds[fd])->kind == JOBIO_FD_NET) &&
-      JOBIO_LIKELY((slot = jobio_net_fast_slot(e, a, got)) >= 0) &&
-      JOBIO_LIKELY(jobio_count_net_fast((char *)jobio_ms(t->block, (unsigned)slot), dir, (uint64_t)r, timed, est, t->last_dt))) {
-    if (timed && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, r);
-    return r;
-  }
-  return jobio_net_record(timed ? t1 : 0, est, fd, dir, r, a, got);
-}
+/*
+ * After the call (r; t1, est: a timed call's end and estimate): inline, a transfer that moved bytes
+ * on a socket whose peer slot is known (jobio_net_fast_slot; a descriptor counted as network means
+ * network metering is on); the rest is jobio_net_record. Returns from the wrapper's body.
+ */
+#define JOBIO_NET_AFTER(timed, t1, est, dir, addr, got_after)                                                   \
+  struct jobio_fd *e;                                                                                           \
+  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&                                       \
+      JOBIO_LIKELY((e = &jobio_fds[fd])->kind == JOBIO_FD_NET)) {                                               \
+    const void *fa = (addr);                                                                                    \
+    int slot = jobio_net_fast_slot(e, fa, fa ? (got_after) : 0);                                                \
+    if (JOBIO_LIKELY(slot >= 0) &&                                                                              \
+        JOBIO_LIKELY(jobio_count_net_fast((char *)jobio_ms(jobio_t.block, (unsigned)slot), dir, (uint64_t)r, timed, est, \
+                                          jobio_t.last_dt))) {                                                  \
+      if ((timed) && JOBIO_UNLIKELY((t1) >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED)))          \
+        return jobio_tick_ret(t1, r);                                                                           \
+      return r;                                                                                                 \
+    }                                                                                                           \
+  }                                                                                                             \
+  if (!jobio_cfg.network) return r;                                                                             \
+  const void *a = r >= 0 && (addr) ? (const void *)(addr) : NULL;                                               \
+  return jobio_net_record(t1, est, fd, dir, r, a, a ? (got_after) : 0);
 
 /*
  * send/recv and the datagram calls, in the shape of the file transfers' hot path (wrap_posix.c):
  * the exported wrapper only decides (ready? timed?) and jumps to the untimed body, the timed one or
- * the slow half; both bodies count with jobio_net_count. A call that may name its peer: a sent
+ * the slow half; both bodies count with JOBIO_NET_AFTER. A call that may name its peer: a sent
  * datagram's destination `addr`, a received one's source (filled in by the kernel: only if it fit
  * the caller's buffer, whose size `cap` is taken before the call). Only after a call that
  * succeeded, so the kernel has read (or written) the address: a failed call may have failed on an
  * unreadable one, and counts on the descriptor's peer. Nothing of the caller's is read when the
  * call is not counted (network metering off).
  */
+/* The real function in the bodies below: resolved already (by the exported wrapper's ready test, or
+ * by the slow half before it enters a body), so one load without the resolver's call, whose
+ * possibility alone would make the bodies save their arguments. */
+#define JOBIO_NET_REAL(name) ((jobio_fn_##name)__atomic_load_n(&jobio_real[JOBIO_SYM_##name], __ATOMIC_RELAXED))
+
 #define JOBIO_NET_WRAP(name, params, args, dir, cap_expr, addr, got_after)                                      \
-  static __attribute__((noinline)) ssize_t jobio_timed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) {     \
+  static __attribute__((noinline)) ssize_t jobio_timed_##name params {                                          \
     struct jobio_tls *t = &jobio_t;                                                                             \
     struct timespec ts0, ts1;                                                                                   \
     uint64_t w = t->gap_weight;                                                                                 \
     t->countdown = jobio_next_gap_inline(t);                                                                    \
-    if (!jobio_cfg.network || jobio_is_own(fd)) return fn args;                                                 \
+    if (!jobio_cfg.network || jobio_is_own(fd)) return JOBIO_NET_REAL(name) args;                                                 \
     socklen_t cap = (cap_expr);                                                                                 \
     (void)cap;                                                                                                  \
     clock_gettime(CLOCK_MONOTONIC, &ts0);                                                                       \
-    ssize_t r = fn args;                                                                                        \
+    ssize_t r = JOBIO_NET_REAL(name) args;                                                                                        \
     clock_gettime(CLOCK_MONOTONIC, &ts1);                                                                       \
     uint64_t t1 = jobio_ts_ns(&ts1);                                                                            \
     t->last_dt = t1 - jobio_ts_ns(&ts0);                                                                        \
-    const void *a = r >= 0 && (addr) ? (const void *)(addr) : NULL;                                             \
-    return jobio_net_count(t, 1, t1, jobio_scale(t->last_dt, w), fd, dir, r, a, a ? (got_after) : 0);          \
+    uint64_t est = jobio_scale(t->last_dt, w);                                                                  \
+    JOBIO_NET_AFTER(1, t1, est, dir, addr, got_after)                                                           \
   }                                                                                                             \
-  static __attribute__((noinline)) ssize_t jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) {   \
-    if (!jobio_cfg.network) return fn args;                                                                    \
-    socklen_t cap = (cap_expr);                                                                                 \
+  static __attribute__((noinline)) ssize_t jobio_untimed_##name params {                                        \
+    socklen_t cap = jobio_cfg.network ? (cap_expr) : 0;                                                         \
     (void)cap;                                                                                                  \
-    ssize_t r = fn args;                                                                                        \
-    const void *a = r >= 0 && (addr) ? (const void *)(addr) : NULL;                                             \
-    return jobio_net_count(&jobio_t, 0, 0, 0, fd, dir, r, a, a ? (got_after) : 0);                              \
+    ssize_t r = JOBIO_NET_REAL(name) args;                                                                      \
+    JOBIO_NET_AFTER(0, 0, 0, dir, addr, got_after)                                                              \
   }                                                                                                             \
   static __attribute__((noinline)) ssize_t jobio_slow_##name params {                                           \
     int how = jobio_slow_enter(&jobio_t);                                                                       \
-    if (!how) return REAL(name) args;                                                                           \
-    if (how == 2) return jobio_timed_##name(JOBIO_UNPAREN args, REAL(name));                                    \
-    return jobio_untimed_##name(JOBIO_UNPAREN args, REAL(name));                                                \
+    if (!how || !jobio_resolve(JOBIO_SYM_##name)) return REAL(name) args;                                                                           \
+    if (how == 2) return jobio_timed_##name args;                                                               \
+    return jobio_untimed_##name args;                                                                           \
   }                                                                                                             \
   JOBIO_EXPORT ssize_t name params {                                                                            \
     struct jobio_tls *t = &jobio_t;                                                                             \
     jobio_fn_##name fn;                                                                                         \
     if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name args;                               \
-    if (jobio_timed_now(t)) return jobio_timed_##name(JOBIO_UNPAREN args, fn);                                  \
-    return jobio_untimed_##name(JOBIO_UNPAREN args, fn);                                                        \
+    if (jobio_timed_now(t)) return jobio_timed_##name args;                                                     \
+    return jobio_untimed_##name args;                                                                           \
   }
 
 /* a received source address is used only when the kernel's length fits what the caller gave */
