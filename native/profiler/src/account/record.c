@@ -79,7 +79,7 @@ void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint6
 }
 
 /* The general transfer record: failed or empty, an open not yet decided, another kind of descriptor. */
-int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos) {
+static __attribute__((noinline)) int64_t jobio_rec_xfer_general(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos) {
   struct jobio_tls *t = &jobio_t;
   struct jobio_ctx c = {t, t1, 1}; /* only "timed or not" matters below */
   struct jobio_fd *e;
@@ -95,6 +95,27 @@ int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t 
   }
   jobio_after(t1);
   return r;
+}
+
+/* read/write on a socket counted as network whose peer is known: counted as send/recv's inline
+ * count is (here, not in the read/write wrappers' inline path, which only files take); the rest is
+ * the general record. */
+int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos) {
+  struct jobio_fd *e;
+  if (r > 0 && (unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_NET) {
+    char *m = (char *)jobio_ms(jobio_t.block, e->slot);
+    uint64_t n = (uint64_t)r;
+    /* (each case with constants: the untimed ones then need no saved register) */
+    if (!t1) {
+      if (dir == JOBIO_DIR_READ ? jobio_count_net_fast(m, JOBIO_DIR_READ, n, 0, 0, 0) : jobio_count_net_fast(m, JOBIO_DIR_WRITE, n, 0, 0, 0))
+        return r;
+    } else if (dir == JOBIO_DIR_READ ? jobio_count_net_fast(m, JOBIO_DIR_READ, n, 1, est, jobio_t.last_dt)
+                                     : jobio_count_net_fast(m, JOBIO_DIR_WRITE, n, 1, est, jobio_t.last_dt)) {
+      jobio_after(t1);
+      return r;
+    }
+  }
+  return jobio_rec_xfer_general(t1, est, fd, dir, r, moves_pos);
 }
 
 /* A transfer with an explicit estimate (copy_file_range & co. count two sides, one timed). */
