@@ -191,15 +191,21 @@ function assertPhases(calls: readonly StraceCall[], records: LogRecord[], cwd: s
   assert.ok(spread.size >= seconds, `calls in seconds ${[...spread].join(',')}`);
 }
 
-/** Every reason of the program on /dev/shm is addressed to it in that role (the job's own code, or a tool it ran), none to a component inside it. */
-function assertRoles(records: LogRecord[], name: string, role: 'job' | 'tool'): void {
+/** The program's reasons on /dev/shm have its role; those of a component inside it (`components`:
+ * each one that must be there, with its role) that component's. */
+function assertRoles(records: LogRecord[], name: string, role: 'job' | 'tool', components: Record<string, 'library' | 'runtime'> = {}): void {
   const d = records.find((x) => x.type === 'diagnosis') as LogRecord;
   const mine = (d.reasons as LogRecord[]).filter((r) => r.mount === SHM && r.program.name === name);
   assert.ok(mine.length > 0, `${name} has reasons on ${SHM}`);
   assert.ok(
-    mine.every((r) => r.program.role === role && r.program.component === undefined),
+    mine.every((r) => (r.program.component === undefined ? r.program.role === role : r.program.role === components[r.program.component as string])),
     JSON.stringify(mine.map((r) => [r.reason, r.program])),
   );
+  for (const c of Object.keys(components))
+    assert.ok(
+      mine.some((r) => r.program.component === c),
+      `${name} [${c}] has reasons on ${SHM}`,
+    );
 }
 
 interface Traced {
@@ -330,7 +336,7 @@ describe('jobio run: each call in its frame and its program, against strace -f -
     }
   });
 
-  test("sqlite3, a transaction per insert (rollback journal), fed in two phases a second apart: every call in its frame, all of them sqlite3's", async () => {
+  test("sqlite3, a transaction per insert (rollback journal), fed in two phases a second apart: every call in its frame, all of them sqlite3's (its journals' as the sqlite-journal component)", async () => {
     requireBinary('sqlite3');
     const work = mkdtempSync(join(tmpdir(), 'jobio-frames-'));
     const data = mkdtempSync(join(SHM, 'jobio-frames-'));
@@ -349,7 +355,7 @@ describe('jobio run: each call in its frame and its program, against strace -f -
       assertPhases(sqlite, records, data, 2);
       // strace: every insert wrote the journal and the database (small writes)
       assert.ok(straceVerdicts(sqlite, SHM, data).writes.small >= 2 * 40, JSON.stringify(straceVerdicts(sqlite, SHM, data)));
-      assertRoles(records, 'sqlite3', 'tool');
+      assertRoles(records, 'sqlite3', 'tool', { 'sqlite-journal': 'library' });
     } finally {
       rmSync(work, { recursive: true, force: true });
       rmSync(data, { recursive: true, force: true });

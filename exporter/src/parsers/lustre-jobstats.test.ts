@@ -511,3 +511,18 @@ test('JobStatsStream (property): the addon and JavaScript agree on any chunking 
     { numRuns: 500 },
   );
 });
+
+test('job_stats scanner: the addon and JavaScript agree past the addon record buffer (thousands of lines in one call, CRLF, a malformed line at every 97th entry)', () => {
+  const entries: string[] = [];
+  for (let i = 0; i < 3000; i += 1) {
+    const entry = V214.replace('job_stats:\n', '').replace('SLURM_JOB10', `SLURM_JOB${i}`);
+    entries.push(i % 97 === 0 ? entry.replace('unit: usecs', 'unit usecs') : entry);
+  }
+  const text = `job_stats:\n${entries.join('')}`;
+  for (const input of [text, text.replaceAll('\n', '\r\n')]) {
+    const native = parseJobStats(input, 'native');
+    assert.equal(native.entries.length, 3000);
+    assert.equal(native.malformedLines, 31);
+    assert.deepEqual(native, parseJobStats(input, 'js'));
+  }
+});

@@ -114,6 +114,14 @@ export type ScanEngine = 'native' | 'js';
  */
 const RECORDS_PER_CALL = 2048;
 const spareRecords: Float64Array[] = [];
+/**
+ * A value read from the records (a double) as the JavaScript scanner makes it: a small integer stays
+ * one (held in place in arrays), where a double would be boxed in the arrays the entries keep.
+ */
+function small(value: number): number {
+  return value >= -1 && value <= 0x3fffffff ? value | 0 : value;
+}
+
 /** The strings of the addon's name numbers (its table is this thread's, as this module is). */
 const namesByNumber: string[] = [];
 
@@ -200,8 +208,8 @@ class Scanner {
     const unitStart = out[at + 5]!;
     const unit = out[at + 10]!;
     v.units[i] = unitStart < 0 ? '' : unit < 0 ? internGuess(v.units[i], buf, unitStart, out[at + 6]!) : (namesByNumber[unit] ??= buf.toString('latin1', unitStart, out[at + 6]));
-    v.samples[i] = out[at + 7]!;
-    v.sums[i] = out[at + 8]!;
+    v.samples[i] = small(out[at + 7]!);
+    v.sums[i] = small(out[at + 8]!);
     v.count = i + 1;
   }
 

@@ -54,7 +54,7 @@ export const HEADER = { magic: 0, version: 4, kind: 6, length: 8, flags: 12, seq
  * enum jobio_component: whose calls a MOUNT frame holds (its header's `reserved` word; 0 in older
  * senders). Index = wire value; '' = the program's own. A value not listed here counts as the program's.
  */
-export const WIRE_COMPONENTS = ['', 'mpi-runtime', 'python-imports'] as const;
+export const WIRE_COMPONENTS = ['', 'mpi-runtime', 'python-imports', 'mpi-io', 'sqlite-journal'] as const;
 /** A component a MOUNT frame can carry (not the program's own). */
 export type WireComponent = Exclude<(typeof WIRE_COMPONENTS)[number], ''>;
 

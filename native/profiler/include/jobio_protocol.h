@@ -117,7 +117,9 @@ enum jobio_component {
   JOBIO_COMPONENT_PROGRAM = 0,
   JOBIO_COMPONENT_MPI_RUNTIME = 1,    /* made inside MPI_Init, MPI_Init_thread or MPI_Finalize */
   JOBIO_COMPONENT_PYTHON_IMPORTS = 2, /* a Python interpreter's calls on its modules' files (pyimports.h) */
-  JOBIO_COMPONENT_COUNT = 3
+  JOBIO_COMPONENT_MPI_IO = 3,         /* made inside an MPI_File_* call (the MPI-IO library's) */
+  JOBIO_COMPONENT_SQLITE_JOURNAL = 4, /* SQLite's journals (-journal, -wal, -shm) in any process */
+  JOBIO_COMPONENT_COUNT = 5
 };
 
 /* Frame flags (jobio_frame_header.flags). */

@@ -376,7 +376,7 @@ static void print_json(void) {
       printf(",\"fsname\":");
       json_str(f->fsname);
       /* whose calls: the program's own, or a component's (enum jobio_component) */
-      static const char *const components[JOBIO_COMPONENT_COUNT] = {"", "mpi-runtime", "python-imports"};
+      static const char *const components[JOBIO_COMPONENT_COUNT] = {"", "mpi-runtime", "python-imports", "mpi-io", "sqlite-journal"};
       printf(",\"component\":\"%s\",", f->header.reserved < JOBIO_COMPONENT_COUNT ? components[f->header.reserved] : "");
       print_mount_body(f);
       printf("}");

@@ -188,7 +188,7 @@ static inline __attribute__((always_inline)) int jobio_stat_ok(struct jobio_tls 
   if (t->dev_cache != dev || t->dev_cache_gen != __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) || slot < 0 ||
       !jobio_stat_tab || !path)
     return 0;
-  slot = jobio_component_slot(slot, path);
+  slot = jobio_component_unnamed(slot, path);
   jobio_stat_count(t->block, slot, jobio_pw_hash(path), est, sampled);
   return 1;
 }
@@ -212,7 +212,7 @@ static inline __attribute__((always_inline)) int jobio_access_ok(struct jobio_tl
   struct jobio_dir_cache *c = jobio_dir_cached(path, &pw);
   int slot;
   if (JOBIO_LIKELY(c != NULL))
-    slot = jobio_component_slot(c->slot, path);
+    slot = jobio_component_walked(c->slot, path, &pw);
   else {
     /* the mount lookup may make system calls of the library's own: not counted, errno kept */
     int saved = errno;
