@@ -72,18 +72,29 @@ constexpr KnownKey kKnownKeys[] = {JOBIO_KEY("samples:"), JOBIO_KEY("unit:"), JO
  * name bytes there is exactly that key), else 0. Eight bytes compared at once: a known key costs no
  * branch a byte.
  */
-inline size_t KnownKeyLength(const uint8_t* buf, size_t p, size_t end) {
+inline size_t KnownKeyLength(const uint8_t* buf, size_t p, size_t end, size_t* next) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  constexpr size_t kKeys = sizeof kKnownKeys / sizeof kKnownKeys[0];
   if (p + 8 > end) return 0;
   uint64_t word;
   std::memcpy(&word, buf + p, sizeof word);
-  for (const KnownKey& key : kKnownKeys) {
-    if ((word & key.mask) == key.word) return key.length;
+  // The keys come in their order: the one after the last matched is tried first (a branch that holds).
+  const KnownKey& guess = kKnownKeys[*next];
+  if ((word & guess.mask) == guess.word) {
+    *next = *next + 1 == kKeys ? 0 : *next + 1;
+    return guess.length;
+  }
+  for (size_t i = 0; i < kKeys; ++i) {
+    if ((word & kKnownKeys[i].mask) == kKnownKeys[i].word) {
+      *next = i + 1 == kKeys ? 0 : i + 1;
+      return kKnownKeys[i].length;
+    }
   }
 #else
   (void)buf;
   (void)p;
   (void)end;
+  (void)next;
 #endif
   return 0;
 }
@@ -132,6 +143,7 @@ bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
   p += 1;  // after {
   bool closed = false;
   bool has_samples = false;
+  size_t next_key = 0;
   c->unit_start = -1;
   c->unit_end = -1;
   c->samples = -1;
@@ -145,7 +157,7 @@ bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
       break;
     }
     const size_t key_start = p;
-    size_t key_length = KnownKeyLength(buf, p, end);
+    size_t key_length = KnownKeyLength(buf, p, end, &next_key);
     if (key_length != 0) {
       p += key_length;
     } else {
