@@ -8,10 +8,11 @@ import { JOB_ID_QUALITIES } from '../lustre/jobid-format.js';
 import { UID_CLASSES } from '../lustre/entry-tracker.js';
 import type { LustreWriter } from '../lustre/refill.js';
 import type { MetricFamily } from '../scrape/metric-family.js';
-import { JobSeriesCounter } from './lustre_jobstats_series.js';
+import { JobLabelTexts, JobSeriesCounter } from './lustre_jobstats_series.js';
+import type { FieldKind } from '../lustre/export-fields.js';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { ShownWhilePresent, SourceMetrics } from './lustre_targets_metrics.js';
-import { perTargetFamily } from './lustre_target_families.js';
+import { TargetLabelTexts, targetTailsFamily } from './lustre_target_families.js';
 import { CUT_REASONS, JOBSTATS_READ_ERROR_REASONS, PARSE_ERROR_REASONS } from '../lustre/error-reasons.js';
 
 export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> {
@@ -24,16 +25,29 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   private readonly density: LustreJobStatsDensityMetrics;
   /** The targets of the last refill, which every family renders: filled by target() after clear() shows a new list. */
   private shown: TargetView[] = [];
+  /** The `target` label text of the targets shown, for every family. */
+  private readonly targets = new TargetLabelTexts();
 
   constructor(registry: MetricRegistry, maxJobs: number, maxTargets = Number.POSITIVE_INFINITY) {
     const views = (): readonly TargetView[] => this.shown;
+    const targets = this.targets;
     const perTarget = (name: string, help: string, type: 'counter' | 'gauge', value: (t: TargetView) => number): MetricFamily =>
-      perTargetFamily(name, help, type, views, (t, emit) => emit({ target: t.name }, value(t)));
+      targetTailsFamily(name, help, type, views, targets, [{}], (t) => value(t));
     const perReason = <R extends string>(name: string, help: string, reasons: readonly R[], counts: (t: TargetView) => Readonly<Record<R, number>>): MetricFamily =>
-      perTargetFamily(name, help, 'counter', views, (t, emit) => {
-        for (const reason of reasons) emit({ target: t.name, reason }, counts(t)[reason]);
-      });
-    const jobCounter = (...args: ConstructorParameters<typeof JobSeriesCounter>): JobSeriesCounter => new JobSeriesCounter(...args).register(registry);
+      targetTailsFamily(
+        name,
+        help,
+        'counter',
+        views,
+        targets,
+        reasons.map((reason) => ({ reason })),
+        (t, i) => counts(t)[reasons[i] as R],
+      );
+    // A malformed id has no uid: its system and non_system series would always be 0, so they are not made.
+    const entrySeries = JOB_ID_QUALITIES.flatMap((quality) => UID_CLASSES.filter((uid_class) => quality !== 'malformed' || uid_class === 'none').map((uid_class) => ({ quality, uid_class })));
+    const jobTexts = new JobLabelTexts(targets);
+    const jobCounter = (name: string, help: string, kind: FieldKind, withOperation: boolean, divisor = 1): JobSeriesCounter =>
+      new JobSeriesCounter(name, help, kind, withOperation, divisor, jobTexts).register(registry);
     this.readBytes = jobCounter('jobio_lustre_jobstats_read_bytes_total', 'Bytes read by the job from the target (sum of job_stats read_bytes), in bytes.', 'read_bytes', false);
     this.writeBytes = jobCounter('jobio_lustre_jobstats_write_bytes_total', 'Bytes written by the job to the target (sum of job_stats write_bytes), in bytes.', 'write_bytes', false);
     this.operations = jobCounter('jobio_lustre_jobstats_operations_total', 'Requests of the job on the target per Lustre operation (job_stats samples).', 'operations', true);
@@ -46,16 +60,16 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
       1e6,
     );
     for (const family of [
-      // A malformed id has no uid: its system and non_system series would always be 0, so they are not made.
-      perTargetFamily(
+      targetTailsFamily(
         'jobio_lustre_jobstats_entries',
         'job_stats entries in the last read of the target, by identifier quality (correct, missing_jobid, malformed) and uid class (system: uid up to --collector.lustre_jobstats.system-uid-max, non_system, none: no uid in the id).',
         'gauge',
         views,
-        (t, emit) => {
-          if (!t.read) return;
-          for (const quality of JOB_ID_QUALITIES)
-            for (const uid_class of UID_CLASSES) if (quality !== 'malformed' || uid_class === 'none') emit({ target: t.name, quality, uid_class }, t.byUid[uid_class][quality]);
+        targets,
+        entrySeries,
+        (t, i) => {
+          const series = entrySeries[i];
+          return t.read && series ? t.byUid[series.uid_class][series.quality] : undefined;
         },
       ),
       perTarget('jobio_lustre_jobstats_exported_jobs', 'Jobs of the target that have their own series (at most max-jobs).', 'gauge', (t) => t.exportedJobs),
@@ -106,6 +120,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
   }
 
   whole(acc: JobStatsAccumulator): void {
+    this.targets.forgetGone(acc.targetCount);
     this.source.set(acc);
     this.unattributed.show(acc.unattributedLines);
     for (const m of [this.readBytes, this.writeBytes, this.operations, this.operationSeconds]) m.show(this.shown);

@@ -15,11 +15,33 @@ import type { SampledTarget } from '../lustre/refill.js';
 import type { SeriesLabels } from '../lustre/series-book.js';
 import { escapeLabelValue, type MetricFamily, type SampleSink } from '../scrape/metric-family.js';
 import type { MetricRegistry } from '../scrape/metric-registry.js';
+import { TargetLabelTexts } from './lustre_target_families.js';
 
 /** What one refill showed: the targets and their samples, rendered until the next refill. */
 export type SeriesSnapshot = readonly SampledTarget<SeriesLabels>[];
 
 const EMPTY: SeriesSnapshot = [];
+
+/**
+ * The label text of the series, shared by the four families: `target="…"` per target, and the job's
+ * labels per series, rendered once while they exist (a series keeps its labels object for its life).
+ */
+export class JobLabelTexts {
+  private readonly jobs = new WeakMap<SeriesLabels, string>();
+
+  constructor(readonly targets: TargetLabelTexts = new TargetLabelTexts()) {}
+
+  /** `,jobid="…",user="…"[,process="…"]`. */
+  job(labels: SeriesLabels): string {
+    let text = this.jobs.get(labels);
+    if (text === undefined) {
+      const { jobid, user, process } = labels;
+      text = `,jobid="${escapeLabelValue(jobid)}",user="${escapeLabelValue(user)}"${process === undefined ? '' : `,process="${escapeLabelValue(process)}"`}`;
+      this.jobs.set(labels, text);
+    }
+    return text;
+  }
+}
 
 /** One counter family over the snapshot: `kind` picks its fields, `divisor` scales (µs → s). */
 export class JobSeriesCounter implements MetricFamily {
@@ -32,6 +54,7 @@ export class JobSeriesCounter implements MetricFamily {
     private readonly kind: FieldKind,
     private readonly withOperation: boolean,
     private readonly divisor = 1,
+    private readonly texts = new JobLabelTexts(),
   ) {}
 
   register(registry: MetricRegistry): this {
@@ -53,14 +76,13 @@ export class JobSeriesCounter implements MetricFamily {
   collect(sink: SampleSink): void {
     const operations: string[] = [];
     for (const t of this.snapshot) {
-      const target = `target="${escapeLabelValue(t.name)}"`;
+      const target = this.texts.targets.of(t.name);
       let lastLabels: SeriesLabels | undefined;
       let prefix = '';
       const visit = (labels: SeriesLabels, field: ExportField, value: number): void => {
         if (labels !== lastLabels) {
           lastLabels = labels;
-          const { jobid, user, process } = labels;
-          prefix = `${target},jobid="${escapeLabelValue(jobid)}",user="${escapeLabelValue(user)}"${process === undefined ? '' : `,process="${escapeLabelValue(process)}"`}`;
+          prefix = target + this.texts.job(labels);
         }
         const scaled = this.divisor === 1 ? value : value / this.divisor;
         sink.rendered(this.withOperation ? prefix + (operations[field.id] ??= `,operation="${escapeLabelValue(field.operation)}"`) : prefix, scaled);

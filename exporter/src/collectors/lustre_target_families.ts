@@ -5,7 +5,7 @@
 // field), which is the order prom-client's reset-and-refilled metrics wrote them in.
 import type { ExportField, FieldKind } from '../lustre/export-fields.js';
 import type { LustreWriter, SampledTarget, ViewOf } from '../lustre/refill.js';
-import type { Labels, MetricFamily, MetricType } from '../scrape/metric-family.js';
+import { escapeLabelValue, renderLabels, type Labels, type MetricFamily, type MetricType } from '../scrape/metric-family.js';
 import type { SourceFigures, SourceMetrics } from './lustre_targets_metrics.js';
 
 type Emit = (labels: Labels, value: number) => void;
@@ -19,6 +19,67 @@ export function perTargetFamily<V>(name: string, help: string, type: MetricType,
     collect(sink): void {
       const emit: Emit = (labels, value) => sink.sample(labels, value);
       for (const view of views()) samples(view, emit);
+    },
+  };
+}
+
+/**
+ * The `target="<name>"` label text of each target, rendered once while the target is shown: the
+ * families of 1,000 targets asked for it about 25 times a target every scrape.
+ */
+export class TargetLabelTexts {
+  private readonly texts = new Map<string, string>();
+
+  of(name: string): string {
+    let text = this.texts.get(name);
+    if (text === undefined) this.texts.set(name, (text = `target="${escapeLabelValue(name)}"`));
+    return text;
+  }
+
+  /** Forgets the targets no longer shown, once they are many (`shown`: the targets shown now). */
+  forgetGone(shown: number): void {
+    if (this.texts.size > 2 * shown + 64) this.texts.clear();
+  }
+}
+
+/**
+ * A family with the same samples for every target: `target`, then the labels of one of `tails` (in
+ * that order); `value` gives each one's value, undefined for none. The label text of a target's samples
+ * is rendered at the first scrape that shows it and kept while it is shown, so an unchanged target
+ * costs its values only.
+ */
+export function targetTailsFamily<V extends { readonly name: string }>(
+  name: string,
+  help: string,
+  type: MetricType,
+  views: () => readonly V[],
+  targets: TargetLabelTexts,
+  tails: readonly Labels[],
+  value: (view: V, tail: number) => number | undefined,
+): MetricFamily {
+  const tailTexts = tails.map((labels) => {
+    const text = renderLabels(labels);
+    return text === '' ? '' : `,${text}`;
+  });
+  const texts = new Map<string, readonly string[]>();
+  return {
+    name,
+    help,
+    type,
+    collect(sink): void {
+      const shown = views();
+      if (texts.size > 2 * shown.length + 64) texts.clear();
+      for (const view of shown) {
+        let labels = texts.get(view.name);
+        if (labels === undefined) {
+          const target = targets.of(view.name);
+          texts.set(view.name, (labels = tailTexts.map((tail) => target + tail)));
+        }
+        for (let tail = 0; tail < labels.length; tail += 1) {
+          const v = value(view, tail);
+          if (v !== undefined) sink.rendered(labels[tail] as string, v);
+        }
+      }
     },
   };
 }

@@ -34,7 +34,14 @@ function escapeHelp(text: string): string {
 }
 
 export class ExpositionWriter implements SampleSink {
-  private buffer = '';
+  /**
+   * The text gathered for the next chunk, as its pieces: joined once when the chunk is handed out. A
+   * string grown by `+=` is a tree of pieces (V8 ropes) that lives as long as the chunk, is copied by
+   * every young-generation collection meanwhile and is walked again to be flattened: with 34,000 short
+   * lines that was half of an idle scrape's render and a good share of its garbage collection.
+   */
+  private pieces: string[] = [];
+  private chars = 0;
   /** Name of the samples of the family being written (`_total` added for an OpenMetrics counter). */
   private sampleName = '';
   private series = 0;
@@ -87,15 +94,17 @@ export class ExpositionWriter implements SampleSink {
   }
 
   private write(text: string): void {
-    this.buffer += text;
-    if (this.buffer.length >= CHUNK_CHARS) this.flush();
+    this.pieces.push(text);
+    this.chars += text.length;
+    if (this.chars >= CHUNK_CHARS) this.flush();
   }
 
   /** Hands out what is gathered without ending the exposition (a part rendered on its own). */
   flush(): void {
-    if (this.buffer === '') return;
-    const chunk = this.buffer;
-    this.buffer = '';
+    if (this.chars === 0) return;
+    const chunk = this.pieces.join('');
+    this.pieces = [];
+    this.chars = 0;
     this.out(chunk);
   }
 }
