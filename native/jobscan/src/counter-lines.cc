@@ -275,8 +275,8 @@ int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r, 
     r[6] = c.unit_end;
     r[7] = c.samples;
     r[8] = c.sum;
-    r[9] = names->NumberOf(buf, name_start, name_end);
-    r[10] = c.unit_start < 0 ? -1 : names->NumberOf(buf, static_cast<size_t>(c.unit_start), static_cast<size_t>(c.unit_end));
+    r[9] = names->CounterName(buf, name_start, name_end);
+    r[10] = c.unit_start < 0 ? -1 : names->UnitName(buf, static_cast<size_t>(c.unit_start), static_cast<size_t>(c.unit_end));
     return kCounterLine;
   }
   const size_t name_length = name_end - name_start;
@@ -307,6 +307,27 @@ double NameTable::NumberOf(const uint8_t* buf, size_t start, size_t end) {
     const std::string& name = names_[static_cast<size_t>(number)];
     if (name.size() == length && std::memcmp(name.data(), buf + start, length) == 0) return number;
   }
+}
+
+double NameTable::NumberGuessing(int guess, const uint8_t* buf, size_t start, size_t end) {
+  if (guess >= 0) {
+    const std::string& name = names_[static_cast<size_t>(guess)];
+    if (name.size() == end - start && std::memcmp(name.data(), buf + start, end - start) == 0) return guess;
+  }
+  return NumberOf(buf, start, end);
+}
+
+double NameTable::CounterName(const uint8_t* buf, size_t start, size_t end) {
+  const double number = NumberGuessing(last_name_ < 0 ? -1 : follows_[static_cast<size_t>(last_name_)], buf, start, end);
+  if (last_name_ >= 0 && number >= 0) follows_[static_cast<size_t>(last_name_)] = static_cast<int>(number);
+  last_name_ = static_cast<int>(number);
+  return number;
+}
+
+double NameTable::UnitName(const uint8_t* buf, size_t start, size_t end) {
+  const double number = NumberGuessing(last_unit_, buf, start, end);
+  last_unit_ = static_cast<int>(number);
+  return number;
 }
 
 size_t ScanLines(const uint8_t* buf, size_t start, size_t end, double* out, size_t capacity, NameTable* names) {
