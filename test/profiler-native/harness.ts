@@ -56,8 +56,9 @@ export interface DumpMount extends MountBody {
   fstype: string;
   fsname: string;
   /** whose calls: '' the program's own, 'mpi-runtime' those made inside MPI_Init or MPI_Finalize,
-   * 'python-imports' a Python interpreter's calls on its modules' files */
-  component: '' | 'mpi-runtime' | 'python-imports';
+   * 'python-imports' a Python interpreter's calls on its modules' files, 'mpi-io' those made inside
+   * MPI_File_* calls, 'sqlite-journal' those on SQLite's journals */
+  component: '' | 'mpi-runtime' | 'python-imports' | 'mpi-io' | 'sqlite-journal';
 }
 export interface DumpProcess {
   pid: number;

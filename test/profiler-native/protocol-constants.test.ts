@@ -12,6 +12,7 @@ import { runCommand } from '../../exporter/src/cli/run-command.js';
 import { JOBID_VARIABLES } from '../../exporter/src/labels/process-job.js';
 import { iec } from '../../exporter/src/profiler/mistral-io.js';
 import { root } from './harness.js';
+import { WIRE_COMPONENTS } from '../../exporter/src/parsers/profiler-wire.js';
 
 const header = readFileSync(join(root, 'native/profiler/include/jobio_protocol.h'), 'utf8');
 
@@ -72,4 +73,21 @@ test('no C or C++ source of the library or the receiver spells the defaults or t
     }
   }
   assert.deepEqual(found, []);
+});
+
+test("the receiver's components are the header's enum jobio_component, value for value, and jobio-dump's names", () => {
+  const body = /enum jobio_component \{([^}]*)\}/.exec(header)?.[1] ?? '';
+  const values = [...body.matchAll(/JOBIO_COMPONENT_(\w+) = (\d+)/g)].filter((m) => m[1] !== 'COUNT');
+  const count = Number(/JOBIO_COMPONENT_COUNT = (\d+)/.exec(body)?.[1]);
+  assert.equal(values.length, count);
+  // PROGRAM is the program's own (''), the others the receiver's names in kebab case
+  assert.deepEqual(
+    values.map((m) => [Number(m[2]), m[1] === 'PROGRAM' ? '' : m[1]!.toLowerCase().replace(/_/g, '-')]),
+    WIRE_COMPONENTS.map((c, i) => [i, c]),
+  );
+  const dump = readFileSync(join(root, 'native/profiler/tools/jobio-dump.c'), 'utf8');
+  assert.deepEqual(
+    [.../components\[JOBIO_COMPONENT_COUNT\] = \{([^}]*)\}/.exec(dump)![1]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]),
+    [...WIRE_COMPONENTS],
+  );
 });

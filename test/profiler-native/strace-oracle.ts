@@ -213,3 +213,20 @@ export function straceStats(calls: readonly StraceCall[], dir: string, cwd = dir
   }
   return s;
 }
+
+/**
+ * The calls without the profiler's own that strace also sees in a profiled run: before an open with
+ * O_CREAT (not O_EXCL) the library asks whether the path exists (a newfstatat of the same path, just
+ * before the open on the same thread), to count the open as a create or not.
+ */
+export function withoutLibraryProbes(calls: readonly StraceCall[]): StraceCall[] {
+  const own = new Set<number>();
+  const last = new Map<number, number>();
+  const pathOf = (c: StraceCall | undefined): string | undefined => (c ? /"([^"]*)"/.exec(c.args)?.[1] : undefined);
+  calls.forEach((c, i) => {
+    const prev = last.get(c.pid);
+    if (prev !== undefined && /^open(at)?$/.test(c.name) && /O_CREAT/.test(c.args) && !/O_EXCL/.test(c.args) && calls[prev]?.name === 'newfstatat' && pathOf(calls[prev]) === pathOf(c)) own.add(prev);
+    last.set(c.pid, i);
+  });
+  return calls.filter((_, i) => !own.has(i));
+}

@@ -184,11 +184,18 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       });
       assert.equal(st.status, 0, st.stderr.toString());
       const o = straceVerdicts(readStraceCalls(prefix), traceDir);
-      // the program's own calls (what MPI_Init and MPI_Finalize did is the MPI runtime's)
-      const ranks = onShm(prof.dump, 'mpi-io-collective').filter((b) => b.component === '');
+      // the MPI-IO library's calls (the program makes none of its own there; what MPI_Init and
+      // MPI_Finalize did is the MPI runtime's)
+      const ranks = onShm(prof.dump, 'mpi-io-collective').filter((b) => b.component === 'mpi-io');
       const runtime = onShm(prof.dump, 'mpi-io-collective').filter((b) => b.component === 'mpi-runtime');
+      const own = onShm(prof.dump, 'mpi-io-collective').filter((b) => b.component === '');
       const why = JSON.stringify({ strace: o, profiler: ranks.map((b) => ({ calls: b.calls, reasons: b.reasons })) });
       assert.equal(ranks.length, 4, why);
+      assert.deepEqual(
+        own.map((b) => Object.values(b.calls).reduce((n, c) => n + c.red + c.yellow + c.green, 0)).filter((n) => n > 0),
+        [],
+        why,
+      );
       // the file and a lock-test file on every rank: 8 opens, none failed
       assert.equal(o.opens, 8, why);
       assert.equal(o.failedOpens, 0, why);
@@ -201,7 +208,7 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       assert.deepEqual(cls(ranks, 'write'), [o.writes.failed + o.writes.small, 0, o.writes.big], `writes: ${why}`);
       assert.equal(o.writes.small + o.writes.big, 1, why);
       // the stat MPI_File_open makes of the file (after opening it) is used, yellow, on every rank,
-      // and the program's only stat there; the MPI runtime's start-up checks of /dev/shm itself
+      // and the library's only stat there; the MPI runtime's start-up checks of /dev/shm itself
       // (access W_OK, in MPI_Init: no file of the job) are the runtime's, red, never failed
       const stats = straceStats(readStraceCalls(prefix), traceDir);
       assert.equal(stats.ok, 4, `strace: one stat of the file per rank: ${why}`);
@@ -784,6 +791,22 @@ describe('verdicts against strace, per program: sqlite3, python3, make', () => {
           const program = programOf(p);
           assert.equal(program.family, c.family, p);
           assert.equal(program.role, c.family === 'interpreter' ? 'job' : 'tool', p);
+        }
+        // SQLite's journals are a component of the process (its hint SQLite's too): every open of
+        // a journal's name is the component's, none the program's
+        if (c.family === 'sqlite') {
+          const journals = onShm(prof.dump, 'sqlite3').filter((m) => m.component === 'sqlite-journal');
+          const own = onShm(prof.dump, 'sqlite3').filter((m) => m.component === '');
+          const opens = (ms: DumpMount[]): number => cls(ms, 'open').reduce((a, b) => a + b, 0) + cls(ms, 'create').reduce((a, b) => a + b, 0);
+          const sqliteOpens = withPrograms(readStraceCalls(prefix), traceDir).filter((x) => x.program === 'sqlite3' && /^open(at)?$/.test(x.name));
+          const named = sqliteOpens.filter((x) => /-(journal|wal|shm)"/.test(x.args)).length;
+          // and the opens of the database's directory, to sync it after creating a rollback journal
+          const dirSyncs = sqliteOpens.filter((x) => x.args.includes(`"${traceDir}"`)).length;
+          assert.ok(named >= 1, 'strace: sqlite3 opened a journal');
+          assert.equal(opens(journals), named + dirSyncs, JSON.stringify({ named, dirSyncs, journals: journals.map((m) => m.calls) }));
+          const inTrace = sqliteOpens.filter((x) => resolve(traceDir, /"([^"]*)"/.exec(x.args)?.[1] ?? '/').startsWith(traceDir)).length;
+          assert.equal(opens(own), inTrace - named - dirSyncs);
+          assert.equal(programOf('sqlite3', '', 'sqlite-journal').role, 'library');
         }
       } finally {
         removeDir(base);

@@ -76,6 +76,14 @@ export class ProfilerMetrics {
     const unseenLabels = ['jobid', 'user', 'kind'];
     const families = [
       sums('jobio_profiler_calls_total', 'I/O calls counted by the profiler, by call type and red/yellow/green class.', store.calls, callLabels),
+      // an open is classified at its close, a stat when its path is opened or the process ends: this
+      // one counts them when they were made, so its rate is the job's call rate in time
+      sums('jobio_profiler_calls_made_total', 'I/O calls counted when they were made, by call type (opens and stats before their class is decided).', store.callsMade, [
+        'jobid',
+        'user',
+        'mount',
+        'call',
+      ]),
       sums('jobio_profiler_read_bytes_total', 'Bytes read, by transfer size bin (small/medium/large).', store.readBytes, sizeLabels),
       sums('jobio_profiler_write_bytes_total', 'Bytes written, by transfer size bin (small/medium/large).', store.writeBytes, sizeLabels),
       sums('jobio_profiler_io_seconds_total', 'Seconds spent in I/O calls, estimated from sampled durations.', store.ioSeconds, callLabels),

@@ -404,3 +404,125 @@ test('JobStatsStream: the last line of a file without its newline is read as one
     assert.deepEqual(streamed(text, [head.length + 3]), whole.seen, `${JSON.stringify(last)} streamed`);
   }
 });
+
+// The addon (native/jobscan) reads the counter lines it is sure of and hands back every other line:
+// on any input, scanning with it gives exactly what the scanner gives in JavaScript alone.
+function bothWays(input: string | Uint8Array): void {
+  assert.deepEqual(parseJobStats(input, 'native'), parseJobStats(input, 'js'));
+}
+
+test('job_stats scanner (property): the addon and JavaScript agree on random bytes', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 2000 }), (bytes) => bothWays(bytes)),
+    { numRuns: 500 },
+  );
+});
+
+test('job_stats scanner (property): the addon and JavaScript agree on any splice of real captures', () => {
+  const texts = [...fixtureCases.map(([p]) => fixture(p)), V214, V2150].filter((t) => t.length > 0);
+  fc.assert(
+    fc.property(fc.nat(texts.length - 1), fc.nat(), fc.nat(), fc.string({ maxLength: 40 }), (which, cut, at, noise) => {
+      const text = texts[which]!;
+      const end = cut % (text.length + 1);
+      const where = at % (end + 1);
+      bothWays(text.slice(0, where) + noise + text.slice(where, end));
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+test('job_stats scanner (property): the addon and JavaScript agree on counter-shaped noise', () => {
+  const token = fc.constantFrom(
+    '- job_id:',
+    'job_stats:',
+    'mdt.x.job_stats=',
+    'obdfilter.x.other=',
+    '  open:',
+    '  start_time:',
+    '  snapshot_time:',
+    'start_time      :',
+    ' 1723102025.05',
+    ' 1.2.3',
+    '.',
+    ' secs.nsecs',
+    'open:',
+    ' {',
+    ' { samples:',
+    'samples:',
+    'sa:',
+    'sum:',
+    'su:',
+    'sumsq:',
+    'unit:',
+    'u:',
+    'hist:',
+    'h:',
+    ' 12',
+    ' 999999999999999',
+    ' 1234567890123456',
+    ' 18446744073709551616',
+    ' reqs',
+    ' usecs',
+    ',',
+    ', ',
+    ' }',
+    '}',
+    '{',
+    ', hist: { 4K: 1 }',
+    ':',
+    '\n',
+    '\r\n',
+    '\r',
+    '\t',
+    '  ',
+    ' ',
+    'x',
+  );
+  fc.assert(
+    fc.property(fc.array(token, { maxLength: 300 }), (tokens) => bothWays(tokens.join(''))),
+    { numRuns: 2000 },
+  );
+});
+
+test('JobStatsStream (property): the addon and JavaScript agree on any chunking of spliced captures', () => {
+  const texts = fixtureCases.map(([p]) => fixture(p)).filter((t) => t.length > 0);
+  const read = (bytes: Buffer, cuts: readonly number[], engine: 'native' | 'js'): unknown[] => {
+    const { visitor, seen } = recorder();
+    const stream = new JobStatsStream(visitor, engine);
+    let at = 0;
+    for (const cut of [...cuts, bytes.length]) {
+      const end = Math.min(bytes.length, Math.max(at, cut));
+      const chunk = Buffer.from(bytes.subarray(at, end));
+      stream.push(chunk);
+      chunk.fill(0x7b); // `{`: a reused chunk's stale bytes must not decide a line
+      at = end;
+    }
+    seen.push(stream.end());
+    return seen;
+  };
+  fc.assert(
+    fc.property(fc.nat(texts.length - 1), fc.nat(), fc.string({ maxLength: 30 }), fc.array(fc.nat(), { maxLength: 20 }), (which, at, noise, raw) => {
+      const text = texts[which]!;
+      const where = at % (text.length + 1);
+      const bytes = Buffer.from(text.slice(0, where) + noise + text.slice(where));
+      const cuts = raw.map((r) => r % (bytes.length + 1)).sort((a, b) => a - b);
+      assert.deepEqual(read(bytes, cuts, 'native'), read(bytes, cuts, 'js'));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('job_stats scanner: the addon and JavaScript agree past the addon record buffer (thousands of lines in one call, CRLF, a malformed line at every 97th entry)', () => {
+  const entries: string[] = [];
+  for (let i = 0; i < 3000; i += 1) {
+    const entry = V214.replace('job_stats:\n', '').replace('SLURM_JOB10', `SLURM_JOB${i}`);
+    entries.push(i % 97 === 0 ? entry.replace('unit: usecs', 'unit usecs') : entry);
+  }
+  const text = `job_stats:\n${entries.join('')}`;
+  for (const input of [text, text.replaceAll('\n', '\r\n')]) {
+    const native = parseJobStats(input, 'native');
+    assert.equal(native.entries.length, 3000);
+    assert.equal(native.malformedLines, 31);
+    assert.deepEqual(native, parseJobStats(input, 'js'));
+  }
+});

@@ -15,6 +15,7 @@
 // values the exporter uses (samples, sum) become numbers; min/max/sumsq/hist are checked and skipped.
 // It never throws on input: lines it cannot read are reported to the visitor and skipped.
 import { normalizeU64, type U64 } from '../util/u64.js';
+import { COUNTER_LINE, linesAddon, RECORD_FIELDS, START_TIME_LINE } from './jobstats-lines-addon.js';
 
 /** One job_stats entry, as a view that the scanner reuses for the next entry: copy what you keep. */
 export interface JobStatsEntryView {
@@ -104,6 +105,26 @@ function skipBlanks(buf: Buffer, p: number, end: number): number {
 export const MAX_LINE_BYTES = 64 << 10;
 const EMPTY = Buffer.alloc(0);
 
+/** How the scanner splits and reads lines: `native` through the addon when it is built (the default), `js` always in JavaScript. */
+export type ScanEngine = 'native' | 'js';
+
+/**
+ * Record buffers of the addon (2,048 lines each, ~150 KB): taken for one lines() call and given back,
+ * so thousands of small files a scrape allocate none and a visitor that scans again gets its own.
+ */
+const RECORDS_PER_CALL = 2048;
+const spareRecords: Float64Array[] = [];
+/**
+ * A value read from the records (a double) as the JavaScript scanner makes it: a small integer stays
+ * one (held in place in arrays), where a double would be boxed in the arrays the entries keep.
+ */
+function small(value: number): number {
+  return value >= -1 && value <= 0x3fffffff ? value | 0 : value;
+}
+
+/** The strings of the addon's name numbers (its table is this thread's, as this module is). */
+const namesByNumber: string[] = [];
+
 class Scanner {
   private buf: Buffer = EMPTY;
   private pos = 0;
@@ -115,10 +136,15 @@ class Scanner {
   private skipping = false;
   private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, invalid: false, names: [], units: [], samples: [], sums: [] };
 
-  constructor(private readonly visitor: JobStatsVisitor) {}
+  constructor(
+    private readonly visitor: JobStatsVisitor,
+    private readonly engine: ScanEngine = 'native',
+  ) {}
 
   /** Scans every line of buf[start, end); the last one need not end with a newline. */
   lines(buf: Buffer, start: number, end: number): void {
+    const addon = this.engine === 'native' ? linesAddon() : undefined;
+    if (addon) return this.nativeLines(addon.scanLines, buf, start, end);
     this.buf = buf;
     while (start < end) {
       let eol = buf.indexOf(NL, start);
@@ -131,6 +157,60 @@ class Scanner {
       start = eol + 1;
     }
     this.buf = EMPTY;
+  }
+
+  /**
+   * lines() with the byte loop in C++: the addon splits the lines, reads the counter and start_time
+   * lines it is sure of and leaves out those that change nothing (snapshot_time, blank); every other
+   * line (job ids, frames, anything odd) is read by line() here as before, so both ways give the
+   * same entries, counts and errors.
+   */
+  private nativeLines(scanLines: (bytes: Uint8Array, start: number, end: number, out: Float64Array) => number, buf: Buffer, start: number, end: number): void {
+    const out = spareRecords.pop() ?? new Float64Array(RECORDS_PER_CALL * RECORD_FIELDS);
+    this.buf = buf;
+    try {
+      while (start < end) {
+        const records = scanLines(buf, start, end, out);
+        for (let at = 0; at < records * RECORD_FIELDS; at += RECORD_FIELDS) {
+          const kind = out[at];
+          if (kind === COUNTER_LINE) this.counterRecord(out, at);
+          else if (kind === START_TIME_LINE) {
+            // keyLine()'s start_time: kept inside an entry, not while skipping another parameter.
+            if (!this.skipping && this.inEntry) this.view.startTime = out[at + 7]!;
+          } else {
+            const lineStart = out[at + 1]!;
+            this.pos = lineStart;
+            this.lineEnd = out[at + 2]!;
+            this.line(lineStart);
+          }
+        }
+        if (records < RECORDS_PER_CALL) break;
+        // The records filled up: go on after the newline of the last one's line.
+        const nl = buf.indexOf(NL, out[(records - 1) * RECORD_FIELDS + 2]);
+        if (nl < 0 || nl >= end) break;
+        start = nl + 1;
+      }
+    } finally {
+      this.buf = EMPTY;
+      spareRecords.push(out);
+    }
+  }
+
+  /** A counter line the addon read whole: what line() → keyLine() → counter() would do with it. */
+  private counterRecord(out: Float64Array, at: number): void {
+    if (this.skipping) return;
+    if (!this.inEntry) return this.bad();
+    const { buf } = this;
+    const v = this.view;
+    const i = v.count;
+    const name = out[at + 9]!;
+    v.names[i] = name < 0 ? internGuess(v.names[i], buf, out[at + 3]!, out[at + 4]!) : (namesByNumber[name] ??= buf.toString('latin1', out[at + 3], out[at + 4]));
+    const unitStart = out[at + 5]!;
+    const unit = out[at + 10]!;
+    v.units[i] = unitStart < 0 ? '' : unit < 0 ? internGuess(v.units[i], buf, unitStart, out[at + 6]!) : (namesByNumber[unit] ??= buf.toString('latin1', unitStart, out[at + 6]));
+    v.samples[i] = small(out[at + 7]!);
+    v.sums[i] = small(out[at + 8]!);
+    v.count = i + 1;
   }
 
   /** A line too long to be job_stats: counted, not scanned. */
@@ -345,9 +425,9 @@ class Scanner {
 }
 
 /** Scans one job_stats text (raw file or `lctl get_param` output), calling the visitor per entry. */
-export function scanJobStats(input: Uint8Array | string, visitor: JobStatsVisitor): JobStatsScanResult {
+export function scanJobStats(input: Uint8Array | string, visitor: JobStatsVisitor, engine: ScanEngine = 'native'): JobStatsScanResult {
   const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  const scanner = new Scanner(visitor);
+  const scanner = new Scanner(visitor, engine);
   scanner.lines(buf, 0, buf.length);
   return scanner.finish();
 }
@@ -365,8 +445,8 @@ export class JobStatsStream {
   /** Inside a line already counted as too long: drop bytes up to its newline. */
   private discarding = false;
 
-  constructor(visitor: JobStatsVisitor) {
-    this.scanner = new Scanner(visitor);
+  constructor(visitor: JobStatsVisitor, engine: ScanEngine = 'native') {
+    this.scanner = new Scanner(visitor, engine);
   }
 
   push(chunk: Buffer): void {
@@ -444,20 +524,24 @@ export interface JobStatsEntry {
 }
 
 /** Materialised form of scanJobStats() for tests and small inputs (the collector streams instead). */
-export function parseJobStats(input: Uint8Array | string): { entries: JobStatsEntry[]; malformedLines: number } {
+export function parseJobStats(input: Uint8Array | string, engine: ScanEngine = 'native'): { entries: JobStatsEntry[]; malformedLines: number } {
   const entries: JobStatsEntry[] = [];
   let kind: string | undefined;
   let target: string | undefined;
-  const result = scanJobStats(input, {
-    target(k, t) {
-      kind = k;
-      target = t;
+  const result = scanJobStats(
+    input,
+    {
+      target(k, t) {
+        kind = k;
+        target = t;
+      },
+      entry(v) {
+        const counters: JobStatsCounter[] = [];
+        for (let i = 0; i < v.count; i += 1) counters.push({ name: v.names[i]!, unit: v.units[i]!, samples: v.samples[i]!, sum: v.sums[i] === -1 ? undefined : v.sums[i] });
+        entries.push({ target, kind, rawId: v.rawId, startTime: v.startTime, invalid: v.invalid, counters });
+      },
     },
-    entry(v) {
-      const counters: JobStatsCounter[] = [];
-      for (let i = 0; i < v.count; i += 1) counters.push({ name: v.names[i]!, unit: v.units[i]!, samples: v.samples[i]!, sum: v.sums[i] === -1 ? undefined : v.sums[i] });
-      entries.push({ target, kind, rawId: v.rawId, startTime: v.startTime, invalid: v.invalid, counters });
-    },
-  });
+    engine,
+  );
   return { entries, malformedLines: result.malformedLines };
 }

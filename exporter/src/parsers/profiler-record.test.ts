@@ -48,9 +48,11 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
     stdio_bytes: MOUNT.stdio_bytes,
     max_call_ns: MOUNT.max_call_ns,
     max_sized_ns: MOUNT.max_sized_ns,
+    made_calls: MOUNT.made_calls,
   });
   assert.deepEqual(c.v1, { process: PROCESS.sizeV1, mount: MOUNT.sizeV1, reasonCount: WIRE_REASONS.length, stdioCount: STDIO_FNS.length });
   assert.deepEqual(c.v2, { mount: MOUNT.sizeV2 });
+  assert.deepEqual(c.v3, { mount: MOUNT.sizeV3 });
   const enums = c.enums ?? {};
   CALL_TYPES.forEach((name, i) => assert.equal(enums[name], i, `call ${name}`));
   assert.equal(enums.callCount, CALL_TYPES.length);
@@ -133,6 +135,10 @@ test('decodes every field of frames written by the C structs', () => {
     mount.maxSizedNs,
     DIRECTIONS.map((_, d) => SIZE_BINS.map((_b, b) => expected.maxSizedNs(1, d, b))),
   );
+  assert.deepEqual(
+    mount.madeCalls,
+    CALL_TYPES.map((_, c) => expected.madeCalls(1, c)),
+  );
   DIRECTIONS.forEach((_, d) => {
     SIZE_BINS.forEach((_b, b) => assert.deepEqual(mount.sized[d]?.[b], { calls: expected.sizedCalls(1, d, b), bytes: expected.sizedBytes(1, d, b), timeNs: expected.sizedTimeNs(1, d, b) }));
     for (let i = 0; i < POW2_BINS; i++) {
@@ -161,9 +167,10 @@ test('rejects malformed frames with a reason', () => {
     ['47 bytes', p1.subarray(0, 47), 'short'],
     ['wrong magic', mutate(p1, (b) => b.writeUInt32LE(0x12345678, 0)), 'bad_magic'],
     ['version 0', mutate(p1, (b) => b.writeUInt16LE(0, 4)), 'bad_version'],
-    ['version 4', mutate(p1, (b) => b.writeUInt16LE(4, 4)), 'bad_version'],
+    ['version 5', mutate(p1, (b) => b.writeUInt16LE(5, 4)), 'bad_version'],
     ['version 1 with the version 2 size', mutate(p1, (b) => b.writeUInt16LE(1, 4)), 'bad_length'],
-    ['mount version 2 with the version 3 size', mutate(m1, (b) => b.writeUInt16LE(2, 4)), 'bad_length'],
+    ['mount version 2 with the version 4 size', mutate(m1, (b) => b.writeUInt16LE(2, 4)), 'bad_length'],
+    ['mount version 3 with the version 4 size', mutate(m1, (b) => b.writeUInt16LE(3, 4)), 'bad_length'],
     ['exec target without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.exec_target, PROCESS.exec_target + PROCESS.execTargetLength)), 'bad_string'],
     ['kind 0', mutate(p1, (b) => b.writeUInt16LE(0, 6)), 'bad_kind'],
     ['kind 3', mutate(p1, (b) => b.writeUInt16LE(3, 6)), 'bad_kind'],
@@ -201,8 +208,28 @@ test('version 1 frames (a library without the extensions) are accepted, their ex
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
   assert.deepEqual(
-    { ...full.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined, maxCallNs: undefined, maxSizedNs: undefined },
-    { ...m.record, header: undefined, reasonCalls: undefined, reasonTimeNs: undefined, stdioCalls: undefined, stdioBytes: undefined, maxCallNs: undefined, maxSizedNs: undefined },
+    {
+      ...full.record,
+      header: undefined,
+      reasonCalls: undefined,
+      reasonTimeNs: undefined,
+      stdioCalls: undefined,
+      stdioBytes: undefined,
+      maxCallNs: undefined,
+      maxSizedNs: undefined,
+      madeCalls: undefined,
+    },
+    {
+      ...m.record,
+      header: undefined,
+      reasonCalls: undefined,
+      reasonTimeNs: undefined,
+      stdioCalls: undefined,
+      stdioBytes: undefined,
+      maxCallNs: undefined,
+      maxSizedNs: undefined,
+      madeCalls: undefined,
+    },
   );
 });
 
@@ -218,7 +245,24 @@ test('version 2 mount frames (a library without the maxima) are accepted, their 
   assert.deepEqual(m.record.maxSizedNs, [new Array(SIZE_BINS.length).fill(0), new Array(SIZE_BINS.length).fill(0)]);
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
-  assert.deepEqual({ ...full.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined }, { ...m.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined });
+  assert.deepEqual(
+    { ...full.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined },
+    { ...m.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined },
+  );
+});
+
+test('version 3 mount frames (a library without the calls made) are accepted, without madeCalls', () => {
+  const [, m1] = dumpFrames();
+  assert.ok(m1);
+  const b = Buffer.from(m1.subarray(0, MOUNT.sizeV3));
+  b.writeUInt16LE(3, 4);
+  b.writeUInt32LE(MOUNT.sizeV3, 8);
+  const m = decodeFrame(b);
+  assert.ok(m.ok && m.record.kind === 'mount');
+  assert.equal(m.record.madeCalls, undefined);
+  const full = decodeFrame(m1);
+  assert.ok(full.ok && full.record.kind === 'mount');
+  assert.deepEqual({ ...full.record, header: undefined, madeCalls: undefined }, { ...m.record, header: undefined, madeCalls: undefined });
 });
 
 test('never throws on arbitrary bytes, nor on valid headers with random bodies', () => {

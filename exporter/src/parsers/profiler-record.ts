@@ -23,6 +23,7 @@ import {
   type WireComponent,
   WIRE_VERSION_1,
   WIRE_VERSION_2,
+  WIRE_VERSION_3,
 } from './profiler-wire.js';
 
 export type RejectReason = 'short' | 'bad_magic' | 'bad_version' | 'bad_kind' | 'bad_length' | 'bad_string';
@@ -111,6 +112,12 @@ export interface MountRecord {
    */
   readonly maxCallNs?: readonly number[];
   readonly maxSizedNs?: readonly (readonly number[])[];
+  /**
+   * Version 4 (absent in older frames): the calls made per call type (CALL_TYPES), cumulative,
+   * whatever their class and whether it is decided yet. An open is decided at its close and a stat
+   * when its path is opened or the process ends; `calls` counts them then, this when they were made.
+   */
+  readonly madeCalls?: readonly number[];
 }
 
 export type ProfilerRecord = ProcessRecord | MountRecord;
@@ -197,6 +204,7 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
   const ext = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v2 ? u64(buf, start + i * 8) : 0));
   const v3 = v2 && header.version !== WIRE_VERSION_2;
   const max = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v3 ? u64(buf, start + i * 8) : 0));
+  const v4 = v3 && header.version !== WIRE_VERSION_3;
   const component = WIRE_COMPONENTS[buf.readUInt32LE(HEADER.reserved)] || undefined;
   return {
     ok: true,
@@ -217,6 +225,7 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
       stdioBytes: ext(MOUNT.stdio_bytes, STDIO_FNS.length),
       maxCallNs: max(MOUNT.max_call_ns, CALL_TYPES.length),
       maxSizedNs: DIRECTIONS.map((_, d) => max(MOUNT.max_sized_ns + d * SIZE_BINS.length * 8, SIZE_BINS.length)),
+      ...(v4 ? { madeCalls: CALL_TYPES.map((_, c) => u64(buf, MOUNT.made_calls + c * 8)) } : {}),
     },
   };
 }
@@ -224,18 +233,18 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
 /** The exact size of a frame of this kind and version. */
 function frameSize(kind: number, version: number): number {
   if (kind === KIND_PROCESS) return version === WIRE_VERSION_1 ? PROCESS.sizeV1 : PROCESS.size;
-  return version === WIRE_VERSION_1 ? MOUNT.sizeV1 : version === WIRE_VERSION_2 ? MOUNT.sizeV2 : MOUNT.size;
+  return version === WIRE_VERSION_1 ? MOUNT.sizeV1 : version === WIRE_VERSION_2 ? MOUNT.sizeV2 : version === WIRE_VERSION_3 ? MOUNT.sizeV3 : MOUNT.size;
 }
 
 /**
- * Decodes one message. Checks, in order: header present, magic, version (1, 2 or 3), kind, exact
+ * Decodes one message. Checks, in order: header present, magic, version (1 to 4), kind, exact
  * length (the version's struct size), strings.
  */
 export function decodeFrame(buf: Buffer): DecodeResult {
   if (buf.length < HEADER.size) return reject('short');
   if (buf.readUInt32LE(HEADER.magic) !== WIRE_MAGIC) return reject('bad_magic');
   const version = buf.readUInt16LE(HEADER.version);
-  if (version !== WIRE_VERSION && version !== WIRE_VERSION_2 && version !== WIRE_VERSION_1) return reject('bad_version');
+  if (version !== WIRE_VERSION && version !== WIRE_VERSION_3 && version !== WIRE_VERSION_2 && version !== WIRE_VERSION_1) return reject('bad_version');
   const kind = buf.readUInt16LE(HEADER.kind);
   if (kind !== KIND_PROCESS && kind !== KIND_MOUNT) return reject('bad_kind');
   const expected = frameSize(kind, version);

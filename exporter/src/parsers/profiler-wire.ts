@@ -4,10 +4,11 @@
 
 export const WIRE_MAGIC = 0x4f49424a; // "JBIO" as little-endian bytes
 /**
- * Version 2 appended the process and mount extensions, version 3 the mount frame's maxima; version 1
- * and 2 frames (without them) are still accepted.
+ * Version 2 appended the process and mount extensions, version 3 the mount frame's maxima, version 4
+ * its calls made per call type; version 1, 2 and 3 frames (without them) are still accepted.
  */
-export const WIRE_VERSION = 3;
+export const WIRE_VERSION = 4;
+export const WIRE_VERSION_3 = 3;
 export const WIRE_VERSION_2 = 2;
 export const WIRE_VERSION_1 = 1;
 export const WIRE_MAX_FRAME = 16384;
@@ -53,7 +54,7 @@ export const HEADER = { magic: 0, version: 4, kind: 6, length: 8, flags: 12, seq
  * enum jobio_component: whose calls a MOUNT frame holds (its header's `reserved` word; 0 in older
  * senders). Index = wire value; '' = the program's own. A value not listed here counts as the program's.
  */
-export const WIRE_COMPONENTS = ['', 'mpi-runtime', 'python-imports'] as const;
+export const WIRE_COMPONENTS = ['', 'mpi-runtime', 'python-imports', 'mpi-io', 'sqlite-journal'] as const;
 /** A component a MOUNT frame can carry (not the program's own). */
 export type WireComponent = Exclude<(typeof WIRE_COMPONENTS)[number], ''>;
 
@@ -110,7 +111,10 @@ export const MOUNT = {
   /** struct jobio_mount_max (version 3): the longest timed call per call type, then per direction and size bin */
   max_call_ns: 3688,
   max_sized_ns: 3792,
+  /** struct jobio_mount_made (version 4): the calls made per call type, decided or not */
+  made_calls: 3840,
   sizeV1: 3384,
   sizeV2: 3688,
-  size: 3840,
+  sizeV3: 3840,
+  size: 3944,
 } as const;

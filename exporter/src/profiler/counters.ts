@@ -22,9 +22,10 @@ const REASON_CALLS = POW2_BYTES + ND * POW2_BINS;
 const REASON_TIME = REASON_CALLS + NR;
 const STDIO_CALLS = REASON_TIME + NR;
 const STDIO_BYTES = STDIO_CALLS + NS;
+const MADE = STDIO_BYTES + NS;
 // The maxima come last: not cumulative (each frame's are its interval's), so they are taken as they
 // are instead of differenced, and merged by the larger instead of added.
-const MAX_CALL = STDIO_BYTES + NS;
+const MAX_CALL = MADE + NC;
 const MAX_SIZED = MAX_CALL + NC;
 export const COUNTER_SLOTS = MAX_SIZED + ND * NB;
 
@@ -43,6 +44,12 @@ export const slot = {
   reasonTimeNs: (r: number): number => REASON_TIME + r,
   stdioCalls: (f: number): number => STDIO_CALLS + f,
   stdioBytes: (f: number): number => STDIO_BYTES + f,
+  /**
+   * the calls of type c made, whatever their class and whether it is decided yet: an open counts
+   * here when it is made, in `calls` when its close decides its class (a stat when its path is
+   * opened or the process ends), so the calls of a time frame are these
+   */
+  made: (c: number): number => MADE + c,
   /** the longest single timed call (ns): per call type, and per direction and size bin */
   maxCallNs: (c: number): number => MAX_CALL + c,
   maxSizedNs: (d: number, b: number): number => MAX_SIZED + d * NB + b,
@@ -57,11 +64,15 @@ export function emptyCounters(): Counters {
 export function countersOf(record: MountRecord): Counters {
   const v = emptyCounters();
   record.calls.forEach((stats, c) => {
+    let decided = 0;
     for (let k = 0; k < NK; k++) {
       v[slot.calls(c, k)] = stats.calls[k] ?? 0;
       v[slot.timeNs(c, k)] = stats.timeNs[k] ?? 0;
+      decided += stats.calls[k] ?? 0;
     }
     v[slot.sampled(c)] = stats.sampled;
+    // a sender before the calls made (version 3 and older): they count when they are decided
+    v[slot.made(c)] = record.madeCalls?.[c] ?? decided;
   });
   record.sized.forEach((bins, d) =>
     bins.forEach((s, b) => {

@@ -55,8 +55,20 @@ test('known tools, shells, runtimes and libraries get what is true of them, not 
   );
   assert.match(
     hintFor(fig('open_nothing_transferred', 3), ctx('app', { program: programOf('app', '', 'mpi-io') })),
-    /in collective I\/O every rank opens the file and only the aggregators move the data: expected/,
+    /in collective I\/O every rank opens the file \(and the library its lock-test and shared-file-pointer files\) and only the aggregators move the data: expected/,
   );
+  // MPI-IO's opens on ranks that are not aggregators: never "do not open files you do not read or write"
+  const mpiio = programOf('app', '', 'mpi-io');
+  assert.equal(mpiio.role, 'library');
+  for (const r of ['open_nothing_transferred', 'open_bytes_unseen', 'open_few_bytes'] as const)
+    assert.doesNotMatch(hintFor(fig(r, 3), ctx('app', { program: mpiio })), /do not open files|pack small files/);
+  assert.match(hintFor(fig('small_write', 300, 300 * 80), ctx('app', { program: mpiio })), /^The MPI-IO library \(ROMIO\/OMPIO\) on \/scratch: 300 writes .*\(MPI_File_write_all/);
+  // SQLite's journals inside any program (python3's sqlite3 module): SQLite's hint, a library's role
+  const embedded = programOf('python3.11', '', 'sqlite-journal');
+  assert.equal(embedded.role, 'library');
+  assert.match(hintFor(fig('sync', 63), ctx('python3.11', { program: embedded })), /^SQLite's journal on \/scratch: 63 syncs: SQLite syncs at every commit/);
+  assert.match(hintFor(fig('failed_not_found', 44), ctx('python3.11', { program: embedded })), /hot journal .* expected/);
+  assert.match(hintFor(fig('small_write', 162, 162 * 500), ctx('python3.11', { program: embedded })), /rollback journal at every transaction: make fewer, larger transactions .*journal_mode=WAL/);
 });
 
 test('below the gain threshold a hint says "nothing to gain" and gives no advice', () => {

@@ -141,7 +141,11 @@ function knownAdvice(f: ReasonFigure, p: Program): string {
     case 'mpi-runtime':
       return `the MPI runtime's start-up and shutdown (its configuration, components, session files): ${NOTHING_IN_YOUR_CODE}`;
     case 'mpi-io':
-      if (r === 'open_nothing_transferred') return 'in collective I/O every rank opens the file and only the aggregators move the data: expected on the other ranks';
+      if (r === 'open_nothing_transferred' || r === 'open_bytes_unseen' || r === 'open_few_bytes')
+        return 'in collective I/O every rank opens the file (and the library its lock-test and shared-file-pointer files) and only the aggregators move the data: expected on the other ranks';
+      // the library passes independent requests through as they come: the code that made them can combine them
+      if (r === 'small_read' || r === 'small_write')
+        return `the MPI-IO library passed small requests through as they came: make them collective (MPI_File_${r === 'small_read' ? 'read' : 'write'}_all with a file view) so that the aggregators combine them into large ones`;
       return `the MPI-IO library's own work (its lock tests, shared file pointers and requests): ${NOTHING_IN_YOUR_CODE}`;
     case 'loader':
       return 'loading shared libraries at run time (dlopen): expected at start-up; on a parallel file system install the software on a local disk or in a container image';

@@ -106,6 +106,21 @@ test('what MPI_Init and MPI_Finalize did in a rank is the MPI runtime\'s: progra
   );
 });
 
+test('the MPI-IO library and SQLite\'s journals inside a process: program="app [mpi-io]" and "python3.11 [sqlite-journal]", role library, beside the program\'s own', () => {
+  const store = new ProfilerMetricStore(new JobSlots(10), () => 0);
+  store.mountDelta({ ...id, exe: 'app' }, { path: '/a', fstype: 'x', fsname: 'y', component: 'mpi-io' }, smallRead());
+  store.mountDelta({ ...id, exe: 'app' }, { path: '/a', fstype: 'x', fsname: 'y' }, smallRead());
+  store.mountDelta({ ...id, key: '3/3', pid: 3, exe: 'python3.11' }, { path: '/a', fstype: 'x', fsname: 'y', component: 'sqlite-journal' }, smallRead());
+  assert.deepEqual(
+    [...store.reasonCalls.values.values()].map((e) => [e.labels[5], e.labels[6], e.value]),
+    [
+      ['app [mpi-io]', 'library', 1],
+      ['app', 'job', 1],
+      ['python3.11 [sqlite-journal]', 'library', 1],
+    ],
+  );
+});
+
 test('blind spots per job: processes that used io_uring or mapped files, the mapped bytes, and programs that ran without the profiler', () => {
   let now = 0;
   const store = new ProfilerMetricStore(new JobSlots(10), () => now);

@@ -140,6 +140,8 @@ export class CappedLabels {
 
 export class ProfilerMetricStore implements AggregatorSink {
   readonly calls = new LabelledSums(); // jobid, user, mount, call, class
+  /** Calls as they were made, per call type (an open's class is counted in `calls` at its close): the job's call rate. */
+  readonly callsMade = new LabelledSums(); // jobid, user, mount, call
   readonly ioSeconds = new LabelledSums(); // jobid, user, mount, call, class
   /** Calls whose duration was measured, per call type only: 13 series per job and user (a thread samples at one rate on every mount). */
   readonly timedCalls = new LabelledSums(); // jobid, user, call
@@ -156,6 +158,7 @@ export class ProfilerMetricStore implements AggregatorSink {
   private get allSums(): LabelledSums[] {
     return [
       this.calls,
+      this.callsMade,
       this.ioSeconds,
       this.timedCalls,
       this.readBytes,
@@ -210,6 +213,7 @@ export class ProfilerMetricStore implements AggregatorSink {
         this.ioSeconds.add([job, user, path, call, cls], (inc[slot.timeNs(c, k)] ?? 0) / 1e9);
       });
       this.timedCalls.add([job, user, call], inc[slot.sampled(c)] ?? 0);
+      this.callsMade.add([job, user, path, call], inc[slot.made(c)] ?? 0);
     });
     DIRECTIONS.forEach((dir, d) => {
       const sums = dir === 'read' ? this.readBytes : this.writeBytes;

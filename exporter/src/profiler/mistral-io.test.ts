@@ -2,12 +2,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CALL_TYPES } from '../parsers/profiler-wire.js';
 import { iec, ioObject, keyedValues, namedRanges, perSecond, pow2Range, type IoKeyOptions, type SizeBinning } from './mistral-io.js';
-import { addInto, delta, emptyCounters, slot } from './counters.js';
+import { addInto, delta, emptyCounters, slot, type Counters } from './counters.js';
 import { fsHost, isoTimestamp } from './mistral-records.js';
 import { resolveRunOptions } from '../run/run-options.js';
 
 /** jobio's defaults (run-options.test.ts pins them): every key, with durations. */
 const IO: IoKeyOptions = resolveRunOptions({}, {}).io;
+
+/** Every call counted by class was also made in the same second (as a sender before the calls made is decoded). */
+function madeAsDecided(v: Counters): Counters {
+  for (let c = 0; c < CALL_TYPES.length; c++) v[slot.made(c)] = [0, 1, 2].reduce((n, k) => n + (v[slot.calls(c, k)] ?? 0), 0);
+  return v;
+}
 
 test('IEC size-range names', () => {
   assert.equal(iec(32768), '32KiB');
@@ -41,6 +47,7 @@ test('size binning: the threshold ranges, the powers of two, one aggregate (comb
   v[slot.pow2Calls(1, 13)] = 40;
   v[slot.pow2Bytes(1, 13)] = 40 * 4096;
   v[slot.calls(1, 2)] = 40; // (green: the class does not matter here)
+  madeAsDecided(v);
   const calls = (sized: SizeBinning): Record<string, number> =>
     Object.fromEntries([...keyedValues(v, { ...IO, write: { ...IO.write, sized } })].filter(([k, kv]) => k.startsWith('write_') && kv.calls > 0).map(([k, kv]) => [k, kv.calls]));
   assert.deepEqual(calls('small-medium-large'), { 'write_0-32KiB': 40, write_all: 40 });
@@ -54,6 +61,7 @@ test('the io keys follow read/write enabled and duration, seek, and the metadata
   const put = (name: string, calls: number): void => {
     const c = CALL_TYPES.indexOf(name as never);
     v[slot.calls(c, 2)] = calls;
+    v[slot.made(c)] = calls;
     v[slot.timeNs(c, 2)] = calls * 1000;
     v[slot.sampled(c)] = calls;
   };
@@ -117,6 +125,8 @@ test('max/call: the longest timed call of the frame, merged by the larger over s
   second[slot.timeNs(close, 2)] = 50_000;
   second[slot.sampled(close)] = 10;
   second[slot.maxCallNs(close)] = 12_600;
+  madeAsDecided(first);
+  madeAsDecided(second);
   const sum = emptyCounters();
   addInto(sum, first);
   addInto(sum, second);
@@ -139,4 +149,25 @@ test('max/call: the longest timed call of the frame, merged by the larger over s
   const oldIo = ioObject({ present: [old], seconds: 1, sum: old }, { ...IO, minSampled: 1 });
   assert.equal(oldIo['write_all']?.duration?.['max/call'], undefined);
   assert.equal(oldIo['write_all']?.duration?.['mean/call'], 133);
+});
+
+test('an open counts in the second it was made, though its class is decided in a later one (its close)', () => {
+  const open = CALL_TYPES.indexOf('open');
+  const access = CALL_TYPES.indexOf('access');
+  // second 0: 30 opens made (a database and its files, still open) and 5 stats of paths opened later;
+  // second 1: nothing; second 2: they are closed, their classes decided (the stats' by the opens)
+  const made = emptyCounters();
+  made[slot.made(open)] = 30;
+  made[slot.made(access)] = 5;
+  const quiet = emptyCounters();
+  const decided = emptyCounters();
+  decided[slot.calls(open, 0)] = 10;
+  decided[slot.calls(open, 1)] = 20;
+  decided[slot.calls(access, 1)] = 5;
+  const sum = emptyCounters();
+  for (const v of [made, quiet, decided]) addInto(sum, v);
+  const io = ioObject({ present: [made, quiet, decided], seconds: 3, sum }, IO);
+  assert.deepEqual(io['open']?.calls, { total: 30, 'min/s': 0, 'mean/s': 10, 'median/s': 0, 'max/s': 30 });
+  assert.deepEqual(io['access']?.calls, { total: 5, 'min/s': 0, 'mean/s': 2, 'median/s': 0, 'max/s': 5 });
+  assert.equal(io['metadata']?.calls['max/s'], 35, 'the second they were made');
 });

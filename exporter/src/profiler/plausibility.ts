@@ -55,6 +55,7 @@ const FAMILIES: ReadonlyArray<{ kind: Kind; slots: number[] }> = (() => {
     { kind: 'calls', slots: pairs(nc, nk, slot.calls) },
     { kind: 'timeNs', slots: pairs(nc, nk, slot.timeNs) },
     { kind: 'calls', slots: range(nc, slot.sampled) },
+    { kind: 'calls', slots: range(nc, slot.made) },
     { kind: 'calls', slots: pairs(nd, nb, slot.sizedCalls) },
     { kind: 'bytes', slots: pairs(nd, nb, slot.sizedBytes) },
     { kind: 'timeNs', slots: pairs(nd, nb, slot.sizedTimeNs) },

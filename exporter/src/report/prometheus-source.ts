@@ -73,28 +73,31 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
     }
   };
 
-  const [jobStats, [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples, callsPerType, timedPerType]] = await run(() =>
-    Promise.all([
-      jobStatsSamples(q, o.jobid, range),
+  const [jobStats, [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples, callsPerType, timedPerType, metadataMadeSamples]] =
+    await run(() =>
       Promise.all([
-        instantQuery(q, last('jobio_profiler_reason_calls_total', 'mount, class, reason, program, role')),
-        instantQuery(q, last('jobio_profiler_reason_bytes_total', 'mount, class, reason, program, role')),
-        instantQuery(q, last('jobio_profiler_reason_seconds_total', 'mount, class, reason, program, role')),
-        instantQuery(q, last('jobio_profiler_runtime_seconds_total', 'jobid')),
-        instantQuery(q, last('jobio_profiler_calls_total', 'class')),
-        instantQuery(q, last('jobio_profiler_calls_total', 'jobid', `,call!~"${NOT_METADATA}"`)),
-        instantQuery(q, last('jobio_profiler_unseen_processes_total', 'kind')),
-        instantQuery(q, last('jobio_profiler_unseen_bytes_total', 'kind')),
-        instantQuery(q, `max by (instance, user, account, partition, job_name, work_dir) (last_over_time(jobio_job_info{${job}}[${range}]))`),
-        instantQuery(q, `sum(last_over_time(jobio_job_cpu_user_seconds_total{${job}}[${range}])) + sum(last_over_time(jobio_job_cpu_system_seconds_total{${job}}[${range}]))`),
-        instantQuery(q, `sum(max_over_time(jobio_job_memory_peak_bytes{${job}}[${range}]))`),
-        samplesQuery(q, `jobio_profiler_runtime_seconds_total{${job}}[${range}]`),
-        samplesQuery(q, `jobio_profiler_calls_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
-        instantQuery(q, last('jobio_profiler_calls_total', 'call')),
-        instantQuery(q, last('jobio_profiler_timed_calls_total', 'call')),
+        jobStatsSamples(q, o.jobid, range),
+        Promise.all([
+          instantQuery(q, last('jobio_profiler_reason_calls_total', 'mount, class, reason, program, role')),
+          instantQuery(q, last('jobio_profiler_reason_bytes_total', 'mount, class, reason, program, role')),
+          instantQuery(q, last('jobio_profiler_reason_seconds_total', 'mount, class, reason, program, role')),
+          instantQuery(q, last('jobio_profiler_runtime_seconds_total', 'jobid')),
+          instantQuery(q, last('jobio_profiler_calls_total', 'class')),
+          instantQuery(q, last('jobio_profiler_calls_total', 'jobid', `,call!~"${NOT_METADATA}"`)),
+          instantQuery(q, last('jobio_profiler_unseen_processes_total', 'kind')),
+          instantQuery(q, last('jobio_profiler_unseen_bytes_total', 'kind')),
+          instantQuery(q, `max by (instance, user, account, partition, job_name, work_dir) (last_over_time(jobio_job_info{${job}}[${range}]))`),
+          instantQuery(q, `sum(last_over_time(jobio_job_cpu_user_seconds_total{${job}}[${range}])) + sum(last_over_time(jobio_job_cpu_system_seconds_total{${job}}[${range}]))`),
+          instantQuery(q, `sum(max_over_time(jobio_job_memory_peak_bytes{${job}}[${range}]))`),
+          samplesQuery(q, `jobio_profiler_runtime_seconds_total{${job}}[${range}]`),
+          samplesQuery(q, `jobio_profiler_calls_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
+          instantQuery(q, last('jobio_profiler_calls_total', 'call')),
+          instantQuery(q, last('jobio_profiler_timed_calls_total', 'call')),
+          // the calls as they were made: an open counts in jobio_profiler_calls_total at its close
+          samplesQuery(q, `jobio_profiler_calls_made_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
+        ]),
       ]),
-    ]),
-  );
+    );
   const fileSystem = await run(async () => {
     const view = await fileSystemView(jobStats, prometheusTargetLoad(q));
     return view === undefined ? undefined : withTimeAndPlace(view, jobStats, o.jobid, prometheusJobLoads(q));
@@ -164,7 +167,9 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
 
   const metadataCalls = metadata.reduce((a, r) => a + value(r), 0);
   const counters = (m: typeof metadataSamples): CounterSeries[] => m.map((s) => ({ instance: s.metric['instance'] ?? '', samples: s.values.map(([t, v]) => [t, Number(v)] as const) }));
-  const peakMetadataRate = Math.round(peakRate(counters(metadataSamples), countsBegan(counters(runtimeSamples))) * 10) / 10;
+  // when the calls were made (an exporter before that series: when their class was decided)
+  const rateSamples = metadataMadeSamples.length > 0 ? metadataMadeSamples : metadataSamples;
+  const peakMetadataRate = Math.round(peakRate(counters(rateSamples), countsBegan(counters(runtimeSamples))) * 10) / 10;
   // a dominated metadata target is addressed to the program with the most metadata calls, if the profiler saw one
   const metadataProgram = reasons.filter((r) => isMetadataReason(r.reason)).sort((a, b) => b.calls - a.calls)[0]?.program ?? { name: '', path: '', role: 'job', label: 'your job' };
   const { findings, verdict } = findingsOf(

@@ -21,10 +21,10 @@
 
 #define JOBIO_WIRE_MAGIC 0x4f49424aU /* "JBIO" read as little-endian bytes 'J','B','I','O' */
 /* Version 2 appended struct jobio_process_ext and struct jobio_mount_ext to the two frames; version 3
- * appended struct jobio_mount_max to the MOUNT frame (the PROCESS frame is the same as in version 2).
- * A receiver accepts every version, each with its own exact sizes (older frames simply lack the
- * extensions). */
-#define JOBIO_WIRE_VERSION 3u
+ * appended struct jobio_mount_max to the MOUNT frame (the PROCESS frame is the same as in version 2),
+ * version 4 struct jobio_mount_made. A receiver accepts every version, each with its own exact sizes
+ * (older frames simply lack the extensions). */
+#define JOBIO_WIRE_VERSION 4u
 /* The receiver rejects (and counts) any message larger than this. */
 #define JOBIO_WIRE_MAX_FRAME 16384u
 
@@ -117,7 +117,9 @@ enum jobio_component {
   JOBIO_COMPONENT_PROGRAM = 0,
   JOBIO_COMPONENT_MPI_RUNTIME = 1,    /* made inside MPI_Init, MPI_Init_thread or MPI_Finalize */
   JOBIO_COMPONENT_PYTHON_IMPORTS = 2, /* a Python interpreter's calls on its modules' files (pyimports.h) */
-  JOBIO_COMPONENT_COUNT = 3
+  JOBIO_COMPONENT_MPI_IO = 3,         /* made inside an MPI_File_* call (the MPI-IO library's) */
+  JOBIO_COMPONENT_SQLITE_JOURNAL = 4, /* SQLite's journals (-journal, -wal, -shm) in any process */
+  JOBIO_COMPONENT_COUNT = 5
 };
 
 /* Frame flags (jobio_frame_header.flags). */
@@ -210,6 +212,18 @@ struct jobio_mount_max {
   uint64_t sized_ns[JOBIO_DIR_COUNT][JOBIO_SIZE_COUNT]; /* per direction and size bin (bytes moved) */
 };
 
+/*
+ * Version 4: appended to the MOUNT frame. The calls made so far per call type, whatever their class
+ * and whether it is decided yet: cumulative, like the call stats. An open's class is known at its
+ * close and a successful stat's when the path is opened or the process ends, and only then is it
+ * counted in call[].calls; here it counts when it was made, so a receiver puts it in the time frame
+ * it happened in. For the call types decided as they end (all but open, create and access) it is
+ * the sum of call[].calls over the classes.
+ */
+struct jobio_mount_made {
+  uint64_t calls[JOBIO_CALL_COUNT];
+};
+
 /* JOBIO_FRAME_MOUNT: the cumulative totals of one process on one mount point. */
 struct jobio_frame_mount {
   struct jobio_frame_header header;
@@ -222,12 +236,14 @@ struct jobio_frame_mount {
   uint64_t pow2_bytes[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   struct jobio_mount_ext ext; /* version 2 */
   struct jobio_mount_max max; /* version 3 */
+  struct jobio_mount_made made; /* version 4 */
 };
 
 /* Sizes of the older frames (without the later extensions), which receivers still accept. */
 #define JOBIO_V1_PROCESS_SIZE 240u
 #define JOBIO_V1_MOUNT_SIZE 3384u
-#define JOBIO_V2_MOUNT_SIZE 3688u /* the version 2 PROCESS frame is the version 3 one */
+#define JOBIO_V2_MOUNT_SIZE 3688u /* the version 2 PROCESS frame is the version 3 and 4 one */
+#define JOBIO_V3_MOUNT_SIZE 3840u
 
 #ifdef __cplusplus
 #define JOBIO_STATIC_ASSERT static_assert
@@ -237,7 +253,8 @@ struct jobio_frame_mount {
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_header) == 48, "header layout");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_process) == JOBIO_V1_PROCESS_SIZE + sizeof(struct jobio_process_ext), "process layout");
 JOBIO_STATIC_ASSERT(JOBIO_V2_MOUNT_SIZE == JOBIO_V1_MOUNT_SIZE + sizeof(struct jobio_mount_ext), "mount layout v2");
-JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) == JOBIO_V2_MOUNT_SIZE + sizeof(struct jobio_mount_max), "mount layout");
+JOBIO_STATIC_ASSERT(JOBIO_V3_MOUNT_SIZE == JOBIO_V2_MOUNT_SIZE + sizeof(struct jobio_mount_max), "mount layout v3");
+JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) == JOBIO_V3_MOUNT_SIZE + sizeof(struct jobio_mount_made), "mount layout");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) <= JOBIO_WIRE_MAX_FRAME, "mount frame fits");
 
 #endif /* JOBIO_PROTOCOL_H */

@@ -261,6 +261,7 @@ static void add_mount(struct jobio_frame_mount *acc, const struct jobio_frame_mo
   size_t n = (offsetof(struct jobio_frame_mount, max) - offsetof(struct jobio_frame_mount, call)) / 8;
   for (size_t i = 0; i < n; i++) a[i] += b[i];
   max_into(&acc->max, &m->max);
+  for (int c = 0; c < JOBIO_CALL_COUNT; c++) acc->made.calls[c] += m->made.calls[c];
 }
 
 static void print_mount_body(const struct jobio_frame_mount *f) {
@@ -314,6 +315,14 @@ static void print_mount_body(const struct jobio_frame_mount *f) {
       printf("%s\"%s_%s\":%llu", first ? "" : ",", dir_names[d], size_names[b], (unsigned long long)f->max.sized_ns[d][b]);
       first = 0;
     }
+  /* the calls made, whatever their class and whether it is decided yet (version 4) */
+  printf("},\"made\":{");
+  first = 1;
+  for (int c = 0; c < JOBIO_CALL_COUNT; c++) {
+    if (!f->made.calls[c]) continue;
+    printf("%s\"%s\":%llu", first ? "" : ",", call_names[c], (unsigned long long)f->made.calls[c]);
+    first = 0;
+  }
   printf("}");
 }
 
@@ -367,7 +376,7 @@ static void print_json(void) {
       printf(",\"fsname\":");
       json_str(f->fsname);
       /* whose calls: the program's own, or a component's (enum jobio_component) */
-      static const char *const components[JOBIO_COMPONENT_COUNT] = {"", "mpi-runtime", "python-imports"};
+      static const char *const components[JOBIO_COMPONENT_COUNT] = {"", "mpi-runtime", "python-imports", "mpi-io", "sqlite-journal"};
       printf(",\"component\":\"%s\",", f->header.reserved < JOBIO_COMPONENT_COUNT ? components[f->header.reserved] : "");
       print_mount_body(f);
       printf("}");

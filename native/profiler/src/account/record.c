@@ -230,6 +230,8 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
       /* its path's hash: stats of the path before are used (yellow), and so are those while it is open */
       uint64_t h = path ? (walked ? pw.hash : jobio_path_hash(dirfd, path)) : 0;
       uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0, h);
+      if (ofd) /* made now, its class counted when it is decided (jobio_ofd_release) */
+        jobio_count_made(jobio_ms(b, (unsigned)slot), call);
       if (!ofd)
         jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
       else if (c->t0) /* counted at its last close (jobio_ofd_release), its duration now */

@@ -58,7 +58,9 @@ void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls);
 static inline void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) {
   struct jobio_fd *e;
   if (JOBIO_LIKELY(c->t0 == 0 && cls != JOBIO_RED && (unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE)) {
-    jobio_ms(c->t->block, e->slot)->call[call].calls[cls]++;
+    struct jobio_mstats *m = jobio_ms(c->t->block, e->slot);
+    m->call[call].calls[cls]++;
+    if (JOBIO_CALL_DECIDED_LATER(call)) jobio_count_made(m, call); /* (an fstat: decided at once) */
     return;
   }
   jobio_rec_fd_slow(c, fd, call, cls);

@@ -171,6 +171,7 @@ void jobio_read_identity(void) {
     jobio_copy(jobio_g.exe, sizeof jobio_g.exe, program_invocation_short_name);
   }
   jobio_g.python = jobio_python_exe(jobio_g.exe);
+  if (jobio_g.python) jobio_component_gate_add(1);
   jobio_execfn_path[0] = jobio_execfn_base[0] = 0;
   const char *execfn = (const char *)getauxval(AT_EXECFN);
   int saved = errno;

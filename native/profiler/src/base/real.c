@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <string.h>
 
 #include "base/real.h"
 
@@ -97,6 +98,12 @@ void *jobio_resolve_slow(int sym) {
   return p;
 }
 
+/* The MPI functions are left to their first call (wrap_mpi.c looks further for them): most
+ * processes have no MPI library, and each name missing costs a search of every loaded object. */
 void jobio_resolve_all(void) {
-  for (int i = 0; i < JOBIO_SYM_COUNT; i++) (void)jobio_resolve(i);
+  for (int i = 0; i < JOBIO_SYM_COUNT; i++) {
+    const char *name = jobio_symbols[i].name;
+    if (name[0] == 'M' ? strncmp(name, "MPI_", 4) == 0 : (name[0] == 'P' && strncmp(name, "PMPI_", 5) == 0)) continue;
+    (void)jobio_resolve(i);
+  }
 }

@@ -54,8 +54,21 @@ struct jobio_state {
   pid_t flusher_pid;     /* the process whose flush thread runs (a fork child starts its own) */
   uint32_t mpi_runtime;  /* threads inside MPI_Init/MPI_Finalize: every call is the MPI runtime's (wrap_mpi.c) */
   int python;            /* the executable is a Python interpreter: its module files are its import system's (pyimports.h) */
+  /* Nonzero while a component rule that needs more than a path's name may apply (process/mounts.h,
+   * jobio_component_slot): 1 for a Python interpreter, plus the threads inside MPI_Init/MPI_Finalize,
+   * plus those inside an MPI_File_* call, plus those waiting for SQLite's directory sync. One load
+   * and a branch on every call that decides a slot from a path; changed only through
+   * jobio_component_gate_add/_set; recounted in a fork child. */
+  uint32_t component_gate;
 };
 extern struct jobio_state jobio_g;
+
+/* JOBIO_PW_SQLITE_BITS (base/pathwalk.h) while the component gate is shut, every bit while it is
+ * open: one word answers both questions for a walked path (process/mounts.h,
+ * jobio_component_walked). Whoever changes the gate goes through these, which keep the word. */
+extern uint64_t jobio_component_bits;
+void jobio_component_gate_add(int32_t delta);
+void jobio_component_gate_set(uint32_t value);
 
 #pragma GCC visibility pop
 #endif /* JOBIO_STATE_H */

@@ -31,6 +31,10 @@ struct jobio_tls {
   uint32_t collective; /* inside MPI_File_open: the opens it makes are collective (wrap/wrap_mpi.c) */
   uint64_t stamp_before; /* the flush thread's snapshot belongs to the frame ending here (process/flusher.c) */
   uint64_t last_dt;      /* the measured duration (ns) of the thread's last timed call, for the maxima */
+  uint32_t mpi_io;       /* depth inside MPI_File_* calls: their calls are the MPI-IO library's (wrap/wrap_mpi.c) */
+  uint32_t pad;
+  uint64_t sqlite_dir;   /* the hash of the directory SQLite opens to sync a journal this thread opened
+                            (0: none awaited; process/mounts.c, jobio_component_other) */
 };
 #define JOBIO_TLS_VFORK_RET 88 /* offsetof(struct jobio_tls, vfork_ret), used by the vfork wrapper (asm) */
 #define JOBIO_BUSY_VFORK 0x10000u

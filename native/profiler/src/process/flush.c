@@ -90,6 +90,17 @@ void jobio_flush_hello(void) {
   errno = saved;
 }
 
+/* The calls made of the types decided as they end: the sum of their classes (the others, opens,
+ * creates and stats, were counted as they were made). */
+static void jobio_made_fill(struct jobio_frame_mount *mf) {
+  for (int ct = 0; ct < JOBIO_CALL_COUNT; ct++) {
+    if (JOBIO_CALL_DECIDED_LATER(ct)) continue;
+    uint64_t n = 0;
+    for (int k = 0; k < JOBIO_CLASS_COUNT; k++) n += mf->call[ct].calls[k];
+    mf->made.calls[ct] = n;
+  }
+}
+
 /* Caller holds the guard. Sends the cumulative snapshot (flags: 0, FINAL or EXEC). */
 void jobio_flush_locked(uint32_t flags) {
   if (!jobio_cfg.socket_path[0]) return; /* count only */
@@ -138,18 +149,21 @@ void jobio_flush_locked(uint32_t flags) {
     jobio_strz(mf->fstype, sizeof mf->fstype, mt);
     jobio_strz(mf->fsname, sizeof mf->fsname, ms);
     uint64_t *dst = (uint64_t *)(void *)mf->call;
-    /* the cumulative words are summed; the maxima (the last words) are taken, leaving 0 for the
-     * next interval (jobio_max_store), and the largest of the threads' is the process's */
+    /* the cumulative words are summed; the maxima are taken, leaving 0 for the next interval
+     * (jobio_max_store), and the largest of the threads' is the process's */
     const size_t n = sizeof(struct jobio_mstats) / sizeof(uint64_t);
-    const size_t nsum = offsetof(struct jobio_mstats, max) / sizeof(uint64_t);
+    const size_t nmax = offsetof(struct jobio_mstats, max) / sizeof(uint64_t);
+    const size_t nmade = offsetof(struct jobio_mstats, made) / sizeof(uint64_t);
     for (struct jobio_block *b = jobio_blocks_head(); b; b = b->next) {
       uint64_t *src = (uint64_t *)(void *)&b->m[s];
-      for (size_t i = 0; i < nsum; i++) dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
-      for (size_t i = nsum; i < n; i++) {
+      for (size_t i = 0; i < nmax; i++) dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+      for (size_t i = nmax; i < nmade; i++) {
         uint64_t v = __atomic_load_n(&src[i], __ATOMIC_RELAXED) ? __atomic_exchange_n(&src[i], 0, __ATOMIC_RELAXED) : 0;
         if (v > dst[i]) dst[i] = v;
       }
+      for (size_t i = nmade; i < n; i++) dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
     }
+    jobio_made_fill(mf);
     jobio_timebound_fill(s, (struct jobio_mstats *)(void *)mf->call);
     jobio_transport_send(mf, sizeof *mf);
   }

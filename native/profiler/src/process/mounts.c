@@ -472,10 +472,45 @@ int jobio_component_twin(int slot, int component) {
   return (int)ns;
 }
 
-/* The Python part of jobio_component_slot, out of line: the rule's suffix test and directory table
- * are not inlined into every caller (a process that is no Python interpreter never comes here). */
-int jobio_component_python(int slot, const char *path) {
-  return jobio_python_import_path(path) ? jobio_component_twin(slot, JOBIO_COMPONENT_PYTHON_IMPORTS) : slot;
+/* The directory SQLite opens to sync the creation of the journal `path` (its unix VFS's
+ * openDirectory): the path up to its last '/', "/" when that is the first byte, "." when none. */
+static uint64_t jobio_sqlite_dir_hash(const char *path, size_t len) {
+  const char *slash = memrchr(path, '/', len);
+  if (!slash) return jobio_pw_hash(".");
+  return slash == path ? jobio_pw_hash("/") : jobio_pw_hash_n(path, (size_t)(slash - path));
+}
+
+int jobio_component_other(int slot, const char *path, const struct jobio_pathwalk *pw, uint32_t sqlite) {
+  if (slot < 0) return slot;
+  if (__atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED)) return jobio_component_twin(slot, JOBIO_COMPONENT_MPI_RUNTIME);
+  struct jobio_tls *t = &jobio_t;
+  if (t->mpi_io) return jobio_component_twin(slot, JOBIO_COMPONENT_MPI_IO);
+  if (sqlite) {
+    /* A rollback journal or write-ahead log opened (or looked at) through its walked path: SQLite
+     * syncs the directory that holds it after the file's first sync, by opening it (the thread's
+     * next open of that directory's path is the journal's, and the calls on its descriptor with
+     * it). A deletion or a failed probe of the name is not walked and expects nothing. */
+    if (sqlite == JOBIO_PW_SQLITE_SYNCED && pw && path) {
+      uint64_t dir = jobio_sqlite_dir_hash(path, pw->len);
+      if (!t->sqlite_dir) jobio_component_gate_add(1);
+      t->sqlite_dir = dir;
+    }
+    return jobio_component_twin(slot, JOBIO_COMPONENT_SQLITE_JOURNAL);
+  }
+  if (t->sqlite_dir && path && path[0] && (pw ? pw->hash : jobio_pw_hash(path)) == t->sqlite_dir) {
+    t->sqlite_dir = 0;
+    jobio_component_gate_add(-1);
+    return jobio_component_twin(slot, JOBIO_COMPONENT_SQLITE_JOURNAL);
+  }
+  /* (the import rule's suffix test and directory table: a process that is no Python interpreter never comes here) */
+  if (jobio_g.python && jobio_python_import_path(path)) return jobio_component_twin(slot, JOBIO_COMPONENT_PYTHON_IMPORTS);
+  return slot;
+}
+
+int jobio_component_slot(int slot, const char *path) {
+  uint32_t sqlite = path ? jobio_pw_sqlite(jobio_pw_last(path, strlen(path))) : 0;
+  if ((__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED) || sqlite) && slot >= 0) return jobio_component_other(slot, path, NULL, sqlite);
+  return slot;
 }
 
 int jobio_slot_component(int slot) {
@@ -737,7 +772,7 @@ int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw) {
   if (!jobio_mounts) return -1;
   int mi = jobio_mount_walked(path, pw);
   if (mi == JOBIO_NO_PATH) mi = jobio_longest_prefix("/", 1, 0, 0); /* nothing to go by: the root file system */
-  return jobio_component_slot(jobio_mount_slot(mi), path);
+  return jobio_component_walked(jobio_mount_slot(mi), path, pw);
 }
 
 int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {

@@ -22,16 +22,33 @@ int jobio_slot_mount(int slot, const char **path, const char **fstype, const cha
 int jobio_component_twin(int slot, int component);
 /* enum jobio_component of a slot's counts */
 int jobio_slot_component(int slot);
-/* The slot a call on the program's slot `slot` (on `path`, or NULL) counts in: the MPI runtime's twin
- * of it while some thread is inside MPI_Init or MPI_Finalize (its own threads start there); in a
- * Python interpreter, the import system's twin for a module's file (pyimports.h); else the slot. */
-int jobio_component_python(int slot, const char *path);
-static inline int jobio_component_slot(int slot, const char *path) {
-  if (slot < 0) return slot;
-  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED))) return jobio_component_twin(slot, JOBIO_COMPONENT_MPI_RUNTIME);
-  if (JOBIO_UNLIKELY(jobio_g.python)) return jobio_component_python(slot, path);
+/*
+ * The slot a call on the program's slot `slot` (on `path`, or NULL) counts in (docs/profiler.md "Who
+ * the hint is for"): a component's twin of it (jobio_component_twin) or the slot. In order: the MPI
+ * runtime's while some thread is inside MPI_Init or MPI_Finalize (its own threads start there); the
+ * MPI-IO library's while this thread is inside an MPI_File_* call; SQLite's journals' for a path
+ * named as one (`sqlite`: jobio_pw_sqlite of it, taken where the path is walked) and for the directory
+ * SQLite opens to sync a journal this thread opened; in a Python interpreter, the import system's for
+ * a module's file (pyimports.h). Calls on a descriptor count where its open did. The common case, no
+ * component, is one load and a branch (jobio_g.component_gate), or for a walked path one load and a
+ * bit test of jobio_component_bits (base/state.h).
+ */
+int jobio_component_other(int slot, const char *path, const struct jobio_pathwalk *pw, uint32_t sqlite);
+/* a path walked already (pw: its walk) */
+static inline int jobio_component_walked(int slot, const char *path, const struct jobio_pathwalk *pw) {
+  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_component_bits, __ATOMIC_RELAXED) >> jobio_pw_sqlite_bit(jobio_pw_last4(path, pw->len)) & 1))
+    return jobio_component_other(slot, path, pw, jobio_pw_sqlite(jobio_pw_last(path, pw->len)));
   return slot;
 }
+/* a path whose name is not tested (a successful stat decided by the device of the thread's last
+ * lookup: SQLite stats its journals' names only to learn whether they exist) */
+static inline int jobio_component_unnamed(int slot, const char *path) {
+  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED)) && slot >= 0) return jobio_component_other(slot, path, NULL, 0);
+  return slot;
+}
+/* any path (or NULL): its name is tested here (out of line: the calls that come here are not the
+ * hot ones, which walk their path or hash it and test the name there) */
+int jobio_component_slot(int slot, const char *path);
 /*
  * A thread's last directory lookup: a path in the same directory, as the program wrote it, has the
  * same mount unless the file itself is a mount point. The directory is known by its hash and length
@@ -76,7 +93,7 @@ int jobio_mount_walked(const char *path, const struct jobio_pathwalk *pw);
 int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw);
 static inline int jobio_slot_walked(const char *path, const struct jobio_pathwalk *pw) {
   struct jobio_dir_cache *c = jobio_dir_cached(path, pw);
-  if (JOBIO_LIKELY(c != NULL)) return jobio_component_slot(c->slot, path);
+  if (JOBIO_LIKELY(c != NULL)) return jobio_component_walked(c->slot, path, pw);
   return jobio_slot_walked_slow(path, pw);
 }
 void jobio_cwd_changed(void);

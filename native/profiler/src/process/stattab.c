@@ -29,7 +29,8 @@ uint64_t jobio_path_hash(int dirfd, const char *path) { return jobio_pw_at(jobio
 void jobio_stats_reset(void) {
   if (!jobio_open_tab) jobio_open_tab = jobio_sys_mmap(sizeof(struct jobio_open_ent) * JOBIO_STAT_TABLE);
   if (!jobio_stat_tab) {
-    jobio_stat_tab = jobio_sys_mmap(sizeof(struct jobio_stat_ent) * JOBIO_STAT_TABLE);
+    /* only with the open-path table: a stat that finds the pending table looks there unchecked */
+    if (jobio_open_tab) jobio_stat_tab = jobio_sys_mmap(sizeof(struct jobio_stat_ent) * JOBIO_STAT_TABLE);
     return;
   }
   jobio_sys_zero(jobio_stat_tab, sizeof(struct jobio_stat_ent) * JOBIO_STAT_TABLE);
@@ -56,8 +57,8 @@ uint32_t jobio_path_opened(uint64_t hash) {
   return 0;
 }
 
+/* (only with the pending table: then this one exists too, jobio_stats_reset) */
 static inline __attribute__((always_inline)) int jobio_path_is_open(uint64_t hash) {
-  if (!jobio_open_tab) return 0;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
     struct jobio_open_ent *c = &jobio_open_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
@@ -118,6 +119,7 @@ static void jobio_stat_wait(struct jobio_block *b, int slot, uint64_t hash, uint
     __atomic_store_n(&e->hash, hash, __ATOMIC_RELEASE);
   }
   e->slot = slot;
+  jobio_count_made(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS); /* made now, its class waits */
   if (sampled) {
     /* its class waits, its duration does not: the interval's longest stat is this one's now */
     jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[JOBIO_CALL_ACCESS], jobio_t.last_dt);
@@ -138,6 +140,7 @@ static inline __attribute__((always_inline)) void jobio_stat_count(struct jobio_
   struct jobio_stat_ent *e = &jobio_stat_tab[JOBIO_STAT_INDEX(h)];
   if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h) && !sampled) {
     e->slot = slot;
+    jobio_count_made(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS);
     __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
     return;
   }
@@ -185,7 +188,7 @@ static inline __attribute__((always_inline)) int jobio_stat_ok(struct jobio_tls 
   if (t->dev_cache != dev || t->dev_cache_gen != __atomic_load_n(&jobio_mount_gen, __ATOMIC_ACQUIRE) || slot < 0 ||
       !jobio_stat_tab || !path)
     return 0;
-  slot = jobio_component_slot(slot, path);
+  slot = jobio_component_unnamed(slot, path);
   jobio_stat_count(t->block, slot, jobio_pw_hash(path), est, sampled);
   return 1;
 }
@@ -209,7 +212,7 @@ static inline __attribute__((always_inline)) int jobio_access_ok(struct jobio_tl
   struct jobio_dir_cache *c = jobio_dir_cached(path, &pw);
   int slot;
   if (JOBIO_LIKELY(c != NULL))
-    slot = jobio_component_slot(c->slot, path);
+    slot = jobio_component_walked(c->slot, path, &pw);
   else {
     /* the mount lookup may make system calls of the library's own: not counted, errno kept */
     int saved = errno;

@@ -6,6 +6,7 @@
 #include "process/thread.h"
 
 #include "base/log.h"
+#include "base/state.h"
 #include "base/sys.h"
 #include "base/tls.h"
 
@@ -73,6 +74,11 @@ static void jobio_thread_end(void *p) {
   struct jobio_block *b = p;
   if (t->block == b) jobio_set_block(t, NULL);
   t->exiting = 1;
+  /* a thread that ends waiting for SQLite's directory sync no longer holds the component gate open */
+  if (t->sqlite_dir) {
+    t->sqlite_dir = 0;
+    jobio_component_gate_add(-1);
+  }
   if (b) {
     jobio_block_life_end(b);
     __atomic_store_n(&b->in_use, 0, __ATOMIC_RELEASE);

@@ -17,6 +17,7 @@ struct jobio_mstats {
   uint64_t pow2_bytes[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   struct jobio_mount_ext ext;
   struct jobio_mount_max max; /* not cumulative: the flush takes them (jobio_max_store) */
+  struct jobio_mount_made made; /* opens, creates, stats as they are made (the rest: filled in by the flush) */
 };
 _Static_assert(sizeof(struct jobio_mstats) ==
                    sizeof(struct jobio_frame_mount) - offsetof(struct jobio_frame_mount, call),
@@ -94,9 +95,17 @@ static inline void jobio_count_decided(struct jobio_mstats *m, int call, int cls
   if (reason >= 0) jobio_reason(m, reason, 1, est, sampled);
 }
 
+/* The call types whose class may be decided after the call (an open at its close, a stat when its
+ * path is opened): their calls are also counted as they are made (struct jobio_mount_made), so a
+ * snapshot puts them in the time frame they happened in. Every other type's made count is the sum
+ * of its classes, filled in by the flush. */
+#define JOBIO_CALL_DECIDED_LATER(call) ((call) == JOBIO_CALL_OPEN || (call) == JOBIO_CALL_CREATE || (call) == JOBIO_CALL_ACCESS)
+static inline void jobio_count_made(struct jobio_mstats *m, int call) { m->made.calls[call]++; }
+
 /* A call with an explicit reason, as it ends. A timed call's measured duration is the thread's
  * last_dt (set when its clock stopped). */
 static inline void jobio_count_reason(struct jobio_mstats *m, int call, int cls, int reason, uint64_t est, int sampled) {
+  if (JOBIO_CALL_DECIDED_LATER(call)) jobio_count_made(m, call); /* made and decided now */
   jobio_count_decided(m, call, cls, reason, est, sampled);
   if (sampled) jobio_max_store(&m->max.call_ns[call], jobio_t.last_dt);
 }
@@ -116,6 +125,7 @@ static inline void jobio_count(struct jobio_mstats *m, int call, int cls, uint64
 #define JOBIO_W_P2B(dir) (JOBIO_W(pow2_bytes[0][0]) + (size_t)(dir) * JOBIO_POW2_BINS)
 #define JOBIO_W_MAXCALL(ct) (JOBIO_W(max.call_ns[0]) + (size_t)(ct))
 #define JOBIO_W_MAXSIZED(dir) (JOBIO_W(max.sized_ns[0][0]) + (size_t)(dir) * JOBIO_SIZE_COUNT)
+#define JOBIO_W_MADE(ct) (JOBIO_W(made.calls[0]) + (size_t)(ct))
 
 #pragma GCC visibility pop
 #endif /* JOBIO_THREAD_H */

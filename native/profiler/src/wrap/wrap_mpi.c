@@ -5,16 +5,22 @@
  * (its own threads start there), sent as that component's MOUNT frames (mounts.c). Nothing is
  * counted here.
  *
- * MPI-IO: MPI_File_open is collective, every rank opens the file (and ROMIO/OMPIO create, lock and
- * delete a lock-test file beside it), while in collective I/O only the aggregator ranks move the
- * data. The opens made inside MPI_File_open are therefore marked like those whose bytes move where
- * this process does not see them: an open there through which nothing moved is open_bytes_unseen,
- * not "moved no byte" (docs/profiler.md "Classification"). Nothing is counted here; the opens are.
+ * MPI-IO: what a thread does inside an MPI_File_* call (the opens of the file, the library's lock
+ * tests and shared-file-pointer files, the reads and writes of collective buffering, the syncs) is
+ * the MPI-IO library's: counted in the MPI-IO component's slots (mounts.c), and so are the calls on
+ * the descriptors opened there, wherever made (the transfers of a nonblocking request that end in
+ * MPI_Wait). MPI_File_open is collective: every rank opens the file (and ROMIO/OMPIO create, lock
+ * and delete a lock-test file beside it), while in collective I/O only the aggregator ranks move the
+ * data. The opens made inside MPI_File_open are therefore also marked like those whose bytes move
+ * where this process does not see them: an open there through which nothing moved is
+ * open_bytes_unseen, not "moved no byte" (docs/profiler.md "Classification"). Nothing is counted
+ * here; the calls inside are.
  */
 #include <dlfcn.h>
 #include <link.h>
 
 #include "base/real.h"
+#include "base/state.h"
 #include "base/tls.h"
 #include "wrap/entry.h"
 
@@ -58,16 +64,25 @@ static void *jobio_mpi_next(int sym, const char *name, void *self) {
   return p;
 }
 
+/* A thread enters and leaves the MPI-IO library (nested calls count once); atomics keep errno. */
+static void jobio_mpi_io_enter(struct jobio_tls *t) {
+  if (t->mpi_io++ == 0) jobio_component_gate_add(1);
+}
+static void jobio_mpi_io_leave(struct jobio_tls *t) {
+  if (--t->mpi_io == 0) jobio_component_gate_add(-1);
+}
+
 static int jobio_mpi_open(int sym, const char *name, void *self, void *comm, const char *path, int amode, void *info, void *fh) {
   int saved = errno;
   jobio_mpi_open_fn next = (jobio_mpi_open_fn)jobio_mpi_next(sym, name, self);
   errno = saved;
   if (!next) return -1; /* no MPI library defines it: nothing could have called it */
-  jobio_t.collective++;
+  struct jobio_tls *t = &jobio_t;
+  t->collective++;
+  jobio_mpi_io_enter(t);
   int r = next(comm, path, amode, info, fh);
-  saved = errno;
-  jobio_t.collective--;
-  errno = saved;
+  jobio_mpi_io_leave(t);
+  t->collective--;
   return r;
 }
 
@@ -78,6 +93,69 @@ JOBIO_EXPORT int PMPI_File_open(void *comm, const char *path, int amode, void *i
   return jobio_mpi_open(JOBIO_SYM_PMPI_File_open, "PMPI_File_open", (void *)PMPI_File_open, comm, path, amode, info, fh);
 }
 
+/* The other MPI-IO calls, passed through as six words (symbols.def, JOBIO_MPI_WORDS). */
+typedef int (*jobio_mpi_io_fn)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
+static int jobio_mpi_io(int sym, const char *name, void *self, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e, uintptr_t f) {
+  int saved = errno;
+  jobio_mpi_io_fn next = (jobio_mpi_io_fn)jobio_mpi_next(sym, name, self);
+  errno = saved;
+  if (!next) return -1;
+  struct jobio_tls *t = &jobio_t;
+  jobio_mpi_io_enter(t);
+  int r = next(a, b, c, d, e, f);
+  jobio_mpi_io_leave(t);
+  return r;
+}
+#define JOBIO_MPI_IO_WRAP(fn)                                                                                          \
+  JOBIO_EXPORT int fn(uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e, uintptr_t f) {                  \
+    return jobio_mpi_io(JOBIO_SYM_##fn, #fn, (void *)fn, a, b, c, d, e, f);                                            \
+  }
+#define JOBIO_MPI_IO_BOTH(suffix) JOBIO_MPI_IO_WRAP(MPI_File_##suffix) JOBIO_MPI_IO_WRAP(PMPI_File_##suffix)
+JOBIO_MPI_IO_BOTH(close)
+JOBIO_MPI_IO_BOTH(delete)
+JOBIO_MPI_IO_BOTH(set_size)
+JOBIO_MPI_IO_BOTH(preallocate)
+JOBIO_MPI_IO_BOTH(get_size)
+JOBIO_MPI_IO_BOTH(set_view)
+JOBIO_MPI_IO_BOTH(set_atomicity)
+JOBIO_MPI_IO_BOTH(sync)
+JOBIO_MPI_IO_BOTH(seek_shared)
+JOBIO_MPI_IO_BOTH(get_position_shared)
+JOBIO_MPI_IO_BOTH(read)
+JOBIO_MPI_IO_BOTH(read_all)
+JOBIO_MPI_IO_BOTH(read_at)
+JOBIO_MPI_IO_BOTH(read_at_all)
+JOBIO_MPI_IO_BOTH(read_shared)
+JOBIO_MPI_IO_BOTH(read_ordered)
+JOBIO_MPI_IO_BOTH(write)
+JOBIO_MPI_IO_BOTH(write_all)
+JOBIO_MPI_IO_BOTH(write_at)
+JOBIO_MPI_IO_BOTH(write_at_all)
+JOBIO_MPI_IO_BOTH(write_shared)
+JOBIO_MPI_IO_BOTH(write_ordered)
+JOBIO_MPI_IO_BOTH(iread)
+JOBIO_MPI_IO_BOTH(iread_all)
+JOBIO_MPI_IO_BOTH(iread_at)
+JOBIO_MPI_IO_BOTH(iread_at_all)
+JOBIO_MPI_IO_BOTH(iread_shared)
+JOBIO_MPI_IO_BOTH(iwrite)
+JOBIO_MPI_IO_BOTH(iwrite_all)
+JOBIO_MPI_IO_BOTH(iwrite_at)
+JOBIO_MPI_IO_BOTH(iwrite_at_all)
+JOBIO_MPI_IO_BOTH(iwrite_shared)
+JOBIO_MPI_IO_BOTH(read_all_begin)
+JOBIO_MPI_IO_BOTH(read_all_end)
+JOBIO_MPI_IO_BOTH(read_at_all_begin)
+JOBIO_MPI_IO_BOTH(read_at_all_end)
+JOBIO_MPI_IO_BOTH(read_ordered_begin)
+JOBIO_MPI_IO_BOTH(read_ordered_end)
+JOBIO_MPI_IO_BOTH(write_all_begin)
+JOBIO_MPI_IO_BOTH(write_all_end)
+JOBIO_MPI_IO_BOTH(write_at_all_begin)
+JOBIO_MPI_IO_BOTH(write_at_all_end)
+JOBIO_MPI_IO_BOTH(write_ordered_begin)
+JOBIO_MPI_IO_BOTH(write_ordered_end)
+
 /* Start-up and shutdown: the next definition called with the MPI runtime's slots in use. */
 typedef int (*jobio_mpi_init_fn)(int *, char ***);
 typedef int (*jobio_mpi_init_thread_fn)(int *, char ***, int, int *);
@@ -86,13 +164,17 @@ typedef int (*jobio_mpi_finalize_fn)(void);
 static void *jobio_mpi_enter(int sym, const char *name, void *self) {
   int saved = errno;
   void *next = jobio_mpi_next(sym, name, self);
-  if (next) __atomic_add_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
+  if (next) {
+    __atomic_add_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
+    jobio_component_gate_add(1);
+  }
   errno = saved;
   return next;
 }
 static int jobio_mpi_leave(int r) {
   int saved = errno;
   __atomic_sub_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
+  jobio_component_gate_add(-1);
   errno = saved;
   return r;
 }

@@ -1,0 +1,248 @@
+// See counter-lines.h. The rules are the JavaScript scanner's (keyLine() and counter() in
+// exporter/src/parsers/lustre-jobstats.ts); where that scanner would report the line as malformed,
+// or read a value through BigInt (over 15 digits), the line is returned as kOtherLine instead, so the
+// JavaScript scanner decides it, with its own counts and errors.
+#include "counter-lines.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <system_error>
+
+namespace jobio {
+namespace {
+
+constexpr uint8_t kNl = '\n', kCr = '\r', kSpace = ' ', kTab = '\t', kDash = '-', kColon = ':', kComma = ',';
+constexpr uint8_t kLbrace = '{', kRbrace = '}';
+
+/** kNameByte[c]: c is a byte of names and keys ([A-Za-z0-9_]); one load instead of four ranges. */
+struct NameBytes {
+  bool is[256];
+  constexpr NameBytes() : is() {
+    for (int c = 0; c < 256; ++c) is[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+};
+constexpr NameBytes kNameBytes;
+
+inline bool IsNameByte(uint8_t c) { return kNameBytes.is[c]; }
+
+inline bool IsBlank(uint8_t c) { return c == kSpace || c == kTab; }
+
+/**
+ * The first position from p that is not a space (end if none). job_stats pads its values with runs
+ * of spaces (half the bytes of a 2.14 line): eight are tested at once where the machine allows.
+ */
+inline size_t SkipSpaces(const uint8_t* buf, size_t p, size_t end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (p + 8 <= end) {
+    uint64_t word;
+    std::memcpy(&word, buf + p, sizeof word);
+    word ^= 0x2020202020202020ULL;
+    if (word != 0) return p + (__builtin_ctzll(word) >> 3);
+    p += 8;
+  }
+#endif
+  while (p < end && buf[p] == kSpace) p += 1;
+  return p;
+}
+
+/** The first position from p that is not a space or a tab (end if none). */
+inline size_t SkipBlanks(const uint8_t* buf, size_t p, size_t end) {
+  for (;;) {
+    p = SkipSpaces(buf, p, end);
+    if (p >= end || buf[p] != kTab) return p;
+    p += 1;
+  }
+}
+
+struct Counter {
+  size_t name_start, name_end;
+  double unit_start, unit_end;
+  double samples, sum;
+};
+
+/**
+ * Reads `{ samples: N, unit: U, ... }` from p (at the `{`) to end. False where the JavaScript
+ * scanner would not return the same counter (a malformed line, a value over 15 digits).
+ */
+bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
+  p += 1;  // after {
+  bool closed = false;
+  bool has_samples = false;
+  c->unit_start = -1;
+  c->unit_end = -1;
+  c->samples = -1;
+  c->sum = -1;
+  while (p < end) {
+    p = SkipSpaces(buf, p, end);
+    if (p >= end) return false;
+    if (buf[p] == kRbrace) {
+      p += 1;
+      closed = true;
+      break;
+    }
+    const size_t key_start = p;
+    while (p < end && IsNameByte(buf[p])) p += 1;
+    const size_t key_length = p - key_start;
+    if (key_length == 0 || p >= end || buf[p] != kColon) return false;
+    p = SkipSpaces(buf, p + 1, end);
+    const uint8_t k0 = buf[key_start];
+    // Keys told apart as the JavaScript scanner tells them: by length and first letters.
+    if (key_length == 4 && k0 == 'u') {
+      const size_t unit_start = p;
+      while (p < end && IsNameByte(buf[p])) p += 1;
+      if (p == unit_start) return false;
+      c->unit_start = static_cast<double>(unit_start);
+      c->unit_end = static_cast<double>(p);
+    } else if (key_length == 4 && k0 == 'h') {
+      if (p >= end || buf[p] != kLbrace) return false;
+      while (p < end && buf[p] != kRbrace) p += 1;
+      if (p >= end) return false;
+      p += 1;
+    } else {
+      const bool is_samples = key_length == 7 && k0 == 's' && buf[key_start + 1] == 'a';
+      const bool is_sum = key_length == 3 && k0 == 's' && buf[key_start + 1] == 'u';
+      const size_t digits_start = p;
+      // In an integer (wraps harmlessly past 19 digits, which are refused below): exact, and no
+      // floating-point latency per digit.
+      uint64_t value = 0;
+      while (p < end && static_cast<uint8_t>(buf[p] - '0') <= 9) {
+        value = value * 10 + static_cast<uint64_t>(buf[p] - '0');
+        p += 1;
+      }
+      const size_t digits = p - digits_start;
+      if (digits == 0) return false;
+      if (is_samples || is_sum) {
+        // Longer values take the JavaScript scanner's BigInt path (and its range check).
+        if (digits > 15) return false;
+        if (is_samples) {
+          c->samples = static_cast<double>(value);
+          has_samples = true;
+        } else {
+          c->sum = static_cast<double>(value);
+        }
+      }
+    }
+    p = SkipSpaces(buf, p, end);
+    if (p >= end) return false;
+    if (buf[p] == kComma) {
+      p += 1;
+    } else if (buf[p] != kRbrace) {
+      return false;
+    }
+  }
+  p = SkipSpaces(buf, p, end);
+  return closed && has_samples && p == end;
+}
+
+/**
+ * `1723102025.057286226 secs.nsecs` from p into *seconds: the digits and dots there as JavaScript's
+ * Number() reads them (NaN unless one number: at least a digit, at most one dot), correctly rounded
+ * (from_chars, as Number()). False when this library has no from_chars for doubles: the line is then
+ * the JavaScript scanner's.
+ */
+bool ReadSeconds(const uint8_t* buf, size_t p, size_t end, double* seconds) {
+  const size_t start = p;
+  int dots = 0;
+  int digits = 0;
+  while (p < end && ((buf[p] >= '0' && buf[p] <= '9') || buf[p] == '.')) {
+    if (buf[p] == '.') dots += 1;
+    else digits += 1;
+    p += 1;
+  }
+  if (digits == 0 || dots > 1) {
+    *seconds = std::nan("");
+    return true;
+  }
+#if defined(__cpp_lib_to_chars)
+  const char* first = reinterpret_cast<const char*>(buf + start);
+  const char* last = reinterpret_cast<const char*>(buf + p);
+  const std::from_chars_result read = std::from_chars(first, last, *seconds);
+  // Out of range (hundreds of digits): Number() says Infinity or 0; left to it.
+  return read.ec == std::errc() && read.ptr == last;
+#else
+  return false;
+#endif
+}
+
+/**
+ * What one line is, as the JavaScript scanner's line() would take it. kNoLine: a line that changes
+ * nothing whatever the scanner's state (blank, or `name: value` for a name it does not keep).
+ */
+int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r, NameTable* names) {
+  size_t p = SkipBlanks(buf, line_start, line_end);
+  if (p >= line_end) return kNoLine;
+  // Column 1 (lctl headers, 2.15.0's `snapshot_time   :`) and `- job_id:` lines are the JavaScript scanner's.
+  if (p == line_start || buf[p] == kDash) return kOtherLine;
+  const size_t name_start = p;
+  while (p < line_end && IsNameByte(buf[p])) p += 1;
+  const size_t name_end = p;
+  p = SkipBlanks(buf, p, line_end);
+  if (name_end == name_start || p >= line_end || buf[p] != kColon) return kOtherLine;
+  p = SkipBlanks(buf, p + 1, line_end);
+  if (p < line_end && buf[p] == kLbrace) {
+    Counter c;
+    c.name_start = name_start;
+    c.name_end = name_end;
+    if (!ReadBraces(buf, p, line_end, &c)) return kOtherLine;
+    r[3] = static_cast<double>(c.name_start);
+    r[4] = static_cast<double>(c.name_end);
+    r[5] = c.unit_start;
+    r[6] = c.unit_end;
+    r[7] = c.samples;
+    r[8] = c.sum;
+    r[9] = names->NumberOf(buf, name_start, name_end);
+    r[10] = c.unit_start < 0 ? -1 : names->NumberOf(buf, static_cast<size_t>(c.unit_start), static_cast<size_t>(c.unit_end));
+    return kCounterLine;
+  }
+  const size_t name_length = name_end - name_start;
+  // `job_stats:` with a value is malformed: the JavaScript scanner counts it.
+  if (name_length == 9 && std::memcmp(buf + name_start, "job_stats", 9) == 0) return kOtherLine;
+  if (name_length == 10 && std::memcmp(buf + name_start, "start_time", 10) == 0) {
+    return ReadSeconds(buf, p, line_end, &r[7]) ? kStartTimeLine : kOtherLine;
+  }
+  // snapshot_time, elapsed_time and fields of future versions carry nothing the exporter keeps.
+  return kNoLine;
+}
+
+}  // namespace
+
+double NameTable::NumberOf(const uint8_t* buf, size_t start, size_t end) {
+  // FNV-1a: names are short (under 20 bytes); a hit costs no allocation, one compare.
+  uint32_t hash = 2166136261u;
+  for (size_t i = start; i < end; ++i) hash = (hash ^ buf[i]) * 16777619u;
+  const size_t length = end - start;
+  for (size_t slot = hash & (kSlots - 1);; slot = (slot + 1) & (kSlots - 1)) {
+    const int number = slots_[slot];
+    if (number < 0) {
+      if (names_.size() >= kMaxNames) return -1;
+      slots_[slot] = static_cast<int>(names_.size());
+      names_.emplace_back(reinterpret_cast<const char*>(buf + start), length);
+      return slots_[slot];
+    }
+    const std::string& name = names_[static_cast<size_t>(number)];
+    if (name.size() == length && std::memcmp(name.data(), buf + start, length) == 0) return number;
+  }
+}
+
+size_t ScanLines(const uint8_t* buf, size_t start, size_t end, double* out, size_t capacity, NameTable* names) {
+  size_t records = 0;
+  while (start < end && records < capacity) {
+    const void* nl = std::memchr(buf + start, kNl, end - start);
+    const size_t eol = nl == nullptr ? end : static_cast<size_t>(static_cast<const uint8_t*>(nl) - buf);
+    size_t line_end = eol;
+    if (line_end > start && buf[line_end - 1] == kCr) line_end -= 1;
+    double* r = out + records * kRecordFields;
+    const int kind = ReadLine(buf, start, line_end, r, names);
+    if (kind != kNoLine) {
+      r[0] = kind;
+      r[1] = static_cast<double>(start);
+      r[2] = static_cast<double>(line_end);
+      records += 1;
+    }
+    start = eol + 1;
+  }
+  return records;
+}
+
+}  // namespace jobio
