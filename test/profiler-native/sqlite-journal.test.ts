@@ -47,7 +47,8 @@ const zero = (): Counts => Object.fromEntries([...new Set(Object.values(KINDS))]
 /**
  * The rule replayed on one process's calls in order: each call on a file of `mount` is the journal's
  * or the program's. A path named as a journal is the journal's; a descriptor is its open's; after a
- * journal opened by a thread, that thread's next open of the journal's directory is the journal's.
+ * rollback journal or write-ahead log opened by a thread, that thread's next open of its directory
+ * is the journal's.
  */
 function replay(calls: readonly StraceCall[], mount: string): { journal: Counts; program: Counts; dirOpens: number } {
   const journal = zero();
@@ -68,7 +69,7 @@ function replay(calls: readonly StraceCall[], mount: string): { journal: Counts;
       if (!inDir(target)) continue;
       owner = journalName(target) ? 'journal' : 'program';
       if (kind === 'open') {
-        if (owner === 'journal' && /-journal$/.test(target)) awaited.set(c.pid, dirname(target));
+        if (owner === 'journal' && /-(journal|wal)$/.test(target)) awaited.set(c.pid, dirname(target));
         else if (awaited.get(c.pid) === target) {
           owner = 'journal';
           awaited.delete(c.pid);
@@ -104,7 +105,17 @@ before(() => {
   python3 = requireBinary('python3');
 });
 
-test("python3's sqlite3, a transaction per insert: the rollback journal's calls (and its directory's sync) are sqlite-journal, the database's and the script's own the program's, each count strace's", async (t) => {
+interface Run {
+  expected: ReturnType<typeof replay>;
+  actual: { journal: Counts; program: Counts };
+  onShm: DumpMount[];
+  exe: string;
+  why: string;
+}
+
+/** python3 -c SCRIPT (a table, INSERTS inserts each committed, then a file of the script's own) under
+ * strace under the profiler; `pragma` is run first. */
+async function runPython(pragma: string): Promise<Run> {
   const base = tempDir(SHM);
   const work = tempDir();
   try {
@@ -112,6 +123,7 @@ test("python3's sqlite3, a transaction per insert: the rollback journal's calls 
     const script = [
       'import sqlite3, os',
       `db = sqlite3.connect(${JSON.stringify(join(base, 'db.sqlite'))})`,
+      ...(pragma ? [`db.execute(${JSON.stringify(pragma)})`] : []),
       "db.execute('CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT)')",
       'db.commit()',
       `for i in range(${INSERTS}):`,
@@ -142,33 +154,42 @@ test("python3's sqlite3, a transaction per insert: the rollback journal's calls 
       journal: got(onShm.filter((m) => m.component === 'sqlite-journal')),
       program: got(onShm.filter((m) => m.component === '')),
     };
-    const why = JSON.stringify({ expected, actual });
-    t.diagnostic(why);
-    // strace: a journal created, synced (with its directory), written and deleted per transaction
-    assert.ok(expected.journal.open! >= INSERTS, why);
-    assert.ok(expected.journal.delete! >= INSERTS, why);
-    assert.ok(expected.journal.sync! >= 2 * INSERTS, why);
-    assert.ok(expected.dirOpens >= INSERTS, `strace: SQLite synced the journal's directory: ${why}`);
-    // the database's writes and syncs, and the script's file, are the program's
-    assert.ok(expected.program.write! >= INSERTS && expected.program.sync! >= INSERTS && expected.program.open! >= 2, why);
-    assert.deepEqual(actual, { journal: expected.journal, program: expected.program }, why);
-    assert.equal(onShm.filter((m) => m.component !== '' && m.component !== 'sqlite-journal').length, 0, why);
-    // the journal's reasons are addressed to SQLite: a library inside python3, with SQLite's hint
-    const program = programOf(py.exe, '', 'sqlite-journal');
-    assert.equal(program.role, 'library');
-    const hint = hintFor(
-      { cls: 'yellow', reason: 'sync', calls: expected.journal.sync!, bytes: 0, timeNs: 0 },
-      {
-        mount: SHM,
-        small: 32768,
-        program,
-        gain: true,
-        fewByteOpens: 0,
-      },
-    );
-    assert.match(hint, /SQLite syncs at every commit/);
+    return { expected, actual, onShm, exe: py.exe, why: JSON.stringify({ expected, actual }) };
   } finally {
     removeDir(base);
     removeDir(work);
   }
+}
+
+test("python3's sqlite3, a transaction per insert: the rollback journal's calls (and its directory's sync) are sqlite-journal, the database's and the script's own the program's, each count strace's", async (t) => {
+  const { expected, actual, onShm, exe, why } = await runPython('');
+  t.diagnostic(why);
+  // strace: a journal created, synced (with its directory), written and deleted per transaction
+  assert.ok(expected.journal.open! >= INSERTS, why);
+  assert.ok(expected.journal.delete! >= INSERTS, why);
+  assert.ok(expected.journal.sync! >= 2 * INSERTS, why);
+  assert.ok(expected.dirOpens >= INSERTS, `strace: SQLite synced the journal's directory: ${why}`);
+  // the database's writes and syncs, and the script's file, are the program's
+  assert.ok(expected.program.write! >= INSERTS && expected.program.sync! >= INSERTS && expected.program.open! >= 2, why);
+  assert.deepEqual(actual, { journal: expected.journal, program: expected.program }, why);
+  assert.equal(onShm.filter((m) => m.component !== '' && m.component !== 'sqlite-journal').length, 0, why);
+  // the journal's reasons are addressed to SQLite: a library inside python3, with SQLite's hint
+  const program = programOf(exe, '', 'sqlite-journal');
+  assert.equal(program.role, 'library');
+  const hint = hintFor({ cls: 'yellow', reason: 'sync', calls: expected.journal.sync!, bytes: 0, timeNs: 0 }, { mount: SHM, small: 32768, program, gain: true, fewByteOpens: 0 });
+  assert.match(hint, /SQLite syncs at every commit/);
+});
+
+test("python3's sqlite3 in WAL mode: the write-ahead log's and its index's calls (and the directory's sync after the log's creation) are sqlite-journal, the checkpoint's writes to the database the program's, each count strace's", async (t) => {
+  const { expected, actual, why } = await runPython('PRAGMA journal_mode=WAL');
+  t.diagnostic(why);
+  // strace: the log and its index opened once, a log write and sync per commit, the directory synced
+  // once after the log was created; at the close the checkpoint writes the database, the log and
+  // the index are deleted
+  assert.ok(expected.journal.open! >= 3, why);
+  assert.ok(expected.journal.write! >= INSERTS && expected.journal.sync! >= INSERTS, why);
+  assert.ok(expected.dirOpens >= 1, `strace: SQLite synced the log's directory: ${why}`);
+  assert.ok(expected.journal.delete! >= 2, why);
+  assert.ok(expected.program.write! >= 1, why);
+  assert.deepEqual(actual, { journal: expected.journal, program: expected.program }, why);
 });

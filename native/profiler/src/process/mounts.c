@@ -480,7 +480,7 @@ static uint64_t jobio_sqlite_dir_hash(const char *path, size_t len) {
   return slash == path ? jobio_pw_hash("/") : jobio_pw_hash_n(path, (size_t)(slash - path));
 }
 
-int jobio_component_other(int slot, const char *path, const struct jobio_pathwalk *pw, uint32_t sqlite) {
+int jobio_component_other(int slot, const char *path, const struct jobio_pathwalk *pw, uint32_t sqlite, int opening) {
   if (slot < 0) return slot;
   if (__atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED)) return jobio_component_twin(slot, JOBIO_COMPONENT_MPI_RUNTIME);
   struct jobio_tls *t = &jobio_t;
@@ -489,15 +489,15 @@ int jobio_component_other(int slot, const char *path, const struct jobio_pathwal
     /* A rollback journal or write-ahead log opened (or looked at) through its walked path: SQLite
      * syncs the directory that holds it after the file's first sync, by opening it (the thread's
      * next open of that directory's path is the journal's, and the calls on its descriptor with
-     * it). A deletion or a failed probe of the name is not walked and expects nothing. */
-    if (sqlite == JOBIO_PW_SQLITE_SYNCED && pw && path) {
+     * it). A deletion, a failed open or a failed probe of the name expects nothing. */
+    if (sqlite == JOBIO_PW_SQLITE_SYNCED && opening && pw && path) {
       uint64_t dir = jobio_sqlite_dir_hash(path, pw->len);
       if (!t->sqlite_dir) jobio_component_gate_add(1);
       t->sqlite_dir = dir;
     }
     return jobio_component_twin(slot, JOBIO_COMPONENT_SQLITE_JOURNAL);
   }
-  if (t->sqlite_dir && path && path[0] && (pw ? pw->hash : jobio_pw_hash(path)) == t->sqlite_dir) {
+  if (t->sqlite_dir && opening && pw && pw->hash == t->sqlite_dir) {
     t->sqlite_dir = 0;
     jobio_component_gate_add(-1);
     return jobio_component_twin(slot, JOBIO_COMPONENT_SQLITE_JOURNAL);
@@ -509,7 +509,7 @@ int jobio_component_other(int slot, const char *path, const struct jobio_pathwal
 
 int jobio_component_slot(int slot, const char *path) {
   uint32_t sqlite = path ? jobio_pw_sqlite(jobio_pw_last(path, strlen(path))) : 0;
-  if ((__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED) || sqlite) && slot >= 0) return jobio_component_other(slot, path, NULL, sqlite);
+  if ((__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED) || sqlite) && slot >= 0) return jobio_component_other(slot, path, NULL, sqlite, 0);
   return slot;
 }
 
@@ -705,11 +705,10 @@ int jobio_mount_walked(const char *path, const struct jobio_pathwalk *pw) {
  * The mount of a path that is absolute or relative to the working directory (-1: none), through the
  * thread's directory cache (mounts.h, jobio_dir_cached).
  */
-static int jobio_mount_of_path(const char *path) {
-  struct jobio_pathwalk pw;
-  jobio_pw_walk(path, &pw);
-  struct jobio_dir_cache *c = jobio_dir_cached(path, &pw);
-  return c ? c->mount : jobio_mount_walked(path, &pw);
+static int jobio_mount_of_path(const char *path, struct jobio_pathwalk *pw) {
+  jobio_pw_walk(path, pw);
+  struct jobio_dir_cache *c = jobio_dir_cached(path, pw);
+  return c ? c->mount : jobio_mount_walked(path, pw);
 }
 
 /* Of several mounts with this device (bind mounts), the one on the path (-1: none of them). */
@@ -725,7 +724,8 @@ static __attribute__((noinline)) int jobio_mount_of_path_dev(const char *path, u
  * JOBIO_SLOT_AT_DIRFD the mount of the directory descriptor the path is relative to.
  * have_mode: mode is known (a successful stat/fstat), so special files are recognised.
  */
-static int jobio_slot_of(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
+/* (pw: the walk of the path when the lookup made one, else left alone) */
+static int jobio_slot_of(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode, struct jobio_pathwalk *pw) {
   if (!jobio_mounts) return -1;
   if (have_mode) {
     mode_t type = mode & S_IFMT;
@@ -756,7 +756,7 @@ static int jobio_slot_of(int have_dev, uint64_t dev, int dirfd, const char *path
     return JOBIO_SLOT_AT_DIRFD;
   }
   if (path && path[0] && ndev == 0) {
-    int mi = jobio_mount_of_path(path);
+    int mi = jobio_mount_of_path(path, pw);
     if (mi != JOBIO_NO_PATH) return jobio_mount_slot(mi);
   }
   if (path && path[0] && ndev > 1) {
@@ -776,7 +776,11 @@ int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw) {
 }
 
 int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {
-  return jobio_component_slot(jobio_slot_of(have_dev, dev, dirfd, path, have_mode, mode), path);
+  /* a path the mount lookup walked has its name tested from that walk, not from a second pass */
+  struct jobio_pathwalk pw;
+  pw.len = UINT32_MAX;
+  int slot = jobio_slot_of(have_dev, dev, dirfd, path, have_mode, mode, &pw);
+  return pw.len != UINT32_MAX ? jobio_component_walked_as(slot, path, &pw, 0) : jobio_component_slot(slot, path);
 }
 
 /* Slot of an open descriptor given its fstat: by device, else by its /proc/self/fd path. */

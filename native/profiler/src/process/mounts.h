@@ -33,17 +33,19 @@ int jobio_slot_component(int slot);
  * component, is one load and a branch (jobio_g.component_gate), or for a walked path one load and a
  * bit test of jobio_component_bits (base/state.h).
  */
-int jobio_component_other(int slot, const char *path, const struct jobio_pathwalk *pw, uint32_t sqlite);
-/* a path walked already (pw: its walk) */
-static inline int jobio_component_walked(int slot, const char *path, const struct jobio_pathwalk *pw) {
+int jobio_component_other(int slot, const char *path, const struct jobio_pathwalk *pw, uint32_t sqlite, int opening);
+/* a path walked already (pw: its walk); `opening`: the call opens it, or looks at it the way an open
+ * does (a successful stat or access: SQLite's directory sync may follow, see jobio_component_other) */
+static inline int jobio_component_walked_as(int slot, const char *path, const struct jobio_pathwalk *pw, int opening) {
   if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_component_bits, __ATOMIC_RELAXED) >> jobio_pw_sqlite_bit(jobio_pw_last4(path, pw->len)) & 1))
-    return jobio_component_other(slot, path, pw, jobio_pw_sqlite(jobio_pw_last(path, pw->len)));
+    return jobio_component_other(slot, path, pw, jobio_pw_sqlite(jobio_pw_last(path, pw->len)), opening);
   return slot;
 }
+static inline int jobio_component_walked(int slot, const char *path, const struct jobio_pathwalk *pw) { return jobio_component_walked_as(slot, path, pw, 1); }
 /* a path whose name is not tested (a successful stat decided by the device of the thread's last
  * lookup: SQLite stats its journals' names only to learn whether they exist) */
 static inline int jobio_component_unnamed(int slot, const char *path) {
-  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED)) && slot >= 0) return jobio_component_other(slot, path, NULL, 0);
+  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_g.component_gate, __ATOMIC_RELAXED)) && slot >= 0) return jobio_component_other(slot, path, NULL, 0, 0);
   return slot;
 }
 /* any path (or NULL): its name is tested here (out of line: the calls that come here are not the
