@@ -178,26 +178,23 @@ export const lustreJobStatsCollector = defineCollector({
         // what it leaves (bigger files, errors) and the files known to be big are streamed.
         const small = files.filter((file) => !streamed.has(file.path));
         const declined: JobStatsFile[] = [];
-        const requests = small.map((file) => ({
-          path: file.path,
-          chunkBytes: CHUNK_BYTES,
-          maxBytes: settings.maxFileBytes,
-          maxWholeBytes: MAX_WHOLE_BYTES,
-          notAfter: readDeadline,
-          timeoutMs: settings.targetTimeoutMs,
-        }));
+        const wholeOptions = { chunkBytes: CHUNK_BYTES, maxBytes: settings.maxFileBytes, maxWholeBytes: MAX_WHOLE_BYTES, notAfter: readDeadline, timeoutMs: settings.targetTimeoutMs };
         const wholeReads: Promise<void>[] = [];
         await Promise.all([
           readStreamed(files.filter((file) => streamed.has(file.path))),
-          readSmallFiles(requests, (i, result) => {
-            const file = small[i];
-            signal.throwIfAborted();
-            if (file === undefined) return;
-            if (result === 'declined') declined.push(file);
-            else if (result === 'not_reached') notReached(file);
-            // Every chunk is in hand: the read settles without waiting for any file call.
-            else wholeReads.push(readOne(file, undefined, result));
-          }),
+          readSmallFiles(
+            small.map((file) => file.path),
+            wholeOptions,
+            (i, result) => {
+              const file = small[i];
+              signal.throwIfAborted();
+              if (file === undefined) return;
+              if (result === 'declined') declined.push(file);
+              else if (result === 'not_reached') notReached(file);
+              // Every chunk is in hand: the read settles without waiting for any file call.
+              else wholeReads.push(readOne(file, undefined, result));
+            },
+          ),
         ]);
         await Promise.all(wholeReads);
         await readStreamed(declined);
