@@ -9,97 +9,101 @@
 // included, agree between replicas. A store writes no staleness marker for a timestamped sample, so
 // every bucket is exported, zeros included: an emptied bucket says 0 instead of vanishing (it would
 // keep its last count for the 5-minute lookback).
-import type { MetricFamily, SampleSink } from '../scrape/metric-family.js';
+import { renderLabels, type MetricFamily, type SampleSink } from '../scrape/metric-family.js';
 import type { MetricRegistry } from '../scrape/metric-registry.js';
 import type { TargetView } from '../lustre/jobstats-accumulator.js';
-import { BUCKETS, bucketLabel, DENSITY_OPERATIONS, RATE_CLASSES } from '../lustre/rate-density.js';
+import { BUCKETS, bucketLabel, DENSITY_OPERATIONS, RATE_CLASSES, type RateDensity } from '../lustre/rate-density.js';
+import { TargetLabelTexts } from './lustre_target_families.js';
 
-interface Sample {
-  readonly labels: Record<string, string>;
-  readonly value: number;
-  readonly timestamp: number;
+/** A target read this scrape with a density: what the families render. */
+interface ShownDensity {
+  readonly name: string;
+  readonly density: RateDensity;
 }
 
-/** A gauge family whose samples carry a timestamp (ms); the collector refills it every scrape. */
-class TimestampedGauge implements MetricFamily {
+/**
+ * A gauge family whose samples carry their window's end as timestamp (ms), rendered from the densities
+ * the last refill showed: per target, one sample per tail (`target`, then the tail's labels), its value
+ * read from the density. Nothing per sample is kept between scrapes: the labels after `target` are
+ * rendered once for every target (426 series a target, rendered every scrape).
+ */
+class DensityGauge implements MetricFamily {
   readonly type = 'gauge';
-  private samples: Sample[] = [];
+  private readonly tails: readonly string[];
 
   constructor(
     readonly name: string,
     readonly help: string,
     registry: MetricRegistry,
+    private readonly shown: () => readonly ShownDensity[],
+    private readonly targets: TargetLabelTexts,
+    tails: readonly Record<string, string>[],
+    private readonly value: (density: RateDensity, tail: number) => number,
   ) {
+    this.tails = tails.map((labels) => {
+      const text = renderLabels(labels);
+      return text === '' ? '' : `,${text}`;
+    });
     registry.register(this);
   }
 
-  set(labels: Record<string, string>, value: number, timestamp: number): void {
-    this.samples.push({ labels, value, timestamp });
-  }
-
-  reset(): void {
-    this.samples = [];
-  }
-
-  /** Number of series (jobio_exporter_series). */
-  seriesCount(): number {
-    return this.samples.length;
-  }
-
   collect(sink: SampleSink): void {
-    for (const { labels, value, timestamp } of this.samples) sink.sample(labels, value, undefined, timestamp);
+    for (const { name, density } of this.shown()) {
+      const target = this.targets.of(name);
+      for (const [i, tail] of this.tails.entries()) sink.rendered(target + tail, this.value(density, i), undefined, density.endMs);
+    }
   }
 }
 
-export class LustreJobStatsDensityMetrics {
-  private readonly jobs: TimestampedGauge;
-  private readonly users: TimestampedGauge;
-  private readonly operationJobs: TimestampedGauge;
-  private readonly interval: TimestampedGauge;
+/** Tails by class (or operation) then decade, as the density's rows are laid out (row * BUCKETS + bucket). */
+function rowTails(label: string, rows: readonly string[]): Record<string, string>[] {
+  return rows.flatMap((row) => Array.from({ length: BUCKETS }, (_, b) => ({ [label]: row, decade: bucketLabel(b) })));
+}
 
-  constructor(registry: MetricRegistry) {
+export class LustreJobStatsDensityMetrics {
+  private shown: ShownDensity[] = [];
+
+  constructor(registry: MetricRegistry, targets: TargetLabelTexts = new TargetLabelTexts()) {
+    const shown = (): readonly ShownDensity[] => this.shown;
     const bucket = 'rate r over the last density window with 10^decade <= r < 10^(decade+1) (decade="zero": read but no increment); every job counted, with or without its own series';
-    this.jobs = new TimestampedGauge(
+    const classTails = rowTails('class', RATE_CLASSES);
+    new DensityGauge(
       'jobio_lustre_jobstats_rate_jobs',
       `Jobs of the target per ${bucket}. class: operations, metadata (requests other than read/write), read_bytes, write_bytes; per second.`,
       registry,
+      shown,
+      targets,
+      classTails,
+      (d, i) => d.jobs[i] as number,
     );
-    this.users = new TimestampedGauge('jobio_lustre_jobstats_rate_users', `Users of the target (the sum of their jobs) per ${bucket}.`, registry);
-    this.operationJobs = new TimestampedGauge(
+    new DensityGauge('jobio_lustre_jobstats_rate_users', `Users of the target (the sum of their jobs) per ${bucket}.`, registry, shown, targets, classTails, (d, i) => d.users[i] as number);
+    new DensityGauge(
       'jobio_lustre_jobstats_operation_rate_jobs',
       `Jobs of the target per ${bucket}; requests per second of one operation (a fixed set: ${DENSITY_OPERATIONS.join(', ')}).`,
       registry,
+      shown,
+      targets,
+      rowTails('operation', DENSITY_OPERATIONS),
+      // The operations' rows come after the classes' in the density.
+      (d, i) => d.jobs[RATE_CLASSES.length * BUCKETS + i] as number,
     );
-    this.interval = new TimestampedGauge(
+    new DensityGauge(
       'jobio_lustre_jobstats_rate_interval_seconds',
       'Length of the window the rate density of the target is over (between the reads that closed the last two windows), in seconds.',
       registry,
+      shown,
+      targets,
+      [{}],
+      (d) => d.intervalSeconds,
     );
   }
 
   clear(): void {
-    this.jobs.reset();
-    this.users.reset();
-    this.operationJobs.reset();
-    this.interval.reset();
+    this.shown = [];
   }
 
-  /** Sets the density of every target read this scrape (after clear()), stamped with its window's end. */
+  /** Shows the density of a target read this scrape (after clear()), stamped with its window's end. */
   fill(t: TargetView): void {
-    const d = t.density;
-    if (!d) return;
-    const target = t.name;
-    const at = d.endMs;
-    this.interval.set({ target }, d.intervalSeconds, at);
-    for (const [c, cls] of RATE_CLASSES.entries()) {
-      for (let b = 0; b < BUCKETS; b += 1) {
-        this.jobs.set({ target, class: cls, decade: bucketLabel(b) }, d.jobs[c * BUCKETS + b]!, at);
-        this.users.set({ target, class: cls, decade: bucketLabel(b) }, d.users[c * BUCKETS + b]!, at);
-      }
-    }
-    for (const [k, operation] of DENSITY_OPERATIONS.entries()) {
-      const row = RATE_CLASSES.length + k;
-      for (let b = 0; b < BUCKETS; b += 1) this.operationJobs.set({ target, operation, decade: bucketLabel(b) }, d.jobs[row * BUCKETS + b]!, at);
-    }
+    if (t.density) this.shown.push({ name: t.name, density: t.density });
   }
 }

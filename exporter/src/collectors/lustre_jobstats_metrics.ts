@@ -108,7 +108,7 @@ export class LustreJobStatsMetrics implements LustreWriter<JobStatsAccumulator> 
       'jobio_lustre_jobstats_unattributed_lines_total',
       'Entries and lines of an lctl get_param dump before any <kind>.<target>.job_stats= header: no target to charge them to, so skipped.',
     );
-    this.density = new LustreJobStatsDensityMetrics(registry);
+    this.density = new LustreJobStatsDensityMetrics(registry, targets);
   }
 
   clear(): void {

@@ -5,18 +5,18 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSmallFiles, type WholeFileRequest, type WholeFileResult } from './small-files-worker.js';
+import { readSmallFiles, type WholeFileOptions, type WholeFileResult } from './small-files-worker.js';
 import { streamPseudoFile } from './pseudo-files.js';
 
 const CHUNK = 4096;
 
-function request(path: string, over: Partial<WholeFileRequest> = {}): WholeFileRequest {
-  return { path, chunkBytes: CHUNK, maxBytes: 1 << 20, maxWholeBytes: 16 * CHUNK, notAfter: Date.now() + 60_000, timeoutMs: 60_000, ...over };
+function options(over: Partial<WholeFileOptions> = {}): WholeFileOptions {
+  return { chunkBytes: CHUNK, maxBytes: 1 << 20, maxWholeBytes: 16 * CHUNK, notAfter: Date.now() + 60_000, timeoutMs: 60_000, ...over };
 }
 
-async function readAll(requests: readonly WholeFileRequest[]): Promise<WholeFileResult[]> {
+async function readAll(paths: readonly string[], over: Partial<WholeFileOptions> = {}): Promise<WholeFileResult[]> {
   const results: WholeFileResult[] = [];
-  await readSmallFiles(requests, (i, result) => {
+  await readSmallFiles(paths, options(over), (i, result) => {
     assert.equal(i, results.length, 'results come in order');
     results.push(result);
   });
@@ -33,7 +33,7 @@ test('small-files worker: the chunks of a streamed read of the same size; what i
   };
   const sizes = [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 17, 16 * CHUNK];
   const files = sizes.map((n, i) => put(`f${i}`, Array.from({ length: n }, (_, k) => String.fromCharCode(33 + ((k * 7 + i) % 90))).join('')));
-  const results = await readAll(files.map((path) => request(path)));
+  const results = await readAll(files);
   for (const [i, path] of files.entries()) {
     const streamed: string[] = [];
     await streamPseudoFile(path, (c) => void streamed.push(c.toString('latin1')), { maxBytes: 1 << 20, chunkBytes: CHUNK });
@@ -43,14 +43,11 @@ test('small-files worker: the chunks of a streamed read of the same size; what i
   const fifo = join(dir, 'fifo');
   execFileSync('mkfifo', [fifo]);
   mkdirSync(join(dir, 'a-dir'));
-  const declined = await readAll([
-    request(fifo),
-    request(join(dir, 'a-dir')),
-    request(join(dir, 'missing')),
-    request(put('big', 'x'.repeat(16 * CHUNK + 1))),
+  const declined = [
+    ...(await readAll([fifo, join(dir, 'a-dir'), join(dir, 'missing'), put('big', 'x'.repeat(16 * CHUNK + 1))])),
     // At the caller's bound: the caller's read says whether anything is left (a cut read).
-    request(put('bounded', 'y'.repeat(100)), { maxBytes: 100 }),
-  ]);
+    ...(await readAll([put('bounded', 'y'.repeat(100))], { maxBytes: 100 })),
+  ];
   assert.deepEqual(declined, ['declined', 'declined', 'declined', 'declined', 'declined']);
 });
 
@@ -61,12 +58,12 @@ test('small-files worker: deadlines, many requests in order, and the reads are n
     return join(dir, `f${i}`);
   });
   // Past its read deadline: not opened. No time for the file: its first chunk only, and said late.
-  const timed = await readAll([request(paths[0]!, { notAfter: Date.now() - 1 }), request(paths[1]!, { timeoutMs: 0 })]);
+  const timed = [...(await readAll([paths[0] as string], { notAfter: Date.now() - 1 })), ...(await readAll([paths[1] as string], { timeoutMs: 0 }))];
   assert.deepEqual(timed.map(texts), ['not_reached', ['1:'.repeat(CHUNK / 2)]]);
   assert.equal(typeof timed[1] === 'object' && timed[1].late, true);
 
   const before = readCharsByThread();
-  const all = await readAll(paths.map((path) => request(path)));
+  const all = await readAll(paths);
   const after = readCharsByThread();
   const expected = paths.map((_, i) => `${i}:`.repeat(CHUNK));
   assert.deepEqual(

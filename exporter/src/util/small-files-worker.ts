@@ -22,18 +22,20 @@ import { OPEN_FLAGS } from './pseudo-files.js';
 /** Files a request carries: with the bound below, at most 2 MiB of bytes in one message. */
 const FILES_PER_REQUEST = 32;
 
-/** One file to read whole. */
-export interface WholeFileRequest {
-  readonly path: string;
+/** How the files of one call are read whole. */
+export interface WholeFileOptions {
   /** The read size, as a stream's chunk buffer (its reads return the same chunks). */
   readonly chunkBytes: number;
   /** The caller's byte bound (a file reaching it is left to the caller, who says it is cut). */
   readonly maxBytes: number;
-  /** Bytes beyond which the file is left to the caller's streamed read. */
+  /** Bytes beyond which a file is left to the caller's streamed read. */
   readonly maxWholeBytes: number;
-  /** Not opened at or after this time (ms since the epoch): the caller counts it as not reached. */
+  /**
+   * No file is opened at or after this time (Date.now() of the caller): the caller counts it as not
+   * reached. Handed to the worker as the time left, so a caller's clock of its own is kept.
+   */
   readonly notAfter: number;
-  /** After a read returns at or after this long since the file was opened (or notAfter), no more reads. */
+  /** After a read returns this long after its file was opened (or at notAfter), no more reads. */
   readonly timeoutMs: number;
 }
 
@@ -60,20 +62,21 @@ const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const buffers = new Map();
-parentPort.on('message', ({ id, files }) => {
+parentPort.on('message', ({ id, paths, options: f, leftMs }) => {
   const answers = [];
   const parts = [];
   let total = 0;
-  for (const f of files) {
-    if (Date.now() >= f.notAfter) { answers.push(-1); continue; }
-    const deadline = Math.min(f.notAfter, Date.now() + f.timeoutMs);
+  const notAfter = Date.now() + leftMs;
+  for (const path of paths) {
+    if (Date.now() >= notAfter) { answers.push(-1); continue; }
+    const deadline = Math.min(notAfter, Date.now() + f.timeoutMs);
     let chunk = buffers.get(f.chunkBytes);
     if (!chunk) buffers.set(f.chunkBytes, (chunk = Buffer.allocUnsafeSlow(f.chunkBytes)));
     const first = parts.length;
     let answer = -2;
     let fd = -1;
     try {
-      fd = fs.openSync(f.path, ${OPEN_FLAGS});
+      fd = fs.openSync(path, ${OPEN_FLAGS});
       if ((fs.fstatSync(fd).mode & ${constants.S_IFMT}) === ${constants.S_IFREG}) {
         const lengths = [];
         let bytes = 0;
@@ -137,14 +140,14 @@ function theWorker(): Worker {
   return started;
 }
 
-function request(files: readonly WholeFileRequest[]): Promise<Reply> {
+function request(paths: readonly string[], options: WholeFileOptions): Promise<Reply> {
   return new Promise<Reply>((resolve, reject) => {
     const id = (nextId += 1);
     const w = theWorker();
     waiting.set(id, { resolve, reject });
     // While a request is waiting, the worker keeps the process alive (as a pending pool read does).
     w.ref();
-    w.postMessage({ id, files });
+    w.postMessage({ id, paths, options, leftMs: options.notAfter - Date.now() });
   }).finally(() => {
     if (waiting.size === 0) worker?.unref();
   });
@@ -165,16 +168,18 @@ function resultsOf(reply: Reply): WholeFileResult[] {
 }
 
 /**
- * Reads `files` whole on the worker, a few at a time: `onResult` gets each file's result in order, while
- * the worker reads the next few. A worker that fails declines every file it did not answer.
+ * Reads the files at `paths` whole on the worker, a few at a time: `onResult` gets each file's result in
+ * order, while the worker reads the next few. A worker that fails declines every file it did not answer.
  */
-export async function readSmallFiles(files: readonly WholeFileRequest[], onResult: (index: number, result: WholeFileResult) => void): Promise<void> {
-  const slice = (k: number): Promise<WholeFileResult[]> =>
-    request(files.slice(k, k + FILES_PER_REQUEST)).then(resultsOf, () => files.slice(k, k + FILES_PER_REQUEST).map((): WholeFileResult => 'declined'));
-  let pending = files.length > 0 ? slice(0) : undefined;
+export async function readSmallFiles(paths: readonly string[], options: WholeFileOptions, onResult: (index: number, result: WholeFileResult) => void): Promise<void> {
+  const slice = (k: number): Promise<WholeFileResult[]> => {
+    const some = paths.slice(k, k + FILES_PER_REQUEST);
+    return request(some, options).then(resultsOf, () => some.map((): WholeFileResult => 'declined'));
+  };
+  let pending = paths.length > 0 ? slice(0) : undefined;
   for (let k = 0; pending; k += FILES_PER_REQUEST) {
     const results = await pending;
-    pending = k + FILES_PER_REQUEST < files.length ? slice(k + FILES_PER_REQUEST) : undefined;
+    pending = k + FILES_PER_REQUEST < paths.length ? slice(k + FILES_PER_REQUEST) : undefined;
     for (const [i, result] of results.entries()) onResult(k + i, result);
   }
 }
