@@ -130,22 +130,22 @@ static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t 
  * on a socket whose peer slot is known (jobio_net_fast_slot; a descriptor counted as network means
  * network metering is on); the rest is jobio_net_record. Returns from the wrapper's body.
  */
-#define JOBIO_NET_AFTER(timed, t1, est, dir, addr, got_after)                                                   \
-  struct jobio_fd *e;                                                                                           \
-  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&                                       \
-      JOBIO_LIKELY((e = &jobio_fds[fd])->kind == JOBIO_FD_NET)) {                                               \
-    const void *fa = (addr);                                                                                    \
-    int slot = jobio_net_fast_slot(e, fa, fa ? (got_after) : 0);                                                \
-    if (JOBIO_LIKELY(slot >= 0) &&                                                                              \
+#define JOBIO_NET_AFTER(timed, t1, est, dir, addr, got_after)                                                      \
+  struct jobio_fd *e;                                                                                              \
+  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&                                          \
+      JOBIO_LIKELY((e = &jobio_fds[fd])->kind == JOBIO_FD_NET)) {                                                  \
+    const void *fa = (addr);                                                                                       \
+    int slot = jobio_net_fast_slot(e, fa, fa ? (got_after) : 0);                                                   \
+    if (JOBIO_LIKELY(slot >= 0) &&                                                                                 \
         JOBIO_LIKELY(jobio_count_net_fast((char *)jobio_ms(jobio_t.block, (unsigned)slot), dir, (uint64_t)r, timed, est, \
-                                          jobio_t.last_dt))) {                                                  \
-      if ((timed) && JOBIO_UNLIKELY((t1) >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED)))          \
-        return jobio_tick_ret(t1, r);                                                                           \
-      return r;                                                                                                 \
-    }                                                                                                           \
-  }                                                                                                             \
-  if (!jobio_cfg.network) return r;                                                                             \
-  const void *a = r >= 0 && (addr) ? (const void *)(addr) : NULL;                                               \
+                                          jobio_t.last_dt))) {                                                     \
+      if ((timed) && JOBIO_UNLIKELY((t1) >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED)))             \
+        return jobio_tick_ret(t1, r);                                                                              \
+      return r;                                                                                                    \
+    }                                                                                                              \
+  }                                                                                                                \
+  if (!jobio_cfg.network) return r;                                                                                \
+  const void *a = r >= 0 && (addr) ? (const void *)(addr) : NULL;                                                  \
   return jobio_net_record(t1, est, fd, dir, r, a, a ? (got_after) : 0);
 
 /*
@@ -163,41 +163,41 @@ static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t 
  * possibility alone would make the bodies save their arguments. */
 #define JOBIO_NET_REAL(name) ((jobio_fn_##name)__atomic_load_n(&jobio_real[JOBIO_SYM_##name], __ATOMIC_RELAXED))
 
-#define JOBIO_NET_WRAP(name, params, args, dir, cap_expr, addr, got_after)                                      \
-  static __attribute__((noinline)) ssize_t jobio_timed_##name params {                                          \
-    struct jobio_tls *t = &jobio_t;                                                                             \
-    struct timespec ts0, ts1;                                                                                   \
-    uint64_t w = t->gap_weight;                                                                                 \
-    t->countdown = jobio_next_gap_inline(t);                                                                    \
-    if (!jobio_cfg.network || jobio_is_own(fd)) return JOBIO_NET_REAL(name) args;                                                 \
-    socklen_t cap = (cap_expr);                                                                                 \
-    (void)cap;                                                                                                  \
-    clock_gettime(CLOCK_MONOTONIC, &ts0);                                                                       \
-    ssize_t r = JOBIO_NET_REAL(name) args;                                                                                        \
-    clock_gettime(CLOCK_MONOTONIC, &ts1);                                                                       \
-    uint64_t t1 = jobio_ts_ns(&ts1);                                                                            \
-    t->last_dt = t1 - jobio_ts_ns(&ts0);                                                                        \
-    uint64_t est = jobio_scale(t->last_dt, w);                                                                  \
-    JOBIO_NET_AFTER(1, t1, est, dir, addr, got_after)                                                           \
-  }                                                                                                             \
-  static __attribute__((noinline)) ssize_t jobio_untimed_##name params {                                        \
-    socklen_t cap = jobio_cfg.network ? (cap_expr) : 0;                                                         \
-    (void)cap;                                                                                                  \
-    ssize_t r = JOBIO_NET_REAL(name) args;                                                                      \
-    JOBIO_NET_AFTER(0, 0, 0, dir, addr, got_after)                                                              \
-  }                                                                                                             \
-  static __attribute__((noinline)) ssize_t jobio_slow_##name params {                                           \
-    int how = jobio_slow_enter(&jobio_t);                                                                       \
-    if (!how || !jobio_resolve(JOBIO_SYM_##name)) return REAL(name) args;                                                                           \
-    if (how == 2) return jobio_timed_##name args;                                                               \
-    return jobio_untimed_##name args;                                                                           \
-  }                                                                                                             \
-  JOBIO_EXPORT ssize_t name params {                                                                            \
-    struct jobio_tls *t = &jobio_t;                                                                             \
-    jobio_fn_##name fn;                                                                                         \
-    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name args;                               \
-    if (jobio_timed_now(t)) return jobio_timed_##name args;                                                     \
-    return jobio_untimed_##name args;                                                                           \
+#define JOBIO_NET_WRAP(name, params, args, dir, cap_expr, addr, got_after)                                         \
+  static __attribute__((noinline)) ssize_t jobio_timed_##name params {                                             \
+    struct jobio_tls *t = &jobio_t;                                                                                \
+    struct timespec ts0, ts1;                                                                                      \
+    uint64_t w = t->gap_weight;                                                                                    \
+    t->countdown = jobio_next_gap_inline(t);                                                                       \
+    if (!jobio_cfg.network || jobio_is_own(fd)) return JOBIO_NET_REAL(name) args;                                  \
+    socklen_t cap = (cap_expr);                                                                                    \
+    (void)cap;                                                                                                     \
+    clock_gettime(CLOCK_MONOTONIC, &ts0);                                                                          \
+    ssize_t r = JOBIO_NET_REAL(name) args;                                                                         \
+    clock_gettime(CLOCK_MONOTONIC, &ts1);                                                                          \
+    uint64_t t1 = jobio_ts_ns(&ts1);                                                                               \
+    t->last_dt = t1 - jobio_ts_ns(&ts0);                                                                           \
+    uint64_t est = jobio_scale(t->last_dt, w);                                                                     \
+    JOBIO_NET_AFTER(1, t1, est, dir, addr, got_after)                                                              \
+  }                                                                                                                \
+  static __attribute__((noinline)) ssize_t jobio_untimed_##name params {                                           \
+    socklen_t cap = jobio_cfg.network ? (cap_expr) : 0;                                                            \
+    (void)cap;                                                                                                     \
+    ssize_t r = JOBIO_NET_REAL(name) args;                                                                         \
+    JOBIO_NET_AFTER(0, 0, 0, dir, addr, got_after)                                                                 \
+  }                                                                                                                \
+  static __attribute__((noinline)) ssize_t jobio_slow_##name params {                                              \
+    int how = jobio_slow_enter(&jobio_t);                                                                          \
+    if (!how || !jobio_resolve(JOBIO_SYM_##name)) return REAL(name) args;                                          \
+    if (how == 2) return jobio_timed_##name args;                                                                  \
+    return jobio_untimed_##name args;                                                                              \
+  }                                                                                                                \
+  JOBIO_EXPORT ssize_t name params {                                                                               \
+    struct jobio_tls *t = &jobio_t;                                                                                \
+    jobio_fn_##name fn;                                                                                            \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name args;                                  \
+    if (jobio_timed_now(t)) return jobio_timed_##name args;                                                        \
+    return jobio_untimed_##name args;                                                                              \
   }
 
 /* a received source address is used only when the kernel's length fits what the caller gave */
