@@ -140,6 +140,7 @@ const labelsAsTheyAre = (labels: SeriesLabels): SeriesLabels => labels;
 
 export class JobStatsAccumulator {
   private readonly fields = new FieldTable();
+  private classesOfFields: number[][] = [];
   private readonly targets = new Map<string, TargetState>();
   private epoch = 0;
   private collected = false;
@@ -338,13 +339,19 @@ export class JobStatsAccumulator {
     if (baseline || !t.window.isOpen) return t.window.open(now);
     // Each class once, in the order of its first entry: marked with a number no earlier walk used.
     const mark = (this.densityWalks += 1);
-    const fieldClasses = fieldClassesOf(this.fields.fields);
+    const fieldClasses = this.fieldClasses();
     for (const cls of t.tracker.entryClasses()) {
       if (cls.identity.quality === 'malformed' || cls.mark === mark) continue;
       cls.mark = mark;
       t.window.add(cls.key, cls.identity.uid, t.credits.creditOf(cls)?.deltas, fieldClasses);
     }
     t.window.settle(now);
+  }
+
+  /** fieldClassesOf the field table, made again only when a field was added (fields are only appended). */
+  private fieldClasses(): number[][] {
+    if (this.classesOfFields.length !== this.fields.fields.length) this.classesOfFields = fieldClassesOf(this.fields.fields);
+    return this.classesOfFields;
   }
 
   private group(t: TargetState, userLabel: UserLabel): Map<string, SeriesGroup> {

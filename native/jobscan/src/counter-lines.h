@@ -32,8 +32,21 @@ class NameTable {
   static constexpr size_t kMaxNames = 4096;
   /** The number of buf[start, end), numbering it if new; -1 when the table is full. */
   double NumberOf(const uint8_t* buf, size_t start, size_t end);
+  /**
+   * NumberOf() for the name of a counter line, trying first the name that followed the last one
+   * the previous time (the lines of an entry come in the same order entry after entry).
+   */
+  double CounterName(const uint8_t* buf, size_t start, size_t end);
+  /** NumberOf() for a unit, trying first the last unit. */
+  double UnitName(const uint8_t* buf, size_t start, size_t end);
 
  private:
+  /** `guess` if it names buf[start, end), else NumberOf(). */
+  double NumberGuessing(int guess, const uint8_t* buf, size_t start, size_t end);
+  /** The name read after each name, the last time (-1: none yet). */
+  std::vector<int> follows_ = std::vector<int>(kMaxNames, -1);
+  int last_name_ = -1;
+  int last_unit_ = -1;
   /** Open addressing over the names' numbers (-1: empty), twice kMaxNames so probes stay short. */
   static constexpr size_t kSlots = 2 * kMaxNames;
   std::vector<std::string> names_;
