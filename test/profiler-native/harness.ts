@@ -50,6 +50,8 @@ export interface MountBody {
   reasons: Record<string, number>;
   /** application-level stdio calls: function -> [calls, bytes] (non-zero only) */
   stdio: Record<string, [number, number]>;
+  /** the calls made per call type, decided or not (non-zero only; wire version 4) */
+  made: Record<string, number>;
 }
 export interface DumpMount extends MountBody {
   path: string;

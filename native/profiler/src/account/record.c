@@ -225,19 +225,21 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
     }
     if (slot < 0) {
       b->ignored++;
-      jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, -1);
+      jobio_fd_set(fd, JOBIO_FD_IGNORED, 0, 0, 0, JOBIO_POS_UNKNOWN);
     } else {
       /* its path's hash: stats of the path before are used (yellow), and so are those while it is open */
       uint64_t h = path ? (walked ? pw.hash : jobio_path_hash(dirfd, path)) : 0;
       uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0, h);
-      if (ofd) /* made now, its class counted when it is decided (jobio_ofd_release) */
-        jobio_count_made(jobio_ms(b, (unsigned)slot), call);
-      if (!ofd)
-        jobio_count_reason(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
-      else if (c->t0) /* counted at its last close (jobio_ofd_release), its duration now */
-        jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[call], t->last_dt);
-      int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? -1 : 0;
+      int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? JOBIO_POS_UNKNOWN : 0;
+      /* made now; its class is counted when it is decided (at its last close, jobio_ofd_release), or
+       * now without a record to keep it. (By the slot's offset that the descriptor's entry gets too:
+       * one multiply for both.) */
+      uint32_t moff = JOBIO_MOFF((uint16_t)slot);
+      jobio_count_made((struct jobio_mstats *)(void *)((char *)b + moff), call);
       jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
+      if (!ofd)
+        jobio_count_decided(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
+      if (c->t0) jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[call], t->last_dt); /* its duration now */
       if (h) jobio_stat_opened(b, h);
       /* opened by MPI_File_open on every rank: only the aggregators may move its bytes */
       if (t->collective) jobio_ofd_mark_unseen(fd);
@@ -333,7 +335,7 @@ void jobio_rec_alias(struct jobio_ctx *c, int oldfd, int newfd) {
     if (oe->kind != JOBIO_FD_UNKNOWN && oe->kind != JOBIO_FD_OWN) {
       jobio_ofd_ref(oe->ofd);
       oe->pos = JOBIO_POS_UNKNOWN; /* the offset is shared from now on */
-      jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)(oe->flags & (JOBIO_FDF_SAT | JOBIO_FDF_PROV)), -1);
+      jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)(oe->flags & (JOBIO_FDF_SAT | JOBIO_FDF_PROV)), JOBIO_POS_UNKNOWN);
     }
   }
   c->t->busy--;

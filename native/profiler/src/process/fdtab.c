@@ -33,7 +33,7 @@ static uint32_t jobio_ofd_bump = 1;
 static void jobio_own_heard(int fd, enum jobio_own_event event) {
   switch (event) {
     case JOBIO_OWN_OPENED:
-      if (jobio_fds) jobio_fd_set(fd, JOBIO_FD_OWN, 0, 0, 0, -1);
+      if (jobio_fds) jobio_fd_set(fd, JOBIO_FD_OWN, 0, 0, 0, JOBIO_POS_UNKNOWN);
       break;
     case JOBIO_OWN_CLOSED: jobio_fd_clear(fd); break;
     case JOBIO_OWN_REPLACED: /* (the program's call that replaced it may have set the entry already) */
@@ -91,7 +91,7 @@ int jobio_fd_learn(int fd) {
     } else {
       kind = JOBIO_FD_FILE;
     }
-    if ((unsigned)fd < jobio_fd_cap) jobio_fd_set(fd, (uint8_t)kind, (uint16_t)slot, 0, 0, -1);
+    if ((unsigned)fd < jobio_fd_cap) jobio_fd_set(fd, (uint8_t)kind, (uint16_t)slot, 0, 0, JOBIO_POS_UNKNOWN);
   }
   jobio_guard_leave();
   errno = saved;

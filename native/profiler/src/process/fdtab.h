@@ -68,13 +68,14 @@ static inline void jobio_fd_track_hwm(int fd) {
   while (cur < want && !__atomic_compare_exchange_n(&jobio_hwm, &cur, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }
+/* pos: the descriptor's offset, or JOBIO_POS_UNKNOWN */
 static inline void jobio_fd_set(int fd, uint8_t kind, uint16_t slot, uint32_t ofd, uint8_t flags, int64_t pos) {
   if ((unsigned)fd >= jobio_fd_cap) return;
   struct jobio_fd *e = &jobio_fds[fd];
   e->ofd = ofd;
   e->slot = slot;
   e->flags = flags;
-  e->pos = pos < 0 ? JOBIO_POS_UNKNOWN : pos;
+  e->pos = pos;
   e->kind = kind;
   jobio_fd_sync(e);
   jobio_fd_track_hwm(fd);

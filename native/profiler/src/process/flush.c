@@ -116,11 +116,8 @@ void jobio_flush_locked(uint32_t flags) {
     for (int s = 0; s < JOBIO_MAX_SLOTS; s++) {
       if (active >> s & 1) continue;
       const uint64_t *w = (const uint64_t *)(const void *)&b->m[s];
-      for (size_t i = 0; i < nwords; i++)
-        if (__atomic_load_n(&w[i], __ATOMIC_RELAXED)) {
-          active |= 1ull << s;
-          break;
-        }
+      for (size_t i = 0; i < nwords && !(active >> s & 1); i++)
+        if (__atomic_load_n(&w[i], __ATOMIC_RELAXED)) active |= 1ull << s;
     }
   }
   uint32_t mounts = 0;

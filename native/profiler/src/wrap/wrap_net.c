@@ -21,7 +21,7 @@ static inline int jobio_net_on(struct jobio_ctx *c) {
 }
 
 static inline void jobio_mark_net(int fd, int slot) {
-  if (slot >= 0 && (unsigned)fd < jobio_fd_cap) jobio_fd_set(fd, JOBIO_FD_NET, (uint16_t)slot, 0, JOBIO_FDF_SAT, -1);
+  if (slot >= 0 && (unsigned)fd < jobio_fd_cap) jobio_fd_set(fd, JOBIO_FD_NET, (uint16_t)slot, 0, JOBIO_FDF_SAT, JOBIO_POS_UNKNOWN);
 }
 
 /* connect or accept on the peer's slot; errno is still the call's (its reason when red) */
