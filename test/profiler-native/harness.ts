@@ -227,6 +227,17 @@ export function counted(body: MountBody): Record<string, [number, number, number
   return out;
 }
 
+/** The calls of `mounts` summed over their classes, for each of `kinds` (a create is an open). */
+export function callsOfKinds(mounts: readonly MountBody[], kinds: Iterable<string>): Record<string, number> {
+  const out: Record<string, number> = Object.fromEntries([...kinds].map((k) => [k, 0]));
+  for (const m of mounts)
+    for (const [call, c] of Object.entries(m.calls)) {
+      const k = call === 'create' ? 'open' : call;
+      if (k in out) out[k]! += c.red + c.yellow + c.green;
+    }
+  return out;
+}
+
 export function exists(path: string): boolean {
   return existsSync(path);
 }

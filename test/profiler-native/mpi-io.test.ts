@@ -11,10 +11,10 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildTests, removeDir, runProfiled, tempDir, type DumpMount } from './harness.js';
-import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, withoutLibraryProbes } from './strace-oracle.js';
+import { buildTests, callsOfKinds, removeDir, runProfiled, tempDir, type DumpMount } from './harness.js';
+import { PROCESS_CALLS, STRACE_CALLS, processOfThreads, readStraceCalls, straceArgs, withoutLibraryProbes } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
-import { buildMpiProgram } from '../profiler/mpi-program.js';
+import { MPIRUN_LOCAL, MPI_AS_ROOT_ENV, buildMpiProgram } from '../profiler/mpi-program.js';
 import { programOf } from '../../exporter/src/profiler/programs.js';
 import { hintFor } from '../../exporter/src/profiler/hints.js';
 import { runJobio } from '../helpers/exporter.js';
@@ -47,15 +47,7 @@ const PATH_CALLS = new Set(['open', 'openat', 'unlink', 'unlinkat', 'newfstatat'
 type Counts = Record<string, number>;
 const zero = (): Counts => Object.fromEntries([...new Set(Object.values(KINDS))].map((k) => [k, 0]));
 
-const got = (ms: DumpMount[]): Counts => {
-  const out = zero();
-  for (const m of ms)
-    for (const [call, c] of Object.entries(m.calls)) {
-      const k = call === 'create' ? 'open' : call;
-      if (k in out) out[k]! += c.red + c.yellow + c.green;
-    }
-  return out;
-};
+const got = (ms: DumpMount[]): Counts => callsOfKinds(ms, Object.keys(zero()));
 const reason = (ms: DumpMount[], r: string): number => ms.reduce((s, m) => s + (m.reasons[r] ?? 0), 0);
 
 let strace = '';
@@ -74,46 +66,17 @@ test("mpirun -np 2, one MPI_File_write_all to /dev/shm: per rank, the calls stra
     // fcoll two_phase: collective buffering with one aggregator (OMPIO's default lets each of two
     // ranks write its own contiguous block), so one rank opens the file and moves nothing through it
     const prefix = join(work, 'strace-out');
-    const traced = [...STRACE_CALLS, ...PROCESS_CALLS, 'close', 'fsync', 'fdatasync', 'unlink', 'unlinkat'].join(',');
-    const prof = await runProfiled(
-      strace,
-      [
-        '-f',
-        '-ff',
-        '-qq',
-        '-ttt',
-        '-y',
-        '-e',
-        `trace=${traced}`,
-        '-e',
-        'signal=none',
-        '-o',
-        prefix,
-        mpirun,
-        '--oversubscribe',
-        '--allow-run-as-root',
-        '--mca',
-        'btl',
-        'self,tcp',
-        '--mca',
-        'fcoll',
-        'two_phase',
-        '-n',
-        '2',
-        program,
-        base,
-      ],
-      { cwd: work, dir: tempDir(), env: { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1', JOBIO_EXCLUDE: 'strace' }, timeoutMs: 120_000 },
-    );
+    const traced = [...STRACE_CALLS, ...PROCESS_CALLS, 'close', 'fsync', 'fdatasync', 'unlink', 'unlinkat'];
+    const prof = await runProfiled(strace, [...straceArgs(prefix, traced, true), mpirun, ...MPIRUN_LOCAL, '--mca', 'fcoll', 'two_phase', '-n', '2', program, base], {
+      cwd: work,
+      dir: tempDir(),
+      env: { ...MPI_AS_ROOT_ENV, JOBIO_EXCLUDE: 'strace' },
+      timeoutMs: 120_000,
+    });
     removeDir(prof.dir);
     assert.equal(prof.status, 0, prof.stderr.toString());
     const calls = readStraceCalls(prefix);
-    // threads: a clone with CLONE_THREAD makes a thread of the caller's process
-    const processOf = new Map<number, number>();
-    for (const c of [...calls].sort((a, b) => a.t - b.t)) {
-      if (/^clone3?$/.test(c.name) && c.ret > 0 && /CLONE_THREAD/.test(c.args)) processOf.set(c.ret, processOf.get(c.pid) ?? c.pid);
-    }
-    const pidOf = (tid: number): number => processOf.get(tid) ?? tid;
+    const pidOf = processOfThreads(calls);
     // the job's files are in its directory on /dev/shm; POSIX shared-memory objects and semaphores
     // (/dev/shm/NAME: Open MPI's start-up, OMPIO's shared file pointer) are opened by glibc inside
     // itself, where no wrapper sees them, and are memory, not files of the job's
@@ -186,8 +149,8 @@ test("jobio run -- mpirun -np 2 with MPI-IO: the diagnosis names the MPI-IO libr
   try {
     const program = buildMpiProgram('mpi-io-marks', work);
     const out = join(work, 'out.jsonl');
-    const r = await runJobio(['run', '-o', out, '--', mpirun, '--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '--mca', 'fcoll', 'two_phase', '-n', '2', program, base], {
-      env: { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' },
+    const r = await runJobio(['run', '-o', out, '--', mpirun, ...MPIRUN_LOCAL, '--mca', 'fcoll', 'two_phase', '-n', '2', program, base], {
+      env: MPI_AS_ROOT_ENV,
       timeoutMs: 120_000,
     });
     assert.equal(r.code, 0, r.stderr);

@@ -9,7 +9,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename, dirname, join } from 'node:path';
 import { buildTests, removeDir, runProfiled, tempDir, type DumpMount } from './harness.js';
-import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, withPrograms, type StraceCall } from './strace-oracle.js';
+import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceArgs, withPrograms, type StraceCall } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
 
 const SHM = '/dev/shm';
@@ -88,16 +88,7 @@ test("python3's imports are the python-imports component: its opens and stats ar
     const prof = await runProfiled(
       strace,
       [
-        '-f',
-        '-ff',
-        '-qq',
-        '-y',
-        '-e',
-        `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`,
-        '-e',
-        'signal=none',
-        '-o',
-        prefix,
+        ...straceArgs(prefix, [...STRACE_CALLS, ...PROCESS_CALLS]),
         python3,
         '-c',
         `import json, email.mime.text, sqlite3, os; [os.stat('${base}') for _ in range(5)]; open('${out}', 'w').write('x' * 10)`,

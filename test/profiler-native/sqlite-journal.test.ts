@@ -8,8 +8,8 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
-import { buildTests, removeDir, runProfiled, tempDir, type DumpMount } from './harness.js';
-import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, withPrograms, withoutLibraryProbes, type StraceCall } from './strace-oracle.js';
+import { buildTests, callsOfKinds, removeDir, runProfiled, tempDir, type DumpMount } from './harness.js';
+import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceArgs, withPrograms, withoutLibraryProbes, type StraceCall } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { programOf } from '../../exporter/src/profiler/programs.js';
 import { hintFor } from '../../exporter/src/profiler/hints.js';
@@ -87,15 +87,7 @@ function replay(calls: readonly StraceCall[], mount: string): { journal: Counts;
   return { journal, program, dirOpens };
 }
 
-const got = (ms: DumpMount[]): Counts => {
-  const out = zero();
-  for (const m of ms)
-    for (const [call, c] of Object.entries(m.calls)) {
-      const k = call === 'create' ? 'open' : call;
-      if (k in out) out[k]! += c.red + c.yellow + c.green;
-    }
-  return out;
-};
+const got = (ms: DumpMount[]): Counts => callsOfKinds(ms, Object.keys(zero()));
 
 let strace = '';
 let python3 = '';
@@ -133,8 +125,8 @@ async function runPython(pragma: string): Promise<Run> {
       `open(${JSON.stringify(join(base, 'out.txt'))}, 'w').write('done')`,
       `os.stat(${JSON.stringify(join(base, 'out.txt'))})`,
     ].join('\n');
-    const traced = [...STRACE_CALLS, ...PROCESS_CALLS, 'close', 'fsync', 'fdatasync', 'unlink', 'unlinkat'].join(',');
-    const prof = await runProfiled(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${traced}`, '-e', 'signal=none', '-o', prefix, python3, '-c', script], {
+    const traced = [...STRACE_CALLS, ...PROCESS_CALLS, 'close', 'fsync', 'fdatasync', 'unlink', 'unlinkat'];
+    const prof = await runProfiled(strace, [...straceArgs(prefix, traced), python3, '-c', script], {
       cwd: work,
       dir: tempDir(),
       env: { JOBIO_EXCLUDE: 'strace', PYTHONDONTWRITEBYTECODE: '1' },

@@ -79,6 +79,24 @@ export function readStraceCalls(prefix: string): StraceCall[] {
 export const PROCESS_CALLS = ['execve', 'clone', 'clone3', 'fork', 'vfork'];
 
 /**
+ * strace's arguments before the command: every process and thread (-f) in its own file `prefix.PID`
+ * (-ff, what readStraceCalls reads), descriptors with their paths (-y), no signal lines;
+ * `timestamps` adds -ttt (each call's time, for the frame tests).
+ */
+export function straceArgs(prefix: string, calls: readonly string[], timestamps = false): string[] {
+  return ['-f', '-ff', '-qq', ...(timestamps ? ['-ttt'] : []), '-y', '-e', `trace=${calls.join(',')}`, '-e', 'signal=none', '-o', prefix];
+}
+
+/** The process of each thread id: a clone with CLONE_THREAD makes a thread of the caller's process. */
+export function processOfThreads(calls: readonly StraceCall[]): (tid: number) => number {
+  const processOf = new Map<number, number>();
+  for (const c of [...calls].sort((a, b) => a.t - b.t)) {
+    if (/^clone3?$/.test(c.name) && c.ret > 0 && /CLONE_THREAD/.test(c.args)) processOf.set(c.ret, processOf.get(c.pid) ?? c.pid);
+  }
+  return (tid) => processOf.get(tid) ?? tid;
+}
+
+/**
  * Each call with the program that made it, named as the profiler names it: the base name of the
  * executable (`/proc/self/exe`, so links resolved: `cc` is `x86_64-linux-gnu-gcc-12`). A process's
  * program is its parent's at the clone that made it, until its own successful execve. Needs the

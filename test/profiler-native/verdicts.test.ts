@@ -12,10 +12,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type DumpMount, type DumpProcess, type MountBody } from './harness.js';
-import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceStats, straceVerdicts, withPrograms, type StraceCall, type Verdicts } from './strace-oracle.js';
+import { PROCESS_CALLS, STRACE_CALLS, processOfThreads, readStraceCalls, straceArgs, straceStats, straceVerdicts, withPrograms, type StraceCall, type Verdicts } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { programOf, type ProgramFamily } from '../../exporter/src/profiler/programs.js';
-import { buildMpiProgram } from '../profiler/mpi-program.js';
+import { MPIRUN_LOCAL, MPI_AS_ROOT_ENV, buildMpiProgram } from '../profiler/mpi-program.js';
 import { writeCProject } from './c-project.js';
 
 const SHM = '/dev/shm';
@@ -120,7 +120,7 @@ describe('verdicts against strace: no false reds', () => {
         removeDir(prof.dir);
         assert.equal(prof.status, 0, prof.stderr.toString());
         const prefix = join(base, 'strace-out');
-        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix, cmd, ...args], {
+        const st = spawnSync(strace, [...straceArgs(prefix, [...STRACE_CALLS, ...PROCESS_CALLS]), cmd, ...args], {
           cwd: traceDir,
           env: cleanEnv(),
         });
@@ -168,7 +168,7 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
     try {
       const program = buildMpiProgram('mpi-io-collective', work);
       // btl self,tcp: no shared-memory segments on /dev/shm beside the job's own file
-      const args = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-n', '4', program];
+      const args = [...MPIRUN_LOCAL, '-n', '4', program];
       const profDir = join(base, 'prof');
       const traceDir = join(base, 'trace');
       mkdirSync(profDir);
@@ -177,7 +177,7 @@ describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
       removeDir(prof.dir);
       assert.equal(prof.status, 0, prof.stderr.toString());
       const prefix = join(base, 'strace-out');
-      const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, mpirun, ...args, join(traceDir, 'out.dat')], {
+      const st = spawnSync(strace, [...straceArgs(prefix, STRACE_CALLS), mpirun, ...args, join(traceDir, 'out.dat')], {
         cwd: work,
         env: cleanEnv(),
         timeout: 120_000,
@@ -230,8 +230,8 @@ describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
     const work = tempDir();
     try {
       const program = buildMpiProgram('mpi-frames', work);
-      const args = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-n', '2', program];
-      const env = { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
+      const args = [...MPIRUN_LOCAL, '-n', '2', program];
+      const env = MPI_AS_ROOT_ENV;
       const profDir = join(base, 'prof');
       const traceDir = join(base, 'trace');
       mkdirSync(profDir);
@@ -240,7 +240,7 @@ describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
       removeDir(prof.dir);
       assert.equal(prof.status, 0, prof.stderr.toString());
       const prefix = join(base, 'strace-out');
-      const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${STRACE_CALLS.join(',')}`, '-e', 'signal=none', '-o', prefix, mpirun, ...args, traceDir], {
+      const st = spawnSync(strace, [...straceArgs(prefix, STRACE_CALLS), mpirun, ...args, traceDir], {
         cwd: work,
         env: cleanEnv(env),
         timeout: 120_000,
@@ -295,43 +295,16 @@ describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
       const prefix = join(base, 'strace-out');
       // strace inside the profiled run (not profiled itself), so both see the same calls; the stats
       // are left out: strace would also see those the library makes itself
-      const traced = [...STRACE_CALLS, ...PROCESS_CALLS].join(',');
-      const prof = await runProfiled(
-        strace,
-        [
-          '-f',
-          '-ff',
-          '-qq',
-          '-ttt',
-          '-y',
-          '-e',
-          `trace=${traced}`,
-          '-e',
-          'signal=none',
-          '-o',
-          prefix,
-          mpirun,
-          '--oversubscribe',
-          '--allow-run-as-root',
-          '--mca',
-          'btl',
-          'self,tcp',
-          '-n',
-          '2',
-          program,
-          base,
-        ],
-        { cwd: work, dir: tempDir(), env: { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1', JOBIO_EXCLUDE: 'strace' }, timeoutMs: 120_000 },
-      );
+      const prof = await runProfiled(strace, [...straceArgs(prefix, [...STRACE_CALLS, ...PROCESS_CALLS], true), mpirun, ...MPIRUN_LOCAL, '-n', '2', program, base], {
+        cwd: work,
+        dir: tempDir(),
+        env: { ...MPI_AS_ROOT_ENV, JOBIO_EXCLUDE: 'strace' },
+        timeoutMs: 120_000,
+      });
       removeDir(prof.dir);
       assert.equal(prof.status, 0, prof.stderr.toString());
       const calls = readStraceCalls(prefix);
-      // threads: a clone with CLONE_THREAD makes a thread of the caller's process
-      const processOf = new Map<number, number>();
-      for (const c of [...calls].sort((a, b) => a.t - b.t)) {
-        if (/^clone3?$/.test(c.name) && c.ret > 0 && /CLONE_THREAD/.test(c.args)) processOf.set(c.ret, processOf.get(c.pid) ?? c.pid);
-      }
-      const pidOf = (tid: number): number => processOf.get(tid) ?? tid;
+      const pidOf = processOfThreads(calls);
       // the mount of a path: the longest mount point before it (this process's mount table)
       const points = readFileSync('/proc/self/mountinfo', 'utf8')
         .split('\n')
@@ -421,7 +394,7 @@ describe('verdicts against strace: owner and time changes are counted', () => {
         removeDir(prof.dir);
         assert.equal(prof.status, 0, prof.stderr.toString());
         const prefix = join(base, 'strace-out');
-        const st = spawnSync(strace, ['-f', '-ff', '-qq', '-y', '-e', `trace=${[...SETATTR, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix, c0, ...args], {
+        const st = spawnSync(strace, [...straceArgs(prefix, [...SETATTR, ...PROCESS_CALLS]), c0, ...args], {
           cwd: traceDir,
           env: cleanEnv(),
         });

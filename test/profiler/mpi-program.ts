@@ -5,6 +5,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requireBinary } from '../helpers/binaries.js';
 
+/**
+ * mpirun's options for the tests: more ranks than cores, as root (test containers), and the self and
+ * tcp transports only, so that no shared-memory segment lands on /dev/shm beside the job's files.
+ */
+export const MPIRUN_LOCAL: readonly string[] = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp'];
+
+/** Open MPI refuses to start as root without both. */
+export const MPI_AS_ROOT_ENV: Readonly<Record<string, string>> = { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
+
 /** Compiles programs/<name>.c into <dir>/<name>, warnings as errors, and returns the program's path. */
 export function buildMpiProgram(name: string, dir: string): string {
   const mpicc = requireBinary('mpicc', 'libopenmpi-dev');

@@ -25,9 +25,9 @@ import { basename, join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { readValidLog, type LogRecord } from './mistral-schema.js';
-import { buildMpiProgram } from './mpi-program.js';
+import { MPIRUN_LOCAL, MPI_AS_ROOT_ENV, buildMpiProgram } from './mpi-program.js';
 import { writeCProject } from '../profiler-native/c-project.js';
-import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceStats, straceVerdicts, withPrograms, type StraceCall } from '../profiler-native/strace-oracle.js';
+import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceArgs, straceStats, straceVerdicts, withPrograms, type StraceCall } from '../profiler-native/strace-oracle.js';
 
 const SHM = '/dev/shm';
 /** the interpreter itself, not a wrapper script (pyenv's shim is a bash script stat'ing its way around) */
@@ -218,7 +218,7 @@ async function runTraced(work: string, cwd: string, cmd: readonly string[], env:
   const strace = requireBinary('strace');
   const out = join(work, 'out.jsonl');
   const prefix = join(work, 'st');
-  const args = ['-f', '-ff', '-qq', '-ttt', '-y', '-e', `trace=${[...STRACE_CALLS, ...PROCESS_CALLS].join(',')}`, '-e', 'signal=none', '-o', prefix];
+  const args = straceArgs(prefix, [...STRACE_CALLS, ...PROCESS_CALLS], true);
   // strace itself not profiled (its children are): it stats the traced processes' files to print
   // them (-y), calls that are not in its own output
   if (process.env.KEEP) rmSync(process.env.KEEP, { recursive: true, force: true });
@@ -284,9 +284,8 @@ describe('jobio run: each call in its frame and its program, against strace -f -
       const program = buildMpiProgram('mpi-frames', work);
       // btl self,tcp: no shared-memory segments on /dev/shm beside the job's files; the launcher
       // (excluded by default) traced, to show where its calls go
-      const { records, calls } = await runTraced(work, data, [mpirun, '--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,tcp', '-np', '2', program, data], {
-        OMPI_ALLOW_RUN_AS_ROOT: '1',
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
+      const { records, calls } = await runTraced(work, data, [mpirun, ...MPIRUN_LOCAL, '-np', '2', program, data], {
+        ...MPI_AS_ROOT_ENV,
         JOBIO_TRACE_SCHEDULER: 'mpirun',
       });
       assertFrames(records, calls, data);

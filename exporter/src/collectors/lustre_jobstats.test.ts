@@ -213,3 +213,38 @@ test('lustre_jobstats collector: entry counts split by system and non-system uid
     'malformed/none 0',
   ]);
 });
+
+test('lustre_jobstats collector: a file that grows past the whole-read bound and shrinks back is counted exactly on either path', async () => {
+  const { root, registry, update } = setup();
+  const dir = (target: string): string => join(root, 'proc/fs/lustre/obdfilter', target);
+  for (const target of ['fs-OST0000', 'fs-OST0001']) mkdirSync(dir(target), { recursive: true });
+  writeFileSync(join(dir('fs-OST0001'), 'job_stats'), ENTRY(5));
+  // 700 more entries: ~80 KB, over the 64 KiB read whole on the worker thread (then streamed).
+  const filler = Array.from({ length: 700 }, (_, i) => `- job_id:          ${1000 + i}:5000:n1\n  write_bytes:     { samples:           1, unit: bytes, min: 1, max: 1, sum: 1 }\n`).join('');
+  const sizes = [ENTRY(100), ENTRY(150) + filler, ENTRY(150) + filler, ENTRY(170), ENTRY(200), ENTRY(200)];
+  const texts: string[] = [];
+  for (const text of sizes) {
+    writeFileSync(join(dir('fs-OST0000'), 'job_stats'), text);
+    assert.equal(await update(), 'ok');
+    texts.push(await registry.metrics());
+  }
+  const value = (text: string | undefined, target: string): string | undefined =>
+    new RegExp(`^jobio_lustre_jobstats_write_bytes_total\\{target="${target}",jobid="9",user="uid:5000"\\} (\\d+)$`, 'm').exec(text ?? '')?.[1];
+  assert.deepEqual(
+    texts.map((t) => [value(t, 'fs-OST0000'), value(t, 'fs-OST0001')]),
+    [
+      ['100', '5'],
+      ['150', '5'],
+      ['150', '5'],
+      ['170', '5'],
+      ['200', '5'],
+      ['200', '5'],
+    ],
+  );
+  // The grown file was read whole: its 701 entries are counted.
+  assert.match(texts[1] ?? '', /^jobio_lustre_jobstats_entries\{target="fs-OST0000",quality="correct",uid_class="non_system"\} 701$/m);
+  // Nothing changed: the same exposition, streamed (big) or read whole (small).
+  assert.equal(texts[2], texts[1]);
+  assert.equal(texts[5], texts[4]);
+  for (const t of texts) assert.doesNotMatch(t, /^jobio_lustre_jobstats_(read_errors|truncated_reads)_total\{[^}]*\} [1-9]/m);
+});

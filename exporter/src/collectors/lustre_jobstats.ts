@@ -191,8 +191,14 @@ export const lustreJobStatsCollector = defineCollector({
               if (file === undefined) return;
               if (result === 'declined') declined.push(file);
               else if (result === 'not_reached') notReached(file);
-              // Every chunk is in hand: the read settles without waiting for any file call.
-              else wholeReads.push(readOne(file, undefined, result));
+              else {
+                // Every chunk is in hand: the read settles without waiting for any file call (unless
+                // it must be read again, streamed). Handled at once: should this read fail after an
+                // abort while the reads above have already failed, nothing would await it.
+                const read = readOne(file, undefined, result);
+                read.catch(() => undefined);
+                wholeReads.push(read);
+              }
             },
           ),
         ]);

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSmallFiles, type WholeFileOptions, type WholeFileResult } from './small-files-worker.js';
+import { SmallFilesWorker, WORKER_SOURCE, readSmallFiles, type WholeFileOptions, type WholeFileResult } from './small-files-worker.js';
 import { streamPseudoFile } from './pseudo-files.js';
 
 const CHUNK = 4096;
@@ -14,12 +14,17 @@ function options(over: Partial<WholeFileOptions> = {}): WholeFileOptions {
   return { chunkBytes: CHUNK, maxBytes: 1 << 20, maxWholeBytes: 16 * CHUNK, notAfter: Date.now() + 60_000, timeoutMs: 60_000, ...over };
 }
 
-async function readAll(paths: readonly string[], over: Partial<WholeFileOptions> = {}): Promise<WholeFileResult[]> {
+async function readAll(paths: readonly string[], over: Partial<WholeFileOptions> = {}, worker?: SmallFilesWorker): Promise<WholeFileResult[]> {
   const results: WholeFileResult[] = [];
-  await readSmallFiles(paths, options(over), (i, result) => {
-    assert.equal(i, results.length, 'results come in order');
-    results.push(result);
-  });
+  await readSmallFiles(
+    paths,
+    options(over),
+    (i, result) => {
+      assert.equal(i, results.length, 'results come in order');
+      results.push(result);
+    },
+    worker,
+  );
   return results;
 }
 
@@ -78,11 +83,52 @@ test('small-files worker: deadlines, many requests in order, and the reads are n
   assert.ok(others >= bytes, `the other threads read ${others} bytes of ${bytes}`);
 });
 
+// A read that does not return for a while, as on a hung server: the worker's open of a path ending in
+// "stalls" first waits STALL_S seconds in a system call (a child's sleep, which terminate() cannot cut short).
+const STALL_S = 8;
+const stallingSource = `{
+  const fs = require('node:fs');
+  const open = fs.openSync;
+  fs.openSync = (p, ...rest) => {
+    if (String(p).endsWith('stalls')) require('node:child_process').spawnSync('sleep', ['${STALL_S}']);
+    return open(p, ...rest);
+  };
+}
+${WORKER_SOURCE}`;
+
+test('small-files worker: a read that does not return gives its files as not reached, a new worker reads the next, and at most two stay stuck (then files are declined)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jobio-small-files-'));
+  const [a, c, stalls] = ['a', 'c', 'stalls'].map((name) => {
+    writeFileSync(join(dir, name), name);
+    return join(dir, name);
+  }) as [string, string, string];
+  const reader = new SmallFilesWorker(stallingSource);
+  const soon = (): Partial<WholeFileOptions> => ({ notAfter: Date.now() + 200 });
+  // The request holding the stuck read is given up whole, STALL_GRACE_MS after its notAfter.
+  assert.deepEqual(await readAll([a, stalls, c], soon(), reader), ['not_reached', 'not_reached', 'not_reached']);
+  assert.equal(reader.stalledWorkers, 1);
+  // A new worker reads the files while the first is stuck.
+  assert.deepEqual((await readAll([a, c], {}, reader)).map(texts), [['a'], ['c']]);
+  // A second stuck worker: the files are then left to the caller (streamed through the pool).
+  assert.deepEqual(await readAll([stalls], soon(), reader), ['not_reached']);
+  assert.equal(reader.stalledWorkers, 2);
+  assert.deepEqual(await readAll([a, c], {}, reader), ['declined', 'declined']);
+  // Once the stuck reads return, those workers end and files are read whole again.
+  for (let waited = 0; reader.stalledWorkers > 0 && waited < 4 * STALL_S * 1000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(reader.stalledWorkers, 0, 'the stuck workers ended after their reads returned');
+  assert.deepEqual((await readAll([a], {}, reader)).map(texts), [['a']]);
+});
+
 /** Bytes each thread of this process has read (rchar of /proc/self/task/<tid>/io), by thread id. */
 function readCharsByThread(): Map<number, number> {
   const chars = new Map<number, number>();
   for (const tid of readdirSync('/proc/self/task')) {
-    const io = readFileSync(`/proc/self/task/${tid}/io`, 'utf8');
+    let io = '';
+    try {
+      io = readFileSync(`/proc/self/task/${tid}/io`, 'utf8');
+    } catch {
+      continue; // a thread that ended meanwhile
+    }
     chars.set(Number(tid), Number(/^rchar: (\d+)$/m.exec(io)?.[1]));
   }
   return chars;

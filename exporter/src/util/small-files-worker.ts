@@ -8,8 +8,9 @@
 // calls run back to back, and one message carries the bytes of many files.
 //
 // Not on the event loop's thread: a pseudo-file read can stall on a busy server, and a stalled read there
-// would stall every scrape and every collector. Here it stalls this worker (the waiting collector's update
-// stays pending, as with a read stalled on the pool) and nothing else.
+// would stall every scrape and every collector. Here it stalls this worker, and only until the request's
+// deadline (plus STALL_GRACE_MS): its files are then not reached this scrape and the next request goes to
+// a new worker (SmallFilesWorker, below).
 //
 // The worker reads a file as streamPseudoFile does (the same flags, the same regular-file check on the
 // opened descriptor, reads of the same size), and gives up on anything else: an error, a file that is not
@@ -58,7 +59,7 @@ interface Reply {
 
 // The worker's whole program, as source: the same code runs from the built JavaScript and from the
 // TypeScript sources under tsx (a worker file would need a loader in the worker thread).
-const WORKER_SOURCE = `
+export const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const buffers = new Map();
@@ -112,46 +113,104 @@ parentPort.on('message', ({ id, paths, options: f, leftMs }) => {
 });
 `;
 
-let worker: Worker | undefined;
-let nextId = 0;
-const waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (err: Error) => void }>();
+/**
+ * How long after the request's notAfter a healthy worker has answered: it opens nothing after notAfter
+ * and ends a file's reads at its first read returning after it, so only a read that does not return
+ * (a stalled server's pseudo-file) keeps it longer.
+ */
+export const STALL_GRACE_MS = 1000;
 
-/** The one worker of the process, started at the first request (hosts without such files never start it). */
-function theWorker(): Worker {
-  if (worker) return worker;
-  // Its heap holds a request's answers and little else: small generations keep its memory small (a
-  // worker out of memory fails its requests, whose files are then streamed, and is started again).
-  const started = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 } });
-  // Not what keeps the process alive: the requests waiting on it are.
-  started.unref();
-  started.on('message', (reply: Reply) => {
-    const w = waiting.get(reply.id);
-    waiting.delete(reply.id);
-    w?.resolve(reply);
-  });
-  const failAll = (err: Error): void => {
-    if (worker === started) worker = undefined;
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
-  };
-  started.on('error', failAll);
-  started.on('exit', (code) => failAll(new Error(`small-files worker exited (${code})`)));
-  worker = started;
-  return started;
+/** Workers at most stuck in a read at once; past it, files are declined (streamed through the pool). */
+const MAX_STALLED = 2;
+
+/**
+ * The worker thread of a process and the requests waiting on it. A request not answered STALL_GRACE_MS
+ * after its notAfter gives its files as not reached (the caller ends them at their deadline, as a
+ * streamed read stalled that long would be cut) and its worker is told to end, which it does once its
+ * read returns; later requests go to a new worker. While MAX_STALLED workers are stuck, files are
+ * declined instead (the caller streams them through the thread pool, with its deadlines), so a stalled
+ * server costs at most that many threads, not one more per scrape.
+ */
+export class SmallFilesWorker {
+  private worker: Worker | undefined;
+  /** Workers told to end while stuck in a read: they leave the set when they exit. */
+  private readonly stalled = new Set<Worker>();
+  private nextId = 0;
+  private readonly waiting = new Map<number, { resolve: (reply: Reply | undefined) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();
+
+  constructor(private readonly source: string = WORKER_SOURCE) {}
+
+  /** Workers stuck in a read, not yet ended. */
+  get stalledWorkers(): number {
+    return this.stalled.size;
+  }
+
+  /** Started at the first request (hosts without such files never start it). */
+  private theWorker(): Worker {
+    if (this.worker) return this.worker;
+    // Its heap holds a request's answers and little else: small generations keep its memory small (a
+    // worker out of memory fails its requests, whose files are then streamed, and is started again).
+    const started = new Worker(this.source, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 } });
+    // Not what keeps the process alive: the requests waiting on it are.
+    started.unref();
+    started.on('message', (reply: Reply) => {
+      const w = this.waiting.get(reply.id);
+      if (!w || this.worker !== started) return;
+      this.waiting.delete(reply.id);
+      clearTimeout(w.timer);
+      w.resolve(reply);
+    });
+    const failAll = (err: Error): void => {
+      if (this.worker !== started) return;
+      this.worker = undefined;
+      this.settleAll((w) => w.reject(err));
+    };
+    started.on('error', failAll);
+    started.on('exit', (code) => {
+      this.stalled.delete(started);
+      failAll(new Error(`small-files worker exited (${code})`));
+    });
+    this.worker = started;
+    return started;
+  }
+
+  private settleAll(settle: (w: { resolve: (reply: Reply | undefined) => void; reject: (err: Error) => void }) => void): void {
+    for (const w of this.waiting.values()) {
+      clearTimeout(w.timer);
+      settle(w);
+    }
+    this.waiting.clear();
+  }
+
+  /** Its requests unanswered past their time: each gives its files as not reached, and the worker is told to end. */
+  private leaveBehind(w: Worker): void {
+    if (this.worker !== w) return;
+    this.worker = undefined;
+    this.settleAll((waiting) => waiting.resolve(undefined));
+    this.stalled.add(w);
+    void w.terminate();
+  }
+
+  /** The worker's reply, undefined when it did not answer in time; rejected when it failed or too many are stuck. */
+  request(paths: readonly string[], options: WholeFileOptions): Promise<Reply | undefined> {
+    if (this.stalled.size >= MAX_STALLED) return Promise.reject(new Error('small-files workers stuck in reads'));
+    return new Promise<Reply | undefined>((resolve, reject) => {
+      const id = (this.nextId += 1);
+      const w = this.theWorker();
+      const leftMs = options.notAfter - Date.now();
+      const timer = setTimeout(() => this.leaveBehind(w), Math.max(0, leftMs) + STALL_GRACE_MS);
+      timer.unref();
+      this.waiting.set(id, { resolve, reject, timer });
+      // While a request is waiting, the worker keeps the process alive (as a pending pool read does).
+      w.ref();
+      w.postMessage({ id, paths, options, leftMs });
+    }).finally(() => {
+      if (this.waiting.size === 0) this.worker?.unref();
+    });
+  }
 }
 
-function request(paths: readonly string[], options: WholeFileOptions): Promise<Reply> {
-  return new Promise<Reply>((resolve, reject) => {
-    const id = (nextId += 1);
-    const w = theWorker();
-    waiting.set(id, { resolve, reject });
-    // While a request is waiting, the worker keeps the process alive (as a pending pool read does).
-    w.ref();
-    w.postMessage({ id, paths, options, leftMs: options.notAfter - Date.now() });
-  }).finally(() => {
-    if (waiting.size === 0) worker?.unref();
-  });
-}
+const processWorker = new SmallFilesWorker();
 
 function resultsOf(reply: Reply): WholeFileResult[] {
   let at = 0;
@@ -169,12 +228,21 @@ function resultsOf(reply: Reply): WholeFileResult[] {
 
 /**
  * Reads the files at `paths` whole on the worker, a few at a time: `onResult` gets each file's result in
- * order, while the worker reads the next few. A worker that fails declines every file it did not answer.
+ * order, while the worker reads the next few. A worker that fails declines every file it did not
+ * answer; one that stalls gives them as not reached (SmallFilesWorker).
  */
-export async function readSmallFiles(paths: readonly string[], options: WholeFileOptions, onResult: (index: number, result: WholeFileResult) => void): Promise<void> {
+export async function readSmallFiles(
+  paths: readonly string[],
+  options: WholeFileOptions,
+  onResult: (index: number, result: WholeFileResult) => void,
+  worker: SmallFilesWorker = processWorker,
+): Promise<void> {
   const slice = (k: number): Promise<WholeFileResult[]> => {
     const some = paths.slice(k, k + FILES_PER_REQUEST);
-    return request(some, options).then(resultsOf, () => some.map((): WholeFileResult => 'declined'));
+    return worker.request(some, options).then(
+      (reply) => (reply ? resultsOf(reply) : some.map((): WholeFileResult => 'not_reached')),
+      () => some.map((): WholeFileResult => 'declined'),
+    );
   };
   let pending = paths.length > 0 ? slice(0) : undefined;
   for (let k = 0; pending; k += FILES_PER_REQUEST) {
