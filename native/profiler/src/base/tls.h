@@ -32,7 +32,8 @@ struct jobio_tls {
   uint64_t stamp_before; /* the flush thread's snapshot belongs to the frame ending here (process/flusher.c) */
   uint64_t last_dt;      /* the measured duration (ns) of the thread's last timed call, for the maxima */
   uint32_t mpi_io;       /* depth inside MPI_File_* calls: their calls are the MPI-IO library's (wrap/wrap_mpi.c) */
-  uint32_t pad;
+  uint32_t mpi_runtime;  /* depth inside MPI_Init/MPI_Finalize (wrap/wrap_mpi.c): a fork child keeps only its
+                            forking thread's share of jobio_g.mpi_runtime (process/fork.c) */
   uint64_t sqlite_dir;   /* the hash of the directory SQLite opens to sync a journal this thread opened
                             (0: none awaited; process/mounts.c, jobio_component_other) */
 };

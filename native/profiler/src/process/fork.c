@@ -31,8 +31,10 @@ static void jobio_reset_child(void) {
   jobio_g.io_uring_setups = jobio_g.posix_aio_calls = jobio_g.libaio_iocbs = jobio_g.mmap_bytes = 0;
   jobio_g.spawned_total = 0;
   jobio_g.ended = 0;
-  /* the other threads are gone with whatever component they were inside: only this one's count */
-  jobio_component_gate_set((uint32_t)(jobio_g.python != 0) + __atomic_load_n(&jobio_g.mpi_runtime, __ATOMIC_RELAXED) + (t->mpi_io != 0) + (t->sqlite_dir != 0));
+  /* the other threads are gone with whatever component they were inside (another thread's MPI_Init
+   * is not the child's): only this thread's depths stay, each counted in the gate as when entered */
+  __atomic_store_n(&jobio_g.mpi_runtime, t->mpi_runtime, __ATOMIC_RELAXED);
+  jobio_component_gate_set((uint32_t)(jobio_g.python != 0) + t->mpi_runtime + (t->mpi_io != 0) + (t->sqlite_dir != 0));
   jobio_set_next_tick();
   jobio_blocks_reset_child(t->block);
   jobio_fds_after_fork(1);

@@ -165,6 +165,7 @@ static void *jobio_mpi_enter(int sym, const char *name, void *self) {
   int saved = errno;
   void *next = jobio_mpi_next(sym, name, self);
   if (next) {
+    jobio_t.mpi_runtime++;
     __atomic_add_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
     jobio_component_gate_add(1);
   }
@@ -173,6 +174,7 @@ static void *jobio_mpi_enter(int sym, const char *name, void *self) {
 }
 static int jobio_mpi_leave(int r) {
   int saved = errno;
+  jobio_t.mpi_runtime--;
   __atomic_sub_fetch(&jobio_g.mpi_runtime, 1, __ATOMIC_RELAXED);
   jobio_component_gate_add(-1);
   errno = saved;
