@@ -24,21 +24,40 @@ export function perTargetFamily<V>(name: string, help: string, type: MetricType,
 }
 
 /**
+ * What is rendered once per target name and kept while the target is shown; forgotten all at once
+ * when the names kept are many more than those shown (targets gone), so it stays bounded.
+ */
+class ShownTargets<T> {
+  private readonly items = new Map<string, T>();
+
+  of(name: string, make: (name: string) => T): T {
+    let item = this.items.get(name);
+    if (item === undefined) this.items.set(name, (item = make(name)));
+    return item;
+  }
+
+  /** `shown`: the targets shown now. */
+  forgetGone(shown: number): void {
+    if (this.items.size > 2 * shown + 64) this.items.clear();
+  }
+}
+
+const targetLabelText = (name: string): string => `target="${escapeLabelValue(name)}"`;
+
+/**
  * The `target="<name>"` label text of each target, rendered once while the target is shown: the
  * families of 1,000 targets asked for it about 25 times a target every scrape.
  */
 export class TargetLabelTexts {
-  private readonly texts = new Map<string, string>();
+  private readonly texts = new ShownTargets<string>();
 
   of(name: string): string {
-    let text = this.texts.get(name);
-    if (text === undefined) this.texts.set(name, (text = `target="${escapeLabelValue(name)}"`));
-    return text;
+    return this.texts.of(name, targetLabelText);
   }
 
   /** Forgets the targets no longer shown, once they are many (`shown`: the targets shown now). */
   forgetGone(shown: number): void {
-    if (this.texts.size > 2 * shown + 64) this.texts.clear();
+    this.texts.forgetGone(shown);
   }
 }
 
@@ -61,20 +80,20 @@ export function targetTailsFamily<V extends { readonly name: string }>(
     const text = renderLabels(labels);
     return text === '' ? '' : `,${text}`;
   });
-  const texts = new Map<string, readonly string[]>();
+  const texts = new ShownTargets<readonly string[]>();
+  const labelsOf = (name: string): readonly string[] => {
+    const target = targets.of(name);
+    return tailTexts.map((tail) => target + tail);
+  };
   return {
     name,
     help,
     type,
     collect(sink): void {
       const shown = views();
-      if (texts.size > 2 * shown.length + 64) texts.clear();
+      texts.forgetGone(shown.length);
       for (const view of shown) {
-        let labels = texts.get(view.name);
-        if (labels === undefined) {
-          const target = targets.of(view.name);
-          texts.set(view.name, (labels = tailTexts.map((tail) => target + tail)));
-        }
+        const labels = texts.of(view.name, labelsOf);
         for (let tail = 0; tail < labels.length; tail += 1) {
           const v = value(view, tail);
           if (v !== undefined) sink.rendered(labels[tail] as string, v);

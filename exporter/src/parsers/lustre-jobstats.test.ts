@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { JobStatsStream, MAX_LINE_BYTES, parseJobStats, scanJobStats, type JobStatsVisitor } from './lustre-jobstats.js';
+import { linesAddon, linesAddonError } from './jobstats-lines-addon.js';
 
 const fixture = (path: string): string => readFileSync(new URL(`../../../test/fixtures/lustre/${path}`, import.meta.url), 'utf8');
 
@@ -410,6 +411,10 @@ test('JobStatsStream: the last line of a file without its newline is read as one
 function bothWays(input: string | Uint8Array): void {
   assert.deepEqual(parseJobStats(input, 'native'), parseJobStats(input, 'js'));
 }
+
+test('job_stats scanner: the line addon is built and loads (without it the comparisons below would compare JavaScript with itself)', () => {
+  assert.ok(linesAddon(), `native/jobscan: ${linesAddonError()?.message ?? 'not loaded'} (npm run build builds it)`);
+});
 
 test('job_stats scanner (property): the addon and JavaScript agree on random bytes', () => {
   fc.assert(

@@ -188,6 +188,8 @@ export class SmallFilesWorker {
     this.worker = undefined;
     this.settleAll((waiting) => waiting.resolve(undefined));
     this.stalled.add(w);
+    // Nothing waits on it any more: it must not keep the process from exiting.
+    w.unref();
     void w.terminate();
   }
 
