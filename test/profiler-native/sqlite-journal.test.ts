@@ -7,8 +7,9 @@
 // the program's, and every count is strace's.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { buildTests, callsOfKinds, removeDir, runProfiled, tempDir, type DumpMount } from './harness.js';
+import { buildTests, callsOfKinds, removeDir, runProfiled, tempDir, testBin, type DumpMount } from './harness.js';
 import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceArgs, withPrograms, withoutLibraryProbes, type StraceCall } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { programOf } from '../../exporter/src/profiler/programs.js';
@@ -69,7 +70,8 @@ function replay(calls: readonly StraceCall[], mount: string): { journal: Counts;
       if (!inDir(target)) continue;
       owner = journalName(target) ? 'journal' : 'program';
       if (kind === 'open') {
-        if (owner === 'journal' && /-(journal|wal)$/.test(target)) awaited.set(c.pid, dirname(target));
+        // SQLite syncs the directory of a journal it opened to create (O_CREAT), not of one it only opened
+        if (owner === 'journal' && /-(journal|wal)$/.test(target) && /O_CREAT/.test(c.args)) awaited.set(c.pid, dirname(target));
         else if (awaited.get(c.pid) === target) {
           owner = 'journal';
           awaited.delete(c.pid);
@@ -184,4 +186,25 @@ test("python3's sqlite3 in WAL mode: the write-ahead log's and its index's calls
   assert.ok(expected.journal.delete! >= 2, why);
   assert.ok(expected.program.write! >= 1, why);
   assert.deepEqual(actual, { journal: expected.journal, program: expected.program }, why);
+});
+
+test("a journal only looked at (stat, access, an open without O_CREAT): the program's next open of its directory is the program's", async () => {
+  const dir = tempDir();
+  try {
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    writeFileSync(join(work, 'db-journal'), 'x');
+    const r = await runProfiled(testBin('t_sqlite_probe'), [work], { dir });
+    assert.equal(r.status, 0, r.stderr.toString());
+    const mounts = r.dump.processes.filter((p) => p.final).flatMap((p) => p.mounts);
+    const opens = (component: string): number =>
+      callsOfKinds(
+        mounts.filter((m) => m.component === component),
+        ['open'],
+      )['open'] ?? 0;
+    assert.equal(opens('sqlite-journal'), 1, 'the open of db-journal');
+    assert.equal(opens(''), 1, 'the open of its directory');
+  } finally {
+    removeDir(dir);
+  }
 });

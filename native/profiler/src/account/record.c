@@ -179,7 +179,7 @@ void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int hav
   struct jobio_pathwalk pw;
   int walked = !have_dev && path[0] && (path[0] == '/' || dirfd == AT_FDCWD);
   if (walked) jobio_pw_walk(path, &pw);
-  int slot = walked ? jobio_slot_walked(path, &pw) : jobio_path_slot(have_dev, dev, dirfd, path, 0, 0);
+  int slot = walked ? jobio_slot_walked(path, &pw, 0) : jobio_path_slot(have_dev, dev, dirfd, path, 0, 0);
   if (slot == -3) slot = -1;
   if (slot < 0)
     c->t->block->ignored++;
@@ -235,7 +235,7 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
     int walked = path && path[0] && (path[0] == '/' || dirfd == AT_FDCWD);
     if (walked) jobio_pw_walk(path, &pw);
     if (path && path[0] && !(flags & O_PATH)) {
-      slot = walked ? jobio_slot_walked(path, &pw) : jobio_path_slot(0, 0, dirfd, path, 0, 0);
+      slot = walked ? jobio_slot_walked(path, &pw, (flags & O_CREAT) ? JOBIO_OPENS_CREAT : JOBIO_OPENS) : jobio_path_slot(0, 0, dirfd, path, 0, 0);
       if (slot >= 0) prov = JOBIO_FDF_PROV;
     }
     if (!prov) {

@@ -65,7 +65,7 @@ extern struct jobio_state jobio_g;
 
 /* JOBIO_PW_SQLITE_BITS (base/pathwalk.h) while the component gate is shut, every bit while it is
  * open: one word answers both questions for a walked path (process/mounts.h,
- * jobio_component_walked). Whoever changes the gate goes through these, which keep the word. */
+ * jobio_component_walked_as). Whoever changes the gate goes through these, which keep the word. */
 extern uint64_t jobio_component_bits;
 void jobio_component_gate_add(int32_t delta);
 void jobio_component_gate_set(uint32_t value);

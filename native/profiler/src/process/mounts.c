@@ -486,11 +486,12 @@ int jobio_component_other(int slot, const char *path, const struct jobio_pathwal
   struct jobio_tls *t = &jobio_t;
   if (t->mpi_io) return jobio_component_twin(slot, JOBIO_COMPONENT_MPI_IO);
   if (sqlite) {
-    /* A rollback journal or write-ahead log opened (or looked at) through its walked path: SQLite
+    /* A rollback journal or write-ahead log opened with O_CREAT through its walked path: SQLite
      * syncs the directory that holds it after the file's first sync, by opening it (the thread's
      * next open of that directory's path is the journal's, and the calls on its descriptor with
-     * it). A deletion, a failed open or a failed probe of the name expects nothing. */
-    if (sqlite == JOBIO_PW_SQLITE_SYNCED && opening && pw && path) {
+     * it). SQLite asks for that sync only when it opens the file to create it (O_CREAT): a stat or
+     * access of the name, an open without O_CREAT, a deletion or a failed call expects nothing. */
+    if (sqlite == JOBIO_PW_SQLITE_SYNCED && opening == JOBIO_OPENS_CREAT && pw && path) {
       uint64_t dir = jobio_sqlite_dir_hash(path, pw->len);
       if (!t->sqlite_dir) jobio_component_gate_add(1);
       t->sqlite_dir = dir;
@@ -768,11 +769,11 @@ static int jobio_slot_of(int have_dev, uint64_t dev, int dirfd, const char *path
   return jobio_mount_slot(jobio_longest_prefix("/", 1, 0, 0));
 }
 
-int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw) {
+int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw, int opening) {
   if (!jobio_mounts) return -1;
   int mi = jobio_mount_walked(path, pw);
   if (mi == JOBIO_NO_PATH) mi = jobio_longest_prefix("/", 1, 0, 0); /* nothing to go by: the root file system */
-  return jobio_component_walked(jobio_mount_slot(mi), path, pw);
+  return jobio_component_walked_as(jobio_mount_slot(mi), path, pw, opening);
 }
 
 int jobio_slot_for(int have_dev, uint64_t dev, int dirfd, const char *path, int have_mode, mode_t mode) {

@@ -34,14 +34,17 @@ int jobio_slot_component(int slot);
  * bit test of jobio_component_bits (base/state.h).
  */
 int jobio_component_other(int slot, const char *path, const struct jobio_pathwalk *pw, uint32_t sqlite, int opening);
-/* a path walked already (pw: its walk); `opening`: the call opens it, or looks at it the way an open
- * does (a successful stat or access: SQLite's directory sync may follow, see jobio_component_other) */
+/* `opening` of a path call: JOBIO_OPENS, the call opens the path (it may be the directory SQLite opens
+ * to sync a journal); JOBIO_OPENS_CREAT, with O_CREAT (of a journal: SQLite syncs its directory next,
+ * see jobio_component_other); 0, any other call (a stat or access looks, and starts or ends nothing) */
+#define JOBIO_OPENS 1
+#define JOBIO_OPENS_CREAT 3
+/* a path walked already (pw: its walk) */
 static inline int jobio_component_walked_as(int slot, const char *path, const struct jobio_pathwalk *pw, int opening) {
   if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_component_bits, __ATOMIC_RELAXED) >> jobio_pw_sqlite_bit(jobio_pw_last4(path, pw->len)) & 1))
     return jobio_component_other(slot, path, pw, jobio_pw_sqlite(jobio_pw_last(path, pw->len)), opening);
   return slot;
 }
-static inline int jobio_component_walked(int slot, const char *path, const struct jobio_pathwalk *pw) { return jobio_component_walked_as(slot, path, pw, 1); }
 /* a path whose name is not tested (a successful stat decided by the device of the thread's last
  * lookup: SQLite stats its journals' names only to learn whether they exist) */
 static inline int jobio_component_unnamed(int slot, const char *path) {
@@ -92,11 +95,11 @@ static inline struct jobio_dir_cache *jobio_dir_cached(const char *path, const s
 int jobio_mount_walked(const char *path, const struct jobio_pathwalk *pw);
 /* jobio_slot_for(0, 0, AT_FDCWD, path, 0, 0) of a path walked already (path[0] != 0; absolute, or
  * relative to the working directory): the thread's last directory answers without a call. */
-int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw);
-static inline int jobio_slot_walked(const char *path, const struct jobio_pathwalk *pw) {
+int jobio_slot_walked_slow(const char *path, const struct jobio_pathwalk *pw, int opening);
+static inline int jobio_slot_walked(const char *path, const struct jobio_pathwalk *pw, int opening) {
   struct jobio_dir_cache *c = jobio_dir_cached(path, pw);
-  if (JOBIO_LIKELY(c != NULL)) return jobio_component_walked(c->slot, path, pw);
-  return jobio_slot_walked_slow(path, pw);
+  if (JOBIO_LIKELY(c != NULL)) return jobio_component_walked_as(c->slot, path, pw, opening);
+  return jobio_slot_walked_slow(path, pw, opening);
 }
 void jobio_cwd_changed(void);
 void jobio_mounts_after_fork(void);
