@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { buildTests, counted, proc, removeDir, runProfiled, run, cleanEnv, tempDir, testBin, lib, type DumpProcess } from './harness.js';
+import { buildTests, counted, proc, removeDir, runProfiled, run, cleanEnv, tempDir, testBin, lib, profDir, type DumpProcess } from './harness.js';
 
 type Counts = Record<string, [number, number, number]>;
 
@@ -363,5 +363,19 @@ describe('library surface', () => {
     assert.deepEqual(exported, table);
     const check = execFileSync(join(testBin('..'), 'jobio-symbols'), ['--check', lib]).toString();
     assert.match(check, /, 0 missing/);
+  });
+
+  // The MPI-IO calls passed through as six words are right only where a word holds an MPI_Offset: a
+  // build with 4-byte pointers (as the preprocessor sees it, no 32-bit libc needed) neither defines
+  // nor exports them, and the version script and the wrappers leave out the same ones.
+  test('with 4-byte pointers, only MPI_File_open of the MPI-IO calls is wrapped and exported', () => {
+    const as32 = (file: string): string =>
+      execFileSync('cc', ['-E', '-P', '-x', 'c', '-U__SIZEOF_POINTER__', '-D__SIZEOF_POINTER__=4', '-D_GNU_SOURCE', '-iquote', 'src', '-Isrc', file], { cwd: profDir }).toString();
+    const mpiIo = (text: string, re: RegExp): string[] => [...new Set([...text.matchAll(re)].map((m) => m[1]!))].sort();
+    assert.deepEqual(mpiIo(as32('src/exports.map.in'), /\b(P?MPI_File_\w+);/g), ['MPI_File_open', 'PMPI_File_open']);
+    assert.deepEqual(mpiIo(as32('src/wrap/wrap_mpi.c'), /\bint (P?MPI_File_\w+)\(/g), ['MPI_File_open', 'PMPI_File_open']);
+    // and with 8-byte pointers (this build) the others are there
+    const as64 = execFileSync('cc', ['-E', '-P', '-x', 'c', '-Isrc', 'src/exports.map.in'], { cwd: profDir }).toString();
+    assert.ok(mpiIo(as64, /\b(P?MPI_File_\w+);/g).includes('MPI_File_write_all'));
   });
 });

@@ -93,7 +93,10 @@ JOBIO_EXPORT int PMPI_File_open(void *comm, const char *path, int amode, void *i
   return jobio_mpi_open(JOBIO_SYM_PMPI_File_open, "PMPI_File_open", (void *)PMPI_File_open, comm, path, amode, info, fh);
 }
 
-/* The other MPI-IO calls, passed through as six words (symbols.def, JOBIO_MPI_WORDS). */
+/* The other MPI-IO calls, passed through as six words (symbols.def, JOBIO_MPI_WORDS): only where a
+ * word holds an MPI_Offset (a 32-bit build does not wrap them). */
+#if __SIZEOF_POINTER__ == 8
+_Static_assert(sizeof(uintptr_t) == 8, "MPI-IO calls are passed through as six 8-byte words");
 typedef int (*jobio_mpi_io_fn)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 static int jobio_mpi_io(int sym, const char *name, void *self, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e, uintptr_t f) {
   int saved = errno;
@@ -155,6 +158,7 @@ JOBIO_MPI_IO_BOTH(write_at_all_begin)
 JOBIO_MPI_IO_BOTH(write_at_all_end)
 JOBIO_MPI_IO_BOTH(write_ordered_begin)
 JOBIO_MPI_IO_BOTH(write_ordered_end)
+#endif /* __SIZEOF_POINTER__ == 8 */
 
 /* Start-up and shutdown: the next definition called with the MPI runtime's slots in use. */
 typedef int (*jobio_mpi_init_fn)(int *, char ***);
