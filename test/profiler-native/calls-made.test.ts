@@ -48,6 +48,8 @@ const PROGRAMS: Record<string, Record<string, number>> = {
   t_stat: { a: 100, b: 10, c: 10 },
   t_xstat: { a: 100, b: 10 },
   t_mix: { input: 70000, settings: 10 },
+  // the same path stat'ed in the journal component's slot and in the program's
+  t_stat_slots: { 'a-journal': 10, 'b-journal': 10 },
 };
 
 for (const [prog, files] of Object.entries(PROGRAMS)) {

@@ -75,7 +75,7 @@ static void jobio_stat_drain(struct jobio_block *b, struct jobio_stat_ent *e, in
   if (!n) return;
   uint32_t ns = __atomic_exchange_n(&e->psampled, 0, __ATOMIC_ACQ_REL);
   uint64_t tm = __atomic_exchange_n(&e->time_est, 0, __ATOMIC_ACQ_REL);
-  int slot = e->slot;
+  int slot = (int)(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) & 0xff); /* where they were made */
   if (!b || slot < 0 || slot >= JOBIO_MAX_SLOTS) return;
   struct jobio_mstats *m = jobio_ms(b, (unsigned)slot);
   m->call[JOBIO_CALL_ACCESS].calls[cls] += n;
@@ -89,7 +89,8 @@ static inline void jobio_stat_used(struct jobio_block *b, int slot, uint64_t est
   jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, est, sampled);
 }
 
-/* A successful stat of a path not open now: it waits for an open (jobio_stat_pending). */
+/* A successful stat of a path not open now: it waits for an open (jobio_stat_pending), in the entry
+ * of its key (hash: JOBIO_STAT_KEY of the path and the slot). */
 static void jobio_stat_wait(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
   if (!jobio_stat_tab) {
     jobio_count_reason(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, JOBIO_RED, JOBIO_REASON_STAT_UNUSED, est, sampled);
@@ -118,7 +119,6 @@ static void jobio_stat_wait(struct jobio_block *b, int slot, uint64_t hash, uint
     jobio_stat_drain(b, e, JOBIO_RED);
     __atomic_store_n(&e->hash, hash, __ATOMIC_RELEASE);
   }
-  e->slot = slot;
   jobio_count_made(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS); /* made now, its class waits */
   if (sampled) {
     /* its class waits, its duration does not: the interval's longest stat is this one's now */
@@ -137,35 +137,34 @@ static inline __attribute__((always_inline)) void jobio_stat_count(struct jobio_
     jobio_stat_used(b, slot, est, sampled);
     return;
   }
+  uint64_t key = JOBIO_STAT_KEY(h, slot);
   struct jobio_stat_ent *e = &jobio_stat_tab[JOBIO_STAT_INDEX(h)];
-  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == h) && !sampled) {
-    e->slot = slot;
+  if (JOBIO_LIKELY(__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) == key) && !sampled) {
     jobio_count_made(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS);
     __atomic_add_fetch(&e->pending, 1, __ATOMIC_RELEASE);
     return;
   }
-  jobio_stat_wait(b, slot, h, est, sampled);
+  jobio_stat_wait(b, slot, key, est, sampled);
 }
 
 void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled) {
   if (!jobio_stat_tab) {
-    jobio_stat_wait(b, slot, hash, est, sampled);
+    jobio_stat_wait(b, slot, JOBIO_STAT_KEY(hash, slot), est, sampled);
     return;
   }
   jobio_stat_count(b, slot, hash, est, sampled);
 }
 
+/* every entry of the path (one per slot its stats were made in) */
 void jobio_stat_opened_probe(struct jobio_block *b, uint64_t hash) {
   if (!jobio_stat_tab) return;
   uint32_t base = JOBIO_STAT_INDEX(hash);
+  uint64_t path = JOBIO_STAT_PATH(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
     struct jobio_stat_ent *c = &jobio_stat_tab[(base + i) & (JOBIO_STAT_TABLE - 1)];
     uint64_t h = __atomic_load_n(&c->hash, __ATOMIC_ACQUIRE);
-    if (h == hash) {
-      jobio_stat_drain(b, c, JOBIO_YELLOW);
-      return;
-    }
     if (h == 0) return;
+    if (JOBIO_STAT_PATH(h) == path) jobio_stat_drain(b, c, JOBIO_YELLOW);
   }
 }
 

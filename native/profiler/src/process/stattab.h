@@ -11,15 +11,20 @@ int jobio_access_ok_fast(struct jobio_tls *t, int dirfd, const char *path, uint6
 int jobio_stat_ok_untimed(struct jobio_tls *t, const char *path, uint64_t dev);
 int jobio_access_ok_untimed(struct jobio_tls *t, int dirfd, const char *path);
 void jobio_stat_pending(struct jobio_block *b, int slot, uint64_t hash, uint64_t est, int sampled);
-/* The pending stats of a path: an entry per path hash, probed from JOBIO_STAT_INDEX on. The index is
- * taken from the hash's top bits (multiplicative hashing: they depend on every byte); the whole
- * 64-bit value identifies the path (base/pathwalk.h). */
+/* The pending stats of a path made in one slot: an entry per path hash and slot, probed from
+ * JOBIO_STAT_INDEX on. The index is taken from the hash's top bits (multiplicative hashing: they
+ * depend on every byte); the key is the hash with its low byte replaced by the slot: its top 56 bits
+ * identify the path (base/pathwalk.h), its low byte the slot the stats were made in, and are decided
+ * in (a path stat'ed by the program and by a component, in two slots, has two entries). One word, so
+ * a thread that claims an entry sets both at once. */
+#define JOBIO_STAT_KEY(h, slot) (((h) & ~(uint64_t)0xff) | (uint64_t)(uint32_t)(slot))
+#define JOBIO_STAT_PATH(k) ((k) & ~(uint64_t)0xff)
+_Static_assert(JOBIO_MAX_SLOTS <= 256, "a slot fits the key's low byte");
 struct jobio_stat_ent {
-  uint64_t hash;
+  uint64_t hash; /* the key (JOBIO_STAT_KEY), 0 while free */
   uint32_t pending;
   uint32_t psampled;
-  int32_t slot;
-  uint32_t pad;
+  uint64_t pad;
   uint64_t time_est;
 };
 #define JOBIO_STAT_INDEX(h) ((uint32_t)((h) >> (64 - JOBIO_STAT_BITS)))
