@@ -124,6 +124,9 @@ JOBIO_MPI_IO_BOTH(set_atomicity)
 JOBIO_MPI_IO_BOTH(sync)
 JOBIO_MPI_IO_BOTH(seek_shared)
 JOBIO_MPI_IO_BOTH(get_position_shared)
+JOBIO_MPI_IO_BOTH(seek) /* MPI_SEEK_END: the library asks the file system for the end (fstat, lseek) */
+JOBIO_MPI_IO_BOTH(get_position)
+JOBIO_MPI_IO_BOTH(set_info) /* hints may make the library reopen or resize the file */
 JOBIO_MPI_IO_BOTH(read)
 JOBIO_MPI_IO_BOTH(read_all)
 JOBIO_MPI_IO_BOTH(read_at)
