@@ -45,6 +45,9 @@ test('job_stats lines addon: names and units get one number each, for good', () 
   assert.equal(bare![10], -1);
   assert.equal(records(text)[0]![9], open![9], 'the next call numbers the same bytes the same');
   for (const r of [open!, close!, again!]) assert.ok(r[9]! >= 0 && r[10]! >= 0 && r[9] !== r[10]);
+  // A name longer than 64 bytes is read but not numbered: garbage must not pin long names for good.
+  const [long] = records(`  ${'n'.repeat(65)}: { samples: 5, unit: reqs }\n`);
+  assert.deepEqual([long![0], long![7], long![9]], [COUNTER_LINE, 5, -1]);
 });
 
 test('job_stats lines addon: lines it is not sure of are handed back whole', () => {

@@ -293,6 +293,7 @@ int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r, 
 
 double NameTable::NumberOf(const uint8_t* buf, size_t start, size_t end) {
   // FNV-1a: names are short (under 20 bytes); a hit costs no allocation, one compare.
+  if (end - start > kMaxNameBytes) return -1;
   uint32_t hash = 2166136261u;
   for (size_t i = start; i < end; ++i) hash = (hash ^ buf[i]) * 16777619u;
   const size_t length = end - start;

@@ -30,7 +30,12 @@ constexpr int kRecordFields = 11;
 class NameTable {
  public:
   static constexpr size_t kMaxNames = 4096;
-  /** The number of buf[start, end), numbering it if new; -1 when the table is full. */
+  /**
+   * Longer names are not numbered (JavaScript reads them from the line): Lustre's are under 20
+   * bytes, and garbage lines must not pin 4096 long names for the life of the process.
+   */
+  static constexpr size_t kMaxNameBytes = 64;
+  /** The number of buf[start, end), numbering it if new; -1 when the table is full or the name too long. */
   double NumberOf(const uint8_t* buf, size_t start, size_t end);
   /**
    * NumberOf() for the name of a counter line, trying first the name that followed the last one
