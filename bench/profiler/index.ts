@@ -43,8 +43,8 @@ const ops = [
   // answers when the directory is the same; open-miss alternates two directories, so the index does)
   { op: 'open', label: 'open + close by path', n: 50_000, cg: [5_000, 15_000] },
   { op: 'open-miss', label: 'open + close by path, two directories in turn', n: 50_000, cg: [5_000, 15_000] },
-  // socket I/O with network metering on: the connected socket's peer is kept in its descriptor's
-  // slot; a datagram with an address looks its peer up (hash and compare) on every call
+  // socket I/O with network metering on: a connected socket's peer, and the last address a
+  // socket sent to, are kept in its descriptor's entry (a call to a new address looks its peer up)
   { op: 'send', label: 'send 16 B, connected UDP (JOBIO_NETWORK=1)', n: 500_000, cg: [20_000, 60_000], env: { JOBIO_NETWORK: '1' } },
   { op: 'sendto', label: 'sendto 16 B with its address (JOBIO_NETWORK=1)', n: 500_000, cg: [20_000, 60_000], env: { JOBIO_NETWORK: '1' } },
   // stdio calls the stream's buffer answers (one in a buffer's worth reaches the kernel)

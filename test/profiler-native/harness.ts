@@ -238,6 +238,15 @@ export function callsOfKinds(mounts: readonly MountBody[], kinds: Iterable<strin
   return out;
 }
 
+/** Opens (creates included) in the final snapshots' mounts of `component` ('' for the program's own). */
+export function componentOpens(dump: Dump, component: string): number {
+  const mounts = dump.processes.filter((p) => p.final).flatMap((p) => p.mounts);
+  return callsOfKinds(
+    mounts.filter((m) => m.component === component),
+    ['open'],
+  )['open']!;
+}
+
 export function exists(path: string): boolean {
   return existsSync(path);
 }

@@ -4,7 +4,7 @@
 // library whose three calls each open and close one file, after the program opened it once itself.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTests, callsOfKinds, removeDir, runProfiled, tempDir, testBin } from './harness.js';
+import { buildTests, componentOpens, removeDir, runProfiled, tempDir, testBin } from './harness.js';
 
 before(() => buildTests());
 
@@ -13,12 +13,7 @@ test("the opens inside MPI_File_seek, MPI_File_get_position and MPI_File_set_inf
   try {
     const r = await runProfiled(testBin('t_mpi_file_calls'), [dir], { dir });
     assert.equal(r.status, 0, r.stderr.toString());
-    const mounts = r.dump.processes.filter((p) => p.final).flatMap((p) => p.mounts);
-    const opens = (component: string): number =>
-      callsOfKinds(
-        mounts.filter((m) => m.component === component),
-        ['open'],
-      )['open'] ?? 0;
+    const opens = (component: string): number => componentOpens(r.dump, component);
     assert.equal(opens('mpi-io'), 3);
     assert.equal(opens(''), 1);
   } finally {

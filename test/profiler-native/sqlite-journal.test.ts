@@ -9,7 +9,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { buildTests, callsOfKinds, removeDir, runProfiled, tempDir, testBin, type DumpMount } from './harness.js';
+import { buildTests, callsOfKinds, componentOpens, removeDir, runProfiled, tempDir, testBin, type DumpMount } from './harness.js';
 import { PROCESS_CALLS, STRACE_CALLS, readStraceCalls, straceArgs, withPrograms, withoutLibraryProbes, type StraceCall } from './strace-oracle.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { programOf } from '../../exporter/src/profiler/programs.js';
@@ -196,12 +196,7 @@ test("a journal only looked at (stat, access, an open without O_CREAT): the prog
     writeFileSync(join(work, 'db-journal'), 'x');
     const r = await runProfiled(testBin('t_sqlite_probe'), [work], { dir });
     assert.equal(r.status, 0, r.stderr.toString());
-    const mounts = r.dump.processes.filter((p) => p.final).flatMap((p) => p.mounts);
-    const opens = (component: string): number =>
-      callsOfKinds(
-        mounts.filter((m) => m.component === component),
-        ['open'],
-      )['open'] ?? 0;
+    const opens = (component: string): number => componentOpens(r.dump, component);
     assert.equal(opens('sqlite-journal'), 1, 'the open of db-journal');
     assert.equal(opens(''), 1, 'the open of its directory');
   } finally {
