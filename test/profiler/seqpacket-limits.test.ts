@@ -70,6 +70,14 @@ test('out of file descriptors, the receiver pauses accepting instead of spinning
     const last = reports.at(-1);
     return last ? (JSON.parse(last) as SeqpacketServerStats) : undefined;
   };
+  // The opener starts only once the receiver listens: started together, it could connect before the
+  // socket file exists (FileNotFoundError under load).
+  try {
+    await until('the receiver to start', () => stats()?.listening === true);
+  } catch (error) {
+    receiver.kill();
+    throw error;
+  }
   // 150 connections held open (more than the 64 descriptors the receiver may have), then on a line on
   // stdin all closed and one new connection sends a frame.
   const opener = spawn(
@@ -97,7 +105,6 @@ test('out of file descriptors, the receiver pauses accepting instead of spinning
   );
   const said = lines(opener);
   try {
-    await until('the receiver to start', () => stats()?.listening === true);
     await until('the connections to be made', () => said.includes('open'));
     await until('accept4 to run out of descriptors', () => (stats()?.acceptErrors ?? 0) > 0);
     const held = stats();
