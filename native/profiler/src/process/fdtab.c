@@ -160,7 +160,7 @@ void jobio_ofd_release(struct jobio_block *b, uint32_t ofd) {
   struct jobio_ofd *o = &jobio_ofds[ofd];
   if (__atomic_fetch_sub(&o->refs, 1, __ATOMIC_ACQ_REL) != 1) return;
   uint64_t bytes = __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
-  if (o->path_ent) jobio_path_closed(o->path_ent);
+  jobio_path_closed(o->path_ent);
   int cls = bytes == 0 ? JOBIO_RED : (bytes < jobio_cfg.small ? JOBIO_YELLOW : JOBIO_GREEN);
   int reason = cls == JOBIO_RED ? JOBIO_REASON_OPEN_NOTHING : -1;
   if (cls != JOBIO_GREEN && (o->unseen || __atomic_load_n(&jobio_g.io_uring_setups, __ATOMIC_RELAXED))) {

@@ -37,7 +37,7 @@ void jobio_stats_reset(void) {
   /* (a fork child keeps the open-path table: it inherited those descriptors) */
 }
 
-uint32_t jobio_path_opened(uint64_t hash) {
+uint32_t jobio_path_opened_probe(uint64_t hash) {
   if (!jobio_open_tab) return 0;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
