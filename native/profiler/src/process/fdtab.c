@@ -123,7 +123,7 @@ int jobio_fd_slot(int fd) {
 }
 
 /* ---------------- open-file records ---------------- */
-uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled, uint64_t path_hash) {
+uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled, uint32_t path_ent) {
   uint32_t idx = 0;
   uint64_t h = __atomic_load_n(&jobio_ofd_head, __ATOMIC_ACQUIRE);
   while ((uint32_t)h) {
@@ -136,7 +136,10 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
   }
   if (!idx) {
     idx = __atomic_fetch_add(&jobio_ofd_bump, 1, __ATOMIC_RELAXED);
-    if (idx >= jobio_ofd_cap) return 0;
+    if (idx >= jobio_ofd_cap) {
+      jobio_path_closed(path_ent); /* no record to give it back */
+      return 0;
+    }
   }
   struct jobio_ofd *o = &jobio_ofds[idx];
   o->call = call;
@@ -145,7 +148,7 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
   o->time_est = time_est;
   o->sampled = (uint8_t)(sampled != 0);
   o->unseen = 0;
-  o->path_ent = path_hash ? jobio_path_opened(path_hash) : 0;
+  o->path_ent = path_ent;
   __atomic_store_n(&o->refs, 1, __ATOMIC_RELEASE);
   return idx;
 }
