@@ -2,12 +2,13 @@
 // hello as root and then became nobody has its calls counted, in full, however late JavaScript
 // reads them (its frames as nobody used to overtake its hello in the receiver's queue and be taken
 // as a baseline); a program exec'd as nobody cannot reach the run's private socket and is named as
-// run by another user.
+// run by another user; setpriv, which changes user with the profiler loaded, runs to its end.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
+import { requireBinary } from '../helpers/binaries.js';
 import { buildProgram } from './frame-tool.js';
 import { readValidLog, type LogRecord } from './mistral-schema.js';
 import { ANOTHER_USER } from '../../exporter/src/profiler/run-totals.js';
@@ -49,5 +50,16 @@ test(
         rmSync(dir, { recursive: true, force: true });
       }
     }
+  },
+);
+
+test(
+  'setpriv changing user under jobio run: it runs to its end (its flush thread used to make glibc abort it), and the program it execs as nobody is named',
+  { skip: process.getuid?.() !== 0 && 'needs root to change user' },
+  async () => {
+    const setpriv = requireBinary('setpriv', 'util-linux');
+    const r = await runJobio(['run', '--', setpriv, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '/bin/true']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stderr.includes(`true (${ANOTHER_USER(NOBODY)})`), r.stderr);
   },
 );
