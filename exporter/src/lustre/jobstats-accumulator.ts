@@ -340,11 +340,11 @@ export class JobStatsAccumulator {
     // Each class once, in the order of its first entry: marked with a number no earlier walk used.
     const mark = (this.densityWalks += 1);
     const fieldClasses = this.fieldClasses();
-    for (const cls of t.tracker.entryClasses()) {
-      if (cls.identity.quality === 'malformed' || cls.mark === mark) continue;
+    t.tracker.forEachClass((cls) => {
+      if (cls.identity.quality === 'malformed' || cls.mark === mark) return;
       cls.mark = mark;
       t.window.add(cls.key, cls.identity.uid, t.credits.creditOf(cls)?.deltas, fieldClasses);
-    }
+    });
     t.window.settle(now);
   }
 

@@ -107,7 +107,13 @@ function addClassTotals(deltas: JobDeltas, fieldClasses: readonly number[][], in
   for (let f = 0; f < deltas.length; f += 1) {
     const d = deltas[f];
     if (d === undefined || d === 0) continue;
-    for (const c of fieldClasses[f] ?? []) into[at + c] = into[at + c]! + Number(d);
+    const classes = fieldClasses[f];
+    if (classes === undefined) continue;
+    // Indexed: an iterator per field and job was most of this function's garbage.
+    for (let k = 0; k < classes.length; k += 1) {
+      const c = at + classes[k]!;
+      into[c] = into[c]! + Number(d);
+    }
   }
 }
 

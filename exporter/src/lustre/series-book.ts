@@ -113,11 +113,12 @@ export class SeriesBook {
     this.previousSettledAt = this.settledAt;
     this.settledAt = now;
     // Activity and expiry are on the window's clock (`turn.at`): every read of a window counts alike.
-    for (const [key, g] of groups) {
+    // forEach, not for…of: no [key, group] pair per job.
+    groups.forEach((g, key) => {
       if (key !== OTHER_KEY && this.slots.has(key)) {
         this.slots.touch(key, turn.at);
         this.apply(this.series.get(key) ?? this.create(key, g.labels), g.deltas, now, epoch, baseline, turn.at);
-        continue;
+        return;
       }
       const p = this.pending.get(key);
       if (p) {
@@ -126,7 +127,7 @@ export class SeriesBook {
       } else {
         this.pending.set(key, { key, labels: g.labels, deltas: [...g.deltas], activity: g.activity });
       }
-    }
+    });
     const waiting = [...this.pending.values()].filter((g) => g.key !== OTHER_KEY);
     // Between turns, jobs that all fit get their slots at once (no choice to make, as at a turn).
     if (!turn.decide && this.slots.memberCount + waiting.length > this.maxJobs) return;
