@@ -1,6 +1,6 @@
-// The slabs of per-entry state keep every slot's values exact through what moves them: growth past
-// the capacity, rows widened by a longer layout, values past 2^53 (kept aside as bigints) and back,
-// slots freed and taken again. Checked against a plain map of arrays written alongside.
+// The slabs of per-entry state keep every slot's values exact through what moves them: new pages,
+// rows widened by a longer layout, values past 2^32 (64-bit rows) or 2^53 (kept aside as bigints)
+// and back, slots freed and taken again. Checked against a plain map of arrays written alongside.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EntrySlots } from './entry-slots.js';
@@ -22,7 +22,15 @@ test('slots keep their values, start times and classes through growth, wider row
     seed ^= seed << 5;
     return (seed >>> 8) & 0xffffff;
   };
-  const valueOf = (): U64 => (next() % 11 === 0 ? 2n ** 60n + BigInt(next()) : next() % 5 === 0 ? Number.MAX_SAFE_INTEGER - next() : next());
+  // Narrow (below 2^32), wide (up to 2^53, 2^32 − 1 and 2^32 at the edge) and bigint values.
+  const edges = [0, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER];
+  const valueOf = (): U64 => {
+    const kind = next() % 16;
+    if (kind === 0) return 2n ** 60n + BigInt(next());
+    if (kind < 3) return Number.MAX_SAFE_INTEGER - next();
+    if (kind < 5) return edges[next() % edges.length]!;
+    return kind < 7 ? next() : next() % 1000;
+  };
   for (let round = 0; round < 2000; round += 1) {
     const live = [...expected.keys()];
     if (live.length > 0 && next() % 4 === 0) {
