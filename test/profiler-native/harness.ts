@@ -52,6 +52,8 @@ export interface MountBody {
   stdio: Record<string, [number, number]>;
   /** the calls made per call type, decided or not (non-zero only; wire version 4) */
   made: Record<string, number>;
+  /** their estimated time (ns) and timed calls, counted as they were made: call -> [time_ns, sampled] (non-zero only; wire version 5) */
+  made_time: Record<string, [number, number]>;
 }
 export interface DumpMount extends MountBody {
   path: string;

@@ -62,6 +62,9 @@ export const expected = {
   maxSizedNs: (s: number, d: number, b: number): number => s * (30 * d + 3 * b + 2),
   /** the classes' sum, and for open, create and access 5 more not decided yet */
   madeCalls: (s: number, c: number): number => s * (300 * c + 33) + ([2, 3, 5].includes(c) ? s * 5 : 0),
+  /** the classes' time and timed calls, and for open, create and access 11 ns in 2 timed calls not decided yet */
+  madeTimeNs: (s: number, c: number): number => s * (3_000_000 * c + 3021) + ([2, 3, 5].includes(c) ? s * 11 : 0),
+  madeSampled: (s: number, c: number): number => s * (c + 3) + ([2, 3, 5].includes(c) ? s * 2 : 0),
   runtimeNs: (s: number): number => s * 2_500_000_000,
   droppedFrames: (s: number): number => s * 2,
   networkFolded: (s: number): number => s * 3,

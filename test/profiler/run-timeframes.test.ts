@@ -3,8 +3,10 @@
 // thread sends each process's snapshot just before every second ends, and the run buckets it by the
 // time it was taken), not in the frame of the process's exit. So too the opens and stats, whose class
 // is decided later: a file kept open while computing (its class known at the exit) and stats of
-// files never opened (red at the exit). The oracle: strace -ttt inside the same run gives each
-// call's wall-clock time; the job record gives the run's start.
+// files never opened (red at the exit), and their estimated time with them (every call timed): a
+// frame's time is that of the calls made in it, so the busiest second of I/O time is not the exit's.
+// The oracle: strace -ttt inside the same run gives each call's wall-clock time; the job record
+// gives the run's start.
 //
 // The one tolerance: the flush thread takes the snapshot 20 ms before a frame's end
 // (JOBIO_FLUSH_LEAD_NS in native/profiler/src/process/flusher.c), so a read made in those last 20 ms
@@ -61,10 +63,10 @@ test('input then compute, --timeframe 1s: the reads, opens and stats are in the 
     writeFileSync(script, SCRIPT);
     const out = join(dir, 'out.jsonl');
     const prefix = join(dir, 'st');
-    const r = await runJobio(['run', '--timeframe', '1s', '--output', out, '--', strace, '-f', '-ff', '-qq', '-ttt', '-y', '-e', 'trace=read,openat,newfstatat', '-o', prefix, python, script], {
-      env: { INPUT: input },
-      timeoutMs: 120_000,
-    });
+    const traced = [strace, '-f', '-ff', '-qq', '-ttt', '-y', '-e', 'trace=read,openat,newfstatat', '-o', prefix, python, script];
+    // every call timed, and a duration reported however few calls were timed
+    const options = ['--timeframe', '1s', '--sample-every', '1', '--min-sampled', '1', '--output', out];
+    const r = await runJobio(['run', ...options, '--', ...traced], { env: { INPUT: input }, timeoutMs: 120_000 });
     assert.equal(r.code, 0, r.stderr);
     const records = readValidLog(readFileSync(out, 'utf8'));
     // the run's start (ms); a frame of second k is stamped at its end, start + k + 1 s, in whole seconds (truncated)
@@ -105,6 +107,23 @@ test('input then compute, --timeframe 1s: the reads, opens and stats are in the 
         [...got.keys()].every((k) => k <= last + 1),
         `no ${kind.name} counted at the exit: ${why}`,
       );
+      // their time (µs, every call timed) in the same frames, the run's total in all
+      const time = new Map<number, number>();
+      for (const f of frames) {
+        const us = kind.keys.reduce((a, k) => a + ((f.io[k]?.duration?.total as number | undefined) ?? 0), 0);
+        if (us > 0) time.set(seconds(f), (time.get(seconds(f)) ?? 0) + us);
+      }
+      const job = records.find((x) => x.type === 'mountpoint' && x.jobtotal === true && (x.mountpoint as Obj).path === SHM) as Obj;
+      const total = kind.keys.reduce((a, k) => a + ((job.io[k]?.duration?.total as number | undefined) ?? 0), 0);
+      const inFrames = [...time.values()].reduce((a, b) => a + b, 0);
+      const whyTime = `${kind.name} time (µs) per second: ${JSON.stringify([...time])}, the run's ${total}; ${why}`;
+      assert.ok(total > 0 && time.size > 0, whyTime);
+      assert.ok(
+        [...time.keys()].every((k) => k <= last + 1),
+        `no ${kind.name} time counted at the exit: ${whyTime}`,
+      );
+      // (each frame's figure and the total are rounded to whole µs)
+      assert.ok(Math.abs(inFrames - total) <= time.size, whyTime);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -49,10 +49,13 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
     max_call_ns: MOUNT.max_call_ns,
     max_sized_ns: MOUNT.max_sized_ns,
     made_calls: MOUNT.made_calls,
+    made_time_ns: MOUNT.made_time_ns,
+    made_sampled: MOUNT.made_sampled,
   });
   assert.deepEqual(c.v1, { process: PROCESS.sizeV1, mount: MOUNT.sizeV1, reasonCount: WIRE_REASONS.length, stdioCount: STDIO_FNS.length });
   assert.deepEqual(c.v2, { mount: MOUNT.sizeV2 });
   assert.deepEqual(c.v3, { mount: MOUNT.sizeV3 });
+  assert.deepEqual(c.v4, { mount: MOUNT.sizeV4 });
   const enums = c.enums ?? {};
   CALL_TYPES.forEach((name, i) => assert.equal(enums[name], i, `call ${name}`));
   assert.equal(enums.callCount, CALL_TYPES.length);
@@ -93,6 +96,8 @@ function withoutArrays(record: ProfilerRecord): object {
     maxCallNs: undefined,
     maxSizedNs: undefined,
     madeCalls: undefined,
+    madeTimeNs: undefined,
+    madeSampled: undefined,
   };
 }
 
@@ -154,6 +159,14 @@ test('decodes every field of frames written by the C structs', () => {
     mount.madeCalls,
     CALL_TYPES.map((_, c) => expected.madeCalls(1, c)),
   );
+  assert.deepEqual(
+    mount.madeTimeNs,
+    CALL_TYPES.map((_, c) => expected.madeTimeNs(1, c)),
+  );
+  assert.deepEqual(
+    mount.madeSampled,
+    CALL_TYPES.map((_, c) => expected.madeSampled(1, c)),
+  );
   DIRECTIONS.forEach((_, d) => {
     SIZE_BINS.forEach((_b, b) => assert.deepEqual(mount.sized[d]?.[b], { calls: expected.sizedCalls(1, d, b), bytes: expected.sizedBytes(1, d, b), timeNs: expected.sizedTimeNs(1, d, b) }));
     for (let i = 0; i < POW2_BINS; i++) {
@@ -182,9 +195,9 @@ test('rejects malformed frames with a reason', () => {
     ['47 bytes', p1.subarray(0, 47), 'short'],
     ['wrong magic', mutate(p1, (b) => b.writeUInt32LE(0x12345678, 0)), 'bad_magic'],
     ['version 0', mutate(p1, (b) => b.writeUInt16LE(0, 4)), 'bad_version'],
-    ['version 5', mutate(p1, (b) => b.writeUInt16LE(5, 4)), 'bad_version'],
+    ['version 6', mutate(p1, (b) => b.writeUInt16LE(6, 4)), 'bad_version'],
     ['version 1 with the version 2 size', mutate(p1, (b) => b.writeUInt16LE(1, 4)), 'bad_length'],
-    ['mount version 2 with the version 4 size', mutate(m1, (b) => b.writeUInt16LE(2, 4)), 'bad_length'],
+    ['mount version 2 with the version 5 size', mutate(m1, (b) => b.writeUInt16LE(2, 4)), 'bad_length'],
     ['mount version 3 with the version 4 size', mutate(m1, (b) => b.writeUInt16LE(3, 4)), 'bad_length'],
     ['exec target without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.exec_target, PROCESS.exec_target + PROCESS.execTargetLength)), 'bad_string'],
     ['kind 0', mutate(p1, (b) => b.writeUInt16LE(0, 6)), 'bad_kind'],
@@ -238,8 +251,8 @@ test('version 2 mount frames (a library without the maxima) are accepted, their 
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
   assert.deepEqual(
-    { ...full.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined },
-    { ...m.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined },
+    { ...full.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined },
+    { ...m.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined },
   );
 });
 
@@ -254,7 +267,33 @@ test('version 3 mount frames (a library without the calls made) are accepted, wi
   assert.equal(m.record.madeCalls, undefined);
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
-  assert.deepEqual({ ...full.record, header: undefined, madeCalls: undefined }, { ...m.record, header: undefined, madeCalls: undefined });
+  const without = { header: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined };
+  assert.deepEqual({ ...full.record, ...without }, { ...m.record, ...without });
+});
+
+test('version 4 mount frames (calls made without their time) are accepted, without madeTimeNs and madeSampled; one byte more or less is not', () => {
+  const [, m1] = dumpFrames();
+  assert.ok(m1);
+  const v4 = (size: number): Buffer => {
+    const b = Buffer.alloc(size);
+    m1.copy(b, 0, 0, Math.min(size, m1.length));
+    b.writeUInt16LE(4, 4);
+    b.writeUInt32LE(size, 8);
+    return b;
+  };
+  const m = decodeFrame(v4(MOUNT.sizeV4));
+  assert.ok(m.ok && m.record.kind === 'mount');
+  assert.deepEqual(
+    m.record.madeCalls,
+    CALL_TYPES.map((_, c) => expected.madeCalls(1, c)),
+  );
+  assert.equal(m.record.madeTimeNs, undefined);
+  assert.equal(m.record.madeSampled, undefined);
+  const full = decodeFrame(m1);
+  assert.ok(full.ok && full.record.kind === 'mount');
+  const without = { header: undefined, madeTimeNs: undefined, madeSampled: undefined };
+  assert.deepEqual({ ...full.record, ...without }, { ...m.record, ...without });
+  for (const size of [MOUNT.sizeV4 - 8, MOUNT.sizeV4 + 8, MOUNT.size]) assert.deepEqual(decodeFrame(v4(size)), { ok: false, reason: 'bad_length' });
 });
 
 test('never throws on arbitrary bytes, nor on valid headers with random bodies', () => {

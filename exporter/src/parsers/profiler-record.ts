@@ -24,6 +24,7 @@ import {
   WIRE_VERSION_1,
   WIRE_VERSION_2,
   WIRE_VERSION_3,
+  WIRE_VERSION_4,
 } from './profiler-wire.js';
 
 export type RejectReason = 'short' | 'bad_magic' | 'bad_version' | 'bad_kind' | 'bad_length' | 'bad_string';
@@ -118,6 +119,13 @@ export interface MountRecord {
    * when its path is opened or the process ends; `calls` counts them then, this when they were made.
    */
   readonly madeCalls?: readonly number[];
+  /**
+   * Version 5 (absent in older frames): the estimated time (ns) and the timed calls of the calls
+   * made, per call type, counted when they were made: an open's time is in `calls[].timeNs` from its
+   * close on, here from its making. At a normal exit they equal the sums over the classes.
+   */
+  readonly madeTimeNs?: readonly number[];
+  readonly madeSampled?: readonly number[];
 }
 
 export type ProfilerRecord = ProcessRecord | MountRecord;
@@ -205,6 +213,8 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
   const v3 = v2 && header.version !== WIRE_VERSION_2;
   const max = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v3 ? u64(buf, start + i * 8) : 0));
   const v4 = v3 && header.version !== WIRE_VERSION_3;
+  const v5 = v4 && header.version !== WIRE_VERSION_4;
+  const perCall = (start: number): number[] => CALL_TYPES.map((_, c) => u64(buf, start + c * 8));
   const component = WIRE_COMPONENTS[buf.readUInt32LE(HEADER.reserved)] || undefined;
   return {
     ok: true,
@@ -225,7 +235,8 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
       stdioBytes: ext(MOUNT.stdio_bytes, STDIO_FNS.length),
       maxCallNs: max(MOUNT.max_call_ns, CALL_TYPES.length),
       maxSizedNs: DIRECTIONS.map((_, d) => max(MOUNT.max_sized_ns + d * SIZE_BINS.length * 8, SIZE_BINS.length)),
-      ...(v4 ? { madeCalls: CALL_TYPES.map((_, c) => u64(buf, MOUNT.made_calls + c * 8)) } : {}),
+      ...(v4 ? { madeCalls: perCall(MOUNT.made_calls) } : {}),
+      ...(v5 ? { madeTimeNs: perCall(MOUNT.made_time_ns), madeSampled: perCall(MOUNT.made_sampled) } : {}),
     },
   };
 }
@@ -233,18 +244,19 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
 /** The exact size of a frame of this kind and version. */
 function frameSize(kind: number, version: number): number {
   if (kind === KIND_PROCESS) return version === WIRE_VERSION_1 ? PROCESS.sizeV1 : PROCESS.size;
-  return version === WIRE_VERSION_1 ? MOUNT.sizeV1 : version === WIRE_VERSION_2 ? MOUNT.sizeV2 : version === WIRE_VERSION_3 ? MOUNT.sizeV3 : MOUNT.size;
+  const older: Record<number, number> = { [WIRE_VERSION_1]: MOUNT.sizeV1, [WIRE_VERSION_2]: MOUNT.sizeV2, [WIRE_VERSION_3]: MOUNT.sizeV3, [WIRE_VERSION_4]: MOUNT.sizeV4 };
+  return older[version] ?? MOUNT.size;
 }
 
 /**
- * Decodes one message. Checks, in order: header present, magic, version (1 to 4), kind, exact
+ * Decodes one message. Checks, in order: header present, magic, version (1 to 5), kind, exact
  * length (the version's struct size), strings.
  */
 export function decodeFrame(buf: Buffer): DecodeResult {
   if (buf.length < HEADER.size) return reject('short');
   if (buf.readUInt32LE(HEADER.magic) !== WIRE_MAGIC) return reject('bad_magic');
   const version = buf.readUInt16LE(HEADER.version);
-  if (version !== WIRE_VERSION && version !== WIRE_VERSION_3 && version !== WIRE_VERSION_2 && version !== WIRE_VERSION_1) return reject('bad_version');
+  if (version < WIRE_VERSION_1 || version > WIRE_VERSION) return reject('bad_version');
   const kind = buf.readUInt16LE(HEADER.kind);
   if (kind !== KIND_PROCESS && kind !== KIND_MOUNT) return reject('bad_kind');
   const expected = frameSize(kind, version);

@@ -5,9 +5,11 @@
 export const WIRE_MAGIC = 0x4f49424a; // "JBIO" as little-endian bytes
 /**
  * Version 2 appended the process and mount extensions, version 3 the mount frame's maxima, version 4
- * its calls made per call type; version 1, 2 and 3 frames (without them) are still accepted.
+ * its calls made per call type, version 5 their estimated time and timed calls; version 1 to 4
+ * frames (without them) are still accepted.
  */
-export const WIRE_VERSION = 4;
+export const WIRE_VERSION = 5;
+export const WIRE_VERSION_4 = 4;
 export const WIRE_VERSION_3 = 3;
 export const WIRE_VERSION_2 = 2;
 export const WIRE_VERSION_1 = 1;
@@ -113,8 +115,12 @@ export const MOUNT = {
   max_sized_ns: 3792,
   /** struct jobio_mount_made (version 4): the calls made per call type, decided or not */
   made_calls: 3840,
+  /** version 5: the estimated time and the timed calls of the calls made, per call type */
+  made_time_ns: 3944,
+  made_sampled: 4048,
   sizeV1: 3384,
   sizeV2: 3688,
   sizeV3: 3840,
-  size: 3944,
+  sizeV4: 3944,
+  size: 4152,
 } as const;

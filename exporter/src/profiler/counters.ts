@@ -23,9 +23,11 @@ const REASON_TIME = REASON_CALLS + NR;
 const STDIO_CALLS = REASON_TIME + NR;
 const STDIO_BYTES = STDIO_CALLS + NS;
 const MADE = STDIO_BYTES + NS;
+const MADE_TIME = MADE + NC;
+const MADE_SAMPLED = MADE_TIME + NC;
 // The maxima come last: not cumulative (each frame's are its interval's), so they are taken as they
 // are instead of differenced, and merged by the larger instead of added.
-const MAX_CALL = MADE + NC;
+const MAX_CALL = MADE_SAMPLED + NC;
 const MAX_SIZED = MAX_CALL + NC;
 export const COUNTER_SLOTS = MAX_SIZED + ND * NB;
 
@@ -50,6 +52,12 @@ export const slot = {
    * opened or the process ends), so the calls of a time frame are these
    */
   made: (c: number): number => MADE + c,
+  /**
+   * the estimated time (ns) and the timed calls of those calls, counted when they were made too (an
+   * open's time is in `timeNs` from its close on), so the time of a time frame is this
+   */
+  madeTimeNs: (c: number): number => MADE_TIME + c,
+  madeSampled: (c: number): number => MADE_SAMPLED + c,
   /** the longest single timed call (ns): per call type, and per direction and size bin */
   maxCallNs: (c: number): number => MAX_CALL + c,
   maxSizedNs: (d: number, b: number): number => MAX_SIZED + d * NB + b,
@@ -65,14 +73,19 @@ export function countersOf(record: MountRecord): Counters {
   const v = emptyCounters();
   record.calls.forEach((stats, c) => {
     let decided = 0;
+    let decidedNs = 0;
     for (let k = 0; k < NK; k++) {
       v[slot.calls(c, k)] = stats.calls[k] ?? 0;
       v[slot.timeNs(c, k)] = stats.timeNs[k] ?? 0;
       decided += stats.calls[k] ?? 0;
+      decidedNs += stats.timeNs[k] ?? 0;
     }
     v[slot.sampled(c)] = stats.sampled;
-    // a sender before the calls made (version 3 and older): they count when they are decided
+    // a sender before the calls made (version 3 and older), or before their time (version 4): they
+    // count when they are decided
     v[slot.made(c)] = record.madeCalls?.[c] ?? decided;
+    v[slot.madeTimeNs(c)] = record.madeTimeNs?.[c] ?? decidedNs;
+    v[slot.madeSampled(c)] = record.madeSampled?.[c] ?? stats.sampled;
   });
   record.sized.forEach((bins, d) =>
     bins.forEach((s, b) => {

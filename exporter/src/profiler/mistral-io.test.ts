@@ -9,9 +9,13 @@ import { resolveRunOptions } from '../run/run-options.js';
 /** jobio's defaults (run-options.test.ts pins them): every key, with durations. */
 const IO: IoKeyOptions = resolveRunOptions({}, {}).io;
 
-/** Every call counted by class was also made in the same second (as a sender before the calls made is decoded). */
+/** Every call counted by class was also made in the same second, with its time (as a sender before the calls made is decoded). */
 function madeAsDecided(v: Counters): Counters {
-  for (let c = 0; c < CALL_TYPES.length; c++) v[slot.made(c)] = [0, 1, 2].reduce((n, k) => n + (v[slot.calls(c, k)] ?? 0), 0);
+  for (let c = 0; c < CALL_TYPES.length; c++) {
+    v[slot.made(c)] = [0, 1, 2].reduce((n, k) => n + (v[slot.calls(c, k)] ?? 0), 0);
+    v[slot.madeTimeNs(c)] = [0, 1, 2].reduce((n, k) => n + (v[slot.timeNs(c, k)] ?? 0), 0);
+    v[slot.madeSampled(c)] = v[slot.sampled(c)] ?? 0;
+  }
   return v;
 }
 
@@ -64,6 +68,8 @@ test('the io keys follow read/write enabled and duration, seek, and the metadata
     v[slot.made(c)] = calls;
     v[slot.timeNs(c, 2)] = calls * 1000;
     v[slot.sampled(c)] = calls;
+    v[slot.madeTimeNs(c)] = calls * 1000;
+    v[slot.madeSampled(c)] = calls;
   };
   for (const name of ['read', 'write', 'open', 'create', 'seek', 'close']) put(name, 20);
   v[slot.sizedCalls(0, 0)] = 20;
@@ -170,4 +176,27 @@ test('an open counts in the second it was made, though its class is decided in a
   assert.deepEqual(io['open']?.calls, { total: 30, 'min/s': 0, 'mean/s': 10, 'median/s': 0, 'max/s': 30 });
   assert.deepEqual(io['access']?.calls, { total: 5, 'min/s': 0, 'mean/s': 2, 'median/s': 0, 'max/s': 5 });
   assert.equal(io['metadata']?.calls['max/s'], 35, 'the second they were made');
+});
+
+test("an open's estimated time counts in the second it was made, its class's time in the second of its close; in all the same", () => {
+  const open = CALL_TYPES.indexOf('open');
+  // second 0: 16 opens made, 1 of them timed (2 µs, estimated 32 µs); second 2: closed, decided red
+  const made = emptyCounters();
+  made[slot.made(open)] = 16;
+  made[slot.madeTimeNs(open)] = 32_000;
+  made[slot.madeSampled(open)] = 1;
+  const quiet = emptyCounters();
+  const decided = emptyCounters();
+  decided[slot.calls(open, 0)] = 16;
+  decided[slot.timeNs(open, 0)] = 32_000;
+  decided[slot.sampled(open)] = 1;
+  const sum = emptyCounters();
+  for (const v of [made, quiet, decided]) addInto(sum, v);
+  const io = ioObject({ present: [made, quiet, decided], seconds: 3, sum }, { ...IO, minSampled: 1 });
+  assert.deepEqual(io['open']?.duration, { total: 32, 'min/s': 0, 'mean/s': 11, 'median/s': 0, 'max/s': 32, 'mean/call': 2 });
+  assert.equal(io['metadata']?.duration?.['max/s'], 32, 'the second it was made');
+  // a second alone: the one it was made in has the time, the one of its close none
+  const alone = (v: Counters): number | undefined => ioObject({ present: [v], seconds: 1, sum: v }, { ...IO, minSampled: 1 })['open']?.duration?.total;
+  assert.equal(alone(made), 32);
+  assert.equal(alone(decided), undefined, 'no call made in it: no open key');
 });

@@ -2,7 +2,7 @@
 // `<calltype>_<sizerange>` for read/write (`read_0-32KiB`, `read_all`, …), the bare call type for the
 // others (`open`, `seek`, …) and `metadata` (every call type but read, write, seek); each with
 // `bytes`, `calls`, `duration` (µs) measures as totals and per-second statistics over a window.
-import { CALL_TYPES, CLASSES, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
+import { CALL_TYPES, POW2_BINS, SIZE_BINS } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
 import type { SecondsWindow } from './run-totals.js';
 
@@ -91,10 +91,12 @@ function callsOf(v: Counters, c: number): number {
   return v[slot.made(c)] ?? 0;
 }
 
+/** Their estimated time, and how many were timed (likewise: an open's time in the second it was made). */
 function timeOf(v: Counters, c: number): number {
-  let n = 0;
-  for (let k = 0; k < CLASSES.length; k++) n += v[slot.timeNs(c, k)] ?? 0;
-  return n;
+  return v[slot.madeTimeNs(c)] ?? 0;
+}
+function sampledOf(v: Counters, c: number): number {
+  return v[slot.madeSampled(c)] ?? 0;
 }
 
 /** The figures of every key for one counter vector (a second, or a whole window). */
@@ -102,7 +104,7 @@ export function keyedValues(v: Counters, o: Pick<IoKeyOptions, 'read' | 'write' 
   const out = new Map<string, KeyValues>();
   (['read', 'write'] as const).forEach((dir, d) => {
     const c = callIndex(dir);
-    const sampled = v[slot.sampled(c)] ?? 0;
+    const sampled = sampledOf(v, c);
     const sized = o[dir].sized;
     if (sized === 'small-medium-large' || sized === 'both') {
       const names = namedRanges(o.smallThreshold, o.largeThreshold);
@@ -129,14 +131,14 @@ export function keyedValues(v: Counters, o: Pick<IoKeyOptions, 'read' | 'write' 
   });
   for (const name of KEYED_TYPES) {
     const c = callIndex(name);
-    out.set(name, { calls: callsOf(v, c), timeNs: timeOf(v, c), sampled: v[slot.sampled(c)] ?? 0, maxNs: v[slot.maxCallNs(c)] ?? 0 });
+    out.set(name, { calls: callsOf(v, c), timeNs: timeOf(v, c), sampled: sampledOf(v, c), maxNs: v[slot.maxCallNs(c)] ?? 0 });
   }
   const metadata: KeyValues = { calls: 0, timeNs: 0, sampled: 0, maxNs: 0 };
   CALL_TYPES.forEach((name, c) => {
     if (NOT_METADATA.has(name)) return;
     metadata.calls += callsOf(v, c);
     metadata.timeNs = (metadata.timeNs ?? 0) + timeOf(v, c);
-    metadata.sampled += v[slot.sampled(c)] ?? 0;
+    metadata.sampled += sampledOf(v, c);
     metadata.maxNs = Math.max(metadata.maxNs ?? 0, v[slot.maxCallNs(c)] ?? 0);
   });
   out.set('metadata', metadata);

@@ -56,6 +56,8 @@ const FAMILIES: ReadonlyArray<{ kind: Kind; slots: number[] }> = (() => {
     { kind: 'timeNs', slots: pairs(nc, nk, slot.timeNs) },
     { kind: 'calls', slots: range(nc, slot.sampled) },
     { kind: 'calls', slots: range(nc, slot.made) },
+    { kind: 'timeNs', slots: range(nc, slot.madeTimeNs) },
+    { kind: 'calls', slots: range(nc, slot.madeSampled) },
     { kind: 'calls', slots: pairs(nd, nb, slot.sizedCalls) },
     { kind: 'bytes', slots: pairs(nd, nb, slot.sizedBytes) },
     { kind: 'timeNs', slots: pairs(nd, nb, slot.sizedTimeNs) },

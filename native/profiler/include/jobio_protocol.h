@@ -22,9 +22,10 @@
 #define JOBIO_WIRE_MAGIC 0x4f49424aU /* "JBIO" read as little-endian bytes 'J','B','I','O' */
 /* Version 2 appended struct jobio_process_ext and struct jobio_mount_ext to the two frames; version 3
  * appended struct jobio_mount_max to the MOUNT frame (the PROCESS frame is the same as in version 2),
- * version 4 struct jobio_mount_made. A receiver accepts every version, each with its own exact sizes
- * (older frames simply lack the extensions). */
-#define JOBIO_WIRE_VERSION 4u
+ * version 4 struct jobio_mount_made (its calls), version 5 that struct's time_ns and sampled. A
+ * receiver accepts every version, each with its own exact sizes (older frames simply lack the
+ * extensions). */
+#define JOBIO_WIRE_VERSION 5u
 /* The receiver rejects (and counts) any message larger than this. */
 #define JOBIO_WIRE_MAX_FRAME 16384u
 
@@ -217,11 +218,15 @@ struct jobio_mount_max {
  * and whether it is decided yet: cumulative, like the call stats. An open's class is known at its
  * close and a successful stat's when the path is opened or the process ends, and only then is it
  * counted in call[].calls; here it counts when it was made, so a receiver puts it in the time frame
- * it happened in. For the call types decided as they end (all but open, create and access) it is
- * the sum of call[].calls over the classes.
+ * it happened in. Version 5 adds their estimated time and timed calls the same way (an open's time
+ * is in call[].time_ns[class] from its close on, here from its making). For the call types decided
+ * as they end (all but open, create and access) each is the sum of its call stats over the classes.
+ * At a normal exit every call made is decided, so the sums over classes equal these.
  */
 struct jobio_mount_made {
   uint64_t calls[JOBIO_CALL_COUNT];
+  uint64_t time_ns[JOBIO_CALL_COUNT]; /* version 5: estimated, like call[].time_ns */
+  uint64_t sampled[JOBIO_CALL_COUNT]; /* version 5: like call[].sampled */
 };
 
 /* JOBIO_FRAME_MOUNT: the cumulative totals of one process on one mount point. */
@@ -236,7 +241,7 @@ struct jobio_frame_mount {
   uint64_t pow2_bytes[JOBIO_DIR_COUNT][JOBIO_POW2_BINS];
   struct jobio_mount_ext ext; /* version 2 */
   struct jobio_mount_max max; /* version 3 */
-  struct jobio_mount_made made; /* version 4 */
+  struct jobio_mount_made made; /* version 4 (calls), 5 (time_ns, sampled) */
 };
 
 /* Sizes of the older frames (without the later extensions), which receivers still accept. */
@@ -244,6 +249,7 @@ struct jobio_frame_mount {
 #define JOBIO_V1_MOUNT_SIZE 3384u
 #define JOBIO_V2_MOUNT_SIZE 3688u /* the version 2 PROCESS frame is the version 3 and 4 one */
 #define JOBIO_V3_MOUNT_SIZE 3840u
+#define JOBIO_V4_MOUNT_SIZE 3944u /* the made calls without their time */
 
 #ifdef __cplusplus
 #define JOBIO_STATIC_ASSERT static_assert
@@ -254,6 +260,7 @@ JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_header) == 48, "header layout");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_process) == JOBIO_V1_PROCESS_SIZE + sizeof(struct jobio_process_ext), "process layout");
 JOBIO_STATIC_ASSERT(JOBIO_V2_MOUNT_SIZE == JOBIO_V1_MOUNT_SIZE + sizeof(struct jobio_mount_ext), "mount layout v2");
 JOBIO_STATIC_ASSERT(JOBIO_V3_MOUNT_SIZE == JOBIO_V2_MOUNT_SIZE + sizeof(struct jobio_mount_max), "mount layout v3");
+JOBIO_STATIC_ASSERT(JOBIO_V4_MOUNT_SIZE == JOBIO_V3_MOUNT_SIZE + 8 * JOBIO_CALL_COUNT, "mount layout v4");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) == JOBIO_V3_MOUNT_SIZE + sizeof(struct jobio_mount_made), "mount layout");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) <= JOBIO_WIRE_MAX_FRAME, "mount frame fits");
 

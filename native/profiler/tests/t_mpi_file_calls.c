@@ -1,11 +1,13 @@
-/* MPI_File_seek, MPI_File_get_position and MPI_File_set_info of the stand-in MPI library, each of
- * which opens and closes DIR/f once: those opens are the MPI-IO library's. The program then opens
+/* MPI_File_seek, MPI_File_get_position, MPI_File_set_info and the large-count MPI_File_write_at_all_c
+ * and MPI_File_iread_c of the stand-in MPI library, each of which opens and closes DIR/f once: those opens are the MPI-IO library's. The program then opens
  * DIR/f once itself. */
 #include "t_util.h"
 
 int MPI_File_seek(void *fh, long long offset, int whence);
 int MPI_File_get_position(void *fh, long long *offset);
 int MPI_File_set_info(void *fh, void *info);
+int MPI_File_write_at_all_c(void *fh, long long offset, const void *buf, long long count, void *datatype, void *status);
+int MPI_File_iread_c(void *fh, void *buf, long long count, void *datatype, void *request);
 void fake_mpi_file_at(const char *path);
 
 int main(int argc, char **argv) {
@@ -20,5 +22,7 @@ int main(int argc, char **argv) {
   CHECK(MPI_File_seek(NULL, 0, 2) == 0);
   CHECK(MPI_File_get_position(NULL, &pos) == 0 && pos == 0);
   CHECK(MPI_File_set_info(NULL, NULL) == 0);
+  CHECK(MPI_File_write_at_all_c(NULL, 0, path, 1, NULL, NULL) == 0);
+  CHECK(MPI_File_iread_c(NULL, path, 1, NULL, NULL) == 0);
   return 0;
 }

@@ -261,7 +261,11 @@ static void add_mount(struct jobio_frame_mount *acc, const struct jobio_frame_mo
   size_t n = (offsetof(struct jobio_frame_mount, max) - offsetof(struct jobio_frame_mount, call)) / 8;
   for (size_t i = 0; i < n; i++) a[i] += b[i];
   max_into(&acc->max, &m->max);
-  for (int c = 0; c < JOBIO_CALL_COUNT; c++) acc->made.calls[c] += m->made.calls[c];
+  for (int c = 0; c < JOBIO_CALL_COUNT; c++) {
+    acc->made.calls[c] += m->made.calls[c];
+    acc->made.time_ns[c] += m->made.time_ns[c];
+    acc->made.sampled[c] += m->made.sampled[c];
+  }
 }
 
 static void print_mount_body(const struct jobio_frame_mount *f) {
@@ -321,6 +325,15 @@ static void print_mount_body(const struct jobio_frame_mount *f) {
   for (int c = 0; c < JOBIO_CALL_COUNT; c++) {
     if (!f->made.calls[c]) continue;
     printf("%s\"%s\":%llu", first ? "" : ",", call_names[c], (unsigned long long)f->made.calls[c]);
+    first = 0;
+  }
+  /* their estimated time and timed calls, counted as they were made (version 5) */
+  printf("},\"made_time\":{");
+  first = 1;
+  for (int c = 0; c < JOBIO_CALL_COUNT; c++) {
+    if (!f->made.sampled[c] && !f->made.time_ns[c]) continue;
+    printf("%s\"%s\":[%llu,%llu]", first ? "" : ",", call_names[c], (unsigned long long)f->made.time_ns[c],
+           (unsigned long long)f->made.sampled[c]);
     first = 0;
   }
   printf("}");

@@ -250,18 +250,26 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
     } else {
       /* its path's hash: stats of the path before are used (yellow), and so are those while it is open */
       uint64_t h = path ? (walked ? pw.hash : jobio_path_hash(dirfd, path)) : 0;
-      uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0, h);
+      uint32_t pent = 0;
+      if (h) {
+        pent = jobio_path_opened(h);
+        jobio_stat_opened(b, h);
+      }
+      uint32_t ofd = jobio_ofd_alloc((uint8_t)call, (uint16_t)slot, est, c->t0 != 0, pent);
       int64_t pos = ((flags & O_APPEND) || (fdflags & JOBIO_FDF_STDIO)) ? JOBIO_POS_UNKNOWN : 0;
       /* made now; its class is counted when it is decided (at its last close, jobio_ofd_release), or
        * now without a record to keep it. (By the slot's offset that the descriptor's entry gets too:
        * one multiply for both.) */
       uint32_t moff = JOBIO_MOFF((uint16_t)slot);
-      jobio_count_made((struct jobio_mstats *)(void *)((char *)b + moff), call);
+      struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)b + moff);
+      jobio_count_made(m, call);
       jobio_fd_set(fd, JOBIO_FD_FILE, (uint16_t)slot, ofd, (uint8_t)(fdflags | prov | (ofd ? 0 : JOBIO_FDF_SAT)), pos);
-      if (!ofd)
-        jobio_count_decided(jobio_ms(b, (unsigned)slot), call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
-      if (c->t0) jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[call], t->last_dt); /* its duration now */
-      if (h) jobio_stat_opened(b, h);
+      if (!ofd) jobio_count_decided(m, call, JOBIO_RED, JOBIO_REASON_OPEN_NOTHING, est, c->t0 != 0);
+      if (c->t0) {
+        /* its duration and estimated time now, in the frame it was made in (its class's time waits) */
+        jobio_max_store(&m->max.call_ns[call], t->last_dt);
+        jobio_count_made_time(m, call, est);
+      }
       /* opened by MPI_File_open on every rank: only the aggregators may move its bytes */
       if (t->collective) jobio_ofd_mark_unseen(fd);
     }

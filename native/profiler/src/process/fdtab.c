@@ -123,7 +123,7 @@ int jobio_fd_slot(int fd) {
 }
 
 /* ---------------- open-file records ---------------- */
-uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled, uint64_t path_hash) {
+uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled, uint32_t path_ent) {
   uint32_t idx = 0;
   uint64_t h = __atomic_load_n(&jobio_ofd_head, __ATOMIC_ACQUIRE);
   while ((uint32_t)h) {
@@ -136,7 +136,10 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
   }
   if (!idx) {
     idx = __atomic_fetch_add(&jobio_ofd_bump, 1, __ATOMIC_RELAXED);
-    if (idx >= jobio_ofd_cap) return 0;
+    if (idx >= jobio_ofd_cap) {
+      jobio_path_closed(path_ent); /* no record to give it back */
+      return 0;
+    }
   }
   struct jobio_ofd *o = &jobio_ofds[idx];
   o->call = call;
@@ -145,7 +148,7 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
   o->time_est = time_est;
   o->sampled = (uint8_t)(sampled != 0);
   o->unseen = 0;
-  o->path_ent = path_hash ? jobio_path_opened(path_hash) : 0;
+  o->path_ent = path_ent;
   __atomic_store_n(&o->refs, 1, __ATOMIC_RELEASE);
   return idx;
 }
@@ -160,7 +163,7 @@ void jobio_ofd_release(struct jobio_block *b, uint32_t ofd) {
   struct jobio_ofd *o = &jobio_ofds[ofd];
   if (__atomic_fetch_sub(&o->refs, 1, __ATOMIC_ACQ_REL) != 1) return;
   uint64_t bytes = __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
-  if (o->path_ent) jobio_path_closed(o->path_ent);
+  jobio_path_closed(o->path_ent);
   int cls = bytes == 0 ? JOBIO_RED : (bytes < jobio_cfg.small ? JOBIO_YELLOW : JOBIO_GREEN);
   int reason = cls == JOBIO_RED ? JOBIO_REASON_OPEN_NOTHING : -1;
   if (cls != JOBIO_GREEN && (o->unseen || __atomic_load_n(&jobio_g.io_uring_setups, __ATOMIC_RELAXED))) {

@@ -99,9 +99,9 @@ static inline void jobio_fd_clear(int fd) {
   e->xoff = 0;
   e->pos = JOBIO_POS_UNKNOWN;
 }
-/* A record for an open (0: none left), of the path with this hash (0: none; the path is entered in
- * the table of paths open now while the record lives). */
-uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled, uint64_t path_hash);
+/* A record for an open (0: none left), of the path with this entry in the table of paths open now
+ * (jobio_path_opened; 0: none), given back by the record's last close. */
+uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sampled, uint32_t path_ent);
 void jobio_ofd_ref(uint32_t ofd);
 void jobio_ofd_release(struct jobio_block *b, uint32_t ofd);
 void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n);

@@ -90,14 +90,19 @@ void jobio_flush_hello(void) {
   errno = saved;
 }
 
-/* The calls made of the types decided as they end: the sum of their classes (the others, opens,
- * creates and stats, were counted as they were made). */
+/* The calls made of the types decided as they end, and their time: the sums of their classes (the
+ * others, opens, creates and stats, were counted as they were made). */
 static void jobio_made_fill(struct jobio_frame_mount *mf) {
   for (int ct = 0; ct < JOBIO_CALL_COUNT; ct++) {
     if (JOBIO_CALL_DECIDED_LATER(ct)) continue;
-    uint64_t n = 0;
-    for (int k = 0; k < JOBIO_CLASS_COUNT; k++) n += mf->call[ct].calls[k];
+    uint64_t n = 0, tm = 0;
+    for (int k = 0; k < JOBIO_CLASS_COUNT; k++) {
+      n += mf->call[ct].calls[k];
+      tm += mf->call[ct].time_ns[k];
+    }
     mf->made.calls[ct] = n;
+    mf->made.time_ns[ct] = tm;
+    mf->made.sampled[ct] = mf->call[ct].sampled;
   }
 }
 

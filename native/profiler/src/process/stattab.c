@@ -37,7 +37,7 @@ void jobio_stats_reset(void) {
   /* (a fork child keeps the open-path table: it inherited those descriptors) */
 }
 
-uint32_t jobio_path_opened(uint64_t hash) {
+uint32_t jobio_path_opened_probe(uint64_t hash) {
   if (!jobio_open_tab) return 0;
   uint32_t base = JOBIO_STAT_INDEX(hash);
   for (uint32_t i = 0; i < JOBIO_STAT_PROBE; i++) {
@@ -121,8 +121,10 @@ static void jobio_stat_wait(struct jobio_block *b, int slot, uint64_t hash, uint
   }
   jobio_count_made(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS); /* made now, its class waits */
   if (sampled) {
-    /* its class waits, its duration does not: the interval's longest stat is this one's now */
+    /* its class waits, its duration and estimated time do not: the interval's longest stat is this
+     * one's now, and its time is in the frame it was made in */
     jobio_max_store(&jobio_ms(b, (unsigned)slot)->max.call_ns[JOBIO_CALL_ACCESS], jobio_t.last_dt);
+    jobio_count_made_time(jobio_ms(b, (unsigned)slot), JOBIO_CALL_ACCESS, est);
     __atomic_add_fetch(&e->time_est, est, __ATOMIC_RELAXED);
     __atomic_add_fetch(&e->psampled, 1, __ATOMIC_RELAXED);
   }

@@ -41,15 +41,26 @@ static inline void jobio_stat_opened(struct jobio_block *b, uint64_t hash) {
 }
 /* An open of the path with this hash: its entry in the table of paths open now, its count raised
  * (0: not entered, the neighbourhood is full); the open's record keeps it for jobio_path_closed. */
-uint32_t jobio_path_opened(uint64_t hash);
+uint32_t jobio_path_opened_probe(uint64_t hash);
 struct jobio_open_ent {
   uint64_t hash;
   int64_t opens;
 };
 extern struct jobio_open_ent *jobio_open_tab;
-/* Its open was closed (entries are never taken back: the index stays the path's while the open lives). */
+/* Inline the common answer: the path's entry at its first place (a path opened again, or before). */
+static inline uint32_t jobio_path_opened(uint64_t hash) {
+  struct jobio_open_ent *tab = jobio_open_tab;
+  uint32_t k = JOBIO_STAT_INDEX(hash);
+  if (JOBIO_LIKELY(tab && __atomic_load_n(&tab[k].hash, __ATOMIC_ACQUIRE) == hash)) {
+    __atomic_add_fetch(&tab[k].opens, 1, __ATOMIC_RELAXED);
+    return k + 1;
+  }
+  return jobio_path_opened_probe(hash);
+}
+/* Its open was closed (entries are never taken back: the index stays the path's while the open
+ * lives). ent is jobio_path_opened's answer: not 0 only when the table exists, and within it. */
 static inline void jobio_path_closed(uint32_t ent) {
-  if (ent && ent <= JOBIO_STAT_TABLE && jobio_open_tab) __atomic_sub_fetch(&jobio_open_tab[ent - 1].opens, 1, __ATOMIC_RELAXED);
+  if (ent) __atomic_sub_fetch(&jobio_open_tab[ent - 1].opens, 1, __ATOMIC_RELAXED);
 }
 void jobio_stats_finalize(struct jobio_block *b);
 void jobio_stats_reset(void);

@@ -101,11 +101,19 @@ static inline void jobio_count_decided(struct jobio_mstats *m, int call, int cls
  * of its classes, filled in by the flush. */
 #define JOBIO_CALL_DECIDED_LATER(call) ((call) == JOBIO_CALL_OPEN || (call) == JOBIO_CALL_CREATE || (call) == JOBIO_CALL_ACCESS)
 static inline void jobio_count_made(struct jobio_mstats *m, int call) { m->made.calls[call]++; }
+/* A timed one's estimated time, counted when it was made too (its class's time waits with it). */
+static inline void jobio_count_made_time(struct jobio_mstats *m, int call, uint64_t est) {
+  m->made.time_ns[call] += est;
+  m->made.sampled[call]++;
+}
 
 /* A call with an explicit reason, as it ends. A timed call's measured duration is the thread's
  * last_dt (set when its clock stopped). */
 static inline void jobio_count_reason(struct jobio_mstats *m, int call, int cls, int reason, uint64_t est, int sampled) {
-  if (JOBIO_CALL_DECIDED_LATER(call)) jobio_count_made(m, call); /* made and decided now */
+  if (JOBIO_CALL_DECIDED_LATER(call)) { /* made and decided now */
+    jobio_count_made(m, call);
+    if (sampled) jobio_count_made_time(m, call, est);
+  }
   jobio_count_decided(m, call, cls, reason, est, sampled);
   if (sampled) jobio_max_store(&m->max.call_ns[call], jobio_t.last_dt);
 }
