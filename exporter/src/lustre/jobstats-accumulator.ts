@@ -325,7 +325,8 @@ export class JobStatsAccumulator {
       // Slots are handed out when the read closes a density window; a target not read decides at once.
       const turn = read && !baseline ? t.window.turnAt(now) : { decide: true, at: now };
       if (read) this.addToDensity(t, now, baseline);
-      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn);
+      // The groups are made for this call (their deltas are the credits', let go in group()).
+      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn, true);
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
     }
     this.collected = true;

@@ -108,8 +108,10 @@ export class SeriesBook {
    * they get them at once too; otherwise the increments of jobs without a slot wait until `turn`
    * decides (`turn.decide`: the read closes a window of the exporter's clock), so who gets a slot, and
    * what goes to `_other`, depend on the window's totals, not on how many reads split them.
+   * `handedOver`: the groups are this call's to keep (made for it, not used after): a waiting job keeps
+   * its group's deltas instead of a copy (100,000 folded jobs: ~29 MB less garbage a scrape).
    */
-  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }): void {
+  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }, handedOver = false): void {
     this.previousSettledAt = this.settledAt;
     this.settledAt = now;
     // Activity and expiry are on the window's clock (`turn.at`): every read of a window counts alike.
@@ -125,7 +127,7 @@ export class SeriesBook {
         mergeDeltas(p.deltas, g.deltas);
         p.activity += g.activity;
       } else {
-        this.pending.set(key, { key, labels: g.labels, deltas: [...g.deltas], activity: g.activity });
+        this.pending.set(key, { key, labels: g.labels, deltas: handedOver ? g.deltas : [...g.deltas], activity: g.activity });
       }
     });
     const waiting = [...this.pending.values()].filter((g) => g.key !== OTHER_KEY);
