@@ -79,20 +79,22 @@ export function manyTargets(): string {
       { tree: dir, present: 10_000, max: 10_000 },
       { tree: dir, present: 10_000, max: 256 },
       { tree: thousand, present: 1_000, max: 1_000 },
+      // A running exporter's steady state: a density window closed every scrape (426 more series a target).
+      { tree: thousand, present: 1_000, max: 1_000, density: true },
     ];
     const bases = new Map([dir, thousand].map((tree) => [tree, child(['readall', tree])]));
-    const rows = cases.map(({ tree, present, max }) => {
+    const rows = cases.map(({ tree, present, max, density }) => {
       const base = bases.get(tree)!;
-      const c = child(['targets', tree, String(max)]);
+      const c = child(['targets', tree, String(max), ...(density ? ['density'] : [])]);
       const ms = (v: number | undefined): string => (v ?? NaN).toFixed(0);
       // Per target only where every target present is read: otherwise listing the others weighs in.
       const perTarget = (cpuMs: number | undefined): string => (present <= max ? ((cpuMs ?? NaN) / present).toFixed(3) : '—');
-      return `| ${present.toLocaleString('en')} | ${max.toLocaleString('en')} | ${ms(base.ms)} | ${ms(c.firstMs)} | ${ms(c.idleMs)} | ${((c.firstMs ?? NaN) / base.ms!).toFixed(2)}× / ${((c.idleMs ?? NaN) / base.ms!).toFixed(2)}× | ${ms(c.idleCpuMs)} | ${perTarget(c.idleCpuMs)} | ${perTarget(c.steadyIdleCpuMs)} | ${ms(c.maxRssMb)} | ${c.series} |`;
+      return `| ${present.toLocaleString('en')}${density ? ', rate density' : ''} | ${max.toLocaleString('en')} | ${ms(base.ms)} | ${ms(c.firstMs)} | ${ms(c.idleMs)} | ${((c.firstMs ?? NaN) / base.ms!).toFixed(2)}× / ${((c.idleMs ?? NaN) / base.ms!).toFixed(2)}× | ${ms(c.idleCpuMs)} | ${perTarget(c.idleCpuMs)} | ${perTarget(c.steadyIdleCpuMs)} | ${ms(c.maxRssMb)} | ${c.series} |`;
     });
     return [
       '### Many targets',
       '',
-      'OST directories, each job_stats with 2 entries (2.14 layout). Baseline: every file read whole with `readFile`, one after another, best of 3, in its own process. Idle CPU: CPU time of the whole process (all threads) for one scrape of unchanged files, median of 3 right after the first scrape; per target where every target is read; later: median of 5 idle scrapes after 3 more.',
+      'OST directories, each job_stats with 2 entries (2.14 layout). Baseline: every file read whole with `readFile`, one after another, best of 3, in its own process. Idle CPU: CPU time of the whole process (all threads) for one scrape of unchanged files, median of 3 right after the first scrape; per target where every target is read; later: median of 5 idle scrapes after 3 more. Rate density: the clock of the exporter moved one density window a scrape, so every idle scrape also renders the density (a running exporter).',
       '',
       '| targets present | max-targets | baseline ms | 1st scrape ms | idle scrape ms | 1st / idle vs baseline | idle CPU ms | idle CPU ms per target | later idle CPU ms per target | peak RSS MB | series |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

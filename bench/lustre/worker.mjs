@@ -8,8 +8,10 @@
 //                          earlier scrapes), a new collector's first scrape of A (every entry new),
 //                          B (every entry grown), B again (idle)
 //   readall DIR            every DIR/proc/fs/lustre/obdfilter/*/job_stats read whole, one after another
-//   targets DIR MAX        the collector on that many-target tree with max-targets MAX (idle CPU right after
-//                          the first scrape, and once it has run a while)
+//   targets DIR MAX [density]  the collector on that many-target tree with max-targets MAX (idle CPU right after
+//                          the first scrape, and once it has run a while), the exporter's clock held still; with
+//                          `density`, moved one density window a scrape, so every idle scrape renders the rate
+//                          density too (a running exporter's steady state)
 import { readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -100,8 +102,14 @@ async function readAll(dir) {
   return { ms: Math.min(...runs), files: names.length };
 }
 
-/** The collector on a many-target tree with --collector.lustre_jobstats.max-targets=MAX: first scrape, then three idle ones (best wall time, median CPU). @param {string} dir @param {string} max */
-async function targets(dir, max) {
+/** The collector on a many-target tree with --collector.lustre_jobstats.max-targets=MAX: first scrape, then three idle ones (best wall time, median CPU). @param {string} dir @param {string} max @param {boolean} density */
+async function targets(dir, max, density) {
+  // The density's window (30 s by default) closes by the exporter's clock. A clock of our own: held still,
+  // no window closes (on the real one, one closed in some runs: then the idle scrapes rendered the density
+  // too); with `density`, moved one window a scrape, one closes every scrape whatever the machine's load. It
+  // starts a day ahead, so the read deadlines it sets are never passed on the small-files worker's real clock.
+  let clock = (Math.ceil(Date.now() / 30_000) + 2880) * 30_000 + 1234;
+  Date.now = () => clock;
   const registry = new MetricRegistry();
   const c = lustreJobStatsCollector.create({
     registry,
@@ -110,7 +118,12 @@ async function targets(dir, max) {
     logger: createLogger('error', 'json'),
   });
   const signal = new AbortController().signal;
-  const scrape = () => timed(async () => (await c.update(signal), await registry.metrics()));
+  const scrape = () =>
+    timed(async () => {
+      await c.update(signal);
+      await registry.metrics();
+      if (density) clock += 30_000;
+    });
   const firstMs = await scrape();
   // CPU of the process (every thread: the file calls run on libuv's pool), so the machine's other load does not count.
   const cpuOf = async () => {
@@ -134,5 +147,11 @@ async function targets(dir, max) {
 
 const [mode, a = '', b = '', c = '', d] = process.argv.slice(2);
 const result =
-  mode === 'baseline' ? await baseline(a) : mode === 'readall' ? await readAll(a) : mode === 'targets' ? await targets(a, b) : await collector(a, b, c, d === undefined ? undefined : Number(d));
+  mode === 'baseline'
+    ? await baseline(a)
+    : mode === 'readall'
+      ? await readAll(a)
+      : mode === 'targets'
+        ? await targets(a, b, c === 'density')
+        : await collector(a, b, c, d === undefined ? undefined : Number(d));
 process.stdout.write(`${JSON.stringify({ ...result, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);

@@ -4,7 +4,10 @@
 // per mount and call type the two agree exactly, calls, time and timed calls; this holds them to it
 // on the C family programs (opens kept open to the exit, stats of paths opened later and never,
 // failed calls, fstat, creates, dup aliases) and on python3, with every call timed and with the
-// default sampling.
+// default sampling. The time only with every call timed: a snapshot reports an estimate bounded by the
+// threads' lifetimes (docs/profiler.md "The time estimate and its bound"), and one timed call of a
+// short process, weighted 16, may exceed it; what is held back is shared in proportion as it is
+// released, so made and decided agree exactly only where nothing is held back at the exit.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -45,17 +48,19 @@ async function assertAllDecided(cmd: string, args: (work: string) => string[], s
       const mounts = r.dump.processes.filter((p) => p.final).flatMap((p) => p.mounts);
       assert.ok(mounts.length > 0, 'frames received');
       let opensAndStats = 0;
-      let timed = 0;
+      let timedOpensAndStats = 0;
       for (const m of mounts) {
         const where = `${cmd} on ${m.path} [${m.component}], JOBIO_SAMPLE_EVERY=${every ?? 'default'}`;
         assert.deepEqual(madeOf(m), decidedOf(m), where);
-        assert.deepEqual(m.made_time, decidedTimeOf(m), `time: ${where}`);
+        const timed = (t: Record<string, [number, number]>): Record<string, number> => Object.fromEntries(Object.entries(t).map(([call, [, n]]) => [call, n]));
+        if (every === '1') assert.deepEqual(m.made_time, decidedTimeOf(m), `time: ${where}`);
+        else assert.deepEqual(timed(m.made_time), timed(decidedTimeOf(m)), `timed calls: ${where}`);
         opensAndStats += (madeOf(m)['open'] ?? 0) + (madeOf(m)['access'] ?? 0);
-        timed += (m.made_time['open']?.[1] ?? 0) + (m.made_time['access']?.[1] ?? 0);
+        timedOpensAndStats += (m.made_time['open']?.[1] ?? 0) + (m.made_time['access']?.[1] ?? 0);
       }
       assert.ok(opensAndStats > 0, `${cmd} made opens and stats`);
       // (most, not all: python3 had 4 of its 531 untimed even so, which the time check above allows)
-      if (every === '1') assert.ok(timed > opensAndStats / 2, `${cmd}: ${timed} of ${opensAndStats} opens and stats timed`);
+      if (every === '1') assert.ok(timedOpensAndStats > opensAndStats / 2, `${cmd}: ${timedOpensAndStats} of ${opensAndStats} opens and stats timed`);
     } finally {
       removeDir(dir);
     }

@@ -252,6 +252,47 @@ test(
 );
 
 test(
+  "a connection's events reach JavaScript in the order they were sent, also when its process changes user between them",
+  { skip: process.getuid?.() !== 0 && 'needs root to change user' },
+  async () => {
+    const path = join(dir, 'order.sock');
+    chmodSync(dir, 0o755);
+    const events: SeqpacketEvent[] = [];
+    const server = new addon.SeqpacketServer(path, { maxFrame: 100 }, (e) => events.push(e));
+    const nobody = 65534;
+    try {
+      // A job's process (this uid) has a frame waiting; its child connects, says hello, becomes nobody
+      // and sends two more frames (the shape of a root job whose child drops its privileges).
+      // JavaScript is blocked all along (spawnSync). Queued by the uid of each message, the child's
+      // later frames went in nobody's turn, ahead of its hello waiting behind the parent's frame.
+      runSenders(path, [
+        'import fcntl, termios, struct',
+        'a = connect(); a.send(b"parent")',
+        // until the receiver has read the parent's frame (nothing of it left in the socket's queue)
+        'end = time.time() + 10',
+        'while struct.unpack("i", fcntl.ioctl(a.fileno(), termios.TIOCOUTQ, b"\\0" * 4))[0] and time.time() < end: time.sleep(0.001)',
+        'pid = os.fork()',
+        'if pid == 0:',
+        '    b = connect(); b.send(b"hello")',
+        `    os.setgid(${nobody}); os.setuid(${nobody})`,
+        '    b.send(b"calls"); b.send(b"final"); b.close(); os._exit(0)',
+        'assert os.waitpid(pid, 0)[1] == 0',
+        'a.close()',
+      ]);
+      await until('both connections to close', () => server.stats().closed === 2);
+      await until('the queue to drain', () => server.stats().delivered === server.stats().enqueued && events.length === server.stats().enqueued);
+      const child = events.find((e) => e.data?.toString() === 'hello')?.connection;
+      const said = events.filter((e) => e.connection === child).map((e) => `${e.type}:${e.data?.toString() ?? ''}:${e.uid}`);
+      // The credentials stay the kernel's, message by message; only the order is the connection's.
+      assert.deepEqual(said, ['frame:hello:0', `frame:calls:${nobody}`, `frame:final:${nobody}`, 'close::0']);
+      assert.equal(server.stats().queueDropped, 0);
+    } finally {
+      server.close();
+    }
+  },
+);
+
+test(
   "four uids flooding their quarters of the queue cannot starve a light sender: the queue's last quarter is kept for uids holding under a sixteenth of it",
   { skip: process.getuid?.() !== 0 && 'needs root to send as other uids' },
   async () => {

@@ -87,6 +87,13 @@ export class ProfilerMetrics {
       sums('jobio_profiler_read_bytes_total', 'Bytes read, by transfer size bin (small/medium/large).', store.readBytes, sizeLabels),
       sums('jobio_profiler_write_bytes_total', 'Bytes written, by transfer size bin (small/medium/large).', store.writeBytes, sizeLabels),
       sums('jobio_profiler_io_seconds_total', 'Seconds spent in I/O calls, estimated from sampled durations.', store.ioSeconds, callLabels),
+      // the same time when the calls were made (an open's counts above at its close): its rate is the job's I/O time in time
+      sums(
+        'jobio_profiler_io_made_seconds_total',
+        'Seconds spent in I/O calls, estimated from sampled durations, counted when the calls were made (opens and stats before their class is decided).',
+        store.ioMadeSeconds,
+        ['jobid', 'user', 'mount', 'call'],
+      ),
       // what a report from the series bounds the sampled times' error with (it needs the timed fraction)
       sums('jobio_profiler_timed_calls_total', 'I/O calls whose duration was measured (the sample the seconds are estimated from), by call type.', store.timedCalls, ['jobid', 'user', 'call']),
       sums(

@@ -142,6 +142,8 @@ export class ProfilerMetricStore implements AggregatorSink {
   readonly calls = new LabelledSums(); // jobid, user, mount, call, class
   /** Calls as they were made, per call type (an open's class is counted in `calls` at its close): the job's call rate. */
   readonly callsMade = new LabelledSums(); // jobid, user, mount, call
+  /** Their estimated seconds, likewise as they were made (an open's are in `ioSeconds` at its close): the job's I/O time in time. */
+  readonly ioMadeSeconds = new LabelledSums(); // jobid, user, mount, call
   readonly ioSeconds = new LabelledSums(); // jobid, user, mount, call, class
   /** Calls whose duration was measured, per call type only: 13 series per job and user (a thread samples at one rate on every mount). */
   readonly timedCalls = new LabelledSums(); // jobid, user, call
@@ -159,6 +161,7 @@ export class ProfilerMetricStore implements AggregatorSink {
     return [
       this.calls,
       this.callsMade,
+      this.ioMadeSeconds,
       this.ioSeconds,
       this.timedCalls,
       this.readBytes,
@@ -214,6 +217,7 @@ export class ProfilerMetricStore implements AggregatorSink {
       });
       this.timedCalls.add([job, user, call], inc[slot.sampled(c)] ?? 0);
       this.callsMade.add([job, user, path, call], inc[slot.made(c)] ?? 0);
+      this.ioMadeSeconds.add([job, user, path, call], (inc[slot.madeTimeNs(c)] ?? 0) / 1e9);
     });
     DIRECTIONS.forEach((dir, d) => {
       const sums = dir === 'read' ? this.readBytes : this.writeBytes;

@@ -115,6 +115,29 @@ test('cumulative snapshots become increments; repeats and reorders add nothing',
   assert.deepEqual(h.rejected, ['stale', 'stale']);
 });
 
+test('a process that changes user after its first frame: its frames stay its own, under its first uid, and the identity says the new one', () => {
+  const h = harness();
+  const ids: ProcessIdentity[] = [];
+  const processDelta = h.sink.processDelta.bind(h.sink);
+  h.sink.processDelta = (id, inc, record) => {
+    ids.push(id);
+    processDelta(id, inc, record);
+  };
+  h.send(cred(5, 0), proc(0, 100, { mounts: 0 }));
+  h.send(cred(5, 65534), proc(1, 200), mount(2, 10));
+  h.send(cred(5, 0), proc(3, 300), mount(4, 12)); // back (a saved set-user-ID): noted again
+  assert.equal(h.writes('|0|/data'), 12, 'credited to the process, under its first uid');
+  assert.deepEqual(h.rejected, []);
+  assert.deepEqual(
+    ids.map((id) => [id.uid, id.senderUid]),
+    [
+      [0, undefined],
+      [0, 65534],
+      [0, undefined],
+    ],
+  );
+});
+
 test("a mount's program and MPI runtime frames are two cumulative series: neither is taken for a drop of the other", () => {
   const h = harness();
   h.send(cred(5), proc(0, 100, { mounts: 2 }), mount(1, 10), mount(2, 300, { component: 'mpi-runtime' }));

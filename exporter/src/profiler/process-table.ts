@@ -52,6 +52,20 @@ export interface ProcessIdentity {
   readonly exe: string;
   /** Its absolute path, as the receiver read it from /proc with the process's first frame; '' if unknown. */
   readonly exePath?: string;
+  /**
+   * The uid the kernel gave the process's latest frame, when it is not `uid` (the process changed
+   * user after its first frame, e.g. a root job's child that became nobody). Its frames stay this
+   * process's; a program it execs runs as that user and cannot reach `jobio run`'s private socket.
+   */
+  readonly senderUid?: number;
+}
+
+/** The identity with the kernel's uid of the latest frame noted when it differs from the first's. */
+function withSender(identity: ProcessIdentity, uid: number): ProcessIdentity {
+  const changed = uid !== identity.uid ? uid : undefined;
+  if (changed === identity.senderUid) return identity;
+  const { senderUid: _previous, ...rest } = identity;
+  return changed === undefined ? rest : { ...rest, senderUid: changed };
 }
 
 /**
@@ -384,6 +398,7 @@ export class ProcessTable {
       if (entry.accepted && jobid !== '') this.release(jobid, cred.uid);
     }
     this.recheckOwner(entry);
+    entry.identity = withSender(entry.identity, cred.uid);
     // The previous snapshot arrived whole: every mount with earlier activity is known, baseline over.
     // (Not while frames are held, nor at their replay: nothing was recorded from them yet.)
     if (entry.baseline && existing && entry.mountsPending === 0 && !entry.held && !replay) entry.baseline = false;

@@ -37,6 +37,9 @@ export interface SecondsWindow {
   readonly sum: Counters;
 }
 
+/** Why a program started as another user sent nothing to `jobio run`. */
+export const ANOTHER_USER = (uid: number): string => `run as uid ${uid}, another user, whom the run's private socket refuses`;
+
 export class RunTotals implements AggregatorSink {
   readonly mounts = new Map<string, MountSeries>();
   /** per program and mount (key: name, component and mount path; programKey and mount path for a second program of the same name) */
@@ -51,8 +54,11 @@ export class RunTotals implements AggregatorSink {
   /** seconds before this one are in frames already written */
   private sealed = 0;
   private readonly unseenByProcess = new Map<string, ProcessUnseen>();
-  /** programs exec'd or spawned by profiled processes, and whether they said hello */
-  private readonly unprofiledPrograms: UnprofiledTracker<undefined>;
+  /**
+   * programs exec'd or spawned by profiled processes, and whether they said hello; owner: the uid
+   * the exec'ing or spawning process had changed to, if it had (ProcessIdentity.senderUid)
+   */
+  private readonly unprofiledPrograms: UnprofiledTracker<number | undefined>;
 
   constructor(
     private readonly startMs: number,
@@ -124,7 +130,7 @@ export class RunTotals implements AggregatorSink {
     this.processes.add(id.key);
     if (record) {
       if (record.unseen) this.unseenByProcess.set(id.key, record.unseen);
-      this.unprofiledPrograms.frame(id.key, id.pid, record, undefined);
+      this.unprofiledPrograms.frame(id.key, id.pid, record, id.senderUid);
     }
     if (id.jobid !== '') this.jobids.add(id.jobid);
     this.runtimeNs += increment.runtimeNs;
@@ -154,9 +160,11 @@ export class RunTotals implements AggregatorSink {
    * (static, setuid, a cleared environment, or excluded). An exec that failed (the process went on
    * sending frames) and an image that reported (same pid, later start) are not counted. Children
    * started with vfork or posix_spawn (named in their parent's frames) that never reported count too.
+   * One started by a process that had changed user ran as that user, whom the run's private socket
+   * (0600 in a 0700 directory) refuses: said so, with the uid.
    */
   unprofiledExecs(): string[] {
-    return this.unprofiledPrograms.unprofiled().map((p) => p.name);
+    return this.unprofiledPrograms.unprofiled().map((p) => (p.owner === undefined ? p.name : `${p.name} (${ANOTHER_USER(p.owner)})`));
   }
 
   /** Did any process with this pid report? (the command itself: static or setuid when not) */

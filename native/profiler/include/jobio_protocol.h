@@ -221,7 +221,8 @@ struct jobio_mount_max {
  * it happened in. Version 5 adds their estimated time and timed calls the same way (an open's time
  * is in call[].time_ns[class] from its close on, here from its making). For the call types decided
  * as they end (all but open, create and access) each is the sum of its call stats over the classes.
- * At a normal exit every call made is decided, so the sums over classes equal these.
+ * At a normal exit every call made is decided, so the sums over classes equal these (the time where
+ * the estimate's bound, which scales every time counter alike, holds nothing back).
  */
 struct jobio_mount_made {
   uint64_t calls[JOBIO_CALL_COUNT];

@@ -20,7 +20,11 @@ void SeqpacketServer::Deliver(Event* event) {
   // senders (a uid holding under a sixteenth of it): four uids flooding their quarters cannot starve a
   // job whose frames come a few at a time (it takes eight to fill the queue). Each uid's events wait
   // in a queue of their own, taken in turns (CallJs), so a light sender's events are not held behind
-  // the floods' (which, held long enough, made it heavy too).
+  // the floods' (which, held long enough, made it heavy too). An event waits in the queue of its
+  // connection's uid, not of its sender's: a process that changes user (a root job's child becoming
+  // nobody) sends its later frames with the new uid on the connection it opened before, and queued
+  // by sender they overtook its earlier ones (its hello), which then looked stale to the process
+  // table. Its bytes still count against the sender's share.
   event->cost = sizeof(Event) + event->data.capacity() + event->evidence.cgroup.capacity() + event->evidence.job_vars.capacity() + event->evidence.exe.capacity();
   if (event->cost < min_event_cost_) event->cost = min_event_cost_;
   Counters& c = *counters_;
@@ -39,8 +43,9 @@ void SeqpacketServer::Deliver(Event* event) {
   }
   user.bytes += event->cost;
   c.queued_bytes += event->cost;
-  if (user.waiting.empty()) c.turns.push_back(event->uid);
-  user.waiting.push_back(event);
+  Counters::PerUid& queue = c.per_uid[event->queue_uid];
+  if (queue.waiting.empty()) c.turns.push_back(event->queue_uid);
+  queue.waiting.push_back(event);
   c.enqueued++;  // before the call: JavaScript may take it at once, and delivered never passes enqueued
   lock.unlock();
   // One call per waiting event, as before the turns: each call hands JavaScript one event, the next
@@ -48,10 +53,10 @@ void SeqpacketServer::Deliver(Event* event) {
   if (tsfn_.NonBlockingCall(nullptr) == napi_ok) return;
   // Closing: take it back (this thread is the only one adding, and no call is left to take it).
   lock.lock();
-  auto it = std::find(user.waiting.begin(), user.waiting.end(), event);
-  if (it != user.waiting.end()) {
-    user.waiting.erase(it);
-    if (user.waiting.empty()) c.turns.erase(std::remove(c.turns.begin(), c.turns.end(), event->uid), c.turns.end());
+  auto it = std::find(queue.waiting.begin(), queue.waiting.end(), event);
+  if (it != queue.waiting.end()) {
+    queue.waiting.erase(it);
+    if (queue.waiting.empty()) c.turns.erase(std::remove(c.turns.begin(), c.turns.end(), event->queue_uid), c.turns.end());
     user.bytes -= event->cost;
     c.queued_bytes -= event->cost;
     user.dropped++;
@@ -75,13 +80,13 @@ void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* con
     if (c.turns.empty()) return;  // (cannot happen: one call per waiting event)
     uid_t uid = c.turns.front();
     c.turns.pop_front();
-    Counters::PerUid& user = c.per_uid[uid];
-    event = user.waiting.front();
-    user.waiting.pop_front();
-    if (!user.waiting.empty()) c.turns.push_back(uid);
+    Counters::PerUid& queue = c.per_uid[uid];
+    event = queue.waiting.front();
+    queue.waiting.pop_front();
+    if (!queue.waiting.empty()) c.turns.push_back(uid);
     c.delivered++;
     c.queued_bytes -= event->cost;
-    user.bytes -= event->cost;
+    c.per_uid[event->uid].bytes -= event->cost;
   }
   CallOne(env, callback, event);
 }

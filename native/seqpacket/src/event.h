@@ -23,6 +23,11 @@ struct SeqpacketEvent {
   size_t size;
   std::vector<uint8_t> data;
   Evidence evidence;
+  /**
+   * The uid of the connection it came on (the kernel's SO_PEERCRED at connect), which keeps it in
+   * its connection's order while it waits (delivery.cc); `uid` is the message's own sender.
+   */
+  uid_t queue_uid = 0;
   uint64_t cost = 0;  // what it adds to Counters::queued_bytes while queued (set by Deliver)
 };
 

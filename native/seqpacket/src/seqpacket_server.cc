@@ -403,6 +403,7 @@ SeqpacketServer::ReadResult SeqpacketServer::ReadAll(Connection& connection, std
       }
     }
     auto* event = new Event{Event::kFrame, connection.id, pid, uid, gid, static_cast<size_t>(got), {}, {}};
+    event->queue_uid = connection.uid;
     if (static_cast<size_t>(got) > max_frame_ || (msg.msg_flags & MSG_TRUNC)) {
       event->kind = Event::kOversized;
       counters_->oversized++;
@@ -430,7 +431,9 @@ void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& 
   auto user = per_user.find(c.uid);
   if (user != per_user.end() && --user->second == 0) per_user.erase(user);
   counters_->closed++;
-  Deliver(new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, {}});
+  auto* event = new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, {}};
+  event->queue_uid = c.uid;
+  Deliver(event);
 }
 
 void SeqpacketServer::CountRefused(std::atomic<uint64_t>& reason, uid_t uid) {

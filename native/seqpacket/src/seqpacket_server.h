@@ -65,7 +65,7 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
     struct PerUid {
       uint64_t bytes = 0;
       uint64_t dropped = 0;
-      /** Its events waiting for JavaScript, in the order they were read. */
+      /** Events of its connections waiting for JavaScript, in the order they were read. */
       std::deque<SeqpacketEvent*> waiting;
       /** Connections of this uid refused at accept, whatever the reason. */
       uint64_t refused = 0;
@@ -74,7 +74,10 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
     std::map<uid_t, PerUid> per_uid;
     /**
      * Uids with events waiting, in turn: JavaScript takes one event of each in turn (delivery.cc), so
-     * a uid's events wait behind as many of each other uid's, not behind a whole flood of them.
+     * a uid's events wait behind as many of each other uid's, not behind a whole flood of them. An
+     * event waits in the queue of its connection's uid (Event::queue_uid), so one connection's events
+     * keep their order even when its process changes user between them; its bytes count against
+     * the share of the uid that sent it (Event::uid).
      */
     std::deque<uid_t> turns;
     ~Counters();

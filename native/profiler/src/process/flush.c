@@ -165,8 +165,9 @@ void jobio_flush_locked(uint32_t flags) {
       }
       for (size_t i = nmade; i < n; i++) dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
     }
-    jobio_made_fill(mf);
+    /* (the bounded time: the made time of the types decided as they end is their classes') */
     jobio_timebound_fill(s, (struct jobio_mstats *)(void *)mf->call);
+    jobio_made_fill(mf);
     jobio_transport_send(mf, sizeof *mf);
   }
 }

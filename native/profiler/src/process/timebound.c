@@ -12,7 +12,8 @@
  *
  * Both X and L only grow, so R only grows, never exceeds L, and equals X whenever X <= L: mass
  * above the bound is held back, not lost, and is released as the threads live on. The increment
- * R - R_prev is shared among every time counter (call type and class, size bin, reason) in
+ * R - R_prev is shared among every time counter (call type and class, size bin, reason, the time of
+ * the opens, creates and stats made: struct jobio_mount_made, whose class is decided later) in
  * proportion to its raw time not yet reported, so each reported counter also only grows, stays
  * at or below its raw value, and equals it when nothing is held back.
  *
@@ -26,7 +27,8 @@
 #include "process/thread.h"
 
 #define CALL_WORDS (JOBIO_CALL_COUNT * JOBIO_CLASS_COUNT) /* the primary family: its sum is X */
-#define TIME_WORDS (CALL_WORDS + JOBIO_DIR_COUNT * JOBIO_SIZE_COUNT + JOBIO_REASON_COUNT)
+#define MADE_WORDS 3 /* the call types decided later (JOBIO_CALL_DECIDED_LATER); the others' made time is filled in from their classes' */
+#define TIME_WORDS (CALL_WORDS + JOBIO_DIR_COUNT * JOBIO_SIZE_COUNT + JOBIO_REASON_COUNT + MADE_WORDS)
 
 static uint16_t jobio_time_word[TIME_WORDS]; /* word index of each time counter in the mstats */
 static uint64_t jobio_reported[JOBIO_MAX_SLOTS][TIME_WORDS];
@@ -40,6 +42,8 @@ static void jobio_time_words_init(void) {
   for (int d = 0; d < JOBIO_DIR_COUNT; d++)
     for (int z = 0; z < JOBIO_SIZE_COUNT; z++) jobio_time_word[k++] = (uint16_t)JOBIO_W(sized[d][z].time_ns);
   for (int r = 0; r < JOBIO_REASON_COUNT; r++) jobio_time_word[k++] = (uint16_t)JOBIO_W(ext.reason_time_ns[r]);
+  for (int ct = 0; ct < JOBIO_CALL_COUNT; ct++)
+    if (JOBIO_CALL_DECIDED_LATER(ct)) jobio_time_word[k++] = (uint16_t)JOBIO_W(made.time_ns[ct]);
 }
 
 void jobio_timebound_reset(void) { memset(jobio_reported, 0, sizeof jobio_reported); }
