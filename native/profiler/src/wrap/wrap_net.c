@@ -100,8 +100,13 @@ static inline void jobio_net_remember(int fd, const void *a, socklen_t len, int 
 /* The slot a transfer is counted on inline: the descriptor's peer when the call named no address,
  * else the address's when it is the descriptor's last; -1: the general record. */
 JOBIO_HOT int jobio_net_fast_slot(const struct jobio_fd *e, const void *a, socklen_t got) {
-  if (!got) return e->slot;
-  if (jobio_net_is_v4(a, got) && e->net_last.addr == jobio_net_v4(a) && e->net_last.mark == JOBIO_NET_LAST_MARK) return e->net_last.slot;
+  /* (the length first: an IPv4 address's, tested once, also says that one was named) */
+  if (JOBIO_LIKELY(got >= (socklen_t)sizeof(struct sockaddr_in)) && a) {
+    if (((const struct sockaddr *)a)->sa_family == AF_INET && e->net_last.addr == jobio_net_v4(a) && e->net_last.mark == JOBIO_NET_LAST_MARK)
+      return e->net_last.slot;
+    return -1;
+  }
+  if (!got || !a) return e->slot;
   return -1;
 }
 
