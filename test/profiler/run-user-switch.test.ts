@@ -2,10 +2,12 @@
 // hello as root and then became nobody has its calls counted, in full, however late JavaScript
 // reads them (its frames as nobody used to overtake its hello in the receiver's queue and be taken
 // as a baseline); a program exec'd as nobody cannot reach the run's private socket and is named as
-// run by another user; setpriv, which changes user with the profiler loaded, runs to its end.
+// run by another user; setpriv, and any program that changes user the way it does (keeping its
+// capabilities, raising its own thread's again, then changing its groups), runs to its end with
+// its calls counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
@@ -61,5 +63,31 @@ test(
     const r = await runJobio(['run', '--', setpriv, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '/bin/true']);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stderr.includes(`true (${ANOTHER_USER(NOBODY)})`), r.stderr);
+  },
+);
+
+test(
+  'a program that changes user as setpriv does (keeps capabilities, raises its own thread’s, then setresgid) runs to its end, its read after the change counted',
+  { skip: process.getuid?.() !== 0 && 'needs root to change user' },
+  async () => {
+    // Its flush thread, without CAP_SETGID, failed glibc's setresgid on every thread: exit 134.
+    const program = buildProgram('cap-switch');
+    const dir = mkdtempSync(join(SHM, 'jobio-cap-switch-'));
+    try {
+      writeFileSync(join(dir, 'data'), '12345', { mode: 0o644 });
+      const out = join(dir, 'log.jsonl');
+      const r = await runJobio(['run', '--output', out, '--', program, dir]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, 'done\n');
+      const records = readValidLog(readFileSync(out, 'utf8'));
+      const shm = records.find((x) => x.type === 'mountpoint' && x.jobtotal === true && (x.mountpoint as LogRecord).path === SHM);
+      assert.ok(shm, 'a job total for /dev/shm');
+      const io = shm.io as Partial<Record<string, { calls: { total: number }; bytes: { total: number } }>>;
+      assert.equal(io['open']?.calls.total, 1, 'the open made as nobody');
+      assert.equal(io['read_all']?.calls.total, 1);
+      assert.equal(io['read_all'].bytes.total, 5);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   },
 );

@@ -7,8 +7,8 @@
 // - An entry seen for the first time after the exporter's previous collection has its whole value
 //   credited; at the exporter's first collection its value is the starting point.
 // - An entry that left the file is forgotten: if it comes back, Lustre restarted it from zero.
-// Memory is one small record per entry present in the file (needed to compute exact increments for
-// the jobs folded into `_other` too); no series are kept here.
+// Memory is one slot per entry present in the file (needed to compute exact increments for the jobs
+// folded into `_other` too), in slabs by slot number (entry-slots.ts); no series are kept here.
 import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
 import { decodeJobId } from '../parsers/lustre-jobid.js';
 import { addDelta, classKey, newJobClass, type Credit, type CreditBook, type JobClass } from './credits.js';
@@ -17,17 +17,7 @@ import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality }
 import { u64Less, u64Sub, type U64 } from '../util/u64.js';
 import { UNLIMITED_BUDGET, type EntryBudget } from './entry-budget.js';
 import { DEFAULT_SYSTEM_UID_MAX } from '../labels/users.js';
-
-interface EntryState {
-  /** The entry's identity, shared with the other entries of the same job. */
-  readonly cls: JobClass;
-  /** Field numbers, shared between entries with the same layout. */
-  layout: readonly number[];
-  values: U64[];
-  startTime: number;
-  /** Scrape number in which the entry was last seen. */
-  seen: number;
-}
+import { EntrySlots } from './entry-slots.js';
 
 export type QualityCounts = Record<JobIdQuality, number>;
 
@@ -55,7 +45,9 @@ const noCounts = (): QualityCounts => ({ correct: 0, missing_jobid: 0, malformed
 const noUidCounts = (): Record<UidClass, QualityCounts> => ({ system: noCounts(), non_system: noCounts(), none: noCounts() });
 
 export class EntryTracker {
-  private readonly entries = new Map<string, EntryState>();
+  /** The slot of each entry kept, by its id, in the order the entries were first seen (the walks' order). */
+  private readonly ids = new Map<string, number>();
+  private readonly slots = new EntrySlots();
   /** The classes of the entries kept, by classKey; a class goes with its last entry. */
   private readonly classes = new Map<string, JobClass>();
   private readonly layouts = new Map<string, readonly number[]>();
@@ -81,7 +73,7 @@ export class EntryTracker {
   ) {}
 
   get size(): number {
-    return this.entries.size;
+    return this.ids.size;
   }
 
   /** The running totals as the read began, for tally(). */
@@ -118,7 +110,7 @@ export class EntryTracker {
     this.byUid = { system: { ...tally.byUid.system }, non_system: { ...tally.byUid.non_system }, none: { ...tally.byUid.none } };
     this.droppedCounters += tally.droppedCounters;
     this.outOfRangeEntries += tally.outOfRangeEntries;
-    for (const state of this.entries.values()) state.seen = epoch;
+    this.slots.markAllSeen(epoch);
   }
 
   /** Counts one entry of the read by quality and uid class (no identity: malformed, no uid). */
@@ -135,25 +127,28 @@ export class EntryTracker {
     const cur = this.scratch;
     entryFields(view, this.fields, cur);
     this.droppedCounters += cur.dropped;
-    let state = this.entries.get(view.rawId);
-    if (state && state.seen === epoch) {
+    const slots = this.slots;
+    const slot = this.ids.get(view.rawId);
+    if (slot !== undefined && slots.seenAt(slot) === epoch) {
       // The same id twice in one read (not seen in real files): keep the first, count the second as malformed.
       this.count(undefined);
       return;
     }
-    if (!state) {
-      if (this.entries.size >= this.maxEntries) {
+    if (slot === undefined) {
+      if (this.ids.size >= this.maxEntries) {
         this.droppedEntries += 1;
         return;
       }
-      if (!this.budget.take(this.entries.size)) {
+      if (!this.budget.take(this.ids.size)) {
         this.droppedEntries += 1;
         this.budgetDroppedEntries += 1;
         return;
       }
       const cls = this.classOf(classifyJobId(decodeJobId(view.rawId), this.formats));
-      state = { cls, layout: this.layoutOf(cur), values: cur.values.slice(0, cur.count), startTime: view.startTime, seen: epoch };
-      this.entries.set(view.rawId, state);
+      const taken = slots.take(cls);
+      slots.store(taken, this.layoutOf(cur), cur.values, cur.count, view.startTime);
+      slots.markSeen(taken, epoch);
+      this.ids.set(view.rawId, taken);
       this.count(cls.identity);
       let credit: Credit | undefined;
       for (let j = 0; j < cur.count; j += 1) {
@@ -167,24 +162,26 @@ export class EntryTracker {
       if (credit) credit.entries += 1;
       return;
     }
-    this.count(state.cls.identity);
-    state.seen = epoch;
-    if (!this.sameLayout(state.layout, cur)) return this.ingestRelayout(state, view, credits);
-    const prev = state.values;
-    let reset = !Number.isNaN(view.startTime) && !Number.isNaN(state.startTime) && view.startTime !== state.startTime;
-    for (let j = 0; j < cur.count && !reset; j += 1) if (u64Less(cur.values[j]!, prev[j]!)) reset = true;
+    const cls = slots.classOf(slot);
+    this.count(cls.identity);
+    slots.markSeen(slot, epoch);
+    const layout = slots.layoutOf(slot);
+    if (!this.sameLayout(layout, cur)) return this.ingestRelayout(slot, view, credits);
+    const startTime = slots.startTimeOf(slot);
+    let reset = !Number.isNaN(view.startTime) && !Number.isNaN(startTime) && view.startTime !== startTime;
+    for (let j = 0; j < cur.count && !reset; j += 1) if (u64Less(cur.values[j]!, slots.valueAt(slot, j))) reset = true;
     let credit: Credit | undefined;
     for (let j = 0; j < cur.count; j += 1) {
       const value = cur.values[j]!;
-      const delta = reset ? value : u64Sub(value, prev[j]!);
-      prev[j] = value;
+      const delta = reset ? value : u64Sub(value, slots.valueAt(slot, j));
       if (delta === 0) continue;
-      credit ??= credits.creditFor(state.cls);
+      credit ??= credits.creditFor(cls);
       addDelta(credit, cur.ids[j]!, delta);
       if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(delta);
     }
     if (credit) credit.entries += 1;
-    state.startTime = view.startTime;
+    // Written back only when something moved (no delta and no reset: the same values).
+    if (credit || reset || !Object.is(startTime, view.startTime)) slots.store(slot, layout, cur.values, cur.count, view.startTime);
   }
 
   /**
@@ -194,31 +191,35 @@ export class EntryTracker {
   private reject(rawId: string, epoch: number): void {
     this.count(undefined);
     this.outOfRangeEntries += 1;
-    const state = this.entries.get(rawId);
-    if (state) state.seen = epoch;
+    const slot = this.ids.get(rawId);
+    if (slot !== undefined) this.slots.markSeen(slot, epoch);
   }
 
   /** Forgets the entries that were not in this read (Lustre dropped them), unless the read was cut short. */
   endRead(epoch: number, complete = true): void {
     if (!complete) return;
-    for (const [id, state] of this.entries) {
-      if (state.seen === epoch) continue;
-      this.budget.release(this.entries.size);
-      this.entries.delete(id);
-      state.cls.entries -= 1;
-      if (state.cls.entries === 0) this.classes.delete(state.cls.key);
-    }
+    // forEach, not for…of: an iterator's [id, slot] pair per entry was ~140 bytes of garbage each.
+    this.ids.forEach((slot, id) => {
+      if (this.slots.seenAt(slot) === epoch) return;
+      this.budget.release(this.ids.size);
+      this.ids.delete(id);
+      const cls = this.slots.classOf(slot);
+      this.slots.release(slot);
+      cls.entries -= 1;
+      if (cls.entries === 0) this.classes.delete(cls.key);
+    });
   }
 
   clear(): void {
-    this.budget.release(this.entries.size, this.entries.size);
-    this.entries.clear();
+    this.budget.release(this.ids.size, this.ids.size);
+    this.ids.clear();
+    this.slots.clear();
     this.classes.clear();
   }
 
-  /** The class of every entry kept, in entry order: after endRead(), every entry of the last read (rate-density.ts). */
-  *entryClasses(): IterableIterator<JobClass> {
-    for (const state of this.entries.values()) yield state.cls;
+  /** Calls `visit` with the class of every entry kept, in entry order: after endRead(), every entry of the last read (rate-density.ts). */
+  forEachClass(visit: (cls: JobClass) => void): void {
+    this.ids.forEach((slot) => visit(this.slots.classOf(slot)));
   }
 
   private classOf(identity: JobIdentity): JobClass {
@@ -262,11 +263,14 @@ export class EntryTracker {
    * field number. A field missing now keeps its last value, so a cut-short read costs nothing later;
    * after a reset it is zeroed, since Lustre restarted it too.
    */
-  private ingestRelayout(state: EntryState, view: JobStatsEntryView, credits: CreditBook): void {
+  private ingestRelayout(slot: number, view: JobStatsEntryView, credits: CreditBook): void {
     const cur = this.scratch;
+    const slots = this.slots;
+    const cls = slots.classOf(slot);
     const previous = new Map<number, U64>();
-    for (const [j, id] of state.layout.entries()) previous.set(id, state.values[j]!);
-    let reset = !Number.isNaN(view.startTime) && !Number.isNaN(state.startTime) && view.startTime !== state.startTime;
+    for (const [j, id] of slots.layoutOf(slot).entries()) previous.set(id, slots.valueAt(slot, j));
+    const startTime = slots.startTimeOf(slot);
+    let reset = !Number.isNaN(view.startTime) && !Number.isNaN(startTime) && view.startTime !== startTime;
     for (let j = 0; j < cur.count && !reset; j += 1) {
       const before = previous.get(cur.ids[j]!);
       if (before !== undefined && u64Less(cur.values[j]!, before)) reset = true;
@@ -280,14 +284,13 @@ export class EntryTracker {
       const delta = u64Less(value, before) ? value : u64Sub(value, before);
       previous.set(id, value);
       if (delta === 0) continue;
-      credit ??= credits.creditFor(state.cls);
+      credit ??= credits.creditFor(cls);
       addDelta(credit, id, delta);
       if (this.fields.fields[id]!.kind === 'operations') credit.activity += Number(delta);
     }
     if (credit) credit.entries += 1;
     const ids = [...previous.keys()];
-    state.layout = this.internLayout(ids);
-    state.values = ids.map((id) => previous.get(id)!);
-    state.startTime = view.startTime;
+    const values = ids.map((id) => previous.get(id)!);
+    slots.store(slot, this.internLayout(ids), values, values.length, view.startTime);
   }
 }

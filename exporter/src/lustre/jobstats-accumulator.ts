@@ -325,7 +325,8 @@ export class JobStatsAccumulator {
       // Slots are handed out when the read closes a density window; a target not read decides at once.
       const turn = read && !baseline ? t.window.turnAt(now) : { decide: true, at: now };
       if (read) this.addToDensity(t, now, baseline);
-      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn);
+      // The groups are made for this call (their deltas are the credits', let go in group()).
+      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn, true);
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
     }
     this.collected = true;
@@ -340,11 +341,11 @@ export class JobStatsAccumulator {
     // Each class once, in the order of its first entry: marked with a number no earlier walk used.
     const mark = (this.densityWalks += 1);
     const fieldClasses = this.fieldClasses();
-    for (const cls of t.tracker.entryClasses()) {
-      if (cls.identity.quality === 'malformed' || cls.mark === mark) continue;
+    t.tracker.forEachClass((cls) => {
+      if (cls.identity.quality === 'malformed' || cls.mark === mark) return;
       cls.mark = mark;
       t.window.add(cls.key, cls.identity.uid, t.credits.creditOf(cls)?.deltas, fieldClasses);
-    }
+    });
     t.window.settle(now);
   }
 

@@ -107,19 +107,31 @@ function addClassTotals(deltas: JobDeltas, fieldClasses: readonly number[][], in
   for (let f = 0; f < deltas.length; f += 1) {
     const d = deltas[f];
     if (d === undefined || d === 0) continue;
-    for (const c of fieldClasses[f] ?? []) into[at + c] = into[at + c]! + Number(d);
+    const classes = fieldClasses[f];
+    if (classes === undefined) continue;
+    // Indexed: an iterator per field and job was most of this function's garbage.
+    for (let k = 0; k < classes.length; k += 1) {
+      const c = at + classes[k]!;
+      into[c] = into[c]! + Number(d);
+    }
   }
 }
 
+/** Jobs a page of totals. */
+const PAGE_JOBS = 1024;
+const PAGE_SHIFT = 10;
+const IN_PAGE = PAGE_JOBS - 1;
+
 /**
  * The jobs of a window: each job's owner and its increments per class, summed over the window, in
- * one slab (DENSITY_ROWS numbers a job, by the job's place) rather than an array object per job:
- * 20,000 jobs of their own Float64Array cost ~460 bytes each, in the slab 168.
+ * pages of one slab (DENSITY_ROWS numbers a job, by the job's place) rather than an array object per
+ * job: 20,000 jobs of their own Float64Array cost ~460 bytes each, in the slab 168. Pages, not one
+ * slab grown by doubling: that left a third of it empty on average and its smaller copies as garbage.
  */
 interface WindowJobs {
   readonly count: number;
   readonly uids: readonly (number | undefined)[];
-  readonly totals: Float64Array;
+  readonly totals: readonly Float64Array[];
 }
 
 /** The density of jobs whose increments per class over `intervalSeconds` are known. */
@@ -127,9 +139,9 @@ function densityOfTotals(jobs: WindowJobs, intervalSeconds: number, endMs: numbe
   const classes = DENSITY_ROWS;
   const jobCounts = new Uint32Array(classes * BUCKETS);
   const perUser = new Map<number | undefined, Float64Array>();
-  const { totals } = jobs;
   for (let j = 0; j < jobs.count; j += 1) {
-    const at = j * classes;
+    const totals = jobs.totals[j >> PAGE_SHIFT]!;
+    const at = (j & IN_PAGE) * classes;
     for (let c = 0; c < classes; c += 1) {
       const b = c * BUCKETS + bucketOf(totals[at + c]! / intervalSeconds);
       jobCounts[b] = jobCounts[b]! + 1;
@@ -162,8 +174,8 @@ export class DensityWindow {
   /** Jobs read in the open window: their place in uids and totals, by job class key. */
   private readonly places = new Map<string, number>();
   private readonly uids: (number | undefined)[] = [];
-  /** DENSITY_ROWS totals per job, by place; kept from window to window (zeroed), grown by doubling. */
-  private totals = new Float64Array(0);
+  /** DENSITY_ROWS totals per job, by place, PAGE_JOBS jobs a page; kept from window to window (zeroed). */
+  private readonly totals: Float64Array[] = [];
   private readonly clock: WindowClock;
   /** The density of the last window closed. */
   density: RateDensity | undefined;
@@ -174,7 +186,7 @@ export class DensityWindow {
 
   /** Opens a window at `now` without counting this read (its values are no increments: a first read). */
   open(now: number): void {
-    this.totals.fill(0, 0, this.uids.length * DENSITY_ROWS);
+    for (let p = 0; p * PAGE_JOBS < this.uids.length; p += 1) this.totals[p]!.fill(0);
     this.places.clear();
     this.uids.length = 0;
     this.clock.open(now);
@@ -197,13 +209,9 @@ export class DensityWindow {
       place = this.uids.length;
       this.places.set(key, place);
       this.uids.push(uid);
-      if (this.totals.length < this.uids.length * DENSITY_ROWS) {
-        const grown = new Float64Array(Math.max(4, 2 * this.uids.length) * DENSITY_ROWS);
-        grown.set(this.totals);
-        this.totals = grown;
-      }
+      if (place >> PAGE_SHIFT >= this.totals.length) this.totals.push(new Float64Array(PAGE_JOBS * DENSITY_ROWS));
     }
-    addClassTotals(deltas, fieldClasses, this.totals, place * DENSITY_ROWS);
+    addClassTotals(deltas, fieldClasses, this.totals[place >> PAGE_SHIFT]!, (place & IN_PAGE) * DENSITY_ROWS);
   }
 
   /** After a read's add() calls: closes the window if `now` is past its end, and opens the next. */

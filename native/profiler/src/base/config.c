@@ -194,12 +194,11 @@ void jobio_read_identity(void) {
 }
 
 /* Container launchers call unshare(CLONE_NEWUSER), which fails in a process with a second thread:
- * they get no flush thread (process/flusher.c). Nor does setpriv: it gives its own thread back its
- * capabilities after setresuid (capset is per thread), then setresgid, which glibc applies to every
- * thread; the flush thread, without CAP_SETGID, fails it and glibc aborts the process. */
+ * they get no flush thread (process/flusher.c). (A program that changes user, setpriv among them,
+ * needs no entry: its flush thread is ended before the change, wrap/wrap_cred.c.) */
 static const char jobio_single_threaded_cmds[] =
     "apptainer,singularity,starter,starter-suid,bwrap,unshare,nsenter,podman,crun,runc,conmon,enroot,"
-    "ch-run,newuidmap,newgidmap,sudo,su,setpriv";
+    "ch-run,newuidmap,newgidmap,sudo,su";
 
 /* Decide whether this process is traced (JOBIO_DISABLE, JOBIO_EXCLUDE, JOBIO_BYPASS, schedulers). */
 void jobio_decide_active(void) {

@@ -7,6 +7,9 @@
 #pragma GCC visibility push(hidden)
 
 void jobio_flusher_start(void);
+/* Before a credential change: end this process's flush thread (joined, at most 2 s) and start none
+ * again; errno kept. */
+void jobio_flusher_stop(void);
 /* A fork child (no threads but the caller) starts its own at its first tick. */
 static inline int jobio_flusher_missing(void) {
   return JOBIO_UNLIKELY(jobio_cfg.flush_thread) && __atomic_load_n(&jobio_g.flusher_pid, __ATOMIC_RELAXED) != jobio_g.pid;
