@@ -39,7 +39,7 @@
 
 #define CALL_WORDS (JOBIO_CALL_COUNT * JOBIO_CLASS_COUNT) /* the primary family: its sum is X */
 #define DECIDED_WORDS (CALL_WORDS + JOBIO_DIR_COUNT * JOBIO_SIZE_COUNT + JOBIO_REASON_COUNT)
-#define MADE_WORDS 3 /* the call types decided later (JOBIO_CALL_DECIDED_LATER); the others' made time is filled in from their classes' */
+#define MADE_WORDS 3 /* the call types decided later (JOBIO_CALL_DECIDED_LATER: open, create, access); the others' made time is filled in from their classes' */
 #define TIME_WORDS (DECIDED_WORDS + MADE_WORDS) /* the made words last */
 
 static uint16_t jobio_time_word[TIME_WORDS]; /* word index of each time counter in the mstats */
@@ -55,7 +55,7 @@ static void jobio_time_words_init(void) {
     for (int z = 0; z < JOBIO_SIZE_COUNT; z++) jobio_time_word[k++] = (uint16_t)JOBIO_W(sized[d][z].time_ns);
   for (int r = 0; r < JOBIO_REASON_COUNT; r++) jobio_time_word[k++] = (uint16_t)JOBIO_W(ext.reason_time_ns[r]);
   for (int ct = 0; ct < JOBIO_CALL_COUNT; ct++)
-    if (JOBIO_CALL_DECIDED_LATER(ct)) jobio_time_word[k++] = (uint16_t)JOBIO_W(made.time_ns[ct]);
+    if (JOBIO_CALL_DECIDED_LATER(ct) && k < TIME_WORDS) jobio_time_word[k++] = (uint16_t)JOBIO_W(made.time_ns[ct]);
 }
 
 void jobio_timebound_reset(void) { memset(jobio_reported, 0, sizeof jobio_reported); }
@@ -96,12 +96,13 @@ void jobio_timebound_update(uint64_t sent_slots, uint64_t thread_time) {
   if (target > reported_total) jobio_release(sent_slots, 0, DECIDED_WORDS, target - reported_total, raw_total - reported_total);
 
   /* the made total: the made words plus the (now reported) class time of the types decided as they end */
-  uint64_t made_raw = 0, made_reported = 0;
+  uint64_t made_raw = 0, made_reported = 0, made_pending = 0;
   for (int s = 0; s < JOBIO_MAX_SLOTS; s++) {
     if (!(sent_slots >> s & 1)) continue;
     for (size_t k = DECIDED_WORDS; k < TIME_WORDS; k++) {
       made_raw += jobio_raw[s][k];
       made_reported += jobio_reported[s][k];
+      made_pending += jobio_raw[s][k] - jobio_reported[s][k];
     }
     for (int ct = 0; ct < JOBIO_CALL_COUNT; ct++)
       if (!JOBIO_CALL_DECIDED_LATER(ct))
@@ -112,10 +113,6 @@ void jobio_timebound_update(uint64_t sent_slots, uint64_t thread_time) {
   }
   uint64_t made_target = made_raw < thread_time ? made_raw : thread_time;
   if (made_target <= made_reported) return; /* nothing of the made time may be released now */
-  uint64_t made_pending = 0;
-  for (int s = 0; s < JOBIO_MAX_SLOTS; s++)
-    if (sent_slots >> s & 1)
-      for (size_t k = DECIDED_WORDS; k < TIME_WORDS; k++) made_pending += jobio_raw[s][k] - jobio_reported[s][k];
   jobio_release(sent_slots, DECIDED_WORDS, TIME_WORDS, made_target - made_reported, made_pending);
 }
 
