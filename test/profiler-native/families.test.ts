@@ -113,6 +113,29 @@ describe('wrapped families: exact counts and classes', () => {
     assert.deepEqual(counted(p.totals), { seek: [8, 4, 0], read: [2, 0, 1], open: [0, 1, 0] });
   });
 
+  // the timed and the untimed calls take different bodies in the library: the same counts from both
+  for (const [every, timed] of [
+    ['1', 'every call timed'],
+    [String(2 ** 30), 'no call timed'],
+  ] as const) {
+    test(`lseek and the stat family count the same with ${timed}`, async () => {
+      const seek = await profile('t_seek', (d) => writeFileSync(join(d, 'f'), bytes(1000)), { JOBIO_SAMPLE_EVERY: every });
+      assert.deepEqual(counted(seek.p.totals), { seek: [8, 4, 0], read: [2, 0, 1], open: [0, 1, 0] });
+      assert.equal(seek.p.totals.calls.seek!.sampled, every === '1' ? 12 : 0);
+      const stat = await profile(
+        't_stat',
+        (d) => {
+          writeFileSync(join(d, 'a'), bytes(100));
+          writeFileSync(join(d, 'b'), bytes(10));
+          writeFileSync(join(d, 'c'), bytes(10));
+        },
+        { JOBIO_SAMPLE_EVERY: every },
+      );
+      assert.deepEqual(counted(stat.p.totals), { access: [6, 11, 0], open: [1, 1, 0], read: [1, 0, 0], close: [0, 0, 2] });
+      assert.equal(stat.p.totals.calls.access!.sampled, every === '1' ? 17 : 0);
+    });
+  }
+
   test('delete and fschange: unlink unlinkat remove rename* mkdir* rmdir chmod fchmod* truncate* ftruncate*', async () => {
     const { p } = await profile('t_fsops', (d) => {
       writeFileSync(join(d, 'f'), bytes(100));
@@ -245,6 +268,24 @@ describe('wrapped families: exact counts and classes', () => {
     // the failed calls count on their sockets' peers: unconnected, so "[network]"
     assert.deepEqual(byPeer, { '[network] 127.0.0.1': { write: [0, 0, 1] }, '[network]': { write: [2, 0, 0], read: [1, 0, 0] } });
   });
+
+  for (const every of ['16', '1', String(2 ** 30)]) {
+    test(`network peers: a socket's last IPv4 address counted without a lookup (JOBIO_SAMPLE_EVERY=${every})`, async () => {
+      const { p } = await profile('t_net_peers', () => {}, { JOBIO_NETWORK: '1', JOBIO_SAMPLE_EVERY: every }, ['repeat']);
+      const peers = p.mounts.filter((m) => m.fstype === 'socket');
+      const byPeer = Object.fromEntries(peers.map((m) => [m.path, counted(m)]));
+      assert.deepEqual(byPeer, {
+        '[network] 127.0.0.1': { write: [0, 0, 6] }, // 3 x 10, 30 (back from .2), 30 to another port, 40 (a longer address)
+        '[network] 127.0.0.2': { write: [0, 0, 1] },
+        '[network] 127.0.0.3': { connect: [0, 0, 1], write: [1, 0, 2] }, // no address: the socket's peer; the failed one too
+      });
+      const written = Object.fromEntries(peers.map((m) => [m.path, m.sizes.write.small.bytes]));
+      assert.deepEqual(written, { '[network] 127.0.0.1': 130, '[network] 127.0.0.2': 20, '[network] 127.0.0.3': 10 });
+      const sampled = peers.reduce((n, m) => n + (m.calls.write?.sampled ?? 0), 0);
+      if (every !== '16') assert.equal(sampled, every === '1' ? 10 : 0);
+      assert.equal(p.network_folded, 0);
+    });
+  }
 
   test('network peers: IPv6, an IPv4-mapped address as its IPv4 peer, an abstract Unix name made printable', async (t) => {
     const dir = tempDir();

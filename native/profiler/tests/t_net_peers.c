@@ -11,7 +11,13 @@
  *         Exits 77 when ::1 cannot be used.
  *   badbuf: sendto, sendmsg and recvfrom given an unreadable address fail with EFAULT and the
  *         program carries on (the library reads an address only after a call that succeeded):
- *         one datagram of 10 bytes to 127.0.0.1 is sent, then the three calls fail. */
+ *         one datagram of 10 bytes to 127.0.0.1 is sent, then the three calls fail.
+ *   repeat: a socket's last address (counted without looking its peer up): from one UDP socket, 10
+ *         bytes to 127.0.0.1 three times, 20 to 127.0.0.2, 30 to 127.0.0.1 twice (the second to
+ *         another port: a peer has none), then an address of another length (a sockaddr_storage's)
+ *         of 127.0.0.1, 40 bytes; a socket connected to 127.0.0.3 (bound there) sends 5 bytes twice with sendto,
+ *         no address and a sockaddr_in's length (the kernel takes NULL as "none"), and one failed
+ *         sendto to an unreadable address of that length counts on its peer. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -145,6 +151,32 @@ static void badbuf(void) {
   CHECK(recvfrom(b, buf, sizeof buf, 0, nowhere, &len) == -1 && errno == EFAULT);
 }
 
+static void repeat(void) {
+  struct sockaddr_in rx = v4("127.0.0.1", 0);
+  int b = bound(SOCK_DGRAM, &rx, sizeof rx);
+  CHECK(b >= 0);
+  int u = socket(AF_INET, SOCK_DGRAM, 0);
+  CHECK(u >= 0);
+  for (int i = 0; i < 3; i++) CHECK(sendto(u, t_buf, 10, 0, (struct sockaddr *)&rx, sizeof rx) == 10);
+  struct sockaddr_in two = v4("127.0.0.2", rx.sin_port);
+  CHECK(sendto(u, t_buf, 20, 0, (struct sockaddr *)&two, sizeof two) == 20);
+  CHECK(sendto(u, t_buf, 30, 0, (struct sockaddr *)&rx, sizeof rx) == 30);
+  struct sockaddr_in other = v4("127.0.0.1", (in_port_t)(rx.sin_port ^ 0x100));
+  CHECK(sendto(u, t_buf, 30, 0, (struct sockaddr *)&other, sizeof other) == 30);
+  struct sockaddr_storage big;
+  memset(&big, 0, sizeof big);
+  memcpy(&big, &rx, sizeof rx);
+  CHECK(sendto(u, t_buf, 40, 0, (struct sockaddr *)&big, sizeof big) == 40);
+  struct sockaddr_in three = v4("127.0.0.3", 0);
+  CHECK(bound(SOCK_DGRAM, &three, sizeof three) >= 0); /* (a receiver: else the second send is refused) */
+  int c = socket(AF_INET, SOCK_DGRAM, 0);
+  CHECK(c >= 0 && connect(c, (struct sockaddr *)&three, sizeof three) == 0);
+  for (int i = 0; i < 2; i++) CHECK(sendto(c, t_buf, 5, 0, NULL, sizeof(struct sockaddr_in)) == 5);
+  nowhere = (void *)(uintptr_t)8;
+  errno = 0;
+  CHECK(sendto(c, t_buf, 5, 0, nowhere, sizeof(struct sockaddr_in)) == -1 && errno == EFAULT);
+}
+
 int main(int argc, char **argv) {
   t_init(argc, argv);
   CHECK(argc >= 3);
@@ -152,6 +184,8 @@ int main(int argc, char **argv) {
     fold();
   else if (strcmp(argv[2], "badbuf") == 0)
     badbuf();
+  else if (strcmp(argv[2], "repeat") == 0)
+    repeat();
   else
     six();
   return 0;

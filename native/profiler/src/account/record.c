@@ -142,6 +142,9 @@ void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_
 void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls) {
   uint64_t est;
   uint64_t t1 = jobio_stop(c, &est);
+  jobio_rec_fd_stopped(c, fd, call, cls, t1, est);
+}
+void jobio_rec_fd_stopped(struct jobio_ctx *c, int fd, int call, int cls, uint64_t t1, uint64_t est) {
   int saved = errno;
   int slot = jobio_fd_slot(fd);
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) slot = -1; /* not a network call type */

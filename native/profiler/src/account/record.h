@@ -53,6 +53,8 @@ void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64
 
 void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos);
 void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls);
+/* The same after the clock stopped (a timed call's end t1 and estimate est; both 0 untimed). */
+void jobio_rec_fd_stopped(struct jobio_ctx *c, int fd, int call, int cls, uint64_t t1, uint64_t est);
 /* A call on a descriptor classified by the caller. Inline, the common case: untimed, not red, on a
  * file's descriptor known since its open (one count: what the general case would add). */
 static inline void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) {

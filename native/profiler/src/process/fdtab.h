@@ -17,6 +17,22 @@ enum jobio_fd_kind {
 #define JOBIO_FDF_STDIO 0x2 /* a FILE* sits on it: the kernel offset is not tracked */
 #define JOBIO_FDF_PROV 0x4  /* mount taken from the path at open: confirmed by the device at the
                                program's own fstat, or with one fstat before its first transfer */
+/*
+ * A socket's last addressed call (a datagram's destination or source): its IPv4 address (as in the
+ * call's sockaddr_in) and the byte offset of that peer's counters in a thread block (JOBIO_MOFF of
+ * its slot; 0: none remembered). The offset is the half of the word that holds pos's low bits,
+ * which are 0 in an unknown pos: a socket's entry (pos unknown) starts with none remembered, and
+ * one test of the offset says whether the address may be compared.
+ */
+struct jobio_net_last {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint32_t moff;
+  uint32_t addr;
+#else
+  uint32_t addr;
+  uint32_t moff;
+#endif
+};
 struct jobio_fd {
   uint32_t ofd; /* index of the open-file record (0: none, e.g. inherited) */
   uint16_t slot;
@@ -26,17 +42,13 @@ struct jobio_fd {
   uint32_t xoff; /* moff once the open is decided (JOBIO_FDF_SAT): transfers counted inline; else 0 */
   union {
     int64_t pos;       /* kind FILE: tracked file offset for seek classification; negative: unknown */
-    struct {           /* kind NET: the IPv4 address of its last addressed call and that peer's slot */
-      uint32_t addr;   /* (as in the call's sockaddr_in) */
-      uint16_t slot;
-      uint16_t mark;   /* JOBIO_NET_LAST_MARK when set (an unknown pos has other high bits) */
-    } net_last;
+    struct jobio_net_last net_last; /* kind NET: the peer of its last addressed call */
   };
 };
-#define JOBIO_NET_LAST_MARK 1
 /* An unknown offset. Transfers add to the offset without looking (one add on the hot path): an
  * unknown one stays negative for the first 2^62 bytes moved. */
 #define JOBIO_POS_UNKNOWN (INT64_MIN / 2)
+_Static_assert((JOBIO_POS_UNKNOWN & 0xffffffff) == 0, "an unknown pos remembers no peer (jobio_net_last)");
 #define JOBIO_MOFF(slot) \
   ((uint32_t)(offsetof(struct jobio_block, m) + (size_t)(slot) * sizeof(struct jobio_mstats)))
 _Static_assert(sizeof(struct jobio_block) < (1ull << 32), "block offsets fit moff");

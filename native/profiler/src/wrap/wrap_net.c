@@ -80,9 +80,10 @@ JOBIO_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *len, int fl) {
 
 /*
  * A datagram address remembered in its socket's descriptor (net_last): an IPv4 address (exact: its
- * four bytes; a peer has no port) with its peer slot, so a socket that sends to (or receives from)
- * the same host as in its last addressed call counts without looking the peer up. An address of
- * another family, or one folded into "[network]" (each fold is counted), is looked up every call.
+ * four bytes; a peer has no port) with where its peer's counters are, so a socket that sends to (or
+ * receives from) the same host as in its last addressed call counts without looking the peer up. An
+ * address of another family, or one folded into "[network]" (each fold is counted), is looked up
+ * every call.
  */
 static inline int jobio_net_is_v4(const void *a, socklen_t len) {
   return len >= (socklen_t)sizeof(struct sockaddr_in) && ((const struct sockaddr *)a)->sa_family == AF_INET;
@@ -93,21 +94,25 @@ static inline void jobio_net_remember(int fd, const void *a, socklen_t len, int 
   struct jobio_fd *e = &jobio_fds[fd];
   if (e->kind == JOBIO_FD_UNKNOWN) jobio_fd_learn(fd); /* (once: a socket only ever given addresses) */
   if (e->kind != JOBIO_FD_NET) return;
-  e->net_last.addr = jobio_net_v4(a);
-  e->net_last.slot = (uint16_t)slot;
-  e->net_last.mark = JOBIO_NET_LAST_MARK;
+  struct jobio_net_last last = {.moff = JOBIO_MOFF(slot), .addr = jobio_net_v4(a)};
+  e->net_last = last; /* (one word: a reader on another thread sees the old pair or the new one) */
 }
-/* The slot a transfer is counted on inline: the descriptor's peer when the call named no address,
- * else the address's when it is the descriptor's last; -1: the general record. */
-JOBIO_HOT int jobio_net_fast_slot(const struct jobio_fd *e, const void *a, socklen_t got) {
+/* The counters of a socket's last addressed call's peer when the IPv4 address a (at least a
+ * sockaddr_in's length) is that call's, else 0. */
+JOBIO_HOT uint32_t jobio_net_last_moff(const struct jobio_fd *e, const void *a) {
+  /* (the address first: it differs when the family does; the family then; the offset last) */
+  if (JOBIO_LIKELY(e->net_last.addr == jobio_net_v4(a)) && JOBIO_LIKELY(((const struct sockaddr *)a)->sa_family == AF_INET))
+    return e->net_last.moff;
+  return 0;
+}
+/* Where a transfer is counted inline: the byte offset of a peer's counters in a thread block, the
+ * descriptor's peer when the call named no address, else the address's when it is the descriptor's
+ * last; 0: the general record. */
+JOBIO_HOT uint32_t jobio_net_fast_moff(const struct jobio_fd *e, const void *a, socklen_t got) {
   /* (the length first: an IPv4 address's, tested once, also says that one was named) */
-  if (JOBIO_LIKELY(got >= (socklen_t)sizeof(struct sockaddr_in)) && a) {
-    if (((const struct sockaddr *)a)->sa_family == AF_INET && e->net_last.addr == jobio_net_v4(a) && e->net_last.mark == JOBIO_NET_LAST_MARK)
-      return e->net_last.slot;
-    return -1;
-  }
-  if (!got || !a) return e->slot;
-  return -1;
+  if (JOBIO_LIKELY(got >= (socklen_t)sizeof(struct sockaddr_in)) && a) return jobio_net_last_moff(e, a);
+  if (!got || !a) return JOBIO_MOFF(e->slot);
+  return 0;
 }
 
 /* The general record of a transfer after the call (t1: its end, 0 if untimed; est: a timed call's
@@ -130,9 +135,16 @@ static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t 
   return r;
 }
 
+/* After a timed call that was counted inline: a flush due? Returns r (tail calls). */
+#define JOBIO_NET_TIMED_RET(t1, r)                                                                                 \
+  do {                                                                                                             \
+    if (JOBIO_UNLIKELY((t1) >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, r); \
+    return r;                                                                                                      \
+  } while (0)
+
 /*
  * After the call (r; t1, est: a timed call's end and estimate): inline, a transfer that moved bytes
- * on a socket whose peer slot is known (jobio_net_fast_slot; a descriptor counted as network means
+ * on a socket whose peer is known (jobio_net_fast_moff; a descriptor counted as network means
  * network metering is on); the rest is jobio_net_record. Returns from the wrapper's body.
  */
 #define JOBIO_NET_AFTER(timed, t1, est, dir, addr, got_after)                                                      \
@@ -140,12 +152,10 @@ static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t 
   if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&                                          \
       JOBIO_LIKELY((e = &jobio_fds[fd])->kind == JOBIO_FD_NET)) {                                                  \
     const void *fa = (addr);                                                                                       \
-    int slot = jobio_net_fast_slot(e, fa, fa ? (got_after) : 0);                                                   \
-    if (JOBIO_LIKELY(slot >= 0) &&                                                                                 \
-        JOBIO_LIKELY(jobio_count_net_fast((char *)jobio_ms(jobio_t.block, (unsigned)slot), dir, (uint64_t)r, timed, est, \
-                                          jobio_t.last_dt))) {                                                     \
-      if ((timed) && JOBIO_UNLIKELY((t1) >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED)))             \
-        return jobio_tick_ret(t1, r);                                                                              \
+    uint32_t mo = jobio_net_fast_moff(e, fa, fa ? (got_after) : 0);                                                \
+    if (JOBIO_LIKELY(mo != 0) &&                                                                                   \
+        JOBIO_LIKELY(jobio_count_net_fast((char *)jobio_t.block + mo, dir, (uint64_t)r, timed, est, jobio_t.last_dt))) { \
+      if (timed) JOBIO_NET_TIMED_RET(t1, r);                                                                       \
       return r;                                                                                                    \
     }                                                                                                              \
   }                                                                                                                \
@@ -168,7 +178,8 @@ static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t 
  * possibility alone would make the bodies save their arguments. */
 #define JOBIO_NET_REAL(name) ((jobio_fn_##name)__atomic_load_n(&jobio_real[JOBIO_SYM_##name], __ATOMIC_RELAXED))
 
-#define JOBIO_NET_WRAP(name, params, args, dir, cap_expr, addr, got_after)                                         \
+/* The bodies: jobio_timed_NAME, jobio_untimed_NAME, jobio_slow_NAME. */
+#define JOBIO_NET_BODIES(name, params, args, dir, cap_expr, addr, got_after)                                       \
   static __attribute__((noinline)) ssize_t jobio_timed_##name params {                                             \
     struct jobio_tls *t = &jobio_t;                                                                                \
     struct timespec ts0, ts1;                                                                                      \
@@ -196,22 +207,25 @@ static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t 
     if (!how || !jobio_resolve(JOBIO_SYM_##name)) return REAL(name) args;                                          \
     if (how == 2) return jobio_timed_##name args;                                                                  \
     return jobio_untimed_##name args;                                                                              \
-  }                                                                                                                \
+  }
+/* The exported wrapper: ready? timed? then a jump to the body (timed_body, untimed_body). */
+#define JOBIO_NET_EXPORT(name, params, args, timed_body, untimed_body)                                             \
   JOBIO_EXPORT ssize_t name params {                                                                               \
     struct jobio_tls *t = &jobio_t;                                                                                \
     jobio_fn_##name fn;                                                                                            \
     if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name args;                                  \
-    if (jobio_timed_now(t)) return jobio_timed_##name args;                                                        \
-    return jobio_untimed_##name args;                                                                              \
+    if (jobio_timed_now(t)) return timed_body args;                                                                \
+    return untimed_body args;                                                                                      \
   }
+#define JOBIO_NET_WRAP(name, params, args, dir, cap_expr, addr, got_after)                                         \
+  JOBIO_NET_BODIES(name, params, args, dir, cap_expr, addr, got_after)                                             \
+  JOBIO_NET_EXPORT(name, params, args, jobio_timed_##name, jobio_untimed_##name)
 
 /* a received source address is used only when the kernel's length fits what the caller gave */
 #define JOBIO_FITS(lenp, cap) ((lenp) && *(lenp) <= (cap) ? *(lenp) : 0)
 
 JOBIO_NET_WRAP(send, (int fd, const void *b, size_t n, int fl), (fd, b, n, fl), JOBIO_DIR_WRITE, 0, NULL, 0)
 JOBIO_NET_WRAP(recv, (int fd, void *b, size_t n, int fl), (fd, b, n, fl), JOBIO_DIR_READ, 0, NULL, 0)
-JOBIO_NET_WRAP(sendto, (int fd, const void *b, size_t n, int fl, const struct sockaddr *sa, socklen_t l),
-               (fd, b, n, fl, sa, l), JOBIO_DIR_WRITE, 0, sa, l)
 JOBIO_NET_WRAP(recvfrom, (int fd, void *b, size_t n, int fl, struct sockaddr *sa, socklen_t *l), (fd, b, n, fl, sa, l),
                JOBIO_DIR_READ, sa && l ? *l : 0, sa, JOBIO_FITS(l, cap))
 JOBIO_NET_WRAP(sendmsg, (int fd, const struct msghdr *m, int fl), (fd, m, fl), JOBIO_DIR_WRITE, 0,
@@ -222,3 +236,80 @@ JOBIO_NET_WRAP(__recv_chk, (int fd, void *b, size_t n, size_t blen, int fl), (fd
                NULL, 0)
 JOBIO_NET_WRAP(__recvfrom_chk, (int fd, void *b, size_t n, size_t blen, int fl, struct sockaddr *sa, socklen_t *l),
                (fd, b, n, blen, fl, sa, l), JOBIO_DIR_READ, sa && l ? *l : 0, sa, JOBIO_FITS(l, cap))
+
+/*
+ * sendto names its destination before the call, so the common case is decided from the arguments
+ * before it (a socket counted as network, an address of an IPv4 address's length at least) without
+ * reading the caller's address, which only the kernel reads first (an unreadable one fails the
+ * call): then only the descriptor's entry and the address wait across the call, in the frame
+ * (JOBIO_SPILL). Anything else goes to the general bodies (JOBIO_NET_BODIES).
+ */
+JOBIO_NET_BODIES(sendto, (int fd, const void *b, size_t n, int fl, const struct sockaddr *sa, socklen_t l),
+                 (fd, b, n, fl, sa, l), JOBIO_DIR_WRITE, 0, sa, l)
+#define JOBIO_SENDTO_PARAMS (int fd, const void *b, size_t n, int fl, const struct sockaddr *sa, socklen_t l)
+#define JOBIO_SENDTO_ARGS (fd, b, n, fl, sa, l)
+/* The entry of a socket counted as network that an address of l bytes may name an IPv4 peer on (the
+ * length of a sockaddr_in: the other lengths go the general way, which needs the length after the
+ * call), else NULL. */
+JOBIO_HOT struct jobio_fd *jobio_sendto_v4(int fd, socklen_t l) {
+  struct jobio_fd *e;
+  if (JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((e = &jobio_fds[fd])->kind == JOBIO_FD_NET) &&
+      JOBIO_LIKELY(l == (socklen_t)sizeof(struct sockaddr_in)))
+    return e;
+  return NULL;
+}
+/* The inline count after the call: bytes sent to the socket's last peer. */
+JOBIO_HOT uint32_t jobio_sendto_moff(ssize_t r, const struct jobio_fd *e, const struct sockaddr *sa) {
+  /* (no address: the descriptor's peer, in the general record) */
+  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY(sa != NULL)) return jobio_net_last_moff(e, sa);
+  return 0;
+}
+/* After the call, when inline counting did not take it: the general record (the descriptor from its
+ * entry; the address's length is a sockaddr_in's). */
+JOBIO_HOT ssize_t jobio_sendto_record(uint64_t t1, uint64_t est, struct jobio_fd *e, ssize_t r, const struct sockaddr *sa) {
+  const struct sockaddr *a = r >= 0 ? sa : NULL;
+  return jobio_net_record(t1, est, (int)(e - jobio_fds), JOBIO_DIR_WRITE, r, a, a ? (socklen_t)sizeof(struct sockaddr_in) : 0);
+}
+static __attribute__((noinline)) ssize_t jobio_untimed_v4_sendto JOBIO_SENDTO_PARAMS {
+  struct jobio_fd *e = jobio_sendto_v4(fd, l);
+  if (JOBIO_UNLIKELY(!e)) return jobio_untimed_sendto JOBIO_SENDTO_ARGS;
+  struct jobio_fd *ke = e;
+  const struct sockaddr *ka = sa;
+  JOBIO_SPILL("+m"(ke), "+m"(ka));
+  ssize_t r = JOBIO_NET_REAL(sendto) JOBIO_SENDTO_ARGS;
+  JOBIO_SPILL("+m"(ke), "+m"(ka));
+  uint32_t mo = jobio_sendto_moff(r, ke, ka);
+  if (JOBIO_LIKELY(mo != 0) && JOBIO_LIKELY(jobio_count_net_fast((char *)jobio_t.block + mo, JOBIO_DIR_WRITE, (uint64_t)r, 0, 0, 0)))
+    return r;
+  return jobio_sendto_record(0, 0, ke, r, ka);
+}
+static __attribute__((noinline)) ssize_t jobio_timed_v4_sendto JOBIO_SENDTO_PARAMS {
+  struct jobio_fd *e = jobio_sendto_v4(fd, l);
+  if (JOBIO_UNLIKELY(!e)) return jobio_timed_sendto JOBIO_SENDTO_ARGS;
+  struct jobio_tls *t = &jobio_t;
+  struct timespec ts0, ts1;
+  /* (copies in the frame: the arguments themselves stay registers, so the fallback above is a jump) */
+  struct jobio_fd *ke = e;
+  int kfd = fd, kfl = fl;
+  const void *kb = b;
+  size_t kn = n;
+  const struct sockaddr *ka = sa;
+  uint64_t w = t->gap_weight;
+  t->countdown = jobio_next_gap_inline(t);
+  JOBIO_SPILL(JOBIO_MEM(kfd, kb, kn, kfl, ka), "+m"(ke), "+m"(w));
+  clock_gettime(CLOCK_MONOTONIC, &ts0);
+  JOBIO_SPILL(JOBIO_MEM(kfd, kb, kn, kfl, ka), "+m"(ke), "+m"(w));
+  ssize_t r = JOBIO_NET_REAL(sendto)(kfd, kb, kn, kfl, ka, (socklen_t)sizeof(struct sockaddr_in));
+  JOBIO_SPILL("+m"(r));
+  clock_gettime(CLOCK_MONOTONIC, &ts1);
+  JOBIO_SPILL("+m"(r), "+m"(ke), "+m"(ka));
+  const ssize_t rv = r; /* (a copy: the frame slot may alias the counters for the compiler) */
+  uint64_t t1 = jobio_ts_ns(&ts1);
+  t->last_dt = t1 - jobio_ts_ns(&ts0);
+  uint64_t est = jobio_scale(t->last_dt, w);
+  uint32_t mo = jobio_sendto_moff(rv, ke, ka);
+  if (JOBIO_LIKELY(mo != 0) && JOBIO_LIKELY(jobio_count_net_fast((char *)t->block + mo, JOBIO_DIR_WRITE, (uint64_t)rv, 1, est, t->last_dt)))
+    JOBIO_NET_TIMED_RET(t1, rv);
+  return jobio_sendto_record(t1, est, ke, rv, ka);
+}
+JOBIO_NET_EXPORT(sendto, JOBIO_SENDTO_PARAMS, JOBIO_SENDTO_ARGS, jobio_timed_v4_sendto, jobio_untimed_v4_sendto)

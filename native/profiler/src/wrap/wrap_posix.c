@@ -290,6 +290,12 @@ static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t
   jobio_reason((struct jobio_mstats *)(void *)m, reason, 1, est, (uint64_t)timed);
 }
 
+/* The same for a failed untimed seek; returns r (a tail call). */
+static __attribute__((noinline)) int64_t jobio_seek_failed(char *m, int64_t r, int64_t before) {
+  jobio_seek_red(m, r, before, 0, 0);
+  return r;
+}
+
 /* A known offset (>= 0) is never that of a stdio descriptor (those stay unknown). The slow half
  * asks the kernel for an unknown offset (before the clock starts). The exported wrapper only
  * decides and jumps (so neither body pays for the other's saved registers); the timed body keeps
@@ -310,38 +316,46 @@ static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t
   static __attribute__((noinline)) off_t_ jobio_timed_##name(int fd, off_t_ off, int whence, jobio_fn_##name fn) { \
     struct jobio_tls *t = &jobio_t;                                                               \
     struct jobio_fd *e;                                                                           \
-    uint32_t moff;                                                                                \
-    int64_t before;                                                                               \
-    if ((unsigned)fd < jobio_fd_cap && (moff = (e = &jobio_fds[fd])->moff) != 0 && (before = e->pos) >= 0) { \
+    if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->moff != 0 && e->pos >= 0) {          \
       struct timespec ts0, ts1;                                                                   \
-      int64_t thr = jobio_seek_thr(off, whence, before);                                          \
-      uint64_t *cnt = (uint64_t *)(void *)((char *)t->block + moff) + JOBIO_W_CALLS(JOBIO_CALL_SEEK); \
+      /* (copies in the frame: the arguments stay registers, so the fallback below is a jump) */  \
+      struct jobio_fd *ke = e;                                                                    \
+      int64_t thr = jobio_seek_thr(off, whence, e->pos);                                          \
+      int kfd = fd, kwhence = whence;                                                             \
+      off_t_ koff = off;                                                                          \
+      jobio_fn_##name kfn = fn;                                                                   \
       uint64_t w = t->gap_weight;                                                                 \
       t->countdown = jobio_next_gap_inline(t);                                                    \
-      JOBIO_SPILL("+m"(fd), "+m"(off), "+m"(whence), "+m"(fn), "+m"(w), "+m"(thr), "+m"(cnt), "+m"(e)); \
+      JOBIO_SPILL("+m"(kfd), "+m"(koff), "+m"(kwhence), "+m"(kfn), "+m"(w), "+m"(thr), "+m"(ke)); \
       clock_gettime(CLOCK_MONOTONIC, &ts0);                                                       \
-      JOBIO_SPILL("+m"(fd), "+m"(off), "+m"(whence), "+m"(fn), "+m"(w), "+m"(thr), "+m"(cnt), "+m"(e)); \
-      off_t_ r = fn(fd, off, whence);                                                             \
+      JOBIO_SPILL("+m"(kfd), "+m"(koff), "+m"(kwhence), "+m"(kfn), "+m"(w), "+m"(thr), "+m"(ke)); \
+      off_t_ r = kfn(kfd, koff, kwhence);                                                         \
       JOBIO_SPILL("+m"(r));                                                                       \
       clock_gettime(CLOCK_MONOTONIC, &ts1);                                                       \
-      JOBIO_SPILL("+m"(r));                                                                       \
+      JOBIO_SPILL("+m"(r), "+m"(w), "+m"(thr), "+m"(ke));                                         \
       /* (copies: the frame slots may alias the counters for the compiler, these do not) */     \
       const int64_t rv = r;                                                                       \
-      uint64_t *const cv = cnt;                                                                   \
+      struct jobio_fd *const ev = ke;                                                             \
+      const int64_t before = ev->pos;                                                             \
+      struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)t->block + ev->moff);      \
       uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
       uint64_t dt = t1 - jobio_ts_ns(&ts0);                                                       \
       uint64_t est = jobio_scale(dt, w);                                                          \
-      if (rv > thr) { /* calls[class]++, time_ns[class] += est */                                 \
-        cv[JOBIO_YELLOW]++;                                                                       \
-        cv[3 + JOBIO_YELLOW] += est;                                                              \
+      struct jobio_call_stats *cs = &m->call[JOBIO_CALL_SEEK];                                    \
+      if (rv > thr) {                                                                             \
+        cs->calls[JOBIO_YELLOW]++;                                                                \
+        cs->time_ns[JOBIO_YELLOW] += est;                                                         \
       } else {                                                                                    \
-        cv[JOBIO_RED]++;                                                                          \
-        cv[3 + JOBIO_RED] += est;                                                                 \
-        jobio_seek_red((char *)t->block + moff, rv, before, est, 1);                              \
+        cs->calls[JOBIO_RED]++;                                                                   \
+        cs->time_ns[JOBIO_RED] += est;                                                            \
+        if (rv >= 0)                                                                              \
+          jobio_reason(m, rv == before ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK, 1, est, 1); \
+        else                                                                                      \
+          jobio_seek_red((char *)m, rv, before, est, 1);                                          \
       }                                                                                           \
-      cv[6]++; /* sampled */                                                                      \
-      jobio_max_store((uint64_t *)(void *)((char *)t->block + moff) + JOBIO_W_MAXCALL(JOBIO_CALL_SEEK), dt); \
-      if (rv >= 0) e->pos = rv;                                                                   \
+      cs->sampled++;                                                                              \
+      jobio_max_store(&m->max.call_ns[JOBIO_CALL_SEEK], dt);                                      \
+      if (rv >= 0) ev->pos = rv;                                                                  \
       if (JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, rv); \
       return rv;                                                                                  \
     }                                                                                             \
@@ -349,19 +363,25 @@ static __attribute__((noinline)) void jobio_seek_red(char *m, int64_t r, int64_t
   }                                                                                               \
   static __attribute__((noinline)) off_t_ jobio_untimed_##name(int fd, off_t_ off, int whence, jobio_fn_##name fn) { \
     struct jobio_fd *e;                                                                           \
-    uint32_t moff;                                                                                \
-    int64_t before;                                                                               \
-    if (JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((moff = (e = &jobio_fds[fd])->moff) != 0) && \
-        JOBIO_LIKELY((before = e->pos) >= 0)) {                                                   \
-      int64_t thr = jobio_seek_thr(off, whence, before);                                          \
+    if (JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((e = &jobio_fds[fd])->moff != 0) && \
+        JOBIO_LIKELY(e->pos >= 0)) {                                                              \
+      /* only the entry and the threshold wait across the call, in the frame; the counters' offset \
+       * and the offset before are the entry's, read again after it */                          \
+      struct jobio_fd *ke = e;                                                                    \
+      int64_t thr = jobio_seek_thr(off, whence, e->pos);                                          \
+      JOBIO_SPILL("+m"(ke), "+m"(thr));                                                           \
       off_t_ r = fn(fd, off, whence);                                                             \
-      ((uint64_t *)(void *)((char *)jobio_t.block + moff))[JOBIO_W_CALLS(JOBIO_CALL_SEEK) + (r > thr)]++; \
-      if (JOBIO_UNLIKELY(!(r > thr))) { /* red: its reason (a failure's from errno, out of line) */       \
-        struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)jobio_t.block + moff);           \
-        if (r >= 0) m->ext.reason_calls[r == before ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK]++; \
-        else jobio_seek_red((char *)m, r, before, 0, 0);                                                  \
-      }                                                                                                   \
-      if (r >= 0) e->pos = r;                                                                     \
+      JOBIO_SPILL("+m"(ke), "+m"(thr));                                                           \
+      int64_t before = ke->pos;                                                                   \
+      struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)jobio_t.block + ke->moff); \
+      if (JOBIO_LIKELY(r > thr)) {                                                                \
+        m->call[JOBIO_CALL_SEEK].calls[JOBIO_YELLOW]++;                                           \
+      } else { /* red: its reason (a failure's from errno, out of line) */                        \
+        m->call[JOBIO_CALL_SEEK].calls[JOBIO_RED]++;                                              \
+        if (r < 0) return jobio_seek_failed((char *)m, r, before);                                \
+        m->ext.reason_calls[r == before ? JOBIO_REASON_ZERO_SEEK : JOBIO_REASON_BACKWARD_SEEK]++; \
+      }                                                                                           \
+      ke->pos = r;                                                                                \
       return r;                                                                                   \
     }                                                                                             \
     return jobio_slow_##name(fd, off, whence, 1);                                                 \

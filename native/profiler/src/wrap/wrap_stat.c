@@ -84,6 +84,89 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
                      jobio_fd_confirm(fd, 1, (uint64_t)(buf)->st_dev, (buf)->st_mode);                  \
                  jobio_rec_fstat(&c, fd, r))
 
+/*
+ * The stat of a descriptor in the shape of the transfers' hot path (wrap_posix.c): the exported
+ * wrapper only decides (ready? timed?) and jumps. A file's descriptor whose mount is settled (no
+ * JOBIO_FDF_PROV: that one the answer confirms) is counted inline when the call succeeds, yellow:
+ * only its entry waits across the call, in the frame, and the counters' offset is read from it
+ * after. A failure is the general record (jobio_fstat_red); any other descriptor, and the slow
+ * half's calls, go through JOBIO_STAT_FD.
+ */
+/* A failed stat of a descriptor (t1, est: a timed call's end and estimate, else 0): red, its reason
+ * from errno. Returns r (a tail call). */
+static __attribute__((noinline)) int jobio_fstat_red(struct jobio_fd *e, int r, uint64_t t1, uint64_t est, uint64_t w) {
+  struct jobio_ctx c = {&jobio_t, t1, w};
+  jobio_rec_fd_stopped(&c, (int)(e - jobio_fds), JOBIO_CALL_ACCESS, JOBIO_RED, t1, est);
+  return r;
+}
+/* The entry of a file's descriptor counted inline, else NULL. */
+JOBIO_HOT struct jobio_fd *jobio_fstat_inline(int fd) {
+  struct jobio_fd *e;
+  if (JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((e = &jobio_fds[fd])->moff != 0) &&
+      JOBIO_LIKELY(!(e->flags & JOBIO_FDF_PROV)))
+    return e;
+  return NULL;
+}
+#define JOBIO_FSTAT_WRAP(name, params, args, fd, buf)                                                             \
+  static __attribute__((noinline)) int jobio_slow_##name(int how, JOBIO_UNPAREN params) {                          \
+    struct jobio_tls *t = &jobio_t;                                                                               \
+    if (how < 0) how = jobio_slow_enter(t);                                                                       \
+    if (!how) return REAL(name) args;                                                                             \
+    struct jobio_ctx c = {t, 0, 0};                                                                               \
+    if (how == 2) jobio_start_timed(&c);                                                                          \
+    int r = REAL(name) args;                                                                                      \
+    if (r == 0 && (unsigned)(fd) < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV))                        \
+      jobio_fd_confirm(fd, 1, (uint64_t)(buf)->st_dev, (buf)->st_mode);                                           \
+    jobio_rec_fstat(&c, fd, r);                                                                                   \
+    return r;                                                                                                     \
+  }                                                                                                               \
+  static __attribute__((noinline)) int jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) {           \
+    struct jobio_fd *e = jobio_fstat_inline(fd);                                                                  \
+    if (JOBIO_UNLIKELY(!e)) return jobio_slow_##name(1, JOBIO_UNPAREN args);                                       \
+    struct jobio_fd *ke = e;                                                                                      \
+    JOBIO_SPILL("+m"(ke));                                                                                        \
+    int r = fn args;                                                                                              \
+    JOBIO_SPILL("+m"(ke));                                                                                        \
+    if (JOBIO_UNLIKELY(r != 0)) return jobio_fstat_red(ke, r, 0, 0, 0);                                           \
+    struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)jobio_t.block + ke->moff);                   \
+    m->call[JOBIO_CALL_ACCESS].calls[JOBIO_YELLOW]++;                                                             \
+    jobio_count_made(m, JOBIO_CALL_ACCESS); /* (decided at once) */                                               \
+    return r;                                                                                                     \
+  }                                                                                                               \
+  static __attribute__((noinline)) int jobio_timed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) {             \
+    struct jobio_fd *e = jobio_fstat_inline(fd);                                                                  \
+    if (JOBIO_UNLIKELY(!e)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                                       \
+    struct jobio_tls *t = &jobio_t;                                                                               \
+    struct timespec ts0, ts1;                                                                                     \
+    struct jobio_fd *ke = e;                                                                                      \
+    jobio_fn_##name kfn = fn;                                                                                     \
+    uint64_t w = t->gap_weight;                                                                                   \
+    t->countdown = jobio_next_gap_inline(t);                                                                      \
+    JOBIO_SPILL(JOBIO_MEM args, "+m"(kfn), "+m"(w), "+m"(ke));                                                    \
+    clock_gettime(CLOCK_MONOTONIC, &ts0);                                                                         \
+    JOBIO_SPILL(JOBIO_MEM args, "+m"(kfn), "+m"(w), "+m"(ke));                                                    \
+    int r = kfn args;                                                                                             \
+    JOBIO_SPILL("+m"(r));                                                                                         \
+    clock_gettime(CLOCK_MONOTONIC, &ts1);                                                                         \
+    JOBIO_SPILL("+m"(r), "+m"(ke), "+m"(w));                                                                      \
+    const int rv = r; /* (a copy: the frame slot may alias the counters for the compiler) */                      \
+    uint64_t t1 = jobio_ts_ns(&ts1);                                                                              \
+    t->last_dt = t1 - jobio_ts_ns(&ts0);                                                                          \
+    uint64_t est = jobio_scale(t->last_dt, w);                                                                    \
+    if (JOBIO_UNLIKELY(rv != 0)) return jobio_fstat_red(ke, rv, t1, est, w);                                      \
+    jobio_count_reason((struct jobio_mstats *)(void *)((char *)t->block + ke->moff), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, \
+                       est, 1);                                                                                   \
+    if (JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return (int)jobio_tick_ret(t1, rv); \
+    return rv;                                                                                                    \
+  }                                                                                                               \
+  JOBIO_EXPORT int name params {                                                                                  \
+    struct jobio_tls *t = &jobio_t;                                                                               \
+    jobio_fn_##name fn;                                                                                           \
+    if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args);               \
+    if (jobio_timed_now(t)) return jobio_timed_##name(JOBIO_UNPAREN args, fn);                                    \
+    return jobio_untimed_##name(JOBIO_UNPAREN args, fn);                                                          \
+  }
+
 /* dev, mode: of the answer, read by the caller only when r == 0 */
 #define JOBIO_STAT_AT_DEV(call_expr, dirfd, path, flags, dev, mode)                                         \
   JOBIO_CTX_CALL(jobio_begin, int, call_expr,                                                               \
@@ -96,8 +179,8 @@ JOBIO_STAT_PATH_WRAP(stat, (const char *p, struct stat *b), (p, b), p, b)
 JOBIO_STAT_PATH_WRAP(stat64, (const char *p, struct stat64 *b), (p, b), p, b)
 JOBIO_STAT_PATH_WRAP(lstat, (const char *p, struct stat *b), (p, b), p, b)
 JOBIO_STAT_PATH_WRAP(lstat64, (const char *p, struct stat64 *b), (p, b), p, b)
-JOBIO_EXPORT int fstat(int fd, struct stat *b) { JOBIO_STAT_FD(REAL(fstat)(fd, b), fd, b) }
-JOBIO_EXPORT int fstat64(int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(fstat64)(fd, b), fd, b) }
+JOBIO_FSTAT_WRAP(fstat, (int fd, struct stat *b), (fd, b), fd, b)
+JOBIO_FSTAT_WRAP(fstat64, (int fd, struct stat64 *b), (fd, b), fd, b)
 JOBIO_EXPORT int fstatat(int d, const char *p, struct stat *b, int fl) {
   JOBIO_STAT_AT(REAL(fstatat)(d, p, b, fl), d, p, fl, b)
 }
@@ -115,8 +198,8 @@ JOBIO_STAT_PATH_WRAP(__xstat, (int v, const char *p, struct stat *b), (v, p, b),
 JOBIO_STAT_PATH_WRAP(__xstat64, (int v, const char *p, struct stat64 *b), (v, p, b), p, b)
 JOBIO_STAT_PATH_WRAP(__lxstat, (int v, const char *p, struct stat *b), (v, p, b), p, b)
 JOBIO_STAT_PATH_WRAP(__lxstat64, (int v, const char *p, struct stat64 *b), (v, p, b), p, b)
-JOBIO_EXPORT int __fxstat(int v, int fd, struct stat *b) { JOBIO_STAT_FD(REAL(__fxstat)(v, fd, b), fd, b) }
-JOBIO_EXPORT int __fxstat64(int v, int fd, struct stat64 *b) { JOBIO_STAT_FD(REAL(__fxstat64)(v, fd, b), fd, b) }
+JOBIO_FSTAT_WRAP(__fxstat, (int v, int fd, struct stat *b), (v, fd, b), fd, b)
+JOBIO_FSTAT_WRAP(__fxstat64, (int v, int fd, struct stat64 *b), (v, fd, b), fd, b)
 JOBIO_EXPORT int __fxstatat(int v, int d, const char *p, struct stat *b, int fl) {
   JOBIO_STAT_AT(REAL(__fxstatat)(v, d, p, b, fl), d, p, fl, b)
 }
