@@ -90,6 +90,7 @@ JOBIO_HOT uint64_t jobio_pw_final(uint64_t h, uint64_t tail) {
 JOBIO_HOT uint64_t jobio_pw_hash_n(const char *path, size_t len) {
   size_t n = len / 8;
   uint64_t h = JOBIO_PW_SEED;
+#pragma GCC unroll 2
   for (size_t i = 0; i < n; i++) h = jobio_pw_round(h, jobio_pw_word(path + 8 * i));
   return jobio_pw_final(h, jobio_pw_tail(path, len));
 }

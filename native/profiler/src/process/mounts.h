@@ -40,10 +40,20 @@ int jobio_component_other(int slot, const char *path, const struct jobio_pathwal
 #define JOBIO_OPENS 1
 #define JOBIO_OPENS_CREAT 3
 /* a path walked already (pw: its walk) */
+static inline int jobio_component_named(const char *path, const struct jobio_pathwalk *pw) {
+  return __atomic_load_n(&jobio_component_bits, __ATOMIC_RELAXED) >> jobio_pw_sqlite_bit(jobio_pw_last4(path, pw->len)) & 1;
+}
 static inline int jobio_component_walked_as(int slot, const char *path, const struct jobio_pathwalk *pw, int opening) {
-  if (JOBIO_UNLIKELY(__atomic_load_n(&jobio_component_bits, __ATOMIC_RELAXED) >> jobio_pw_sqlite_bit(jobio_pw_last4(path, pw->len)) & 1))
+  if (JOBIO_UNLIKELY(jobio_component_named(path, pw)))
     return jobio_component_other(slot, path, pw, jobio_pw_sqlite(jobio_pw_last(path, pw->len)), opening);
   return slot;
+}
+/* The same for a caller that keeps its walk in registers: the rare call that needs the walk's
+ * address gets a copy, so the caller's own is never stored. */
+static inline int jobio_component_walked_copy(int slot, const char *path, const struct jobio_pathwalk *pw, int opening) {
+  if (JOBIO_LIKELY(!jobio_component_named(path, pw))) return slot;
+  struct jobio_pathwalk w = *pw;
+  return jobio_component_walked_as(slot, path, &w, opening);
 }
 /* a path whose name is not tested (a successful stat decided by the device of the thread's last
  * lookup: SQLite stats its journals' names only to learn whether they exist) */

@@ -213,12 +213,13 @@ static inline __attribute__((always_inline)) int jobio_access_ok(struct jobio_tl
   struct jobio_dir_cache *c = jobio_dir_cached(path, &pw);
   int slot;
   if (JOBIO_LIKELY(c != NULL))
-    slot = jobio_component_walked_as(c->slot, path, &pw, 0);
+    slot = jobio_component_walked_copy(c->slot, path, &pw, 0);
   else {
     /* the mount lookup may make system calls of the library's own: not counted, errno kept */
     int saved = errno;
     t->busy++;
-    slot = jobio_slot_walked_slow(path, &pw, 0);
+    struct jobio_pathwalk w = pw; /* (a copy: see jobio_component_walked_as) */
+    slot = jobio_slot_walked_slow(path, &w, 0);
     t->busy--;
     errno = saved;
   }

@@ -67,6 +67,15 @@ JOBIO_HOT int jobio_slow_enter(struct jobio_tls *t) {
  * of which costs a push, a pop and two moves). An empty asm: no instruction of its own.
  */
 #define JOBIO_SPILL(...) __asm__ volatile("" : __VA_ARGS__)
+/* The same before a call whose arguments are these values: stored once, not read back for the
+ * call (inputs: the registers still hold them). */
+#define JOBIO_SPILL_IN(...) __asm__ volatile("" : : __VA_ARGS__)
+#define JOBIO_MEM_IN(...) JOBIO_MEM_N(__VA_ARGS__, JOBIO_MEM_IN5, JOBIO_MEM_IN4, JOBIO_MEM_IN3, JOBIO_MEM_IN2, JOBIO_MEM_IN1, )(__VA_ARGS__)
+#define JOBIO_MEM_IN1(a) "m"(a)
+#define JOBIO_MEM_IN2(a, b) "m"(a), "m"(b)
+#define JOBIO_MEM_IN3(a, b, c) "m"(a), "m"(b), "m"(c)
+#define JOBIO_MEM_IN4(a, b, c, d) "m"(a), "m"(b), "m"(c), "m"(d)
+#define JOBIO_MEM_IN5(a, b, c, d, e) "m"(a), "m"(b), "m"(c), "m"(d), "m"(e)
 /* "+m" operands for a parenthesised argument list: JOBIO_MEM (fd, buf, n) */
 #define JOBIO_MEM(...) JOBIO_MEM_N(__VA_ARGS__, JOBIO_MEM5, JOBIO_MEM4, JOBIO_MEM3, JOBIO_MEM2, JOBIO_MEM1, )(__VA_ARGS__)
 #define JOBIO_MEM_N(_1, _2, _3, _4, _5, m, ...) m

@@ -174,9 +174,10 @@ static __attribute__((noinline)) ssize_t jobio_net_record(uint64_t t1, uint64_t 
  * call is not counted (network metering off).
  */
 /* The real function in the bodies below: resolved already (by the exported wrapper's ready test, or
- * by the slow half before it enters a body), so one load without the resolver's call, whose
- * possibility alone would make the bodies save their arguments. */
-#define JOBIO_NET_REAL(name) ((jobio_fn_##name)__atomic_load_n(&jobio_real[JOBIO_SYM_##name], __ATOMIC_RELAXED))
+ * by the slow half before it enters a body), so read without the resolver's call, whose possibility
+ * alone would make the bodies save their arguments; a plain read (the slot, once set, never
+ * changes), so the call takes it as its operand. */
+#define JOBIO_NET_REAL(name) ((jobio_fn_##name)jobio_real[JOBIO_SYM_##name])
 
 /* The bodies: jobio_timed_NAME, jobio_untimed_NAME, jobio_slow_NAME. */
 #define JOBIO_NET_BODIES(name, params, args, dir, cap_expr, addr, got_after)                                       \

@@ -38,8 +38,21 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
 }
 
 /* A path call checked after it returns (a stat, an access): the common case (untimed, succeeded,
- * decided by ok_untimed from the thread's last lookup) inline; the slow half starts the thread or
- * times the call and tries ok_fast. ok_fast may use t, est and c; record may use c and r. */
+ * decided by ok_untimed from the thread's last lookup) in jobio_untimed_NAME, which the exported
+ * wrapper jumps to: the arguments wait across the call in its frame (JOBIO_SPILL), and anything
+ * else is the general record (jobio_record_NAME); the slow half starts the thread or times the call
+ * and tries ok_fast. ok_fast may use t, est and c; record may use c and r. */
+/* 0, that the compiler cannot take from a register that holds 0 already */
+JOBIO_HOT int jobio_zero(void) {
+  int z;
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__("xorl %k0, %k0" : "=r"(z));
+#else
+  z = 0; /* (the compiler may still take a register that holds 0: only a saving missed) */
+  __asm__("" : "+r"(z));
+#endif
+  return z;
+}
 #define JOBIO_PATH_CHECK_WRAP(name, params, args, ok_fast, ok_untimed, record)                   \
   static __attribute__((noinline)) int jobio_slow_##name(int how, JOBIO_UNPAREN params) {          \
     struct jobio_tls *t = &jobio_t;                                                               \
@@ -59,16 +72,32 @@ static inline int jobio_is_fd_stat(const char *path, int flags) {
     record;                                                                                       \
     return r;                                                                                     \
   }                                                                                               \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wunused-parameter\"") /* (a version argument) */ \
+  static __attribute__((noinline)) int jobio_record_##name(int r, JOBIO_UNPAREN params) {         \
+    struct jobio_ctx c = {&jobio_t, 0, 0};                                                        \
+    record;                                                                                       \
+    return r;                                                                                     \
+  }                                                                                               \
+  _Pragma("GCC diagnostic pop")                                                                   \
+  static __attribute__((noinline)) int jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
+    JOBIO_SPILL_IN(JOBIO_MEM_IN args);                                                            \
+    int r = fn args;                                                                              \
+    JOBIO_SPILL(JOBIO_MEM args);                                                                  \
+    struct jobio_tls *t = &jobio_t;                                                               \
+    if (JOBIO_LIKELY(r == 0)) {                                                                   \
+      if (JOBIO_LIKELY(ok_untimed)) {                                                             \
+        return jobio_zero(); /* (r, made anew: else r is kept in a saved register across ok_untimed) */ \
+      }                                                                                           \
+      return jobio_record_##name(0, JOBIO_UNPAREN args);                                          \
+    }                                                                                             \
+    return jobio_record_##name(r, JOBIO_UNPAREN args);                                            \
+  }                                                                                               \
   JOBIO_EXPORT int name params {                                                                  \
     struct jobio_tls *t = &jobio_t;                                                               \
     jobio_fn_##name fn;                                                                           \
     if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name(-1, JOBIO_UNPAREN args); \
     if (jobio_timed_now(t)) return jobio_slow_##name(2, JOBIO_UNPAREN args);                      \
-    int r = fn args;                                                                              \
-    if (JOBIO_LIKELY(r == 0) && JOBIO_LIKELY(ok_untimed)) return r;                               \
-    struct jobio_ctx c = {t, 0, 0};                                                               \
-    record;                                                                                       \
-    return r;                                                                                     \
+    return jobio_untimed_##name(JOBIO_UNPAREN args, fn);                                          \
   }
 
 /* The stat of a path: decided by the device of the last lookup (jobio_stat_ok_fast). */
