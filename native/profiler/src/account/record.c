@@ -139,18 +139,22 @@ void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_
 }
 
 /* A call on a descriptor classified by the caller (the general case of jobio_rec_fd, record.h). */
-void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(c, &est);
-  jobio_rec_fd_stopped(c, fd, call, cls, t1, est);
-}
-void jobio_rec_fd_stopped(struct jobio_ctx *c, int fd, int call, int cls, uint64_t t1, uint64_t est) {
+static inline __attribute__((always_inline)) void jobio_rec_fd_at(struct jobio_ctx *c, int fd, int call, int cls, uint64_t t1,
+                                                                   uint64_t est) {
   int saved = errno;
   int slot = jobio_fd_slot(fd);
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) slot = -1; /* not a network call type */
   jobio_count_slot_reason(c, slot, call, cls, cls == JOBIO_RED ? jobio_fail_reason(saved) : -1, est);
   errno = saved;
   jobio_after(t1);
+}
+void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls) {
+  uint64_t est;
+  uint64_t t1 = jobio_stop(c, &est);
+  jobio_rec_fd_at(c, fd, call, cls, t1, est);
+}
+void jobio_rec_fd_stopped(struct jobio_ctx *c, int fd, int call, int cls, uint64_t t1, uint64_t est) {
+  jobio_rec_fd_at(c, fd, call, cls, t1, est);
 }
 
 /* A call on a path (delete, fschange, sync, failed stat/access). */
