@@ -125,7 +125,7 @@ JOBIO_HOT void jobio_pw_walk(const char *path, struct jobio_pathwalk *pw) {
   }
   wk = kw < n ? jobio_pw_word(path + 8 * kw) : tail;
   unsigned byte = (unsigned)(klen - 1) & 7;
-  uint64_t upto = ~0ull >> (8 * (7 - byte)); /* bytes 0 ... byte */
+  uint64_t upto = byte == 7 ? ~0ull : (1ull << (8 * (byte + 1))) - 1;
   uint64_t d = ((hk ^ (wk & upto)) * JOBIO_PW_K) ^ ((uint64_t)klen * JOBIO_PW_KLEN);
   pw->dirhash = d ? d : 1;
 }
