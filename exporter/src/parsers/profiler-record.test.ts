@@ -33,6 +33,7 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
     exec_target: PROCESS.exec_target,
     spawned_total: PROCESS.spawned_total,
     spawned: PROCESS.spawned,
+    exe_path: PROCESS.exe_path,
   });
   assert.deepEqual(c.mount, {
     path: MOUNT.path,
@@ -53,7 +54,7 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
     made_sampled: MOUNT.made_sampled,
   });
   assert.deepEqual(c.v1, { process: PROCESS.sizeV1, mount: MOUNT.sizeV1, reasonCount: WIRE_REASONS.length, stdioCount: STDIO_FNS.length });
-  assert.deepEqual(c.v2, { mount: MOUNT.sizeV2 });
+  assert.deepEqual(c.v2, { process: PROCESS.sizeV2, mount: MOUNT.sizeV2 });
   assert.deepEqual(c.v3, { mount: MOUNT.sizeV3 });
   assert.deepEqual(c.v4, { mount: MOUNT.sizeV4 });
   const enums = c.enums ?? {};
@@ -195,7 +196,9 @@ test('rejects malformed frames with a reason', () => {
     ['47 bytes', p1.subarray(0, 47), 'short'],
     ['wrong magic', mutate(p1, (b) => b.writeUInt32LE(0x12345678, 0)), 'bad_magic'],
     ['version 0', mutate(p1, (b) => b.writeUInt16LE(0, 4)), 'bad_version'],
-    ['version 6', mutate(p1, (b) => b.writeUInt16LE(6, 4)), 'bad_version'],
+    ['version 7', mutate(p1, (b) => b.writeUInt16LE(7, 4)), 'bad_version'],
+    ['process version 5 with the version 6 size', mutate(p1, (b) => b.writeUInt16LE(5, 4)), 'bad_length'],
+    ['executable path without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.exe_path, PROCESS.exe_path + PROCESS.exePathLength)), 'bad_string'],
     ['version 1 with the version 2 size', mutate(p1, (b) => b.writeUInt16LE(1, 4)), 'bad_length'],
     ['mount version 2 with the version 5 size', mutate(m1, (b) => b.writeUInt16LE(2, 4)), 'bad_length'],
     ['mount version 3 with the version 4 size', mutate(m1, (b) => b.writeUInt16LE(3, 4)), 'bad_length'],
@@ -294,6 +297,27 @@ test('version 4 mount frames (calls made without their time) are accepted, witho
   const without = { header: undefined, madeTimeNs: undefined, madeSampled: undefined };
   assert.deepEqual({ ...full.record, ...without }, { ...m.record, ...without });
   for (const size of [MOUNT.sizeV4 - 8, MOUNT.sizeV4 + 8, MOUNT.size]) assert.deepEqual(decodeFrame(v4(size)), { ok: false, reason: 'bad_length' });
+});
+
+test('version 2 to 5 process frames (a library that does not send its path) are accepted at their own size, without exePath; one byte more or less is not', () => {
+  const [p1] = dumpFrames();
+  assert.ok(p1);
+  const full = decodedAs(p1, 'process');
+  assert.equal(full.exePath, '/opt/jobio-test/bin/frame-tool');
+  for (const version of [2, 3, 4, 5]) {
+    const older = (size: number): Buffer => {
+      const b = Buffer.alloc(size);
+      p1.copy(b, 0, 0, Math.min(size, p1.length));
+      b.writeUInt16LE(version, 4);
+      b.writeUInt32LE(size, 8);
+      return b;
+    };
+    const p = decodedAs(older(PROCESS.sizeV2), 'process');
+    assert.equal(p.exePath, undefined, `version ${version}`);
+    const { exePath: _path, ...rest } = full;
+    assert.deepEqual({ ...p, header: undefined }, { ...rest, header: undefined });
+    for (const size of [PROCESS.sizeV2 - 8, PROCESS.sizeV2 + 8]) assert.deepEqual(decodeFrame(older(size)), { ok: false, reason: 'bad_length' }, `version ${version}, ${size} bytes`);
+  }
 });
 
 test('never throws on arbitrary bytes, nor on valid headers with random bodies', () => {

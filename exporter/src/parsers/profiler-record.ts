@@ -25,6 +25,7 @@ import {
   WIRE_VERSION_2,
   WIRE_VERSION_3,
   WIRE_VERSION_4,
+  WIRE_VERSION_5,
 } from './profiler-wire.js';
 
 export type RejectReason = 'short' | 'bad_magic' | 'bad_version' | 'bad_kind' | 'bad_length' | 'bad_string';
@@ -60,6 +61,11 @@ export interface ProcessRecord {
   /** children started by vfork/posix_spawn: how many in all, and the latest (at most PROCESS.spawnRing) */
   readonly spawnedTotal?: number;
   readonly spawned?: readonly { readonly pid: number; readonly name: string }[];
+  /**
+   * Version 6 (absent in older frames): the executable's full path as the process read it at
+   * start-up, '' when unknown. Claimed by the sender: a label for the hints only, never evidence.
+   */
+  readonly exePath?: string;
 }
 
 export interface ProcessUnseen {
@@ -153,7 +159,9 @@ function decodeProcess(buf: Buffer, header: FrameHeader): DecodeResult {
   const exe = fixedString(buf, PROCESS.exe, PROCESS.exeLength);
   const v2 = header.version !== WIRE_VERSION_1;
   const execTarget = v2 ? fixedString(buf, PROCESS.exec_target, PROCESS.execTargetLength) : '';
-  if (jobid === undefined || jobidSource === undefined || exe === undefined || execTarget === undefined) return reject('bad_string');
+  const v6 = header.version > WIRE_VERSION_5;
+  const exePath = v6 ? fixedString(buf, PROCESS.exe_path, PROCESS.exePathLength) : '';
+  if (jobid === undefined || jobidSource === undefined || exe === undefined || execTarget === undefined || exePath === undefined) return reject('bad_string');
   const ext = (offset: number): number => (v2 ? u64(buf, offset) : 0);
   const spawnedTotal = ext(PROCESS.spawned_total);
   const spawned: { pid: number; name: string }[] = [];
@@ -183,6 +191,7 @@ function decodeProcess(buf: Buffer, header: FrameHeader): DecodeResult {
       execTarget,
       spawnedTotal,
       spawned,
+      ...(v6 ? { exePath } : {}),
     },
   };
 }
@@ -243,13 +252,13 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
 
 /** The exact size of a frame of this kind and version. */
 function frameSize(kind: number, version: number): number {
-  if (kind === KIND_PROCESS) return version === WIRE_VERSION_1 ? PROCESS.sizeV1 : PROCESS.size;
+  if (kind === KIND_PROCESS) return version === WIRE_VERSION_1 ? PROCESS.sizeV1 : version <= WIRE_VERSION_5 ? PROCESS.sizeV2 : PROCESS.size;
   const older: Record<number, number> = { [WIRE_VERSION_1]: MOUNT.sizeV1, [WIRE_VERSION_2]: MOUNT.sizeV2, [WIRE_VERSION_3]: MOUNT.sizeV3, [WIRE_VERSION_4]: MOUNT.sizeV4 };
   return older[version] ?? MOUNT.size;
 }
 
 /**
- * Decodes one message. Checks, in order: header present, magic, version (1 to 5), kind, exact
+ * Decodes one message. Checks, in order: header present, magic, version (1 to 6), kind, exact
  * length (the version's struct size), strings.
  */
 export function decodeFrame(buf: Buffer): DecodeResult {

@@ -5,10 +5,11 @@
 export const WIRE_MAGIC = 0x4f49424a; // "JBIO" as little-endian bytes
 /**
  * Version 2 appended the process and mount extensions, version 3 the mount frame's maxima, version 4
- * its calls made per call type, version 5 their estimated time and timed calls; version 1 to 4
- * frames (without them) are still accepted.
+ * its calls made per call type, version 5 their estimated time and timed calls, version 6 the process
+ * frame's executable path; version 1 to 5 frames (without them) are still accepted.
  */
-export const WIRE_VERSION = 5;
+export const WIRE_VERSION = 6;
+export const WIRE_VERSION_5 = 5;
 export const WIRE_VERSION_4 = 4;
 export const WIRE_VERSION_3 = 3;
 export const WIRE_VERSION_2 = 2;
@@ -88,8 +89,13 @@ export const PROCESS = {
   spawnedNameOffset: 4,
   spawnedNameLength: 28,
   spawnRing: 16,
+  /** struct jobio_process_path (version 6) */
+  exe_path: 856,
+  exePathLength: 256,
   sizeV1: 240,
-  size: 856,
+  /** versions 2 to 5 */
+  sizeV2: 856,
+  size: 1112,
 } as const;
 
 export const MOUNT = {

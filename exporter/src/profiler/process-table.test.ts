@@ -138,6 +138,25 @@ test('a process that changes user after its first frame: its frames stay its own
   );
 });
 
+test("a process's executable path: /proc's reading when the receiver had one, else the path the process sent if it names the reported program, else none", () => {
+  const cases: Array<[string, { exe?: string } | undefined, string | undefined, string]> = [
+    ['gone before its first frame was read: its own path', undefined, '/opt/sim/bin/app', '/opt/sim/bin/app'],
+    ["/proc read: the kernel's path wins", { exe: '/usr/bin/app' }, '/opt/sim/bin/app', '/usr/bin/app'],
+    ["/proc names another program (exec'd since): its own path", { exe: '/usr/bin/other' }, '/opt/sim/bin/app', '/opt/sim/bin/app'],
+    ['a sent path of another name', undefined, '/opt/sim/bin/other', ''],
+    ['a relative sent path', undefined, 'bin/app', ''],
+    ['a sent path with a control character', undefined, '/opt/sim\n/bin/app', ''],
+    ['an older library (no path sent)', undefined, undefined, ''],
+  ];
+  for (const [name, evidence, sent, want] of cases) {
+    const h = harness();
+    const ids: ProcessIdentity[] = [];
+    h.sink.processDelta = (id) => void ids.push(id);
+    h.send({ ...cred(5), ...(evidence ? { evidence } : {}) }, { ...proc(0, 100, { mounts: 0 }), ...(sent !== undefined ? { exePath: sent } : {}) });
+    assert.equal(ids[0]?.exePath, want, name);
+  }
+});
+
 test("a mount's program and MPI runtime frames are two cumulative series: neither is taken for a drop of the other", () => {
   const h = harness();
   h.send(cred(5), proc(0, 100, { mounts: 2 }), mount(1, 10), mount(2, 300, { component: 'mpi-runtime' }));

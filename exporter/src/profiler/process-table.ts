@@ -74,10 +74,28 @@ function withSender(identity: ProcessIdentity, uid: number): ProcessIdentity {
  */
 export function exePathOf(evidence: ProcEvidence | undefined, reported: string): string {
   const path = evidence?.exe;
-  if (path === undefined || !path.startsWith('/')) return '';
+  if (path === undefined) return '';
+  return namesReported(path, reported) ? path : '';
+}
+
+/** Is `path` absolute and its base name the one the process reports? */
+function namesReported(path: string, reported: string): boolean {
+  if (!path.startsWith('/')) return false;
   const base = path.slice(path.lastIndexOf('/') + 1);
   // the wire's field holds 63 bytes of the name
-  return base === reported || (reported.length >= 63 && base.startsWith(reported)) ? path : '';
+  return base === reported || (reported.length >= 63 && base.startsWith(reported));
+}
+
+/**
+ * The path the process itself sent (read at its start-up), for a process the receiver could not look
+ * at in /proc (gone before its first frame was read). A label for the hints only: it names the
+ * program a reason is addressed to and proves nothing, so it is kept only when it agrees with the
+ * reported name, and /proc's reading wins whenever there is one.
+ */
+export function claimedExePathOf(record: ProcessRecord): string {
+  const path = record.exePath ?? '';
+  // eslint-disable-next-line no-control-regex -- a claimed label is printed: no control characters
+  return namesReported(path, record.exe) && !/[\x00-\x1f\x7f]/.test(path) ? path : '';
 }
 
 /** A process's frames are kept per mount and component (a component's calls come in frames of their own). */
@@ -368,7 +386,7 @@ export class ProcessTable {
       if (owner !== undefined && owner !== ownerBefore) this.ownerKnown(jobid, owner);
       const proven = verdict === 'verified' && jobid !== '' && owner === cred.uid;
       if (!entry && this.entries.size >= this.limits.maxProcesses && !(proven && this.evictUnproven(false))) return this.onReject('process_limit', cred.uid);
-      const exePath = exePathOf(cred.evidence, record.exe) || entry?.identity.exePath || '';
+      const exePath = exePathOf(cred.evidence, record.exe) || entry?.identity.exePath || claimedExePathOf(record);
       const identity: ProcessIdentity = { key, pid: cred.pid, uid: cred.uid, gid: cred.gid, jobid, exe: record.exe, exePath, ...(proven ? { jobVerified: true } : {}) };
       if (!entry) {
         const deliveredBefore = record.header.sequence - BigInt(record.droppedFrames);

@@ -22,10 +22,11 @@
 #define JOBIO_WIRE_MAGIC 0x4f49424aU /* "JBIO" read as little-endian bytes 'J','B','I','O' */
 /* Version 2 appended struct jobio_process_ext and struct jobio_mount_ext to the two frames; version 3
  * appended struct jobio_mount_max to the MOUNT frame (the PROCESS frame is the same as in version 2),
- * version 4 struct jobio_mount_made (its calls), version 5 that struct's time_ns and sampled. A
+ * version 4 struct jobio_mount_made (its calls), version 5 that struct's time_ns and sampled, version 6
+ * struct jobio_process_path to the PROCESS frame (the MOUNT frame is the same as in version 5). A
  * receiver accepts every version, each with its own exact sizes (older frames simply lack the
  * extensions). */
-#define JOBIO_WIRE_VERSION 5u
+#define JOBIO_WIRE_VERSION 6u
 /* The receiver rejects (and counts) any message larger than this. */
 #define JOBIO_WIRE_MAX_FRAME 16384u
 
@@ -159,6 +160,18 @@ struct jobio_process_ext {
 };
 #define JOBIO_SPAWN_RING 16
 
+/*
+ * Version 6: appended to the PROCESS frame. The full path of the executable as the process read it
+ * once at start-up (/proc/self/exe), so that a process gone before the receiver reads its first frame
+ * still names its program. A label for the hints only: the receiver prefers its own reading of
+ * /proc/<pid>/exe and trusts nothing else to it. "" when unknown or longer than the array holds (a
+ * cut path would name another file).
+ */
+#define JOBIO_EXE_PATH_MAX 256
+struct jobio_process_path {
+  char exe_path[JOBIO_EXE_PATH_MAX];
+};
+
 /* JOBIO_FRAME_PROCESS: who the process is, and process-wide figures. */
 struct jobio_frame_process {
   struct jobio_frame_header header;
@@ -177,6 +190,7 @@ struct jobio_frame_process {
    * so older senders report none. */
   uint32_t network_folded;
   struct jobio_process_ext ext; /* version 2 */
+  struct jobio_process_path path; /* version 6 */
 };
 
 /* Per call type: calls and estimated time per class. */
@@ -247,6 +261,7 @@ struct jobio_frame_mount {
 
 /* Sizes of the older frames (without the later extensions), which receivers still accept. */
 #define JOBIO_V1_PROCESS_SIZE 240u
+#define JOBIO_V2_PROCESS_SIZE 856u /* versions 2 to 5 */
 #define JOBIO_V1_MOUNT_SIZE 3384u
 #define JOBIO_V2_MOUNT_SIZE 3688u /* the version 2 PROCESS frame is the version 3 and 4 one */
 #define JOBIO_V3_MOUNT_SIZE 3840u
@@ -258,7 +273,8 @@ struct jobio_frame_mount {
 #define JOBIO_STATIC_ASSERT _Static_assert
 #endif
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_header) == 48, "header layout");
-JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_process) == JOBIO_V1_PROCESS_SIZE + sizeof(struct jobio_process_ext), "process layout");
+JOBIO_STATIC_ASSERT(JOBIO_V2_PROCESS_SIZE == JOBIO_V1_PROCESS_SIZE + sizeof(struct jobio_process_ext), "process layout v2");
+JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_process) == JOBIO_V2_PROCESS_SIZE + sizeof(struct jobio_process_path), "process layout");
 JOBIO_STATIC_ASSERT(JOBIO_V2_MOUNT_SIZE == JOBIO_V1_MOUNT_SIZE + sizeof(struct jobio_mount_ext), "mount layout v2");
 JOBIO_STATIC_ASSERT(JOBIO_V3_MOUNT_SIZE == JOBIO_V2_MOUNT_SIZE + sizeof(struct jobio_mount_max), "mount layout v3");
 JOBIO_STATIC_ASSERT(JOBIO_V4_MOUNT_SIZE == JOBIO_V3_MOUNT_SIZE + 8 * JOBIO_CALL_COUNT, "mount layout v4");

@@ -53,7 +53,8 @@ static int layout(void) {
   printf("    \"mmap_bytes\": %zu,\n", offsetof(struct jobio_frame_process, ext.mmap_bytes));
   printf("    \"exec_target\": %zu,\n", offsetof(struct jobio_frame_process, ext.exec_target));
   printf("    \"spawned_total\": %zu,\n", offsetof(struct jobio_frame_process, ext.spawned_total));
-  printf("    \"spawned\": %zu\n  },\n  \"mount\": {\n", offsetof(struct jobio_frame_process, ext.spawned));
+  printf("    \"spawned\": %zu,\n", offsetof(struct jobio_frame_process, ext.spawned));
+  printf("    \"exe_path\": %zu\n  },\n  \"mount\": {\n", offsetof(struct jobio_frame_process, path.exe_path));
   FIELD(struct jobio_frame_mount, path); FIELD(struct jobio_frame_mount, fstype); FIELD(struct jobio_frame_mount, fsname);
   FIELD(struct jobio_frame_mount, call); FIELD(struct jobio_frame_mount, sized); FIELD(struct jobio_frame_mount, pow2_calls);
   FIELD(struct jobio_frame_mount, pow2_bytes);
@@ -67,7 +68,7 @@ static int layout(void) {
   printf("    \"made_time_ns\": %zu,\n", offsetof(struct jobio_frame_mount, made.time_ns));
   printf("    \"made_sampled\": %zu\n  },\n", offsetof(struct jobio_frame_mount, made.sampled));
   printf("  \"v1\": {\"process\": %u, \"mount\": %u, \"reasonCount\": %d, \"stdioCount\": %d},\n", JOBIO_V1_PROCESS_SIZE, JOBIO_V1_MOUNT_SIZE, JOBIO_REASON_COUNT, JOBIO_STDIO_COUNT);
-  printf("  \"v2\": {\"mount\": %u},\n", JOBIO_V2_MOUNT_SIZE);
+  printf("  \"v2\": {\"process\": %u, \"mount\": %u},\n", JOBIO_V2_PROCESS_SIZE, JOBIO_V2_MOUNT_SIZE);
   printf("  \"v3\": {\"mount\": %u},\n", JOBIO_V3_MOUNT_SIZE);
   printf("  \"v4\": {\"mount\": %u},\n", JOBIO_V4_MOUNT_SIZE);
   printf("  \"enums\": {\"read\": %d, \"write\": %d, \"open\": %d, \"create\": %d, \"close\": %d, \"access\": %d, \"delete\": %d, \"fschange\": %d, \"mmap\": %d, \"seek\": %d, \"sync\": %d, \"connect\": %d, \"accept\": %d, \"callCount\": %d,\n",

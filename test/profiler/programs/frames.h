@@ -30,6 +30,7 @@ static inline void fill_process(struct jobio_frame_process *p, uint64_t s, uint6
   snprintf(p->jobid, sizeof(p->jobid), "%s", jobid);
   snprintf(p->jobid_source, sizeof(p->jobid_source), "%s", source);
   snprintf(p->exe, sizeof(p->exe), "%s", "frame-tool");
+  snprintf(p->path.exe_path, sizeof(p->path.exe_path), "%s", "/opt/jobio-test/bin/frame-tool");
   p->runtime_ns = s * 2500000000ULL;
   p->dropped_frames = s * 2;
   p->ignored_calls = s * 11;

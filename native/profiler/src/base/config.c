@@ -70,6 +70,8 @@ static char jobio_exe_path[PATH_MAX];
 /* The file exec'd (AT_EXECFN), resolved, and its base name: for a script, the script itself, where
  * /proc/self/exe and argv[0] name its interpreter. Empty when it is not known. */
 static char jobio_execfn_path[PATH_MAX];
+
+const char *jobio_program_path(void) { return jobio_exe_path; }
 static char jobio_execfn_base[256];
 
 /* Does the absolute path `path` equal the entry [s, e), or lie below it (a directory: every

@@ -7,6 +7,7 @@
 
 #include "process/flush.h"
 
+#include "base/config.h"
 #include "base/state.h"
 #include "base/sys.h"
 #include "base/tls.h"
@@ -67,6 +68,9 @@ static void jobio_process_frame(struct jobio_frame_process *pf, uint32_t flags, 
   if (flags & JOBIO_FLAG_EXEC) jobio_strz(pf->ext.exec_target, sizeof pf->ext.exec_target, jobio_g.exec_target);
   pf->ext.spawned_total = __atomic_load_n(&jobio_g.spawned_total, __ATOMIC_ACQUIRE);
   memcpy(pf->ext.spawned, jobio_g.spawned, sizeof pf->ext.spawned);
+  /* whole or not at all: a cut path would name another file */
+  const char *path = jobio_program_path();
+  if (strlen(path) < sizeof pf->path.exe_path) jobio_strz(pf->path.exe_path, sizeof pf->path.exe_path, path);
 }
 
 /*
