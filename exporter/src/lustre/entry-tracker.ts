@@ -150,6 +150,7 @@ export class EntryTracker {
       slots.markSeen(taken, epoch);
       this.ids.set(view.rawId, taken);
       this.count(cls.identity);
+      // At the exporter's first collection this is the starting value; the accumulator decides.
       let credit: Credit | undefined;
       for (let j = 0; j < cur.count; j += 1) {
         const value = cur.values[j]!;
@@ -158,8 +159,6 @@ export class EntryTracker {
         addDelta(credit, cur.ids[j]!, value);
         if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(value);
       }
-      // At the exporter's first collection this is the starting value; the accumulator decides.
-      if (credit) credit.entries += 1;
       return;
     }
     const cls = slots.classOf(slot);
@@ -179,7 +178,6 @@ export class EntryTracker {
       addDelta(credit, cur.ids[j]!, delta);
       if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(delta);
     }
-    if (credit) credit.entries += 1;
     // Written back only when something moved (no delta and no reset: the same values).
     if (credit || reset || !Object.is(startTime, view.startTime)) slots.store(slot, layout, cur.values, cur.count, view.startTime);
   }
@@ -288,7 +286,6 @@ export class EntryTracker {
       addDelta(credit, id, delta);
       if (this.fields.fields[id]!.kind === 'operations') credit.activity += Number(delta);
     }
-    if (credit) credit.entries += 1;
     const ids = [...previous.keys()];
     const values = ids.map((id) => previous.get(id)!);
     slots.store(slot, this.internLayout(ids), values, values.length, view.startTime);

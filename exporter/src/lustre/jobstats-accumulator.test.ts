@@ -265,3 +265,40 @@ test('max-jobs on the exporter clock: one scraper or one more read the same seri
   assert.equal(exported.get(W('103')), undefined);
   assert.ok((exported.get(W('_other', '_other')) ?? 0) > 0);
 });
+
+test('waiting jobs: two classes of one series and several reads of a window add up exactly in the group kept for them', () => {
+  // Uids 12 and 13 are both `_system`: two job classes, one series (7, _system). Job 1 holds one of two
+  // slots; 7 and 8 wait for the other until the window closes (two waiting, one free slot), their
+  // groups kept across the window's reads and merged into; at the turn the more active (7) gets it.
+  const T0 = 30 * MIN;
+  const acc = newAccumulator({ maxJobs: 2 });
+  scrapeOnce(acc, { 'obdfilter/OST0': ost(['1:5000:n1', 100, 10_000]) }, T0 + 2_000);
+  const reads: [string, number, number][][] = [
+    [
+      ['1:5000:n1', 101, 10_100],
+      ['7:12:n1', 50, 500],
+      ['7:13:n2', 40, 400],
+      ['8:5000:n3', 10, 100],
+    ],
+    [
+      ['1:5000:n1', 102, 10_200],
+      ['7:12:n1', 60, 600],
+      ['7:13:n2', 45, 450],
+      ['8:5000:n3', 20, 200],
+    ],
+  ];
+  for (const [r, jobs] of reads.entries()) {
+    const out = scrapeOnce(acc, { 'obdfilter/OST0': ost(...jobs) }, T0 + 12_000 + r * 10_000);
+    assert.equal(out.exported.get(W('7', '_system')), undefined);
+    assert.equal(out.held.get(W('7', '_system')), undefined);
+  }
+  const last = reads.at(-1)!;
+  const turn = scrapeOnce(acc, { 'obdfilter/OST0': ost(...last) }, T0 + 32_000);
+  assert.equal(turn.held.get(W('7', '_system')), 1050);
+  assert.equal(turn.targets.get('OST0')?.folded, 1);
+  const after = scrapeOnce(acc, { 'obdfilter/OST0': ost(...last) }, T0 + 42_000);
+  assert.equal(after.exported.get(W('7', '_system')), 1050);
+  assert.equal(after.exported.get(OPW('7', '_system')), 105);
+  assert.equal(after.exported.get(W('_other', '_other')), 200);
+  assert.equal(after.exported.get(W('1')), 10_200);
+});

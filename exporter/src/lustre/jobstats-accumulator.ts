@@ -4,12 +4,12 @@
 // One scrape: begin() → ingest() or read() each file, or ingest() an lctl dump → uids() to resolve →
 // finish() → targetViews(), whose samples lustre/refill.ts writes into the metrics.
 import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
-import { CreditBook, type Credit } from './credits.js';
+import { CreditBook } from './credits.js';
 import { EntryTracker, type QualityCounts, type ReadTally, type UidClass } from './entry-tracker.js';
 import { FileDigests } from './file-digests.js';
 import { FieldTable } from './export-fields.js';
-import type { JobIdFormats } from './jobid-format.js';
-import { mergeDeltas, OTHER_KEY, OTHER_LABELS, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import type { JobIdentity, JobIdFormats } from './jobid-format.js';
+import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
 import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
 import { DEFAULT_DENSITY_WINDOW_MS, DensityWindow, fieldClassesOf, type RateDensity } from './rate-density.js';
@@ -128,8 +128,7 @@ class TargetState {
   }
 }
 
-function labelsOf(credit: Credit, userLabel: UserLabel): SeriesLabels {
-  const { identity } = credit;
+function labelsOf(identity: JobIdentity, userLabel: UserLabel): SeriesLabels {
   const user = identity.uid === undefined ? UNKNOWN : userLabel(identity.uid);
   if (identity.jobid !== undefined) return { jobid: identity.jobid, user };
   return identity.process === undefined ? { jobid: NONE, user } : { jobid: NONE, user, process: identity.process };
@@ -302,7 +301,7 @@ export class JobStatsAccumulator {
   /** uids that appear in this scrape's increments (resolve their names before finish()). */
   uids(): Set<number> {
     const uids = new Set<number>();
-    for (const t of this.targets.values()) for (const c of t.credits.credits) if (c.identity.uid !== undefined) uids.add(c.identity.uid);
+    for (const t of this.targets.values()) for (const c of t.credits.classes) if (c.identity.uid !== undefined) uids.add(c.identity.uid);
     return uids;
   }
 
@@ -355,18 +354,27 @@ export class JobStatsAccumulator {
     return this.classesOfFields;
   }
 
+  /**
+   * The scrape's credits named by series and merged: the first credit of a series key is its group (no
+   * object made for it), the others are added to it. The groups are handed over to the series book.
+   */
   private group(t: TargetState, userLabel: UserLabel): Map<string, SeriesGroup> {
     const groups = new Map<string, SeriesGroup>();
-    for (const credit of t.credits.credits) {
-      const malformed = credit.identity.quality === 'malformed';
-      const labels = malformed ? OTHER_LABELS : labelsOf(credit, userLabel);
-      const key = malformed ? OTHER_KEY : seriesKey(labels);
-      const g = groups.get(key);
+    const { credits, classes } = t.credits;
+    for (let i = 0; i < credits.length; i += 1) {
+      const credit = credits[i];
+      const identity = classes[i]?.identity;
+      if (!credit || !identity) continue;
+      if (identity.quality !== 'malformed') {
+        credit.labels = labelsOf(identity, userLabel);
+        credit.key = seriesKey(credit.labels);
+      }
+      const g = groups.get(credit.key);
       if (g) {
         mergeDeltas(g.deltas, credit.deltas);
         g.activity += credit.activity;
       } else {
-        groups.set(key, { key, labels, deltas: credit.deltas, activity: credit.activity });
+        groups.set(credit.key, credit);
       }
     }
     t.credits.clear();

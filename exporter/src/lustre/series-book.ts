@@ -61,8 +61,12 @@ export interface SlotTurn {
 export const OTHER_KEY = '\u0001other';
 export const OTHER_LABELS: SeriesLabels = { jobid: OTHER, user: OTHER };
 
+/**
+ * Joined, not a template string: a template string is a tree of string pieces, and a waiting job's key
+ * is kept while its density window is open (a flat string is one object; the tree was two more).
+ */
 export function seriesKey(labels: SeriesLabels): string {
-  return `${labels.jobid}\u0000${labels.user}\u0000${labels.process ?? ''}`;
+  return [labels.jobid, labels.user, labels.process ?? ''].join('\u0000');
 }
 
 export function mergeDeltas(into: (U64 | undefined)[], from: readonly (U64 | undefined)[]): void {
@@ -109,7 +113,7 @@ export class SeriesBook {
    * decides (`turn.decide`: the read closes a window of the exporter's clock), so who gets a slot, and
    * what goes to `_other`, depend on the window's totals, not on how many reads split them.
    * `handedOver`: the groups are this call's to keep (made for it, not used after): a waiting job keeps
-   * its group's deltas instead of a copy (100,000 folded jobs: ~29 MB less garbage a scrape).
+   * its group, deltas and all, instead of a copy (100,000 folded jobs: ~29 MB less garbage a scrape).
    */
   settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }, handedOver = false): void {
     this.previousSettledAt = this.settledAt;
@@ -127,7 +131,8 @@ export class SeriesBook {
         mergeDeltas(p.deltas, g.deltas);
         p.activity += g.activity;
       } else {
-        this.pending.set(key, { key, labels: g.labels, deltas: handedOver ? g.deltas : [...g.deltas], activity: g.activity });
+        // A group handed over is kept as it is (later reads of the window are merged into it).
+        this.pending.set(key, handedOver ? g : { key, labels: g.labels, deltas: [...g.deltas], activity: g.activity });
       }
     });
     const waiting = [...this.pending.values()].filter((g) => g.key !== OTHER_KEY);
