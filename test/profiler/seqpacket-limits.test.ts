@@ -251,6 +251,49 @@ test(
   },
 );
 
+test("one connection flooding the queue to JavaScript cannot hold back its uid's other connections: a uid's connections take turns", async () => {
+  const path = join(dir, 'connection-turns.sock');
+  const events: SeqpacketEvent[] = [];
+  const server = new addon.SeqpacketServer(path, { maxFrame: 100 }, (e) => events.push(e));
+  try {
+    // One process floods 2,000 frames (a rank stuck in a loop of tiny writes); once the receiver has
+    // read them all (nothing left in the socket's queue), another process of the same uid (another
+    // rank of the job) sends three. JavaScript is blocked all along (spawnSync, then the loop below),
+    // so every event waits at once. Taken in the order read, the three came after the whole flood.
+    runSenders(path, [
+      'import fcntl, termios, struct',
+      'f = connect()',
+      'for i in range(2000): f.send(b"F%d" % i)',
+      'end = time.time() + 10',
+      'while struct.unpack("i", fcntl.ioctl(f.fileno(), termios.TIOCOUTQ, b"\\0" * 4))[0] and time.time() < end: time.sleep(0.001)',
+      'pid = os.fork()',
+      'if pid == 0:',
+      '    q = connect()',
+      '    for i in range(3): q.send(b"Q%d" % i)',
+      '    q.close(); os._exit(0)',
+      'assert os.waitpid(pid, 0)[1] == 0',
+      'f.close()',
+    ]);
+    const end = Date.now() + 5000;
+    while (server.stats().closed < 2 && Date.now() < end);
+    assert.equal(server.stats().enqueued, 2005, 'both connections read to their end before JavaScript takes any');
+    await until('the queue to drain', () => server.stats().delivered === 2005 && events.length === 2005);
+    const quiet = events.find((e) => e.data?.toString() === 'Q0')?.connection;
+    const said = events.flatMap((e, i) => (e.connection === quiet ? [`${i}:${e.type}:${e.data?.toString() ?? ''}`] : []));
+    // Each of its events waits behind one of the flood's, not behind the flood.
+    assert.deepEqual(said, ['1:frame:Q0', '3:frame:Q1', '5:frame:Q2', '7:close:']);
+    const flood = events.filter((e) => e.connection !== quiet && e.type === 'frame').map((e) => e.data?.toString());
+    assert.deepEqual(
+      flood,
+      Array.from({ length: 2000 }, (_, i) => `F${i}`),
+      "the flood's frames all delivered, in order",
+    );
+    assert.equal(server.stats().queueDropped, 0);
+  } finally {
+    server.close();
+  }
+});
+
 test(
   "a connection's events reach JavaScript in the order they were sent, also when its process changes user between them",
   { skip: process.getuid?.() !== 0 && 'needs root to change user' },

@@ -1,13 +1,95 @@
-#include <algorithm>
+#include <list>
 
 #include "event.h"
 #include "seqpacket_server.h"
 
 namespace jobio {
 
+namespace {
+
+using Counters = SeqpacketServer::Counters;
+
+// Puts `event` at the back of its connection's queue, and the connection and its uid at the back of
+// their turns if they had nothing waiting. The list nodes are made apart and spliced in once every
+// allocation has succeeded, so running out of memory leaves the queues as they were (false): the
+// receiving thread drops the event then, rather than ending the process.
+bool Enqueue(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
+  std::list<uid_t> uid_turn;
+  std::list<uint64_t> connection_turn;
+  try {
+    if (queue.turns.empty()) uid_turn.push_back(event->queue_uid);
+    auto slot = queue.waiting.try_emplace(event->connection);
+    try {
+      if (slot.second) connection_turn.push_back(event->connection);
+      slot.first->second.push_back(event);
+    } catch (...) {
+      if (slot.second) queue.waiting.erase(slot.first);
+      throw;
+    }
+  } catch (...) {
+    return false;
+  }
+  queue.turns.splice(queue.turns.end(), connection_turn);
+  c.turns.splice(c.turns.end(), uid_turn);
+  return true;
+}
+
+// Takes `event` back if JavaScript has not taken it yet: it is then the last of its connection's
+// (only the receiving thread adds, and JavaScript takes from the front).
+bool Withdraw(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
+  auto found = queue.waiting.find(event->connection);
+  if (found == queue.waiting.end() || found->second.empty() || found->second.back() != event) return false;
+  found->second.pop_back();
+  if (found->second.empty()) {
+    queue.waiting.erase(found);
+    queue.turns.remove(event->connection);
+    if (queue.turns.empty()) c.turns.remove(event->queue_uid);
+  }
+  return true;
+}
+
+// The next event in turn: the oldest of the first connection in turn of the first uid in turn. The
+// connection, then the uid, go to the back of their turns if they have more waiting (a splice: no
+// allocation on the JavaScript thread), else leave them. Null only if the queues disagree with the
+// turns, which they cannot.
+SeqpacketEvent* TakeNext(Counters& c) {
+  if (c.turns.empty()) return nullptr;
+  auto owner = c.per_uid.find(c.turns.front());
+  if (owner == c.per_uid.end() || owner->second.turns.empty()) {
+    c.turns.pop_front();
+    return nullptr;
+  }
+  Counters::PerUid& queue = owner->second;
+  auto found = queue.waiting.find(queue.turns.front());
+  if (found == queue.waiting.end() || found->second.empty()) {
+    if (found != queue.waiting.end()) queue.waiting.erase(found);
+    queue.turns.pop_front();
+    if (queue.turns.empty()) c.turns.pop_front();
+    return nullptr;
+  }
+  SeqpacketEvent* event = found->second.front();
+  found->second.pop_front();
+  if (found->second.empty()) {
+    queue.waiting.erase(found);
+    queue.turns.pop_front();
+  } else {
+    queue.turns.splice(queue.turns.end(), queue.turns, queue.turns.begin());
+  }
+  if (queue.turns.empty()) {
+    c.turns.pop_front();
+  } else {
+    c.turns.splice(c.turns.end(), c.turns, c.turns.begin());
+  }
+  return event;
+}
+
+}  // namespace
+
 SeqpacketServer::Counters::~Counters() {
   for (auto& entry : per_uid) {
-    for (SeqpacketEvent* event : entry.second.waiting) delete event;
+    for (auto& connection : entry.second.waiting) {
+      for (SeqpacketEvent* event : connection.second) delete event;
+    }
   }
 }
 
@@ -20,7 +102,9 @@ void SeqpacketServer::Deliver(Event* event) {
   // senders (a uid holding under a sixteenth of it): four uids flooding their quarters cannot starve a
   // job whose frames come a few at a time (it takes eight to fill the queue). Each uid's events wait
   // in a queue of their own, taken in turns (CallJs), so a light sender's events are not held behind
-  // the floods' (which, held long enough, made it heavy too). An event waits in the queue of its
+  // the floods' (which, held long enough, made it heavy too); within a uid, each connection's events
+  // wait in a queue of their own, taken in turns too, so one process's flood does not hold back the
+  // same user's other processes (the other ranks of its job). An event waits in the queue of its
   // connection's uid, not of its sender's: a process that changes user (a root job's child becoming
   // nobody) sends its later frames with the new uid on the connection it opened before, and queued
   // by sender they overtook its earlier ones (its hello), which then looked stale to the process
@@ -34,7 +118,8 @@ void SeqpacketServer::Deliver(Event* event) {
   bool over_total = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_;
   bool in_reserve = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_ - max_queue_bytes_ / 4;
   bool heavy = user.bytes + event->cost > max_queue_bytes_ / 16;
-  if (over_share || over_total || (in_reserve && heavy)) {
+  Counters::PerUid& queue = c.per_uid[event->queue_uid];
+  if (over_share || over_total || (in_reserve && heavy) || !Enqueue(c, queue, event)) {
     user.dropped++;
     c.queue_dropped++;
     lock.unlock();
@@ -43,20 +128,14 @@ void SeqpacketServer::Deliver(Event* event) {
   }
   user.bytes += event->cost;
   c.queued_bytes += event->cost;
-  Counters::PerUid& queue = c.per_uid[event->queue_uid];
-  if (queue.waiting.empty()) c.turns.push_back(event->queue_uid);
-  queue.waiting.push_back(event);
   c.enqueued++;  // before the call: JavaScript may take it at once, and delivered never passes enqueued
   lock.unlock();
   // One call per waiting event, as before the turns: each call hands JavaScript one event, the next
-  // in turn (whichever uid's it is), so the event loop is paced as it always was.
+  // in turn (whichever uid's and connection's it is), so the event loop is paced as it always was.
   if (tsfn_.NonBlockingCall(nullptr) == napi_ok) return;
   // Closing: take it back (this thread is the only one adding, and no call is left to take it).
   lock.lock();
-  auto it = std::find(queue.waiting.begin(), queue.waiting.end(), event);
-  if (it != queue.waiting.end()) {
-    queue.waiting.erase(it);
-    if (queue.waiting.empty()) c.turns.erase(std::remove(c.turns.begin(), c.turns.end(), event->queue_uid), c.turns.end());
+  if (Withdraw(c, queue, event)) {
     user.bytes -= event->cost;
     c.queued_bytes -= event->cost;
     user.dropped++;
@@ -77,16 +156,12 @@ void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* con
   Event* event = nullptr;
   {
     std::lock_guard<std::mutex> lock(c.per_uid_mutex);
-    if (c.turns.empty()) return;  // (cannot happen: one call per waiting event)
-    uid_t uid = c.turns.front();
-    c.turns.pop_front();
-    Counters::PerUid& queue = c.per_uid[uid];
-    event = queue.waiting.front();
-    queue.waiting.pop_front();
-    if (!queue.waiting.empty()) c.turns.push_back(uid);
+    event = TakeNext(c);
+    if (event == nullptr) return;  // (cannot happen: one call per waiting event)
     c.delivered++;
     c.queued_bytes -= event->cost;
-    c.per_uid[event->uid].bytes -= event->cost;
+    auto sender = c.per_uid.find(event->uid);
+    if (sender != c.per_uid.end()) sender->second.bytes -= event->cost;
   }
   CallOne(env, callback, event);
 }

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,8 +66,19 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
     struct PerUid {
       uint64_t bytes = 0;
       uint64_t dropped = 0;
-      /** Events of its connections waiting for JavaScript, in the order they were read. */
-      std::deque<SeqpacketEvent*> waiting;
+      /**
+       * Events of its connections waiting for JavaScript, per connection id, each in the order it
+       * was read. An entry exists only while its connection has events waiting, so there are never
+       * more entries than waiting events.
+       */
+      std::unordered_map<uint64_t, std::deque<SeqpacketEvent*>> waiting;
+      /**
+       * Its connections with events waiting, in turn: within the uid's turn, one event of each
+       * connection in turn, so one flooding process delays the uid's other processes (the other
+       * ranks of a job) by one event per turn, not by its whole flood. A list, so that moving the
+       * front to the back (every delivery) never allocates.
+       */
+      std::list<uint64_t> turns;
       /** Connections of this uid refused at accept, whatever the reason. */
       uint64_t refused = 0;
     };
@@ -77,9 +89,9 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
      * a uid's events wait behind as many of each other uid's, not behind a whole flood of them. An
      * event waits in the queue of its connection's uid (Event::queue_uid), so one connection's events
      * keep their order even when its process changes user between them; its bytes count against
-     * the share of the uid that sent it (Event::uid).
+     * the share of the uid that sent it (Event::uid). A list, as PerUid::turns.
      */
-    std::deque<uid_t> turns;
+    std::list<uid_t> turns;
     ~Counters();
   };
   using Shared = std::shared_ptr<Counters>;
