@@ -109,7 +109,9 @@ export interface SeqpacketError extends Error {
 export declare class SeqpacketServer {
   /**
    * Binds and listens on `path` (a stale socket file is removed first; a live one or a non-socket file
-   * is an error) and starts the receiving thread. Events arrive on the JavaScript thread via `onEvent`.
+   * is an error) and starts the receiving thread. Events arrive on the JavaScript thread via `onEvent`,
+   * in turns: one uid's at a time and, within a uid, one connection's at a time, so one connection's
+   * events come in the order it sent them but may be overtaken by other connections' events.
    * The server does not keep the process alive (see ref()).
    */
   constructor(path: string, options: SeqpacketServerOptions, onEvent: (event: SeqpacketEvent) => void);

@@ -1,6 +1,7 @@
 // The receiver addon (native/seqpacket) against local users who try to deny it service, with real
 // sockets: a receiver out of file descriptors pauses accepting instead of spinning, one uid cannot
-// hold more than its share of connections, and the queue to JavaScript is bounded in bytes.
+// hold more than its share of connections, and the queue to JavaScript is bounded in bytes and
+// taken in turns (uid by uid, and connection by connection within a uid).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -1,5 +1,6 @@
 // What the epoll thread hands to JavaScript (SeqpacketServer::Event). The delivery itself is
-// delivery.cc: a queue bounded in bytes overall and per sender uid, drained by a ThreadSafeFunction.
+// delivery.cc: a queue bounded in bytes overall and per sender uid, drained by a ThreadSafeFunction
+// in turns (uid by uid, and connection by connection within a uid).
 // Apart from the server's header, so that the server (which makes events) and the delivery (which
 // queues them) both include it without including each other.
 #ifndef JOBIO_SEQPACKET_EVENT_H
