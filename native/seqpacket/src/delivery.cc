@@ -9,18 +9,18 @@ namespace {
 
 using Counters = SeqpacketServer::Counters;
 
-// Puts `event` at the back of its connection's queue, and the connection and its uid at the back of
-// their turns if they had nothing waiting. The list nodes are made apart and spliced in once every
+// Puts `event` at the back of its process's queue, and the process and its uid at the back of their
+// turns if they had nothing waiting. The list nodes are made apart and spliced in once every
 // allocation has succeeded, so running out of memory leaves the queues as they were (false): the
 // receiving thread drops the event then, rather than ending the process.
 bool Enqueue(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
   std::list<uid_t> uid_turn;
-  std::list<uint64_t> connection_turn;
+  std::list<pid_t> process_turn;
   try {
     if (queue.turns.empty()) uid_turn.push_back(event->queue_uid);
-    auto slot = queue.waiting.try_emplace(event->connection);
+    auto slot = queue.waiting.try_emplace(event->queue_pid);
     try {
-      if (slot.second) connection_turn.push_back(event->connection);
+      if (slot.second) process_turn.push_back(event->queue_pid);
       slot.first->second.push_back(event);
     } catch (...) {
       if (slot.second) queue.waiting.erase(slot.first);
@@ -29,27 +29,27 @@ bool Enqueue(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
   } catch (...) {
     return false;
   }
-  queue.turns.splice(queue.turns.end(), connection_turn);
+  queue.turns.splice(queue.turns.end(), process_turn);
   c.turns.splice(c.turns.end(), uid_turn);
   return true;
 }
 
-// Takes `event` back if JavaScript has not taken it yet: it is then the last of its connection's
+// Takes `event` back if JavaScript has not taken it yet: it is then the last of its process's
 // (only the receiving thread adds, and JavaScript takes from the front).
 bool Withdraw(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
-  auto found = queue.waiting.find(event->connection);
+  auto found = queue.waiting.find(event->queue_pid);
   if (found == queue.waiting.end() || found->second.empty() || found->second.back() != event) return false;
   found->second.pop_back();
   if (found->second.empty()) {
     queue.waiting.erase(found);
-    queue.turns.remove(event->connection);
+    queue.turns.remove(event->queue_pid);
     if (queue.turns.empty()) c.turns.remove(event->queue_uid);
   }
   return true;
 }
 
-// The next event in turn: the oldest of the first connection in turn of the first uid in turn. The
-// connection, then the uid, go to the back of their turns if they have more waiting (a splice: no
+// The next event in turn: the oldest of the first process in turn of the first uid in turn. The
+// process, then the uid, go to the back of their turns if they have more waiting (a splice: no
 // allocation on the JavaScript thread), else leave them. Null only if the queues disagree with the
 // turns, which they cannot.
 SeqpacketEvent* TakeNext(Counters& c) {
@@ -87,8 +87,8 @@ SeqpacketEvent* TakeNext(Counters& c) {
 
 SeqpacketServer::Counters::~Counters() {
   for (auto& entry : per_uid) {
-    for (auto& connection : entry.second.waiting) {
-      for (SeqpacketEvent* event : connection.second) delete event;
+    for (auto& process : entry.second.waiting) {
+      for (SeqpacketEvent* event : process.second) delete event;
     }
   }
 }
@@ -102,10 +102,13 @@ void SeqpacketServer::Deliver(Event* event) {
   // senders (a uid holding under a sixteenth of it): four uids flooding their quarters cannot starve a
   // job whose frames come a few at a time (it takes eight to fill the queue). Each uid's events wait
   // in a queue of their own, taken in turns (CallJs), so a light sender's events are not held behind
-  // the floods' (which, held long enough, made it heavy too); within a uid, each connection's events
-  // wait in a queue of their own, taken in turns too, so one process's flood does not hold back the
-  // same user's other processes (the other ranks of its job). An event waits in the queue of its
-  // connection's uid, not of its sender's: a process that changes user (a root job's child becoming
+  // the floods' (which, held long enough, made it heavy too); within a uid, the events of each process
+  // that made a connection wait in a queue of their own, taken in turns too, so one process's flood
+  // does not hold back the same user's other processes (the other ranks of its job). By the process
+  // that connected, not by connection: an exec'd image says hello on a new connection from the same
+  // pid, and taken in turns with the old connection its frames overtook the old image's last ones,
+  // which the process table then took as stale. An event waits in the queue of its connection's uid
+  // and process, not of its sender's: a process that changes user (a root job's child becoming
   // nobody) sends its later frames with the new uid on the connection it opened before, and queued
   // by sender they overtook its earlier ones (its hello), which then looked stale to the process
   // table. Its bytes still count against the sender's share.
@@ -131,7 +134,7 @@ void SeqpacketServer::Deliver(Event* event) {
   c.enqueued++;  // before the call: JavaScript may take it at once, and delivered never passes enqueued
   lock.unlock();
   // One call per waiting event, as before the turns: each call hands JavaScript one event, the next
-  // in turn (whichever uid's and connection's it is), so the event loop is paced as it always was.
+  // in turn (whichever uid's and process's it is), so the event loop is paced as it always was.
   if (tsfn_.NonBlockingCall(nullptr) == napi_ok) return;
   // Closing: take it back (this thread is the only one adding, and no call is left to take it).
   lock.lock();

@@ -67,18 +67,18 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
       uint64_t bytes = 0;
       uint64_t dropped = 0;
       /**
-       * Events of its connections waiting for JavaScript, per connection id, each in the order it
-       * was read. An entry exists only while its connection has events waiting, so there are never
-       * more entries than waiting events.
+       * Events of its connections waiting for JavaScript, per process that made the connection
+       * (Event::queue_pid), each in the order it was read. An entry exists only while it has events
+       * waiting, so there are never more entries than waiting events.
        */
-      std::unordered_map<uint64_t, std::deque<SeqpacketEvent*>> waiting;
+      std::unordered_map<pid_t, std::deque<SeqpacketEvent*>> waiting;
       /**
-       * Its connections with events waiting, in turn: within the uid's turn, one event of each
-       * connection in turn, so one flooding process delays the uid's other processes (the other
-       * ranks of a job) by one event per turn, not by its whole flood. A list, so that moving the
-       * front to the back (every delivery) never allocates.
+       * Those processes, in turn: within the uid's turn, one event of each process in turn, so one
+       * flooding process delays the uid's other processes (the other ranks of a job) by one event
+       * per turn, not by its whole flood. A list, so that moving the front to the back (every
+       * delivery) never allocates.
        */
-      std::list<uint64_t> turns;
+      std::list<pid_t> turns;
       /** Connections of this uid refused at accept, whatever the reason. */
       uint64_t refused = 0;
     };
