@@ -10,25 +10,32 @@ namespace {
 using Counters = SeqpacketServer::Counters;
 
 // Puts `event` at the back of its process's queue, and the process and its uid at the back of their
-// turns if they had nothing waiting. The list nodes are made apart and spliced in once every
-// allocation has succeeded, so running out of memory leaves the queues as they were (false): the
-// receiving thread drops the event then, rather than ending the process.
+// turns if they had nothing waiting. Only a process's first waiting event allocates (its entry and
+// turn); the list nodes are made apart and spliced in once every allocation has succeeded, so running
+// out of memory leaves the queues as they were (false): the receiving thread drops the event then,
+// rather than ending the process.
 bool Enqueue(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
   std::list<uid_t> uid_turn;
   std::list<pid_t> process_turn;
+  Counters::PerProcess* process = nullptr;
   try {
-    if (queue.turns.empty()) uid_turn.push_back(event->queue_uid);
-    auto slot = queue.waiting.try_emplace(event->queue_pid);
-    try {
-      if (slot.second) process_turn.push_back(event->queue_pid);
-      slot.first->second.push_back(event);
-    } catch (...) {
-      if (slot.second) queue.waiting.erase(slot.first);
-      throw;
+    auto found = queue.waiting.find(event->queue_pid);
+    if (found == queue.waiting.end()) {
+      if (queue.turns.empty()) uid_turn.push_back(event->queue_uid);
+      process_turn.push_back(event->queue_pid);
+      found = queue.waiting.emplace(event->queue_pid, Counters::PerProcess{}).first;  // the last allocation
     }
+    process = &found->second;
   } catch (...) {
     return false;
   }
+  event->next = nullptr;
+  if (process->last != nullptr) {
+    process->last->next = event;
+  } else {
+    process->first = event;
+  }
+  process->last = event;
   queue.turns.splice(queue.turns.end(), process_turn);
   c.turns.splice(c.turns.end(), uid_turn);
   return true;
@@ -38,13 +45,18 @@ bool Enqueue(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
 // (only the receiving thread adds, and JavaScript takes from the front).
 bool Withdraw(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
   auto found = queue.waiting.find(event->queue_pid);
-  if (found == queue.waiting.end() || found->second.empty() || found->second.back() != event) return false;
-  found->second.pop_back();
-  if (found->second.empty()) {
+  if (found == queue.waiting.end() || found->second.last != event) return false;
+  Counters::PerProcess& process = found->second;
+  if (process.first == event) {
     queue.waiting.erase(found);
     queue.turns.remove(event->queue_pid);
     if (queue.turns.empty()) c.turns.remove(event->queue_uid);
+    return true;
   }
+  SeqpacketEvent* before = process.first;
+  while (before->next != event) before = before->next;
+  before->next = nullptr;
+  process.last = before;
   return true;
 }
 
@@ -61,15 +73,17 @@ SeqpacketEvent* TakeNext(Counters& c) {
   }
   Counters::PerUid& queue = owner->second;
   auto found = queue.waiting.find(queue.turns.front());
-  if (found == queue.waiting.end() || found->second.empty()) {
+  if (found == queue.waiting.end() || found->second.first == nullptr) {
     if (found != queue.waiting.end()) queue.waiting.erase(found);
     queue.turns.pop_front();
     if (queue.turns.empty()) c.turns.pop_front();
     return nullptr;
   }
-  SeqpacketEvent* event = found->second.front();
-  found->second.pop_front();
-  if (found->second.empty()) {
+  Counters::PerProcess& process = found->second;
+  SeqpacketEvent* event = process.first;
+  process.first = event->next;
+  event->next = nullptr;
+  if (process.first == nullptr) {
     queue.waiting.erase(found);
     queue.turns.pop_front();
   } else {
@@ -88,7 +102,11 @@ SeqpacketEvent* TakeNext(Counters& c) {
 SeqpacketServer::Counters::~Counters() {
   for (auto& entry : per_uid) {
     for (auto& process : entry.second.waiting) {
-      for (SeqpacketEvent* event : process.second) delete event;
+      for (SeqpacketEvent* event = process.second.first; event != nullptr;) {
+        SeqpacketEvent* next = event->next;
+        delete event;
+        event = next;
+      }
     }
   }
 }

@@ -37,6 +37,8 @@ struct SeqpacketEvent {
    */
   pid_t queue_pid = 0;
   uint64_t cost = 0;  // what it adds to Counters::queued_bytes while queued (set by Deliver)
+  /** The next waiting event of the same process (delivery.cc): its queue costs no allocation. */
+  SeqpacketEvent* next = nullptr;
 };
 
 }  // namespace jobio

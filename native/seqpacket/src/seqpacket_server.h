@@ -13,7 +13,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <list>
 #include <map>
 #include <memory>
@@ -63,15 +62,21 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
      * by the epoll thread (enqueue) and the JavaScript thread (delivery), hence the mutex; a map entry
      * per uid that ever sent (bounded by the accounts on the host).
      */
+    /** The events of one process waiting for JavaScript, oldest first, linked by Event::next. */
+    struct PerProcess {
+      SeqpacketEvent* first = nullptr;
+      SeqpacketEvent* last = nullptr;
+    };
     struct PerUid {
       uint64_t bytes = 0;
       uint64_t dropped = 0;
       /**
        * Events of its connections waiting for JavaScript, per process that made the connection
        * (Event::queue_pid), each in the order it was read. An entry exists only while it has events
-       * waiting, so there are never more entries than waiting events.
+       * waiting, so there are never more entries than waiting events, and an ordered map gives their
+       * memory back as they go (a hash map keeps its largest bucket array).
        */
-      std::unordered_map<pid_t, std::deque<SeqpacketEvent*>> waiting;
+      std::map<pid_t, PerProcess> waiting;
       /**
        * Those processes, in turn: within the uid's turn, one event of each process in turn, so one
        * flooding process delays the uid's other processes (the other ranks of a job) by one event
