@@ -48,6 +48,16 @@ export class EntryTracker {
   /** The slot of each entry kept, by its id, in the order the entries were first seen (the walks' order). */
   private readonly ids = new Map<string, number>();
   private readonly slots = new EntrySlots();
+  /**
+   * By slot: its entry's id (undefined: a free slot), and the slot of the entry read right after it the
+   * last time (-1: none). Files list their entries in the same order read after read, so the next
+   * entry's id is compared in place with the one expected there, without a string and a map lookup.
+   */
+  private readonly idBySlot: (string | undefined)[] = [];
+  private readonly nextSlot: number[] = [];
+  /** The slot of the first entry of the last read, and of the entry ingested last in this one (-1: none yet). */
+  private firstSlot = -1;
+  private previousSlot = -1;
   /** The classes of the entries kept, by classKey; a class goes with its last entry. */
   private readonly classes = new Map<string, JobClass>();
   private readonly layouts = new Map<string, readonly number[]>();
@@ -80,6 +90,7 @@ export class EntryTracker {
   private atBegin = { droppedCounters: 0, droppedEntries: 0, outOfRangeEntries: 0 };
 
   beginRead(): void {
+    this.previousSlot = -1;
     this.quality = noCounts();
     this.byUid = noUidCounts();
     this.atBegin = { droppedCounters: this.droppedCounters, droppedEntries: this.droppedEntries, outOfRangeEntries: this.outOfRangeEntries };
@@ -128,7 +139,7 @@ export class EntryTracker {
     entryFields(view, this.fields, cur);
     this.droppedCounters += cur.dropped;
     const slots = this.slots;
-    const slot = this.ids.get(view.rawId);
+    const slot = this.slotOf(view);
     if (slot !== undefined && slots.seenAt(slot) === epoch) {
       // The same id twice in one read (not seen in real files): keep the first, count the second as malformed.
       this.count(undefined);
@@ -149,6 +160,8 @@ export class EntryTracker {
       slots.store(taken, this.layoutOf(cur), cur.values, cur.count, view.startTime);
       slots.markSeen(taken, epoch);
       this.ids.set(view.rawId, taken);
+      this.idBySlot[taken] = view.rawId;
+      this.followedBy(taken);
       this.count(cls.identity);
       // At the exporter's first collection this is the starting value; the accumulator decides.
       let credit: Credit | undefined;
@@ -164,6 +177,7 @@ export class EntryTracker {
     const cls = slots.classOf(slot);
     this.count(cls.identity);
     slots.markSeen(slot, epoch);
+    this.followedBy(slot);
     const layout = slots.layoutOf(slot);
     if (!this.sameLayout(layout, cur)) return this.ingestRelayout(slot, view, credits);
     const startTime = slots.startTimeOf(slot);
@@ -180,6 +194,23 @@ export class EntryTracker {
     }
     // Written back only when something moved (no delta and no reset: the same values).
     if (credit || reset || !Object.is(startTime, view.startTime)) slots.store(slot, layout, cur.values, cur.count, view.startTime);
+  }
+
+  /** The slot of the entry with the view's id: the one read after the previous entry last time, when its id is that, else by the map. */
+  private slotOf(view: JobStatsEntryView): number | undefined {
+    const expected = this.previousSlot < 0 ? this.firstSlot : (this.nextSlot[this.previousSlot] ?? -1);
+    if (expected >= 0) {
+      const id = this.idBySlot[expected];
+      if (id !== undefined && view.idIs(id)) return expected;
+    }
+    return this.ids.get(view.rawId);
+  }
+
+  /** `slot` was read right after the previous entry of this read (the order slotOf() expects next time). */
+  private followedBy(slot: number): void {
+    if (this.previousSlot < 0) this.firstSlot = slot;
+    else this.nextSlot[this.previousSlot] = slot;
+    this.previousSlot = slot;
   }
 
   /**
@@ -201,6 +232,7 @@ export class EntryTracker {
       if (this.slots.seenAt(slot) === epoch) return;
       this.budget.release(this.ids.size);
       this.ids.delete(id);
+      this.idBySlot[slot] = undefined;
       const cls = this.slots.classOf(slot);
       this.slots.release(slot);
       cls.entries -= 1;
@@ -211,6 +243,10 @@ export class EntryTracker {
   clear(): void {
     this.budget.release(this.ids.size, this.ids.size);
     this.ids.clear();
+    this.idBySlot.length = 0;
+    this.nextSlot.length = 0;
+    this.firstSlot = -1;
+    this.previousSlot = -1;
     this.slots.clear();
     this.classes.clear();
   }

@@ -21,11 +21,16 @@ interface Values {
 const IDS = ['1:5000:n1', '1:5000:n2', '2:5001:n1', '3:0:n1', '4:5000:n1', '6:5003:n1', ':5000:n1', 'cp.5000', 'bad id', '5:5002:n1.fqdn'] as const;
 
 const change = fc.record({ id: fc.constantFrom(...IDS), action: fc.constantFrom('grow', 'grow', 'grow', 'drop', 'reset'), a: fc.nat(50), b: fc.nat(5000) });
-const step = fc.record({ changes: fc.array(change, { maxLength: 8 }), minutes: fc.constantFrom(1, 1, 1, 7, 45), fail: fc.nat(9).map((n) => n === 0) });
+// order: the file lists its entries as they came (0), backwards (1) or rotated by that many (2–5): the
+// tracker expects each entry after the one before it last time, and must find it wherever it moved.
+const step = fc.record({ changes: fc.array(change, { maxLength: 8 }), minutes: fc.constantFrom(1, 1, 1, 7, 45), fail: fc.nat(9).map((n) => n === 0), order: fc.nat(5) });
 const history = fc.record({ maxJobs: fc.integer({ min: 1, max: 4 }), format: fc.constantFrom<GeneratedFormat>('2.10', '2.14'), steps: fc.array(step, { minLength: 1, maxLength: 25 }) });
 
-function fileOf(model: Map<string, Values>, format: GeneratedFormat): string {
-  const jobs = [...model].map(([id, v]): GeneratedJob => {
+function fileOf(model: Map<string, Values>, format: GeneratedFormat, order = 0): string {
+  const listed = [...model];
+  if (order === 1) listed.reverse();
+  else if (order > 1 && listed.length > 0) listed.push(...listed.splice(0, order % listed.length));
+  const jobs = listed.map(([id, v]): GeneratedJob => {
     const samples: Record<string, number> = format === '2.14' ? { write_bytes: v.writes, write: v.writes, punch: v.punch } : { write_bytes: v.writes, punch: v.punch };
     const sums: Record<string, number> = format === '2.14' ? { write_bytes: v.bytes, write: v.writes * 3, punch: v.punch * 2 } : { write_bytes: v.bytes };
     return { id, samples, sums, startTime: v.start };
@@ -70,7 +75,7 @@ test('lustre_jobstats accumulator (property): monotonic counters, born at 0, not
         now += s.minutes * 60_000;
         // The first read never fails here, so the baseline is a real file.
         const fail = s.fail && seen !== undefined;
-        const out = scrapeOnce(acc, { 'obdfilter/OST0': fail ? undefined : fileOf(model, format) }, now);
+        const out = scrapeOnce(acc, { 'obdfilter/OST0': fail ? undefined : fileOf(model, format, s.order) }, now);
         if (!fail) {
           const inc = increments(seen, model, format);
           truth.bytes += inc.bytes;

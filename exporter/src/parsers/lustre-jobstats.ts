@@ -19,8 +19,13 @@ import { COUNTER_LINE, linesAddon, RECORD_FIELDS, START_TIME_LINE } from './jobs
 
 /** One job_stats entry, as a view that the scanner reuses for the next entry: copy what you keep. */
 export interface JobStatsEntryView {
-  /** The job id exactly as printed (quotes and `\xHH` escapes kept): the identity of the entry. */
-  rawId: string;
+  /**
+   * The job id exactly as printed (quotes and `\xHH` escapes kept): the identity of the entry. Made as
+   * a string when first asked for: idIs() compares a known id without making one.
+   */
+  readonly rawId: string;
+  /** Whether the id is `text` (rawId === text), compared in place against the scanned bytes. */
+  idIs(text: string): boolean;
   /** `start_time` (2.15+) in seconds, a new value means Lustre restarted the entry; NaN if absent. */
   startTime: number;
   /** Number of counter lines in the arrays below. */
@@ -122,6 +127,52 @@ function small(value: number): number {
   return value >= -1 && value <= 0x3fffffff ? value | 0 : value;
 }
 
+/**
+ * The scanner's reused entry view. Its id stays a range of the scanned bytes until a string is asked
+ * for: a scrape of a file whose entries the exporter knows compares each id with the one it expects
+ * instead of making (and hashing) a string per entry.
+ */
+class EntryView implements JobStatsEntryView {
+  startTime = NaN;
+  count = 0;
+  invalid = false;
+  readonly names: string[] = [];
+  readonly units: string[] = [];
+  readonly samples: U64[] = [];
+  readonly sums: U64[] = [];
+  private idBytes: Buffer = EMPTY;
+  private idStart = 0;
+  private idEnd = 0;
+  /** The id as a string, once made (undefined: only in idBytes). */
+  private idText: string | undefined = '';
+
+  get rawId(): string {
+    return (this.idText ??= this.idBytes.toString('latin1', this.idStart, this.idEnd));
+  }
+
+  idIs(text: string): boolean {
+    const known = this.idText;
+    return known !== undefined ? known === text : sameBytes(text, this.idBytes, this.idStart, this.idEnd);
+  }
+
+  /** A new entry whose id is buf[start, end) (the bytes must stay as they are until keepId()). */
+  startEntry(buf: Buffer, start: number, end: number): void {
+    this.idBytes = buf;
+    this.idStart = start;
+    this.idEnd = end;
+    this.idText = undefined;
+    this.startTime = NaN;
+    this.count = 0;
+    this.invalid = false;
+  }
+
+  /** The scanned bytes are about to be reused (the next chunk): the id of an entry still open becomes a string. */
+  keepId(): void {
+    if (this.idText === undefined) this.idText = this.idBytes.toString('latin1', this.idStart, this.idEnd);
+    this.idBytes = EMPTY;
+  }
+}
+
 /** The strings of the addon's name numbers (its table is this thread's, as this module is). */
 const namesByNumber: string[] = [];
 
@@ -134,7 +185,7 @@ class Scanner {
   private inEntry = false;
   /** Inside an `lctl get_param` value that is not a job_stats parameter: skip until the next header. */
   private skipping = false;
-  private readonly view: JobStatsEntryView = { rawId: '', startTime: NaN, count: 0, invalid: false, names: [], units: [], samples: [], sums: [] };
+  private readonly view = new EntryView();
 
   constructor(
     private readonly visitor: JobStatsVisitor,
@@ -143,6 +194,15 @@ class Scanner {
 
   /** Scans every line of buf[start, end); the last one need not end with a newline. */
   lines(buf: Buffer, start: number, end: number): void {
+    try {
+      this.linesOf(buf, start, end);
+    } finally {
+      // The caller may reuse buf after this call; the entry being read still needs its id.
+      this.view.keepId();
+    }
+  }
+
+  private linesOf(buf: Buffer, start: number, end: number): void {
     const addon = this.engine === 'native' ? linesAddon() : undefined;
     if (addon) return this.nativeLines(addon.scanLines, buf, start, end);
     this.buf = buf;
@@ -262,11 +322,7 @@ class Scanner {
     this.skipSpaces();
     let end = this.lineEnd;
     while (end > this.pos && (buf[end - 1] === SPACE || buf[end - 1] === TAB)) end -= 1;
-    const v = this.view;
-    v.rawId = buf.toString('latin1', this.pos, end);
-    v.startTime = NaN;
-    v.count = 0;
-    v.invalid = false;
+    this.view.startEntry(buf, this.pos, end);
     this.inEntry = true;
   }
 
