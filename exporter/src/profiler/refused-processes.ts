@@ -23,7 +23,7 @@ const MAX_REMEMBERED = 4096;
 /** A message is the program's name (at most 63 bytes): anything longer is dropped unread. */
 const MAX_MESSAGE = 64;
 /** A name the process gave: a file name (no slash) without control characters, or nothing. */
-function claimedName(data: Buffer | undefined): string | undefined {
+export function claimedName(data: Buffer | undefined): string | undefined {
   const name = data?.toString('utf8') ?? '';
   return name !== '' && name !== '?' && !name.includes('/') && !name.includes('\uFFFD') && !hasControlChars(name) ? name : undefined;
 }
