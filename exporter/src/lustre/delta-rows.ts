@@ -48,6 +48,11 @@ export class DeltaRows {
     this.free.length = 0;
   }
 
+  /** Rows of at least `fields` fields from now on (one copy of the pages now, rather than one per new field). */
+  reserve(fields: number): void {
+    if (fields > this.stride) this.widen(fields);
+  }
+
   /** Adds `deltas` (by field number; holes and zeros add nothing) to the row. */
   add(row: number, deltas: readonly (U64 | undefined)[]): void {
     const kept = this.aside.size > 0 ? this.aside.get(row) : undefined;

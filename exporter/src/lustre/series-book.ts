@@ -17,7 +17,7 @@
 import { u64Add, type U64 } from '../util/u64.js';
 import { OTHER } from '../labels/reserved.js';
 import { idleFor, SlotTable, type SlotCandidate } from '../labels/slot-table.js';
-import { DeltaRows } from './delta-rows.js';
+import { DeltaRows, mergeDeltas } from './delta-rows.js';
 
 export { mergeDeltas } from './delta-rows.js';
 
@@ -140,26 +140,28 @@ export class SeriesBook {
     this.previousSettledAt = this.settledAt;
     this.settledAt = now;
     // Activity and expiry are on the window's clock (`turn.at`): every read of a window counts alike.
-    // forEach, not for…of: no [key, group] pair per job.
+    // forEach, not for…of: no [key, group] pair per job. A job that begins to wait now is held as its
+    // group until it is known that it waits past this call: a turn that decides at once (every read,
+    // when the window is as long as the scrape interval) writes no row.
+    const fresh: SeriesGroup[] = [];
     groups.forEach((g, key) => {
       if (key !== OTHER_KEY && this.slots.has(key)) {
         this.slots.touch(key, turn.at);
         this.apply(this.series.get(key) ?? this.create(key, g.labels), g.deltas, now, epoch, baseline, turn.at);
         return;
       }
-      let row = this.pending.get(key);
+      const row = this.pending.get(key);
       if (row === undefined) {
-        row = this.pendingDeltas.take();
-        this.pending.set(key, row);
-        if (key !== OTHER_KEY && !keyTellsLabels(key, g.labels)) this.pendingLabels.set(key, g.labels);
-        this.pendingActivity[row] = 0;
+        fresh.push(g);
+        return;
       }
       this.pendingDeltas.add(row, g.deltas);
       this.pendingActivity[row] = (this.pendingActivity[row] as number) + g.activity;
     });
-    const waitingJobs = this.pending.size - (this.pending.has(OTHER_KEY) ? 1 : 0);
+    const freshJobs = groups.has(OTHER_KEY) && !this.pending.has(OTHER_KEY) ? fresh.length - 1 : fresh.length;
+    const waitingJobs = this.pending.size - (this.pending.has(OTHER_KEY) ? 1 : 0) + freshJobs;
     // Between turns, jobs that all fit get their slots at once (no choice to make, as at a turn).
-    if (!turn.decide && this.slots.memberCount + waitingJobs > this.maxJobs) return;
+    if (!turn.decide && this.slots.memberCount + waitingJobs > this.maxJobs) return this.hold(fresh);
     if (turn.decide) {
       // Expire first, so the slots freed now go to waiting jobs at this same turn. A member with an
       // increment in the window was touched at `turn.at`; one whose first value is not shown yet must stay.
@@ -174,21 +176,28 @@ export class SeriesBook {
     }
     // Activity counts per window: a job folded now competes afresh in the next one. Candidates are
     // made only when a slot is free (100,000 waiting jobs and no free slot: no object per job).
-    const chosen = new Set(this.slots.memberCount < this.maxJobs ? this.slots.fillFrom(this.candidates(), turn.at) : []);
+    const chosen = new Set(this.slots.memberCount < this.maxJobs ? this.slots.fillFrom(this.candidates(fresh), turn.at) : []);
     const folded: (U64 | undefined)[] = [];
-    const malformed = this.pending.get(OTHER_KEY);
-    if (malformed !== undefined) this.pendingDeltas.addInto(malformed, folded);
     let foldedJobs = 0;
-    // In the order the jobs began to wait (the order their series are created in).
+    // In the order the jobs began to wait (the order their series are created in); the increments of
+    // malformed entries (OTHER_KEY) go to `_other` with the folded jobs'.
     this.pending.forEach((row, key) => {
-      if (key === OTHER_KEY) return;
       if (chosen.has(key)) {
         this.apply(this.create(key, this.pendingLabels.get(key) ?? labelsOfKey(key)), this.pendingDeltas.deltasOf(row), now, epoch, baseline, turn.at);
-      } else {
-        foldedJobs += 1;
-        this.pendingDeltas.addInto(row, folded);
+        return;
       }
+      if (key !== OTHER_KEY) foldedJobs += 1;
+      this.pendingDeltas.addInto(row, folded);
     });
+    for (let i = 0; i < fresh.length; i += 1) {
+      const g = fresh[i] as SeriesGroup;
+      if (chosen.has(g.key)) {
+        this.apply(this.create(g.key, g.labels), g.deltas, now, epoch, baseline, turn.at);
+        continue;
+      }
+      if (g.key !== OTHER_KEY) foldedJobs += 1;
+      mergeDeltas(folded, g.deltas);
+    }
     this.pending.clear();
     this.pendingDeltas.releaseAll();
     this.pendingLabels.clear();
@@ -202,12 +211,35 @@ export class SeriesBook {
     }
   }
 
-  /** The waiting jobs (malformed entries are none) as candidates for free slots, in the order they began to wait. */
-  private candidates(): SlotCandidate[] {
+  /** The jobs that began to wait in this settle() and wait past it: a row each (their groups are let go). */
+  private hold(fresh: readonly SeriesGroup[]): void {
+    // The widest increments first: the rows are widened once, not once per longer group.
+    let fields = 0;
+    for (let i = 0; i < fresh.length; i += 1) fields = Math.max(fields, (fresh[i] as SeriesGroup).deltas.length);
+    this.pendingDeltas.reserve(fields);
+    for (let i = 0; i < fresh.length; i += 1) {
+      const g = fresh[i] as SeriesGroup;
+      const row = this.pendingDeltas.take();
+      this.pending.set(g.key, row);
+      if (g.key !== OTHER_KEY && !keyTellsLabels(g.key, g.labels)) this.pendingLabels.set(g.key, g.labels);
+      this.pendingDeltas.add(row, g.deltas);
+      this.pendingActivity[row] = g.activity;
+    }
+  }
+
+  /**
+   * The waiting jobs (malformed entries are none) as candidates for free slots, in the order they began
+   * to wait: those held in rows, then `fresh` (a group is a candidate as it is).
+   */
+  private candidates(fresh: readonly SeriesGroup[]): SlotCandidate[] {
     const candidates: SlotCandidate[] = [];
     this.pending.forEach((row, key) => {
       if (key !== OTHER_KEY) candidates.push({ key, activity: this.pendingActivity[row] as number });
     });
+    for (let i = 0; i < fresh.length; i += 1) {
+      const g = fresh[i] as SeriesGroup;
+      if (g.key !== OTHER_KEY) candidates.push(g);
+    }
     return candidates;
   }
 
