@@ -109,7 +109,10 @@ export interface SeqpacketError extends Error {
 export declare class SeqpacketServer {
   /**
    * Binds and listens on `path` (a stale socket file is removed first; a live one or a non-socket file
-   * is an error) and starts the receiving thread. Events arrive on the JavaScript thread via `onEvent`.
+   * is an error) and starts the receiving thread. Events arrive on the JavaScript thread via `onEvent`,
+   * in turns: one uid's at a time and, within a uid, one process's at a time (the uid and pid of the
+   * connection's peer at connect), so one connection's events come in the order it sent them, and
+   * one process's connections in the order they were read, but other processes' may overtake them.
    * The server does not keep the process alive (see ref()).
    */
   constructor(path: string, options: SeqpacketServerOptions, onEvent: (event: SeqpacketEvent) => void);

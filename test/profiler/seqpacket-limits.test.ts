@@ -1,6 +1,7 @@
 // The receiver addon (native/seqpacket) against local users who try to deny it service, with real
 // sockets: a receiver out of file descriptors pauses accepting instead of spinning, one uid cannot
-// hold more than its share of connections, and the queue to JavaScript is bounded in bytes.
+// hold more than its share of connections, and the queue to JavaScript is bounded in bytes and
+// taken in turns (uid by uid, and process by process within a uid).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -250,6 +251,134 @@ test(
     }
   },
 );
+
+test("one process flooding the queue to JavaScript cannot hold back its uid's other processes: a uid's processes take turns", async () => {
+  const path = join(dir, 'connection-turns.sock');
+  const events: SeqpacketEvent[] = [];
+  const server = new addon.SeqpacketServer(path, { maxFrame: 100 }, (e) => events.push(e));
+  try {
+    // One process floods 2,000 frames (a rank stuck in a loop of tiny writes); once the receiver has
+    // read them all (nothing left in the socket's queue), another process of the same uid (another
+    // rank of the job) sends three. JavaScript is blocked all along (spawnSync, then the loop below),
+    // so every event waits at once. Taken in the order read, the three came after the whole flood.
+    runSenders(path, [
+      'import fcntl, termios, struct',
+      'f = connect()',
+      'for i in range(2000): f.send(b"F%d" % i)',
+      'end = time.time() + 10',
+      'while struct.unpack("i", fcntl.ioctl(f.fileno(), termios.TIOCOUTQ, b"\\0" * 4))[0] and time.time() < end: time.sleep(0.001)',
+      'pid = os.fork()',
+      'if pid == 0:',
+      '    q = connect()',
+      '    for i in range(3): q.send(b"Q%d" % i)',
+      '    q.close(); os._exit(0)',
+      'assert os.waitpid(pid, 0)[1] == 0',
+      'f.close()',
+    ]);
+    const end = Date.now() + 5000;
+    while (server.stats().closed < 2 && Date.now() < end);
+    assert.equal(server.stats().enqueued, 2005, 'both connections read to their end before JavaScript takes any');
+    await until('the queue to drain', () => server.stats().delivered === 2005 && events.length === 2005);
+    const quiet = events.find((e) => e.data?.toString() === 'Q0')?.connection;
+    const said = events.flatMap((e, i) => (e.connection === quiet ? [`${i}:${e.type}:${e.data?.toString() ?? ''}`] : []));
+    // Each of its events waits behind one of the flood's, not behind the flood.
+    assert.deepEqual(said, ['1:frame:Q0', '3:frame:Q1', '5:frame:Q2', '7:close:']);
+    const flood = events.filter((e) => e.connection !== quiet && e.type === 'frame').map((e) => e.data?.toString());
+    assert.deepEqual(
+      flood,
+      Array.from({ length: 2000 }, (_, i) => `F${i}`),
+      "the flood's frames all delivered, in order",
+    );
+    assert.equal(server.stats().queueDropped, 0);
+  } finally {
+    server.close();
+  }
+});
+
+test(
+  "a flooding process holds back neither another user's nor its own user's other processes by more than one frame per turn",
+  { skip: process.getuid?.() !== 0 && 'needs root to send as another uid' },
+  async () => {
+    const path = join(dir, 'two-level-turns.sock');
+    chmodSync(dir, 0o755);
+    const events: SeqpacketEvent[] = [];
+    const server = new addon.SeqpacketServer(path, { maxFrame: 100 }, (e) => events.push(e));
+    const flooder = 65534;
+    try {
+      // A process of uid 65534 floods 2,000 frames; once they are read, another process of that uid
+      // sends three, then one of this uid sends three. JavaScript is blocked all along.
+      runSenders(path, [
+        'import fcntl, termios, struct',
+        'pid = os.fork()',
+        'if pid == 0:',
+        `    os.setuid(${flooder}); f = connect()`,
+        '    for i in range(2000): f.send(b"F%d" % i)',
+        '    end = time.time() + 10',
+        '    while struct.unpack("i", fcntl.ioctl(f.fileno(), termios.TIOCOUTQ, b"\\0" * 4))[0] and time.time() < end: time.sleep(0.001)',
+        '    rank = os.fork()',
+        '    if rank == 0:',
+        '        q = connect()',
+        '        for i in range(3): q.send(b"Q%d" % i)',
+        '        q.close(); os._exit(0)',
+        '    assert os.waitpid(rank, 0)[1] == 0',
+        '    f.close(); os._exit(0)',
+        'assert os.waitpid(pid, 0)[1] == 0',
+        'o = connect()',
+        'for i in range(3): o.send(b"O%d" % i)',
+        'o.close()',
+      ]);
+      const end = Date.now() + 5000;
+      while (server.stats().closed < 3 && Date.now() < end);
+      assert.equal(server.stats().enqueued, 2009, 'every connection read to its end before JavaScript takes any');
+      await until('the queue to drain', () => server.stats().delivered === 2009 && events.length === 2009);
+      const at = (prefix: string): string[] => {
+        const connection = events.find((e) => e.data?.toString() === `${prefix}0`)?.connection;
+        return events.flatMap((e, i) => (e.connection === connection ? [`${i}:${e.data?.toString() ?? e.type}`] : []));
+      };
+      // The uids take turns (65534, 0, 65534, 0, ...), and within 65534's turns its two processes do.
+      assert.deepEqual(at('O'), ['1:O0', '3:O1', '5:O2', '7:close']);
+      assert.deepEqual(at('Q'), ['2:Q0', '6:Q1', '9:Q2', '11:close']);
+      assert.equal(server.stats().queueDropped, 0);
+    } finally {
+      server.close();
+    }
+  },
+);
+
+test("a process's frames keep their order across its connections: an exec'd image's new connection does not overtake the old one's frames", async () => {
+  const path = join(dir, 'process-order.sock');
+  const events: SeqpacketEvent[] = [];
+  const server = new addon.SeqpacketServer(path, { maxFrame: 100 }, (e) => events.push(e));
+  try {
+    // A process sends 100 frames and, once the receiver has read them, drops its connection and
+    // connects again (as its image does after an exec: the old socket closes on exec, the new image
+    // says hello on a new one), then sends three more. JavaScript is blocked all along. Had each
+    // connection its own turn, the new image's frames came between the old one's last frames, which
+    // the process table then took as stale (the same process, the sequence begun anew).
+    runSenders(path, [
+      'import fcntl, termios, struct',
+      'a = connect()',
+      'for i in range(100): a.send(b"A%d" % i)',
+      'end = time.time() + 10',
+      'while struct.unpack("i", fcntl.ioctl(a.fileno(), termios.TIOCOUTQ, b"\\0" * 4))[0] and time.time() < end: time.sleep(0.001)',
+      'a.close()',
+      'b = connect()',
+      'for i in range(3): b.send(b"B%d" % i)',
+      'b.close()',
+    ]);
+    const end = Date.now() + 5000;
+    while (server.stats().closed < 2 && Date.now() < end);
+    assert.equal(server.stats().enqueued, 105, 'both connections read to their end before JavaScript takes any');
+    await until('the queue to drain', () => server.stats().delivered === 105 && events.length === 105);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'frame').map((e) => e.data?.toString()),
+      [...Array.from({ length: 100 }, (_, i) => `A${i}`), 'B0', 'B1', 'B2'],
+    );
+    assert.equal(server.stats().queueDropped, 0);
+  } finally {
+    server.close();
+  }
+});
 
 test(
   "a connection's events reach JavaScript in the order they were sent, also when its process changes user between them",

@@ -1,13 +1,113 @@
-#include <algorithm>
+#include <list>
 
 #include "event.h"
 #include "seqpacket_server.h"
 
 namespace jobio {
 
+namespace {
+
+using Counters = SeqpacketServer::Counters;
+
+// Puts `event` at the back of its process's queue, and the process and its uid at the back of their
+// turns if they had nothing waiting. Only a process's first waiting event allocates (its entry and
+// turn); the list nodes are made apart and spliced in once every allocation has succeeded, so running
+// out of memory leaves the queues as they were (false): the receiving thread drops the event then,
+// rather than ending the process.
+bool Enqueue(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
+  std::list<uid_t> uid_turn;
+  std::list<pid_t> process_turn;
+  Counters::PerProcess* process = nullptr;
+  try {
+    auto found = queue.waiting.find(event->queue_pid);
+    if (found == queue.waiting.end()) {
+      if (queue.turns.empty()) uid_turn.push_back(event->queue_uid);
+      process_turn.push_back(event->queue_pid);
+      found = queue.waiting.emplace(event->queue_pid, Counters::PerProcess{}).first;  // the last allocation
+    }
+    process = &found->second;
+  } catch (...) {
+    return false;
+  }
+  event->next = nullptr;
+  if (process->last != nullptr) {
+    process->last->next = event;
+  } else {
+    process->first = event;
+  }
+  process->last = event;
+  queue.turns.splice(queue.turns.end(), process_turn);
+  c.turns.splice(c.turns.end(), uid_turn);
+  return true;
+}
+
+// Takes `event` back if JavaScript has not taken it yet: it is then the last of its process's
+// (only the receiving thread adds, and JavaScript takes from the front).
+bool Withdraw(Counters& c, Counters::PerUid& queue, SeqpacketEvent* event) {
+  auto found = queue.waiting.find(event->queue_pid);
+  if (found == queue.waiting.end() || found->second.last != event) return false;
+  Counters::PerProcess& process = found->second;
+  if (process.first == event) {
+    queue.waiting.erase(found);
+    queue.turns.remove(event->queue_pid);
+    if (queue.turns.empty()) c.turns.remove(event->queue_uid);
+    return true;
+  }
+  SeqpacketEvent* before = process.first;
+  while (before->next != event) before = before->next;
+  before->next = nullptr;
+  process.last = before;
+  return true;
+}
+
+// The next event in turn: the oldest of the first process in turn of the first uid in turn. The
+// process, then the uid, go to the back of their turns if they have more waiting (a splice: no
+// allocation on the JavaScript thread), else leave them. Null only if the queues disagree with the
+// turns, which they cannot.
+SeqpacketEvent* TakeNext(Counters& c) {
+  if (c.turns.empty()) return nullptr;
+  auto owner = c.per_uid.find(c.turns.front());
+  if (owner == c.per_uid.end() || owner->second.turns.empty()) {
+    c.turns.pop_front();
+    return nullptr;
+  }
+  Counters::PerUid& queue = owner->second;
+  auto found = queue.waiting.find(queue.turns.front());
+  if (found == queue.waiting.end() || found->second.first == nullptr) {
+    if (found != queue.waiting.end()) queue.waiting.erase(found);
+    queue.turns.pop_front();
+    if (queue.turns.empty()) c.turns.pop_front();
+    return nullptr;
+  }
+  Counters::PerProcess& process = found->second;
+  SeqpacketEvent* event = process.first;
+  process.first = event->next;
+  event->next = nullptr;
+  if (process.first == nullptr) {
+    queue.waiting.erase(found);
+    queue.turns.pop_front();
+  } else {
+    queue.turns.splice(queue.turns.end(), queue.turns, queue.turns.begin());
+  }
+  if (queue.turns.empty()) {
+    c.turns.pop_front();
+  } else {
+    c.turns.splice(c.turns.end(), c.turns, c.turns.begin());
+  }
+  return event;
+}
+
+}  // namespace
+
 SeqpacketServer::Counters::~Counters() {
   for (auto& entry : per_uid) {
-    for (SeqpacketEvent* event : entry.second.waiting) delete event;
+    for (auto& process : entry.second.waiting) {
+      for (SeqpacketEvent* event = process.second.first; event != nullptr;) {
+        SeqpacketEvent* next = event->next;
+        delete event;
+        event = next;
+      }
+    }
   }
 }
 
@@ -20,8 +120,13 @@ void SeqpacketServer::Deliver(Event* event) {
   // senders (a uid holding under a sixteenth of it): four uids flooding their quarters cannot starve a
   // job whose frames come a few at a time (it takes eight to fill the queue). Each uid's events wait
   // in a queue of their own, taken in turns (CallJs), so a light sender's events are not held behind
-  // the floods' (which, held long enough, made it heavy too). An event waits in the queue of its
-  // connection's uid, not of its sender's: a process that changes user (a root job's child becoming
+  // the floods' (which, held long enough, made it heavy too); within a uid, the events of each process
+  // that made a connection wait in a queue of their own, taken in turns too, so one process's flood
+  // does not hold back the same user's other processes (the other ranks of its job). By the process
+  // that connected, not by connection: an exec'd image says hello on a new connection from the same
+  // pid, and taken in turns with the old connection its frames overtook the old image's last ones,
+  // which the process table then took as stale. An event waits in the queue of its connection's uid
+  // and process, not of its sender's: a process that changes user (a root job's child becoming
   // nobody) sends its later frames with the new uid on the connection it opened before, and queued
   // by sender they overtook its earlier ones (its hello), which then looked stale to the process
   // table. Its bytes still count against the sender's share.
@@ -34,7 +139,8 @@ void SeqpacketServer::Deliver(Event* event) {
   bool over_total = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_;
   bool in_reserve = max_queue_bytes_ != 0 && c.queued_bytes.load() + event->cost > max_queue_bytes_ - max_queue_bytes_ / 4;
   bool heavy = user.bytes + event->cost > max_queue_bytes_ / 16;
-  if (over_share || over_total || (in_reserve && heavy)) {
+  Counters::PerUid& queue = c.per_uid[event->queue_uid];
+  if (over_share || over_total || (in_reserve && heavy) || !Enqueue(c, queue, event)) {
     user.dropped++;
     c.queue_dropped++;
     lock.unlock();
@@ -43,20 +149,14 @@ void SeqpacketServer::Deliver(Event* event) {
   }
   user.bytes += event->cost;
   c.queued_bytes += event->cost;
-  Counters::PerUid& queue = c.per_uid[event->queue_uid];
-  if (queue.waiting.empty()) c.turns.push_back(event->queue_uid);
-  queue.waiting.push_back(event);
   c.enqueued++;  // before the call: JavaScript may take it at once, and delivered never passes enqueued
   lock.unlock();
   // One call per waiting event, as before the turns: each call hands JavaScript one event, the next
-  // in turn (whichever uid's it is), so the event loop is paced as it always was.
+  // in turn (whichever uid's and process's it is), so the event loop is paced as it always was.
   if (tsfn_.NonBlockingCall(nullptr) == napi_ok) return;
   // Closing: take it back (this thread is the only one adding, and no call is left to take it).
   lock.lock();
-  auto it = std::find(queue.waiting.begin(), queue.waiting.end(), event);
-  if (it != queue.waiting.end()) {
-    queue.waiting.erase(it);
-    if (queue.waiting.empty()) c.turns.erase(std::remove(c.turns.begin(), c.turns.end(), event->queue_uid), c.turns.end());
+  if (Withdraw(c, queue, event)) {
     user.bytes -= event->cost;
     c.queued_bytes -= event->cost;
     user.dropped++;
@@ -77,16 +177,12 @@ void SeqpacketServer::CallJs(Napi::Env env, Napi::Function callback, Shared* con
   Event* event = nullptr;
   {
     std::lock_guard<std::mutex> lock(c.per_uid_mutex);
-    if (c.turns.empty()) return;  // (cannot happen: one call per waiting event)
-    uid_t uid = c.turns.front();
-    c.turns.pop_front();
-    Counters::PerUid& queue = c.per_uid[uid];
-    event = queue.waiting.front();
-    queue.waiting.pop_front();
-    if (!queue.waiting.empty()) c.turns.push_back(uid);
+    event = TakeNext(c);
+    if (event == nullptr) return;  // (cannot happen: one call per waiting event)
     c.delivered++;
     c.queued_bytes -= event->cost;
-    c.per_uid[event->uid].bytes -= event->cost;
+    auto sender = c.per_uid.find(event->uid);
+    if (sender != c.per_uid.end()) sender->second.bytes -= event->cost;
   }
   CallOne(env, callback, event);
 }

@@ -404,6 +404,7 @@ SeqpacketServer::ReadResult SeqpacketServer::ReadAll(Connection& connection, std
     }
     auto* event = new Event{Event::kFrame, connection.id, pid, uid, gid, static_cast<size_t>(got), {}, {}};
     event->queue_uid = connection.uid;
+    event->queue_pid = connection.pid;
     if (static_cast<size_t>(got) > max_frame_ || (msg.msg_flags & MSG_TRUNC)) {
       event->kind = Event::kOversized;
       counters_->oversized++;
@@ -433,6 +434,7 @@ void SeqpacketServer::CloseConnection(std::unordered_map<uint64_t, Connection>& 
   counters_->closed++;
   auto* event = new Event{Event::kClose, c.id, c.pid, c.uid, c.gid, 0, {}, {}};
   event->queue_uid = c.uid;
+  event->queue_pid = c.pid;
   Deliver(event);
 }
 

@@ -13,7 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -62,11 +62,28 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
      * by the epoll thread (enqueue) and the JavaScript thread (delivery), hence the mutex; a map entry
      * per uid that ever sent (bounded by the accounts on the host).
      */
+    /** The events of one process waiting for JavaScript, oldest first, linked by Event::next. */
+    struct PerProcess {
+      SeqpacketEvent* first = nullptr;
+      SeqpacketEvent* last = nullptr;
+    };
     struct PerUid {
       uint64_t bytes = 0;
       uint64_t dropped = 0;
-      /** Events of its connections waiting for JavaScript, in the order they were read. */
-      std::deque<SeqpacketEvent*> waiting;
+      /**
+       * Events of its connections waiting for JavaScript, per process that made the connection
+       * (Event::queue_pid), each in the order it was read. An entry exists only while it has events
+       * waiting, so there are never more entries than waiting events, and an ordered map gives their
+       * memory back as they go (a hash map keeps its largest bucket array).
+       */
+      std::map<pid_t, PerProcess> waiting;
+      /**
+       * Those processes, in turn: within the uid's turn, one event of each process in turn, so one
+       * flooding process delays the uid's other processes (the other ranks of a job) by one event
+       * per turn, not by its whole flood. A list, so that moving the front to the back (every
+       * delivery) never allocates.
+       */
+      std::list<pid_t> turns;
       /** Connections of this uid refused at accept, whatever the reason. */
       uint64_t refused = 0;
     };
@@ -77,9 +94,9 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
      * a uid's events wait behind as many of each other uid's, not behind a whole flood of them. An
      * event waits in the queue of its connection's uid (Event::queue_uid), so one connection's events
      * keep their order even when its process changes user between them; its bytes count against
-     * the share of the uid that sent it (Event::uid).
+     * the share of the uid that sent it (Event::uid). A list, as PerUid::turns.
      */
-    std::deque<uid_t> turns;
+    std::list<uid_t> turns;
     ~Counters();
   };
   using Shared = std::shared_ptr<Counters>;
