@@ -289,3 +289,26 @@ test('density sums past 32 bits: a job whose window sum passes 2^32 − 1 is in 
   // 10^8 to 10^9 bytes a second; the others (j % 3 = 2: 1000·j + 7) are below 10^6.
   assert.equal(density.jobs[readRow * BUCKETS + 1 + 8 - MIN_DECADE], jobs - Math.floor((jobs + 1) / 3));
 });
+
+test('density through the accumulator: a job whose entry leaves and comes back within the window is one job', () => {
+  const acc = newAccumulator();
+  const entry = (id: string, bytes: number): GeneratedJob => ({ id, samples: { read_bytes: 1 }, sums: { read_bytes: bytes } });
+  const file = (...jobs: GeneratedJob[]): string => jobStatsText(jobs, '2.14');
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('100:1001:c1', 1000), entry('200:1002:c2', 1000)) }, 0);
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('100:1001:c1', 1600), entry('200:1002:c2', 1005)) }, 1000);
+  // Job 100's entry leaves the file (its class goes), then comes back from zero in the same window.
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('200:1002:c2', 1005)) }, 2000);
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('100:1001:c1', 500), entry('200:1002:c2', 1005)) }, 3000);
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('100:1001:c1', 500), entry('200:1002:c2', 1010)) }, 31_000);
+  const d = densityOf(acc, 'OST0')!;
+  assert.equal(d.intervalSeconds, 31);
+  const row = RATE_CLASSES.indexOf('read_bytes') * BUCKETS;
+  const counts = [...d.jobs.subarray(row, row + BUCKETS)];
+  // Two jobs: 100 with 600 + 500 bytes (35 B/s, decade 1), 200 with 10 bytes (0.3 B/s, decade −1).
+  assert.equal(
+    counts.reduce((a, b) => a + b, 0),
+    2,
+  );
+  assert.equal(counts[1 + 1 - MIN_DECADE], 1);
+  assert.equal(counts[1 - 1 - MIN_DECADE], 1);
+});
