@@ -88,7 +88,7 @@ test('programs that ran without the profiler are said: a static child inside sh 
     assert.equal(np.processes, 2);
     // env -i exec'd `reasons` with no environment; sh (dash) started the static one with vfork
     // (both programs are called `reasons`: names are listed once)
-    assert.equal(np.detail, '2 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons; their I/O is not in these figures');
+    assert.equal(np.detail, '2 process(es) ran without the profiler (static or setuid programs, a cleared environment, excluded, or run as another user): reasons; their I/O is not in these figures');
     assert.match(r.stderr, /^ {2}not_profiled: 2 process\(es\) ran without the profiler/m);
 
     const s = await runLogged([reasonsStatic, join(dir, 's')]);
@@ -100,7 +100,7 @@ test('programs that ran without the profiler are said: a static child inside sh 
         processes: 1,
         bytes: 0,
         // the command's own file tells why: a static binary
-        detail: `1 process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): reasons (a static binary); their I/O is not in these figures`,
+        detail: `1 process(es) ran without the profiler (static or setuid programs, a cleared environment, excluded, or run as another user): reasons (a static binary); their I/O is not in these figures`,
       },
     ]);
     assert.match(s.stderr, /no I\/O on file systems was recorded/);

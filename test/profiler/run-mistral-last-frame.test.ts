@@ -20,11 +20,16 @@ const work = mkdtempSync(join(tmpdir(), 'jobio-last-frame-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const HELD = 64 << 20;
-/** Holds HELD resident bytes, then sleeps 2.5 s: the memory is sampled, and the run ends between two samples. */
+/**
+ * Holds HELD resident bytes, then sleeps 2.5 s: the memory is sampled, and the run ends between two
+ * samples. It leaves with os._exit, holding the bytes to the end: Python's own finalization would
+ * free them first, and a sample then would rightly see less.
+ */
 const PROGRAM = `
-import time
+import os, time
 held = b'\\x01' * ${HELD}
 time.sleep(2.5)
+os._exit(0)
 `;
 
 const seconds = (r: LogRecord): number => Number(/^(\d+)s$/.exec(String(r.timeframe))?.[1]);

@@ -4,10 +4,11 @@
 // as a baseline); a program exec'd as nobody cannot reach the run's private socket and is named as
 // run by another user; setpriv, and any program that changes user the way it does (keeping its
 // capabilities, raising its own thread's again, then changing its groups), runs to its end with
-// its calls counted.
+// its calls counted; children a process forks after it became nobody are refused by the run's
+// private socket, and counted as unseen, one each, with their uid.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
@@ -51,6 +52,36 @@ test(
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    }
+  },
+);
+
+test(
+  'children forked after their parent became another user: the run’s socket refuses them, and jobio run counts each one, with its uid',
+  { skip: process.getuid?.() !== 0 && 'needs root to change user' },
+  async () => {
+    const program = buildProgram('switch-then-fork');
+    const dir = mkdtempSync(join(SHM, 'jobio-switch-then-fork-'));
+    try {
+      chmodSync(dir, 0o755); // the children, as nobody, open the data file in it
+      writeFileSync(join(dir, 'data'), '12345', { mode: 0o644 });
+      const out = join(dir, 'log.jsonl');
+      const children = 3;
+      const r = await runJobio(['run', '--output', out, '--', program, dir, String(children)]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, 'done\n', 'every child opened the file as nobody');
+      const d = readValidLog(readFileSync(out, 'utf8')).find((x) => x.type === 'diagnosis');
+      assert.ok(d, 'a diagnosis record');
+      const unseen = (d.unseen as LogRecord[]).filter((x) => x.kind === 'not_profiled');
+      assert.equal(unseen.length, 1, 'the refused children are said to be unseen');
+      const [notProfiled] = unseen as [LogRecord];
+      assert.equal(notProfiled.processes, children, 'each child counted once; the parent, profiled, not at all');
+      const named = `switch-then-fork (${ANOTHER_USER(NOBODY)})`;
+      assert.ok(String(notProfiled.detail).includes(`: ${named};`), String(notProfiled.detail));
+      assert.ok(r.stderr.includes(`not_profiled: ${children} process(es)`), r.stderr);
+      assert.ok(r.stderr.includes(named), r.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   },
 );

@@ -176,7 +176,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
       kind: 'not_profiled',
       processes: programs.length,
       bytes: 0,
-      detail: `${programs.length} process(es) ran without the profiler (static or setuid programs, a cleared environment, or excluded): ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}; their I/O is not in these figures`,
+      detail: `${programs.length} process(es) ran without the profiler (static or setuid programs, a cleared environment, excluded, or run as another user): ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}; their I/O is not in these figures`,
     });
   }
   const u = input.unseen;

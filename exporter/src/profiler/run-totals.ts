@@ -5,6 +5,7 @@ import type { MountRecord, ProcessRecord, ProcessUnseen } from '../parsers/profi
 import { addInto, emptyCounters, type Counters } from './counters.js';
 import type { AggregatorSink, MountInfo, ProcessIdentity, ProcessIncrement } from './process-table.js';
 import { programKey, programOf, type Program } from './programs.js';
+import type { RefusedProcess } from './refused-processes.js';
 import { UnprofiledTracker } from './unprofiled.js';
 
 /** What the processes saw but could not count, summed over processes (their latest figures). */
@@ -39,6 +40,8 @@ export interface SecondsWindow {
 
 /** Why a program started as another user sent nothing to `jobio run`. */
 export const ANOTHER_USER = (uid: number): string => `run as uid ${uid}, another user, whom the run's private socket refuses`;
+/** The same, for refused processes beyond those remembered one by one. */
+const ANOTHER_USER_UNKNOWN = "run as another user, whom the run's private socket refuses";
 
 export class RunTotals implements AggregatorSink {
   readonly mounts = new Map<string, MountSeries>();
@@ -162,9 +165,21 @@ export class RunTotals implements AggregatorSink {
    * started with vfork or posix_spawn (named in their parent's frames) that never reported count too.
    * One started by a process that had changed user ran as that user, whom the run's private socket
    * (0600 in a 0700 directory) refuses: said so, with the uid.
+   * `refused`: the processes of another user that said the private socket refused them
+   * (refused-processes.ts), by pid: a program above that is one of them is named with its uid; the
+   * others (a child forked after its parent changed user, which no profiled process names) follow,
+   * one each, and `more` of them unnamed.
    */
-  unprofiledExecs(): string[] {
-    return this.unprofiledPrograms.unprofiled().map((p) => (p.owner === undefined ? p.name : `${p.name} (${ANOTHER_USER(p.owner)})`));
+  unprofiledExecs(refused: { readonly byPid: ReadonlyMap<number, RefusedProcess>; readonly more: number } = { byPid: new Map(), more: 0 }): string[] {
+    const named = new Set<number>();
+    const out = this.unprofiledPrograms.unprofiled().map((p) => {
+      const owner = p.owner ?? refused.byPid.get(p.pid)?.uid;
+      if (refused.byPid.has(p.pid)) named.add(p.pid);
+      return owner === undefined ? p.name : `${p.name} (${ANOTHER_USER(owner)})`;
+    });
+    for (const [pid, r] of refused.byPid) if (!named.has(pid)) out.push(`${r.name} (${ANOTHER_USER(r.uid)})`);
+    for (let i = 0; i < refused.more; i++) out.push(`(unknown program) (${ANOTHER_USER_UNKNOWN})`);
+    return out;
   }
 
   /** Did any process with this pid report? (the command itself: static or setuid when not) */

@@ -100,10 +100,10 @@ export class UnprofiledTracker<T> {
     return (this.sequences.get(p.exec.key)?.sequence ?? p.exec.sequence) > p.exec.sequence;
   }
 
-  /** `jobio run`, at the end: every program still not heard from. */
-  unprofiled(): { name: string; owner: T }[] {
-    const out: { name: string; owner: T }[] = [];
-    for (const list of this.pending.values()) for (const p of list) if (!this.resolved(p)) out.push({ name: p.name, owner: p.owner });
+  /** `jobio run`, at the end: every program still not heard from (pid: the one it would have said hello from). */
+  unprofiled(): { name: string; owner: T; pid: number }[] {
+    const out: { name: string; owner: T; pid: number }[] = [];
+    for (const list of this.pending.values()) for (const p of list) if (!this.resolved(p)) out.push({ name: p.name, owner: p.owner, pid: p.pid });
     return out;
   }
 

@@ -13,9 +13,13 @@ export interface TreeUsage {
    */
   readonly userTicks: number;
   readonly systemTicks: number;
-  /** VmRSS and VmSize summed over the tree, in bytes (shared pages count in every process that maps them). */
-  readonly rssBytes: number;
-  readonly vmemBytes: number;
+  /**
+   * VmRSS and VmSize summed over the tree, in bytes (shared pages count in every process that maps
+   * them); undefined when no process of the tree had an address space (all of them zombies, or
+   * exiting with their memory being given back): that is no level of the job's memory, not 0.
+   */
+  readonly rssBytes: number | undefined;
+  readonly vmemBytes: number | undefined;
 }
 
 interface Stat {
@@ -35,13 +39,18 @@ function readStat(procfs: string, pid: number): Stat | undefined {
   }
 }
 
-function readMemory(procfs: string, pid: number): [number, number] {
+/** VmRSS and VmSize in bytes; undefined for a process without an address space (a zombie, or one exiting). */
+function readMemory(procfs: string, pid: number): [number, number] | undefined {
   try {
     const text = readFileSync(`${procfs}/${pid}/status`, 'utf8');
-    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) * 1024;
-    return [kb('VmRSS'), kb('VmSize')];
+    const kb = (name: string): number | undefined => {
+      const m = new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text);
+      return m ? Number(m[1]) * 1024 : undefined;
+    };
+    const rss = kb('VmRSS');
+    return rss === undefined ? undefined : [rss, kb('VmSize') ?? rss];
   } catch {
-    return [0, 0];
+    return undefined;
   }
 }
 
@@ -69,8 +78,8 @@ export function treeUsage(procfs: string, root: number): TreeUsage | undefined {
   let processes = 0;
   let userTicks = 0;
   let systemTicks = 0;
-  let rssBytes = 0;
-  let vmemBytes = 0;
+  let rssBytes: number | undefined;
+  let vmemBytes: number | undefined;
   const queue = [root];
   const seen = new Set<number>();
   while (queue.length > 0) {
@@ -82,9 +91,11 @@ export function treeUsage(procfs: string, root: number): TreeUsage | undefined {
     processes++;
     userTicks += st.user;
     systemTicks += st.system;
-    const [rss, vmem] = readMemory(procfs, pid);
-    rssBytes += rss;
-    vmemBytes += vmem;
+    const memory = readMemory(procfs, pid);
+    if (memory) {
+      rssBytes = (rssBytes ?? 0) + memory[0];
+      vmemBytes = (vmemBytes ?? 0) + memory[1];
+    }
     queue.push(...(children.get(pid) ?? []));
   }
   return { processes, userTicks, systemTicks, rssBytes, vmemBytes };

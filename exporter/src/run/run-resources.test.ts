@@ -8,10 +8,10 @@ import { ResourceSampler } from './run-resources.js';
 const PID = 4242;
 
 /** A procfs with the host's cpu line and one process of `utime` ticks (state, ppid, 9 fields, utime, stime, cutime, cstime, 4 fields, starttime, ...). */
-function writeProc(procfs: string, hostUserTicks: number, utime: number): void {
+function writeProc(procfs: string, hostUserTicks: number, utime: number, status = 'VmRSS:\t1024 kB\nVmSize:\t4096 kB\n'): void {
   writeFileSync(join(procfs, 'stat'), `cpu  ${hostUserTicks} 0 0 1000 0 0 0 0 0 0\n`);
   writeFileSync(join(procfs, String(PID), 'stat'), `${PID} (app) R 1 ${PID} ${PID} 0 -1 0 0 0 0 0 ${utime} 0 0 0 20 0 1 0 5000 10000 250\n`);
-  writeFileSync(join(procfs, String(PID), 'status'), 'VmRSS:\t1024 kB\nVmSize:\t4096 kB\n');
+  writeFileSync(join(procfs, String(PID), 'status'), status);
 }
 
 test('a sample taken after its frame was written joins the next frame: the frames still add up', () => {
@@ -64,4 +64,25 @@ test('a last slot the run ended in before its sample holds the memory of the las
   short.closeTail(1, { userUs: 20_000, systemUs: 0, maxRssBytes: 9 << 20 });
   const only = short.window(0, 1);
   assert.deepEqual([only.rssBytes, only.vmemBytes], [[9 << 20], [9 << 20]]);
+});
+
+test('a sample that finds the process without an address space (exiting, or a zombie) is no memory level: the last slot holds the level before it', () => {
+  const procfs = mkdtempSync(join(tmpdir(), 'jobio-run-resources-'));
+  mkdirSync(join(procfs, String(PID)));
+  writeProc(procfs, 0, 0);
+  let now = 1;
+  const sampler = new ResourceSampler(procfs, PID, () => now);
+  sampler.sample(); // second 0: 1024 kB resident, 4096 kB virtual
+  now = 2;
+  sampler.sample(); // second 1: the same
+  now = 3;
+  // /proc/PID/status of a process whose memory is being torn down at its exit has no Vm lines
+  writeProc(procfs, 10, 10, 'Name:\tapp\nState:\tZ (zombie)\n');
+  sampler.sample(); // second 2, the last
+  sampler.foldTail(3);
+  sampler.closeTail(3, { userUs: 100_000, systemUs: 0, maxRssBytes: 9 << 20 });
+  const last = sampler.window(2, 3);
+  assert.deepEqual([last.rssBytes, last.vmemBytes], [[1024 * 1024], [4096 * 1024]], 'not 0: the level of the sample before');
+  assert.deepEqual(last.jobUser, [100_000], "the exiting sample's CPU still counts");
+  assert.equal(sampler.peakRssBytes, 1024 * 1024);
 });

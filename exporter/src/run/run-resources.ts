@@ -18,7 +18,10 @@ interface Sample {
   hostIowait: number;
   jobUser: number;
   jobSystem: number;
-  /** Absent in a slot closeTail adds when nothing was measured: the processes are gone by then. */
+  /**
+   * Absent in a slot closeTail adds when nothing was measured (the processes are gone by then), and in
+   * a sample that found no process with an address space (zombies, or processes exiting).
+   */
   rssBytes?: number;
   vmemBytes?: number;
 }
@@ -76,8 +79,8 @@ export class ResourceSampler {
       hostIowait: 0,
       jobUser: 0,
       jobSystem: 0,
-      rssBytes: tree?.rssBytes ?? 0,
-      vmemBytes: tree?.vmemBytes ?? 0,
+      // (no level when every process of the tree was a zombie or exiting: its memory was being given back)
+      ...(tree?.rssBytes !== undefined ? { rssBytes: tree.rssBytes, vmemBytes: tree.vmemBytes ?? tree.rssBytes } : {}),
     };
     if (host && prevHost) [s.hostUser, s.hostSystem, s.hostIowait] = host.map((v, i) => Math.max(0, v - (prevHost[i] ?? 0)) * TICK_US) as [number, number, number];
     if (tree) {
@@ -85,8 +88,8 @@ export class ResourceSampler {
       s.jobUser = Math.max(0, tree.userTicks - this.lastJob[0]) * TICK_US;
       s.jobSystem = Math.max(0, tree.systemTicks - this.lastJob[1]) * TICK_US;
       this.lastJob = [tree.userTicks, tree.systemTicks];
-      this.rssPeak = Math.max(this.rssPeak, tree.rssBytes);
-      this.vmemPeak = Math.max(this.vmemPeak, tree.vmemBytes);
+      this.rssPeak = Math.max(this.rssPeak, tree.rssBytes ?? 0);
+      this.vmemPeak = Math.max(this.vmemPeak, tree.vmemBytes ?? 0);
     }
     if (host) this.lastHost = host;
     if (tree) this.samples.push(s);
@@ -111,8 +114,10 @@ export class ResourceSampler {
         prev.hostIowait += s.hostIowait;
         prev.jobUser += s.jobUser;
         prev.jobSystem += s.jobSystem;
-        prev.rssBytes = Math.max(prev.rssBytes ?? 0, s.rssBytes ?? 0);
-        prev.vmemBytes = Math.max(prev.vmemBytes ?? 0, s.vmemBytes ?? 0);
+        if (s.rssBytes !== undefined) {
+          prev.rssBytes = Math.max(prev.rssBytes ?? 0, s.rssBytes);
+          prev.vmemBytes = Math.max(prev.vmemBytes ?? 0, s.vmemBytes ?? 0);
+        }
       } else merged.push(s);
     }
     this.samples.splice(0, this.samples.length, ...merged);
@@ -122,19 +127,25 @@ export class ResourceSampler {
    * The end of the run, after foldTail: the CPU time since the last sample (all of it for a job
    * shorter than a sample) goes to the last slot. The job's part is what `exact` (getrusage of the
    * reaped command) counted beyond the samples; the host's is /proc/stat as read by stop().
-   * Memory is a level, not a flow: a last slot the run ended in before its sample was due holds the
-   * tree's memory at the last sample; with no sample at all, getrusage's peak of the largest process
+   * Memory is a level, not a flow: a last slot the run ended in before its sample was due (or whose
+   * sample found the processes exiting, their memory being given back) holds the tree's memory at
+   * the last sample that measured one; with no sample at all, getrusage's peak of the largest process
    * (`exact.maxRssBytes`) stands for both sizes, as the only figure measured.
    */
   closeTail(slots: number, exact: { userUs: number; systemUs: number; maxRssBytes?: number } | undefined): void {
     const second = Math.max(0, slots - 1);
     let last = this.samples.find((s) => s.second === second);
     if (!last) {
+      last = { second, hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0 };
+      this.samples.push(last);
+    }
+    if (last.rssBytes === undefined) {
       const level = [...this.samples].reverse().find((s) => s.rssBytes !== undefined);
       const rssBytes = level?.rssBytes ?? exact?.maxRssBytes;
-      const vmemBytes = level?.vmemBytes ?? rssBytes;
-      last = { second, hostUser: 0, hostSystem: 0, hostIowait: 0, jobUser: 0, jobSystem: 0, ...(rssBytes !== undefined ? { rssBytes, vmemBytes } : {}) };
-      this.samples.push(last);
+      if (rssBytes !== undefined) {
+        last.rssBytes = rssBytes;
+        last.vmemBytes = level?.vmemBytes ?? rssBytes;
+      }
     }
     const host = this.endHost;
     const prevHost = this.lastHost;

@@ -9,7 +9,7 @@
 //   summarise  the red/yellow/green summary and the coverage line on stderr
 //   close      whatever the run opened, however it ended
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants as fsConstants, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants as fsConstants, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { hostname, tmpdir, constants as osConstants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { emptyCounters, addInto, type Counters } from '../profiler/counters.js';
@@ -17,6 +17,7 @@ import { JOBID_VARIABLES } from '../profiler/job-verifier.js';
 import { loadSeqpacketAddon } from '../profiler/native.js';
 import { ProfilerReceiver } from '../profiler/receiver.js';
 import { RunTotals, type MountSeries } from '../profiler/run-totals.js';
+import { RefusedProcesses } from '../profiler/refused-processes.js';
 import { diagnose, type Diagnosis } from '../profiler/diagnosis.js';
 import { whyUnprofiled } from '../profiler/why-unprofiled.js';
 import { classFigures, type RecordContext } from '../profiler/mistral-records.js';
@@ -43,6 +44,8 @@ import { attachedStartMs, libraryMismatches, librarySampling, processExit, Waite
 
 /** How long to wait after CMD exits for its processes' last frames (lingering daemons keep theirs open). */
 const DRAIN_TIMEOUT_MS = 3000;
+/** How long to wait for the last word of refused processes (any user can hold that socket open). */
+const REFUSED_DRAIN_MS = 500;
 /** Signals forwarded to CMD. SIGINT and SIGQUIT are ignored instead, as time(1) does: the terminal sends them to CMD too. */
 const FORWARDED = ['SIGTERM', 'SIGHUP', 'SIGUSR1', 'SIGUSR2'] as const;
 const IGNORED = ['SIGINT', 'SIGQUIT'] as const;
@@ -83,6 +86,8 @@ export async function runSession(argv: readonly string[], flags: SessionFlags, f
 /** What start() leaves for the later phases. */
 interface Started {
   readonly receiver: ProfilerReceiver;
+  /** Processes of another user that the private socket refused (not with --attach). */
+  readonly refused: RefusedProcesses | undefined;
   /** CMD, or with --attach the process whose exit ends the job. */
   readonly pid: number | undefined;
   /** With --attach: when that process sent its last frame. */
@@ -118,6 +123,9 @@ export class RunSession {
   private fd: number | undefined;
   private logPath: string | undefined;
   private dir: string | undefined;
+  /** A directory any user may traverse (0711), for the socket of refused processes. */
+  private refusedDir: string | undefined;
+  private refused: RefusedProcesses | undefined;
   private startMs = 0;
   private endMs = 0;
   private totals!: RunTotals;
@@ -215,6 +223,15 @@ export class RunSession {
       this.fd = undefined;
       return 1;
     }
+    // Beside it, one any user may enter (not list): where a process the private socket refuses (it
+    // runs as another user) says so. Without it such processes are only not counted.
+    if (this.flags.attach !== undefined) return undefined; // the job runs already, without its variable
+    try {
+      this.refusedDir = mkdtempSync(join(dirname(this.dir), 'jobio-refused-'));
+      chmodSync(this.refusedDir, 0o711);
+    } catch (err) {
+      process.stderr.write(`jobio run: warning: processes of another user will not be counted: ${(err as Error).message}\n`);
+    }
     return undefined;
   }
 
@@ -239,6 +256,8 @@ export class RunSession {
       onHandled: () => this.handled.signal(),
       ...(attach !== undefined ? { listenFd: attach.fd } : {}),
     }));
+    const refusedPath = this.refusedDir !== undefined ? join(this.refusedDir, 'refused.sock') : undefined;
+    const refused = (this.refused = refusedPath !== undefined ? this.listenRefused(refusedPath) : undefined);
     const clientBefore = readClientBytes(this.flags.lustrePaths);
     // The host's full name for the records (only with a log), asked before CMD starts: the helper it
     // runs is reaped before the CPU figures of the command's children are first read.
@@ -266,7 +285,12 @@ export class RunSession {
       });
     }
     const childrenBefore = addon.childrenUsage();
-    const libraryEnv = { ...this.mistral?.library, ...this.mistralEnv.library, ...libraryEnvironment(options, socketPath, startMs) };
+    const libraryEnv = {
+      ...this.mistral?.library,
+      ...this.mistralEnv.library,
+      ...libraryEnvironment(options, socketPath, startMs),
+      ...(refused !== undefined && refusedPath !== undefined ? { JOBIO_REFUSED_SOCKET: refusedPath } : {}),
+    };
     let pid: number | undefined;
     let exited: Promise<Exited>;
     if (waited !== undefined) {
@@ -298,7 +322,17 @@ export class RunSession {
     const selection = { totals: options.totals, cpuMemory: options.cpuMemory, diagnosis: options.diagnosis };
     const output = sink !== undefined ? new RunOutput(sink, named, totals, sampler, options.network, gpu, selection) : undefined;
     if (output && options.timeframeSec > 0) this.scheduleFrame(output); // timeframe `no`: the one frame is written at the end
-    return { receiver, pid, waitedEnd, exited, clientBefore, childrenBefore, sampler, gpu, output };
+    return { receiver, refused, pid, waitedEnd, exited, clientBefore, childrenBefore, sampler, gpu, output };
+  }
+
+  /** The socket of refused processes, or undefined (said on stderr) when it cannot be made. */
+  private listenRefused(path: string): RefusedProcesses | undefined {
+    try {
+      return new RefusedProcesses(path, process.getuid?.() ?? -1, '/proc', () => this.handled.signal());
+    } catch (err) {
+      process.stderr.write(`jobio run: warning: processes of another user will not be counted: ${(err as Error).message}\n`);
+      return undefined;
+    }
   }
 
   /** CMD's exit: its status, or (failed) 127 when it was not found and 126 when it could not run. */
@@ -320,6 +354,7 @@ export class RunSession {
   async settle(started: Started): Promise<Settled> {
     const { receiver, pid, sampler, gpu, output } = started;
     const complete = await drain(receiver, this.handled);
+    if (started.refused !== undefined) await drain(started.refused, this.handled, REFUSED_DRAIN_MS);
     // attached: the job ended when its waited process sent its last frame (this session saw it later)
     if (started.waitedEnd?.lastMs !== undefined) this.endMs = Math.min(this.endMs, Math.max(this.startMs, started.waitedEnd.lastMs));
     const { options, totals, startMs, endMs } = this;
@@ -356,7 +391,7 @@ export class RunSession {
     const diagnosis = diagnose({
       programs: [...totals.byProgram.values()].filter((p) => p.info.fstype !== NETWORK_FSTYPE),
       unseen: totals.unseen(),
-      unprofiledExecs: totals.unprofiledExecs(),
+      unprofiledExecs: totals.unprofiledExecs(started.refused?.refused()),
       ...(commandPid !== undefined && !totals.sawPid(commandPid) ? { commandUnprofiled: withWhy(basename(file), whyUnprofiled(file)) } : {}),
       smallThreshold: options.smallThreshold,
       runtimeNs: totals.runtimeNs,
@@ -405,6 +440,8 @@ export class RunSession {
     for (const [sig, h] of this.handlers) process.off(sig, h);
     this.feed?.abandon();
     this.receiver?.close();
+    this.refused?.close();
+    if (this.refusedDir !== undefined) rmSync(this.refusedDir, { recursive: true, force: true });
     if (this.fd !== undefined) closeSync(this.fd);
     if (this.dir === undefined) return;
     // receiver.close() removed the socket: the directory is empty unless something else got in.
@@ -463,8 +500,8 @@ export function exitStatus(code: number | null, signal: NodeJS.Signals | null): 
  * each event the receiver handles (a goodbye usually arrives just after CMD's exit, so no fixed
  * sleep), and every 20 ms in case a connection ends with no event of its own.
  */
-async function drain(receiver: ProfilerReceiver, handled: Wakeup): Promise<boolean> {
-  const until = Date.now() + DRAIN_TIMEOUT_MS;
+async function drain(receiver: { drained(): boolean }, handled: Wakeup, timeoutMs = DRAIN_TIMEOUT_MS): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
   for (;;) {
     if (receiver.drained()) return true;
     if (Date.now() > until) return false;

@@ -146,6 +146,9 @@ void jobio_read_config(void) {
     jobio_log_line("JOBIO_SOCKET path too long, not sending:", sp, 0, 0);
     jobio_cfg.socket_path[0] = 0;
   }
+  const char *rp = getenv("JOBIO_REFUSED_SOCKET");
+  if (rp && strlen(rp) < sizeof jobio_cfg.refused_socket_path)
+    jobio_copy(jobio_cfg.refused_socket_path, sizeof jobio_cfg.refused_socket_path, rp);
   jobio_cfg.small = jobio_env_u64("JOBIO_SMALL_THRESHOLD", JOBIO_DEFAULT_SMALL_THRESHOLD, 1, 1ull << 40);
   jobio_cfg.large = jobio_env_u64("JOBIO_LARGE_THRESHOLD", JOBIO_DEFAULT_LARGE_THRESHOLD, 1, 1ull << 62);
   if (jobio_cfg.large < jobio_cfg.small) jobio_cfg.large = jobio_cfg.small;

@@ -23,6 +23,7 @@ struct jobio_config {
   int add_bypass_env;   /* add JOBIO_BYPASSED to the environment of exec'd children */
   int debug;
   char socket_path[108];
+  char refused_socket_path[108]; /* JOBIO_REFUSED_SOCKET: where a process the run's socket refuses says so */
   char error_log[256];
   char volumes[256]; /* JOBIO_VOLUMES: a file of directories treated as mount points (process/mounts.c) */
 };

@@ -17,6 +17,7 @@
 #include "base/sys.h"
 
 static int jobio_sock = -1;
+static int jobio_knocked; /* this process has said that the socket refused it (jobio_knock) */
 static dev_t jobio_sock_dev;
 static ino_t jobio_sock_ino;
 static uint64_t jobio_seq;
@@ -41,6 +42,7 @@ void jobio_transport_after_fork(void) {
     jobio_sock = -1;
   }
   jobio_seq = 0; /* the child's frames are its own, numbered from 0 */
+  jobio_knocked = 0; /* a child refused is another process to count */
   jobio_dropped_frames = 0;
 }
 
@@ -58,18 +60,52 @@ static int jobio_sock_valid(void) {
   return 1;
 }
 
-static int jobio_connect(void) {
+/* A non-blocking SOCK_SEQPACKET socket connected to `path`, or -1 (errno says why). */
+static int jobio_connect_to(const char *path) {
   int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
   struct sockaddr_un sa;
   memset(&sa, 0, sizeof sa);
   sa.sun_family = AF_UNIX;
-  size_t len = strnlen(jobio_cfg.socket_path, sizeof sa.sun_path - 1);
-  memcpy(sa.sun_path, jobio_cfg.socket_path, len);
+  size_t len = strnlen(path, sizeof sa.sun_path - 1);
+  memcpy(sa.sun_path, path, len);
   if (syscall(SYS_connect, fd, &sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1)) != 0) {
-    static int warned;
-    if (!warned++) jobio_log("cannot connect to JOBIO_SOCKET, frames are dropped; errno", errno);
+    int why = errno;
     jobio_sys_close(fd);
+    errno = why;
+    return -1;
+  }
+  return fd;
+}
+
+/*
+ * The run's private socket refused this process (it runs as another user than the run's): say so,
+ * once per process, on the socket `jobio run` keeps for that (JOBIO_REFUSED_SOCKET, which any user
+ * may reach). The receiver counts the process by the kernel's credentials of the message; the
+ * program's name it carries is only a label, for when the process is gone before the receiver can
+ * read its /proc entry. Nothing waits; a failure is ignored.
+ */
+static void jobio_knock(void) {
+  if (jobio_knocked || !jobio_cfg.refused_socket_path[0]) return;
+  jobio_knocked = 1;
+  int saved = errno;
+  int fd = jobio_connect_to(jobio_cfg.refused_socket_path);
+  if (fd >= 0) {
+    size_t len = strnlen(jobio_g.exe, sizeof jobio_g.exe);
+    syscall(SYS_sendto, fd, len > 0 ? jobio_g.exe : "?", len > 0 ? len : 1, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
+    jobio_sys_close(fd);
+  }
+  errno = saved;
+}
+
+static int jobio_connect(void) {
+  int fd = jobio_connect_to(jobio_cfg.socket_path);
+  if (fd < 0) {
+    int why = errno;
+    static int warned;
+    if (!warned++) jobio_log("cannot connect to JOBIO_SOCKET, frames are dropped; errno", why);
+    if (why == EACCES || why == EPERM) jobio_knock();
+    errno = why;
     return -1;
   }
   /* move out of the way of programs that use low descriptor numbers */

@@ -1,0 +1,84 @@
+// The processes of another user that `jobio run`'s private socket refused. A process of the command
+// that changed user (a root job dropping privileges, a set-user-ID helper) starts its children and
+// the programs it execs as that user; the private socket (0600 in a 0700 directory) refuses them, as
+// it must: no other user's process may write into the run. Each such process says once that it was
+// refused, on a second socket that any user may reach and that carries nothing else. Only the
+// kernel's credentials of that message count (pid and uid). The path the kernel gives for the
+// process's executable names it; when the process is gone before that is read (a short child), the
+// program name the message carries does, as a label only. Nothing else is taken from it, so a refused
+// process cannot put anything into the run's figures. Anyone who finds the socket can add to the
+// count, and only to it.
+import { basename } from 'node:path';
+import { hasControlChars } from '../labels/control-chars.js';
+import { loadSeqpacketAddon, type SeqpacketEvent, type SeqpacketServer } from './native.js';
+
+/** A refused process: the uid it ran as and the name of its program (the kernel's exe link). */
+export interface RefusedProcess {
+  readonly uid: number;
+  readonly name: string;
+}
+
+/** Processes remembered one by one; beyond, they are only counted (a flood cannot grow the run). */
+const MAX_REMEMBERED = 4096;
+/** A message is the program's name (at most 63 bytes): anything longer is dropped unread. */
+const MAX_MESSAGE = 64;
+/** A name the process gave: a file name (no slash) without control characters, or nothing. */
+export function claimedName(data: Buffer | undefined): string | undefined {
+  const name = data?.toString('utf8') ?? '';
+  return name !== '' && name !== '?' && !name.includes('/') && !name.includes('\uFFFD') && !hasControlChars(name) ? name : undefined;
+}
+
+export class RefusedProcesses {
+  /** by pid: a process says it once, and a pid seen twice (reused) is one process more in a run */
+  private readonly byPid = new Map<number, RefusedProcess>();
+  /** processes beyond MAX_REMEMBERED */
+  private uncounted = 0;
+  private readonly server: SeqpacketServer;
+  private closed = false;
+
+  /**
+   * Listens on `socketPath` (mode 0666: the refused processes are another user's). `runUid`: the
+   * run's own uid, whose processes the private socket never refuses: their messages are not counted.
+   */
+  constructor(
+    socketPath: string,
+    private readonly runUid: number,
+    procfs: string,
+    onHandled?: () => void,
+  ) {
+    const addon = loadSeqpacketAddon();
+    this.server = new addon.SeqpacketServer(socketPath, { maxFrame: MAX_MESSAGE, mode: 0o666, procfs, maxConnections: 256, maxConnectionsPerUser: 64 }, (event) => {
+      this.onEvent(event);
+      onHandled?.();
+    });
+  }
+
+  private onEvent(event: SeqpacketEvent): void {
+    if (this.closed || event.type !== 'frame' || event.uid === this.runUid || event.uid === 0) return;
+    if (this.byPid.has(event.pid)) return;
+    if (this.byPid.size >= MAX_REMEMBERED) {
+      this.uncounted++;
+      return;
+    }
+    const exe = event.evidence?.exe;
+    this.byPid.set(event.pid, { uid: event.uid, name: exe !== undefined && exe !== '' ? basename(exe) : (claimedName(event.data) ?? '(unknown program)') });
+  }
+
+  /** The refused processes by pid, and how many more were only counted. */
+  refused(): { readonly byPid: ReadonlyMap<number, RefusedProcess>; readonly more: number } {
+    return { byPid: this.byPid, more: this.uncounted };
+  }
+
+  /** True once every message sent so far has been read and handled (as ProfilerReceiver.drained). */
+  drained(): boolean {
+    if (this.closed) return true;
+    const s = this.server.stats();
+    return !s.pendingConnections && s.accepted === s.closed && s.enqueued === s.delivered;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.server.close();
+  }
+}
