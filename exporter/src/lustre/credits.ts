@@ -6,9 +6,8 @@ import { u64Add, type U64 } from '../util/u64.js';
 
 /**
  * A credit is also the series group it starts (series-book.ts SeriesGroup): the accumulator names it
- * (key, labels) once the scrape's uids are resolved, merges the credits of the same series into the
- * first, and a job waiting for a slot is kept as that object. One object a job and scrape, not two
- * (and a third for a job that waits). Its job class is at the same index of CreditBook.classes.
+ * (key, labels) once the scrape's uids are resolved and merges the credits of the same series into the
+ * first. One object a job and scrape, not two. Its job class is at the same index of CreditBook.classes.
  */
 export interface Credit extends SeriesGroup {
   /** The series key; OTHER_KEY until named (jobstats-accumulator.ts group()). */

@@ -324,8 +324,7 @@ export class JobStatsAccumulator {
       // Slots are handed out when the read closes a density window; a target not read decides at once.
       const turn = read && !baseline ? t.window.turnAt(now) : { decide: true, at: now };
       if (read) this.addToDensity(t, now, baseline);
-      // The groups are made for this call (their deltas are the credits', let go in group()).
-      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn, true);
+      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn);
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
     }
     this.collected = true;
@@ -356,7 +355,8 @@ export class JobStatsAccumulator {
 
   /**
    * The scrape's credits named by series and merged: the first credit of a series key is its group (no
-   * object made for it), the others are added to it. The groups are handed over to the series book.
+   * object made for it), the others are added to it. The series book keeps none of them
+   * (a waiting job's increments are added to its row there).
    */
   private group(t: TargetState, userLabel: UserLabel): Map<string, SeriesGroup> {
     const groups = new Map<string, SeriesGroup>();

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jobStatsText, OST_OPS_210, type GeneratedJob } from '../../../test/lustre/generate-jobstats.js';
 import { newAccumulator, scrapeOnce } from '../../../test/lustre/harness.js';
-import { BUCKETS, bucketLabel, bucketOf, DENSITY_OPERATIONS, MAX_DECADE, MIN_DECADE, RATE_CLASSES, ZERO_BUCKET, type RateDensity } from './rate-density.js';
+import { BUCKETS, bucketLabel, bucketOf, DENSITY_OPERATIONS, DensityWindow, fieldClassesOf, MAX_DECADE, MIN_DECADE, RATE_CLASSES, ZERO_BUCKET, type RateDensity } from './rate-density.js';
 
 test('bucketOf: exact at powers of ten, zero apart, clamped to the exported decades', () => {
   assert.equal(bucketOf(0), ZERO_BUCKET);
@@ -241,3 +241,74 @@ function countsOf(m: { jobs: Map<string, number>; users: Map<string, number> }):
   };
   return { jobs: toArray(m.jobs), users: toArray(m.users) };
 }
+
+test('density sums past 32 bits: a job whose window sum passes 2^32 − 1 is in the decade of its whole sum, every job apart', () => {
+  // Field 0: bytes read; field 1: opens (operations, metadata and the open row).
+  const fieldClasses = fieldClassesOf([
+    { id: 0, kind: 'read_bytes', operation: 'read' },
+    { id: 1, kind: 'operations', operation: 'open' },
+  ]);
+  const window = new DensityWindow(10_000);
+  window.open(0);
+  // Three reads of one 10 s window; more than a page of jobs (1,024 a page), each with its own sums.
+  const jobs = 2500;
+  const expected: number[][] = Array.from({ length: jobs }, () => [0, 0]);
+  const reads: ((j: number) => (number | undefined)[])[] = [
+    (j) => [j % 3 === 0 ? 2 ** 32 - 1 : j * 1000, j],
+    (j) => [j % 3 === 0 ? 1 : j % 3 === 1 ? 4e9 : undefined, j % 5 === 0 ? undefined : 2],
+    (j) => [j % 3 === 1 ? 4e9 : 7, 1],
+  ];
+  for (const [r, deltasOf] of reads.entries()) {
+    for (let j = 0; j < jobs; j += 1) {
+      const deltas = deltasOf(j);
+      window.add(`job${j}`, 1000 + j, deltas, fieldClasses);
+      for (let f = 0; f < 2; f += 1) expected[j]![f]! += deltas[f] ?? 0;
+    }
+    window.settle(r === 2 ? 10_000 : 3000 + r);
+  }
+  const density = window.density!;
+  assert.equal(density.intervalSeconds, 10);
+  const readRow = RATE_CLASSES.indexOf('read_bytes');
+  const openRow = RATE_CLASSES.length + DENSITY_OPERATIONS.indexOf('open');
+  for (const [row, field] of [
+    [readRow, 0],
+    [openRow, 1],
+  ] as const) {
+    const want = new Map<string, number>();
+    for (const sums of expected) {
+      const label = oracleBucket(sums[field]! / 10);
+      want.set(label, (want.get(label) ?? 0) + 1);
+    }
+    for (let b = 0; b < BUCKETS; b += 1) {
+      assert.equal(density.jobs[row * BUCKETS + b], want.get(bucketLabel(b)) ?? 0, `row ${row}, bucket ${bucketLabel(b)}`);
+      // One job a user here: the users' density is the jobs'.
+      assert.equal(density.users[row * BUCKETS + b], want.get(bucketLabel(b)) ?? 0, `users: row ${row}, bucket ${bucketLabel(b)}`);
+    }
+  }
+  // The sums that passed 32 bits are there: 2^32 + 6 (j % 3 = 0) and 8e9 + 1000·j (j % 3 = 1), both
+  // 10^8 to 10^9 bytes a second; the others (j % 3 = 2: 1000·j + 7) are below 10^6.
+  assert.equal(density.jobs[readRow * BUCKETS + 1 + 8 - MIN_DECADE], jobs - Math.floor((jobs + 1) / 3));
+});
+
+test('density through the accumulator: a job whose entry leaves and comes back within the window is one job', () => {
+  const acc = newAccumulator();
+  const entry = (id: string, bytes: number): GeneratedJob => ({ id, samples: { read_bytes: 1 }, sums: { read_bytes: bytes } });
+  const file = (...jobs: GeneratedJob[]): string => jobStatsText(jobs, '2.14');
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('100:1001:c1', 1000), entry('200:1002:c2', 1000)) }, 0);
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('100:1001:c1', 1600), entry('200:1002:c2', 1005)) }, 1000);
+  // Job 100's entry leaves the file (its class goes), then comes back from zero in the same window.
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('200:1002:c2', 1005)) }, 2000);
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('100:1001:c1', 500), entry('200:1002:c2', 1005)) }, 3000);
+  scrapeOnce(acc, { 'obdfilter/OST0': file(entry('100:1001:c1', 500), entry('200:1002:c2', 1010)) }, 31_000);
+  const d = densityOf(acc, 'OST0')!;
+  assert.equal(d.intervalSeconds, 31);
+  const row = RATE_CLASSES.indexOf('read_bytes') * BUCKETS;
+  const counts = [...d.jobs.subarray(row, row + BUCKETS)];
+  // Two jobs: 100 with 600 + 500 bytes (35 B/s, decade 1), 200 with 10 bytes (0.3 B/s, decade −1).
+  assert.equal(
+    counts.reduce((a, b) => a + b, 0),
+    2,
+  );
+  assert.equal(counts[1 + 1 - MIN_DECADE], 1);
+  assert.equal(counts[1 - 1 - MIN_DECADE], 1);
+});

@@ -125,14 +125,22 @@ const IN_PAGE = PAGE_JOBS - 1;
 /**
  * The jobs of a window: each job's owner and its increments per class, summed over the window, in
  * pages of one slab (DENSITY_ROWS numbers a job, by the job's place) rather than an array object per
- * job: 20,000 jobs of their own Float64Array cost ~460 bytes each, in the slab 168. Pages, not one
- * slab grown by doubling: that left a third of it empty on average and its smaller copies as garbage.
+ * job: 20,000 jobs of their own Float64Array cost ~460 bytes each. Pages, not one slab grown by
+ * doubling: that left a third of it empty on average and its smaller copies as garbage. The sums are
+ * 32-bit (84 bytes a job, not 168): they are sums of whole numbers, so a 32-bit sum is the float one
+ * exactly; a job whose sum would pass 2^32 − 1 has its sums in 64-bit floats aside from then on,
+ * added in the same order, so the densities are those of float sums throughout.
  */
 interface WindowJobs {
   readonly count: number;
   readonly uids: readonly (number | undefined)[];
-  readonly totals: readonly Float64Array[];
+  readonly totals: readonly Uint32Array[];
+  /** The sums of the jobs past 32 bits, by place (their row in `totals` is zero). */
+  readonly wide: ReadonlyMap<number, Float64Array>;
 }
+
+/** Largest sum kept in a 32-bit row. */
+const MAX_NARROW = 0xffffffff;
 
 /** The density of jobs whose increments per class over `intervalSeconds` are known. */
 function densityOfTotals(jobs: WindowJobs, intervalSeconds: number, endMs: number): RateDensity {
@@ -140,8 +148,9 @@ function densityOfTotals(jobs: WindowJobs, intervalSeconds: number, endMs: numbe
   const jobCounts = new Uint32Array(classes * BUCKETS);
   const perUser = new Map<number | undefined, Float64Array>();
   for (let j = 0; j < jobs.count; j += 1) {
-    const totals = jobs.totals[j >> PAGE_SHIFT]!;
-    const at = (j & IN_PAGE) * classes;
+    const wide = jobs.wide.size > 0 ? jobs.wide.get(j) : undefined;
+    const totals = wide ?? jobs.totals[j >> PAGE_SHIFT]!;
+    const at = wide ? 0 : (j & IN_PAGE) * classes;
     for (let c = 0; c < classes; c += 1) {
       const b = c * BUCKETS + bucketOf(totals[at + c]! / intervalSeconds);
       jobCounts[b] = jobCounts[b]! + 1;
@@ -175,7 +184,11 @@ export class DensityWindow {
   private readonly places = new Map<string, number>();
   private readonly uids: (number | undefined)[] = [];
   /** DENSITY_ROWS totals per job, by place, PAGE_JOBS jobs a page; kept from window to window (zeroed). */
-  private readonly totals: Float64Array[] = [];
+  private readonly totals: Uint32Array[] = [];
+  /** The totals of the jobs with a sum past 32 bits, by place (see WindowJobs). */
+  private readonly wide = new Map<number, Float64Array>();
+  /** One job's totals while a read's increments are added (WindowJobs: 32 bits, or aside). */
+  private readonly scratch = new Float64Array(DENSITY_ROWS);
   private readonly clock: WindowClock;
   /** The density of the last window closed. */
   density: RateDensity | undefined;
@@ -187,6 +200,7 @@ export class DensityWindow {
   /** Opens a window at `now` without counting this read (its values are no increments: a first read). */
   open(now: number): void {
     for (let p = 0; p * PAGE_JOBS < this.uids.length; p += 1) this.totals[p]!.fill(0);
+    this.wide.clear();
     this.places.clear();
     this.uids.length = 0;
     this.clock.open(now);
@@ -209,16 +223,32 @@ export class DensityWindow {
       place = this.uids.length;
       this.places.set(key, place);
       this.uids.push(uid);
-      if (place >> PAGE_SHIFT >= this.totals.length) this.totals.push(new Float64Array(PAGE_JOBS * DENSITY_ROWS));
+      if (place >> PAGE_SHIFT >= this.totals.length) this.totals.push(new Uint32Array(PAGE_JOBS * DENSITY_ROWS));
     }
-    addClassTotals(deltas, fieldClasses, this.totals[place >> PAGE_SHIFT]!, (place & IN_PAGE) * DENSITY_ROWS);
+    if (!deltas) return;
+    const wide = this.wide.size > 0 ? this.wide.get(place) : undefined;
+    if (wide) return addClassTotals(deltas, fieldClasses, wide, 0);
+    // Summed as floats from the 32-bit sums (exact), then kept in 32 bits if every sum still fits.
+    const page = this.totals[place >> PAGE_SHIFT]!;
+    const at = (place & IN_PAGE) * DENSITY_ROWS;
+    const sums = this.scratch;
+    for (let c = 0; c < DENSITY_ROWS; c += 1) sums[c] = page[at + c]!;
+    addClassTotals(deltas, fieldClasses, sums, 0);
+    for (let c = 0; c < DENSITY_ROWS; c += 1) {
+      if (sums[c]! > MAX_NARROW) {
+        page.fill(0, at, at + DENSITY_ROWS);
+        this.wide.set(place, Float64Array.from(sums));
+        return;
+      }
+    }
+    page.set(sums, at);
   }
 
   /** After a read's add() calls: closes the window if `now` is past its end, and opens the next. */
   settle(now: number): void {
     if (!this.clock.isOpen) return this.open(now);
     if (!this.clock.closes(now)) return;
-    this.density = densityOfTotals({ count: this.uids.length, uids: this.uids, totals: this.totals }, (now - this.clock.openedAt) / 1000, this.clock.endBefore(now));
+    this.density = densityOfTotals({ count: this.uids.length, uids: this.uids, totals: this.totals, wide: this.wide }, (now - this.clock.openedAt) / 1000, this.clock.endBefore(now));
     this.open(now);
   }
 }

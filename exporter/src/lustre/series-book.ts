@@ -16,7 +16,10 @@
 //   start at the file's values.
 import { u64Add, type U64 } from '../util/u64.js';
 import { OTHER } from '../labels/reserved.js';
-import { idleFor, SlotTable } from '../labels/slot-table.js';
+import { idleFor, SlotTable, type SlotCandidate } from '../labels/slot-table.js';
+import { DeltaRows, mergeDeltas } from './delta-rows.js';
+
+export { mergeDeltas } from './delta-rows.js';
 
 export interface SeriesLabels {
   readonly jobid: string;
@@ -69,13 +72,24 @@ export function seriesKey(labels: SeriesLabels): string {
   return [labels.jobid, labels.user, labels.process ?? ''].join('\u0000');
 }
 
-export function mergeDeltas(into: (U64 | undefined)[], from: readonly (U64 | undefined)[]): void {
-  for (let f = 0; f < from.length; f += 1) {
-    const d = from[f];
-    if (d === undefined || d === 0) continue;
-    const before = into[f];
-    into[f] = before === undefined ? d : u64Add(before, d);
-  }
+/** The labels a seriesKey() was made of, when they can be told from it (see keyTellsLabels). */
+function labelsOfKey(key: string): SeriesLabels {
+  const [jobid = '', user = '', process = ''] = key.split('\u0000');
+  return process === '' ? { jobid, user } : { jobid, user, process };
+}
+
+/**
+ * Whether labelsOfKey(key) gives `labels` back: `key` is seriesKey(labels), without a NUL in the
+ * labels or an empty process (a caller may name its series otherwise: then the labels are kept).
+ */
+function keyTellsLabels(key: string, labels: SeriesLabels): boolean {
+  const { jobid, user } = labels;
+  const process = labels.process ?? '';
+  if (labels.process === '' || key.length !== jobid.length + user.length + process.length + 2) return false;
+  const userAt = jobid.length + 1;
+  const processAt = userAt + user.length + 1;
+  if (!key.startsWith(jobid) || key.charCodeAt(userAt - 1) !== 0 || !key.startsWith(user, userAt) || key.charCodeAt(processAt - 1) !== 0 || !key.endsWith(process)) return false;
+  return !jobid.includes('\u0000') && !user.includes('\u0000') && !process.includes('\u0000');
 }
 
 export class SeriesBook {
@@ -86,8 +100,17 @@ export class SeriesBook {
   expiredTotal = 0;
   /** Jobs whose increments went to `_other` at the last turn (window closed) for want of a slot. */
   foldedJobs = 0;
-  /** Increments of jobs without a slot (and of malformed entries, OTHER_KEY) since the last turn. */
-  private readonly pending = new Map<string, SeriesGroup>();
+  /**
+   * Jobs without a slot (and malformed entries, OTHER_KEY) since the last turn: their row in
+   * `pendingDeltas`, and by row their activity. Rows, not a group object and an array of increments
+   * per job: 100,000 waiting jobs kept ~450 bytes each that way. Their labels are read back from the
+   * key when a slot is theirs (a labels object and its user string were ~70 bytes a waiting job);
+   * `pendingLabels` keeps those of the rare keys that do not tell them.
+   */
+  private readonly pending = new Map<string, number>();
+  private readonly pendingDeltas = new DeltaRows();
+  private readonly pendingActivity: number[] = [];
+  private readonly pendingLabels = new Map<string, SeriesLabels>();
 
   /** `now` of the latest settle() and of the one before. */
   private settledAt = Number.NEGATIVE_INFINITY;
@@ -112,32 +135,33 @@ export class SeriesBook {
    * they get them at once too; otherwise the increments of jobs without a slot wait until `turn`
    * decides (`turn.decide`: the read closes a window of the exporter's clock), so who gets a slot, and
    * what goes to `_other`, depend on the window's totals, not on how many reads split them.
-   * `handedOver`: the groups are this call's to keep (made for it, not used after): a waiting job keeps
-   * its group, deltas and all, instead of a copy (100,000 folded jobs: ~29 MB less garbage a scrape).
    */
-  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }, handedOver = false): void {
+  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }): void {
     this.previousSettledAt = this.settledAt;
     this.settledAt = now;
     // Activity and expiry are on the window's clock (`turn.at`): every read of a window counts alike.
-    // forEach, not for…of: no [key, group] pair per job.
+    // forEach, not for…of: no [key, group] pair per job. A job that begins to wait now is held as its
+    // group until it is known that it waits past this call: a turn that decides at once (every read,
+    // when the window is as long as the scrape interval) writes no row.
+    const fresh: SeriesGroup[] = [];
     groups.forEach((g, key) => {
       if (key !== OTHER_KEY && this.slots.has(key)) {
         this.slots.touch(key, turn.at);
         this.apply(this.series.get(key) ?? this.create(key, g.labels), g.deltas, now, epoch, baseline, turn.at);
         return;
       }
-      const p = this.pending.get(key);
-      if (p) {
-        mergeDeltas(p.deltas, g.deltas);
-        p.activity += g.activity;
-      } else {
-        // A group handed over is kept as it is (later reads of the window are merged into it).
-        this.pending.set(key, handedOver ? g : { key, labels: g.labels, deltas: [...g.deltas], activity: g.activity });
+      const row = this.pending.get(key);
+      if (row === undefined) {
+        fresh.push(g);
+        return;
       }
+      this.pendingDeltas.add(row, g.deltas);
+      this.pendingActivity[row] = (this.pendingActivity[row] as number) + g.activity;
     });
-    const waiting = [...this.pending.values()].filter((g) => g.key !== OTHER_KEY);
+    const freshJobs = groups.has(OTHER_KEY) && !this.pending.has(OTHER_KEY) ? fresh.length - 1 : fresh.length;
+    const waitingJobs = this.pending.size - (this.pending.has(OTHER_KEY) ? 1 : 0) + freshJobs;
     // Between turns, jobs that all fit get their slots at once (no choice to make, as at a turn).
-    if (!turn.decide && this.slots.memberCount + waiting.length > this.maxJobs) return;
+    if (!turn.decide && this.slots.memberCount + waitingJobs > this.maxJobs) return this.hold(fresh);
     if (turn.decide) {
       // Expire first, so the slots freed now go to waiting jobs at this same turn. A member with an
       // increment in the window was touched at `turn.at`; one whose first value is not shown yet must stay.
@@ -150,21 +174,34 @@ export class SeriesBook {
         this.expiredTotal += 1;
       }
     }
-    // Activity counts per window: a job folded now competes afresh in the next one.
-    const chosen = new Set(this.slots.fillFrom(waiting, turn.at));
+    // Activity counts per window: a job folded now competes afresh in the next one. Candidates are
+    // made only when a slot is free (100,000 waiting jobs and no free slot: no object per job).
+    const chosen = new Set(this.slots.memberCount < this.maxJobs ? this.slots.fillFrom(this.candidates(fresh), turn.at) : []);
     const folded: (U64 | undefined)[] = [];
-    const malformed = this.pending.get(OTHER_KEY);
-    if (malformed) mergeDeltas(folded, malformed.deltas);
-    this.pending.clear();
     let foldedJobs = 0;
-    for (const g of waiting) {
+    // In the order the jobs began to wait (the order their series are created in); the increments of
+    // malformed entries (OTHER_KEY) go to `_other` with the folded jobs'.
+    this.pending.forEach((row, key) => {
+      if (chosen.has(key)) {
+        this.apply(this.create(key, this.pendingLabels.get(key) ?? labelsOfKey(key)), this.pendingDeltas.deltasOf(row), now, epoch, baseline, turn.at);
+        return;
+      }
+      if (key !== OTHER_KEY) foldedJobs += 1;
+      this.pendingDeltas.addInto(row, folded);
+    });
+    for (let i = 0; i < fresh.length; i += 1) {
+      const g = fresh[i] as SeriesGroup;
       if (chosen.has(g.key)) {
         this.apply(this.create(g.key, g.labels), g.deltas, now, epoch, baseline, turn.at);
-      } else {
-        foldedJobs += 1;
-        mergeDeltas(folded, g.deltas);
+        continue;
       }
+      if (g.key !== OTHER_KEY) foldedJobs += 1;
+      mergeDeltas(folded, g.deltas);
     }
+    this.pending.clear();
+    this.pendingDeltas.releaseAll();
+    this.pendingLabels.clear();
+    this.pendingActivity.length = 0;
     if (turn.decide) this.foldedJobs = foldedJobs;
     const other = this.series.get(OTHER_KEY);
     if (folded.some((d) => d !== undefined && d !== 0)) {
@@ -172,6 +209,38 @@ export class SeriesBook {
     } else if (other && this.expired(other, turn.at, epoch)) {
       this.series.delete(OTHER_KEY);
     }
+  }
+
+  /** The jobs that began to wait in this settle() and wait past it: a row each (their groups are let go). */
+  private hold(fresh: readonly SeriesGroup[]): void {
+    // The widest increments first: the rows are widened once, not once per longer group.
+    let fields = 0;
+    for (let i = 0; i < fresh.length; i += 1) fields = Math.max(fields, (fresh[i] as SeriesGroup).deltas.length);
+    this.pendingDeltas.reserve(fields);
+    for (let i = 0; i < fresh.length; i += 1) {
+      const g = fresh[i] as SeriesGroup;
+      const row = this.pendingDeltas.take();
+      this.pending.set(g.key, row);
+      if (g.key !== OTHER_KEY && !keyTellsLabels(g.key, g.labels)) this.pendingLabels.set(g.key, g.labels);
+      this.pendingDeltas.add(row, g.deltas);
+      this.pendingActivity[row] = g.activity;
+    }
+  }
+
+  /**
+   * The waiting jobs (malformed entries are none) as candidates for free slots, in the order they began
+   * to wait: those held in rows, then `fresh` (a group is a candidate as it is).
+   */
+  private candidates(fresh: readonly SeriesGroup[]): SlotCandidate[] {
+    const candidates: SlotCandidate[] = [];
+    this.pending.forEach((row, key) => {
+      if (key !== OTHER_KEY) candidates.push({ key, activity: this.pendingActivity[row] as number });
+    });
+    for (let i = 0; i < fresh.length; i += 1) {
+      const g = fresh[i] as SeriesGroup;
+      if (g.key !== OTHER_KEY) candidates.push(g);
+    }
+    return candidates;
   }
 
   /**
