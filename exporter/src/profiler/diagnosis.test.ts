@@ -128,3 +128,11 @@ test('the diagnosis record carries the program, share, gain and error bound of e
     hint: 'Your Python code (python3.11) on /scratch: 4 calls failed with "no such file or directory": 0.2 % of the run time, nothing to gain',
   });
 });
+
+test('not_profiled: the processes of another user only counted (beyond those named) add to the count, as one item of the list', () => {
+  const d = diagnose({ ...input([]), unprofiledExecs: ['true (run as uid 65534)'], unprofiledUnnamed: 40_000 });
+  const entry = d.unseen.find((u) => u.kind === 'not_profiled');
+  assert.ok(entry);
+  assert.equal(entry.processes, 40_001);
+  assert.match(entry.detail, /^40001 process\(es\) ran without the profiler .*: true \(run as uid 65534\), 40000 more run as another user; /);
+});

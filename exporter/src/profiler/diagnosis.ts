@@ -60,6 +60,8 @@ export interface DiagnosisInput {
   readonly unseen: UnseenTotals;
   /** programs exec'd by profiled processes that never reported */
   readonly unprofiledExecs: readonly string[];
+  /** processes of another user refused by the run's socket beyond those named one by one: counted only */
+  readonly unprofiledUnnamed?: number;
   /** the command itself never reported (static or setuid) */
   readonly commandUnprofiled?: string;
   readonly smallThreshold: number;
@@ -170,13 +172,16 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
 
   const unseen: UnseenEntry[] = [];
   const programs = [...(input.commandUnprofiled !== undefined ? [input.commandUnprofiled] : []), ...input.unprofiledExecs];
-  if (programs.length > 0) {
+  const unnamed = input.unprofiledUnnamed ?? 0;
+  if (programs.length + unnamed > 0) {
     const names = [...new Set(programs)];
+    if (unnamed > 0) names.push(`${unnamed} more run as another user`);
+    const processes = programs.length + unnamed;
     unseen.push({
       kind: 'not_profiled',
-      processes: programs.length,
+      processes,
       bytes: 0,
-      detail: `${programs.length} process(es) ran without the profiler (static or setuid programs, a cleared environment, excluded, or run as another user): ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}; their I/O is not in these figures`,
+      detail: `${processes} process(es) ran without the profiler (static or setuid programs, a cleared environment, excluded, or run as another user): ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}; their I/O is not in these figures`,
     });
   }
   const u = input.unseen;

@@ -22,51 +22,80 @@ export interface RefusedProcess {
 const MAX_REMEMBERED = 4096;
 /** A message is the program's name (at most 63 bytes): anything longer is dropped unread. */
 const MAX_MESSAGE = 64;
-/** A name the process gave: a file name (no slash) without control characters, or nothing. */
-export function claimedName(data: Buffer | undefined): string | undefined {
-  const name = data?.toString('utf8') ?? '';
+/** `name` if it is a plain file name (no slash) without control characters, printable as it is; else nothing. */
+function plainName(name: string): string | undefined {
   return name !== '' && name !== '?' && !name.includes('/') && !name.includes('\uFFFD') && !hasControlChars(name) ? name : undefined;
 }
 
-export class RefusedProcesses {
-  /** by pid: a process says it once, and a pid seen twice (reused) is one process more in a run */
+/** A name the process gave: a file name (no slash) without control characters, or nothing. */
+export function claimedName(data: Buffer | undefined): string | undefined {
+  return plainName(data?.toString('utf8') ?? '');
+}
+
+/**
+ * What the messages of refused processes say, bounded: each process once by pid (a pid seen again,
+ * reused or repeating itself, is not counted again), MAX_REMEMBERED of them named, the rest only
+ * counted, one a connection whatever it sends on it.
+ */
+export class RefusedTally {
   private readonly byPid = new Map<number, RefusedProcess>();
   /** processes beyond MAX_REMEMBERED */
   private uncounted = 0;
-  private readonly server: SeqpacketServer;
-  private closed = false;
+  /** the open connections whose first message was read (at most the server's maxConnections) */
+  private readonly heard = new Set<number>();
 
-  /**
-   * Listens on `socketPath` (mode 0666: the refused processes are another user's). `runUid`: the
-   * run's own uid, whose processes the private socket never refuses: their messages are not counted.
-   */
+  /** `runUid`: the run's own uid, whose processes the private socket never refuses: their messages are not counted. */
   constructor(
-    socketPath: string,
     private readonly runUid: number,
-    procfs: string,
-    onHandled?: () => void,
-  ) {
-    const addon = loadSeqpacketAddon();
-    this.server = new addon.SeqpacketServer(socketPath, { maxFrame: MAX_MESSAGE, mode: 0o666, procfs, maxConnections: 256, maxConnectionsPerUser: 64 }, (event) => {
-      this.onEvent(event);
-      onHandled?.();
-    });
-  }
+    private readonly maxRemembered = MAX_REMEMBERED,
+  ) {}
 
-  private onEvent(event: SeqpacketEvent): void {
-    if (this.closed || event.type !== 'frame' || event.uid === this.runUid || event.uid === 0) return;
+  onEvent(event: SeqpacketEvent): void {
+    if (event.type === 'close') this.heard.delete(event.connection);
+    if (event.type !== 'frame' || event.uid === this.runUid || event.uid === 0) return;
+    // A process says it once: what else comes on its connection counts for nothing.
+    if (this.heard.has(event.connection)) return;
+    this.heard.add(event.connection);
     if (this.byPid.has(event.pid)) return;
-    if (this.byPid.size >= MAX_REMEMBERED) {
+    if (this.byPid.size >= this.maxRemembered) {
       this.uncounted++;
       return;
     }
+    // The kernel's path names the program, printed as it is only if it is a plain name (a file name
+    // may hold a newline: the summary would show lines another user wrote).
     const exe = event.evidence?.exe;
-    this.byPid.set(event.pid, { uid: event.uid, name: exe !== undefined && exe !== '' ? basename(exe) : (claimedName(event.data) ?? '(unknown program)') });
+    const byKernel = exe !== undefined && exe !== '' ? plainName(basename(exe)) : undefined;
+    this.byPid.set(event.pid, { uid: event.uid, name: byKernel ?? claimedName(event.data) ?? '(unknown program)' });
   }
 
   /** The refused processes by pid, and how many more were only counted. */
   refused(): { readonly byPid: ReadonlyMap<number, RefusedProcess>; readonly more: number } {
     return { byPid: this.byPid, more: this.uncounted };
+  }
+}
+
+/** The socket refused processes say so on, and its tally. */
+export class RefusedProcesses {
+  private readonly tally: RefusedTally;
+  private readonly server: SeqpacketServer;
+  private closed = false;
+
+  /**
+   * Listens on `socketPath` (mode 0666: the refused processes are another user's). `runUid`: the
+   * run's own uid (RefusedTally).
+   */
+  constructor(socketPath: string, runUid: number, procfs: string, onHandled?: () => void) {
+    this.tally = new RefusedTally(runUid);
+    const addon = loadSeqpacketAddon();
+    this.server = new addon.SeqpacketServer(socketPath, { maxFrame: MAX_MESSAGE, mode: 0o666, procfs, maxConnections: 256, maxConnectionsPerUser: 64 }, (event) => {
+      if (!this.closed) this.tally.onEvent(event);
+      onHandled?.();
+    });
+  }
+
+  /** The refused processes by pid, and how many more were only counted. */
+  refused(): { readonly byPid: ReadonlyMap<number, RefusedProcess>; readonly more: number } {
+    return this.tally.refused();
   }
 
   /** True once every message sent so far has been read and handled (as ProfilerReceiver.drained). */

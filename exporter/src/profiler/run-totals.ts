@@ -40,8 +40,6 @@ export interface SecondsWindow {
 
 /** Why a program started as another user sent nothing to `jobio run`. */
 export const ANOTHER_USER = (uid: number): string => `run as uid ${uid}, another user, whom the run's private socket refuses`;
-/** The same, for refused processes beyond those remembered one by one. */
-const ANOTHER_USER_UNKNOWN = "run as another user, whom the run's private socket refuses";
 
 export class RunTotals implements AggregatorSink {
   readonly mounts = new Map<string, MountSeries>();
@@ -168,9 +166,9 @@ export class RunTotals implements AggregatorSink {
    * `refused`: the processes of another user that said the private socket refused them
    * (refused-processes.ts), by pid: a program above that is one of them is named with its uid; the
    * others (a child forked after its parent changed user, which no profiled process names) follow,
-   * one each, and `more` of them unnamed.
+   * one each (those beyond, only counted, are the diagnosis's unprofiledUnnamed).
    */
-  unprofiledExecs(refused: { readonly byPid: ReadonlyMap<number, RefusedProcess>; readonly more: number } = { byPid: new Map(), more: 0 }): string[] {
+  unprofiledExecs(refused: { readonly byPid: ReadonlyMap<number, RefusedProcess> } = { byPid: new Map() }): string[] {
     const named = new Set<number>();
     const out = this.unprofiledPrograms.unprofiled().map((p) => {
       const owner = p.owner ?? refused.byPid.get(p.pid)?.uid;
@@ -178,7 +176,6 @@ export class RunTotals implements AggregatorSink {
       return owner === undefined ? p.name : `${p.name} (${ANOTHER_USER(owner)})`;
     });
     for (const [pid, r] of refused.byPid) if (!named.has(pid)) out.push(`${r.name} (${ANOTHER_USER(r.uid)})`);
-    for (let i = 0; i < refused.more; i++) out.push(`(unknown program) (${ANOTHER_USER_UNKNOWN})`);
     return out;
   }
 

@@ -392,6 +392,7 @@ export class RunSession {
       programs: [...totals.byProgram.values()].filter((p) => p.info.fstype !== NETWORK_FSTYPE),
       unseen: totals.unseen(),
       unprofiledExecs: totals.unprofiledExecs(started.refused?.refused()),
+      unprofiledUnnamed: started.refused?.refused().more ?? 0,
       ...(commandPid !== undefined && !totals.sawPid(commandPid) ? { commandUnprofiled: withWhy(basename(file), whyUnprofiled(file)) } : {}),
       smallThreshold: options.smallThreshold,
       runtimeNs: totals.runtimeNs,

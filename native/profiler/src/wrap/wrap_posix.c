@@ -337,7 +337,9 @@ static __attribute__((noinline)) int64_t jobio_seek_failed(char *m, int64_t r, i
       const int64_t rv = r;                                                                       \
       struct jobio_fd *const ev = ke;                                                             \
       const int64_t before = ev->pos;                                                             \
-      struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)t->block + ev->moff);      \
+      const uint32_t mo = ev->moff;                                                               \
+      if (JOBIO_UNLIKELY(mo == 0)) return rv; /* closed by another thread during the call */      \
+      struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)t->block + mo);            \
       uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
       uint64_t dt = t1 - jobio_ts_ns(&ts0);                                                       \
       uint64_t est = jobio_scale(dt, w);                                                          \
@@ -373,7 +375,9 @@ static __attribute__((noinline)) int64_t jobio_seek_failed(char *m, int64_t r, i
       off_t_ r = fn(fd, off, whence);                                                             \
       JOBIO_SPILL("+m"(ke), "+m"(thr));                                                           \
       int64_t before = ke->pos;                                                                   \
-      struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)jobio_t.block + ke->moff); \
+      const uint32_t mo = ke->moff;                                                               \
+      if (JOBIO_UNLIKELY(mo == 0)) return r; /* closed by another thread during the call */       \
+      struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)jobio_t.block + mo);       \
       if (JOBIO_LIKELY(r > thr)) {                                                                \
         m->call[JOBIO_CALL_SEEK].calls[JOBIO_YELLOW]++;                                           \
       } else { /* red: its reason (a failure's from errno, out of line) */                        \

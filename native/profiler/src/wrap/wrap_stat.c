@@ -157,7 +157,9 @@ JOBIO_HOT struct jobio_fd *jobio_fstat_inline(int fd) {
     int r = fn args;                                                                                              \
     JOBIO_SPILL("+m"(ke));                                                                                        \
     if (JOBIO_UNLIKELY(r != 0)) return jobio_fstat_red(ke, r, 0, 0, 0);                                           \
-    struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)jobio_t.block + ke->moff);                   \
+    const uint32_t mo = ke->moff;                                                                                 \
+    if (JOBIO_UNLIKELY(mo == 0)) return r; /* closed by another thread during the call */                         \
+    struct jobio_mstats *m = (struct jobio_mstats *)(void *)((char *)jobio_t.block + mo);                         \
     m->call[JOBIO_CALL_ACCESS].calls[JOBIO_YELLOW]++;                                                             \
     jobio_count_made(m, JOBIO_CALL_ACCESS); /* (decided at once) */                                               \
     return r;                                                                                                     \
@@ -183,8 +185,9 @@ JOBIO_HOT struct jobio_fd *jobio_fstat_inline(int fd) {
     t->last_dt = t1 - jobio_ts_ns(&ts0);                                                                          \
     uint64_t est = jobio_scale(t->last_dt, w);                                                                    \
     if (JOBIO_UNLIKELY(rv != 0)) return jobio_fstat_red(ke, rv, t1, est, w);                                      \
-    jobio_count_reason((struct jobio_mstats *)(void *)((char *)t->block + ke->moff), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, \
-                       est, 1);                                                                                   \
+    const uint32_t mo = ke->moff;                                                                                 \
+    if (JOBIO_UNLIKELY(mo == 0)) return rv; /* closed by another thread during the call */                        \
+    jobio_count_reason((struct jobio_mstats *)(void *)((char *)t->block + mo), JOBIO_CALL_ACCESS, JOBIO_YELLOW, -1, est, 1); \
     if (JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return (int)jobio_tick_ret(t1, rv); \
     return rv;                                                                                                    \
   }                                                                                                               \
