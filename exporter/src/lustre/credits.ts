@@ -2,7 +2,11 @@
 // A job's entries (one per client host with `%j:%u:%H`) all land in the same credit.
 import type { JobIdentity } from './jobid-format.js';
 import { OTHER_KEY, OTHER_LABELS, type SeriesGroup, type SeriesLabels } from './series-book.js';
-import { u64Add, type U64 } from '../util/u64.js';
+import { DeltaRows } from './delta-rows.js';
+import type { U64 } from '../util/u64.js';
+
+/** The `deltas` of every credit: its increments are in its row of CreditBook.rows. */
+const IN_ROW: (U64 | undefined)[] = Object.freeze([]) as unknown as (U64 | undefined)[];
 
 /**
  * A credit is also the series group it starts (series-book.ts SeriesGroup): the accumulator names it
@@ -13,8 +17,12 @@ export interface Credit extends SeriesGroup {
   /** The series key; OTHER_KEY until named (jobstats-accumulator.ts group()). */
   key: string;
   labels: SeriesLabels;
-  /** Increment per field number (see export-fields.ts); holes are zero. */
-  readonly deltas: (U64 | undefined)[];
+  /**
+   * Its row of CreditBook.rows: increment per field number (see export-fields.ts), zero where none.
+   * A row, not an array per credit: 100,000 jobs' arrays (~200 bytes each, grown as written) were
+   * alive together with their labels and keys while a scrape was handed to the series book.
+   */
+  readonly row: number;
   /** Requests (operation samples) in this scrape: how "active" the job is when slots are handed out. */
   activity: number;
 }
@@ -53,6 +61,8 @@ export function newJobClass(key: string, identity: JobIdentity): JobClass {
 /** The credits of one target in one scrape, one per job class, in the order of their first increment. */
 export class CreditBook {
   readonly credits: Credit[] = [];
+  /** The credits' increments, a row each (Credit.row). */
+  readonly rows = new DeltaRows();
   /** The class of each credit, at its index. */
   readonly classes: JobClass[] = [];
   private round = 0;
@@ -60,7 +70,7 @@ export class CreditBook {
   creditFor(cls: JobClass): Credit {
     const current = this.creditOf(cls);
     if (current) return current;
-    const credit: Credit = { key: OTHER_KEY, labels: OTHER_LABELS, deltas: [], activity: 0 };
+    const credit: Credit = { key: OTHER_KEY, labels: OTHER_LABELS, deltas: IN_ROW, row: this.rows.take(), activity: 0 };
     cls.credit = credit;
     cls.creditRound = this.round;
     this.credits.push(credit);
@@ -83,11 +93,17 @@ export class CreditBook {
     }
     this.classes.length = 0;
     this.credits.length = 0;
+    this.rows.releaseAll();
     this.round += 1;
   }
-}
 
-export function addDelta(credit: Credit, field: number, delta: U64): void {
-  const before = credit.deltas[field];
-  credit.deltas[field] = before === undefined ? delta : u64Add(before, delta);
+  /** Adds `delta` to field `field` of the credit. */
+  add(credit: Credit, field: number, delta: U64): void {
+    this.rows.addField(credit.row, field, delta);
+  }
+
+  /** The credit's increments by field number (DeltaRows.view: valid until the next add). */
+  deltasOf(credit: Credit): ArrayLike<U64 | undefined> {
+    return this.rows.view(credit.row);
+  }
 }

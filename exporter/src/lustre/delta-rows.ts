@@ -53,8 +53,48 @@ export class DeltaRows {
     if (fields > this.stride) this.widen(fields);
   }
 
+  /** Fields a row now (a view() is this long). */
+  get width(): number {
+    return this.stride;
+  }
+
+  /** Adds one increment to field `f` of the row (as add() with one field). */
+  addField(row: number, f: number, d: U64): void {
+    if (d === 0) return;
+    const kept = this.aside.size > 0 ? this.aside.get(row) : undefined;
+    if (kept) {
+      const before = kept[f];
+      kept[f] = before === undefined ? d : u64Add(before, d);
+      return;
+    }
+    if (f >= this.stride) this.widen(f + 1);
+    const page = this.pageOf(row);
+    const at = (row & IN_PAGE) * this.stride;
+    const sum = typeof d === 'number' ? (page[at + f] as number) + d : Number.POSITIVE_INFINITY;
+    if (sum <= MAX_NARROW) {
+      page[at + f] = sum;
+      return;
+    }
+    const whole = this.deltasOf(row);
+    page.fill(0, at, at + this.stride);
+    const before = whole[f];
+    whole[f] = before === undefined ? d : u64Add(before, d);
+    this.aside.set(row, whole);
+  }
+
+  /**
+   * The row's increments by field number, without a copy: a view of its page (zeros where none), or
+   * the exact values of a row kept aside. Valid until the next write to these rows.
+   */
+  view(row: number): ArrayLike<U64 | undefined> {
+    const kept = this.aside.size > 0 ? this.aside.get(row) : undefined;
+    if (kept) return kept;
+    const at = (row & IN_PAGE) * this.stride;
+    return this.pageOf(row).subarray(at, at + this.stride);
+  }
+
   /** Adds `deltas` (by field number; holes and zeros add nothing) to the row. */
-  add(row: number, deltas: readonly (U64 | undefined)[]): void {
+  add(row: number, deltas: ArrayLike<U64 | undefined>): void {
     const kept = this.aside.size > 0 ? this.aside.get(row) : undefined;
     if (kept) {
       mergeDeltas(kept, deltas);
@@ -114,7 +154,7 @@ export class DeltaRows {
 }
 
 /** Whether adding `deltas` to the narrow row at `at` keeps every field within 32 bits. */
-function fitsNarrow(page: Uint32Array, at: number, deltas: readonly (U64 | undefined)[]): boolean {
+function fitsNarrow(page: Uint32Array, at: number, deltas: ArrayLike<U64 | undefined>): boolean {
   for (let f = 0; f < deltas.length; f += 1) {
     const d = deltas[f];
     if (d === undefined || d === 0) continue;
@@ -124,7 +164,7 @@ function fitsNarrow(page: Uint32Array, at: number, deltas: readonly (U64 | undef
 }
 
 /** into[f] += from[f] for every field, exactly (holes and zeros add nothing). */
-export function mergeDeltas(into: (U64 | undefined)[], from: readonly (U64 | undefined)[]): void {
+export function mergeDeltas(into: (U64 | undefined)[], from: ArrayLike<U64 | undefined>): void {
   for (let f = 0; f < from.length; f += 1) {
     const d = from[f];
     if (d === undefined || d === 0) continue;

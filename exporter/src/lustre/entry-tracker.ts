@@ -11,7 +11,7 @@
 // folded into `_other` too), in slabs by slot number (entry-slots.ts); no series are kept here.
 import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
 import { decodeJobId } from '../parsers/lustre-jobid.js';
-import { addDelta, classKey, newJobClass, type Credit, type CreditBook, type JobClass } from './credits.js';
+import { classKey, newJobClass, type Credit, type CreditBook, type JobClass } from './credits.js';
 import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
 import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
 import { u64Less, u64Sub, type U64 } from '../util/u64.js';
@@ -169,7 +169,7 @@ export class EntryTracker {
         const value = cur.values[j]!;
         if (value === 0) continue;
         credit ??= credits.creditFor(cls);
-        addDelta(credit, cur.ids[j]!, value);
+        credits.add(credit, cur.ids[j]!, value);
         if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(value);
       }
       return;
@@ -189,7 +189,7 @@ export class EntryTracker {
       const delta = reset ? value : u64Sub(value, slots.valueAt(slot, j));
       if (delta === 0) continue;
       credit ??= credits.creditFor(cls);
-      addDelta(credit, cur.ids[j]!, delta);
+      credits.add(credit, cur.ids[j]!, delta);
       if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(delta);
     }
     // Written back only when something moved (no delta and no reset: the same values).
@@ -319,7 +319,7 @@ export class EntryTracker {
       previous.set(id, value);
       if (delta === 0) continue;
       credit ??= credits.creditFor(cls);
-      addDelta(credit, id, delta);
+      credits.add(credit, id, delta);
       if (this.fields.fields[id]!.kind === 'operations') credit.activity += Number(delta);
     }
     const ids = [...previous.keys()];

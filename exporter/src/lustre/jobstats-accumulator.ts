@@ -4,12 +4,12 @@
 // One scrape: begin() → ingest() or read() each file, or ingest() an lctl dump → uids() to resolve →
 // finish() → targetViews(), whose samples lustre/refill.ts writes into the metrics.
 import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
-import { CreditBook } from './credits.js';
+import { CreditBook, type Credit } from './credits.js';
 import { EntryTracker, type QualityCounts, type ReadTally, type UidClass } from './entry-tracker.js';
 import { FileDigests } from './file-digests.js';
 import { FieldTable } from './export-fields.js';
 import type { JobIdentity, JobIdFormats } from './jobid-format.js';
-import { mergeDeltas, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import { SeriesBook, seriesKey, type SeriesLabels } from './series-book.js';
 import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
 import { DEFAULT_DENSITY_WINDOW_MS, DensityWindow, fieldClassesOf, type RateDensity } from './rate-density.js';
@@ -324,7 +324,8 @@ export class JobStatsAccumulator {
       // Slots are handed out when the read closes a density window; a target not read decides at once.
       const turn = read && !baseline ? t.window.turnAt(now) : { decide: true, at: now };
       if (read) this.addToDensity(t, now, baseline);
-      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn);
+      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn, t.credits.rows);
+      t.credits.clear();
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
     }
     this.collected = true;
@@ -342,7 +343,8 @@ export class JobStatsAccumulator {
     t.tracker.forEachClass((cls) => {
       if (cls.identity.quality === 'malformed' || cls.mark === mark) return;
       cls.mark = mark;
-      t.window.add(cls.key, cls.identity.uid, t.credits.creditOf(cls)?.deltas, fieldClasses);
+      const credit = t.credits.creditOf(cls);
+      t.window.add(cls.key, cls.identity.uid, credit && t.credits.deltasOf(credit), fieldClasses);
     });
     t.window.settle(now);
   }
@@ -358,9 +360,9 @@ export class JobStatsAccumulator {
    * object made for it), the others are added to it. The series book keeps none of them
    * (a waiting job's increments are added to its row there).
    */
-  private group(t: TargetState, userLabel: UserLabel): Map<string, SeriesGroup> {
-    const groups = new Map<string, SeriesGroup>();
-    const { credits, classes } = t.credits;
+  private group(t: TargetState, userLabel: UserLabel): Map<string, Credit> {
+    const groups = new Map<string, Credit>();
+    const { credits, classes, rows } = t.credits;
     for (let i = 0; i < credits.length; i += 1) {
       const credit = credits[i];
       const identity = classes[i]?.identity;
@@ -371,13 +373,13 @@ export class JobStatsAccumulator {
       }
       const g = groups.get(credit.key);
       if (g) {
-        mergeDeltas(g.deltas, credit.deltas);
+        // A credit's group is a credit (its first): the rows add up in the credit book.
+        rows.add(g.row, rows.view(credit.row));
         g.activity += credit.activity;
       } else {
         groups.set(credit.key, credit);
       }
     }
-    t.credits.clear();
     return groups;
   }
 

@@ -82,7 +82,7 @@ export interface RateDensity {
 }
 
 /** A job's increments of one read: per field number; undefined when the job had none. */
-export type JobDeltas = readonly (U64 | undefined)[] | undefined;
+export type JobDeltas = ArrayLike<U64 | undefined> | undefined;
 
 /** Which classes a field adds to (an index list per field number). */
 function classesOf(field: ExportField): number[] {

@@ -48,7 +48,10 @@ export interface SeriesState {
 export interface SeriesGroup {
   readonly key: string;
   readonly labels: SeriesLabels;
+  /** By field number; not read when `row` is set. */
   readonly deltas: (U64 | undefined)[];
+  /** The group's increments are this row of the rows given to settle() instead (credits.ts). */
+  readonly row?: number;
   activity: number;
 }
 
@@ -111,6 +114,8 @@ export class SeriesBook {
   private readonly pendingDeltas = new DeltaRows();
   private readonly pendingActivity: number[] = [];
   private readonly pendingLabels = new Map<string, SeriesLabels>();
+  /** The rows of the groups being settled (settle()'s `rows`), for the groups that have one. */
+  private rows: DeltaRows | undefined;
 
   /** `now` of the latest settle() and of the one before. */
   private settledAt = Number.NEGATIVE_INFINITY;
@@ -136,7 +141,21 @@ export class SeriesBook {
    * decides (`turn.decide`: the read closes a window of the exporter's clock), so who gets a slot, and
    * what goes to `_other`, depend on the window's totals, not on how many reads split them.
    */
-  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }): void {
+  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }, rows?: DeltaRows): void {
+    this.rows = rows;
+    try {
+      this.settleGroups(groups, now, epoch, baseline, turn);
+    } finally {
+      this.rows = undefined;
+    }
+  }
+
+  /** A group's increments by field number: its row of the settle's rows, or its own array. */
+  private deltasOf(g: SeriesGroup): ArrayLike<U64 | undefined> {
+    return g.row === undefined || this.rows === undefined ? g.deltas : this.rows.view(g.row);
+  }
+
+  private settleGroups(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn): void {
     this.previousSettledAt = this.settledAt;
     this.settledAt = now;
     // Activity and expiry are on the window's clock (`turn.at`): every read of a window counts alike.
@@ -147,7 +166,7 @@ export class SeriesBook {
     groups.forEach((g, key) => {
       if (key !== OTHER_KEY && this.slots.has(key)) {
         this.slots.touch(key, turn.at);
-        this.apply(this.series.get(key) ?? this.create(key, g.labels), g.deltas, now, epoch, baseline, turn.at);
+        this.apply(this.series.get(key) ?? this.create(key, g.labels), this.deltasOf(g), now, epoch, baseline, turn.at);
         return;
       }
       const row = this.pending.get(key);
@@ -155,7 +174,7 @@ export class SeriesBook {
         fresh.push(g);
         return;
       }
-      this.pendingDeltas.add(row, g.deltas);
+      this.pendingDeltas.add(row, this.deltasOf(g));
       this.pendingActivity[row] = (this.pendingActivity[row] as number) + g.activity;
     });
     const freshJobs = groups.has(OTHER_KEY) && !this.pending.has(OTHER_KEY) ? fresh.length - 1 : fresh.length;
@@ -192,11 +211,11 @@ export class SeriesBook {
     for (let i = 0; i < fresh.length; i += 1) {
       const g = fresh[i] as SeriesGroup;
       if (chosen.has(g.key)) {
-        this.apply(this.create(g.key, g.labels), g.deltas, now, epoch, baseline, turn.at);
+        this.apply(this.create(g.key, g.labels), this.deltasOf(g), now, epoch, baseline, turn.at);
         continue;
       }
       if (g.key !== OTHER_KEY) foldedJobs += 1;
-      mergeDeltas(folded, g.deltas);
+      mergeDeltas(folded, this.deltasOf(g));
     }
     this.pending.clear();
     this.pendingDeltas.releaseAll();
@@ -215,14 +234,17 @@ export class SeriesBook {
   private hold(fresh: readonly SeriesGroup[]): void {
     // The widest increments first: the rows are widened once, not once per longer group.
     let fields = 0;
-    for (let i = 0; i < fresh.length; i += 1) fields = Math.max(fields, (fresh[i] as SeriesGroup).deltas.length);
+    for (let i = 0; i < fresh.length; i += 1) {
+      const g = fresh[i] as SeriesGroup;
+      fields = Math.max(fields, g.row === undefined || this.rows === undefined ? g.deltas.length : this.rows.width);
+    }
     this.pendingDeltas.reserve(fields);
     for (let i = 0; i < fresh.length; i += 1) {
       const g = fresh[i] as SeriesGroup;
       const row = this.pendingDeltas.take();
       this.pending.set(g.key, row);
       if (g.key !== OTHER_KEY && !keyTellsLabels(g.key, g.labels)) this.pendingLabels.set(g.key, g.labels);
-      this.pendingDeltas.add(row, g.deltas);
+      this.pendingDeltas.add(row, this.deltasOf(g));
       this.pendingActivity[row] = g.activity;
     }
   }
@@ -270,7 +292,7 @@ export class SeriesBook {
   }
 
   /** `at`: the window's time of the increments (activity and expiry); `now`: the read's (grace). */
-  private apply(s: SeriesState, deltas: readonly (U64 | undefined)[], now: number, epoch: number, baseline: boolean, at: number): void {
+  private apply(s: SeriesState, deltas: ArrayLike<U64 | undefined>, now: number, epoch: number, baseline: boolean, at: number): void {
     for (let f = 0; f < deltas.length; f += 1) {
       const d = deltas[f];
       if (d === undefined || d === 0) continue;
