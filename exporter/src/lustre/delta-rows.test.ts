@@ -98,3 +98,39 @@ test('addInto adds a row to what is there, exactly, and leaves the row as it was
   rows.release(b);
   assert.deepEqual(rows.deltasOf(rows.take()), [], 'a row taken again starts at zero');
 });
+
+test('one field at a time (addField), read in place (view) and added row to row: the same exact sums', () => {
+  const rows = new DeltaRows();
+  const expected = new Map<number, (U64 | undefined)[]>();
+  let seed = 7;
+  const next = (): number => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 8) & 0xffffff;
+  };
+  // More than a page of rows; fields appear one by one (rows widen while full pages exist).
+  for (let r = 0; r < 1500; r += 1) expected.set(rows.take(), []);
+  for (let round = 0; round < 40_000; round += 1) {
+    const row = next() % 1500;
+    const field = round < 20_000 ? next() % 4 : next() % 9;
+    const kind = next() % 64;
+    const d: U64 = kind === 0 ? 2n ** 61n + BigInt(next()) : kind < 12 ? 2 ** 31 + next() : kind < 8 ? 0 : next() % 1000;
+    rows.addField(row, field, d);
+    mergeDeltas(expected.get(row)!, Object.assign([], { [field]: d }));
+  }
+  // Half of the rows added into the other half, through the in-place view.
+  for (let r = 0; r < 750; r += 1) {
+    rows.add(r, rows.view(r + 750));
+    mergeDeltas(expected.get(r)!, expected.get(r + 750)!);
+  }
+  let aside = 0;
+  for (const [row, sums] of expected) {
+    const view = rows.view(row);
+    if (!(view instanceof Uint32Array)) aside += 1;
+    assert.equal(view.length >= sums.length, true, `row ${row} as wide as its fields`);
+    assert.deepEqual(exact(Array.from(view), 9), exact(sums, 9), `row ${row}`);
+  }
+  // Both kinds of rows were checked: narrow ones and ones past 32 bits.
+  assert.ok(aside > 100 && aside < 1400, `rows aside: ${aside}`);
+});
