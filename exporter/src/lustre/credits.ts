@@ -16,7 +16,8 @@ const IN_ROW: (U64 | undefined)[] = Object.freeze([]) as unknown as (U64 | undef
 export interface Credit extends SeriesGroup {
   /** The series key; OTHER_KEY until named (jobstats-accumulator.ts group()). */
   key: string;
-  labels: SeriesLabels;
+  /** Made only when the key does not tell them (SeriesGroup.labels). */
+  labels: SeriesLabels | undefined;
   /**
    * Its row of CreditBook.rows: increment per field number (see export-fields.ts), zero where none.
    * A row, not an array per credit: 100,000 jobs' arrays (~200 bytes each, grown as written) were

@@ -47,7 +47,8 @@ export interface SeriesState {
 /** Increments of one scrape for one series key. */
 export interface SeriesGroup {
   readonly key: string;
-  readonly labels: SeriesLabels;
+  /** undefined: the key tells them (a seriesKey() of labels for which labelsOfKey() gives them back). */
+  readonly labels: SeriesLabels | undefined;
   /** By field number; not read when `row` is set. */
   readonly deltas: (U64 | undefined)[];
   /** The group's increments are this row of the rows given to settle() instead (credits.ts). */
@@ -72,7 +73,17 @@ export const OTHER_LABELS: SeriesLabels = { jobid: OTHER, user: OTHER };
  * is kept while its density window is open (a flat string is one object; the tree was two more).
  */
 export function seriesKey(labels: SeriesLabels): string {
-  return [labels.jobid, labels.user, labels.process ?? ''].join('\u0000');
+  return seriesKeyOf(labels.jobid, labels.user, labels.process);
+}
+
+/** seriesKey() of the labels these are, without the labels object. */
+export function seriesKeyOf(jobid: string, user: string, process: string | undefined): string {
+  return [jobid, user, process ?? ''].join('\u0000');
+}
+
+/** Whether seriesKey() of these labels tells them back (keyTellsLabels): no NUL in them, no empty process. */
+export function labelsInKey(jobid: string, user: string, process: string | undefined): boolean {
+  return process !== '' && !jobid.includes('\u0000') && !user.includes('\u0000') && !(process ?? '').includes('\u0000');
 }
 
 /** The labels a seriesKey() was made of, when they can be told from it (see keyTellsLabels). */
@@ -166,7 +177,7 @@ export class SeriesBook {
     groups.forEach((g, key) => {
       if (key !== OTHER_KEY && this.slots.has(key)) {
         this.slots.touch(key, turn.at);
-        this.apply(this.series.get(key) ?? this.create(key, g.labels), this.deltasOf(g), now, epoch, baseline, turn.at);
+        this.apply(this.series.get(key) ?? this.create(key, g.labels ?? labelsOfKey(key)), this.deltasOf(g), now, epoch, baseline, turn.at);
         return;
       }
       const row = this.pending.get(key);
@@ -211,7 +222,7 @@ export class SeriesBook {
     for (let i = 0; i < fresh.length; i += 1) {
       const g = fresh[i] as SeriesGroup;
       if (chosen.has(g.key)) {
-        this.apply(this.create(g.key, g.labels), this.deltasOf(g), now, epoch, baseline, turn.at);
+        this.apply(this.create(g.key, g.labels ?? labelsOfKey(g.key)), this.deltasOf(g), now, epoch, baseline, turn.at);
         continue;
       }
       if (g.key !== OTHER_KEY) foldedJobs += 1;
@@ -243,7 +254,7 @@ export class SeriesBook {
       const g = fresh[i] as SeriesGroup;
       const row = this.pendingDeltas.take();
       this.pending.set(g.key, row);
-      if (g.key !== OTHER_KEY && !keyTellsLabels(g.key, g.labels)) this.pendingLabels.set(g.key, g.labels);
+      if (g.labels && g.key !== OTHER_KEY && !keyTellsLabels(g.key, g.labels)) this.pendingLabels.set(g.key, g.labels);
       this.pendingDeltas.add(row, this.deltasOf(g));
       this.pendingActivity[row] = g.activity;
     }
