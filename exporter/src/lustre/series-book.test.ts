@@ -2,7 +2,7 @@
 // their own labels and the exact sum of their increments, and `_other` gets exactly the rest.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OTHER_KEY, SeriesBook, seriesKey, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import { labelsInKey, OTHER_KEY, SeriesBook, seriesKey, seriesKeyOf, type SeriesGroup, type SeriesLabels } from './series-book.js';
 import type { U64 } from '../util/u64.js';
 
 const group = (key: string, labels: SeriesLabels, deltas: (U64 | undefined)[], activity: number): SeriesGroup => ({ key, labels, deltas, activity });
@@ -66,4 +66,33 @@ test('waiting jobs keep their labels and exact increments until the turn, the re
   const next = new SeriesBook(5, 3_600_000);
   next.settle(new Map(jobs.map(([key, labels]) => [key, group(key, labels, [1], 1)])), 1000, 1, false, { decide: true, at: 0 });
   for (const [key, labels] of jobs) assert.deepEqual(next.series.get(key)!.labels, labels);
+});
+
+test('a group without labels is named by its key only when labelsInKey says the key tells them back', () => {
+  const cases: [string, string, string | undefined][] = [
+    ['42', 'alice', undefined],
+    ['_none', 'uid:5000', 'cat'],
+    ['_none', 'uid:5000', ''],
+    ['4\u00002', 'bob', undefined],
+    ['7', 'b\u0000b', undefined],
+    ['_none', 'carol', 'a\u0000b'],
+  ];
+  const book = new SeriesBook(10, 3_600_000);
+  const groups = new Map<string, SeriesGroup>();
+  for (const [jobid, user, process] of cases) {
+    const labels: SeriesLabels = process === undefined ? { jobid, user } : { jobid, user, process };
+    const key = seriesKeyOf(jobid, user, process);
+    assert.equal(key, seriesKey(labels));
+    groups.set(key, { key, labels: labelsInKey(jobid, user, process) ? undefined : labels, deltas: [1], activity: 1 });
+  }
+  book.settle(groups, 1000, 1, false, { decide: true, at: 0 });
+  for (const [jobid, user, process] of cases) {
+    const labels = process === undefined ? { jobid, user } : { jobid, user, process };
+    assert.deepEqual(book.series.get(seriesKeyOf(jobid, user, process))!.labels, labels);
+  }
+  // The first two are told by their keys, the rest are not.
+  assert.deepEqual(
+    cases.map(([j, u, p]) => labelsInKey(j, u, p)),
+    [true, true, false, false, false, false],
+  );
 });
