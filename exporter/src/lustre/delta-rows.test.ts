@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeltaRows, mergeDeltas } from './delta-rows.js';
 import type { U64 } from '../util/u64.js';
+import { fixedSequence } from '../../../test/helpers/fixed-sequence.js';
 
 /** The sums as a dense list of exact values up to `width` fields (holes and zeros alike are 0n). */
 function exact(deltas: readonly (U64 | undefined)[], width: number): bigint[] {
@@ -14,14 +15,7 @@ function exact(deltas: readonly (U64 | undefined)[], width: number): bigint[] {
 test('rows keep their own exact sums through new pages, new fields, 32-bit overflow, bigints and reuse', () => {
   const rows = new DeltaRows();
   const expected = new Map<number, (U64 | undefined)[]>();
-  let seed = 11;
-  // xorshift32, 24 high bits: a fixed sequence, so a failure repeats.
-  const next = (): number => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 8) & 0xffffff;
-  };
+  const next = fixedSequence(11);
   const valueOf = (): U64 | undefined => {
     const kind = next() % 32;
     if (kind === 0) return 2n ** 60n + BigInt(next());

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { EntrySlots } from './entry-slots.js';
 import { newJobClass } from './credits.js';
 import type { U64 } from '../util/u64.js';
+import { fixedSequence } from '../../../test/helpers/fixed-sequence.js';
 
 test('slots keep their values, start times and classes through growth, wider rows, bigints and reuse', () => {
   const slots = new EntrySlots();
@@ -14,14 +15,7 @@ test('slots keep their values, start times and classes through growth, wider row
     [0, 1, 2],
     [0, 1, 2, 3, 4, 5, 6],
   ] as const;
-  let seed = 7;
-  // xorshift32, 24 high bits: a fixed sequence, so a failure repeats.
-  const next = (): number => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 8) & 0xffffff;
-  };
+  const next = fixedSequence(7);
   // Narrow (below 2^32), wide (up to 2^53, 2^32 − 1 and 2^32 at the edge) and bigint values.
   const edges = [0, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER];
   const valueOf = (): U64 => {
