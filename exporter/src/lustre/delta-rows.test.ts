@@ -96,13 +96,7 @@ test('addInto adds a row to what is there, exactly, and leaves the row as it was
 test('one field at a time (addField), read in place (view) and added row to row: the same exact sums', () => {
   const rows = new DeltaRows();
   const expected = new Map<number, (U64 | undefined)[]>();
-  let seed = 7;
-  const next = (): number => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 8) & 0xffffff;
-  };
+  const next = fixedSequence(7);
   // More than a page of rows; fields appear one by one (rows widen while full pages exist).
   for (let r = 0; r < 1500; r += 1) expected.set(rows.take(), []);
   for (let round = 0; round < 40_000; round += 1) {
