@@ -38,6 +38,20 @@ describe('profiler review cases', () => {
     removeDir(dir);
   });
   for (const every of ['1', String(2 ** 30)]) {
+    test(`a seek on a dup alias is classified by the shared offset, moved by reads through the other descriptor too (JOBIO_SAMPLE_EVERY=${every})`, async () => {
+      const dir = tempDir();
+      const work = join(dir, 'work');
+      mkdirSync(work);
+      const r = await runProfiled(testBin('t_review_dupseek'), [work], { dir, env: { JOBIO_SAMPLE_EVERY: every } });
+      assert.equal(r.status, 0, r.stderr.toString());
+      const p = proc(r.dump, 't_review_dupseek');
+      assert.deepEqual(counted(p.totals).seek, [4, 1, 0]);
+      assert.equal(p.totals.reasons['backward_seek'], 3);
+      assert.equal(p.totals.reasons['zero_seek'], 1);
+      removeDir(dir);
+    });
+  }
+  for (const every of ['1', String(2 ** 30)]) {
     test(`a sendto whose socket's descriptor number another thread gives to a file during the call counts on the address, never at the file's offset (JOBIO_SAMPLE_EVERY=${every})`, async () => {
       const dir = tempDir();
       const work = join(dir, 'work');
