@@ -37,6 +37,11 @@ export interface SeqpacketServerOptions {
   readonly listenFd?: number;
   /** Where to read senders' cgroup and environ for `evidence` (e.g. /proc); none captured without it. */
   readonly procfs?: string;
+  /**
+   * Which parts of `evidence` are read (default all three): a receiver that uses only the program's
+   * path spares a read of the cgroup file and of the whole environ per connection.
+   */
+  readonly evidence?: readonly ('cgroup' | 'environ' | 'exe')[];
   /** Connections beyond this are accepted and closed at once, and counted as refused (default 4096). */
   readonly maxConnections?: number;
   /** Open connections of one uid (SO_PEERCRED) beyond this are accepted and closed at once, counted as refusedPerUser (default 256). */

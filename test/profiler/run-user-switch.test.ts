@@ -5,16 +5,21 @@
 // run by another user; setpriv, and any program that changes user the way it does (keeping its
 // capabilities, raising its own thread's again, then changing its groups), runs to its end with
 // its calls counted; children a process forks after it became nobody are refused by the run's
-// private socket, and counted as unseen, one each, with their uid.
+// private socket, and counted as unseen, one each, with their uid; so are they when the job was
+// started by a Mistral-style script (MISTRAL_LOG and LD_PRELOAD, the session started by the job's
+// first process: `jobio run --attach`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { requireBinary } from '../helpers/binaries.js';
 import { buildProgram } from './frame-tool.js';
 import { readValidLog, type LogRecord } from './mistral-schema.js';
 import { ANOTHER_USER } from '../../exporter/src/profiler/run-totals.js';
+import { requireProfilerLibrary } from './real-library.js';
 
 const SHM = '/dev/shm';
 const NOBODY = 65534;
@@ -80,6 +85,45 @@ test(
       assert.ok(String(notProfiled.detail).includes(`: ${named};`), String(notProfiled.detail));
       assert.ok(r.stderr.includes(`not_profiled: ${children} process(es)`), r.stderr);
       assert.ok(r.stderr.includes(named), r.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'a job a start script began (the session attached by its first process): children forked after it became another user are counted each, with their uid',
+  { skip: process.getuid?.() !== 0 && 'needs root to change user' },
+  async () => {
+    const library = requireProfilerLibrary();
+    const program = buildProgram('switch-then-fork');
+    const dir = mkdtempSync(join(SHM, 'jobio-attached-switch-'));
+    try {
+      chmodSync(dir, 0o755); // the children, as nobody, open the data file in it and reach the session's sockets
+      writeFileSync(join(dir, 'data'), '12345', { mode: 0o644 });
+      const sessions = join(dir, 'sessions');
+      mkdirSync(sessions, { mode: 0o755 });
+      const log = join(dir, `log-${hostname().split('.')[0] ?? ''}.jsonl`);
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MISTRAL_') && !k.startsWith('JOBIO_') && k !== 'LD_PRELOAD'));
+      const children = 3;
+      const s = spawnSync(program, [dir, String(children)], {
+        env: { ...env, MISTRAL_LOG: join(dir, 'log-%h.jsonl'), MISTRAL_ERR_LOG: join(dir, 'errors.log'), MISTRAL_OUTPUT_DIRECTORY: sessions, LD_PRELOAD: library },
+        encoding: 'utf8',
+      });
+      assert.equal(s.status, 0, s.stderr);
+      assert.equal(s.stdout, 'done\n', 'every child opened the file as nobody');
+      // the session removes its directories last
+      const until = Date.now() + 60_000;
+      while (readdirSync(sessions).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(readdirSync(sessions), [], 'the session ended and removed both its directories');
+      assert.doesNotMatch(readFileSync(join(dir, 'errors.log'), { encoding: 'utf8', flag: 'a+' }), /will not be counted/);
+      const d = readValidLog(readFileSync(log, 'utf8')).find((x) => x.type === 'diagnosis');
+      assert.ok(d, 'a diagnosis record');
+      const unseen = (d.unseen as LogRecord[]).filter((x) => x.kind === 'not_profiled');
+      assert.equal(unseen.length, 1, 'the refused children are said to be unseen');
+      const [notProfiled] = unseen as [LogRecord];
+      assert.equal(notProfiled.processes, children, 'each child counted once; the first process, profiled, not at all');
+      assert.ok(String(notProfiled.detail).includes(`: switch-then-fork (${ANOTHER_USER(NOBODY)});`), String(notProfiled.detail));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

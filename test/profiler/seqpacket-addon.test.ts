@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireBinary } from '../helpers/binaries.js';
 import { loadSeqpacketAddon, type SeqpacketEvent } from '../../exporter/src/profiler/native.js';
+import { JOBID_VARIABLES } from '../../exporter/src/profiler/job-verifier.js';
 
 const addon = loadSeqpacketAddon();
 const dir = mkdtempSync(join(tmpdir(), 'jobio-addon-'));
@@ -94,6 +95,35 @@ test('messages keep their boundaries; oversized ones are counted; credentials ar
   } finally {
     server.close();
   }
+});
+
+test('evidence: the cgroup, the job variables of environ and the exe link by default; only the parts options.evidence names', async () => {
+  assert.throws(() => new addon.SeqpacketServer(join(dir, 'e.sock'), { maxFrame: 10, evidence: ['exe', 'argv'] as never }, () => undefined), /options.evidence must be an array of/);
+  // the one job variable the sender has: this one (the tests may run inside a job)
+  const jobless = Object.fromEntries(Object.entries(process.env).filter(([k]) => !(JOBID_VARIABLES as readonly string[]).includes(k)));
+  const firstEvidence = async (name: string, evidence?: readonly ('cgroup' | 'environ' | 'exe')[]): Promise<SeqpacketEvent['evidence']> => {
+    const path = join(dir, name);
+    const events: SeqpacketEvent[] = [];
+    const server = new addon.SeqpacketServer(path, { maxFrame: 100, procfs: '/proc', ...(evidence !== undefined ? { evidence } : {}) }, (e) => events.push(e));
+    try {
+      // sleep: the sender is still there when its frame is read
+      const script = `import socket, time\nc = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); c.connect(${JSON.stringify(path)}); c.send(b'hi'); time.sleep(0.5); c.close()`;
+      const py = spawnSync(requireBinary('python3'), ['-c', script], { encoding: 'utf8', env: { ...jobless, SLURM_JOB_ID: '77' } });
+      assert.equal(py.status, 0, py.stderr);
+      await until(() => events.some((e) => e.type === 'close'));
+      return events.find((e) => e.type === 'frame')?.evidence;
+    } finally {
+      server.close();
+    }
+  };
+  const all = await firstEvidence('all.sock');
+  const exe = await firstEvidence('exe.sock', ['exe']);
+  assert.ok(all && exe, 'evidence with each first frame');
+  assert.deepEqual(Object.keys(all).sort(), ['cgroup', 'environ', 'exe']);
+  assert.equal(all.environ?.toString(), 'SLURM_JOB_ID=77\0');
+  assert.match(all.exe ?? '', /python3/);
+  assert.deepEqual(Object.keys(exe), ['exe'], 'neither the cgroup file nor environ read');
+  assert.equal(exe.exe, all.exe);
 });
 
 test('childrenUsage reports the CPU time and peak RSS of reaped children', () => {

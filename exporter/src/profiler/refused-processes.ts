@@ -81,13 +81,17 @@ export class RefusedProcesses {
   private closed = false;
 
   /**
-   * Listens on `socketPath` (mode 0666: the refused processes are another user's). `runUid`: the
-   * run's own uid (RefusedTally).
+   * Listens on `socketPath` (mode 0666: the refused processes are another user's), or on the socket
+   * `listenFd` already listening there (a job's first process made it: `jobio run --attach`).
+   * `runUid`: the run's own uid (RefusedTally).
    */
-  constructor(socketPath: string, runUid: number, procfs: string, onHandled?: () => void) {
+  constructor(socketPath: string, runUid: number, procfs: string, onHandled?: () => void, listenFd?: number) {
     this.tally = new RefusedTally(runUid);
     const addon = loadSeqpacketAddon();
-    this.server = new addon.SeqpacketServer(socketPath, { maxFrame: MAX_MESSAGE, mode: 0o666, procfs, maxConnections: 256, maxConnectionsPerUser: 64 }, (event) => {
+    // Only the exe link is read per connection (the name is all the tally keeps): not the cgroup file
+    // nor the whole environ, which another user may make megabytes long and connect again and again.
+    const options = { maxFrame: MAX_MESSAGE, mode: 0o666, procfs, evidence: ['exe'] as const, maxConnections: 256, maxConnectionsPerUser: 64, ...(listenFd !== undefined ? { listenFd } : {}) };
+    this.server = new addon.SeqpacketServer(socketPath, options, (event) => {
       if (!this.closed) this.tally.onEvent(event);
       onHandled?.();
     });

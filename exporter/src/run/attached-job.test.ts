@@ -13,7 +13,9 @@ test('--attach: the descriptor and the four processes, in the order the library 
   assert.equal(waitedPid(attach, 'parent'), 100);
   assert.equal(waitedPid(attach, 'group'), 150);
   assert.equal(waitedPid(attach, 'parent-group'), 90);
-  for (const bad of ['3,200,100,150', '3,200,100,150,90,1', 'x,200,100,150,90', '3,-1,100,150,90', '']) assert.throws(() => parseAttach(bad), UsageError, bad);
+  // the sixth: the socket of refused processes, when the first process could make it
+  assert.deepEqual(parseAttach('3,200,100,150,90,4'), { ...attach, refusedFd: 4 });
+  for (const bad of ['3,200,100,150', '3,200,100,150,90,4,5', '3,200,100,150,90,', 'x,200,100,150,90', '3,-1,100,150,90', '']) assert.throws(() => parseAttach(bad), UsageError, bad);
 });
 
 test("the library's variables that differ from the options are named; an unset one stands for the library's default", () => {

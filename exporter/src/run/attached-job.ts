@@ -11,7 +11,7 @@ import type { MountRecord, ProcessRecord } from '../parsers/profiler-record.js';
 import { UsageError } from './run-options.js';
 import { chooseSampling, measureClockNs, type Sampling } from './sampling.js';
 
-/** What the first process passes: `--attach FD,FIRST,PARENT,GROUP,PARENT-GROUP`. */
+/** What the first process passes: `--attach FD,FIRST,PARENT,GROUP,PARENT-GROUP[,REFUSED-FD]`. */
 export interface Attach {
   /** The inherited listening socket. */
   readonly fd: number;
@@ -20,15 +20,25 @@ export interface Attach {
   readonly parent: number;
   readonly group: number;
   readonly parentGroup: number;
+  /** The inherited socket of refused processes (JOBIO_REFUSED_SOCKET), when the first process could make it. */
+  readonly refusedFd?: number;
 }
 
 export function parseAttach(text: string): Attach {
   const parts = text.split(',').map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
-  const [fd, first, parent, group, parentGroup] = parts;
-  if (parts.length !== 5 || parts.some((n) => !Number.isSafeInteger(n)) || fd === undefined || first === undefined || parent === undefined || group === undefined || parentGroup === undefined) {
-    throw new UsageError(`--attach ${text}: expected FD,FIRST,PARENT,GROUP,PARENT-GROUP (numbers; the profiler library passes it)`);
+  const [fd, first, parent, group, parentGroup, refusedFd] = parts;
+  if (
+    (parts.length !== 5 && parts.length !== 6) ||
+    parts.some((n) => !Number.isSafeInteger(n)) ||
+    fd === undefined ||
+    first === undefined ||
+    parent === undefined ||
+    group === undefined ||
+    parentGroup === undefined
+  ) {
+    throw new UsageError(`--attach ${text}: expected FD,FIRST,PARENT,GROUP,PARENT-GROUP[,REFUSED-FD] (numbers; the profiler library passes it)`);
   }
-  return { fd, first, parent, group, parentGroup };
+  return { fd, first, parent, group, parentGroup, ...(refusedFd !== undefined ? { refusedFd } : {}) };
 }
 
 /** The process whose exit ends the session, by Mistral's wait_pid (`mistral` and `first`: the first process). */

@@ -86,7 +86,7 @@ export async function runSession(argv: readonly string[], flags: SessionFlags, f
 /** What start() leaves for the later phases. */
 interface Started {
   readonly receiver: ProfilerReceiver;
-  /** Processes of another user that the private socket refused (not with --attach). */
+  /** Processes of another user that the private socket refused (undefined when their socket could not be made). */
   readonly refused: RefusedProcesses | undefined;
   /** CMD, or with --attach the process whose exit ends the job. */
   readonly pid: number | undefined;
@@ -125,6 +125,8 @@ export class RunSession {
   private dir: string | undefined;
   /** A directory any user may traverse (0711), for the socket of refused processes. */
   private refusedDir: string | undefined;
+  /** That socket (JOBIO_REFUSED_SOCKET). */
+  private refusedPath: string | undefined;
   private refused: RefusedProcesses | undefined;
   private startMs = 0;
   private endMs = 0;
@@ -208,10 +210,12 @@ export class RunSession {
       }
     }
     // A private directory (0700) holds the socket: only this user's processes can reach it. Attached,
-    // the job's first process made it, and the session removes it at the end as its own.
+    // the job's first process made it, and the one of refused processes beside it, and the session
+    // removes them at the end as its own.
     const inherited = process.env['JOBIO_SOCKET'];
     if (this.flags.attach !== undefined && inherited !== undefined) {
       this.dir = dirname(inherited);
+      this.adoptRefused(this.flags.attach);
       return undefined;
     }
     try {
@@ -229,6 +233,7 @@ export class RunSession {
     try {
       this.refusedDir = mkdtempSync(join(dirname(this.dir), 'jobio-refused-'));
       chmodSync(this.refusedDir, 0o711);
+      this.refusedPath = join(this.refusedDir, 'refused.sock');
     } catch (err) {
       process.stderr.write(`jobio run: warning: processes of another user will not be counted: ${(err as Error).message}\n`);
     }
@@ -256,8 +261,8 @@ export class RunSession {
       onHandled: () => this.handled.signal(),
       ...(attach !== undefined ? { listenFd: attach.fd } : {}),
     }));
-    const refusedPath = this.refusedDir !== undefined ? join(this.refusedDir, 'refused.sock') : undefined;
-    const refused = (this.refused = refusedPath !== undefined ? this.listenRefused(refusedPath) : undefined);
+    const { refusedPath } = this;
+    const refused = (this.refused = refusedPath !== undefined ? this.listenRefused(refusedPath, attach?.refusedFd) : undefined);
     const clientBefore = readClientBytes(this.flags.lustrePaths);
     // The host's full name for the records (only with a log), asked before CMD starts: the helper it
     // runs is reaped before the CPU figures of the command's children are first read.
@@ -325,10 +330,24 @@ export class RunSession {
     return { receiver, refused, pid, waitedEnd, exited, clientBefore, childrenBefore, sampler, gpu, output };
   }
 
-  /** The socket of refused processes, or undefined (said on stderr) when it cannot be made. */
-  private listenRefused(path: string): RefusedProcesses | undefined {
+  /**
+   * Attached: the socket of refused processes that the job's first process made beside the private
+   * one and named in the job's environment (JOBIO_REFUSED_SOCKET), inherited on attach.refusedFd.
+   */
+  private adoptRefused(attach: Attach): void {
+    const path = process.env['JOBIO_REFUSED_SOCKET'];
+    if (attach.refusedFd === undefined || path === undefined || path === '') {
+      process.stderr.write("jobio run: warning: processes of another user will not be counted: the job's first process could not make their socket\n");
+      return;
+    }
+    this.refusedDir = dirname(path);
+    this.refusedPath = path;
+  }
+
+  /** The socket of refused processes (adopted from `listenFd` when attached), or undefined (said on stderr) when it cannot be made. */
+  private listenRefused(path: string, listenFd: number | undefined): RefusedProcesses | undefined {
     try {
-      return new RefusedProcesses(path, process.getuid?.() ?? -1, '/proc', () => this.handled.signal());
+      return new RefusedProcesses(path, process.getuid?.() ?? -1, '/proc', () => this.handled.signal(), listenFd);
     } catch (err) {
       process.stderr.write(`jobio run: warning: processes of another user will not be counted: ${(err as Error).message}\n`);
       return undefined;

@@ -42,20 +42,20 @@ bool ReadSmallFile(const std::string& path, size_t cap, std::string& out) {
   return true;
 }
 
-void CaptureEvidence(const std::string& procfs, pid_t pid, Evidence& out) {
+void CaptureEvidence(const std::string& procfs, pid_t pid, unsigned parts, Evidence& out) {
   if (procfs.empty()) return;
   const std::string dir = procfs + "/" + std::to_string(pid) + "/";
   out.has_evidence = true;
-  out.has_cgroup = ReadSmallFile(dir + "cgroup", 64 << 10, out.cgroup);
+  if (parts & kEvidenceCgroup) out.has_cgroup = ReadSmallFile(dir + "cgroup", 64 << 10, out.cgroup);
   char link[4096];
-  ssize_t n = readlink((dir + "exe").c_str(), link, sizeof(link));
+  ssize_t n = (parts & kEvidenceExe) ? readlink((dir + "exe").c_str(), link, sizeof(link)) : -1;
   if (n > 0 && static_cast<size_t>(n) < sizeof(link)) {
     out.has_exe = true;
     out.exe.assign(link, static_cast<size_t>(n));
   }
   std::string block;
   // environ is bounded by the kernel's argument limits; 4 MiB covers any real one.
-  if (ReadSmallFile(dir + "environ", 4u << 20, block) && !block.empty()) {
+  if ((parts & kEvidenceEnviron) && ReadSmallFile(dir + "environ", 4u << 20, block) && !block.empty()) {
     out.has_environ = true;
     for (size_t at = 0; at < block.size();) {
       size_t end = block.find('\0', at);

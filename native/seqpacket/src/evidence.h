@@ -1,7 +1,8 @@
 // Job id evidence of a sender, read from <procfs>/<pid> by the epoll thread as its first frame on a
 // connection arrives (so a short-lived process is still there; JavaScript may look much later): the
 // cgroup file, the scheduler variables of its environ, and the path of its executable (the program
-// its reasons are addressed to). Separate concern from the socket server.
+// its reasons are addressed to). A server may ask for only some of the three (the socket of refused
+// processes names them by exe alone). Separate concern from the socket server.
 #ifndef JOBIO_SEQPACKET_EVIDENCE_H
 #define JOBIO_SEQPACKET_EVIDENCE_H
 
@@ -10,6 +11,10 @@
 #include <string>
 
 namespace jobio {
+
+/** What CaptureEvidence reads, as bits (options.evidence). */
+enum EvidencePart : unsigned { kEvidenceCgroup = 1, kEvidenceEnviron = 2, kEvidenceExe = 4 };
+constexpr unsigned kAllEvidence = kEvidenceCgroup | kEvidenceEnviron | kEvidenceExe;
 
 struct Evidence {
   bool has_evidence = false;  // captured at all (procfs set)
@@ -27,8 +32,8 @@ struct Evidence {
  */
 bool ReadSmallFile(const std::string& path, size_t cap, std::string& out);
 
-/** Fills `out` from <procfs>/<pid>; nothing when procfs is empty. */
-void CaptureEvidence(const std::string& procfs, pid_t pid, Evidence& out);
+/** Fills `out` with the `parts` (EvidencePart bits) of <procfs>/<pid>; nothing when procfs is empty. */
+void CaptureEvidence(const std::string& procfs, pid_t pid, unsigned parts, Evidence& out);
 
 }  // namespace jobio
 

@@ -53,6 +53,26 @@ uint32_t OptionalUint(Napi::Object options, const char* name, uint32_t fallback,
   return static_cast<uint32_t>(number);
 }
 
+// options.evidence: the names of the evidence parts to read (default all three).
+unsigned EvidenceParts(Napi::Object options) {
+  Napi::Env env = options.Env();
+  Napi::Value value = options.Get("evidence");
+  if (value.IsUndefined()) return kAllEvidence;
+  const char* wrong = "options.evidence must be an array of 'cgroup', 'environ', 'exe'";
+  if (!value.IsArray()) throw Napi::TypeError::New(env, wrong);
+  Napi::Array list = value.As<Napi::Array>();
+  unsigned parts = 0;
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    Napi::Value item = list.Get(i);
+    std::string name = item.IsString() ? item.As<Napi::String>().Utf8Value() : "";
+    if (name == "cgroup") parts |= kEvidenceCgroup;
+    else if (name == "environ") parts |= kEvidenceEnviron;
+    else if (name == "exe") parts |= kEvidenceExe;
+    else throw Napi::TypeError::New(env, wrong);
+  }
+  return parts;
+}
+
 }  // namespace
 
 struct SeqpacketServer::Connection {
@@ -77,7 +97,7 @@ void SeqpacketServer::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("SeqpacketServer", ctor);
 }
 
-// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, reservedConnections, jobCgroupPatterns, queueSize, queueBytes, queueBytesPerUser }, onEvent)
+// new SeqpacketServer(path, { mode, maxFrame, maxConnections, maxConnectionsPerUser, procfs, evidence, reservedConnections, jobCgroupPatterns, queueSize, queueBytes, queueBytesPerUser }, onEvent)
 SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SeqpacketServer>(info) {
   Napi::Env env = info.Env();
   if (info.Length() != 3) throw Napi::TypeError::New(env, "new SeqpacketServer(path, options, onEvent) takes 3 arguments");
@@ -103,6 +123,7 @@ SeqpacketServer::SeqpacketServer(const Napi::CallbackInfo& info) : Napi::ObjectW
     if (!procfs.IsString()) throw Napi::TypeError::New(env, "options.procfs must be a string");
     procfs_ = procfs.As<Napi::String>().Utf8Value();
   }
+  evidence_parts_ = EvidenceParts(options);
   Napi::Value patterns = options.Get("jobCgroupPatterns");
   if (!patterns.IsUndefined()) {
     if (!patterns.IsArray()) throw Napi::TypeError::New(env, "options.jobCgroupPatterns must be an array of strings");
@@ -413,7 +434,7 @@ SeqpacketServer::ReadResult SeqpacketServer::ReadAll(Connection& connection, std
       counters_->frames++;
       if (pid != connection.evidence_pid) {
         connection.evidence_pid = pid;
-        CaptureEvidence(procfs_, pid, event->evidence);
+        CaptureEvidence(procfs_, pid, evidence_parts_, event->evidence);
       }
     }
     Deliver(event);

@@ -135,6 +135,7 @@ class SeqpacketServer : public Napi::ObjectWrap<SeqpacketServer> {
 
   std::string path_;
   std::string procfs_;
+  unsigned evidence_parts_ = 0;  // EvidencePart bits read with a sender's first frame (options.evidence)
   unsigned mode_ = 0666;
   uint32_t max_frame_ = 0;
   uint32_t max_connections_ = 0;

@@ -6,12 +6,15 @@
  *   - a SOCK_SEQPACKET socket is bound and listening in a private directory (0700) before anything
  *     is sent, so no record waits on the session: the kernel queues connections and frames while
  *     Node starts;
+ *   - beside it, as `jobio run` has, a socket any user may reach where a process the private one
+ *     refuses (it runs as another user) says so, to be counted (jobio_listen_refused);
  *   - a detached process (its own session, not our child: a shell's `wait` must not wait for it)
- *     runs `jobio run --attach FD,PIDS -- PROGRAM` on that socket; it writes the same log as
+ *     runs `jobio run --attach FD,PIDS[,FD] -- PROGRAM` on those sockets; it writes the same log as
  *     `jobio run` and ends when the process Mistral's wait_pid names has exited;
- *   - JOBIO_SOCKET and the run's other variables are set in this process's environment, which its
- *     children inherit: they join the session instead of starting one (on this node: JOBIO_SESSION_HOST
- *     names it, and a process on another node starts that node's session).
+ *   - JOBIO_SOCKET, JOBIO_REFUSED_SOCKET and the run's other variables are set in this process's
+ *     environment, which its children inherit: they join the session instead of starting one (on
+ *     this node: JOBIO_SESSION_HOST names it, and a process on another node starts that node's
+ *     session).
  * The jobio command is $JOBIO_COMMAND, else bin/jobio.js of the checkout this library was built in
  * (three directories above native/profiler/build/libjobio.so). Nothing here waits for the session;
  * the one wait is for the intermediate process, which only forks and exits. On failure the job runs
@@ -150,17 +153,19 @@ static int jobio_command(char *out, size_t cap) {
   return snprintf(out, cap, "%s/../../../bin/jobio.js", dir) < (int)cap;
 }
 
-/* A private directory (0700) and a socket in it, bound and listening: the descriptor, or -1. */
-static int jobio_listen(char *path, size_t cap) {
+/* A new directory `prefix`XXXXXX of mode `dir_mode` in the session's base directory and a socket
+ * `name` of mode `sock_mode` in it, bound and listening: the descriptor (its path in `path`), or -1. */
+static int jobio_listen_in(const char *prefix, mode_t dir_mode, const char *name, mode_t sock_mode, char *path, size_t cap) {
   const char *base = jobio_env("MISTRAL_OUTPUT_DIRECTORY");
   if (!base) base = jobio_env("TMPDIR");
   if (!base) base = "/tmp";
   char dir[PATH_MAX];
-  if (snprintf(dir, sizeof dir, "%s/jobio-run-XXXXXX", base) >= (int)sizeof dir || !mkdtemp(dir)) return -1;
+  if (snprintf(dir, sizeof dir, "%s/%sXXXXXX", base, prefix) >= (int)sizeof dir || !mkdtemp(dir)) return -1;
   struct sockaddr_un sa;
   memset(&sa, 0, sizeof sa);
   sa.sun_family = AF_UNIX;
-  if (snprintf(path, cap, "%s/profiler.sock", dir) >= (int)cap || strlen(path) >= sizeof sa.sun_path) {
+  if (snprintf(path, cap, "%s/%s", dir, name) >= (int)cap || strlen(path) >= sizeof sa.sun_path ||
+      syscall(SYS_fchmodat, AT_FDCWD, dir, dir_mode) != 0) {
     jobio_unlink(dir, AT_REMOVEDIR);
     return -1;
   }
@@ -169,12 +174,29 @@ static int jobio_listen(char *path, size_t cap) {
   int on = 1;
   /* as the receiver does: every message carries its sender's credentials (SO_PEERCRED trust) */
   if (fd >= 0 && syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) == 0 &&
-      syscall(SYS_bind, fd, &sa, sizeof sa) == 0 && syscall(SYS_fchmodat, AT_FDCWD, path, 0600) == 0 && syscall(SYS_listen, fd, 512) == 0)
+      syscall(SYS_bind, fd, &sa, sizeof sa) == 0 && syscall(SYS_fchmodat, AT_FDCWD, path, sock_mode) == 0 && syscall(SYS_listen, fd, 512) == 0)
     return fd;
   if (fd >= 0) jobio_sys_close(fd);
   jobio_unlink(path, 0);
   jobio_unlink(dir, AT_REMOVEDIR);
   return -1;
+}
+
+/* A private directory (0700) and a socket in it, bound and listening: the descriptor, or -1. */
+static int jobio_listen(char *path, size_t cap) { return jobio_listen_in("jobio-run-", 0700, "profiler.sock", 0600, path, cap); }
+
+/* Beside it, as `jobio run` makes them: a directory any user may enter but not list (0711) and a
+ * socket any user may reach (0666), where a process the private socket refuses (it runs as another
+ * user: a child forked after its parent changed user) says so, to be counted. -1 when it cannot be
+ * made: the session says such processes are not counted. */
+static int jobio_listen_refused(char *path, size_t cap) { return jobio_listen_in("jobio-refused-", 0711, "refused.sock", 0666, path, cap); }
+
+/* Removes the socket at `path` and its directory. */
+static void jobio_unlisten(char *path) {
+  jobio_unlink(path, 0);
+  char *slash = strrchr(path, '/');
+  if (slash) *slash = 0;
+  jobio_unlink(path, AT_REMOVEDIR);
 }
 
 /* This process's environment without LD_PRELOAD (the session is Node, not a profiled program). */
@@ -193,16 +215,20 @@ static char **jobio_session_env(void) {
 /* Starts the session, detached: an intermediate process makes its own session, forks the session
  * process and exits at once (reaped here), so the session is not this process's child. Raw system
  * calls only after the fork: no atfork handler, no lock of this process is touched. */
-static int jobio_spawn(const char *cmd, char *const argv[], char *const envp[], int listen_fd) {
+static int jobio_spawn(const char *cmd, char *const argv[], char *const envp[], int listen_fd, int refused_fd) {
   const char *err = jobio_cfg.error_log[0] ? jobio_cfg.error_log : "/dev/null";
   long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
   if (pid < 0) return -1;
   if (pid == 0) {
     syscall(SYS_setsid);
     if (syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) != 0) syscall(SYS_exit_group, 0);
-    /* the listening socket on descriptor 3 first: the descriptors opened next cannot take it */
+    /* the listening sockets on descriptors 3 and 4 first: the descriptors opened next cannot take
+     * them (the refused processes' socket moved out of the way of the first if it sits on 3) */
+    if (refused_fd == 3) refused_fd = (int)jobio_sys_fcntl(3, F_DUPFD_CLOEXEC, 5);
     if (listen_fd == 3) jobio_sys_fcntl(3, F_SETFD, 0);
     else if (syscall(SYS_dup3, listen_fd, 3, 0) < 0) syscall(SYS_exit_group, 127);
+    if (refused_fd == 4) jobio_sys_fcntl(4, F_SETFD, 0);
+    else if (refused_fd >= 0 && syscall(SYS_dup3, refused_fd, 4, 0) < 0) syscall(SYS_exit_group, 127);
     int in = (int)jobio_sys_open(AT_FDCWD, "/dev/null", O_RDONLY, 0);
     int out = (int)jobio_sys_open(AT_FDCWD, err, O_WRONLY | O_APPEND | O_CREAT, 0644);
     if (out < 0) out = (int)jobio_sys_open(AT_FDCWD, "/dev/null", O_WRONLY, 0);
@@ -245,10 +271,10 @@ void jobio_session_start(void) {
   jobio_small_io();
   jobio_clock_sampling();
 
-  char cmd[PATH_MAX], sock[PATH_MAX], exe[PATH_MAX];
+  char cmd[PATH_MAX], sock[PATH_MAX], refused_sock[PATH_MAX], exe[PATH_MAX];
   cmd[0] = 0;
   const char *why = NULL;
-  int fd = -1;
+  int fd = -1, refused_fd = -1;
   char **envp = NULL;
   if (!jobio_command(cmd, sizeof cmd) || syscall(SYS_faccessat, AT_FDCWD, cmd, X_OK, 0) != 0)
     why = "cannot start a jobio session: no jobio command (set JOBIO_COMMAND); the job is not profiled:";
@@ -268,24 +294,26 @@ void jobio_session_start(void) {
     /* a group that cannot be read (another session's) stands as this process's own */
     if (group < 0) group = self;
     if (parent_group < 0) parent_group = group;
-    snprintf(attach, sizeof attach, "3,%d,%d,%d,%d", (int)self, (int)parent, (int)group, (int)parent_group);
+    /* the sixth field: the refused processes' socket, on descriptor 4, when it could be made */
+    refused_fd = jobio_listen_refused(refused_sock, sizeof refused_sock);
+    if (refused_fd >= 0) setenv("JOBIO_REFUSED_SOCKET", refused_sock, 1);
+    else unsetenv("JOBIO_REFUSED_SOCKET"); /* not another run's */
+    snprintf(attach, sizeof attach, refused_fd >= 0 ? "3,%d,%d,%d,%d,4" : "3,%d,%d,%d,%d", (int)self, (int)parent, (int)group, (int)parent_group);
     long n = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     char *argv[] = {cmd, "run", "--attach", attach, "--", exe[0] ? exe : program_invocation_name, NULL};
     envp = jobio_session_env();
-    if (!envp || jobio_spawn(cmd, argv, envp, fd) != 0) why = "cannot start a jobio session: fork failed; the job is not profiled:";
+    if (!envp || jobio_spawn(cmd, argv, envp, fd, refused_fd) != 0) why = "cannot start a jobio session: fork failed; the job is not profiled:";
   }
   free(envp);
-  if (fd >= 0) jobio_sys_close(fd); /* the session holds the listening socket now */
-  if (why && fd >= 0) {
-    jobio_unlink(sock, 0);
-    char *slash = strrchr(sock, '/');
-    if (slash) *slash = 0;
-    jobio_unlink(sock, AT_REMOVEDIR);
-  }
+  if (fd >= 0) jobio_sys_close(fd); /* the session holds the listening sockets now */
+  if (refused_fd >= 0) jobio_sys_close(refused_fd);
+  if (why && fd >= 0) jobio_unlisten(sock);
+  if (why && refused_fd >= 0) jobio_unlisten(refused_sock);
   if (why) {
     jobio_log_line(why, cmd, 0, 0);
     unsetenv("JOBIO_SOCKET");
+    unsetenv("JOBIO_REFUSED_SOCKET");
     setenv("JOBIO_DISABLE", "1", 1); /* inherited: one line per job, not per process */
   }
   errno = saved;
