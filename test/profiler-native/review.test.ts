@@ -52,11 +52,15 @@ describe('profiler review cases', () => {
     });
   }
   for (const every of ['1', String(2 ** 30)]) {
-    test(`a sendto whose socket's descriptor number another thread gives to a file during the call counts on the address, never at the file's offset (JOBIO_SAMPLE_EVERY=${every})`, async () => {
+    test(`a sendto whose socket's descriptor number another thread gives to a file during the call counts on the address, never at the file's offset (JOBIO_SAMPLE_EVERY=${every})`, async (t) => {
       const dir = tempDir();
       const work = join(dir, 'work');
       mkdirSync(work);
       const r = await runProfiled(testBin('t_review_reuse'), [work, 'sendto'], { dir, env: { JOBIO_NETWORK: '1', JOBIO_SAMPLE_EVERY: every } });
+      if (r.status === 77) {
+        removeDir(dir);
+        return t.skip('no /proc/self/task/TID/syscall: a thread waiting in sendto cannot be seen');
+      }
       assert.equal(r.signal, null);
       assert.equal(r.status, 0, r.stderr.toString());
       assert.equal(r.stdout.toString(), `sent ${64 * 2 ** 20}\n`);

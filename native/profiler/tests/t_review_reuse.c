@@ -31,15 +31,16 @@ static void *sender(void *arg) {
   return NULL;
 }
 
-/* Is thread tid waiting in the system call nr? (/proc/self/task/TID/syscall starts with its number) */
+/* Is thread tid waiting in the system call nr? (/proc/self/task/TID/syscall starts with its number;
+ * without that file the case cannot be set up: exit 77, skipped) */
 static int waits_in(pid_t tid, long nr) {
   char path[64], line[256];
   snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
   int fd = open(path, O_RDONLY);
-  if (fd < 0) return 0;
+  if (fd < 0) exit(77);
   ssize_t n = read(fd, line, sizeof line - 1);
   close(fd);
-  if (n <= 0) return 0;
+  if (n <= 0) exit(77);
   line[n] = 0;
   return strtol(line, NULL, 10) == nr && line[0] != 'r';
 }
