@@ -77,3 +77,33 @@ test('below the gain threshold a hint says "nothing to gain" and gives no advice
     'Your program (app) on /scratch: 120 stats of paths never opened: 0.04 % of the run time, nothing to gain',
   );
 });
+
+test('dd\'s block size is the one its command line asked for: the hint says bs=, not "its own block size"', () => {
+  // dd if=/dev/zero of=x bs=4k count=5000: 5,000 writes of 4 KiB, each exactly the bs= given
+  const h = hintFor(fig('small_write', 5000, 5000 * 4096), ctx('dd'));
+  assert.equal(
+    h,
+    'Dd (GNU coreutils) on /scratch: 5,000 writes of 4.0 KiB on average: dd moves one block of the size its command line gives per call (bs=, ibs=, obs=; 512 B when none is given): give it bs=1M or larger',
+  );
+  assert.doesNotMatch(h, /own block size|not your code/);
+  assert.match(hintFor(fig('small_read', 5000, 5000 * 512), ctx('dd')), /give it bs=1M or larger/);
+  // its other reasons stay the tool's
+  assert.match(hintFor(fig('zero_seek', 1), ctx('dd')), /dd's own way of working/);
+});
+
+test("small transfers of small files by a known tool (cp -r, tar x): the files are small, not the tool's block size", () => {
+  // cp -r of 500 files of 2 KiB: 500 writes of 2 KiB, 1,000 opens below the threshold (source and copy)
+  const cp = hintFor(fig('small_write', 500, 500 * 2048), ctx('cp', { fewByteOpens: 1000 }));
+  assert.equal(
+    cp,
+    'Cp (GNU coreutils) on /scratch: 500 writes of 2.0 KiB on average: the files themselves are small (1,000 opens moved less than 32 KiB each), so no block size can help: keep many small files in one (a tar or zip archive, HDF5, a database) and copy or read that',
+  );
+  assert.doesNotMatch(cp, /own block size/);
+  // tar x of 500 small files: 584 writes
+  assert.match(hintFor(fig('small_write', 584, 1048885), ctx('tar', { fewByteOpens: 500 })), /^Tar on \/scratch: 584 writes .*: the files themselves are small \(500 opens/);
+  // a big file written in small pieces: the tool's own block size, and "line by line" only for text tools
+  const sort = hintFor(fig('small_write', 23928, 98000000), ctx('sort', { fewByteOpens: 0 }));
+  assert.match(sort, /sort reads and writes in its own block size: not your code's/);
+  assert.doesNotMatch(sort, /line by line/);
+  assert.match(hintFor(fig('small_read', 457, 1868894), ctx('mawk')), /mawk reads and writes in its own block size \(line by line\): not your code's/);
+});
