@@ -107,3 +107,17 @@ test("small transfers of small files by a known tool (cp -r, tar x): the files a
   assert.doesNotMatch(sort, /line by line/);
   assert.match(hintFor(fig('small_read', 457, 1868894), ctx('mawk')), /mawk reads and writes in its own block size \(line by line\): not your code's/);
 });
+
+test('a tool already working in memory (tmpfs) is not told to work on a local disk or in memory', () => {
+  // tar x of 500 files on /dev/shm: 1,504 owner, mode and time changes
+  const shm = hintFor(fig('metadata_change', 1504), ctx('tar', { mount: '/dev/shm', fstype: 'tmpfs' }));
+  assert.equal(
+    shm,
+    "Tar on /dev/shm: 1,504 renames, deletes, mkdirs, chmods, chowns, time changes or truncates: tar's own way of working: nothing to change in your code; it already works in memory (tmpfs)",
+  );
+  assert.doesNotMatch(shm, /local disk/);
+  assert.match(hintFor(fig('small_write', 23928, 98000000), ctx('sort', { mount: '/dev/shm', fstype: 'tmpfs' })), /own block size: not your code's; it already works in memory \(tmpfs\)$/);
+  // on a parallel file system, or where the type is not known, the advice stands
+  for (const over of [{ fstype: 'lustre' }, {}])
+    assert.match(hintFor(fig('metadata_change', 1504), ctx('tar', over)), /let it work on a local disk or in memory \(\$TMPDIR, \/dev\/shm\) and copy the result once$/);
+});

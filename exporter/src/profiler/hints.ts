@@ -20,6 +20,8 @@ const count = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 export interface HintContext {
   readonly mount: string;
+  /** the mount's file-system type, when known (a tool already in memory is not told to move there) */
+  readonly fstype?: string;
   /** the small-transfer threshold, bytes */
   readonly small: number;
   readonly program: Program;
@@ -133,6 +135,9 @@ function ownAdvice(f: ReasonFigure, c: HintContext): string {
 
 const NOTHING_IN_YOUR_CODE = 'nothing to change in your code';
 const LOCAL_COPY = 'if it costs, let it work on a local disk or in memory ($TMPDIR, /dev/shm) and copy the result once';
+/** File systems held in memory: a tool's work there cannot move anywhere faster. */
+const MEMORY_FS = new Set(['tmpfs', 'ramfs']);
+const localCopy = (c: HintContext): string => (c.fstype !== undefined && MEMORY_FS.has(c.fstype) ? `it already works in memory (${c.fstype})` : LOCAL_COPY);
 
 /** Advice for a known tool, shell, runtime or library: what is expected of it, and what can be done. */
 function knownAdvice(f: ReasonFigure, c: HintContext): string {
@@ -187,10 +192,10 @@ function knownAdvice(f: ReasonFigure, c: HintContext): string {
       // transfers the user sets directly
       if ((r === 'small_read' || r === 'small_write') && p.name === 'dd')
         return 'dd moves one block of the size its command line gives per call (bs=, ibs=, obs=; 512 B when none is given): give it bs=1M or larger';
-      if (r === 'small_read' || r === 'small_write') return `${p.name} reads and writes in its own block size${p.family === 'text-tool' ? ' (line by line)' : ''}: not your code's; ${LOCAL_COPY}`;
+      if (r === 'small_read' || r === 'small_write') return `${p.name} reads and writes in its own block size${p.family === 'text-tool' ? ' (line by line)' : ''}: not your code's; ${localCopy(c)}`;
       if (r === 'failed_not_found') return `${p.name} looked for files that were not there (as asked, or to decide what to do): check its arguments`;
       if (failed) return `${p.name}'s calls failed: its error messages say why; check its arguments and the paths`;
-      return `${p.name}'s own way of working: ${NOTHING_IN_YOUR_CODE}; ${LOCAL_COPY}`;
+      return `${p.name}'s own way of working: ${NOTHING_IN_YOUR_CODE}; ${localCopy(c)}`;
     case 'own':
     case 'interpreter':
       return '';
