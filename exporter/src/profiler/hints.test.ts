@@ -121,3 +121,8 @@ test('a tool already working in memory (tmpfs) is not told to work on a local di
   for (const over of [{ fstype: 'lustre' }, {}])
     assert.match(hintFor(fig('metadata_change', 1504), ctx('tar', over)), /let it work on a local disk or in memory \(\$TMPDIR, \/dev\/shm\) and copy the result once$/);
 });
+
+test('one open "moved its bytes", several "moved their bytes"', () => {
+  assert.match(hintFor(fig('open_bytes_unseen', 1), ctx('du')), /^Du \(GNU coreutils\) on \/scratch: 1 open moved its bytes where they are not counted: /);
+  assert.match(hintFor(fig('open_bytes_unseen', 2), ctx('du')), /: 2 opens moved their bytes where they are not counted: /);
+});

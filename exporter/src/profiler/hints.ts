@@ -62,7 +62,7 @@ function figures(f: ReasonFigure, small: number): string {
     case 'open_few_bytes':
       return many(n, 'open', ` moved less than ${size(small)} each`);
     case 'open_bytes_unseen':
-      return many(n, 'open', ' moved their bytes where they are not counted');
+      return many(n, 'open', ` moved ${Math.round(n) === 1 ? 'its' : 'their'} bytes where they are not counted`);
     case 'stat_used':
       return many(n, 'stat', ' of files then used');
     case 'forward_seek':
