@@ -37,4 +37,40 @@ describe('profiler review cases', () => {
     assert.equal(r.stdout.toString(), 'exit from the handler\n');
     removeDir(dir);
   });
+  for (const every of ['1', String(2 ** 30)]) {
+    test(`a seek on a dup alias is classified by the shared offset, moved by reads through the other descriptor too (JOBIO_SAMPLE_EVERY=${every})`, async () => {
+      const dir = tempDir();
+      const work = join(dir, 'work');
+      mkdirSync(work);
+      const r = await runProfiled(testBin('t_review_dupseek'), [work], { dir, env: { JOBIO_SAMPLE_EVERY: every } });
+      assert.equal(r.status, 0, r.stderr.toString());
+      const p = proc(r.dump, 't_review_dupseek');
+      assert.deepEqual(counted(p.totals).seek, [4, 1, 0]);
+      assert.equal(p.totals.reasons['backward_seek'], 3);
+      assert.equal(p.totals.reasons['zero_seek'], 1);
+      removeDir(dir);
+    });
+  }
+  for (const every of ['1', String(2 ** 30)]) {
+    test(`a sendto whose socket's descriptor number another thread gives to a file during the call counts on the address, never at the file's offset (JOBIO_SAMPLE_EVERY=${every})`, async (t) => {
+      const dir = tempDir();
+      const work = join(dir, 'work');
+      mkdirSync(work);
+      const r = await runProfiled(testBin('t_review_reuse'), [work, 'sendto'], { dir, env: { JOBIO_NETWORK: '1', JOBIO_SAMPLE_EVERY: every } });
+      if (r.status === 77) {
+        removeDir(dir);
+        return t.skip('no /proc/self/task/TID/syscall: a thread waiting in sendto cannot be seen');
+      }
+      assert.equal(r.signal, null);
+      assert.equal(r.status, 0, r.stderr.toString());
+      assert.equal(r.stdout.toString(), `sent ${64 * 2 ** 20}\n`);
+      const sent = proc(r.dump, 't_review_reuse').mounts.filter((m) => m.fstype === 'socket' && counted(m).write);
+      // the byte, then the 64 MiB (the second sendto's socket replaced by a file meanwhile): both on 0.0.0.0
+      assert.deepEqual(
+        sent.map((m) => [m.path, counted(m).write, m.sizes.write.small.bytes + m.sizes.write.medium.bytes + m.sizes.write.large.bytes]),
+        [['[network] 0.0.0.0', [0, 0, 2], 64 * 2 ** 20 + 1]],
+      );
+      removeDir(dir);
+    });
+  }
 });

@@ -370,8 +370,10 @@ void jobio_rec_alias(struct jobio_ctx *c, int oldfd, int newfd) {
     if (oe->kind == JOBIO_FD_UNKNOWN) jobio_fd_learn(oldfd);
     if (oe->kind != JOBIO_FD_UNKNOWN && oe->kind != JOBIO_FD_OWN) {
       jobio_ofd_ref(oe->ofd);
-      oe->pos = JOBIO_POS_UNKNOWN; /* the offset is shared from now on */
-      jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)(oe->flags & (JOBIO_FDF_SAT | JOBIO_FDF_PROV)), JOBIO_POS_UNKNOWN);
+      oe->pos = JOBIO_POS_UNKNOWN; /* the offset is shared from now on: asked of the kernel at each seek */
+      oe->flags |= JOBIO_FDF_SHARED;
+      jobio_fd_set(newfd, oe->kind, oe->slot, oe->ofd, (uint8_t)((oe->flags & (JOBIO_FDF_SAT | JOBIO_FDF_PROV)) | JOBIO_FDF_SHARED),
+                   JOBIO_POS_UNKNOWN);
     }
   }
   c->t->busy--;
@@ -386,7 +388,7 @@ int64_t jobio_seek_pre(int fd, int whence) {
   if (e->kind == JOBIO_FD_UNKNOWN) jobio_fd_learn(fd);
   if (e->kind != JOBIO_FD_FILE) return -1;
   if (whence == SEEK_CUR) return e->pos;
-  if (e->pos >= 0 && !(e->flags & JOBIO_FDF_STDIO)) return e->pos;
+  if (e->pos >= 0 && !(e->flags & JOBIO_FDF_UNTRACKED)) return e->pos;
   int saved = errno;
   jobio_guard_enter();
   long p = jobio_sys_lseek(fd, 0, SEEK_CUR);
@@ -413,7 +415,7 @@ void jobio_rec_seek(struct jobio_ctx *c, int fd, int64_t off, int whence, int64_
   struct jobio_fd *e;
   if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE) {
     jobio_count_reason(jobio_ms(c->t->block, e->slot), JOBIO_CALL_SEEK, cls, reason, est, c->t0 != 0);
-    if (r >= 0 && !(e->flags & JOBIO_FDF_STDIO)) e->pos = r;
+    if (r >= 0 && !(e->flags & JOBIO_FDF_UNTRACKED)) e->pos = r;
   } else {
     int saved = errno;
     int slot = jobio_fd_slot(fd);

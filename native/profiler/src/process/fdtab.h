@@ -17,6 +17,10 @@ enum jobio_fd_kind {
 #define JOBIO_FDF_STDIO 0x2 /* a FILE* sits on it: the kernel offset is not tracked */
 #define JOBIO_FDF_PROV 0x4  /* mount taken from the path at open: confirmed by the device at the
                                program's own fstat, or with one fstat before its first transfer */
+#define JOBIO_FDF_SHARED 0x8 /* a dup alias (either end): its offset moves through the others too, so
+                                it is asked of the kernel at each seek, never tracked */
+/* the kernel offset is not tracked (pos stays unknown): a FILE* on it, or shared with an alias */
+#define JOBIO_FDF_UNTRACKED (JOBIO_FDF_STDIO | JOBIO_FDF_SHARED)
 /*
  * A socket's last addressed call (a datagram's destination or source): its IPv4 address (as in the
  * call's sockaddr_in) and the byte offset of that peer's counters in a thread block (JOBIO_MOFF of

@@ -259,10 +259,12 @@ JOBIO_HOT struct jobio_fd *jobio_sendto_v4(int fd, socklen_t l) {
     return e;
   return NULL;
 }
-/* The inline count after the call: bytes sent to the socket's last peer. */
+/* The inline count after the call: bytes sent to the socket's last peer. The entry is read again
+ * after the call, so its kind too: another thread may have closed the descriptor meanwhile and
+ * opened a file on its number, whose offset (the same word as net_last) is no peer's counters. */
 JOBIO_HOT uint32_t jobio_sendto_moff(ssize_t r, const struct jobio_fd *e, const struct sockaddr *sa) {
   /* (no address: the descriptor's peer, in the general record) */
-  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY(sa != NULL)) return jobio_net_last_moff(e, sa);
+  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY(sa != NULL) && JOBIO_LIKELY(e->kind == JOBIO_FD_NET)) return jobio_net_last_moff(e, sa);
   return 0;
 }
 /* After the call, when inline counting did not take it: the general record (the descriptor from its
