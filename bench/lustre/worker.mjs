@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MetricRegistry } from '../../dist/scrape/metric-registry.js';
 import { countSeries } from '../../dist/scrape/series-count.js';
+import { renderPartChunks } from '../../dist/scrape/exposition-writer.js';
 import { lustreJobStatsCollector } from '../../dist/collectors/lustre_jobstats.js';
 import { createLogger } from '../../dist/util/logger.js';
 
@@ -121,7 +122,8 @@ async function targets(dir, max, density) {
   const scrape = () =>
     timed(async () => {
       await c.update(signal);
-      await registry.metrics();
+      // Rendered as a scrape serves it: UTF-8 chunks, never one string.
+      await renderPartChunks(registry.list(), 'text');
       if (density) clock += 30_000;
     });
   const firstMs = await scrape();

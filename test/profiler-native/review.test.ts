@@ -37,6 +37,22 @@ describe('profiler review cases', () => {
     assert.equal(r.stdout.toString(), 'exit from the handler\n');
     removeDir(dir);
   });
+  test('a set*id call from a signal handler during another one on the same thread does not wait for the join of the flush thread its own thread holds', async (t) => {
+    const dir = tempDir();
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    // the program raises SIGUSR1 from inside the outer setgroups' join; its handler calls setgid
+    const r = await runProfiled(testBin('t_review_setid'), [work], { dir, env: { JOBIO_FLUSH_THREAD: '1' } });
+    if (r.status === 77) {
+      removeDir(dir);
+      return t.skip('not root: the program cannot change its credentials');
+    }
+    assert.equal(r.signal, null);
+    assert.equal(r.status, 0, r.stderr.toString());
+    // the nested call's time is bounded by the join's 2 s; the flush thread's own end is microseconds
+    assert.equal(r.stdout.toString(), 'nested setgid in the join: returned at once\n', r.stderr.toString());
+    removeDir(dir);
+  });
   for (const every of ['1', String(2 ** 30)]) {
     test(`a seek on a dup alias is classified by the shared offset, moved by reads through the other descriptor too (JOBIO_SAMPLE_EVERY=${every})`, async () => {
       const dir = tempDir();

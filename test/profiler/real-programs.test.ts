@@ -241,3 +241,42 @@ test('exit statuses under the profiler: plain codes and signals (128+n)', () => 
   assert.equal(profiled(['sh', '-c', 'kill -INT $$'], join(work, 'e2.jsonl')).status, 130);
   assert.equal(profiled(['sh', '-c', 'kill -SEGV $$'], join(work, 'e3.jsonl')).status, 139);
 });
+
+/** The reasons of a run's `diagnosis` record. */
+const reasonsOf = (log: string): Obj[] => (readValidLog(readFileSync(log, 'utf8')).find((x) => x.type === 'diagnosis') as Obj).reasons as Obj[];
+
+// Times left unreported (--min-sampled above any count) so that every reason gets its advice: what is
+// asserted is whom the advice is for, not the share of run time, which the node's load decides.
+test("cp -r of small files and dd bs=4k: small writes equal strace's, hinted as small files and as dd's bs=, not as the tool's block size", () => {
+  const tree = join(work, 'small-files');
+  mkdirSync(tree);
+  for (let i = 0; i < 60; i++) writeFileSync(join(tree, `f${i}.txt`), 'x'.repeat(1000 + 30 * i));
+  const copy = join(work, 'small-files-copy');
+  const cp = ['cp', '-r', '--reflink=never', tree, copy]; // (never a clone: a btrfs or xfs /tmp would copy no byte)
+  const cpLog = join(work, 'cp-r.jsonl');
+  assert.equal(profiled(cp, cpLog, {}, ['--min-sampled', '1000000000']).status, 0);
+  rmSync(copy, { recursive: true });
+  // coreutils 9 copies with copy_file_range (the profiler: a read and a write), older ones read and write
+  const moved = straceCount(cp, ['copy_file_range', 'write'], ownFiles);
+  const data = straceCount(cp, ['copy_file_range', 'write'], (p) => ownFiles(p) && p.startsWith(`${copy}/`));
+  const cpWrites = reasonsOf(cpLog).find((r) => r.reason === 'small_write' && r.program.name === 'cp');
+  assert.ok(cpWrites, JSON.stringify(reasonsOf(cpLog)));
+  // each file moved in one call with data (and a last one of 0 bytes, green)
+  assert.equal(cpWrites.calls, 60);
+  assert.ok(moved.calls >= 60 || data.calls >= 60, `strace: ${JSON.stringify({ moved, data })}`);
+  assert.equal(cpWrites.bytes, moved.bytes || data.bytes);
+  assert.match(cpWrites.hint, /the files themselves are small \(\d+ opens moved less than 32 KiB each\), so no block size can help/);
+  assert.doesNotMatch(cpWrites.hint, /own block size/);
+
+  const x = join(work, 'dd-4k');
+  const dd = ['dd', 'if=/dev/zero', `of=${x}`, 'bs=4k', 'count=200', 'status=none'];
+  const ddLog = join(work, 'dd-4k.jsonl');
+  assert.equal(profiled(dd, ddLog, {}, ['--min-sampled', '1000000000']).status, 0);
+  const oracle = straceCount(dd, ['write'], (p) => p === x);
+  const ddWrites = reasonsOf(ddLog).find((r) => r.reason === 'small_write' && r.program.name === 'dd');
+  assert.ok(ddWrites, JSON.stringify(reasonsOf(ddLog)));
+  assert.equal(oracle.calls, 200);
+  assert.equal(ddWrites.calls, oracle.calls);
+  assert.equal(ddWrites.bytes, oracle.bytes);
+  assert.match(ddWrites.hint, /: dd moves one block of the size its command line gives per call .*: give it bs=1M or larger$/);
+});

@@ -7,7 +7,8 @@
 // frame's time is that of the calls made in it, so the busiest second of I/O time is not the exit's.
 // A second job makes only an open and stats after sleeping, nothing decided in their second: their
 // time must be in that second all the same (the made time is released by a bound of its own), and
-// the seconds' time must add up to the run's.
+// the seconds' time must add up to the run's, exactly: time the bound held back is released in a
+// later snapshot, where the frame shows it with 0 calls (docs/profiler.md).
 // The oracle: strace -ttt inside the same run gives each call's wall-clock time; the job record
 // gives the run's start.
 //
@@ -193,8 +194,8 @@ test('input then compute, --timeframe 1s: the reads, opens and stats are in the 
         [...time.keys()].every((k) => k <= last + 1),
         `no ${kind.name} time counted at the exit: ${whyTime}`,
       );
-      // (each frame's figure and the total are rounded to whole µs)
-      assert.ok(Math.abs(inFrames - total) <= time.size, whyTime);
+      // exactly (a frame's whole µs are the difference of the run's rounded totals)
+      assert.equal(inFrames, total, whyTime);
     }
   });
 });
@@ -214,14 +215,16 @@ test('sleep, then only an open kept to the exit and 3 stats, --timeframe 1s: the
       const inFrames = [...time.values()].reduce((a, b) => a + b, 0);
       const whyTime = `${kind.name} time (µs) per second: ${JSON.stringify([...time])}, the run's ${total}; ${why}`;
       assert.ok(total > 0, whyTime);
-      // every second with calls made has their time, and no other second has any
+      // every second with calls made has their time, and no other second has any but the next (on a
+      // loaded machine, time above the bound is held back and released a snapshot later, with no call)
+      const last = Math.max(...calls.keys());
       for (const k of calls.keys()) assert.ok((time.get(k) ?? 0) > 0, `${kind.name} time in second ${k}, where the calls were made: ${whyTime}`);
       assert.ok(
-        [...time.keys()].every((k) => calls.has(k)),
-        `${kind.name} time only in the seconds of its calls: ${whyTime}`,
+        [...time.keys()].every((k) => calls.has(k) || k === last + 1),
+        `${kind.name} time only in the seconds of its calls and the next: ${whyTime}`,
       );
-      // (each frame's figure and the total are rounded to whole µs)
-      assert.ok(Math.abs(inFrames - total) <= Math.max(1, time.size), whyTime);
+      // exactly (a frame's whole µs are the difference of the run's rounded totals)
+      assert.equal(inFrames, total, whyTime);
     }
   });
 });

@@ -25,11 +25,12 @@ interface ShownDensity {
  * A gauge family whose samples carry their window's end as timestamp (ms), rendered from the densities
  * the last refill showed: per target, one sample per tail (`target`, then the tail's labels), its value
  * read from the density. Nothing per sample is kept between scrapes: the labels after `target` are
- * rendered once for every target (426 series a target, rendered every scrape).
+ * rendered once for every target (426 series a target, rendered every scrape), and both are handed to
+ * the writer as UTF-8 bytes, so a sample costs no string.
  */
 class DensityGauge implements MetricFamily {
   readonly type = 'gauge';
-  private readonly tails: readonly string[];
+  private readonly tails: readonly Uint8Array[];
 
   constructor(
     readonly name: string,
@@ -42,15 +43,16 @@ class DensityGauge implements MetricFamily {
   ) {
     this.tails = tails.map((labels) => {
       const text = renderLabels(labels);
-      return text === '' ? '' : `,${text}`;
+      return Buffer.from(text === '' ? '' : `,${text}`, 'utf8');
     });
     registry.register(this);
   }
 
   collect(sink: SampleSink): void {
     for (const { name, density } of this.shown()) {
-      const target = this.targets.of(name);
-      for (const [i, tail] of this.tails.entries()) sink.rendered(target + tail, this.value(density, i), undefined, density.endMs);
+      const target = this.targets.bytesOf(name);
+      const tails = this.tails;
+      for (let i = 0; i < tails.length; i += 1) sink.renderedBytes(target, tails[i]!, this.value(density, i), density.endMs);
     }
   }
 }

@@ -50,14 +50,21 @@ const targetLabelText = (name: string): string => `target="${escapeLabelValue(na
  */
 export class TargetLabelTexts {
   private readonly texts = new ShownTargets<string>();
+  private readonly bytes = new ShownTargets<Uint8Array>();
 
   of(name: string): string {
     return this.texts.of(name, targetLabelText);
   }
 
+  /** The same text as UTF-8, for families that write their samples as bytes (SampleSink.renderedBytes). */
+  bytesOf(name: string): Uint8Array {
+    return this.bytes.of(name, (n) => Buffer.from(this.of(n), 'utf8'));
+  }
+
   /** Forgets the targets no longer shown, once they are many (`shown`: the targets shown now). */
   forgetGone(shown: number): void {
     this.texts.forgetGone(shown);
+    this.bytes.forgetGone(shown);
   }
 }
 

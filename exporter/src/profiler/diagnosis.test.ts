@@ -136,3 +136,19 @@ test('not_profiled: the processes of another user only counted (beyond those nam
   assert.equal(entry.processes, 40_001);
   assert.match(entry.detail, /^40001 process\(es\) ran without the profiler .*: true \(run as uid 65534\), 40000 more run as another user; /);
 });
+
+test("a reason's hint knows its mount's file-system type: a tool on tmpfs is not told to move to memory", () => {
+  const shm = { path: '/dev/shm', fstype: 'tmpfs', fsname: 'tmpfs' };
+  const d = diagnose(input([{ program: programOf('du', '/usr/bin/du'), info: shm, total: failedStats(500, 2e8, 500) }]));
+  assert.match(d.reasons[0]?.hint ?? '', /^Du \(GNU coreutils\) on \/dev\/shm: 500 calls failed .*/);
+  const stats = emptyCounters();
+  stats[slot.calls(c('access'), RED)] = 500;
+  stats[slot.timeNs(c('access'), RED)] = 2e8;
+  stats[slot.sampled(c('access'))] = 500;
+  stats[slot.reasonCalls(WIRE_REASONS.indexOf('stat_unused'))] = 500;
+  stats[slot.reasonTimeNs(WIRE_REASONS.indexOf('stat_unused'))] = 2e8;
+  const onShm = diagnose(input([{ program: programOf('du', '/usr/bin/du'), info: shm, total: stats }])).reasons[0]?.hint ?? '';
+  assert.match(onShm, /^Du \(GNU coreutils\) on \/dev\/shm: 500 stats of paths never opened: du's own way of working: nothing to change in your code; it already works in memory \(tmpfs\)$/);
+  const onLustre = diagnose(input([{ program: programOf('du', '/usr/bin/du'), info, total: stats }])).reasons[0]?.hint ?? '';
+  assert.match(onLustre, /let it work on a local disk or in memory/);
+});

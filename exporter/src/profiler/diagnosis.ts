@@ -166,7 +166,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   for (const m of input.programs) {
     const figures = reasonsOf(m.total);
     const fewByteOpens = figures.find((f) => f.reason === 'open_few_bytes')?.calls ?? 0;
-    for (const f of figures) reasons.push(judge(f, m.program, m.info.path, m.total, fewByteOpens, input));
+    for (const f of figures) reasons.push(judge(f, m.program, m.info, m.total, fewByteOpens, input));
   }
   reasons.sort(order);
 
@@ -207,11 +207,12 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   return { reasons, unseen, runtimeNs: input.runtimeNs };
 }
 
-function judge(f: ReasonFigure, program: Program, mount: string, total: Counters, fewByteOpens: number, input: DiagnosisInput): DiagnosedReason {
+function judge(f: ReasonFigure, program: Program, info: MountInfo, total: Counters, fewByteOpens: number, input: DiagnosisInput): DiagnosedReason {
+  const mount = info.path;
   const timeErrorNs = reasonTimeError(f.reason, f.timeNs, f.calls, (call) => countIn(total, call));
   const share = input.timed && input.runtimeNs > 0 ? f.timeNs / input.runtimeNs : undefined;
   const gain = share === undefined || hasGain(f.timeNs, timeErrorNs, input.runtimeNs);
-  const hint = hintFor(f, { mount, small: input.smallThreshold, program, gain, fewByteOpens, ...(share !== undefined ? { share } : {}) });
+  const hint = hintFor(f, { mount, fstype: info.fstype, small: input.smallThreshold, program, gain, fewByteOpens, ...(share !== undefined ? { share } : {}) });
   return { cls: f.cls, reason: f.reason, mount, program, calls: f.calls, bytes: f.bytes, timeNs: f.timeNs, timeErrorNs, share, gain, hint };
 }
 

@@ -77,3 +77,52 @@ test('below the gain threshold a hint says "nothing to gain" and gives no advice
     'Your program (app) on /scratch: 120 stats of paths never opened: 0.04 % of the run time, nothing to gain',
   );
 });
+
+test('dd\'s block size is the one its command line asked for: the hint says bs=, not "its own block size"', () => {
+  // dd if=/dev/zero of=x bs=4k count=5000: 5,000 writes of 4 KiB, each exactly the bs= given
+  const h = hintFor(fig('small_write', 5000, 5000 * 4096), ctx('dd'));
+  assert.equal(
+    h,
+    'Dd (GNU coreutils) on /scratch: 5,000 writes of 4.0 KiB on average: dd moves one block of the size its command line gives per call (bs=, ibs=, obs=; 512 B when none is given): give it bs=1M or larger',
+  );
+  assert.doesNotMatch(h, /own block size|not your code/);
+  assert.match(hintFor(fig('small_read', 5000, 5000 * 512), ctx('dd')), /give it bs=1M or larger/);
+  // its other reasons stay the tool's
+  assert.match(hintFor(fig('zero_seek', 1), ctx('dd')), /dd's own way of working/);
+});
+
+test("small transfers of small files by a known tool (cp -r, tar x): the files are small, not the tool's block size", () => {
+  // cp -r of 500 files of 2 KiB: 500 writes of 2 KiB, 1,000 opens below the threshold (source and copy)
+  const cp = hintFor(fig('small_write', 500, 500 * 2048), ctx('cp', { fewByteOpens: 1000 }));
+  assert.equal(
+    cp,
+    'Cp (GNU coreutils) on /scratch: 500 writes of 2.0 KiB on average: the files themselves are small (1,000 opens moved less than 32 KiB each), so no block size can help: keep many small files in one (a tar or zip archive, HDF5, a database) and copy or read that',
+  );
+  assert.doesNotMatch(cp, /own block size/);
+  // tar x of 500 small files: 584 writes
+  assert.match(hintFor(fig('small_write', 584, 1048885), ctx('tar', { fewByteOpens: 500 })), /^Tar on \/scratch: 584 writes .*: the files themselves are small \(500 opens/);
+  // a big file written in small pieces: the tool's own block size, and "line by line" only for text tools
+  const sort = hintFor(fig('small_write', 23928, 98000000), ctx('sort', { fewByteOpens: 0 }));
+  assert.match(sort, /sort reads and writes in its own block size: not your code's/);
+  assert.doesNotMatch(sort, /line by line/);
+  assert.match(hintFor(fig('small_read', 457, 1868894), ctx('mawk')), /mawk reads and writes in its own block size \(line by line\): not your code's/);
+});
+
+test('a tool already working in memory (tmpfs) is not told to work on a local disk or in memory', () => {
+  // tar x of 500 files on /dev/shm: 1,504 owner, mode and time changes
+  const shm = hintFor(fig('metadata_change', 1504), ctx('tar', { mount: '/dev/shm', fstype: 'tmpfs' }));
+  assert.equal(
+    shm,
+    "Tar on /dev/shm: 1,504 renames, deletes, mkdirs, chmods, chowns, time changes or truncates: tar's own way of working: nothing to change in your code; it already works in memory (tmpfs)",
+  );
+  assert.doesNotMatch(shm, /local disk/);
+  assert.match(hintFor(fig('small_write', 23928, 98000000), ctx('sort', { mount: '/dev/shm', fstype: 'tmpfs' })), /own block size: not your code's; it already works in memory \(tmpfs\)$/);
+  // on a parallel file system, or where the type is not known, the advice stands
+  for (const over of [{ fstype: 'lustre' }, {}])
+    assert.match(hintFor(fig('metadata_change', 1504), ctx('tar', over)), /let it work on a local disk or in memory \(\$TMPDIR, \/dev\/shm\) and copy the result once$/);
+});
+
+test('one open "moved its bytes", several "moved their bytes"', () => {
+  assert.match(hintFor(fig('open_bytes_unseen', 1), ctx('du')), /^Du \(GNU coreutils\) on \/scratch: 1 open moved its bytes where they are not counted: /);
+  assert.match(hintFor(fig('open_bytes_unseen', 2), ctx('du')), /: 2 opens moved their bytes where they are not counted: /);
+});

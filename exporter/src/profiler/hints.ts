@@ -20,6 +20,8 @@ const count = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 export interface HintContext {
   readonly mount: string;
+  /** the mount's file-system type, when known (a tool already in memory is not told to move there) */
+  readonly fstype?: string;
   /** the small-transfer threshold, bytes */
   readonly small: number;
   readonly program: Program;
@@ -60,7 +62,7 @@ function figures(f: ReasonFigure, small: number): string {
     case 'open_few_bytes':
       return many(n, 'open', ` moved less than ${size(small)} each`);
     case 'open_bytes_unseen':
-      return many(n, 'open', ' moved their bytes where they are not counted');
+      return many(n, 'open', ` moved ${Math.round(n) === 1 ? 'its' : 'their'} bytes where they are not counted`);
     case 'stat_used':
       return many(n, 'stat', ' of files then used');
     case 'forward_seek':
@@ -79,13 +81,17 @@ const SMALL_FILES_MIN = 10;
 
 const python = (p: Program): boolean => p.family === 'interpreter' && /^(python|pypy)/.test(p.name);
 
+/**
+ * The small transfers are those of small files: a small file for every one or two small transfers (a
+ * read and the read at its end), and enough of them to be a pattern. Then no block size can help,
+ * whoever made the calls (the job's code, cp -r, tar x).
+ */
+const ofSmallFiles = (f: ReasonFigure, c: HintContext): boolean => (f.reason === 'small_read' || f.reason === 'small_write') && c.fewByteOpens >= SMALL_FILES_MIN && c.fewByteOpens * 2 >= f.calls;
+
 /** Advice for the job's own code (an unknown program, or an interpreter running the job's script). */
 function ownAdvice(f: ReasonFigure, c: HintContext): string {
   const small = size(c.small);
-  // the files are small when there is a small file for every one or two small transfers (a read and
-  // the read at its end), and enough of them to be a pattern
-  const smallFiles = (f.reason === 'small_read' || f.reason === 'small_write') && c.fewByteOpens >= SMALL_FILES_MIN && c.fewByteOpens * 2 >= f.calls;
-  if (smallFiles)
+  if (ofSmallFiles(f, c))
     return `the files themselves are small (${count(c.fewByteOpens)} opens moved less than ${small} each), so larger ${f.reason === 'small_read' ? 'reads' : 'writes'} cannot help: pack them into one file (HDF5, a tar or zip archive, a database) and ${f.reason === 'small_read' ? 'read' : 'write'} it in large blocks`;
   switch (f.reason) {
     case 'small_read':
@@ -129,9 +135,13 @@ function ownAdvice(f: ReasonFigure, c: HintContext): string {
 
 const NOTHING_IN_YOUR_CODE = 'nothing to change in your code';
 const LOCAL_COPY = 'if it costs, let it work on a local disk or in memory ($TMPDIR, /dev/shm) and copy the result once';
+/** File systems held in memory: a tool's work there cannot move anywhere faster. */
+const MEMORY_FS = new Set(['tmpfs', 'ramfs']);
+const localCopy = (c: HintContext): string => (c.fstype !== undefined && MEMORY_FS.has(c.fstype) ? `it already works in memory (${c.fstype})` : LOCAL_COPY);
 
 /** Advice for a known tool, shell, runtime or library: what is expected of it, and what can be done. */
-function knownAdvice(f: ReasonFigure, p: Program): string {
+function knownAdvice(f: ReasonFigure, c: HintContext): string {
+  const p = c.program;
   const r = f.reason;
   const failed = r === 'failed_not_found' || r === 'failed_permission' || r === 'failed_call';
   const stats = r === 'stat_unused' || r === 'stat_used';
@@ -176,10 +186,16 @@ function knownAdvice(f: ReasonFigure, p: Program): string {
     case 'coreutils':
     case 'text-tool':
     case 'archiver':
-      if (r === 'small_read' || r === 'small_write') return `${p.name} reads and writes in its own block size (line by line for text tools): not your code's; ${LOCAL_COPY}`;
+      if (ofSmallFiles(f, c))
+        return `the files themselves are small (${count(c.fewByteOpens)} opens moved less than ${size(c.small)} each), so no block size can help: keep many small files in one (a tar or zip archive, HDF5, a database) and copy or read that`;
+      // dd's block is the bs= of its command line, which the user wrote: the one tool whose small
+      // transfers the user sets directly
+      if ((r === 'small_read' || r === 'small_write') && p.name === 'dd')
+        return 'dd moves one block of the size its command line gives per call (bs=, ibs=, obs=; 512 B when none is given): give it bs=1M or larger';
+      if (r === 'small_read' || r === 'small_write') return `${p.name} reads and writes in its own block size${p.family === 'text-tool' ? ' (line by line)' : ''}: not your code's; ${localCopy(c)}`;
       if (r === 'failed_not_found') return `${p.name} looked for files that were not there (as asked, or to decide what to do): check its arguments`;
       if (failed) return `${p.name}'s calls failed: its error messages say why; check its arguments and the paths`;
-      return `${p.name}'s own way of working: ${NOTHING_IN_YOUR_CODE}; ${LOCAL_COPY}`;
+      return `${p.name}'s own way of working: ${NOTHING_IN_YOUR_CODE}; ${localCopy(c)}`;
     case 'own':
     case 'interpreter':
       return '';
@@ -194,5 +210,5 @@ export function hintFor(f: ReasonFigure, c: HintContext): string {
   const head = `${capital(c.program.label)} on ${c.mount}: ${figures(f, c.small)}`;
   if (!c.gain) return `${head}: ${c.share !== undefined ? `${percent(c.share)} of the run time, ` : ''}nothing to gain`;
   const own = c.program.family === 'own' || c.program.family === 'interpreter';
-  return `${head}: ${own ? ownAdvice(f, c) : knownAdvice(f, c.program)}`;
+  return `${head}: ${own ? ownAdvice(f, c) : knownAdvice(f, c)}`;
 }

@@ -177,14 +177,34 @@ export function keySelected(key: string, o: IoKeyOptions): { written: boolean; d
   return { written, duration: o.metadataDuration };
 }
 
-/** The `io` object for a window of seconds; keys without calls, and keys the options leave out, are omitted. */
+/**
+ * Whether a key's duration is shown: Mistral's rule, at least `minSampled` timed calls (and one) in
+ * the window. Time without calls in the window is time the library held back above its bound and
+ * released later, in a second where the process made no such call: the calls it was measured on are
+ * the run's before the window, so it counts theirs.
+ */
+function durationShown(t: KeyValues, before: KeyValues | undefined, o: IoKeyOptions): boolean {
+  const sampled = t.calls > 0 ? t.sampled : t.sampled + (before?.sampled ?? 0);
+  return t.timeNs !== undefined && sampled >= o.minSampled && sampled > 0;
+}
+
+/**
+ * The `io` object for a window of seconds; keys without calls, bytes or a duration shown, and keys the
+ * options leave out, are omitted. A key may show bytes or a duration with 0 calls (time released after
+ * its calls' frame): so the frames add up to the job total. Its duration's `total` is the difference of
+ * the run's totals rounded to whole µs at the window's end and start, so the rounded frames add up to
+ * the rounded job total exactly; `mean/call` is 0 where there is no call.
+ */
 export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string, IoEntry> {
   const totals = keyedValues(window.sum, o);
+  const before = window.before ? keyedValues(window.before, o) : undefined;
   const seconds = window.present.map((v) => keyedValues(v, o));
   const io: Record<string, IoEntry> = {};
   for (const [key, t] of totals) {
     const selected = keySelected(key, o);
-    if (t.calls === 0 || !selected.written) continue;
+    const b = before?.get(key);
+    const duration = selected.duration && (t.calls > 0 || (t.timeNs ?? 0) > 0) && durationShown(t, b, o);
+    if (!selected.written || (t.calls === 0 && (t.bytes ?? 0) === 0 && !duration)) continue;
     const series = (pick: (k: KeyValues) => number): number[] =>
       seconds.map((s) => {
         const kv = s.get(key);
@@ -201,12 +221,14 @@ export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string,
         series((k) => k.bytes ?? 0),
         window.seconds,
       );
-    if (selected.duration && t.timeNs !== undefined && t.sampled >= o.minSampled && t.sampled > 0) {
+    if (duration) {
       const d = perSecond(
         series((k) => (k.timeNs ?? 0) / 1000),
         window.seconds,
       );
-      entry.duration = { ...d, 'mean/call': whole(d.total / t.calls) };
+      const beforeUs = (b?.timeNs ?? 0) / 1000;
+      d.total = whole(beforeUs + (t.timeNs ?? 0) / 1000) - whole(beforeUs);
+      entry.duration = { ...d, 'mean/call': t.calls > 0 ? whole(d.total / t.calls) : 0 };
       // measured, not estimated: the longest timed call of the window (absent when no frame of the window carried one)
       if ((t.maxNs ?? 0) > 0) entry.duration['max/call'] = whole((t.maxNs ?? 0) / 1000);
     }

@@ -36,6 +36,12 @@ export interface SecondsWindow {
   /** Seconds the window spans (at least 1); those missing from `present` are zero. */
   readonly seconds: number;
   readonly sum: Counters;
+  /**
+   * The run's figures before the window (the seconds before `from`): a duration released without
+   * calls borrows its timed calls from them, and a frame's rounded totals are the differences of the
+   * run's rounded totals, so the frames add up to the job total exactly (mistral-io.ts).
+   */
+  readonly before?: Counters;
 }
 
 /** Why a program started as another user sent nothing to `jobio run`. */
@@ -55,6 +61,8 @@ export class RunTotals implements AggregatorSink {
   /** seconds before this one are in frames already written */
   private sealed = 0;
   private readonly unseenByProcess = new Map<string, ProcessUnseen>();
+  /** per series, the sum of its sealed seconds before `to` (before()) */
+  private readonly prefixes = new Map<MountSeries, { to: number; sum: Counters }>();
   /**
    * programs exec'd or spawned by profiled processes, and whether they said hello; owner: the uid
    * the exec'ing or spawning process had changed to, if it had (ProcessIdentity.senderUid)
@@ -214,6 +222,36 @@ export class RunTotals implements AggregatorSink {
       present.push(v);
       addInto(sum, v);
     }
-    return { present, seconds: Math.max(1, to - from), sum };
+    return { present, seconds: Math.max(1, to - from), sum, before: this.before(series, from) };
+  }
+
+  /**
+   * The sum of a series' seconds before `second`. The sealed seconds never change again, so their
+   * sum is kept and only grown by the seconds sealed since: a run's frames cost one addition per
+   * second in all, not a pass over the whole run per frame.
+   */
+  before(series: MountSeries, second: number): Counters {
+    let prefix = this.prefixes.get(series);
+    if (!prefix) {
+      prefix = { to: 0, sum: emptyCounters() };
+      this.prefixes.set(series, prefix);
+    }
+    if (second < prefix.to) return this.sumOf(series, 0, second);
+    const settled = Math.min(second, this.sealed);
+    for (; prefix.to < settled; prefix.to++) {
+      const v = series.seconds.get(prefix.to);
+      if (v) addInto(prefix.sum, v);
+    }
+    const out = emptyCounters();
+    addInto(out, prefix.sum);
+    if (second > prefix.to) addInto(out, this.sumOf(series, prefix.to, second));
+    return out;
+  }
+
+  /** The sum of a series' seconds [from, to), by one pass over them. */
+  private sumOf(series: MountSeries, from: number, to: number): Counters {
+    const sum = emptyCounters();
+    for (const [s, v] of series.seconds) if (s >= from && s < to) addInto(sum, v);
+    return sum;
   }
 }

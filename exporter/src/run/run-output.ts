@@ -34,11 +34,13 @@ export function peerAddress(m: MountSeries): string | undefined {
   return m.info.path.startsWith(prefix) && m.info.path.length > prefix.length ? m.info.path.slice(prefix.length) : undefined;
 }
 
-/** Several series as one over seconds [from, to): the per-second sums and the total. */
-export function combinedWindow(series: readonly MountSeries[], from: number, to: number): SecondsWindow {
+/** Several series as one over seconds [from, to): the per-second sums and the total (and, given the run's totals, the sum before). */
+export function combinedWindow(series: readonly MountSeries[], from: number, to: number, totals?: RunTotals): SecondsWindow {
   const seconds = new Map<number, Counters>();
   const sum = emptyCounters();
+  const before = emptyCounters();
   for (const m of series) {
+    if (totals) addInto(before, totals.before(m, from));
     for (const [s, v] of m.seconds) {
       if (s < from || s >= to) continue;
       const acc = seconds.get(s) ?? emptyCounters();
@@ -47,7 +49,7 @@ export function combinedWindow(series: readonly MountSeries[], from: number, to:
       addInto(sum, v);
     }
   }
-  return { present: [...seconds.values()], seconds: Math.max(1, to - from), sum };
+  return { present: [...seconds.values()], seconds: Math.max(1, to - from), sum, before };
 }
 
 /** Which records are written (`totals`, `cpu-memory.enabled`, jobio's `diagnosis`). */
@@ -96,7 +98,7 @@ export class RunOutput {
       this.write(mountpointRecord(this.ctx, m.info, w, timestampMs, jobtotal));
       written++;
     }
-    if (written > 0 || jobtotal !== false) this.write(mountpointRecord(this.ctx, '*', combinedWindow(files, from, to), timestampMs, jobtotal));
+    if (written > 0 || jobtotal !== false) this.write(mountpointRecord(this.ctx, '*', combinedWindow(files, from, to, this.totals), timestampMs, jobtotal));
     if (this.network) this.networkFrame(from, to, timestampMs, jobtotal);
     if (this.sampler && jobtotal === false) this.write(resourcesRecord(this.ctx, this.sampler.window(from, to), timestampMs, false, this.selection.cpuMemory));
     const gpus = this.gpu?.windows(from, to) ?? [];
@@ -122,7 +124,7 @@ export class RunOutput {
       if (jobtotal === false && w.present.length === 0) continue;
       this.write(networkRecord(this.ctx, address, w, timestampMs, jobtotal));
     }
-    const all = combinedWindow(sockets, from, to);
+    const all = combinedWindow(sockets, from, to, this.totals);
     if (jobtotal !== false || all.present.length > 0) this.write(networkRecord(this.ctx, '*', all, timestampMs, jobtotal));
   }
 

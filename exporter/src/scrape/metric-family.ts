@@ -20,6 +20,12 @@ export interface SampleSink {
    * per series renders a series' labels once for all of them.
    */
   rendered(labelText: string, value: number, suffix?: string, timestampMs?: number): void;
+  /**
+   * The same with the label text as its UTF-8 bytes, in two pieces written one after the other (a
+   * series' own labels, then labels its family shares, e.g. `target="…"` then `,class="…"`): a family
+   * of hundreds of thousands of samples a scrape writes them without making a string per sample.
+   */
+  renderedBytes(first: Uint8Array, rest: Uint8Array, value: number, timestampMs?: number): void;
 }
 
 export interface MetricFamily {

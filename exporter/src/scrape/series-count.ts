@@ -7,6 +7,7 @@ export async function countSeries(registry: MetricRegistry): Promise<number> {
   const counter: SampleSink = {
     sample: () => (count += 1),
     rendered: () => (count += 1),
+    renderedBytes: () => (count += 1),
   };
   for (const family of registry.list()) await family.collect(counter);
   return count;

@@ -37,13 +37,14 @@
 static pthread_t jobio_flusher_th;
 static pid_t jobio_flusher_live;   /* the process whose flush thread jobio_flusher_th is, until joined */
 static int jobio_flusher_stopping; /* futex word: 1 asks the thread to end */
+static int jobio_flusher_left;     /* futex word: 1 once the thread has left its loop (it ends) */
+static pid_t jobio_flusher_joiner; /* the thread (kernel id) that joins it: the first to claim it */
 
-/* Sleep until `at` (wall clock, ns) or until asked to end: 1 when asked. */
-static int jobio_flusher_sleep(uint64_t at) {
+/* Wait until the futex word is set or until `at` (wall clock, ns): 1 when set. */
+static int jobio_flusher_wait(int *word, uint64_t at) {
   struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-  while (!__atomic_load_n(&jobio_flusher_stopping, __ATOMIC_ACQUIRE)) {
-    long r = syscall(SYS_futex, &jobio_flusher_stopping, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 0, &ts, NULL,
-                     FUTEX_BITSET_MATCH_ANY);
+  while (!__atomic_load_n(word, __ATOMIC_ACQUIRE)) {
+    long r = syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 0, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
     if (r != 0 && errno == ETIMEDOUT) return 0;
   }
   return 1;
@@ -60,12 +61,14 @@ static void *jobio_flusher_main(void *arg) {
     /* the next frame end minus the lead that is still ahead */
     uint64_t k = now + lead >= origin ? (now + lead - origin) / tf + 1 : 0;
     uint64_t at = origin + k * tf - lead;
-    if (jobio_flusher_sleep(at)) break;
+    if (jobio_flusher_wait(&jobio_flusher_stopping, at)) break;
     uint64_t end = at + lead;
     jobio_t.stamp_before = jobio_now_real() < end + tf / 2 ? end : 0;
     jobio_flush_periodic(0);
     jobio_t.stamp_before = 0;
   }
+  __atomic_store_n(&jobio_flusher_left, 1, __ATOMIC_RELEASE);
+  syscall(SYS_futex, &jobio_flusher_left, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
   return NULL;
 }
 
@@ -109,13 +112,22 @@ void jobio_flusher_stop(void) {
   if (!pid || pid != self) return; /* none runs in this process (a fork child's is not started yet) */
   int saved = errno;
   uint64_t deadline = jobio_now_real() + JOBIO_FLUSHER_JOIN_NS;
-  if (__atomic_exchange_n(&jobio_flusher_stopping, 1, __ATOMIC_ACQ_REL) == 0) {
-    syscall(SYS_futex, &jobio_flusher_stopping, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  /* asked by every call, not only the joiner's: a signal handler may interrupt that one before it
+   * asks, and then wait below for an end nobody asked for */
+  __atomic_store_n(&jobio_flusher_stopping, 1, __ATOMIC_RELEASE);
+  syscall(SYS_futex, &jobio_flusher_stopping, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  pid_t tid = (pid_t)syscall(SYS_gettid);
+  pid_t joiner = 0;
+  if (__atomic_compare_exchange_n(&jobio_flusher_joiner, &joiner, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     struct timespec ts = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
     int r = pthread_timedjoin_np(jobio_flusher_th, NULL, &ts);
     if (r != 0) jobio_log_line("flush thread not ended before a credential change (glibc may abort it):", NULL, r, 1);
     __atomic_store_n(&jobio_flusher_live, 0, __ATOMIC_RELEASE);
     syscall(SYS_futex, &jobio_flusher_live, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+  } else if (joiner == tid) {
+    /* a signal handler on the joining thread: that join goes on only once this call returns, so
+     * wait for the thread's own end instead (it never waits for the program: microseconds) */
+    jobio_flusher_wait(&jobio_flusher_left, deadline);
   } else {
     /* another thread is ending it: wait for that, as long as it may take */
     struct timespec tick = {0, 10000000};

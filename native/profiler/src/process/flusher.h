@@ -8,7 +8,8 @@
 
 void jobio_flusher_start(void);
 /* Before a credential change: end this process's flush thread (joined, at most 2 s) and start none
- * again; errno kept. */
+ * again; errno kept. A call from a signal handler that interrupted the joining call on the same
+ * thread waits only for the thread's end, not for the join (which resumes after the handler). */
 void jobio_flusher_stop(void);
 /* A fork child (no threads but the caller) starts its own at its first tick. */
 static inline int jobio_flusher_missing(void) {
