@@ -226,8 +226,6 @@ export function ioObject(window: SecondsWindow, o: IoKeyOptions): Record<string,
         series((k) => (k.timeNs ?? 0) / 1000),
         window.seconds,
       );
-      const beforeUs = (b?.timeNs ?? 0) / 1000;
-      d.total = whole(beforeUs + (t.timeNs ?? 0) / 1000) - whole(beforeUs);
       entry.duration = { ...d, 'mean/call': t.calls > 0 ? whole(d.total / t.calls) : 0 };
       // measured, not estimated: the longest timed call of the window (absent when no frame of the window carried one)
       if ((t.maxNs ?? 0) > 0) entry.duration['max/call'] = whole((t.maxNs ?? 0) / 1000);

@@ -68,12 +68,12 @@ function assertFramesAddUp(records: readonly Obj[]): void {
   const sum = (key: string, measure: string): number => periodic.reduce((a, r) => a + ((r.io[key]?.[measure]?.total as number | undefined) ?? 0), 0);
   const keys = new Set([...Object.keys(job.io as Obj), ...periodic.flatMap((r) => Object.keys(r.io as Obj))]);
   for (const key of keys)
-    for (const measure of ['calls', 'bytes', 'duration'])
-      assert.equal(
-        sum(key, measure),
-        job.io[key]?.[measure]?.total ?? 0,
-        `${key}.${measure}: frames ${JSON.stringify(periodic.map((r) => r.io[key]?.[measure]?.total ?? null))}, job ${JSON.stringify(job.io[key]?.[measure])}`,
-      );
+    for (const measure of ['calls', 'bytes', 'duration']) {
+      const why = `${key}.${measure}: frames ${JSON.stringify(periodic.map((r) => r.io[key]?.[measure]?.total ?? null))}, job ${JSON.stringify(job.io[key]?.[measure])}`;
+      const off = Math.abs(sum(key, measure) - ((job.io[key]?.[measure]?.total as number | undefined) ?? 0));
+      // (a frame's duration is its own time rounded to whole µs, so that its measured max/call never exceeds it)
+      assert.ok(measure === 'duration' ? off <= periodic.length : off === 0, why);
+    }
 }
 
 // 20 reads and an open in second 0, their time partly held back and released in seconds 1 and 2,
@@ -86,11 +86,11 @@ test('time released in seconds without calls of its kind: the frames add up to t
   const job = records.find((r) => r.jobtotal === true) as Obj;
   assert.equal(job.io.read_all.duration.total, 301, 'the run: 301.2 µs of reads');
   assert.equal(job.io.open.duration.total, 6, 'the run: 6.1 µs of the open');
-  // each frame's whole µs: the run's rounded total at its end less that at its start (100.4, 250.8, 301.2)
+  // each frame's own time in whole µs (100.4, 150.4, 50.4)
   const periodic = records.filter((r) => r.jobtotal === false);
   assert.deepEqual(
     periodic.map((r) => r.io.read_all.duration.total),
-    [100, 151, 50],
+    [100, 150, 50],
   );
   // the seconds of released time show it, with no calls (and no mean per call: there is none)
   const second2 = periodic[2] as Obj;
