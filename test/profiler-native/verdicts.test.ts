@@ -160,6 +160,33 @@ describe('verdicts against strace: no false reds', () => {
   }
 });
 
+// dd reading a FIFO on the file system: its open waits for the writer and the bytes move through a
+// pipe, not the file system; the open is counted (a path lookup), green, not "moved no byte" (it was
+// red, and its wait, when timed, the job's top finding). Its reads are not file I/O: only ignored.
+test("dd reading a FIFO: the FIFO's open is green, not red; its bytes are not the file system's", async () => {
+  requireBinary('dd');
+  requireBinary('mkfifo');
+  const base = tempDir(SHM);
+  try {
+    const script = 'mkfifo gate && { head -c 65536 in.bin > gate & } && dd if=gate of=dd.out bs=512 iflag=fullblock status=none && wait';
+    writeFileSync(join(base, 'in.bin'), Buffer.alloc(1 << 20, 7));
+    const prof = await runProfiled('sh', ['-c', script], { cwd: base, dir: tempDir() });
+    removeDir(prof.dir);
+    assert.equal(prof.status, 0, prof.stderr.toString());
+    const dd = onShm(prof.dump, 'dd');
+    const why = JSON.stringify(dd.map((b) => ({ calls: b.calls, reasons: b.reasons })));
+    // the FIFO's open and dd.out's create: neither red; dd.out got 64 KiB, at or above the threshold
+    const opens = cls(dd, 'open').map((n, i) => n + (cls(dd, 'create')[i] ?? 0));
+    assert.deepEqual(opens, [0, 0, 2], why);
+    assert.equal(reason(dd, 'open_nothing_transferred'), 0, why);
+    // the FIFO's 128 reads of 512 B are not counted on the mount; dd.out's 128 writes of 512 B are
+    assert.deepEqual(cls(dd, 'read'), [0, 0, 0], why);
+    assert.deepEqual(cls(dd, 'write'), [128, 0, 0], why);
+  } finally {
+    removeDir(base);
+  }
+});
+
 describe('verdicts against strace: MPI-IO collective opens (Open MPI)', () => {
   test("4 ranks, one collective write: no rank's open of the file or of its lock-test file is red", async () => {
     const mpirun = requireBinary('mpirun', 'openmpi-bin');

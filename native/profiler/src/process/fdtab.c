@@ -223,6 +223,9 @@ void jobio_fd_confirm(int fd, int have_st, uint64_t dev, mode_t mode) {
     if (slot >= 0) slot = jobio_component_twin(slot, jobio_slot_component(e->slot));
     if (slot < 0) {
       e->kind = JOBIO_FD_IGNORED; /* a fifo or socket reached by path: not file I/O (its open stays counted) */
+      /* its bytes move through a pipe, not the file system: its open is not one that moved no byte
+       * (a dd reading a FIFO was red "moved no byte", its wait for the writer the job's top finding) */
+      if (e->ofd && e->ofd < jobio_ofd_cap) __atomic_store_n(&jobio_ofds[e->ofd].bytes, jobio_cfg.small, __ATOMIC_RELAXED);
     } else if (slot != e->slot) {
       e->slot = (uint16_t)slot;
       if (e->ofd && e->ofd < jobio_ofd_cap) jobio_ofds[e->ofd].slot = (uint16_t)slot;
