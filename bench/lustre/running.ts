@@ -39,7 +39,7 @@ function parseArgs(argv: string[]): { runs: number; trees: string[] } {
       trees.push(resolve(argv[i]!));
     }
   }
-  return { runs, trees: trees.length > 0 ? trees : [repo] };
+  return { runs, trees: trees.length > 0 ? trees : [resolve(repo)] };
 }
 
 const { runs, trees } = parseArgs(process.argv.slice(2));
