@@ -33,7 +33,7 @@ describe('wrapped families: exact counts and classes', () => {
     const expected: Counts = {
       read: [2, 0, 2], // the read at end of file (0 bytes) is green
       write: [1, 0, 1],
-      open: [7, 2, 1],
+      open: [6, 2, 2], // the directory, opened for openat64 in it, is green
       create: [2, 1, 1],
       close: [0, 0, 11],
     };
@@ -145,14 +145,16 @@ describe('wrapped families: exact counts and classes', () => {
     assert.deepEqual(counted(p.totals), {
       fschange: [5, 14, 0],
       delete: [2, 3, 0],
-      open: [1, 0, 0],
+      // its descriptor changed with fchmod/ftruncate: the open did its work without moving a byte
+      open: [0, 0, 1],
       close: [0, 0, 1],
     });
   });
 
   test('sync family: fsync fdatasync syncfs sync_file_range sync', async () => {
     const { p } = await profile('t_sync', (d) => writeFileSync(join(d, 'f'), bytes(100)));
-    assert.deepEqual(counted(p.totals), { sync: [1, 5, 0], open: [1, 0, 0], close: [0, 0, 1] });
+    // the open was made to sync the file: green, though no byte moved through it
+    assert.deepEqual(counted(p.totals), { sync: [1, 5, 0], open: [0, 0, 1], close: [0, 0, 1] });
   });
 
   test('mmap/mmap64 of files (anonymous mappings not counted)', async () => {

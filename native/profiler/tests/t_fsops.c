@@ -1,5 +1,5 @@
 /* delete and fschange: yellow on success, red on failure. Files f, e, e2 exist.
- *   fschange yellow 14, red 5; delete yellow 3, red 2; open red 1, close green 1 */
+ *   fschange yellow 14, red 5; delete yellow 3, red 2; open green 1 (fchmod and ftruncate through it: what it was opened for), close green 1 */
 #include <stdio.h>
 
 #include "t_util.h"

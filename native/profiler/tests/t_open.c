@@ -1,8 +1,9 @@
 /* open family: open open64 openat openat64 creat creat64 __open_2 __open64_2 __openat_2 __openat64_2.
  * Expected (small threshold 32768):
  *   create: green 1 (b, 40000 written), yellow 1 (a, 100), red 2 (first creat of c; failed create in nodir/)
- *   open:   green 1 (b read 40000), yellow 2 (openat64 a read 100; b left open with 100 read, decided at exit),
- *           red 7 (the directory, creat64 of existing c, missing, 4 x __open*_2 with no bytes)
+ *   open:   green 2 (b read 40000; the directory, whose descriptor openat64 used), yellow 2 (openat64 a read
+ *           100; b left open with 100 read, decided at exit), red 6 (creat64 of existing c, missing,
+ *           4 x __open*_2 with no bytes)
  *   read:   green 1, red 3 (EOF 0 bytes, 100, 100)    write: green 1, red 1    close: green 11 */
 #include "t_util.h"
 

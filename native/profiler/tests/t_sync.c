@@ -1,5 +1,6 @@
 /* sync family: yellow on success, red on failure. File f exists.
- *   sync yellow 5 (fsync, fdatasync, syncfs, sync_file_range, sync), red 1 (sync_file_range EINVAL) */
+ *   sync yellow 5 (fsync, fdatasync, syncfs, sync_file_range, sync), red 1 (sync_file_range EINVAL);
+ *   open green 1 (opened to be synced: no byte moved, yet not red) */
 #include "t_util.h"
 
 int main(int argc, char **argv) {

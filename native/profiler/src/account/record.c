@@ -144,6 +144,7 @@ static inline __attribute__((always_inline)) void jobio_rec_fd_at(struct jobio_c
   int saved = errno;
   int slot = jobio_fd_slot(fd);
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) slot = -1; /* not a network call type */
+  if (cls != JOBIO_RED && (call == JOBIO_CALL_SYNC || call == JOBIO_CALL_FSCHANGE)) jobio_ofd_mark_used(fd);
   jobio_count_slot_reason(c, slot, call, cls, cls == JOBIO_RED ? jobio_fail_reason(saved) : -1, est);
   errno = saved;
   jobio_after(t1);
@@ -164,6 +165,7 @@ void jobio_rec_path(struct jobio_ctx *c, int dirfd, const char *path, int call, 
   uint64_t t1 = jobio_stop(c, &est);
   int saved = errno;
   c->t->busy++;
+  jobio_dirfd_used(dirfd, path);
   int slot = path ? jobio_path_slot(0, 0, dirfd, path, 0, 0) : -1;
   c->t->busy--;
   if (slot == -3) slot = -1;
@@ -181,6 +183,7 @@ void jobio_rec_stat_ok(struct jobio_ctx *c, int dirfd, const char *path, int hav
   c->t->busy++;
   /* the stat of a special file (fifo, socket) is still a stat on the file system that holds it */
   (void)mode;
+  jobio_dirfd_used(dirfd, path);
   /* without a device (access), a path absolute or relative to the working directory is walked once,
    * for its mount and its hash (as an open's) */
   struct jobio_pathwalk pw;
@@ -218,6 +221,7 @@ void jobio_rec_open(struct jobio_ctx *c, int dirfd, const char *path, int flags,
   struct jobio_block *b = t->block;
   int call = creates ? JOBIO_CALL_CREATE : JOBIO_CALL_OPEN;
   t->busy++;
+  jobio_dirfd_used(dirfd, path);
   if (fd < 0) {
     int slot = path ? jobio_path_slot(0, 0, dirfd, path, 0, 0) : -1;
     if (slot == -3) slot = -1;

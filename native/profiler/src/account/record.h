@@ -63,6 +63,8 @@ static inline void jobio_rec_fd(struct jobio_ctx *c, int fd, int call, int cls) 
     struct jobio_mstats *m = jobio_ms(c->t->block, e->slot);
     m->call[call].calls[cls]++;
     if (JOBIO_CALL_DECIDED_LATER(call)) jobio_count_made(m, call); /* (an fstat: decided at once) */
+    /* (call is a constant in each wrapper: nothing added to the others) */
+    if (call == JOBIO_CALL_SYNC || call == JOBIO_CALL_FSCHANGE) jobio_ofd_mark_used(fd);
     return;
   }
   jobio_rec_fd_slow(c, fd, call, cls);

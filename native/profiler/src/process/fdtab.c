@@ -148,6 +148,7 @@ uint32_t jobio_ofd_alloc(uint8_t call, uint16_t slot, uint64_t time_est, int sam
   o->time_est = time_est;
   o->sampled = (uint8_t)(sampled != 0);
   o->unseen = 0;
+  o->used = 0;
   o->path_ent = path_ent;
   __atomic_store_n(&o->refs, 1, __ATOMIC_RELEASE);
   return idx;
@@ -170,6 +171,11 @@ void jobio_ofd_release(struct jobio_block *b, uint32_t ofd) {
     /* its bytes went through mmap or async I/O, which are not counted: not "nothing moved" */
     cls = JOBIO_YELLOW;
     reason = JOBIO_REASON_OPEN_UNSEEN;
+  } else if (cls == JOBIO_RED && o->used) {
+    /* no byte moved, yet the descriptor did its work (a directory synced or used for *at calls):
+     * that is what it was opened for, no open to avoid (a directory listed stays as listed) */
+    cls = JOBIO_GREEN;
+    reason = -1;
   }
   if (b) jobio_count_decided(jobio_ms(b, o->slot), o->call, cls, reason, o->time_est, o->sampled);
   uint64_t h = __atomic_load_n(&jobio_ofd_head, __ATOMIC_ACQUIRE);
@@ -241,6 +247,12 @@ void jobio_ofd_mark_unseen(int fd) {
   if ((unsigned)fd >= jobio_fd_cap) return;
   uint32_t ofd = jobio_fds[fd].ofd;
   if (ofd && ofd < jobio_ofd_cap) jobio_ofds[ofd].unseen = 1;
+}
+
+void jobio_ofd_mark_used(int fd) {
+  if ((unsigned)fd >= jobio_fd_cap) return;
+  uint32_t ofd = jobio_fds[fd].ofd;
+  if (ofd && ofd < jobio_ofd_cap) jobio_ofds[ofd].used = 1;
 }
 
 void jobio_fds_mark_inherited(int all) {

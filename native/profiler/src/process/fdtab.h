@@ -74,7 +74,9 @@ struct jobio_ofd {
   uint8_t sampled;
   uint8_t unseen; /* bytes may have moved through a path the profiler does not see (mmap, async I/O,
                      another process that got a descriptor of it: a child, an exec'd image) */
-  uint8_t pad[3];
+  uint8_t used;   /* its descriptor did what it was opened for without moving bytes: synced, its
+                     attributes changed, or the directory of *at calls (gzip's "."): not red */
+  uint8_t pad[2];
   uint64_t bytes;
   uint64_t time_est;
   uint32_t path_ent; /* its path's entry in the table of paths open now (stattab.h; 0: none) */
@@ -124,6 +126,12 @@ void jobio_ofd_ref(uint32_t ofd);
 void jobio_ofd_release(struct jobio_block *b, uint32_t ofd);
 void jobio_ofd_note_bytes(int fd, struct jobio_fd *e, uint64_t n);
 void jobio_ofd_mark_unseen(int fd);
+void jobio_ofd_mark_used(int fd);
+/* A path relative to a directory descriptor: the directory's open served the call (gzip opens "."
+ * to create, stat and delete in it by *at calls, and syncs it with --synchronous). */
+static inline void jobio_dirfd_used(int dirfd, const char *path) {
+  if (dirfd >= 0 && path && path[0] != '/') jobio_ofd_mark_used(dirfd);
+}
 /* Another process gets descriptors of our opens (fork, vfork: all of them; exec, posix_spawn: those
  * not close-on-exec): bytes they move are not ours to see, so those opens are not "nothing moved". */
 void jobio_fds_mark_inherited(int all);
