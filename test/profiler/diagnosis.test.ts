@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { buildProgram } from './frame-tool.js';
@@ -21,11 +21,11 @@ function work(): string {
   return mkdtempSync(join(SHM, 'jobio-diag-'));
 }
 
-async function runLogged(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string; records: LogRecord[] }> {
+async function runLogged(args: string[], options: string[] = []): Promise<{ code: number | null; stderr: string; stdout: string; records: LogRecord[] }> {
   const dir = work();
   const out = join(dir, 'log.jsonl');
   try {
-    const r = await runJobio(['run', '--output', out, '--', ...args]);
+    const r = await runJobio(['run', ...options, '--output', out, '--', ...args]);
     return { ...r, records: readValidLog(readFileSync(out, 'utf8')) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -171,3 +171,56 @@ for (const engine of ['psync', 'sync', 'libaio', 'io_uring']) {
     }
   });
 }
+
+test('dd bs=1M: its one seek\'s time rests on no timed call or one counted 16 times, so it gives no share and no "nothing to gain"; with every call timed it does', async () => {
+  const dir = work();
+  try {
+    writeFileSync(join(dir, 'in'), Buffer.alloc(40 << 20, 1));
+    const dd = ['dd', `if=${join(dir, 'in')}`, `of=${join(dir, 'out')}`, 'bs=1M', 'status=none'];
+    // --min-sampled 1: the run's times are reported (about 5 of its 80-odd calls timed)
+    const sampled = await runLogged(dd, ['--min-sampled', '1', '--sample-every', '16']);
+    assert.equal(sampled.code, 0, sampled.stderr);
+    const seek = (diagnosisOf(sampled.records).reasons as LogRecord[]).find((x) => x.reason === 'zero_seek');
+    assert.ok(seek, JSON.stringify(diagnosisOf(sampled.records).reasons));
+    assert.deepEqual([seek.calls, seek.share, seek.gain], [1, null, true]);
+    assert.doesNotMatch(seek.hint, /nothing to gain/);
+    assert.match(sampled.stderr, /no share where the bound exceeds half the time/);
+    // every call timed: the time is exact, and a single seek is far below 1 % of the run
+    const all = await runLogged(dd, ['--sample-every', '1']);
+    assert.equal(all.code, 0, all.stderr);
+    const exact = (diagnosisOf(all.records).reasons as LogRecord[]).find((x) => x.reason === 'zero_seek');
+    assert.ok(exact && typeof exact.share === 'number' && exact.time_error === 0, JSON.stringify(exact));
+    assert.deepEqual([exact.calls, exact.gain], [1, false]);
+    assert.match(exact.hint, /of the run time, nothing to gain$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('du -s: its reasons (stats, directory listings) are a metadata walk: run it once, nothing to copy', async () => {
+  const dir = work();
+  try {
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(join(dir, 'tree', `d${d}`), { recursive: true });
+      for (let i = 0; i < 15; i++) writeFileSync(join(dir, 'tree', `d${d}`, `f${i}`), 'x');
+    }
+    const r = await runLogged(['du', '-s', join(dir, 'tree')]);
+    assert.equal(r.code, 0, r.stderr);
+    const reasons = diagnosisOf(r.records).reasons as LogRecord[];
+    // a stat of each of the 300 files and 21 directories (du stats each directory again as it lists it),
+    // the 21 directories listed
+    const of = (reason: string): number => reasons.filter((x) => x.reason === reason).reduce((n, x) => n + (x.calls as number), 0);
+    assert.equal(of('open_bytes_unseen'), 21, JSON.stringify(reasons));
+    assert.ok(reasons.length > 0 && reasons.every((x) => x.program.name === 'du' && x.mount === SHM));
+    // the listings' 21 calls: with 1 call in 16 timed, too few for a share, so advice, always
+    const listings = reasons.find((x) => x.reason === 'open_bytes_unseen');
+    assert.ok(listings && listings.gain && listings.share === null, JSON.stringify(listings));
+    for (const x of reasons) {
+      if (!x.gain) continue;
+      assert.match(x.hint, /du walks the metadata of a tree .* run it once and keep its answer .*; it already works in memory \(tmpfs\)$/, x.hint);
+      assert.doesNotMatch(x.hint, /copy the result/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -122,6 +122,20 @@ test('a tool already working in memory (tmpfs) is not told to work on a local di
     assert.match(hintFor(fig('metadata_change', 1504), ctx('tar', over)), /let it work on a local disk or in memory \(\$TMPDIR, \/dev\/shm\) and copy the result once$/);
 });
 
+test('a tool that walks metadata only (du, find, ls) is not told to copy a result: run it once', () => {
+  const du = hintFor(fig('stat_unused', 300), ctx('du'));
+  assert.equal(
+    du,
+    'Du (GNU coreutils) on /scratch: 300 stats of paths never opened: du walks the metadata of a tree (a stat of every entry, a listing of every directory) and reads no file: expected for what it is asked, and there is no result to copy; run it once and keep its answer rather than again in a loop or per file; on a parallel file system each stat is a request to the metadata server',
+  );
+  assert.doesNotMatch(du, /copy the result/);
+  assert.match(hintFor(fig('open_bytes_unseen', 21), ctx('find')), /^Find on \/scratch: 21 opens .*: find walks the metadata of a tree/);
+  assert.match(hintFor(fig('stat_used', 63), ctx('ls', { mount: '/dev/shm', fstype: 'tmpfs' })), /run it once .*; it already works in memory \(tmpfs\)$/);
+  // what it writes (ls -lR > listing) and its failures stay as for any tool
+  assert.match(hintFor(fig('small_write', 30, 30 * 4096), ctx('ls')), /ls reads and writes in its own block size/);
+  assert.match(hintFor(fig('failed_not_found', 2), ctx('du')), /du looked for files that were not there/);
+});
+
 test('one open "moved its bytes", several "moved their bytes"', () => {
   assert.match(hintFor(fig('open_bytes_unseen', 1), ctx('du')), /^Du \(GNU coreutils\) on \/scratch: 1 open moved its bytes where they are not counted: /);
   assert.match(hintFor(fig('open_bytes_unseen', 2), ctx('du')), /: 2 opens moved their bytes where they are not counted: /);

@@ -137,7 +137,18 @@ const NOTHING_IN_YOUR_CODE = 'nothing to change in your code';
 const LOCAL_COPY = 'if it costs, let it work on a local disk or in memory ($TMPDIR, /dev/shm) and copy the result once';
 /** File systems held in memory: a tool's work there cannot move anywhere faster. */
 const MEMORY_FS = new Set(['tmpfs', 'ramfs']);
-const localCopy = (c: HintContext): string => (c.fstype !== undefined && MEMORY_FS.has(c.fstype) ? `it already works in memory (${c.fstype})` : LOCAL_COPY);
+const inMemory = (c: HintContext): boolean => c.fstype !== undefined && MEMORY_FS.has(c.fstype);
+const localCopy = (c: HintContext): string => (inMemory(c) ? `it already works in memory (${c.fstype})` : LOCAL_COPY);
+
+/**
+ * Tools whose work is the metadata of a tree (a stat of every entry, a listing of every directory),
+ * reading no file: nothing they make could be copied back from a local disk, and what costs is
+ * asking again (du or find in a loop, ls per file).
+ */
+const METADATA_WALKERS = new Set(['du', 'find', 'ls', 'stat', 'df', 'realpath', 'readlink']);
+function walkerAdvice(p: Program, c: HintContext): string {
+  return `${p.name} walks the metadata of a tree (a stat of every entry, a listing of every directory) and reads no file: expected for what it is asked, and there is no result to copy; run it once and keep its answer rather than again in a loop or per file${inMemory(c) ? `; it already works in memory (${c.fstype})` : '; on a parallel file system each stat is a request to the metadata server'}`;
+}
 
 /** Advice for a known tool, shell, runtime or library: what is expected of it, and what can be done. */
 function knownAdvice(f: ReasonFigure, c: HintContext): string {
@@ -186,6 +197,7 @@ function knownAdvice(f: ReasonFigure, c: HintContext): string {
     case 'coreutils':
     case 'text-tool':
     case 'archiver':
+      if (METADATA_WALKERS.has(p.name) && (stats || r === 'open_nothing_transferred' || r === 'open_bytes_unseen' || r === 'open_few_bytes')) return walkerAdvice(p, c);
       if (ofSmallFiles(f, c))
         return `the files themselves are small (${count(c.fewByteOpens)} opens moved less than ${size(c.small)} each), so no block size can help: keep many small files in one (a tar or zip archive, HDF5, a database) and copy or read that`;
       // dd's block is the bs= of its command line, which the user wrote: the one tool whose small
