@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { buildProgram } from './frame-tool.js';
@@ -219,6 +220,40 @@ test('du -s: its reasons (stats, directory listings) are a metadata walk: run it
       if (!x.gain) continue;
       assert.match(x.hint, /du walks the metadata of a tree .* run it once and keep its answer .*; it already works in memory \(tmpfs\)$/, x.hint);
       assert.doesNotMatch(x.hint, /copy the result/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sort -S 1M -T DIR spilling: the hints where its temporary files were say -S and -T; its input and output keep its block size', async () => {
+  const dir = work();
+  try {
+    // 600,000 shuffled lines (4 MiB): about 40 temporary files with a 1 MiB buffer
+    const lines = Array.from({ length: 600_000 }, (_, i) => String((i * 7919) % 600_000));
+    writeFileSync(join(dir, 'lines.txt'), lines.join('\n') + '\n');
+    const tmp = mkdtempSync(join(tmpdir(), 'jobio-sort-'));
+    try {
+      const r = await runLogged(['sort', '-S', '1M', '-T', tmp, '-o', join(dir, 'sorted.txt'), join(dir, 'lines.txt')]);
+      assert.equal(r.code, 0, r.stderr);
+      const reasons = (diagnosisOf(r.records).reasons as LogRecord[]).filter((x) => x.program.name === 'sort');
+      const spill = reasons.filter((x) => x.mount !== SHM && (x.reason === 'small_read' || x.reason === 'small_write'));
+      const shm = reasons.filter((x) => x.mount === SHM && (x.reason === 'small_read' || x.reason === 'small_write'));
+      // the temporary files' mount: where $TMPDIR is, another than /dev/shm
+      assert.ok(spill.length > 0, `the temporary files on another mount than ${SHM}: ${JSON.stringify(reasons)}`);
+      // sort deletes nothing else there: the files it says it made are its deletes, one per run spilled
+      const deletes = reasons.find((x) => x.reason === 'metadata_change' && x.mount === spill[0]?.mount)?.calls as number;
+      assert.ok(deletes >= 10, JSON.stringify(reasons));
+      const said = new RegExp(`sort spilled what did not fit its buffer to temporary files here \\(${deletes} created and deleted\\) .*give it a larger buffer \\(-S 2G`);
+      for (const x of spill) if (x.gain) assert.match(x.hint, said, x.hint);
+      // the deletes themselves: too few calls for a share (1 in 16 timed), so advice whatever the times
+      const made = reasons.find((x) => x.reason === 'metadata_change' && x.mount === spill[0]?.mount);
+      assert.ok(made && made.gain && made.share === null, JSON.stringify(made));
+      assert.match(made.hint, said);
+      // on /dev/shm, its input and -o output (truncated, no delete): its own block size
+      for (const x of shm) if (x.gain) assert.match(x.hint, /sort reads and writes in its own block size/, x.hint);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -164,7 +164,8 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   for (const m of input.programs) {
     const figures = reasonsOf(m.total);
     const fewByteOpens = figures.find((f) => f.reason === 'open_few_bytes')?.calls ?? 0;
-    for (const f of figures) reasons.push(judge(f, m.program, m.info, m.total, fewByteOpens, input));
+    const deletes = m.total[slot.calls(CALL_TYPES.indexOf('delete'), CLASSES.indexOf('yellow'))] ?? 0;
+    for (const f of figures) reasons.push(judge(f, m.program, m.info, m.total, { fewByteOpens, deletes }, input));
   }
   reasons.sort(order);
 
@@ -205,13 +206,13 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   return { reasons, unseen, runtimeNs: input.runtimeNs };
 }
 
-function judge(f: ReasonFigure, program: Program, info: MountInfo, total: Counters, fewByteOpens: number, input: DiagnosisInput): DiagnosedReason {
+function judge(f: ReasonFigure, program: Program, info: MountInfo, total: Counters, others: { fewByteOpens: number; deletes: number }, input: DiagnosisInput): DiagnosedReason {
   const mount = info.path;
   const { errorNs: timeErrorNs, reliable } = reasonTiming(f.timeNs, f.calls, (call) => countIn(total, call));
   // an estimate resting on a few timed calls gives no share: neither "nothing to gain" nor a severity from it
   const share = input.timed && reliable && input.runtimeNs > 0 ? f.timeNs / input.runtimeNs : undefined;
   const gain = share === undefined || hasGain(f.timeNs, timeErrorNs, input.runtimeNs);
-  const hint = hintFor(f, { mount, fstype: info.fstype, small: input.smallThreshold, program, gain, fewByteOpens, ...(share !== undefined ? { share } : {}) });
+  const hint = hintFor(f, { mount, fstype: info.fstype, small: input.smallThreshold, program, gain, ...others, ...(share !== undefined ? { share } : {}) });
   return { cls: f.cls, reason: f.reason, mount, program, calls: f.calls, bytes: f.bytes, timeNs: f.timeNs, timeErrorNs, share, gain, hint };
 }
 

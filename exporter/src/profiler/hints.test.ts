@@ -122,6 +122,21 @@ test('a tool already working in memory (tmpfs) is not told to work on a local di
     assert.match(hintFor(fig('metadata_change', 1504), ctx('tar', over)), /let it work on a local disk or in memory \(\$TMPDIR, \/dev\/shm\) and copy the result once$/);
 });
 
+test('sort that spilled to temporary files (its deletes on the mount) is told -S and -T, not its block size', () => {
+  const spilled = hintFor(fig('small_read', 1803, 1803 * 4096), ctx('sort', { deletes: 43 }));
+  assert.equal(
+    spilled,
+    'Sort (GNU coreutils) on /scratch: 1,803 reads of 4.0 KiB on average: sort spilled what did not fit its buffer to temporary files here (43 created and deleted) and merged them back in small reads and writes: give it a larger buffer (-S 2G, or -S 50% of the memory) so that it makes fewer or none, and put them on a local disk or in memory (-T $TMPDIR or -T /dev/shm; without -T sort uses $TMPDIR, else /tmp)',
+  );
+  assert.match(
+    hintFor(fig('metadata_change', 43), ctx('sort', { deletes: 43, mount: '/dev/shm', fstype: 'tmpfs' })),
+    /-S 50% of the memory\) so that it makes fewer or none, they are already in memory \(tmpfs\)$/,
+  );
+  // no deletes there (its input and -o output): its own block size, as before
+  assert.match(hintFor(fig('small_write', 999, 999 * 4096), ctx('sort', { deletes: 0 })), /sort reads and writes in its own block size/);
+  assert.match(hintFor(fig('metadata_change', 1), ctx('sort')), /: 1 rename, delete, mkdir, chmod, chown, time change or truncate: /);
+});
+
 test('a tool that walks metadata only (du, find, ls) is not told to copy a result: run it once', () => {
   const du = hintFor(fig('stat_unused', 300), ctx('du'));
   assert.equal(

@@ -31,6 +31,11 @@ export interface HintContext {
   readonly gain: boolean;
   /** opens of the same program and mount that moved less than the small threshold (small files) */
   readonly fewByteOpens: number;
+  /**
+   * successful deletes of the same program on the mount (sort's are of its temporary files: it spilled
+   * there); known from `jobio run`'s counts, not from Prometheus (no per-program call types)
+   */
+  readonly deletes?: number;
 }
 
 /** "1 open", "2,000 opens" */
@@ -70,7 +75,7 @@ function figures(f: ReasonFigure, small: number): string {
     case 'sync':
       return many(n, 'sync');
     case 'metadata_change':
-      return `${count(n)} renames, deletes, mkdirs, chmods, chowns, time changes or truncates`;
+      return Math.round(n) === 1 ? '1 rename, delete, mkdir, chmod, chown, time change or truncate' : `${count(n)} renames, deletes, mkdirs, chmods, chowns, time changes or truncates`;
     case 'unclassified':
       return many(n, 'call', ' reported by a profiler library older than this jobio');
   }
@@ -150,6 +155,18 @@ function walkerAdvice(p: Program, c: HintContext): string {
   return `${p.name} walks the metadata of a tree (a stat of every entry, a listing of every directory) and reads no file: expected for what it is asked, and there is no result to copy; run it once and keep its answer rather than again in a loop or per file${inMemory(c) ? `; it already works in memory (${c.fstype})` : '; on a parallel file system each stat is a request to the metadata server'}`;
 }
 
+/**
+ * sort deletes nothing of the user's (-o truncates its output, a metadata change but no delete): its
+ * deletes on a mount are of the temporary files it spilled
+ * there (a run of what did not fit its buffer each, merged back), which it reads and writes in small
+ * blocks. Its buffer (-S) and where they go (-T, $TMPDIR) are the user's to set.
+ */
+function sortSpillAdvice(c: HintContext): string {
+  const files = count(c.deletes ?? 0);
+  const where = inMemory(c) ? `they are already in memory (${c.fstype})` : 'and put them on a local disk or in memory (-T $TMPDIR or -T /dev/shm; without -T sort uses $TMPDIR, else /tmp)';
+  return `sort spilled what did not fit its buffer to temporary files here (${files} created and deleted) and merged them back in small reads and writes: give it a larger buffer (-S 2G, or -S 50% of the memory) so that it makes fewer or none, ${where}`;
+}
+
 /** Advice for a known tool, shell, runtime or library: what is expected of it, and what can be done. */
 function knownAdvice(f: ReasonFigure, c: HintContext): string {
   const p = c.program;
@@ -197,6 +214,7 @@ function knownAdvice(f: ReasonFigure, c: HintContext): string {
     case 'coreutils':
     case 'text-tool':
     case 'archiver':
+      if (p.name === 'sort' && !failed && (c.deletes ?? 0) > 0) return sortSpillAdvice(c);
       if (METADATA_WALKERS.has(p.name) && (stats || r === 'open_nothing_transferred' || r === 'open_bytes_unseen' || r === 'open_few_bytes')) return walkerAdvice(p, c);
       if (ofSmallFiles(f, c))
         return `the files themselves are small (${count(c.fewByteOpens)} opens moved less than ${size(c.small)} each), so no block size can help: keep many small files in one (a tar or zip archive, HDF5, a database) and copy or read that`;
