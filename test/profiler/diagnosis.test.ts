@@ -259,3 +259,27 @@ test('sort -S 1M -T DIR spilling: the hints where its temporary files were say -
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('tar x: its owner, mode and time changes are told the options that leave them, which do (one mkdir left)', async () => {
+  const dir = work();
+  try {
+    mkdirSync(join(dir, 'src'));
+    for (let i = 0; i < 200; i++) writeFileSync(join(dir, 'src', `f${i}`), String(i));
+    const made = spawnSync('tar', ['cf', join(dir, 't.tar'), '-C', dir, 'src']);
+    assert.equal(made.status, 0, made.stderr.toString());
+    const extract = async (name: string, options: string[]): Promise<LogRecord | undefined> => {
+      mkdirSync(join(dir, name));
+      const r = await runLogged(['tar', ...options, '-xf', join(dir, 't.tar'), '-C', join(dir, name)]);
+      assert.equal(r.code, 0, r.stderr);
+      return (diagnosisOf(r.records).reasons as LogRecord[]).find((x) => x.reason === 'metadata_change' && x.mount === SHM);
+    };
+    const all = await extract('x1', []);
+    // a chmod and a utimensat per file (and a chown as root), the directory's mkdir and its own
+    assert.ok(all && all.calls >= (process.getuid?.() === 0 ? 600 : 400), JSON.stringify(all));
+    if (all.gain) assert.match(all.hint, /tar x restores the owner .*: if you do not need them, --no-same-owner, --no-same-permissions and -m/);
+    const none = await extract('x2', ['--no-same-owner', '--no-same-permissions', '-m']);
+    assert.equal(none?.calls, 1, 'the mkdir of the directory only');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

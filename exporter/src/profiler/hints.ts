@@ -89,9 +89,11 @@ const python = (p: Program): boolean => p.family === 'interpreter' && /^(python|
 /**
  * The small transfers are those of small files: a small file for every one or two small transfers (a
  * read and the read at its end), and enough of them to be a pattern. Then no block size can help,
- * whoever made the calls (the job's code, cp -r, tar x).
+ * whoever made the calls (the job's code, cp -r, tar x). Far fewer transfers than small files are not
+ * theirs: each moved several files' bytes (tar x's 21 reads of the archive for 200 files written).
  */
-const ofSmallFiles = (f: ReasonFigure, c: HintContext): boolean => (f.reason === 'small_read' || f.reason === 'small_write') && c.fewByteOpens >= SMALL_FILES_MIN && c.fewByteOpens * 2 >= f.calls;
+const ofSmallFiles = (f: ReasonFigure, c: HintContext): boolean =>
+  (f.reason === 'small_read' || f.reason === 'small_write') && c.fewByteOpens >= SMALL_FILES_MIN && c.fewByteOpens * 2 >= f.calls && f.calls * 2 >= c.fewByteOpens;
 
 /** Advice for the job's own code (an unknown program, or an interpreter running the job's script). */
 function ownAdvice(f: ReasonFigure, c: HintContext): string {
@@ -218,6 +220,13 @@ function knownAdvice(f: ReasonFigure, c: HintContext): string {
       if (METADATA_WALKERS.has(p.name) && (stats || r === 'open_nothing_transferred' || r === 'open_bytes_unseen' || r === 'open_few_bytes')) return walkerAdvice(p, c);
       if (ofSmallFiles(f, c))
         return `the files themselves are small (${count(c.fewByteOpens)} opens moved less than ${size(c.small)} each), so no block size can help: keep many small files in one (a tar or zip archive, HDF5, a database) and copy or read that`;
+      if (p.name === 'tar') {
+        // as root, tar x restores every file's owner by default, and always its mode and times: three
+        // setattrs per file, which the user can turn off
+        if (r === 'metadata_change')
+          return 'tar x restores the owner (by default as root), the permissions and the times of every file it extracts, a chown, a chmod and a utimensat each (each a request to the metadata server on a parallel file system): if you do not need them, --no-same-owner, --no-same-permissions and -m (--touch: the time of extraction)';
+        if (r === 'small_read' || r === 'small_write') return 'tar reads and writes the archive in records of 10 KiB (-b 20 blocks of 512 B by default): give it larger records (-b 2048: 1 MiB)';
+      }
       // dd's block is the bs= of its command line, which the user wrote: the one tool whose small
       // transfers the user sets directly
       if ((r === 'small_read' || r === 'small_write') && p.name === 'dd')
