@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runJobio } from '../helpers/exporter.js';
 import { buildProgram } from './frame-tool.js';
@@ -21,11 +22,11 @@ function work(): string {
   return mkdtempSync(join(SHM, 'jobio-diag-'));
 }
 
-async function runLogged(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string; records: LogRecord[] }> {
+async function runLogged(args: string[], options: string[] = []): Promise<{ code: number | null; stderr: string; stdout: string; records: LogRecord[] }> {
   const dir = work();
   const out = join(dir, 'log.jsonl');
   try {
-    const r = await runJobio(['run', '--output', out, '--', ...args]);
+    const r = await runJobio(['run', ...options, '--output', out, '--', ...args]);
     return { ...r, records: readValidLog(readFileSync(out, 'utf8')) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -171,3 +172,114 @@ for (const engine of ['psync', 'sync', 'libaio', 'io_uring']) {
     }
   });
 }
+
+test('dd bs=1M: its one seek\'s time rests on no timed call or one counted 16 times, so it gives no share and no "nothing to gain"; with every call timed it does', async () => {
+  const dir = work();
+  try {
+    writeFileSync(join(dir, 'in'), Buffer.alloc(40 << 20, 1));
+    const dd = ['dd', `if=${join(dir, 'in')}`, `of=${join(dir, 'out')}`, 'bs=1M', 'status=none'];
+    // --min-sampled 1: the run's times are reported (about 5 of its 80-odd calls timed)
+    const sampled = await runLogged(dd, ['--min-sampled', '1', '--sample-every', '16']);
+    assert.equal(sampled.code, 0, sampled.stderr);
+    const seek = (diagnosisOf(sampled.records).reasons as LogRecord[]).find((x) => x.reason === 'zero_seek');
+    assert.ok(seek, JSON.stringify(diagnosisOf(sampled.records).reasons));
+    assert.deepEqual([seek.calls, seek.share, seek.gain], [1, null, true]);
+    assert.doesNotMatch(seek.hint, /nothing to gain/);
+    assert.match(sampled.stderr, /no share where the bound exceeds half the time/);
+    // every call timed: the time is exact, and a single seek is far below 1 % of the run
+    const all = await runLogged(dd, ['--sample-every', '1']);
+    assert.equal(all.code, 0, all.stderr);
+    const exact = (diagnosisOf(all.records).reasons as LogRecord[]).find((x) => x.reason === 'zero_seek');
+    assert.ok(exact && typeof exact.share === 'number' && exact.time_error === 0, JSON.stringify(exact));
+    assert.deepEqual([exact.calls, exact.gain], [1, false]);
+    assert.match(exact.hint, /of the run time, nothing to gain$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('du -s: its reasons (stats, directory listings) are a metadata walk: run it once, nothing to copy', async () => {
+  const dir = work();
+  try {
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(join(dir, 'tree', `d${d}`), { recursive: true });
+      for (let i = 0; i < 15; i++) writeFileSync(join(dir, 'tree', `d${d}`, `f${i}`), 'x');
+    }
+    const r = await runLogged(['du', '-s', join(dir, 'tree')]);
+    assert.equal(r.code, 0, r.stderr);
+    const reasons = diagnosisOf(r.records).reasons as LogRecord[];
+    // a stat of each of the 300 files and 21 directories (du stats each directory again as it lists it),
+    // the 21 directories listed
+    const of = (reason: string): number => reasons.filter((x) => x.reason === reason).reduce((n, x) => n + (x.calls as number), 0);
+    assert.equal(of('open_bytes_unseen'), 21, JSON.stringify(reasons));
+    assert.ok(reasons.length > 0 && reasons.every((x) => x.program.name === 'du' && x.mount === SHM));
+    // the listings' 21 calls: with 1 call in 16 timed, too few for a share, so advice, always
+    const listings = reasons.find((x) => x.reason === 'open_bytes_unseen');
+    assert.ok(listings && listings.gain && listings.share === null, JSON.stringify(listings));
+    for (const x of reasons) {
+      if (!x.gain) continue;
+      assert.match(x.hint, /du walks the metadata of a tree .* run it once and keep its answer .*; it already works in memory \(tmpfs\)$/, x.hint);
+      assert.doesNotMatch(x.hint, /copy the result/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sort -S 1M -T DIR spilling: the hints where its temporary files were say -S and -T; its input and output keep its block size', async () => {
+  const dir = work();
+  try {
+    // 600,000 shuffled lines (4 MiB): about 40 temporary files with a 1 MiB buffer
+    const lines = Array.from({ length: 600_000 }, (_, i) => String((i * 7919) % 600_000));
+    writeFileSync(join(dir, 'lines.txt'), lines.join('\n') + '\n');
+    const tmp = mkdtempSync(join(tmpdir(), 'jobio-sort-'));
+    try {
+      const r = await runLogged(['sort', '-S', '1M', '-T', tmp, '-o', join(dir, 'sorted.txt'), join(dir, 'lines.txt')]);
+      assert.equal(r.code, 0, r.stderr);
+      const reasons = (diagnosisOf(r.records).reasons as LogRecord[]).filter((x) => x.program.name === 'sort');
+      const spill = reasons.filter((x) => x.mount !== SHM && (x.reason === 'small_read' || x.reason === 'small_write'));
+      const shm = reasons.filter((x) => x.mount === SHM && (x.reason === 'small_read' || x.reason === 'small_write'));
+      // the temporary files' mount: where $TMPDIR is, another than /dev/shm
+      assert.ok(spill.length > 0, `the temporary files on another mount than ${SHM}: ${JSON.stringify(reasons)}`);
+      // sort deletes nothing else there: the files it says it made are its deletes, one per run spilled
+      const deletes = reasons.find((x) => x.reason === 'metadata_change' && x.mount === spill[0]?.mount)?.calls as number;
+      assert.ok(deletes >= 10, JSON.stringify(reasons));
+      const said = new RegExp(`sort spilled what did not fit its buffer to temporary files here \\(${deletes} created and deleted\\) .*give it a larger buffer \\(-S 2G`);
+      for (const x of spill) if (x.gain) assert.match(x.hint, said, x.hint);
+      // the deletes themselves: too few calls for a share (1 in 16 timed), so advice whatever the times
+      const made = reasons.find((x) => x.reason === 'metadata_change' && x.mount === spill[0]?.mount);
+      assert.ok(made && made.gain && made.share === null, JSON.stringify(made));
+      assert.match(made.hint, said);
+      // on /dev/shm, its input and -o output (truncated, no delete): its own block size
+      for (const x of shm) if (x.gain) assert.match(x.hint, /sort reads and writes in its own block size/, x.hint);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('tar x: its owner, mode and time changes are told the options that leave them, which do (one mkdir left)', async () => {
+  const dir = work();
+  try {
+    mkdirSync(join(dir, 'src'));
+    for (let i = 0; i < 200; i++) writeFileSync(join(dir, 'src', `f${i}`), String(i));
+    const made = spawnSync('tar', ['cf', join(dir, 't.tar'), '-C', dir, 'src']);
+    assert.equal(made.status, 0, made.stderr.toString());
+    const extract = async (name: string, options: string[]): Promise<LogRecord | undefined> => {
+      mkdirSync(join(dir, name));
+      const r = await runLogged(['tar', ...options, '-xf', join(dir, 't.tar'), '-C', join(dir, name)]);
+      assert.equal(r.code, 0, r.stderr);
+      return (diagnosisOf(r.records).reasons as LogRecord[]).find((x) => x.reason === 'metadata_change' && x.mount === SHM);
+    };
+    const all = await extract('x1', []);
+    // a chmod and a utimensat per file (and a chown as root), the directory's mkdir and its own
+    assert.ok(all && all.calls >= (process.getuid?.() === 0 ? 600 : 400), JSON.stringify(all));
+    if (all.gain) assert.match(all.hint, /tar x restores the owner .*: if you do not need them, --no-same-owner, --no-same-permissions and -m/);
+    const none = await extract('x2', ['--no-same-owner', '--no-same-permissions', '-m']);
+    assert.equal(none?.calls, 1, 'the mkdir of the directory only');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -85,7 +85,8 @@ test('jobio report JOBID from Prometheus agrees with the report of the same prog
     assert.equal(small.program.role, 'tool');
 
     // The error bound of the small writes' time: ± 1.96 · t · sqrt((1 − f) / (f · n)) with n their exact
-    // count and f the job's timed writes over all its writes, both as exported.
+    // count and f the job's timed calls over all its calls (the sampler's fraction, whatever the call
+    // type), both as exported.
     const one = async (expr: string): Promise<number> => (await prometheus.query(expr))[0]?.value ?? NaN;
     const timedWrites = await one(`sum(jobio_profiler_timed_calls_total{jobid="${JOBID}",call="write"})`);
     const allWrites = await one(`sum(jobio_profiler_calls_total{jobid="${JOBID}",call="write"})`);
@@ -93,7 +94,7 @@ test('jobio report JOBID from Prometheus agrees with the report of the same prog
     // a thread times 1 call in 16 of all its calls (dd's uncounted reads of /dev/zero among them: each
     // stratum's timed call is a write or not, about 1,875 ± 31 here), so about 1 write in 16; 10 % is 6 σ
     assert.ok(Math.abs(timedWrites - allWrites / 16) <= 0.1 * (allWrites / 16), `${timedWrites} of ${allWrites} writes timed`);
-    const f = timedWrites / allWrites;
+    const f = (await one(`sum(jobio_profiler_timed_calls_total{jobid="${JOBID}"})`)) / (await one(`sum(jobio_profiler_calls_total{jobid="${JOBID}"})`));
     const boundNs = 1.96 * seconds * 1e9 * Math.sqrt((1 - f) / (f * WRITES));
     const finding = fromProm.findings.find((x) => x.reason === 'small_write' && x.program.name === 'dd');
     assert.ok(finding !== undefined, `${WRITES} small writes are a finding: ${JSON.stringify(fromProm.application.reasons)}`);

@@ -43,11 +43,14 @@ export interface DiagnosisReasonJson {
    * exceed it.
    */
   readonly time_error: number;
-  /** time / the record's `runtime` (0–1); null when times are not reported (too few timed calls). */
+  /**
+   * time / the record's `runtime` (0–1); null when times are not reported (too few timed calls), or
+   * when this reason's estimate rests on too few of its calls timed (`time_error` above half of `time`).
+   */
   readonly share: number | null;
   /**
    * False when even the upper end of the time's interval is below `gain_threshold` of the run time:
-   * "nothing to gain" (the hint says so and gives no advice). True otherwise, also when times are not reported.
+   * "nothing to gain" (the hint says so and gives no advice). True otherwise, also when there is no share.
    */
   readonly gain: boolean;
   readonly hint: string;

@@ -88,10 +88,37 @@ test('share, gain and the order: something to gain first, then by calls (noise i
 test('the time error: 0 with every call timed, 1.96·t·sqrt((1-f)/timed) otherwise; its upper end decides the gain', () => {
   assert.equal(timeError(1e6, 100, 1), 0);
   assert.equal(Math.round(timeError(1e6, 1600, 1 / 16)), Math.round(1.96 * 1e6 * Math.sqrt(15 / 16 / 100)));
-  // 2 of 32 calls timed: 0.5 % of the run as estimated, but the interval reaches past 1 %
-  const d = diagnose(input([{ program: programOf('app'), info, total: failedStats(32, 5e6, 2) }]));
+  // 40 of 640 calls timed (± 30 %): 0.8 % of the run as estimated (below GAIN_THRESHOLD), but the interval reaches past 1 %
+  const d = diagnose(input([{ program: programOf('app'), info, total: failedStats(640, 8e6, 40) }]));
   const [r] = d.reasons;
-  assert.ok(r && r.share !== undefined && r.share < GAIN_THRESHOLD && r.gain);
+  assert.ok(r && r.share === 0.008 && r.gain, JSON.stringify(r));
+  assert.equal(Math.round(r.timeErrorNs), Math.round(1.96 * 8e6 * Math.sqrt(15 / 16 / 40)));
+  // as precise, 0.2 % (± 0.06 %): nothing to gain
+  const low = diagnose(input([{ program: programOf('app'), info, total: failedStats(640, 2e6, 40) }])).reasons[0];
+  assert.ok(low && low.share === 0.002 && !low.gain, JSON.stringify(low));
+});
+
+test('a time resting on a few timed calls decides nothing: no share, no "nothing to gain", whether it came out 0 or large', () => {
+  // 2 of 32 calls timed: ± 134 % (1.96·sqrt((15/16)/2))
+  const few = diagnose(input([{ program: programOf('app'), info, total: failedStats(32, 5e6, 2) }])).reasons[0];
+  assert.ok(few && few.share === undefined && few.gain, JSON.stringify(few));
+  assert.ok(few.timeErrorNs > few.timeNs);
+  assert.doesNotMatch(few.hint, /nothing to gain/);
+  // dd: one seek among 80 calls of which 5 were timed, not the seek (its time 0): no share either; the
+  // sampled fraction is that of all the calls (the seek's own 0 of 1 or 1 of 1 says nothing of it)
+  const dd = failedStats(0, 0, 0);
+  dd[slot.calls(c('read'), CLASSES.indexOf('green'))] = 40;
+  dd[slot.calls(c('write'), CLASSES.indexOf('green'))] = 39;
+  dd[slot.sampled(c('read'))] = 3;
+  dd[slot.sampled(c('write'))] = 2;
+  dd[slot.calls(c('seek'), RED)] = 1;
+  dd[slot.reasonCalls(WIRE_REASONS.indexOf('zero_seek'))] = 1;
+  for (const seekTimed of [0, 1]) {
+    dd[slot.sampled(c('seek'))] = seekTimed;
+    dd[slot.reasonTimeNs(WIRE_REASONS.indexOf('zero_seek'))] = seekTimed * 16 * 2e6; // one timed seek of 2 ms, ×16
+    const [r] = diagnose(input([{ program: programOf('dd', '/usr/bin/dd'), info, total: dd }], 3e7)).reasons;
+    assert.ok(r && r.reason === 'zero_seek' && r.share === undefined && r.gain, JSON.stringify(r));
+  }
 });
 
 test('the diagnosis record carries the program, share, gain and error bound of each reason (diagnosis-schema.ts)', () => {
@@ -148,7 +175,12 @@ test("a reason's hint knows its mount's file-system type: a tool on tmpfs is not
   stats[slot.reasonCalls(WIRE_REASONS.indexOf('stat_unused'))] = 500;
   stats[slot.reasonTimeNs(WIRE_REASONS.indexOf('stat_unused'))] = 2e8;
   const onShm = diagnose(input([{ program: programOf('du', '/usr/bin/du'), info: shm, total: stats }])).reasons[0]?.hint ?? '';
-  assert.match(onShm, /^Du \(GNU coreutils\) on \/dev\/shm: 500 stats of paths never opened: du's own way of working: nothing to change in your code; it already works in memory \(tmpfs\)$/);
+  assert.match(onShm, /^Du \(GNU coreutils\) on \/dev\/shm: 500 stats of paths never opened: du walks the metadata of a tree .*; it already works in memory \(tmpfs\)$/);
   const onLustre = diagnose(input([{ program: programOf('du', '/usr/bin/du'), info, total: stats }])).reasons[0]?.hint ?? '';
-  assert.match(onLustre, /let it work on a local disk or in memory/);
+  assert.match(onLustre, /each stat is a request to the metadata server$/);
+  // a tool that makes files: on a parallel file system, work in memory and copy the result
+  const cp = diagnose(input([{ program: programOf('cp', '/usr/bin/cp'), info, total: stats }])).reasons[0]?.hint ?? '';
+  assert.match(cp, /let it work on a local disk or in memory/);
+  const cpShm = diagnose(input([{ program: programOf('cp', '/usr/bin/cp'), info: shm, total: stats }])).reasons[0]?.hint ?? '';
+  assert.match(cpShm, /cp's own way of working: nothing to change in your code; it already works in memory \(tmpfs\)$/);
 });

@@ -20,6 +20,12 @@ import type { MountInfo } from './process-table.js';
 export const GAIN_THRESHOLD = 0.01;
 /** z of the two-sided 95 % interval of the sampled time estimate. */
 const Z95 = 1.96;
+/**
+ * A reason's time is an estimate to decide on (its share, "nothing to gain") only when the half-width
+ * of its 95 % interval is at most this part of it: with 1 call in 16 timed, about 15 of its calls
+ * timed. Below, the figure rests on a few timed calls, each counted 16 times (docs/profiler.md "Reasons").
+ */
+export const MAX_RELATIVE_ERROR = 0.5;
 
 export interface DiagnosedReason {
   readonly cls: ReasonClass;
@@ -71,44 +77,22 @@ export interface DiagnosisInput {
   readonly timed: boolean;
 }
 
-/** The call types a reason's calls are of (for the fraction of them that was timed). */
-function callTypesOf(reason: Reason): readonly (typeof CALL_TYPES)[number][] {
-  switch (reason) {
-    case 'small_read':
-      return ['read'];
-    case 'small_write':
-      return ['write'];
-    case 'open_nothing_transferred':
-    case 'open_few_bytes':
-    case 'open_bytes_unseen':
-      return ['open', 'create'];
-    case 'stat_unused':
-    case 'stat_used':
-      return ['access'];
-    case 'backward_seek':
-    case 'zero_seek':
-    case 'forward_seek':
-      return ['seek'];
-    case 'sync':
-      return ['sync'];
-    case 'metadata_change':
-      return ['delete', 'fschange'];
-    default:
-      return CALL_TYPES;
-  }
-}
-
 /** Calls of one call type: all of them (every class) and those whose duration was measured. */
 export interface TimedCount {
   readonly calls: number;
   readonly timed: number;
 }
 
-/** The fraction of the calls of a reason's call types that were timed (1: every call). */
-function timedFraction(reason: Reason, countOf: (call: CallType) => TimedCount): number {
+/**
+ * The fraction of the calls that were timed (1: every call): of every call type, as the sampler times
+ * one call in n of all a thread's calls whatever their type. (Of the reason's own call types alone,
+ * one seek that happened to be timed made it 1 of 1, "every call timed", and its time, 16 times the
+ * call's, exact.)
+ */
+function timedFraction(countOf: (call: CallType) => TimedCount): number {
   let calls = 0;
   let timed = 0;
-  for (const t of callTypesOf(reason)) {
+  for (const t of CALL_TYPES) {
     const n = countOf(t);
     calls += n.calls;
     timed += n.timed;
@@ -131,16 +115,30 @@ function countIn(v: Counters, call: CallType): TimedCount {
  */
 export function timeError(timeNs: number, calls: number, fraction: number): number {
   if (fraction >= 1 || timeNs <= 0) return 0;
-  const timed = Math.max(1, fraction * calls);
-  return Z95 * timeNs * Math.sqrt((1 - fraction) / timed);
+  return Z95 * timeNs * relativeError(calls, fraction);
+}
+
+/** The relative half-width of the interval: Z95·sqrt((1 − f)/(f·n)), whatever the time (0 when every call was timed). */
+function relativeError(calls: number, fraction: number): number {
+  if (fraction >= 1) return 0;
+  if (fraction <= 0 || calls <= 0) return Infinity;
+  return Math.sqrt((1 - fraction) / Math.max(1, fraction * calls));
+}
+
+/** The time of a reason: its error bound, and whether the estimate is precise enough to decide on. */
+export interface ReasonTiming {
+  readonly errorNs: number;
+  readonly reliable: boolean;
 }
 
 /**
- * A reason's time error from the counts of its call types (a `jobio run` log: the program's on the
- * mount; the exporter's series: the job's, which carry no mount or program for timed calls).
+ * A reason's time error and reliability from the timed calls (a `jobio run` log: the program's on the
+ * mount; the exporter's series: the job's, which carry no mount or program for timed calls). A time of
+ * 0 from calls none of which was timed is no measurement: unreliable like any other too few.
  */
-export function reasonTimeError(reason: Reason, timeNs: number, calls: number, countOf: (call: CallType) => TimedCount): number {
-  return timeError(timeNs, calls, timedFraction(reason, countOf));
+export function reasonTiming(timeNs: number, calls: number, countOf: (call: CallType) => TimedCount): ReasonTiming {
+  const f = timedFraction(countOf);
+  return { errorNs: timeError(timeNs, calls, f), reliable: Z95 * relativeError(calls, f) <= MAX_RELATIVE_ERROR };
 }
 
 /** Something to gain: the time at the upper end of its interval is at least GAIN_THRESHOLD of the run time. */
@@ -166,7 +164,8 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   for (const m of input.programs) {
     const figures = reasonsOf(m.total);
     const fewByteOpens = figures.find((f) => f.reason === 'open_few_bytes')?.calls ?? 0;
-    for (const f of figures) reasons.push(judge(f, m.program, m.info, m.total, fewByteOpens, input));
+    const deletes = m.total[slot.calls(CALL_TYPES.indexOf('delete'), CLASSES.indexOf('yellow'))] ?? 0;
+    for (const f of figures) reasons.push(judge(f, m.program, m.info, m.total, { fewByteOpens, deletes }, input));
   }
   reasons.sort(order);
 
@@ -207,12 +206,13 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   return { reasons, unseen, runtimeNs: input.runtimeNs };
 }
 
-function judge(f: ReasonFigure, program: Program, info: MountInfo, total: Counters, fewByteOpens: number, input: DiagnosisInput): DiagnosedReason {
+function judge(f: ReasonFigure, program: Program, info: MountInfo, total: Counters, others: { fewByteOpens: number; deletes: number }, input: DiagnosisInput): DiagnosedReason {
   const mount = info.path;
-  const timeErrorNs = reasonTimeError(f.reason, f.timeNs, f.calls, (call) => countIn(total, call));
-  const share = input.timed && input.runtimeNs > 0 ? f.timeNs / input.runtimeNs : undefined;
+  const { errorNs: timeErrorNs, reliable } = reasonTiming(f.timeNs, f.calls, (call) => countIn(total, call));
+  // an estimate resting on a few timed calls gives no share: neither "nothing to gain" nor a severity from it
+  const share = input.timed && reliable && input.runtimeNs > 0 ? f.timeNs / input.runtimeNs : undefined;
   const gain = share === undefined || hasGain(f.timeNs, timeErrorNs, input.runtimeNs);
-  const hint = hintFor(f, { mount, fstype: info.fstype, small: input.smallThreshold, program, gain, fewByteOpens, ...(share !== undefined ? { share } : {}) });
+  const hint = hintFor(f, { mount, fstype: info.fstype, small: input.smallThreshold, program, gain, ...others, ...(share !== undefined ? { share } : {}) });
   return { cls: f.cls, reason: f.reason, mount, program, calls: f.calls, bytes: f.bytes, timeNs: f.timeNs, timeErrorNs, share, gain, hint };
 }
 

@@ -109,17 +109,58 @@ test("small transfers of small files by a known tool (cp -r, tar x): the files a
 });
 
 test('a tool already working in memory (tmpfs) is not told to work on a local disk or in memory', () => {
-  // tar x of 500 files on /dev/shm: 1,504 owner, mode and time changes
-  const shm = hintFor(fig('metadata_change', 1504), ctx('tar', { mount: '/dev/shm', fstype: 'tmpfs' }));
+  // cp -p of 500 files on /dev/shm: 1,000 owner and time changes
+  const shm = hintFor(fig('metadata_change', 1000), ctx('cp', { mount: '/dev/shm', fstype: 'tmpfs' }));
   assert.equal(
     shm,
-    "Tar on /dev/shm: 1,504 renames, deletes, mkdirs, chmods, chowns, time changes or truncates: tar's own way of working: nothing to change in your code; it already works in memory (tmpfs)",
+    "Cp (GNU coreutils) on /dev/shm: 1,000 renames, deletes, mkdirs, chmods, chowns, time changes or truncates: cp's own way of working: nothing to change in your code; it already works in memory (tmpfs)",
   );
   assert.doesNotMatch(shm, /local disk/);
   assert.match(hintFor(fig('small_write', 23928, 98000000), ctx('sort', { mount: '/dev/shm', fstype: 'tmpfs' })), /own block size: not your code's; it already works in memory \(tmpfs\)$/);
   // on a parallel file system, or where the type is not known, the advice stands
   for (const over of [{ fstype: 'lustre' }, {}])
-    assert.match(hintFor(fig('metadata_change', 1504), ctx('tar', over)), /let it work on a local disk or in memory \(\$TMPDIR, \/dev\/shm\) and copy the result once$/);
+    assert.match(hintFor(fig('metadata_change', 1000), ctx('cp', over)), /let it work on a local disk or in memory \(\$TMPDIR, \/dev\/shm\) and copy the result once$/);
+});
+
+test('sort that spilled to temporary files (its deletes on the mount) is told -S and -T, not its block size', () => {
+  const spilled = hintFor(fig('small_read', 1803, 1803 * 4096), ctx('sort', { deletes: 43 }));
+  assert.equal(
+    spilled,
+    'Sort (GNU coreutils) on /scratch: 1,803 reads of 4.0 KiB on average: sort spilled what did not fit its buffer to temporary files here (43 created and deleted) and merged them back in small reads and writes: give it a larger buffer (-S 2G, or -S 50% of the memory) so that it makes fewer or none, and put them on a local disk or in memory (-T $TMPDIR or -T /dev/shm; without -T sort uses $TMPDIR, else /tmp)',
+  );
+  assert.match(
+    hintFor(fig('metadata_change', 43), ctx('sort', { deletes: 43, mount: '/dev/shm', fstype: 'tmpfs' })),
+    /-S 50% of the memory\) so that it makes fewer or none, they are already in memory \(tmpfs\)$/,
+  );
+  // no deletes there (its input and -o output): its own block size, as before
+  assert.match(hintFor(fig('small_write', 999, 999 * 4096), ctx('sort', { deletes: 0 })), /sort reads and writes in its own block size/);
+  assert.match(hintFor(fig('metadata_change', 1), ctx('sort')), /: 1 rename, delete, mkdir, chmod, chown, time change or truncate: /);
+});
+
+test("tar x's owner, mode and time changes: the options that leave them; its archive's records: -b", () => {
+  // tar x of 500 files as root: a chown, a chmod and a utimensat each
+  assert.equal(
+    hintFor(fig('metadata_change', 1504), ctx('tar', { mount: '/dev/shm', fstype: 'tmpfs' })),
+    'Tar on /dev/shm: 1,504 renames, deletes, mkdirs, chmods, chowns, time changes or truncates: tar x restores the owner (by default as root), the permissions and the times of every file it extracts, a chown, a chmod and a utimensat each (each a request to the metadata server on a parallel file system): if you do not need them, --no-same-owner, --no-same-permissions and -m (--touch: the time of extraction)',
+  );
+  // 21 reads of the archive for 200 small files written: the archive's records, not the small files
+  assert.match(hintFor(fig('small_read', 21, 21 * 10240), ctx('tar', { fewByteOpens: 200 })), /in records of 10 KiB .*-b 2048: 1 MiB/);
+  // its writes of the 200 small files are the small files'
+  assert.match(hintFor(fig('small_write', 200, 692), ctx('tar', { fewByteOpens: 200 })), /the files themselves are small/);
+});
+
+test('a tool that walks metadata only (du, find, ls) is not told to copy a result: run it once', () => {
+  const du = hintFor(fig('stat_unused', 300), ctx('du'));
+  assert.equal(
+    du,
+    'Du (GNU coreutils) on /scratch: 300 stats of paths never opened: du walks the metadata of a tree (a stat of every entry, a listing of every directory) and reads no file: expected for what it is asked, and there is no result to copy; run it once and keep its answer rather than again in a loop or per file; on a parallel file system each stat is a request to the metadata server',
+  );
+  assert.doesNotMatch(du, /copy the result/);
+  assert.match(hintFor(fig('open_bytes_unseen', 21), ctx('find')), /^Find on \/scratch: 21 opens .*: find walks the metadata of a tree/);
+  assert.match(hintFor(fig('stat_used', 63), ctx('ls', { mount: '/dev/shm', fstype: 'tmpfs' })), /run it once .*; it already works in memory \(tmpfs\)$/);
+  // what it writes (ls -lR > listing) and its failures stay as for any tool
+  assert.match(hintFor(fig('small_write', 30, 30 * 4096), ctx('ls')), /ls reads and writes in its own block size/);
+  assert.match(hintFor(fig('failed_not_found', 2), ctx('du')), /du looked for files that were not there/);
 });
 
 test('one open "moved its bytes", several "moved their bytes"', () => {

@@ -31,6 +31,11 @@ export interface HintContext {
   readonly gain: boolean;
   /** opens of the same program and mount that moved less than the small threshold (small files) */
   readonly fewByteOpens: number;
+  /**
+   * successful deletes of the same program on the mount (sort's are of its temporary files: it spilled
+   * there); known from `jobio run`'s counts, not from Prometheus (no per-program call types)
+   */
+  readonly deletes?: number;
 }
 
 /** "1 open", "2,000 opens" */
@@ -70,7 +75,7 @@ function figures(f: ReasonFigure, small: number): string {
     case 'sync':
       return many(n, 'sync');
     case 'metadata_change':
-      return `${count(n)} renames, deletes, mkdirs, chmods, chowns, time changes or truncates`;
+      return Math.round(n) === 1 ? '1 rename, delete, mkdir, chmod, chown, time change or truncate' : `${count(n)} renames, deletes, mkdirs, chmods, chowns, time changes or truncates`;
     case 'unclassified':
       return many(n, 'call', ' reported by a profiler library older than this jobio');
   }
@@ -84,9 +89,11 @@ const python = (p: Program): boolean => p.family === 'interpreter' && /^(python|
 /**
  * The small transfers are those of small files: a small file for every one or two small transfers (a
  * read and the read at its end), and enough of them to be a pattern. Then no block size can help,
- * whoever made the calls (the job's code, cp -r, tar x).
+ * whoever made the calls (the job's code, cp -r, tar x). Far fewer transfers than small files are not
+ * theirs: each moved several files' bytes (tar x's 21 reads of the archive for 200 files written).
  */
-const ofSmallFiles = (f: ReasonFigure, c: HintContext): boolean => (f.reason === 'small_read' || f.reason === 'small_write') && c.fewByteOpens >= SMALL_FILES_MIN && c.fewByteOpens * 2 >= f.calls;
+const ofSmallFiles = (f: ReasonFigure, c: HintContext): boolean =>
+  (f.reason === 'small_read' || f.reason === 'small_write') && c.fewByteOpens >= SMALL_FILES_MIN && c.fewByteOpens * 2 >= f.calls && f.calls * 2 >= c.fewByteOpens;
 
 /** Advice for the job's own code (an unknown program, or an interpreter running the job's script). */
 function ownAdvice(f: ReasonFigure, c: HintContext): string {
@@ -137,7 +144,30 @@ const NOTHING_IN_YOUR_CODE = 'nothing to change in your code';
 const LOCAL_COPY = 'if it costs, let it work on a local disk or in memory ($TMPDIR, /dev/shm) and copy the result once';
 /** File systems held in memory: a tool's work there cannot move anywhere faster. */
 const MEMORY_FS = new Set(['tmpfs', 'ramfs']);
-const localCopy = (c: HintContext): string => (c.fstype !== undefined && MEMORY_FS.has(c.fstype) ? `it already works in memory (${c.fstype})` : LOCAL_COPY);
+const inMemory = (c: HintContext): boolean => c.fstype !== undefined && MEMORY_FS.has(c.fstype);
+const localCopy = (c: HintContext): string => (inMemory(c) ? `it already works in memory (${c.fstype})` : LOCAL_COPY);
+
+/**
+ * Tools whose work is the metadata of a tree (a stat of every entry, a listing of every directory),
+ * reading no file: nothing they make could be copied back from a local disk, and what costs is
+ * asking again (du or find in a loop, ls per file).
+ */
+const METADATA_WALKERS = new Set(['du', 'find', 'ls', 'stat', 'df', 'realpath', 'readlink']);
+function walkerAdvice(p: Program, c: HintContext): string {
+  return `${p.name} walks the metadata of a tree (a stat of every entry, a listing of every directory) and reads no file: expected for what it is asked, and there is no result to copy; run it once and keep its answer rather than again in a loop or per file${inMemory(c) ? `; it already works in memory (${c.fstype})` : '; on a parallel file system each stat is a request to the metadata server'}`;
+}
+
+/**
+ * sort deletes nothing of the user's (-o truncates its output, a metadata change but no delete): its
+ * deletes on a mount are of the temporary files it spilled
+ * there (a run of what did not fit its buffer each, merged back), which it reads and writes in small
+ * blocks. Its buffer (-S) and where they go (-T, $TMPDIR) are the user's to set.
+ */
+function sortSpillAdvice(c: HintContext): string {
+  const files = count(c.deletes ?? 0);
+  const where = inMemory(c) ? `they are already in memory (${c.fstype})` : 'and put them on a local disk or in memory (-T $TMPDIR or -T /dev/shm; without -T sort uses $TMPDIR, else /tmp)';
+  return `sort spilled what did not fit its buffer to temporary files here (${files} created and deleted) and merged them back in small reads and writes: give it a larger buffer (-S 2G, or -S 50% of the memory) so that it makes fewer or none, ${where}`;
+}
 
 /** Advice for a known tool, shell, runtime or library: what is expected of it, and what can be done. */
 function knownAdvice(f: ReasonFigure, c: HintContext): string {
@@ -186,8 +216,17 @@ function knownAdvice(f: ReasonFigure, c: HintContext): string {
     case 'coreutils':
     case 'text-tool':
     case 'archiver':
+      if (p.name === 'sort' && !failed && (c.deletes ?? 0) > 0) return sortSpillAdvice(c);
+      if (METADATA_WALKERS.has(p.name) && (stats || r === 'open_nothing_transferred' || r === 'open_bytes_unseen' || r === 'open_few_bytes')) return walkerAdvice(p, c);
       if (ofSmallFiles(f, c))
         return `the files themselves are small (${count(c.fewByteOpens)} opens moved less than ${size(c.small)} each), so no block size can help: keep many small files in one (a tar or zip archive, HDF5, a database) and copy or read that`;
+      if (p.name === 'tar') {
+        // as root, tar x restores every file's owner by default, and always its mode and times: three
+        // setattrs per file, which the user can turn off
+        if (r === 'metadata_change')
+          return 'tar x restores the owner (by default as root), the permissions and the times of every file it extracts, a chown, a chmod and a utimensat each (each a request to the metadata server on a parallel file system): if you do not need them, --no-same-owner, --no-same-permissions and -m (--touch: the time of extraction)';
+        if (r === 'small_read' || r === 'small_write') return 'tar reads and writes the archive in records of 10 KiB (-b 20 blocks of 512 B by default): give it larger records (-b 2048: 1 MiB)';
+      }
       // dd's block is the bs= of its command line, which the user wrote: the one tool whose small
       // transfers the user sets directly
       if ((r === 'small_read' || r === 'small_write') && p.name === 'dd')

@@ -5,7 +5,7 @@
 // the look-back window (`last_over_time`), summed over the job's nodes: a finished job's series stop
 // there. The file system's view (file-system.ts) comes from the job's jobio_lustre_jobstats_* series
 // and needs no profiler. The job id goes into the queries through promString() only.
-import { GAIN_THRESHOLD, hasGain, reasonTimeError, type TimedCount } from '../profiler/diagnosis.js';
+import { GAIN_THRESHOLD, hasGain, reasonTiming, type TimedCount } from '../profiler/diagnosis.js';
 import type { DiagnosisJson, DiagnosisReasonJson, DiagnosisUnseenJson } from '../profiler/diagnosis-schema.js';
 import { hintFor } from '../profiler/hints.js';
 import { COMPONENTS, programOf, type Component } from '../profiler/programs.js';
@@ -121,7 +121,8 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
   const callsOfType = perType(callsPerType);
   const timedOfType = perType(timedPerType);
   const countOf = (call: string): TimedCount => ({ calls: callsOfType.get(call) ?? 0, timed: timedOfType.get(call) ?? 0 });
-  const errorNs = (reason: string, timeS: number, n: number): number => (timedPerType.length > 0 ? reasonTimeError(reason as Reason, timeS * 1e9, n, countOf) : 0);
+  // without the timed-calls series nothing says how precise a time is: taken as it is, as before them
+  const timing = (timeS: number, n: number): { errorNs: number; reliable: boolean } => (timedPerType.length > 0 ? reasonTiming(timeS * 1e9, n, countOf) : { errorNs: 0, reliable: true });
   const raw = calls
     .filter((r) => value(r) > 0)
     .map((r) => {
@@ -129,8 +130,9 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       const { name, component } = programLabel(l['program'] ?? '');
       const program = programOf(name, '', component);
       const time = secondsOf.get(key(l)) ?? 0;
-      const timeErrorNs = errorNs(l['reason'] ?? 'unclassified', time, value(r));
-      const share = runtimeS > 0 ? time / runtimeS : null;
+      const { errorNs: timeErrorNs, reliable } = timing(time, value(r));
+      // as in the log: a time resting on a few timed calls gives no share
+      const share = runtimeS > 0 && reliable ? time / runtimeS : null;
       return { l, program, calls: value(r), bytes: bytesOf.get(key(l)) ?? 0, time, timeErrorNs, share, gain: share === null || hasGain(time * 1e9, timeErrorNs, runtimeS * 1e9) };
     });
   const reasons: DiagnosisReasonJson[] = raw.map((r) => {

@@ -159,7 +159,7 @@ function reasonLines(d: Diagnosis, minSampled: number, timed: boolean): string[]
     ]);
   const lines = [
     '',
-    `why calls were red or yellow (those with something to gain first, then by calls${d.reasons.length > top.length ? `; ${top.length} of ${d.reasons.length}` : ''}${timed ? '' : `; times not reported below ${Math.max(1, minSampled)} timed calls`}):`,
+    `why calls were red or yellow (those with something to gain first, then by calls${d.reasons.length > top.length ? `; ${top.length} of ${d.reasons.length}` : ''}${timed ? (top.some((r) => r.share === undefined) ? '; no share where the bound exceeds half the time' : '') : `; times not reported below ${Math.max(1, minSampled)} timed calls`}):`,
     table(rows),
   ];
   for (const r of top) lines.push(`  - ${r.hint}`);
