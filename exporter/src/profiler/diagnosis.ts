@@ -100,6 +100,19 @@ function timedFraction(countOf: (call: CallType) => TimedCount): number {
   return calls > 0 ? Math.min(1, timed / calls) : 0;
 }
 
+/** Every call in a mount's counters, of every type and class, with their estimated time. */
+function allCallsIn(v: Counters): AllCalls {
+  let calls = 0;
+  let timeNs = 0;
+  for (let c = 0; c < CALL_TYPES.length; c++) {
+    for (let k = 0; k < CLASSES.length; k++) {
+      calls += v[slot.calls(c, k)] ?? 0;
+      timeNs += v[slot.timeNs(c, k)] ?? 0;
+    }
+  }
+  return { calls, timeNs };
+}
+
 /** A call type's counts in a mount's counters. */
 function countIn(v: Counters, call: CallType): TimedCount {
   const c = CALL_TYPES.indexOf(call);
@@ -125,10 +138,11 @@ function relativeError(calls: number, fraction: number): number {
   return Math.sqrt((1 - fraction) / Math.max(1, fraction * calls));
 }
 
-/** The time of a reason: its error bound, and whether the estimate is precise enough to decide on. */
+/** The time of a reason: its error bound, whether the estimate is precise enough to decide on, and the timed fraction. */
 export interface ReasonTiming {
   readonly errorNs: number;
   readonly reliable: boolean;
+  readonly fraction: number;
 }
 
 /**
@@ -138,7 +152,29 @@ export interface ReasonTiming {
  */
 export function reasonTiming(timeNs: number, calls: number, countOf: (call: CallType) => TimedCount): ReasonTiming {
   const f = timedFraction(countOf);
-  return { errorNs: timeError(timeNs, calls, f), reliable: Z95 * relativeError(calls, f) <= MAX_RELATIVE_ERROR };
+  return { errorNs: timeError(timeNs, calls, f), reliable: Z95 * relativeError(calls, f) <= MAX_RELATIVE_ERROR, fraction: f };
+}
+
+/** The estimated time and the number of all the calls a reason's were counted with (a program's on a mount, or a job's). */
+export interface AllCalls {
+  readonly timeNs: number;
+  readonly calls: number;
+}
+
+/**
+ * Whether a reason has something to gain: from its own time when that is precise enough; otherwise
+ * (a few of its calls timed: one timed seek counts 16 times, an untimed one 0) from its calls at the
+ * mean time of all the calls counted with it, whose many timed calls make that mean precise (the upper
+ * end of the mean's interval). So a few calls among many decide "nothing to gain" as they should,
+ * whichever of them the sampler happened to time. Unmeasured (no mean to trust): something to gain.
+ */
+export function reasonGain(timeNs: number, timing: ReasonTiming, calls: number, all: AllCalls, runtimeNs: number): boolean {
+  if (runtimeNs <= 0) return true;
+  if (timing.reliable) return hasGain(timeNs, timing.errorNs, runtimeNs);
+  const relative = relativeError(all.calls, timing.fraction);
+  if (all.calls <= 0 || !Number.isFinite(relative)) return true;
+  const typicalNs = (calls * all.timeNs) / all.calls;
+  return hasGain(typicalNs, Z95 * typicalNs * relative, runtimeNs);
 }
 
 /** Something to gain: the time at the upper end of its interval is at least GAIN_THRESHOLD of the run time. */
@@ -161,11 +197,19 @@ function order(a: DiagnosedReason, b: DiagnosedReason): number {
 
 export function diagnose(input: DiagnosisInput): Diagnosis {
   const reasons: DiagnosedReason[] = [];
+  // every call of the job (as a report from Prometheus has them: the exporter's series are per job)
+  const all = input.programs.reduce<AllCalls>(
+    (a, m) => {
+      const c = allCallsIn(m.total);
+      return { calls: a.calls + c.calls, timeNs: a.timeNs + c.timeNs };
+    },
+    { calls: 0, timeNs: 0 },
+  );
   for (const m of input.programs) {
     const figures = reasonsOf(m.total);
     const fewByteOpens = figures.find((f) => f.reason === 'open_few_bytes')?.calls ?? 0;
     const deletes = m.total[slot.calls(CALL_TYPES.indexOf('delete'), CLASSES.indexOf('yellow'))] ?? 0;
-    for (const f of figures) reasons.push(judge(f, m.program, m.info, m.total, { fewByteOpens, deletes }, input));
+    for (const f of figures) reasons.push(judge(f, m.program, m.info, m.total, all, { fewByteOpens, deletes }, input));
   }
   reasons.sort(order);
 
@@ -206,12 +250,14 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   return { reasons, unseen, runtimeNs: input.runtimeNs };
 }
 
-function judge(f: ReasonFigure, program: Program, info: MountInfo, total: Counters, others: { fewByteOpens: number; deletes: number }, input: DiagnosisInput): DiagnosedReason {
+function judge(f: ReasonFigure, program: Program, info: MountInfo, total: Counters, all: AllCalls, others: { fewByteOpens: number; deletes: number }, input: DiagnosisInput): DiagnosedReason {
   const mount = info.path;
-  const { errorNs: timeErrorNs, reliable } = reasonTiming(f.timeNs, f.calls, (call) => countIn(total, call));
-  // an estimate resting on a few timed calls gives no share: neither "nothing to gain" nor a severity from it
-  const share = input.timed && reliable && input.runtimeNs > 0 ? f.timeNs / input.runtimeNs : undefined;
-  const gain = share === undefined || hasGain(f.timeNs, timeErrorNs, input.runtimeNs);
+  const timing = reasonTiming(f.timeNs, f.calls, (call) => countIn(total, call));
+  const timeErrorNs = timing.errorNs;
+  // an estimate resting on a few timed calls gives no share (no severity from it); whether there is
+  // anything to gain is then judged from the mean time of the job's calls
+  const share = input.timed && timing.reliable && input.runtimeNs > 0 ? f.timeNs / input.runtimeNs : undefined;
+  const gain = !input.timed || reasonGain(f.timeNs, timing, f.calls, all, input.runtimeNs);
   const hint = hintFor(f, { mount, fstype: info.fstype, small: input.smallThreshold, program, gain, ...others, ...(share !== undefined ? { share } : {}) });
   return { cls: f.cls, reason: f.reason, mount, program, calls: f.calls, bytes: f.bytes, timeNs: f.timeNs, timeErrorNs, share, gain, hint };
 }

@@ -5,7 +5,7 @@
 // the look-back window (`last_over_time`), summed over the job's nodes: a finished job's series stop
 // there. The file system's view (file-system.ts) comes from the job's jobio_lustre_jobstats_* series
 // and needs no profiler. The job id goes into the queries through promString() only.
-import { GAIN_THRESHOLD, hasGain, reasonTiming, type TimedCount } from '../profiler/diagnosis.js';
+import { GAIN_THRESHOLD, reasonGain, reasonTiming, type ReasonTiming, type TimedCount } from '../profiler/diagnosis.js';
 import type { DiagnosisJson, DiagnosisReasonJson, DiagnosisUnseenJson } from '../profiler/diagnosis-schema.js';
 import { hintFor } from '../profiler/hints.js';
 import { COMPONENTS, programOf, type Component } from '../profiler/programs.js';
@@ -73,31 +73,35 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
     }
   };
 
-  const [jobStats, [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples, callsPerType, timedPerType, metadataMadeSamples]] =
-    await run(() =>
+  const [
+    jobStats,
+    [calls, bytes, seconds, runtime, classes, metadata, unseenProcs, unseenBytes, info, cpu, memory, runtimeSamples, metadataSamples, callsPerType, timedPerType, metadataMadeSamples, ioSeconds],
+  ] = await run(() =>
+    Promise.all([
+      jobStatsSamples(q, o.jobid, range),
       Promise.all([
-        jobStatsSamples(q, o.jobid, range),
-        Promise.all([
-          instantQuery(q, last('jobio_profiler_reason_calls_total', 'mount, class, reason, program, role')),
-          instantQuery(q, last('jobio_profiler_reason_bytes_total', 'mount, class, reason, program, role')),
-          instantQuery(q, last('jobio_profiler_reason_seconds_total', 'mount, class, reason, program, role')),
-          instantQuery(q, last('jobio_profiler_runtime_seconds_total', 'jobid')),
-          instantQuery(q, last('jobio_profiler_calls_total', 'class')),
-          instantQuery(q, last('jobio_profiler_calls_total', 'jobid', `,call!~"${NOT_METADATA}"`)),
-          instantQuery(q, last('jobio_profiler_unseen_processes_total', 'kind')),
-          instantQuery(q, last('jobio_profiler_unseen_bytes_total', 'kind')),
-          instantQuery(q, `max by (instance, user, account, partition, job_name, work_dir) (last_over_time(jobio_job_info{${job}}[${range}]))`),
-          instantQuery(q, `sum(last_over_time(jobio_job_cpu_user_seconds_total{${job}}[${range}])) + sum(last_over_time(jobio_job_cpu_system_seconds_total{${job}}[${range}]))`),
-          instantQuery(q, `sum(max_over_time(jobio_job_memory_peak_bytes{${job}}[${range}]))`),
-          samplesQuery(q, `jobio_profiler_runtime_seconds_total{${job}}[${range}]`),
-          samplesQuery(q, `jobio_profiler_calls_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
-          instantQuery(q, last('jobio_profiler_calls_total', 'call')),
-          instantQuery(q, last('jobio_profiler_timed_calls_total', 'call')),
-          // the calls as they were made: an open counts in jobio_profiler_calls_total at its close
-          samplesQuery(q, `jobio_profiler_calls_made_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
-        ]),
+        instantQuery(q, last('jobio_profiler_reason_calls_total', 'mount, class, reason, program, role')),
+        instantQuery(q, last('jobio_profiler_reason_bytes_total', 'mount, class, reason, program, role')),
+        instantQuery(q, last('jobio_profiler_reason_seconds_total', 'mount, class, reason, program, role')),
+        instantQuery(q, last('jobio_profiler_runtime_seconds_total', 'jobid')),
+        instantQuery(q, last('jobio_profiler_calls_total', 'class')),
+        instantQuery(q, last('jobio_profiler_calls_total', 'jobid', `,call!~"${NOT_METADATA}"`)),
+        instantQuery(q, last('jobio_profiler_unseen_processes_total', 'kind')),
+        instantQuery(q, last('jobio_profiler_unseen_bytes_total', 'kind')),
+        instantQuery(q, `max by (instance, user, account, partition, job_name, work_dir) (last_over_time(jobio_job_info{${job}}[${range}]))`),
+        instantQuery(q, `sum(last_over_time(jobio_job_cpu_user_seconds_total{${job}}[${range}])) + sum(last_over_time(jobio_job_cpu_system_seconds_total{${job}}[${range}]))`),
+        instantQuery(q, `sum(max_over_time(jobio_job_memory_peak_bytes{${job}}[${range}]))`),
+        samplesQuery(q, `jobio_profiler_runtime_seconds_total{${job}}[${range}]`),
+        samplesQuery(q, `jobio_profiler_calls_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
+        instantQuery(q, last('jobio_profiler_calls_total', 'call')),
+        instantQuery(q, last('jobio_profiler_timed_calls_total', 'call')),
+        // the calls as they were made: an open counts in jobio_profiler_calls_total at its close
+        samplesQuery(q, `jobio_profiler_calls_made_total{${job},call!~"${NOT_METADATA}"}[${range}]`),
+        // the time of all the job's calls: the mean time a call, for a reason with too few timed calls of its own
+        instantQuery(q, last('jobio_profiler_io_seconds_total', 'jobid')),
       ]),
-    );
+    ]),
+  );
   const fileSystem = await run(async () => {
     const view = await fileSystemView(jobStats, prometheusTargetLoad(q));
     return view === undefined ? undefined : withTimeAndPlace(view, jobStats, o.jobid, prometheusJobLoads(q));
@@ -122,7 +126,8 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
   const timedOfType = perType(timedPerType);
   const countOf = (call: string): TimedCount => ({ calls: callsOfType.get(call) ?? 0, timed: timedOfType.get(call) ?? 0 });
   // without the timed-calls series nothing says how precise a time is: taken as it is, as before them
-  const timing = (timeS: number, n: number): { errorNs: number; reliable: boolean } => (timedPerType.length > 0 ? reasonTiming(timeS * 1e9, n, countOf) : { errorNs: 0, reliable: true });
+  const timing = (timeS: number, n: number): ReasonTiming => (timedPerType.length > 0 ? reasonTiming(timeS * 1e9, n, countOf) : { errorNs: 0, reliable: true, fraction: 1 });
+  const allCalls = { timeNs: ioSeconds.reduce((a, r) => a + value(r), 0) * 1e9, calls: callsPerType.reduce((a, r) => a + value(r), 0) };
   const raw = calls
     .filter((r) => value(r) > 0)
     .map((r) => {
@@ -130,10 +135,12 @@ export async function reportFromPrometheus(o: PrometheusReportOptions): Promise<
       const { name, component } = programLabel(l['program'] ?? '');
       const program = programOf(name, '', component);
       const time = secondsOf.get(key(l)) ?? 0;
-      const { errorNs: timeErrorNs, reliable } = timing(time, value(r));
-      // as in the log: a time resting on a few timed calls gives no share
-      const share = runtimeS > 0 && reliable ? time / runtimeS : null;
-      return { l, program, calls: value(r), bytes: bytesOf.get(key(l)) ?? 0, time, timeErrorNs, share, gain: share === null || hasGain(time * 1e9, timeErrorNs, runtimeS * 1e9) };
+      const t = timing(time, value(r));
+      // as in the log: a time resting on a few timed calls gives no share; its gain is judged from the
+      // mean time of the job's calls
+      const share = runtimeS > 0 && t.reliable ? time / runtimeS : null;
+      const gain = reasonGain(time * 1e9, t, value(r), allCalls, runtimeS * 1e9);
+      return { l, program, calls: value(r), bytes: bytesOf.get(key(l)) ?? 0, time, timeErrorNs: t.errorNs, share, gain };
     });
   const reasons: DiagnosisReasonJson[] = raw.map((r) => {
     const fewByteOpens = raw.find((o) => o.l['reason'] === 'open_few_bytes' && o.l['mount'] === r.l['mount'] && o.l['program'] === r.l['program'])?.calls ?? 0;
