@@ -531,3 +531,34 @@ test('job_stats scanner: the addon and JavaScript agree past the addon record bu
     assert.deepEqual(native, parseJobStats(input, 'js'));
   }
 });
+
+test('job_stats scanner: the addon and JavaScript agree on every one-byte change of counter lines in the 2.14 columns', () => {
+  // The addon reads these columns at fixed places and falls back to its general reading on any
+  // difference: a byte replaced, dropped or added anywhere must give what the JavaScript scanner gives.
+  const lines = [
+    '  write_bytes:     { samples:         861, unit: bytes, min:    24576, max: 16777216, sum:      11025514496, sumsq: 166242808078794752, hist: { 32K: 1, 64K: 1 } }',
+    '  read_bytes:      { samples:           0, unit: bytes, min:        0, max:        0, sum:                0, sumsq:                  0, hist: {  } }',
+    '  getattr:         { samples:  4294967295, unit: usecs, min:        1, max: 99999999, sum:  999999999999999, sumsq: 1662428080787947520123 }',
+  ];
+  const replacements = [' ', '0', '9', ',', ':', '{', '}', 'x', '\t', '\r'];
+  let inputs = 0;
+  let counters = 0;
+  for (const line of lines) {
+    for (let i = 0; i <= line.length; i += 1) {
+      const changed = [line.slice(0, i) + ' ' + line.slice(i), line.slice(0, i) + '7' + line.slice(i)];
+      if (i < line.length) {
+        changed.push(line.slice(0, i) + line.slice(i + 1));
+        for (const c of replacements) if (c !== line[i]) changed.push(line.slice(0, i) + c + line.slice(i + 1));
+      }
+      for (const text of changed) {
+        const input = `job_stats:\n- job_id:          7\n${text}\n`;
+        const native = parseJobStats(input, 'native');
+        assert.deepEqual(native, parseJobStats(input, 'js'), JSON.stringify(text));
+        inputs += 1;
+        counters += native.entries[0]!.counters.length;
+      }
+    }
+  }
+  assert.equal(inputs, 5603);
+  assert.equal(counters, 1671);
+});

@@ -220,6 +220,71 @@ bool ReadBraces(const uint8_t* buf, size_t p, size_t end, Counter* c) {
 }
 
 /**
+ * The digit count of buf[p, p + width) when it is printf's `%<width>llu`: spaces, then at least one
+ * digit up to the last byte; 0 for anything else (the caller then reads the line the general way).
+ */
+inline size_t PaddedDigits(const uint8_t* buf, size_t p, size_t width) {
+  const size_t digits_start = SkipSpaces(buf, p, p + width);
+  if (digits_start == p + width || SkipDigits(buf, digits_start, p + width) != p + width) return 0;
+  return p + width - digits_start;
+}
+
+/** The value of the `digits` digits ending at `end` (at most 15: exact in a double). */
+inline double DigitsValue(const uint8_t* buf, size_t end, size_t digits) {
+  uint64_t value = 0;
+  for (size_t i = end - digits; i < end; ++i) value = value * 10 + static_cast<uint64_t>(buf[i] - '0');
+  return static_cast<double>(value);
+}
+
+/** Whether buf[p, p + N - 1) spells the literal `text` (compared as words by the compiler). */
+template <size_t N>
+inline bool Spells(const uint8_t* buf, size_t p, const char (&text)[N]) {
+  return std::memcmp(buf + p, text, N - 1) == 0;
+}
+
+/**
+ * ReadBraces() for the braces exactly as Lustre 2.14+ prints them, which is nearly every line of a
+ * large file: `{ samples: %11llu, unit: %5s, min: %8llu, max: %8llu, sum: %16llu, sumsq: %18llu[,
+ * hist: { ... }] }`. Each key and value is checked at its fixed place (the keys as words) rather than
+ * found by the general loop's walk of ~25 runs a line. False when anything differs (a value wider than
+ * its column, another unit width, a 2.10 line, a value over 15 digits): the caller then runs
+ * ReadBraces(), so a line accepted here is one ReadBraces() reads the same.
+ */
+bool ReadBraces214(const uint8_t* buf, size_t p, size_t end, Counter* c) {
+  // Offsets from the `{`; sumsq, the last number, may be wider than its column (it often is: squares
+  // of byte counts pass 10^18), so what follows it is found from its end.
+  constexpr size_t kSamples = 11, kUnit = 30, kMin = 42, kMax = 57, kSum = 72, kSumsq = 97;
+  if (end - p < kSumsq + 18 + 2) return false;
+  if (!Spells(buf, p, "{ samples: ") || !Spells(buf, p + kSamples + 11, ", unit: ") || !Spells(buf, p + kUnit + 5, ", min: ") ||
+      !Spells(buf, p + kMin + 8, ", max: ") || !Spells(buf, p + kMax + 8, ", sum: ") || !Spells(buf, p + kSum + 16, ", sumsq: ")) {
+    return false;
+  }
+  for (size_t i = kUnit; i < kUnit + 5; ++i) {
+    if (!IsNameByte(buf[p + i])) return false;
+  }
+  const size_t samples_digits = PaddedDigits(buf, p + kSamples, 11);
+  const size_t sum_digits = PaddedDigits(buf, p + kSum, 16);
+  if (samples_digits == 0 || sum_digits == 0 || sum_digits > 15 || PaddedDigits(buf, p + kMin, 8) == 0 || PaddedDigits(buf, p + kMax, 8) == 0) return false;
+  const size_t sumsq_start = SkipSpaces(buf, p + kSumsq, end);
+  size_t q = SkipDigits(buf, sumsq_start, end);
+  if (q == sumsq_start) return false;
+  q = SkipSpaces(buf, q, end);
+  if (q < end && buf[q] == kComma) {
+    // `, hist: { 4K: 1, ... }`: skipped to its closing brace, as ReadBraces() does.
+    if (end - q < 9 || !Spells(buf, q, ", hist: {")) return false;
+    const void* close = std::memchr(buf + q + 9, kRbrace, end - q - 9);
+    if (close == nullptr) return false;
+    q = SkipSpaces(buf, static_cast<size_t>(static_cast<const uint8_t*>(close) - buf) + 1, end);
+  }
+  if (q >= end || buf[q] != kRbrace || SkipSpaces(buf, q + 1, end) != end) return false;
+  c->unit_start = static_cast<double>(p + kUnit);
+  c->unit_end = static_cast<double>(p + kUnit + 5);
+  c->samples = DigitsValue(buf, p + kSamples + 11, samples_digits);
+  c->sum = DigitsValue(buf, p + kSum + 16, sum_digits);
+  return true;
+}
+
+/**
  * `1723102025.057286226 secs.nsecs` from p into *seconds: the digits and dots there as JavaScript's
  * Number() reads them (NaN unless one number: at least a digit, at most one dot), correctly rounded
  * (from_chars, as Number()). False when this library has no from_chars for doubles: the line is then
@@ -268,7 +333,7 @@ int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r, 
     Counter c;
     c.name_start = name_start;
     c.name_end = name_end;
-    if (!ReadBraces(buf, p, line_end, &c)) return kOtherLine;
+    if (!ReadBraces214(buf, p, line_end, &c) && !ReadBraces(buf, p, line_end, &c)) return kOtherLine;
     r[3] = static_cast<double>(c.name_start);
     r[4] = static_cast<double>(c.name_end);
     r[5] = c.unit_start;
