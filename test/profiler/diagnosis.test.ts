@@ -293,3 +293,36 @@ test('tar x: its owner, mode and time changes are told the options that leave th
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('git status: its stats are of the work tree (every tracked file), its failures probes, and the hints say so, not "git\'s own files"', async () => {
+  const dir = work();
+  try {
+    const repo = join(dir, 'repo');
+    mkdirSync(repo);
+    for (let i = 0; i < 100; i++) writeFileSync(join(repo, `f${i}`), `${i}\n`);
+    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir, GIT_AUTHOR_NAME: 'n', GIT_AUTHOR_EMAIL: 'n@x', GIT_COMMITTER_NAME: 'n', GIT_COMMITTER_EMAIL: 'n@x' };
+    for (const args of [
+      ['init', '-q'],
+      ['add', '.'],
+      ['commit', '-qm', 'init'],
+    ]) {
+      const g = spawnSync('git', ['-C', repo, ...args], { env });
+      assert.equal(g.status, 0, g.stderr.toString());
+    }
+    for (let i = 0; i < 20; i++) writeFileSync(join(repo, `f${i}`), `${i} changed\n`);
+    const r = await runLogged(['git', '-C', repo, 'status', '--short']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.split('\n').filter((l) => l.startsWith(' M ')).length, 20);
+    const reasons = (diagnosisOf(r.records).reasons as LogRecord[]).filter((x) => x.program.name === 'git' && x.mount === SHM);
+    const stats = reasons.filter((x) => x.reason === 'stat_unused' || x.reason === 'stat_used');
+    // one stat of each of the 100 tracked files at least
+    assert.ok(stats.reduce((n, x) => n + (x.calls as number), 0) >= 100, JSON.stringify(reasons));
+    for (const x of reasons) assert.doesNotMatch(x.hint, /git's own files/);
+    for (const x of stats) if (x.gain) assert.match(x.hint, /git stats every tracked file of the work tree to see what changed/);
+    const probes = reasons.find((x) => x.reason === 'failed_not_found');
+    assert.ok(probes && probes.gain, JSON.stringify(probes));
+    assert.match(probes.hint, /git looks for files that may not exist \(packed-refs/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -149,6 +149,16 @@ test("tar x's owner, mode and time changes: the options that leave them; its arc
   assert.match(hintFor(fig('small_write', 200, 692), ctx('tar', { fewByteOpens: 200 })), /the files themselves are small/);
 });
 
+test('git: what it re-reads and stats is said (the work tree, its configuration and refs), not "git\'s own files"', () => {
+  assert.equal(
+    hintFor(fig('stat_unused', 152), ctx('git')),
+    'Git (git) on /scratch: 152 stats of paths never opened: git stats every tracked file of the work tree to see what changed, and its own configuration and refs: expected of a command on a work tree; run it once rather than per file; on a parallel file system keep the work tree on a local disk, and for status -uno (no search for untracked files) or git config core.untrackedCache true',
+  );
+  assert.match(hintFor(fig('failed_not_found', 44), ctx('git')), /git looks for files that may not exist \(packed-refs, .*expected, nothing to change in your code$/);
+  assert.match(hintFor(fig('small_read', 12, 972), ctx('git')), /git reads its configuration, HEAD and refs again in each step of a command/);
+  for (const r of ['open_few_bytes', 'metadata_change', 'open_bytes_unseen'] as const) assert.doesNotMatch(hintFor(fig(r, 3), ctx('git')), /git's own files/);
+});
+
 test('a tool that walks metadata only (du, find, ls) is not told to copy a result: run it once', () => {
   const du = hintFor(fig('stat_unused', 300), ctx('du'));
   assert.equal(

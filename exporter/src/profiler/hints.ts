@@ -202,7 +202,18 @@ function knownAdvice(f: ReasonFigure, c: HintContext): string {
       if (stats) return "rsync compares each file's size and time with the destination's: expected; for many small files copy one archive (tar) instead";
       return 'rsync moves each file by itself: for many small files copy one archive (tar) instead';
     case 'git':
-      return `git's own files (index, objects, refs): ${NOTHING_IN_YOUR_CODE}; keep repositories off the parallel file system (a local clone)`;
+      // what git status does on a work tree (strace): a stat of every tracked file, the changed ones
+      // read to hash them, its configuration, HEAD and refs read again by each step of one command,
+      // packed-refs and refs probed under several names
+      if (r === 'failed_not_found')
+        return `git looks for files that may not exist (packed-refs, a ref under each of its prefixes, optional configuration files, .gitignore files): expected, ${NOTHING_IN_YOUR_CODE}`;
+      if (stats)
+        return 'git stats every tracked file of the work tree to see what changed, and its own configuration and refs: expected of a command on a work tree; run it once rather than per file; on a parallel file system keep the work tree on a local disk, and for status -uno (no search for untracked files) or git config core.untrackedCache true';
+      if (r === 'open_bytes_unseen')
+        return 'git lists the directories of the work tree to find untracked files and maps its index and packs: expected; for status -uno (no search for untracked files) or git config core.untrackedCache true';
+      if (r === 'metadata_change' || r === 'sync')
+        return `git writes each object and ref as a file of its own and renames its lock files into place: expected, ${NOTHING_IN_YOUR_CODE}; on a parallel file system keep the repository on a local disk`;
+      return 'git reads its configuration, HEAD and refs again in each step of a command (a few bytes each) and the changed files of the work tree to hash them: expected; run it once rather than per file; on a parallel file system keep the repository on a local disk';
     case 'build':
       if (failed || stats)
         return 'compilers search their include and library paths, and make checks the time of every target: expected; on a parallel file system build in a local directory ($TMPDIR) and keep -I/-L paths few';
