@@ -248,9 +248,11 @@ inline bool Spells(const uint8_t* buf, size_t p, const char (&text)[N]) {
  * hist: { ... }] }`. Each key and value is checked at its fixed place (the keys as words) rather than
  * found by the general loop's walk of ~25 runs a line. False when anything differs (a value wider than
  * its column, another unit width, a 2.10 line, a value over 15 digits): the caller then runs
- * ReadBraces(), so a line accepted here is one ReadBraces() reads the same.
+ * ReadBraces(), so a line accepted here is one ReadBraces() reads the same. With find_eol, `end` is that
+ * of the scanned bytes rather than the line's: *eol is set to the line's newline (or `end`) and
+ * *line_end to the line's end before any CR, as ScanLines() finds them.
  */
-bool ReadBraces214(const uint8_t* buf, size_t p, size_t end, Counter* c) {
+bool ReadBraces214Within(const uint8_t* buf, size_t p, size_t end, bool find_eol, Counter* c, size_t* eol, size_t* line_end) {
   // Offsets from the `{`; sumsq, the last number, may be wider than its column (it often is: squares
   // of byte counts pass 10^18), so what follows it is found from its end.
   constexpr size_t kSamples = 11, kUnit = 30, kMin = 42, kMax = 57, kSum = 72, kSumsq = 97;
@@ -268,6 +270,15 @@ bool ReadBraces214(const uint8_t* buf, size_t p, size_t end, Counter* c) {
   const size_t sumsq_start = SkipSpaces(buf, p + kSumsq, end);
   size_t q = SkipDigits(buf, sumsq_start, end);
   if (q == sumsq_start) return false;
+  if (find_eol) {
+    // Every byte up to q was checked to be something other than a newline, so the line's end is the
+    // first newline from q: searched over its last ~20 bytes rather than the whole line.
+    const void* nl = std::memchr(buf + q, kNl, end - q);
+    *eol = nl == nullptr ? end : static_cast<size_t>(static_cast<const uint8_t*>(nl) - buf);
+    end = *eol;
+    if (buf[end - 1] == kCr) end -= 1;
+  }
+  *line_end = end;
   q = SkipSpaces(buf, q, end);
   if (q < end && buf[q] == kComma) {
     // `, hist: { 4K: 1, ... }`: skipped to its closing brace, as ReadBraces() does.
@@ -282,6 +293,12 @@ bool ReadBraces214(const uint8_t* buf, size_t p, size_t end, Counter* c) {
   c->samples = DigitsValue(buf, p + kSamples + 11, samples_digits);
   c->sum = DigitsValue(buf, p + kSum + 16, sum_digits);
   return true;
+}
+
+/** ReadBraces214Within() for a line whose end is known. */
+inline bool ReadBraces214(const uint8_t* buf, size_t p, size_t line_end, Counter* c) {
+  size_t eol, end;
+  return ReadBraces214Within(buf, p, line_end, false, c, &eol, &end);
 }
 
 /**
@@ -354,6 +371,35 @@ int ReadLine(const uint8_t* buf, size_t line_start, size_t line_end, double* r, 
   return kNoLine;
 }
 
+/**
+ * A counter line as Lustre 2.14+ prints it (`  name:   { samples: ... }`, see ReadBraces214Within()),
+ * read from its first byte before its newline is known: end is that of the scanned bytes. False for
+ * anything else, and then ReadLine() reads the line the general way; else r holds its record (as
+ * ReadLine() writes it) and *eol, *line_end its newline and end.
+ */
+bool FastCounterLine(const uint8_t* buf, size_t line_start, size_t end, double* r, NameTable* names, size_t* eol, size_t* line_end) {
+  // No byte checked here can be a newline, so these walks stay in the line without knowing its end.
+  size_t p = SkipSpaces(buf, line_start, end);
+  if (p == line_start || p >= end || !IsNameByte(buf[p])) return false;
+  const size_t name_start = p;
+  while (p < end && IsNameByte(buf[p])) p += 1;
+  const size_t name_end = p;
+  if (p >= end || buf[p] != kColon) return false;
+  p = SkipSpaces(buf, p + 1, end);
+  if (p >= end || buf[p] != kLbrace) return false;
+  Counter c;
+  if (!ReadBraces214Within(buf, p, end, true, &c, eol, line_end)) return false;
+  r[3] = static_cast<double>(name_start);
+  r[4] = static_cast<double>(name_end);
+  r[5] = c.unit_start;
+  r[6] = c.unit_end;
+  r[7] = c.samples;
+  r[8] = c.sum;
+  r[9] = names->CounterName(buf, name_start, name_end);
+  r[10] = names->UnitName(buf, static_cast<size_t>(c.unit_start), static_cast<size_t>(c.unit_end));
+  return true;
+}
+
 }  // namespace
 
 double NameTable::NumberOf(const uint8_t* buf, size_t start, size_t end) {
@@ -399,12 +445,16 @@ double NameTable::UnitName(const uint8_t* buf, size_t start, size_t end) {
 size_t ScanLines(const uint8_t* buf, size_t start, size_t end, double* out, size_t capacity, NameTable* names) {
   size_t records = 0;
   while (start < end && records < capacity) {
-    const void* nl = std::memchr(buf + start, kNl, end - start);
-    const size_t eol = nl == nullptr ? end : static_cast<size_t>(static_cast<const uint8_t*>(nl) - buf);
-    size_t line_end = eol;
-    if (line_end > start && buf[line_end - 1] == kCr) line_end -= 1;
     double* r = out + records * kRecordFields;
-    const int kind = ReadLine(buf, start, line_end, r, names);
+    size_t eol, line_end;
+    int kind = kCounterLine;
+    if (!FastCounterLine(buf, start, end, r, names, &eol, &line_end)) {
+      const void* nl = std::memchr(buf + start, kNl, end - start);
+      eol = nl == nullptr ? end : static_cast<size_t>(static_cast<const uint8_t*>(nl) - buf);
+      line_end = eol;
+      if (line_end > start && buf[line_end - 1] == kCr) line_end -= 1;
+      kind = ReadLine(buf, start, line_end, r, names);
+    }
     if (kind != kNoLine) {
       r[0] = kind;
       r[1] = static_cast<double>(start);
