@@ -11,7 +11,7 @@
 // folded into `_other` too), in slabs by slot number (entry-slots.ts); no series are kept here.
 import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
 import { decodeJobId } from '../parsers/lustre-jobid.js';
-import { classKey, newJobClass, type Credit, type CreditBook, type JobClass } from './credits.js';
+import { identityHash, newJobClass, sameIdentity, type Credit, type CreditBook, type JobClass } from './credits.js';
 import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
 import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
 import { u64Less, u64Sub, type U64 } from '../util/u64.js';
@@ -71,10 +71,10 @@ export class EntryTracker {
   /** The classes of the entries kept, by number (undefined: a free number); a class goes with its last entry. */
   private readonly classList: (JobClass | undefined)[] = [];
   private readonly freeClasses: number[] = [];
-  /** The number of each class, by classKey. */
-  private readonly classes = new IdIndex<string>({
-    hashOf: (n) => hashString((this.classList[n] as JobClass).key),
-    matches: (n, key) => (this.classList[n] as JobClass).key === key,
+  /** The number of each class, by its identity. */
+  private readonly classes = new IdIndex<JobIdentity>({
+    hashOf: (n) => identityHash(this.classList[n] as JobClass),
+    matches: (n, identity) => sameIdentity(this.classList[n] as JobClass, identity),
   });
   private readonly layouts = new Map<string, readonly number[]>();
   private readonly scratch: FieldValues = { count: 0, ids: [], values: [], dropped: 0 };
@@ -271,7 +271,7 @@ export class EntryTracker {
       const cls = slots.classOf(slot);
       slots.release(slot);
       cls.entries -= 1;
-      if (cls.entries === 0) this.dropClass(cls.key);
+      if (cls.entries === 0) this.dropClass(cls);
       slot = next;
     }
   }
@@ -297,13 +297,12 @@ export class EntryTracker {
   }
 
   private classOf(identity: JobIdentity): JobClass {
-    const key = classKey(identity);
-    const hash = hashString(key);
-    const n = this.classes.find(key, hash);
+    const hash = identityHash(identity);
+    const n = this.classes.find(identity, hash);
     let cls: JobClass;
     if (n >= 0) cls = this.classList[n] as JobClass;
     else {
-      cls = newJobClass(key, identity);
+      cls = newJobClass(identity);
       const taken = this.freeClasses.pop() ?? this.classList.length;
       this.classList[taken] = cls;
       this.classes.add(taken, hash);
@@ -312,9 +311,9 @@ export class EntryTracker {
     return cls;
   }
 
-  private dropClass(key: string): void {
-    const hash = hashString(key);
-    const n = this.classes.find(key, hash);
+  private dropClass(cls: JobClass): void {
+    const hash = identityHash(cls);
+    const n = this.classes.find(cls, hash);
     this.classes.remove(n, hash);
     this.classList[n] = undefined;
     this.freeClasses.push(n);

@@ -344,7 +344,7 @@ export class JobStatsAccumulator {
       if (cls.quality === 'malformed' || cls.mark === mark) return;
       cls.mark = mark;
       const credit = t.credits.creditOf(cls);
-      t.window.add(cls.key, cls.uid, credit && t.credits.deltasOf(credit), fieldClasses);
+      t.window.add(cls, credit && t.credits.deltasOf(credit), fieldClasses);
     });
     t.window.settle(now);
   }
