@@ -3,6 +3,7 @@
 import type { JobIdentity } from './jobid-format.js';
 import { OTHER_KEY, OTHER_LABELS, type SeriesGroup, type SeriesLabels } from './series-book.js';
 import { DeltaRows } from './delta-rows.js';
+import { hashString, mix } from './id-index.js';
 import type { U64 } from '../util/u64.js';
 
 /** The `deltas` of every credit: its increments are in its row of CreditBook.rows. */
@@ -30,12 +31,10 @@ export interface Credit extends SeriesGroup {
 
 /**
  * One job identity among a target's entries, shared by the entries that have it (entry-tracker.ts
- * keeps one per classKey while an entry has it). Its credit of the current scrape hangs on it, so
+ * keeps one per identity while an entry has it). Its credit of the current scrape hangs on it, so
  * crediting an entry needs no lookup by key string (20,000 entries: as many map lookups a scrape).
  */
-export interface JobClass {
-  readonly key: string;
-  readonly identity: JobIdentity;
+export interface JobClass extends JobIdentity {
   /** Entries of the tracker with this identity. */
   entries: number;
   /** The credit of this scrape (see CreditBook.creditOf): valid while creditRound is the book's round. */
@@ -46,17 +45,29 @@ export interface JobClass {
 }
 
 /**
- * Identity key of a classification: the same job id, uid and executable give the same key. Joined,
- * not concatenated: a template string is a tree of string pieces, and the key lives as long as the job
- * (20,000 keys kept four pieces each, 2.6 MB, besides the text).
+ * Whether two identities are the same job: the same quality, job id, uid and executable (an absent one
+ * as an empty one); every malformed id is one job. A class is found by these fields, not by a key string
+ * made of them: a key was ~48 bytes kept a job.
  */
-export function classKey(identity: JobIdentity): string {
-  if (identity.quality === 'malformed') return '\u0001malformed';
-  return [identity.quality, identity.jobid ?? '', identity.uid ?? '', identity.process ?? ''].join('\u0000');
+export function sameIdentity(a: JobIdentity, b: JobIdentity): boolean {
+  if (a.quality === 'malformed' || b.quality === 'malformed') return a.quality === b.quality;
+  return a.quality === b.quality && (a.jobid ?? '') === (b.jobid ?? '') && a.uid === b.uid && (a.process ?? '') === (b.process ?? '');
 }
 
-export function newJobClass(key: string, identity: JobIdentity): JobClass {
-  return { key, identity, entries: 0, credit: undefined, creditRound: -1, mark: -1 };
+/** A hash of the fields sameIdentity() compares (id-index.ts). */
+export function identityHash(identity: JobIdentity): number {
+  if (identity.quality === 'malformed') return 1;
+  const h = Math.imul(hashString(identity.jobid ?? ''), 31) + (identity.uid ?? -1);
+  return mix(Math.imul(h | 0, 31) + hashString(identity.process ?? '') + identity.quality.length);
+}
+
+/**
+ * The class holds the identity's fields itself: one object a job, not two (an identity object was
+ * ~56 bytes a job kept). Every field set, so that every class has the same shape.
+ */
+export function newJobClass(identity: JobIdentity): JobClass {
+  const { quality, jobid, uid, process } = identity;
+  return { quality, jobid, uid, process, entries: 0, credit: undefined, creditRound: -1, mark: -1 };
 }
 
 /** The credits of one target in one scrape, one per job class, in the order of their first increment. */

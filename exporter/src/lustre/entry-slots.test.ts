@@ -42,7 +42,7 @@ test('slots keep their values, start times and classes through growth, wider row
       expected.get(slot)!.values = values;
       expected.get(slot)!.start = start;
     } else {
-      const cls = newJobClass(`job${round}`, { quality: 'correct', jobid: String(round) });
+      const cls = newJobClass({ quality: 'correct', jobid: String(round) });
       const slot = slots.take(cls);
       assert.equal(expected.has(slot), false, 'a slot in use is not handed out again');
       slots.store(slot, layout, values, values.length, start);
@@ -60,13 +60,13 @@ test('slots keep their values, start times and classes through growth, wider row
 
 test('seen marks are per slot; markAllSeen marks every slot in use', () => {
   const slots = new EntrySlots();
-  const a = slots.take(newJobClass('a', { quality: 'malformed' }));
-  const b = slots.take(newJobClass('b', { quality: 'malformed' }));
+  const a = slots.take(newJobClass({ quality: 'malformed' }));
+  const b = slots.take(newJobClass({ quality: 'malformed' }));
   slots.markSeen(a, 3);
   slots.markSeen(b, 2);
   assert.deepEqual([slots.seenAt(a), slots.seenAt(b)], [3, 2]);
   slots.markAllSeen(4);
   assert.deepEqual([slots.seenAt(a), slots.seenAt(b)], [4, 4]);
   slots.clear();
-  assert.equal(slots.take(newJobClass('c', { quality: 'malformed' })), 0, 'cleared: slots start again from 0');
+  assert.equal(slots.take(newJobClass({ quality: 'malformed' })), 0, 'cleared: slots start again from 0');
 });

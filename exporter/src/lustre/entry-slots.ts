@@ -25,7 +25,13 @@ interface Page {
   readonly seen: Int32Array;
   /** 0: the slot's values are in `narrow`; r + 1: in row r of the wide rows. */
   readonly wideRow: Int32Array;
+  /** Two links of the slot's owner, as slot + 1 (0: none): see linkOf(). */
+  readonly links: Int32Array;
 }
+
+/** Links a slot has: to the slot read after it last time, to the slot taken after it (entry-tracker.ts). */
+export const READ_NEXT = 0;
+export const TAKEN_NEXT = 1;
 
 export class EntrySlots {
   private readonly pages: Page[] = [];
@@ -55,6 +61,7 @@ export class EntrySlots {
         startTimes: new Float64Array(PAGE_SLOTS),
         seen: new Int32Array(PAGE_SLOTS),
         wideRow: new Int32Array(PAGE_SLOTS),
+        links: new Int32Array(PAGE_SLOTS * 2),
       });
     }
     this.classes[slot] = cls;
@@ -107,6 +114,18 @@ export class EntrySlots {
   /** Every slot marked seen (free ones too: a slot taken again is marked then). */
   markAllSeen(epoch: number): void {
     for (const page of this.pages) page.seen.fill(epoch);
+  }
+
+  /**
+   * The slot the slot's `link` points to (-1: none). In pages, not an array of numbers by slot: 4 bytes
+   * a link instead of 8, and no array grown by doubling.
+   */
+  linkOf(slot: number, link: number): number {
+    return (this.pageOf(slot).links[((slot & IN_PAGE) << 1) + link] as number) - 1;
+  }
+
+  setLink(slot: number, link: number, to: number): void {
+    this.pageOf(slot).links[((slot & IN_PAGE) << 1) + link] = to + 1;
   }
 
   startTimeOf(slot: number): number {

@@ -11,13 +11,14 @@
 // folded into `_other` too), in slabs by slot number (entry-slots.ts); no series are kept here.
 import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
 import { decodeJobId } from '../parsers/lustre-jobid.js';
-import { classKey, newJobClass, type Credit, type CreditBook, type JobClass } from './credits.js';
+import { identityHash, newJobClass, sameIdentity, type Credit, type CreditBook, type JobClass } from './credits.js';
 import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
 import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
 import { u64Less, u64Sub, type U64 } from '../util/u64.js';
 import { UNLIMITED_BUDGET, type EntryBudget } from './entry-budget.js';
 import { DEFAULT_SYSTEM_UID_MAX } from '../labels/users.js';
-import { EntrySlots } from './entry-slots.js';
+import { EntrySlots, READ_NEXT, TAKEN_NEXT } from './entry-slots.js';
+import { hashString, IdIndex } from './id-index.js';
 
 export type QualityCounts = Record<JobIdQuality, number>;
 
@@ -45,21 +46,36 @@ const noCounts = (): QualityCounts => ({ correct: 0, missing_jobid: 0, malformed
 const noUidCounts = (): Record<UidClass, QualityCounts> => ({ system: noCounts(), non_system: noCounts(), none: noCounts() });
 
 export class EntryTracker {
-  /** The slot of each entry kept, by its id, in the order the entries were first seen (the walks' order). */
-  private readonly ids = new Map<string, number>();
   private readonly slots = new EntrySlots();
   /**
-   * By slot: its entry's id (undefined: a free slot), and the slot of the entry read right after it the
-   * last time (-1: none). Files list their entries in the same order read after read, so the next
-   * entry's id is compared in place with the one expected there, without a string and a map lookup.
+   * By slot: its entry's id (undefined: a free slot). Each slot also links to the slot of the entry
+   * read right after it the last time (READ_NEXT): files list their entries in the same order read
+   * after read, so the next entry's id is compared in place with the one expected there, without a
+   * string and a lookup.
    */
   private readonly idBySlot: (string | undefined)[] = [];
-  private readonly nextSlot: number[] = [];
+  /** The slot of each entry kept, by its id (id-index.ts: a Map was ~37 bytes an entry). */
+  private readonly ids = new IdIndex<string>({
+    hashOf: (slot) => hashString(this.idBySlot[slot] as string),
+    matches: (slot, id) => this.idBySlot[slot] === id,
+  });
+  /**
+   * The slots in the order their entries were first seen (the walks' order, as a Map's would be): the
+   * first and last, each linking to the next by TAKEN_NEXT (-1: none).
+   */
+  private oldestSlot = -1;
+  private newestSlot = -1;
   /** The slot of the first entry of the last read, and of the entry ingested last in this one (-1: none yet). */
   private firstSlot = -1;
   private previousSlot = -1;
-  /** The classes of the entries kept, by classKey; a class goes with its last entry. */
-  private readonly classes = new Map<string, JobClass>();
+  /** The classes of the entries kept, by number (undefined: a free number); a class goes with its last entry. */
+  private readonly classList: (JobClass | undefined)[] = [];
+  private readonly freeClasses: number[] = [];
+  /** The number of each class, by its identity. */
+  private readonly classes = new IdIndex<JobIdentity>({
+    hashOf: (n) => identityHash(this.classList[n] as JobClass),
+    matches: (n, identity) => sameIdentity(this.classList[n] as JobClass, identity),
+  });
   private readonly layouts = new Map<string, readonly number[]>();
   private readonly scratch: FieldValues = { count: 0, ids: [], values: [], dropped: 0 };
   quality: QualityCounts = noCounts();
@@ -159,10 +175,14 @@ export class EntryTracker {
       const taken = slots.take(cls);
       slots.store(taken, this.layoutOf(cur), cur.values, cur.count, view.startTime);
       slots.markSeen(taken, epoch);
-      this.ids.set(view.rawId, taken);
       this.idBySlot[taken] = view.rawId;
+      this.ids.add(taken, hashString(view.rawId));
+      slots.setLink(taken, TAKEN_NEXT, -1);
+      if (this.newestSlot < 0) this.oldestSlot = taken;
+      else slots.setLink(this.newestSlot, TAKEN_NEXT, taken);
+      this.newestSlot = taken;
       this.followedBy(taken);
-      this.count(cls.identity);
+      this.count(cls);
       // At the exporter's first collection this is the starting value; the accumulator decides.
       let credit: Credit | undefined;
       for (let j = 0; j < cur.count; j += 1) {
@@ -175,7 +195,7 @@ export class EntryTracker {
       return;
     }
     const cls = slots.classOf(slot);
-    this.count(cls.identity);
+    this.count(cls);
     slots.markSeen(slot, epoch);
     this.followedBy(slot);
     const layout = slots.layoutOf(slot);
@@ -198,18 +218,23 @@ export class EntryTracker {
 
   /** The slot of the entry with the view's id: the one read after the previous entry last time, when its id is that, else by the map. */
   private slotOf(view: JobStatsEntryView): number | undefined {
-    const expected = this.previousSlot < 0 ? this.firstSlot : (this.nextSlot[this.previousSlot] ?? -1);
+    const expected = this.previousSlot < 0 ? this.firstSlot : this.slots.linkOf(this.previousSlot, READ_NEXT);
     if (expected >= 0) {
       const id = this.idBySlot[expected];
       if (id !== undefined && view.idIs(id)) return expected;
     }
-    return this.ids.get(view.rawId);
+    return this.slotById(view.rawId);
+  }
+
+  private slotById(id: string): number | undefined {
+    const slot = this.ids.find(id, hashString(id));
+    return slot < 0 ? undefined : slot;
   }
 
   /** `slot` was read right after the previous entry of this read (the order slotOf() expects next time). */
   private followedBy(slot: number): void {
     if (this.previousSlot < 0) this.firstSlot = slot;
-    else this.nextSlot[this.previousSlot] = slot;
+    else this.slots.setLink(this.previousSlot, READ_NEXT, slot);
     this.previousSlot = slot;
   }
 
@@ -220,51 +245,78 @@ export class EntryTracker {
   private reject(rawId: string, epoch: number): void {
     this.count(undefined);
     this.outOfRangeEntries += 1;
-    const slot = this.ids.get(rawId);
+    const slot = this.slotById(rawId);
     if (slot !== undefined) this.slots.markSeen(slot, epoch);
   }
 
   /** Forgets the entries that were not in this read (Lustre dropped them), unless the read was cut short. */
   endRead(epoch: number, complete = true): void {
     if (!complete) return;
-    // forEach, not for…of: an iterator's [id, slot] pair per entry was ~140 bytes of garbage each.
-    this.ids.forEach((slot, id) => {
-      if (this.slots.seenAt(slot) === epoch) return;
+    const slots = this.slots;
+    let kept = -1;
+    for (let slot = this.oldestSlot; slot >= 0;) {
+      const next = slots.linkOf(slot, TAKEN_NEXT);
+      if (slots.seenAt(slot) === epoch) {
+        kept = slot;
+        slot = next;
+        continue;
+      }
+      if (kept < 0) this.oldestSlot = next;
+      else slots.setLink(kept, TAKEN_NEXT, next);
+      if (next < 0) this.newestSlot = kept;
       this.budget.release(this.ids.size);
-      this.ids.delete(id);
+      const id = this.idBySlot[slot] as string;
+      this.ids.remove(slot, hashString(id));
       this.idBySlot[slot] = undefined;
-      const cls = this.slots.classOf(slot);
-      this.slots.release(slot);
+      const cls = slots.classOf(slot);
+      slots.release(slot);
       cls.entries -= 1;
-      if (cls.entries === 0) this.classes.delete(cls.key);
-    });
+      if (cls.entries === 0) this.dropClass(cls);
+      slot = next;
+    }
   }
 
   clear(): void {
     this.budget.release(this.ids.size, this.ids.size);
     this.ids.clear();
     this.idBySlot.length = 0;
-    this.nextSlot.length = 0;
+    this.oldestSlot = -1;
+    this.newestSlot = -1;
     this.firstSlot = -1;
     this.previousSlot = -1;
     this.slots.clear();
     this.classes.clear();
+    this.classList.length = 0;
+    this.freeClasses.length = 0;
   }
 
   /** Calls `visit` with the class of every entry kept, in entry order: after endRead(), every entry of the last read (rate-density.ts). */
   forEachClass(visit: (cls: JobClass) => void): void {
-    this.ids.forEach((slot) => visit(this.slots.classOf(slot)));
+    const slots = this.slots;
+    for (let slot = this.oldestSlot; slot >= 0; slot = slots.linkOf(slot, TAKEN_NEXT)) visit(slots.classOf(slot));
   }
 
   private classOf(identity: JobIdentity): JobClass {
-    const key = classKey(identity);
-    let cls = this.classes.get(key);
-    if (!cls) {
-      cls = newJobClass(key, identity);
-      this.classes.set(key, cls);
+    const hash = identityHash(identity);
+    const n = this.classes.find(identity, hash);
+    let cls: JobClass;
+    if (n >= 0) cls = this.classList[n] as JobClass;
+    else {
+      cls = newJobClass(identity);
+      const taken = this.freeClasses.pop() ?? this.classList.length;
+      this.classList[taken] = cls;
+      this.classes.add(taken, hash);
     }
     cls.entries += 1;
     return cls;
+  }
+
+  private dropClass(cls: JobClass): void {
+    const hash = identityHash(cls);
+    const n = this.classes.find(cls, hash);
+    this.classes.remove(n, hash);
+    this.classList[n] = undefined;
+    this.freeClasses.push(n);
   }
 
   private lastLayout: readonly number[] = [];

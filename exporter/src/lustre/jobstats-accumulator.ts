@@ -301,7 +301,7 @@ export class JobStatsAccumulator {
   /** uids that appear in this scrape's increments (resolve their names before finish()). */
   uids(): Set<number> {
     const uids = new Set<number>();
-    for (const t of this.targets.values()) for (const c of t.credits.classes) if (c.identity.uid !== undefined) uids.add(c.identity.uid);
+    for (const t of this.targets.values()) for (const c of t.credits.classes) if (c.uid !== undefined) uids.add(c.uid);
     return uids;
   }
 
@@ -341,10 +341,10 @@ export class JobStatsAccumulator {
     const mark = (this.densityWalks += 1);
     const fieldClasses = this.fieldClasses();
     t.tracker.forEachClass((cls) => {
-      if (cls.identity.quality === 'malformed' || cls.mark === mark) return;
+      if (cls.quality === 'malformed' || cls.mark === mark) return;
       cls.mark = mark;
       const credit = t.credits.creditOf(cls);
-      t.window.add(cls.key, cls.identity.uid, credit && t.credits.deltasOf(credit), fieldClasses);
+      t.window.add(cls, credit && t.credits.deltasOf(credit), fieldClasses);
     });
     t.window.settle(now);
   }
@@ -365,16 +365,16 @@ export class JobStatsAccumulator {
     const { credits, classes, rows } = t.credits;
     for (let i = 0; i < credits.length; i += 1) {
       const credit = credits[i];
-      const identity = classes[i]?.identity;
-      if (!credit || !identity) continue;
-      if (identity.quality !== 'malformed') {
+      const cls = classes[i];
+      if (!credit || !cls) continue;
+      if (cls.quality !== 'malformed') {
         // The key from the parts; a labels object only when the key cannot tell them back (rare): one
         // object and user string less per job and scrape while 100,000 jobs are handed over.
-        const user = identity.uid === undefined ? UNKNOWN : userLabel(identity.uid);
-        const jobid = identity.jobid ?? NONE;
-        const process = identity.jobid === undefined ? identity.process : undefined;
+        const user = cls.uid === undefined ? UNKNOWN : userLabel(cls.uid);
+        const jobid = cls.jobid ?? NONE;
+        const process = cls.jobid === undefined ? cls.process : undefined;
         credit.key = seriesKeyOf(jobid, user, process);
-        credit.labels = labelsInKey(jobid, user, process) ? undefined : labelsOf(identity, userLabel);
+        credit.labels = labelsInKey(jobid, user, process) ? undefined : labelsOf(cls, userLabel);
       }
       const g = groups.get(credit.key);
       if (g) {

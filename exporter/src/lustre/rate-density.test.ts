@@ -261,7 +261,7 @@ test('density sums past 32 bits: a job whose window sum passes 2^32 − 1 is in 
   for (const [r, deltasOf] of reads.entries()) {
     for (let j = 0; j < jobs; j += 1) {
       const deltas = deltasOf(j);
-      window.add(`job${j}`, 1000 + j, deltas, fieldClasses);
+      window.add({ quality: 'correct', jobid: `job${j}`, uid: 1000 + j }, deltas, fieldClasses);
       for (let f = 0; f < 2; f += 1) expected[j]![f]! += deltas[f] ?? 0;
     }
     window.settle(r === 2 ? 10_000 : 3000 + r);

@@ -5,6 +5,9 @@
 // Every job read counts, whether it has its own series or was folded into jobid="_other": the
 // counts are computed from the increments of every entry, before series are handed out. The output
 // is bounded whatever the number of jobs: classes × (decades + zero) numbers per target.
+import { IdIndex } from './id-index.js';
+import { identityHash, sameIdentity } from './credits.js';
+import type { JobIdentity } from './jobid-format.js';
 import type { ExportField } from './export-fields.js';
 import type { U64 } from '../util/u64.js';
 import type { SlotTurn } from './series-book.js';
@@ -180,9 +183,14 @@ function densityOfTotals(jobs: WindowJobs, intervalSeconds: number, endMs: numbe
  * the window.
  */
 export class DensityWindow {
-  /** Jobs read in the open window: their place in uids and totals, by job class key. */
-  private readonly places = new Map<string, number>();
+  /** Jobs read in the open window: their identity and uid by place (their place in totals). */
+  private readonly jobs: JobIdentity[] = [];
   private readonly uids: (number | undefined)[] = [];
+  /** The place of each job by its key (id-index.ts: a Map was ~37 bytes a job). */
+  private readonly places = new IdIndex<JobIdentity>({
+    hashOf: (place) => identityHash(this.jobs[place] as JobIdentity),
+    matches: (place, job) => sameIdentity(this.jobs[place] as JobIdentity, job),
+  });
   /** DENSITY_ROWS totals per job, by place, PAGE_JOBS jobs a page; kept from window to window (zeroed). */
   private readonly totals: Uint32Array[] = [];
   /** The totals of the jobs with a sum past 32 bits, by place (see WindowJobs). */
@@ -202,6 +210,7 @@ export class DensityWindow {
     for (let p = 0; p * PAGE_JOBS < this.uids.length; p += 1) this.totals[p]!.fill(0);
     this.wide.clear();
     this.places.clear();
+    this.jobs.length = 0;
     this.uids.length = 0;
     this.clock.open(now);
   }
@@ -217,12 +226,14 @@ export class DensityWindow {
   }
 
   /** Adds one job's increments of this read (undefined: read without any increment). */
-  add(key: string, uid: number | undefined, deltas: JobDeltas, fieldClasses: readonly number[][]): void {
-    let place = this.places.get(key);
-    if (place === undefined) {
+  add(job: JobIdentity, deltas: JobDeltas, fieldClasses: readonly number[][]): void {
+    const hash = identityHash(job);
+    let place = this.places.find(job, hash);
+    if (place < 0) {
       place = this.uids.length;
-      this.places.set(key, place);
-      this.uids.push(uid);
+      this.jobs.push(job);
+      this.uids.push(job.uid);
+      this.places.add(place, hash);
       if (place >> PAGE_SHIFT >= this.totals.length) this.totals.push(new Uint32Array(PAGE_JOBS * DENSITY_ROWS));
     }
     if (!deltas) return;
