@@ -5,6 +5,7 @@
 // Why not a Map by key: a Map entry is three 8-byte words plus its share of the buckets, ~37 bytes an
 // entry at 100,000 entries, and a Map grown by doubling leaves the smaller table behind as garbage.
 // This table is 4 bytes a position at a load of at most 3/4, so 6–11 bytes a number.
+import { randomBytes } from 'node:crypto';
 
 /** What the table asks of its caller about the numbers it holds. */
 export interface IndexKeys<K> {
@@ -18,9 +19,16 @@ const EMPTY = 0;
 const REMOVED = -1;
 const MIN_CAPACITY = 16;
 
-/** A string's hash (FNV-1a over its UTF-16 units, then mixed so that the low bits depend on every unit). */
+/**
+ * The hash's start, random per process: job ids come from users (a job name, an executable's name in
+ * `%e.%u`), and with a fixed start one could pick names that all land on one probe chain, making every
+ * lookup walk the whole table (a Map's string hash is seeded by V8 for the same reason).
+ */
+const SEED = randomBytes(4).readInt32LE(0);
+
+/** A string's hash (FNV-1a over its UTF-16 units from a random start, then mixed so that the low bits depend on every unit). */
 export function hashString(s: string): number {
-  let h = 0x811c9dc5;
+  let h = 0x811c9dc5 ^ SEED;
   for (let i = 0; i < s.length; i += 1) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return mix(h);
 }
