@@ -180,11 +180,13 @@ const SMALL = 32768;
 
 /**
  * The bytes a read (or copy_file_range) asked for, from strace's arguments: the count (read's last,
- * pread64's third, copy_file_range's fifth), a vector's iov_len total. The buffers' contents are
+ * pread64's third, copy_file_range's fifth), a vector's iov_len total (0: not known). The buffers' contents are
  * quoted strings, taken out first (they may hold ", ").
  */
 export function askedOf(name: string, args: string): number {
   const bare = args.replace(/"(?:[^"\\]|\\.)*"(?:\.\.\.)?/g, '""');
+  // (preadv2 with RWF_NOWAIT returns what the page cache holds: short before the end too, so not known)
+  if (name === 'preadv2' && /RWF_NOWAIT/.test(bare)) return 0;
   if (/^p?readv2?$/.test(name)) return [...bare.matchAll(/iov_len=(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
   const parts = bare.split(', ');
   const at = name === 'read' ? parts.length - 1 : name === 'pread64' ? 2 : name === 'copy_file_range' ? 4 : -1;

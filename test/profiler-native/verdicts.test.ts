@@ -183,6 +183,13 @@ const shortCases: ShortCase[] = [
   { name: 'cat of a file of 3 x 128 KiB + 1000 B and of a 1000 B file', cmd: ['cat', 'big.bin', 'small.bin'], small: 0, short: 2 },
   { name: 'gzip -c of the same two files', cmd: ['gzip', '-c', 'big.bin', 'small.bin'], small: 0, short: 2 },
   { name: 'python3 reading a 1 KiB file whole (f.read() asks 1025 bytes)', cmd: ['python3', '-I', '-S', '-c', "open('k.bin', 'rb').read()"], small: 0, short: 1 },
+  // a vector read: what its buffers hold in all (1200) is what it asked, with or without an offset
+  {
+    name: 'python3 os.readv and os.preadv of 2 x 600 B from a 1000 B file',
+    cmd: ['python3', '-I', '-S', '-c', "import os; fd = os.open('small.bin', os.O_RDONLY); os.readv(fd, [bytearray(600), bytearray(600)]); os.preadv(fd, [bytearray(600), bytearray(600)], 0)"],
+    small: 0,
+    short: 2,
+  },
   // sed reads through stdio: buffer fills of 4 KiB (tmpfs's block), the last one short
   { name: 'sed through stdio (buffer fills of 4 KiB, the last one short)', cmd: ['sed', '-n', '$p', 'big.bin'], small: Math.floor(END / 4096), short: 1 },
   // reading in blocks of 100 B is what the red is for: every full one stays red, the last (16 B) is short

@@ -182,7 +182,8 @@ JOBIO_EXPORT int closedir(DIR *d) {
 }
 
 /* What a vector read that moved rv > 0 bytes asked for: its buffers' total (then readable: the
- * kernel has just read them), saturated; 0 (not known) when it moved nothing. */
+ * kernel has just read them), saturated; 0 (not known) when it moved nothing. (preadv2 with
+ * RWF_NOWAIT: 0, as it returns what the page cache holds, short before the end of the file.) */
 static inline uint64_t jobio_iov_total(ssize_t rv, const struct iovec *iov, int cnt) {
   uint64_t sum = 0;
   if (rv <= 0) return 0;
@@ -244,8 +245,8 @@ JOBIO_XFER_WRAP(pread64, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n
 JOBIO_XFER_WRAP(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_READ, 1, (void)0, jobio_iov_total(rv, iov, cnt))
 JOBIO_XFER_WRAP(preadv, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0, (void)0, jobio_iov_total(rv, iov, cnt))
 JOBIO_XFER_WRAP(preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0, (void)0, jobio_iov_total(rv, iov, cnt))
-JOBIO_XFER_WRAP(preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1, (void)0, jobio_iov_total(rv, iov, cnt))
-JOBIO_XFER_WRAP(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1, (void)0, jobio_iov_total(rv, iov, cnt))
+JOBIO_XFER_WRAP(preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1, (void)0, (fl & RWF_NOWAIT) ? 0 : jobio_iov_total(rv, iov, cnt))
+JOBIO_XFER_WRAP(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1, (void)0, (fl & RWF_NOWAIT) ? 0 : jobio_iov_total(rv, iov, cnt))
 JOBIO_XFER_WRAP(__read_chk, (int fd, void *buf, size_t n, size_t buflen), (fd, buf, n, buflen), JOBIO_DIR_READ, 1, t->read_want = n, jobio_t.read_want)
 JOBIO_XFER_WRAP(__pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0, t->read_want = n, jobio_t.read_want)
 JOBIO_XFER_WRAP(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0, t->read_want = n, jobio_t.read_want)
