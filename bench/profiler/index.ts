@@ -36,6 +36,8 @@ if (baselineLib) {
 }
 const ops = [
   { op: 'read', label: 'pread 4 KiB (cached)', n: 1_000_000, cg: [20_000, 60_000] },
+  // the read at the end of a file that gets less than it asked for (once per file read whole)
+  { op: 'read-end', label: 'pread of 4 KiB getting the last 1000 B', n: 1_000_000, cg: [20_000, 60_000] },
   { op: 'write', label: 'write 16 B to a file', n: 1_000_000, cg: [20_000, 60_000] },
   { op: 'stat', label: 'stat', n: 200_000, cg: [10_000, 30_000] },
   { op: 'lseek', label: 'lseek', n: 1_000_000, cg: [20_000, 60_000] },

@@ -54,6 +54,8 @@ export interface MountBody {
   made: Record<string, number>;
   /** their estimated time (ns) and timed calls, counted as they were made: call -> [time_ns, sampled] (non-zero only; wire version 5) */
   made_time: Record<string, [number, number]>;
+  /** the small bin's reads that got fewer bytes than they asked for (green): [calls, bytes, time_ns] (wire version 7) */
+  short_reads: [number, number, number];
 }
 export interface DumpMount extends MountBody {
   path: string;

@@ -178,10 +178,30 @@ export function parseStrace(prefix: string, dir: string, cwd: string): Oracle {
 /** The library's default small threshold (bytes): a transfer below it is small. */
 const SMALL = 32768;
 
+/**
+ * The bytes a read (or copy_file_range) asked for, from strace's arguments: the count (read's last,
+ * pread64's third, copy_file_range's fifth), a vector's iov_len total (0: not known). The buffers' contents are
+ * quoted strings, taken out first (they may hold ", ").
+ */
+export function askedOf(name: string, args: string): number {
+  const bare = args.replace(/"(?:[^"\\]|\\.)*"(?:\.\.\.)?/g, '""');
+  // (preadv2 with RWF_NOWAIT returns what the page cache holds: short before the end too, so not known)
+  if (name === 'preadv2' && /RWF_NOWAIT/.test(bare)) return 0;
+  if (/^p?readv2?$/.test(name)) return [...bare.matchAll(/iov_len=(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+  const parts = bare.split(', ');
+  const at = name === 'read' ? parts.length - 1 : name === 'pread64' ? 2 : name === 'copy_file_range' ? 4 : -1;
+  return Number(parts[at] ?? 0) || 0;
+}
+
+/** A side's transfers, and those green: the ends of files (0 bytes and short reads) and the big ones. */
+export const transfersOf = (x: Verdicts['reads']): number => x.small + x.short + x.eof + x.big + x.failed;
+export const greenOf = (x: Verdicts['reads']): number => x.eof + x.short + x.big;
+
 /** What strace says about the transfers and opens on dir: the oracle of the classes. */
 export interface Verdicts {
-  reads: { small: number; eof: number; big: number; failed: number };
-  writes: { small: number; eof: number; big: number; failed: number };
+  /** short: a small read that got fewer bytes than it asked for (it met the end of the file: green) */
+  reads: { small: number; short: number; eof: number; big: number; failed: number };
+  writes: { small: number; short: number; eof: number; big: number; failed: number };
   opens: number;
   failedOpens: number;
   /** opens with O_EXCL (creates that must make a new file: mkstemp's) */
@@ -190,21 +210,26 @@ export interface Verdicts {
 
 /** strace's transfers and opens on files under dir; cwd: the processes' working directory (relative paths). */
 export function straceVerdicts(calls: readonly StraceCall[], dir: string, cwd = dir): Verdicts {
-  const v: Verdicts = { reads: { small: 0, eof: 0, big: 0, failed: 0 }, writes: { small: 0, eof: 0, big: 0, failed: 0 }, opens: 0, failedOpens: 0, exclOpens: 0 };
+  const side = (): Verdicts['reads'] => ({ small: 0, short: 0, eof: 0, big: 0, failed: 0 });
+  const v: Verdicts = { reads: side(), writes: side(), opens: 0, failedOpens: 0, exclOpens: 0 };
   const inDir = (p: string | undefined): boolean => !!p && (p === dir || p.startsWith(dir + '/'));
-  const add = (side: Verdicts['reads'], ret: number): void => {
-    if (ret < 0) side.failed++;
-    else if (ret === 0) side.eof++;
-    else if (ret < SMALL) side.small++;
-    else side.big++;
+  // asked: the bytes a read asked for (writes: 0), so that a small one that got less is `short`
+  const add = (s: Verdicts['reads'], ret: number, asked = 0): void => {
+    if (ret < 0) s.failed++;
+    else if (ret === 0) s.eof++;
+    else if (ret < SMALL && ret < asked) s.short++;
+    else if (ret < SMALL) s.small++;
+    else s.big++;
   };
   for (const { name, args, ret, fds } of calls) {
-    if (/^(read|pread64|readv|preadv2?)$/.test(name) && inDir(fds[0])) add(v.reads, ret);
+    if (/^(read|pread64|readv|preadv2?)$/.test(name) && inDir(fds[0])) add(v.reads, ret, askedOf(name, args));
     else if (/^(write|pwrite64|writev|pwritev2?)$/.test(name) && inDir(fds[0])) add(v.writes, ret);
     else if (name === 'copy_file_range' || name === 'splice' || name === 'sendfile') {
       const [src, dst] = name === 'sendfile' ? [fds[1], fds[0]] : [fds[0], fds[1]];
-      // a copy that failed is one failed call: the write's (the library counts no read for it)
-      if (inDir(src) && ret >= 0) add(v.reads, ret);
+      // a copy that failed is one failed call: the write's (the library counts no read for it); only
+      // copy_file_range's length is what the source can give (splice and sendfile also stop at a
+      // full pipe or socket)
+      if (inDir(src) && ret >= 0) add(v.reads, ret, name === 'copy_file_range' ? askedOf(name, args) : 0);
       if (inDir(dst)) add(v.writes, ret);
     } else if (/^(open|openat|creat)$/.test(name)) {
       const path = /"([^"]*)"/.exec(args)?.[1] ?? '';

@@ -52,11 +52,13 @@ test('wire constants and offsets equal the C header (sizeof/offsetof from a comp
     made_calls: MOUNT.made_calls,
     made_time_ns: MOUNT.made_time_ns,
     made_sampled: MOUNT.made_sampled,
+    short_reads: MOUNT.short_reads,
   });
   assert.deepEqual(c.v1, { process: PROCESS.sizeV1, mount: MOUNT.sizeV1, reasonCount: WIRE_REASONS.length, stdioCount: STDIO_FNS.length });
   assert.deepEqual(c.v2, { process: PROCESS.sizeV2, mount: MOUNT.sizeV2 });
   assert.deepEqual(c.v3, { mount: MOUNT.sizeV3 });
   assert.deepEqual(c.v4, { mount: MOUNT.sizeV4 });
+  assert.deepEqual(c.v5, { mount: MOUNT.sizeV5 });
   const enums = c.enums ?? {};
   CALL_TYPES.forEach((name, i) => assert.equal(enums[name], i, `call ${name}`));
   assert.equal(enums.callCount, CALL_TYPES.length);
@@ -99,6 +101,7 @@ function withoutArrays(record: ProfilerRecord): object {
     madeCalls: undefined,
     madeTimeNs: undefined,
     madeSampled: undefined,
+    shortReads: undefined,
   };
 }
 
@@ -196,11 +199,12 @@ test('rejects malformed frames with a reason', () => {
     ['47 bytes', p1.subarray(0, 47), 'short'],
     ['wrong magic', mutate(p1, (b) => b.writeUInt32LE(0x12345678, 0)), 'bad_magic'],
     ['version 0', mutate(p1, (b) => b.writeUInt16LE(0, 4)), 'bad_version'],
-    ['version 7', mutate(p1, (b) => b.writeUInt16LE(7, 4)), 'bad_version'],
+    ['version 8', mutate(p1, (b) => b.writeUInt16LE(8, 4)), 'bad_version'],
     ['process version 5 with the version 6 size', mutate(p1, (b) => b.writeUInt16LE(5, 4)), 'bad_length'],
     ['executable path without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.exe_path, PROCESS.exe_path + PROCESS.exePathLength)), 'bad_string'],
     ['version 1 with the version 2 size', mutate(p1, (b) => b.writeUInt16LE(1, 4)), 'bad_length'],
-    ['mount version 2 with the version 5 size', mutate(m1, (b) => b.writeUInt16LE(2, 4)), 'bad_length'],
+    ['mount version 2 with the version 7 size', mutate(m1, (b) => b.writeUInt16LE(2, 4)), 'bad_length'],
+    ['mount version 6 with the version 7 size', mutate(m1, (b) => b.writeUInt16LE(6, 4)), 'bad_length'],
     ['mount version 3 with the version 4 size', mutate(m1, (b) => b.writeUInt16LE(3, 4)), 'bad_length'],
     ['exec target without NUL', mutate(p1, (b) => b.fill(0x41, PROCESS.exec_target, PROCESS.exec_target + PROCESS.execTargetLength)), 'bad_string'],
     ['kind 0', mutate(p1, (b) => b.writeUInt16LE(0, 6)), 'bad_kind'],
@@ -254,8 +258,8 @@ test('version 2 mount frames (a library without the maxima) are accepted, their 
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
   assert.deepEqual(
-    { ...full.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined },
-    { ...m.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined },
+    { ...full.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined, shortReads: undefined },
+    { ...m.record, header: undefined, maxCallNs: undefined, maxSizedNs: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined, shortReads: undefined },
   );
 });
 
@@ -270,7 +274,7 @@ test('version 3 mount frames (a library without the calls made) are accepted, wi
   assert.equal(m.record.madeCalls, undefined);
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
-  const without = { header: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined };
+  const without = { header: undefined, madeCalls: undefined, madeTimeNs: undefined, madeSampled: undefined, shortReads: undefined };
   assert.deepEqual({ ...full.record, ...without }, { ...m.record, ...without });
 });
 
@@ -294,9 +298,43 @@ test('version 4 mount frames (calls made without their time) are accepted, witho
   assert.equal(m.record.madeSampled, undefined);
   const full = decodeFrame(m1);
   assert.ok(full.ok && full.record.kind === 'mount');
-  const without = { header: undefined, madeTimeNs: undefined, madeSampled: undefined };
+  const without = { header: undefined, madeTimeNs: undefined, madeSampled: undefined, shortReads: undefined };
   assert.deepEqual({ ...full.record, ...without }, { ...m.record, ...without });
   for (const size of [MOUNT.sizeV4 - 8, MOUNT.sizeV4 + 8, MOUNT.size]) assert.deepEqual(decodeFrame(v4(size)), { ok: false, reason: 'bad_length' });
+});
+
+test('version 5 and 6 mount frames (a library that counted the reads at the end of a file red) are accepted at their own size, without shortReads; one byte more or less is not', () => {
+  const [, m1] = dumpFrames();
+  assert.ok(m1);
+  const full = decodeFrame(m1);
+  assert.ok(full.ok && full.record.kind === 'mount');
+  assert.deepEqual(full.record.shortReads, { calls: 0, bytes: 0, timeNs: 0 });
+  for (const version of [5, 6]) {
+    const older = (size: number): Buffer => {
+      const b = Buffer.alloc(size);
+      m1.copy(b, 0, 0, Math.min(size, m1.length));
+      b.writeUInt16LE(version, 4);
+      b.writeUInt32LE(size, 8);
+      return b;
+    };
+    const m = decodeFrame(older(MOUNT.sizeV5));
+    assert.ok(m.ok && m.record.kind === 'mount', `version ${version}`);
+    assert.equal(m.record.shortReads, undefined);
+    assert.deepEqual({ ...m.record, header: undefined, shortReads: undefined }, { ...full.record, header: undefined, shortReads: undefined }, `version ${version}`);
+    for (const size of [MOUNT.sizeV5 - 8, MOUNT.sizeV5 + 8, MOUNT.size]) assert.deepEqual(decodeFrame(older(size)), { ok: false, reason: 'bad_length' }, `version ${version}, ${size} bytes`);
+  }
+});
+
+test("a version 7 mount frame's short reads are read at their offsets (calls, bytes, estimated time)", () => {
+  const [, m1] = dumpFrames();
+  assert.ok(m1);
+  const b = Buffer.from(m1);
+  b.writeBigUInt64LE(3n, MOUNT.short_reads);
+  b.writeBigUInt64LE(3000n, MOUNT.short_reads + 8);
+  b.writeBigUInt64LE(12345n, MOUNT.short_reads + 16);
+  const m = decodeFrame(b);
+  assert.ok(m.ok && m.record.kind === 'mount');
+  assert.deepEqual(m.record.shortReads, { calls: 3, bytes: 3000, timeNs: 12345 });
 });
 
 test('version 2 to 5 process frames (a library that does not send its path) are accepted at their own size, without exePath; one byte more or less is not', () => {

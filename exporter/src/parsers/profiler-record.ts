@@ -26,6 +26,7 @@ import {
   WIRE_VERSION_3,
   WIRE_VERSION_4,
   WIRE_VERSION_5,
+  WIRE_VERSION_6,
 } from './profiler-wire.js';
 
 export type RejectReason = 'short' | 'bad_magic' | 'bad_version' | 'bad_kind' | 'bad_length' | 'bad_string';
@@ -132,6 +133,12 @@ export interface MountRecord {
    */
   readonly madeTimeNs?: readonly number[];
   readonly madeSampled?: readonly number[];
+  /**
+   * Version 7 (absent in older frames, whose library counted them red): the reads in the small size
+   * bin that got fewer bytes than they asked for. They met the end of the file: green, and a part of
+   * `sized[read][small]`, which the small reads (red) are the rest of.
+   */
+  readonly shortReads?: SizeStats;
 }
 
 export type ProfilerRecord = ProcessRecord | MountRecord;
@@ -223,6 +230,7 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
   const max = (start: number, n: number): number[] => Array.from({ length: n }, (_x, i) => (v3 ? u64(buf, start + i * 8) : 0));
   const v4 = v3 && header.version !== WIRE_VERSION_3;
   const v5 = v4 && header.version !== WIRE_VERSION_4;
+  const v7 = header.version > WIRE_VERSION_6;
   const perCall = (start: number): number[] => CALL_TYPES.map((_, c) => u64(buf, start + c * 8));
   const component = WIRE_COMPONENTS[buf.readUInt32LE(HEADER.reserved)] || undefined;
   return {
@@ -246,6 +254,7 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
       maxSizedNs: DIRECTIONS.map((_, d) => max(MOUNT.max_sized_ns + d * SIZE_BINS.length * 8, SIZE_BINS.length)),
       ...(v4 ? { madeCalls: perCall(MOUNT.made_calls) } : {}),
       ...(v5 ? { madeTimeNs: perCall(MOUNT.made_time_ns), madeSampled: perCall(MOUNT.made_sampled) } : {}),
+      ...(v7 ? { shortReads: { calls: u64(buf, MOUNT.short_reads), bytes: u64(buf, MOUNT.short_reads + 8), timeNs: u64(buf, MOUNT.short_reads + 16) } } : {}),
     },
   };
 }
@@ -253,12 +262,19 @@ function decodeMount(buf: Buffer, header: FrameHeader): DecodeResult {
 /** The exact size of a frame of this kind and version. */
 function frameSize(kind: number, version: number): number {
   if (kind === KIND_PROCESS) return version === WIRE_VERSION_1 ? PROCESS.sizeV1 : version <= WIRE_VERSION_5 ? PROCESS.sizeV2 : PROCESS.size;
-  const older: Record<number, number> = { [WIRE_VERSION_1]: MOUNT.sizeV1, [WIRE_VERSION_2]: MOUNT.sizeV2, [WIRE_VERSION_3]: MOUNT.sizeV3, [WIRE_VERSION_4]: MOUNT.sizeV4 };
+  const older: Record<number, number> = {
+    [WIRE_VERSION_1]: MOUNT.sizeV1,
+    [WIRE_VERSION_2]: MOUNT.sizeV2,
+    [WIRE_VERSION_3]: MOUNT.sizeV3,
+    [WIRE_VERSION_4]: MOUNT.sizeV4,
+    [WIRE_VERSION_5]: MOUNT.sizeV5,
+    [WIRE_VERSION_6]: MOUNT.sizeV5,
+  };
   return older[version] ?? MOUNT.size;
 }
 
 /**
- * Decodes one message. Checks, in order: header present, magic, version (1 to 6), kind, exact
+ * Decodes one message. Checks, in order: header present, magic, version (1 to 7), kind, exact
  * length (the version's struct size), strings.
  */
 export function decodeFrame(buf: Buffer): DecodeResult {

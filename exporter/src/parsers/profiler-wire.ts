@@ -6,9 +6,11 @@ export const WIRE_MAGIC = 0x4f49424a; // "JBIO" as little-endian bytes
 /**
  * Version 2 appended the process and mount extensions, version 3 the mount frame's maxima, version 4
  * its calls made per call type, version 5 their estimated time and timed calls, version 6 the process
- * frame's executable path; version 1 to 5 frames (without them) are still accepted.
+ * frame's executable path, version 7 the mount frame's short reads; version 1 to 6 frames (without
+ * them) are still accepted.
  */
-export const WIRE_VERSION = 6;
+export const WIRE_VERSION = 7;
+export const WIRE_VERSION_6 = 6;
 export const WIRE_VERSION_5 = 5;
 export const WIRE_VERSION_4 = 4;
 export const WIRE_VERSION_3 = 3;
@@ -124,9 +126,13 @@ export const MOUNT = {
   /** version 5: the estimated time and the timed calls of the calls made, per call type */
   made_time_ns: 3944,
   made_sampled: 4048,
+  /** struct jobio_short_reads (version 7): the small bin's reads that got fewer bytes than they asked for (calls, bytes, time) */
+  short_reads: 4152,
   sizeV1: 3384,
   sizeV2: 3688,
   sizeV3: 3840,
   sizeV4: 3944,
-  size: 4152,
+  /** versions 5 and 6 */
+  sizeV5: 4152,
+  size: 4176,
 } as const;

@@ -25,9 +25,10 @@ const STDIO_BYTES = STDIO_CALLS + NS;
 const MADE = STDIO_BYTES + NS;
 const MADE_TIME = MADE + NC;
 const MADE_SAMPLED = MADE_TIME + NC;
+const SHORT_READS = MADE_SAMPLED + NC;
 // The maxima come last: not cumulative (each frame's are its interval's), so they are taken as they
 // are instead of differenced, and merged by the larger instead of added.
-const MAX_CALL = MADE_SAMPLED + NC;
+const MAX_CALL = SHORT_READS + 3;
 const MAX_SIZED = MAX_CALL + NC;
 export const COUNTER_SLOTS = MAX_SIZED + ND * NB;
 
@@ -58,6 +59,13 @@ export const slot = {
    */
   madeTimeNs: (c: number): number => MADE_TIME + c,
   madeSampled: (c: number): number => MADE_SAMPLED + c,
+  /**
+   * the small bin's reads that got fewer bytes than they asked for (they met the end of the file:
+   * green, a part of sizedCalls(read, small) etc.); 0 from senders before version 7
+   */
+  shortReadCalls: SHORT_READS,
+  shortReadBytes: SHORT_READS + 1,
+  shortReadTimeNs: SHORT_READS + 2,
   /** the longest single timed call (ns): per call type, and per direction and size bin */
   maxCallNs: (c: number): number => MAX_CALL + c,
   maxSizedNs: (d: number, b: number): number => MAX_SIZED + d * NB + b,
@@ -108,6 +116,9 @@ export function countersOf(record: MountRecord): Counters {
     v[slot.stdioCalls(f)] = record.stdioCalls?.[f] ?? 0;
     v[slot.stdioBytes(f)] = record.stdioBytes?.[f] ?? 0;
   }
+  v[slot.shortReadCalls] = record.shortReads?.calls ?? 0;
+  v[slot.shortReadBytes] = record.shortReads?.bytes ?? 0;
+  v[slot.shortReadTimeNs] = record.shortReads?.timeNs ?? 0;
   for (let c = 0; c < NC; c++) v[slot.maxCallNs(c)] = record.maxCallNs?.[c] ?? 0;
   for (let d = 0; d < ND; d++) for (let b = 0; b < NB; b++) v[slot.maxSizedNs(d, b)] = record.maxSizedNs?.[d]?.[b] ?? 0;
   return v;

@@ -1,9 +1,9 @@
 // Why calls were red or yellow: the fixed, documented set of reasons (docs/profiler.md "Reasons"),
 // each with calls, bytes and estimated time (hints.ts words them for the program that made the
 // calls). Most reasons follow from the counts (a successful small transfer is in the small size bin,
-// a yellow seek is forward ...); the library counts the others (WIRE_REASONS). Per class, the reasons' calls add up to
-// the class's calls exactly: what a library older than the reasons could not explain is
-// `unclassified`.
+// but for the reads there that met the end of a file, which are green; a yellow seek is forward ...);
+// the library counts the others (WIRE_REASONS). Per class, the reasons' calls add up to the class's
+// calls exactly: what a library older than the reasons could not explain is `unclassified`.
 import { CALL_TYPES, CLASSES, SIZE_BINS, WIRE_REASONS, type WireReason } from '../parsers/profiler-wire.js';
 import { slot, type Counters } from './counters.js';
 
@@ -62,7 +62,16 @@ export function reasonsOf(v: Counters, network = false): ReasonFigure[] {
     names.reduce<[number, number]>((s, n) => [s[0] + at(slot.calls(call(n), k)), s[1] + at(slot.timeNs(call(n), k))], [0, 0]);
 
   if (!network) {
-    add('red', 'small_read', at(slot.sizedCalls(0, SMALL)), at(slot.sizedBytes(0, SMALL)), at(slot.sizedTimeNs(0, SMALL)));
+    // the small bin's reads but those that met the end of a file (green: counted apart since wire
+    // version 7, 0 before, when they were red); never more than the bin holds (a sender's figures)
+    const rest = (whole: number, short: number): number => Math.max(0, whole - short);
+    add(
+      'red',
+      'small_read',
+      rest(at(slot.sizedCalls(0, SMALL)), at(slot.shortReadCalls)),
+      rest(at(slot.sizedBytes(0, SMALL)), at(slot.shortReadBytes)),
+      rest(at(slot.sizedTimeNs(0, SMALL)), at(slot.shortReadTimeNs)),
+    );
     add('red', 'small_write', at(slot.sizedCalls(1, SMALL)), at(slot.sizedBytes(1, SMALL)), at(slot.sizedTimeNs(1, SMALL)));
   }
   for (const r of ['failed_not_found', 'failed_permission', 'failed_call', 'open_nothing_transferred', 'stat_unused', 'backward_seek', 'zero_seek'] as const) fromWire('red', r);

@@ -23,10 +23,11 @@
 /* Version 2 appended struct jobio_process_ext and struct jobio_mount_ext to the two frames; version 3
  * appended struct jobio_mount_max to the MOUNT frame (the PROCESS frame is the same as in version 2),
  * version 4 struct jobio_mount_made (its calls), version 5 that struct's time_ns and sampled, version 6
- * struct jobio_process_path to the PROCESS frame (the MOUNT frame is the same as in version 5). A
+ * struct jobio_process_path to the PROCESS frame (the MOUNT frame is the same as in version 5), version
+ * 7 struct jobio_short_reads to the MOUNT frame (the PROCESS frame is the same as in version 6). A
  * receiver accepts every version, each with its own exact sizes (older frames simply lack the
  * extensions). */
-#define JOBIO_WIRE_VERSION 6u
+#define JOBIO_WIRE_VERSION 7u
 /* The receiver rejects (and counts) any message larger than this. */
 #define JOBIO_WIRE_MAX_FRAME 16384u
 
@@ -244,6 +245,21 @@ struct jobio_mount_made {
   uint64_t sampled[JOBIO_CALL_COUNT]; /* version 5: like call[].sampled */
 };
 
+/*
+ * Version 7: appended to the MOUNT frame. The reads in the small size bin that returned fewer bytes
+ * than they asked for (0 < n < the count asked, a vector read's total, a stdio buffer fill's buffer):
+ * on a regular file such a read met the end of the file, so its size says how much was left, not how
+ * the program reads. They are green (in call[JOBIO_CALL_READ].calls[JOBIO_GREEN]) and stay in their
+ * size and power-of-two bins; here are their calls, bytes and estimated time, so that a receiver can
+ * tell them from the small reads (red, the small bin's rest). Cumulative. Older senders counted them
+ * red with the other small reads.
+ */
+struct jobio_short_reads {
+  uint64_t calls;
+  uint64_t bytes;
+  uint64_t time_ns; /* estimated, like time_ns */
+};
+
 /* JOBIO_FRAME_MOUNT: the cumulative totals of one process on one mount point. */
 struct jobio_frame_mount {
   struct jobio_frame_header header;
@@ -257,6 +273,7 @@ struct jobio_frame_mount {
   struct jobio_mount_ext ext; /* version 2 */
   struct jobio_mount_max max; /* version 3 */
   struct jobio_mount_made made; /* version 4 (calls), 5 (time_ns, sampled) */
+  struct jobio_short_reads short_reads; /* version 7 */
 };
 
 /* Sizes of the older frames (without the later extensions), which receivers still accept. */
@@ -266,6 +283,7 @@ struct jobio_frame_mount {
 #define JOBIO_V2_MOUNT_SIZE 3688u /* the version 2 PROCESS frame is the version 3 and 4 one */
 #define JOBIO_V3_MOUNT_SIZE 3840u
 #define JOBIO_V4_MOUNT_SIZE 3944u /* the made calls without their time */
+#define JOBIO_V5_MOUNT_SIZE 4152u /* versions 5 and 6 */
 
 #ifdef __cplusplus
 #define JOBIO_STATIC_ASSERT static_assert
@@ -278,7 +296,9 @@ JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_process) == JOBIO_V2_PROCESS_SIZE 
 JOBIO_STATIC_ASSERT(JOBIO_V2_MOUNT_SIZE == JOBIO_V1_MOUNT_SIZE + sizeof(struct jobio_mount_ext), "mount layout v2");
 JOBIO_STATIC_ASSERT(JOBIO_V3_MOUNT_SIZE == JOBIO_V2_MOUNT_SIZE + sizeof(struct jobio_mount_max), "mount layout v3");
 JOBIO_STATIC_ASSERT(JOBIO_V4_MOUNT_SIZE == JOBIO_V3_MOUNT_SIZE + 8 * JOBIO_CALL_COUNT, "mount layout v4");
-JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) == JOBIO_V3_MOUNT_SIZE + sizeof(struct jobio_mount_made), "mount layout");
+JOBIO_STATIC_ASSERT(JOBIO_V5_MOUNT_SIZE == JOBIO_V3_MOUNT_SIZE + sizeof(struct jobio_mount_made), "mount layout v5");
+JOBIO_STATIC_ASSERT(sizeof(struct jobio_short_reads) == 24, "short reads layout");
+JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) == JOBIO_V5_MOUNT_SIZE + sizeof(struct jobio_short_reads), "mount layout");
 JOBIO_STATIC_ASSERT(sizeof(struct jobio_frame_mount) <= JOBIO_WIRE_MAX_FRAME, "mount frame fits");
 
 #endif /* JOBIO_PROTOCOL_H */

@@ -1,5 +1,6 @@
 /* copy_file_range, sendfile, sendfile64, splice: a read on the source and a write on the target.
- * Source s has 100000 bytes.  read green 2, red 5; write green 2, red 5; the pipe sides (2) and the
+ * Source s has 100000 bytes.  read green 4 (50000, 40000, the 9990 of the 20000 asked: end of
+ * file, the 0 after it), red 3; write green 3, red 4; the pipe sides (2) and the
  * pipe closes (2) are ignored_calls (4); create green 1 (d), open green 1 (s); close green 2 */
 #include <sys/sendfile.h>
 

@@ -5,8 +5,8 @@
  *   3  access("missing")        fails                             -> access red
  *   4  open("input")            70000 bytes read through it        -> open green (at close)
  *   5  read 65536               65536 >= 32768                    -> read green
- *   6  read 65536 -> 4464       4464 < 32768                      -> read red
- *   7  read -> 0                0 bytes                           -> read red
+ *   6  read 65536 -> 4464       fewer than asked: end of file     -> read green
+ *   7  read -> 0                0 bytes                           -> read green
  *   8  lseek(input, 0, SET)     backward (70000 -> 0)             -> seek red
  *   9  lseek(input, 1000, SET)  forward                           -> seek yellow
  *   10 close(input)                                               -> close green
@@ -26,9 +26,9 @@
  *   24 unlink("log")            fails                             -> delete red
  *   25 mmap(input)              ok                                -> mmap green (open of 25: yellow, its
  *                                                                    bytes moved unseen; close green)
- * Totals: red = access 2 + read 2 + seek 1 + write 11 + open 2 + delete 1 = 19
+ * Totals: red = access 2 + seek 1 + write 11 + open 2 + delete 1 = 17
  *         yellow = access 1 + seek 1 + sync 1 + create 1 + fschange 1 + delete 1 + open 1 = 7
- *         green = open 1 + read 1 + close 5 + create 1 + write 1 + mmap 1 = 10
+ *         green = open 1 + read 3 + close 5 + create 1 + write 1 + mmap 1 = 12
  */
 #include <sys/mman.h>
 

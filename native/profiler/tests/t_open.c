@@ -4,7 +4,7 @@
  *   open:   green 2 (b read 40000; the directory, whose descriptor openat64 used), yellow 2 (openat64 a read
  *           100; b left open with 100 read, decided at exit), red 6 (creat64 of existing c, missing,
  *           4 x __open*_2 with no bytes)
- *   read:   green 1, red 3 (EOF 0 bytes, 100, 100)    write: green 1, red 1    close: green 11 */
+ *   read:   green 3 (40000; EOF 0 bytes; 100 of the 1000 asked: end of file), red 1 (100)    write: green 1, red 1    close: green 11 */
 #include "t_util.h"
 
 int __open_2(const char *, int);

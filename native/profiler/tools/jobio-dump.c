@@ -266,6 +266,9 @@ static void add_mount(struct jobio_frame_mount *acc, const struct jobio_frame_mo
     acc->made.time_ns[c] += m->made.time_ns[c];
     acc->made.sampled[c] += m->made.sampled[c];
   }
+  acc->short_reads.calls += m->short_reads.calls;
+  acc->short_reads.bytes += m->short_reads.bytes;
+  acc->short_reads.time_ns += m->short_reads.time_ns;
 }
 
 static void print_mount_body(const struct jobio_frame_mount *f) {
@@ -336,7 +339,9 @@ static void print_mount_body(const struct jobio_frame_mount *f) {
            (unsigned long long)f->made.sampled[c]);
     first = 0;
   }
-  printf("}");
+  /* the small bin's reads that met the end of the file (version 7): calls, bytes, estimated time */
+  printf("},\"short_reads\":[%llu,%llu,%llu]", (unsigned long long)f->short_reads.calls, (unsigned long long)f->short_reads.bytes,
+         (unsigned long long)f->short_reads.time_ns);
 }
 
 static void print_json(void) {

@@ -66,11 +66,13 @@ static int layout(void) {
   printf("    \"max_sized_ns\": %zu,\n", offsetof(struct jobio_frame_mount, max.sized_ns));
   printf("    \"made_calls\": %zu,\n", offsetof(struct jobio_frame_mount, made.calls));
   printf("    \"made_time_ns\": %zu,\n", offsetof(struct jobio_frame_mount, made.time_ns));
-  printf("    \"made_sampled\": %zu\n  },\n", offsetof(struct jobio_frame_mount, made.sampled));
+  printf("    \"made_sampled\": %zu,\n", offsetof(struct jobio_frame_mount, made.sampled));
+  printf("    \"short_reads\": %zu\n  },\n", offsetof(struct jobio_frame_mount, short_reads));
   printf("  \"v1\": {\"process\": %u, \"mount\": %u, \"reasonCount\": %d, \"stdioCount\": %d},\n", JOBIO_V1_PROCESS_SIZE, JOBIO_V1_MOUNT_SIZE, JOBIO_REASON_COUNT, JOBIO_STDIO_COUNT);
   printf("  \"v2\": {\"process\": %u, \"mount\": %u},\n", JOBIO_V2_PROCESS_SIZE, JOBIO_V2_MOUNT_SIZE);
   printf("  \"v3\": {\"mount\": %u},\n", JOBIO_V3_MOUNT_SIZE);
   printf("  \"v4\": {\"mount\": %u},\n", JOBIO_V4_MOUNT_SIZE);
+  printf("  \"v5\": {\"mount\": %u},\n", JOBIO_V5_MOUNT_SIZE);
   printf("  \"enums\": {\"read\": %d, \"write\": %d, \"open\": %d, \"create\": %d, \"close\": %d, \"access\": %d, \"delete\": %d, \"fschange\": %d, \"mmap\": %d, \"seek\": %d, \"sync\": %d, \"connect\": %d, \"accept\": %d, \"callCount\": %d,\n",
          JOBIO_CALL_READ, JOBIO_CALL_WRITE, JOBIO_CALL_OPEN, JOBIO_CALL_CREATE, JOBIO_CALL_CLOSE, JOBIO_CALL_ACCESS, JOBIO_CALL_DELETE, JOBIO_CALL_FSCHANGE,
          JOBIO_CALL_MMAP, JOBIO_CALL_SEEK, JOBIO_CALL_SYNC, JOBIO_CALL_CONNECT, JOBIO_CALL_ACCEPT, JOBIO_CALL_COUNT);

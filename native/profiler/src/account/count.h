@@ -114,8 +114,9 @@ JOBIO_HOT int jobio_count_net_fast(char *m, int dir, uint64_t n, int timed, uint
   return 1;
 }
 
-/* A transfer of n bytes (n < 0: failed) on a file-system slot, timed or not. */
-static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r,
+/* A transfer of n bytes (n < 0: failed) on a file-system slot, timed or not. want: the bytes a read
+ * asked for (0: not known, and for writes). */
+static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t want,
                                     uint64_t est) {
   int sampled = c->t0 != 0;
   if (r < 0) {
@@ -139,14 +140,22 @@ static inline void jobio_count_xfer(struct jobio_ctx *c, struct jobio_mstats *m,
   int big = n >= jobio_cfg.small;
   int bin = big + (n >= jobio_cfg.large);
   unsigned p = jobio_pow2_bin(n);
-  w[JOBIO_W_CALLS(dir) + (size_t)big * 2]++;
+  /* a small read that got less than it asked for met the end of the file: green, in its true bins,
+   * and counted apart so that the receiver can tell it from the small reads */
+  int eof = dir == JOBIO_DIR_READ && !big && n < want;
+  if (eof) {
+    m->short_reads.calls++;
+    m->short_reads.bytes += n;
+    if (sampled) m->short_reads.time_ns += est;
+  }
+  w[JOBIO_W_CALLS(dir) + (size_t)(big | eof) * 2]++;
   uint64_t *sz = w + JOBIO_W_SIZED(dir) + (size_t)bin * 3;
   sz[0]++;
   sz[1] += n;
   w[JOBIO_W_P2C(dir) + p]++;
   w[JOBIO_W_P2B(dir) + p] += n;
   if (sampled) {
-    w[JOBIO_W_CALLS(dir) + 3 + (size_t)big * 2] += est; /* time_ns[class] */
+    w[JOBIO_W_CALLS(dir) + 3 + (size_t)(big | eof) * 2] += est; /* time_ns[class] */
     w[JOBIO_W_CALLS(dir) + 6]++;                        /* sampled */
     sz[2] += est;
     jobio_max_store(&w[JOBIO_W_MAXSIZED(dir) + (size_t)bin], jobio_t.last_dt);

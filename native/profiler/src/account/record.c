@@ -50,12 +50,12 @@ void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64
   jobio_count_net_here(c, m, dir, r, est);
 }
 
-void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int moves_pos) {
+void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t want, uint64_t est, int moves_pos) {
   struct jobio_block *b = c->t->block;
   if ((unsigned)fd >= jobio_fd_cap) {
     int slot = jobio_fd_slot(fd);
     if (slot >= 0)
-      jobio_count_xfer(c, jobio_ms(b, (unsigned)slot), dir, r, est);
+      jobio_count_xfer(c, jobio_ms(b, (unsigned)slot), dir, r, want, est);
     else if (slot == -1)
       b->ignored++;
     return;
@@ -66,7 +66,7 @@ void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint6
   if (kind == JOBIO_FD_UNKNOWN) kind = jobio_fd_learn(fd);
   switch (kind) {
     case JOBIO_FD_FILE:
-      jobio_count_xfer(c, jobio_ms(b, e->slot), dir, r, est);
+      jobio_count_xfer(c, jobio_ms(b, e->slot), dir, r, want, est);
       if (r > 0) {
         if (!(e->flags & JOBIO_FDF_SAT)) jobio_ofd_note_bytes(fd, e, (uint64_t)r);
         if (moves_pos && e->pos >= 0) e->pos += r;
@@ -79,19 +79,20 @@ void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint6
 }
 
 /* The general transfer record: failed or empty, an open not yet decided, another kind of descriptor. */
-static __attribute__((noinline)) int64_t jobio_rec_xfer_general(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos) {
+static __attribute__((noinline)) int64_t jobio_rec_xfer_general(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos,
+                                                                 uint64_t want) {
   struct jobio_tls *t = &jobio_t;
   struct jobio_ctx c = {t, t1, 1}; /* only "timed or not" matters below */
   struct jobio_fd *e;
   if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
   if ((unsigned)fd < jobio_fd_cap && (e = &jobio_fds[fd])->kind == JOBIO_FD_FILE) {
-    jobio_count_xfer(&c, jobio_ms(t->block, e->slot), dir, r, est);
+    jobio_count_xfer(&c, jobio_ms(t->block, e->slot), dir, r, want, est);
     if (r > 0) {
       if (!(e->flags & JOBIO_FDF_SAT)) jobio_ofd_note_bytes(fd, e, (uint64_t)r);
       if (moves_pos) e->pos += r;
     }
   } else {
-    jobio_rec_xfer_other(&c, fd, dir, r, est, moves_pos);
+    jobio_rec_xfer_other(&c, fd, dir, r, want, est, moves_pos);
   }
   jobio_after(t1);
   return r;
@@ -115,25 +116,31 @@ int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t 
       return r;
     }
   }
-  return jobio_rec_xfer_general(t1, est, fd, dir, r, moves_pos);
+  return jobio_rec_xfer_general(t1, est, fd, dir, r, moves_pos, 0);
+}
+
+/* A read of 0 < r < want bytes: on a socket counted as network, as any read there (green); else the
+ * general record, which knows what it asked for. */
+int64_t jobio_rec_read_short(uint64_t t1, uint64_t est, int fd, int64_t r, int moves_pos, uint64_t want) {
+  if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_NET) return jobio_rec_xfer_slow(t1, est, fd, JOBIO_DIR_READ, r, moves_pos);
+  return jobio_rec_xfer_general(t1, est, fd, JOBIO_DIR_READ, r, moves_pos, want);
 }
 
 /* A transfer with an explicit estimate (copy_file_range & co. count two sides, one timed). */
-void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos);
-void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos) {
+void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t want, uint64_t est, int timed, int moves_pos) {
   struct jobio_ctx nc = *c;
   if (!timed) nc.t0 = 0;
   int saved = errno;
   if ((unsigned)fd < jobio_fd_cap && (jobio_fds[fd].flags & JOBIO_FDF_PROV)) jobio_fd_confirm(fd, 0, 0, 0);
   if ((unsigned)fd < jobio_fd_cap && jobio_fds[fd].kind == JOBIO_FD_FILE) {
     struct jobio_fd *e = &jobio_fds[fd];
-    jobio_count_xfer(&nc, jobio_ms(c->t->block, e->slot), dir, r, timed ? est : 0);
+    jobio_count_xfer(&nc, jobio_ms(c->t->block, e->slot), dir, r, want, timed ? est : 0);
     if (r > 0) {
       if (!(e->flags & JOBIO_FDF_SAT)) jobio_ofd_note_bytes(fd, e, (uint64_t)r);
       if (e->pos >= 0) e->pos = moves_pos ? e->pos + r : e->pos;
     }
   } else {
-    jobio_rec_xfer_other(&nc, fd, dir, r, timed ? est : 0, moves_pos);
+    jobio_rec_xfer_other(&nc, fd, dir, r, want, timed ? est : 0, moves_pos);
   }
   errno = saved;
 }

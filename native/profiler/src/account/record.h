@@ -13,45 +13,42 @@
 
 #pragma GCC visibility push(hidden)
 
-void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int moves_pos);
+void jobio_rec_xfer_other(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t want, uint64_t est, int moves_pos);
 /* the general transfer record (failed, empty, an open not yet decided, another kind of descriptor)
  * of an untimed call (t1 = 0) or of a timed one that ended at t1 with estimate est, on this
  * thread; returns r (so the wrappers end in a tail call and keep nothing across it) */
 int64_t jobio_rec_xfer_slow(uint64_t t1, uint64_t est, int fd, int dir, int64_t r, int moves_pos);
+/* the same for a read of 0 < r < want bytes (it met the end of the file) */
+int64_t jobio_rec_read_short(uint64_t t1, uint64_t est, int fd, int64_t r, int moves_pos, uint64_t want);
 
 /*
  * read/write family: dir is JOBIO_DIR_READ or JOBIO_DIR_WRITE (equal to JOBIO_CALL_READ/WRITE);
- * moves_pos: the call advances the file offset (read, write, readv, writev).
- * The common case (bytes moved on a file whose open is already decided) is counted inline.
+ * moves_pos: the call advances the file offset (read, write, readv, writev); want: the bytes a read
+ * asked for (writes: 0).
+ * The common case (bytes moved on a file whose open is already decided, a read that got all it
+ * asked for) is counted inline. A short read (once per file, at its end) takes the general path,
+ * which makes a small one green: one comparison here (dir is a constant, so writes have none).
  */
 JOBIO_HOT int64_t jobio_rec_xfer_inline(struct jobio_tls *t, int timed, uint64_t t1, uint64_t est, int fd, int dir,
-                                         int64_t r, int moves_pos) {
+                                         int64_t r, int moves_pos, uint64_t want) {
   struct jobio_fd *e;
   uint32_t xoff;
-  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) &&
-      JOBIO_LIKELY((xoff = (e = &jobio_fds[fd])->xoff) != 0) &&
+  if (JOBIO_LIKELY(r > 0) && JOBIO_LIKELY((unsigned)fd < jobio_fd_cap) && JOBIO_LIKELY((xoff = (e = &jobio_fds[fd])->xoff) != 0) &&
+      (dir != JOBIO_DIR_READ || JOBIO_LIKELY((uint64_t)r >= want)) &&
       JOBIO_LIKELY(jobio_count_xfer_fast((char *)t->block + xoff, dir, (uint64_t)r, timed, est, t->last_dt))) {
     if (moves_pos) e->pos += r;
     if (timed && JOBIO_UNLIKELY(t1 >= __atomic_load_n(&jobio_g.next_tick_ns, __ATOMIC_RELAXED))) return jobio_tick_ret(t1, r);
     return r;
   }
+  if (dir == JOBIO_DIR_READ && r > 0 && (uint64_t)r < want) return jobio_rec_read_short(timed ? t1 : 0, est, fd, r, moves_pos, want);
   return jobio_rec_xfer_slow(timed ? t1 : 0, est, fd, dir, r, moves_pos);
-}
-
-/* The same for a wrapper that went through jobio_begin (a context, maybe timed). */
-JOBIO_HOT void jobio_rec_xfer(struct jobio_ctx *c, int fd, int dir, int64_t r, int moves_pos) {
-  uint64_t est;
-  uint64_t t1 = jobio_stop(c, &est);
-  if (t1)
-    jobio_rec_xfer_inline(c->t, 1, t1, est, fd, dir, r, moves_pos);
-  else
-    jobio_rec_xfer_inline(c->t, 0, 0, 0, fd, dir, r, moves_pos);
 }
 
 /* Network transfers (the datagram wrappers, which know the slot from the call's address). */
 void jobio_count_net(struct jobio_ctx *c, struct jobio_mstats *m, int dir, int64_t r, uint64_t est);
 
-void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t est, int timed, int moves_pos);
+/* want: the bytes a read asked for (0: not known, and for writes) */
+void jobio_rec_xfer_est(struct jobio_ctx *c, int fd, int dir, int64_t r, uint64_t want, uint64_t est, int timed, int moves_pos);
 void jobio_rec_fd_slow(struct jobio_ctx *c, int fd, int call, int cls);
 /* The same after the clock stopped (a timed call's end t1 and estimate est; both 0 untimed). */
 void jobio_rec_fd_stopped(struct jobio_ctx *c, int fd, int call, int cls, uint64_t t1, uint64_t est);

@@ -30,20 +30,23 @@ static uint64_t jobio_fst_avail(const struct jobio_fst *s) {
 }
 static uint64_t jobio_fst_bs(const struct jobio_fst *s) { return s->bufe > s->bufb ? (uint64_t)(s->bufe - s->bufb) : 0; }
 
-/* One deduced system call: the first one of a timed call carries the call's duration. */
-static void jobio_fs_op(struct jobio_fs_ops *o, int dir, int64_t n) {
-  jobio_rec_xfer_est(o->c, o->fd, dir, n, o->est, o->timed, 0);
+/* One deduced system call that asked for `want` bytes (a read's: fewer met the end of the file; 0:
+ * not known, and for writes): the first one of a timed call carries the call's duration. */
+static void jobio_fs_op_want(struct jobio_fs_ops *o, int dir, int64_t n, uint64_t want) {
+  jobio_rec_xfer_est(o->c, o->fd, dir, n, want, o->est, o->timed, 0);
   o->timed = 0;
   o->est = 0;
   o->ops++;
 }
+static void jobio_fs_op(struct jobio_fs_ops *o, int dir, int64_t n) { jobio_fs_op_want(o, dir, n, 0); }
 
-/* n bytes moved by buffer-sized system calls (the last one shorter). */
+/* n bytes moved by buffer-sized system calls (the last one shorter: a read's, a buffer fill that
+ * met the end of the file). */
 static void jobio_fs_chunks(struct jobio_fs_ops *o, int dir, uint64_t n, uint64_t bs) {
   if (!bs) bs = n;
   while (n) {
     uint64_t k = n < bs ? n : bs;
-    jobio_fs_op(o, dir, (int64_t)k);
+    jobio_fs_op_want(o, dir, (int64_t)k, dir == JOBIO_DIR_READ ? bs : 0);
     n -= k;
   }
 }
@@ -69,16 +72,17 @@ void jobio_fs_reads(struct jobio_fs_ops *o, const struct jobio_fst *s0, const st
       /* _IO_file_xsgetn: below one buffer, fill the buffer; else read whole blocks directly */
       uint64_t want = fread_want - a0;
       while (want && left) {
-        uint64_t got;
+        uint64_t got, asked;
         if (bs && want < bs) {
+          asked = bs; /* a buffer fill */
           got = left < bs ? left : bs;
           want -= got < want ? got : want;
         } else {
-          uint64_t cnt = want - (bs >= 128 ? want % bs : 0);
-          got = left < cnt ? left : cnt;
+          asked = want - (bs >= 128 ? want % bs : 0); /* whole blocks straight into the request */
+          got = left < asked ? left : asked;
           want -= got;
         }
-        jobio_fs_op(o, JOBIO_DIR_READ, (int64_t)got);
+        jobio_fs_op_want(o, JOBIO_DIR_READ, (int64_t)got, asked);
         left -= got;
       }
     }
@@ -123,8 +127,8 @@ void jobio_fs_writes(struct jobio_fs_ops *o, const struct jobio_fst *s0, const s
 
 /* A seek glibc made for the stream (fseek, ftell): classified as lseek's (jobio_rec_seek), from the
  * kernel offsets before (< 0: not known) and after it; err: it failed. block: the bytes of the
- * block fseek then read (0: none). */
-void jobio_fs_seek(struct jobio_fs_ops *o, int64_t before, int64_t target, int err, int64_t block) {
+ * block fseek then read (0: none), of the `asked` it asked for. */
+void jobio_fs_seek(struct jobio_fs_ops *o, int64_t before, int64_t target, int err, int64_t block, uint64_t asked) {
   int cls, reason = -1;
   if (err) {
     cls = JOBIO_RED;
@@ -140,15 +144,15 @@ void jobio_fs_seek(struct jobio_fs_ops *o, int64_t before, int64_t target, int e
   o->timed = 0;
   o->est = 0;
   o->ops++;
-  if (block > 0) jobio_fs_op(o, JOBIO_DIR_READ, block);
+  if (block > 0) jobio_fs_op_want(o, JOBIO_DIR_READ, block, asked);
 }
 
 /* _IO_new_file_seekoff read the target's block (after a seek to its start) and got fewer bytes than
  * the target's distance into it: it seeks the rest from where the read left the kernel (dumb:). */
-void jobio_fs_seek_short(struct jobio_fs_ops *o, int64_t before, int64_t block_start, int64_t count, int64_t target) {
-  jobio_fs_seek(o, before, block_start, 0, 0);
-  jobio_fs_op(o, JOBIO_DIR_READ, count);
-  jobio_fs_seek(o, block_start + count, target, 0, 0);
+void jobio_fs_seek_short(struct jobio_fs_ops *o, int64_t before, int64_t block_start, int64_t count, uint64_t asked, int64_t target) {
+  jobio_fs_seek(o, before, block_start, 0, 0, 0);
+  jobio_fs_op_want(o, JOBIO_DIR_READ, count, asked);
+  jobio_fs_seek(o, block_start + count, target, 0, 0, 0);
 }
 
 /* The fstat glibc makes of the stream's descriptor (fseek to the end): a stat of an open file. */

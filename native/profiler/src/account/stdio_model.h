@@ -71,11 +71,12 @@ static inline int jobio_fs_reads_none(const struct jobio_fst *s0, FILE *f, int64
 }
 void jobio_fs_flush(struct jobio_fs_ops *o, const struct jobio_fst *s0);
 /* a seek glibc made (kernel offsets before, < 0 unknown, and after; err: its errno when it failed),
- * and the block it read after it (bytes, 0: none) */
-void jobio_fs_seek(struct jobio_fs_ops *o, int64_t before, int64_t target, int err, int64_t block);
+ * and the block it read after it (bytes, 0: none; asked: the bytes that read asked for) */
+void jobio_fs_seek(struct jobio_fs_ops *o, int64_t before, int64_t target, int err, int64_t block, uint64_t asked);
 /* fseek's block read that met the end of the file before the target: the seek to the block start,
- * the read (count bytes, 0 at the end of the file), and the seek of the rest (SEEK_CUR, forward) */
-void jobio_fs_seek_short(struct jobio_fs_ops *o, int64_t before, int64_t block_start, int64_t count, int64_t target);
+ * the read (count bytes of the asked, 0 at the end of the file), and the seek of the rest (SEEK_CUR,
+ * forward) */
+void jobio_fs_seek_short(struct jobio_fs_ops *o, int64_t before, int64_t block_start, int64_t count, uint64_t asked, int64_t target);
 /* an fstat glibc made of the stream's descriptor */
 void jobio_fs_fstat(struct jobio_fs_ops *o);
 

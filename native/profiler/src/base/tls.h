@@ -36,6 +36,10 @@ struct jobio_tls {
                             forking thread's share of jobio_g.mpi_runtime (process/fork.c) */
   uint64_t sqlite_dir;   /* the hash of the directory SQLite opens to sync a journal this thread opened
                             (0: none awaited; process/mounts.c, jobio_component_other) */
+  uint64_t read_want;    /* the bytes the thread's read in progress asked for (wrap/wrap_posix.c): kept before
+                            the call, where the exported wrapper has the thread's record at hand, rather than
+                            in a register saved across it. A signal handler's read between the two may
+                            replace it: one read then taken for short or not, never more. */
 };
 #define JOBIO_TLS_VFORK_RET 88 /* offsetof(struct jobio_tls, vfork_ret), used by the vfork wrapper (asm) */
 #define JOBIO_BUSY_VFORK 0x10000u

@@ -18,6 +18,7 @@ struct jobio_mstats {
   struct jobio_mount_ext ext;
   struct jobio_mount_max max; /* not cumulative: the flush takes them (jobio_max_store) */
   struct jobio_mount_made made; /* opens, creates, stats as they are made (the rest: filled in by the flush) */
+  struct jobio_short_reads short_reads; /* the small bin's reads that met the end of the file (green) */
 };
 _Static_assert(sizeof(struct jobio_mstats) ==
                    sizeof(struct jobio_frame_mount) - offsetof(struct jobio_frame_mount, call),

@@ -13,7 +13,7 @@
  * Both X and L only grow, so R only grows, never exceeds L, and equals X whenever X <= L: mass
  * above the bound is held back, not lost, and is released as the threads live on. The increment
  * R - R_prev is shared among every time counter of the decided calls (call type and class, size
- * bin, reason) in proportion to its raw time not yet reported, so each reported counter also only
+ * bin, reason, short reads) in proportion to its raw time not yet reported, so each reported counter also only
  * grows, stays at or below its raw value, and equals it when nothing is held back.
  *
  * The time of the calls made (struct jobio_mount_made) has a bound of its own, the same one over
@@ -38,7 +38,7 @@
 #include "process/thread.h"
 
 #define CALL_WORDS (JOBIO_CALL_COUNT * JOBIO_CLASS_COUNT) /* the primary family: its sum is X */
-#define DECIDED_WORDS (CALL_WORDS + JOBIO_DIR_COUNT * JOBIO_SIZE_COUNT + JOBIO_REASON_COUNT)
+#define DECIDED_WORDS (CALL_WORDS + JOBIO_DIR_COUNT * JOBIO_SIZE_COUNT + JOBIO_REASON_COUNT + 1) /* + the short reads' */
 #define MADE_WORDS 3 /* the call types decided later (JOBIO_CALL_DECIDED_LATER: open, create, access); the others' made time is filled in from their classes' */
 #define TIME_WORDS (DECIDED_WORDS + MADE_WORDS) /* the made words last */
 
@@ -54,6 +54,8 @@ static void jobio_time_words_init(void) {
   for (int d = 0; d < JOBIO_DIR_COUNT; d++)
     for (int z = 0; z < JOBIO_SIZE_COUNT; z++) jobio_time_word[k++] = (uint16_t)JOBIO_W(sized[d][z].time_ns);
   for (int r = 0; r < JOBIO_REASON_COUNT; r++) jobio_time_word[k++] = (uint16_t)JOBIO_W(ext.reason_time_ns[r]);
+  /* (a part of the small read bin's time: bounded alike, so that the receiver's difference stays >= 0) */
+  jobio_time_word[k++] = (uint16_t)JOBIO_W(short_reads.time_ns);
   for (int ct = 0; ct < JOBIO_CALL_COUNT; ct++)
     if (JOBIO_CALL_DECIDED_LATER(ct) && k < TIME_WORDS) jobio_time_word[k++] = (uint16_t)JOBIO_W(made.time_ns[ct]);
 }

@@ -35,7 +35,7 @@ JOBIO_EXPORT int io_submit(void *ctx, long nr, struct iocb **iocbs) {
       default: continue;
     }
     __atomic_add_fetch(&jobio_g.libaio_iocbs, 1, __ATOMIC_RELAXED);
-    jobio_rec_xfer_est(&c, fd, dir, (int64_t)n, 0, 0, 0);
+    jobio_rec_xfer_est(&c, fd, dir, (int64_t)n, 0, 0, 0, 0);
   }
   errno = saved;
   return r;

@@ -181,12 +181,25 @@ JOBIO_EXPORT int closedir(DIR *d) {
   return r;
 }
 
+/* What a vector read that moved rv > 0 bytes asked for: its buffers' total (then readable: the
+ * kernel has just read them), saturated; 0 (not known) when it moved nothing. (preadv2 with
+ * RWF_NOWAIT: 0, as it returns what the page cache holds, short before the end of the file.) */
+static inline uint64_t jobio_iov_total(ssize_t rv, const struct iovec *iov, int cnt) {
+  uint64_t sum = 0;
+  if (rv <= 0) return 0;
+  for (int i = 0; i < cnt; i++) sum = __builtin_add_overflow(sum, (uint64_t)iov[i].iov_len, &sum) ? UINT64_MAX : sum;
+  return sum;
+}
+
 /*
  * The hot path. The exported wrapper only decides (ready? timed?) and jumps: to the untimed body
  * (counted inline, jobio_rec_xfer_inline), to the timed one, or to the slow half (first call of
- * a thread, lazy initialisation, re-entry, vfork child, not traced).
+ * a thread, lazy initialisation, re-entry, vfork child, not traced). keep: a statement of the
+ * exported wrapper (and of the slow half) before the call, with t the thread's record: the reads
+ * keep the count they ask for (t->read_want, one store); want: what the read asked for, for the
+ * record after the call (a read that got less met the end of the file).
  */
-#define JOBIO_XFER_WRAP(name, params, args, dir, moves)                                          \
+#define JOBIO_XFER_WRAP(name, params, args, dir, moves, keep, want)                              \
   static __attribute__((noinline)) ssize_t jobio_timed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
     struct jobio_tls *t = &jobio_t;                                                             \
     struct timespec ts0, ts1;                                                                   \
@@ -202,72 +215,77 @@ JOBIO_EXPORT int closedir(DIR *d) {
     const ssize_t rv = r; /* (a copy: the frame slot may alias the counters for the compiler) */ \
     uint64_t t1 = jobio_ts_ns(&ts1);                                                            \
     t->last_dt = t1 - jobio_ts_ns(&ts0);                                                        \
-    return jobio_rec_xfer_inline(t, 1, t1, jobio_scale(t->last_dt, w), fd, dir, rv, moves);     \
+    return jobio_rec_xfer_inline(t, 1, t1, jobio_scale(t->last_dt, w), fd, dir, rv, moves, want); \
   }                                                                                             \
   static __attribute__((noinline)) ssize_t jobio_untimed_##name(JOBIO_UNPAREN params, jobio_fn_##name fn) { \
-    ssize_t r = fn args;                                                                        \
-    return jobio_rec_xfer_inline(&jobio_t, 0, 0, 0, fd, dir, r, moves);                         \
+    const ssize_t rv = fn args;                                                                 \
+    return jobio_rec_xfer_inline(&jobio_t, 0, 0, 0, fd, dir, rv, moves, want);                  \
   }                                                                                             \
   static __attribute__((noinline)) ssize_t jobio_slow_##name params {                            \
-    int how = jobio_slow_enter(&jobio_t);                                                       \
+    struct jobio_tls *t = &jobio_t;                                                             \
+    int how = jobio_slow_enter(t);                                                              \
     if (!how) return REAL(name) args;                                                           \
+    keep;                                                                                       \
     if (how == 2) return jobio_timed_##name(JOBIO_UNPAREN args, REAL(name));                    \
     return jobio_untimed_##name(JOBIO_UNPAREN args, REAL(name));                                \
   }                                                                                             \
   JOBIO_EXPORT ssize_t name params {                                                            \
     struct jobio_tls *t = &jobio_t;                                                             \
     jobio_fn_##name fn;                                                                         \
+    keep;                                                                                       \
     if (JOBIO_UNLIKELY(!JOBIO_READY(t, fn, name))) return jobio_slow_##name args;               \
     if (jobio_timed_now(t)) return jobio_timed_##name(JOBIO_UNPAREN args, fn);                  \
     return jobio_untimed_##name(JOBIO_UNPAREN args, fn);                                        \
   }
 
 /* ---------------- reads ---------------- */
-JOBIO_XFER_WRAP(read, (int fd, void *buf, size_t n), (fd, buf, n), JOBIO_DIR_READ, 1)
-JOBIO_XFER_WRAP(pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off), JOBIO_DIR_READ, 0)
-JOBIO_XFER_WRAP(pread64, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off), JOBIO_DIR_READ, 0)
-JOBIO_XFER_WRAP(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_READ, 1)
-JOBIO_XFER_WRAP(preadv, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0)
-JOBIO_XFER_WRAP(preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0)
-JOBIO_XFER_WRAP(preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1)
-JOBIO_XFER_WRAP(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1)
-JOBIO_XFER_WRAP(__read_chk, (int fd, void *buf, size_t n, size_t buflen), (fd, buf, n, buflen), JOBIO_DIR_READ, 1)
-JOBIO_XFER_WRAP(__pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0)
-JOBIO_XFER_WRAP(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0)
+JOBIO_XFER_WRAP(read, (int fd, void *buf, size_t n), (fd, buf, n), JOBIO_DIR_READ, 1, t->read_want = n, jobio_t.read_want)
+JOBIO_XFER_WRAP(pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off), JOBIO_DIR_READ, 0, t->read_want = n, jobio_t.read_want)
+JOBIO_XFER_WRAP(pread64, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off), JOBIO_DIR_READ, 0, t->read_want = n, jobio_t.read_want)
+JOBIO_XFER_WRAP(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_READ, 1, (void)0, jobio_iov_total(rv, iov, cnt))
+JOBIO_XFER_WRAP(preadv, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0, (void)0, jobio_iov_total(rv, iov, cnt))
+JOBIO_XFER_WRAP(preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_READ, 0, (void)0, jobio_iov_total(rv, iov, cnt))
+JOBIO_XFER_WRAP(preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1, (void)0, (fl & RWF_NOWAIT) ? 0 : jobio_iov_total(rv, iov, cnt))
+JOBIO_XFER_WRAP(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_READ, off == -1, (void)0, (fl & RWF_NOWAIT) ? 0 : jobio_iov_total(rv, iov, cnt))
+JOBIO_XFER_WRAP(__read_chk, (int fd, void *buf, size_t n, size_t buflen), (fd, buf, n, buflen), JOBIO_DIR_READ, 1, t->read_want = n, jobio_t.read_want)
+JOBIO_XFER_WRAP(__pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0, t->read_want = n, jobio_t.read_want)
+JOBIO_XFER_WRAP(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen), (fd, buf, n, off, buflen), JOBIO_DIR_READ, 0, t->read_want = n, jobio_t.read_want)
 
 /* ---------------- writes ---------------- */
-JOBIO_XFER_WRAP(write, (int fd, const void *buf, size_t n), (fd, buf, n), JOBIO_DIR_WRITE, 1)
-JOBIO_XFER_WRAP(pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off), JOBIO_DIR_WRITE, 0)
-JOBIO_XFER_WRAP(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off), JOBIO_DIR_WRITE, 0)
-JOBIO_XFER_WRAP(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_WRITE, 1)
-JOBIO_XFER_WRAP(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_WRITE, 0)
-JOBIO_XFER_WRAP(pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_WRITE, 0)
-JOBIO_XFER_WRAP(pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_WRITE, off == -1)
-JOBIO_XFER_WRAP(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_WRITE, off == -1)
+JOBIO_XFER_WRAP(write, (int fd, const void *buf, size_t n), (fd, buf, n), JOBIO_DIR_WRITE, 1, (void)0, 0)
+JOBIO_XFER_WRAP(pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off), JOBIO_DIR_WRITE, 0, (void)0, 0)
+JOBIO_XFER_WRAP(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off), JOBIO_DIR_WRITE, 0, (void)0, 0)
+JOBIO_XFER_WRAP(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), JOBIO_DIR_WRITE, 1, (void)0, 0)
+JOBIO_XFER_WRAP(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off), JOBIO_DIR_WRITE, 0, (void)0, 0)
+JOBIO_XFER_WRAP(pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off), JOBIO_DIR_WRITE, 0, (void)0, 0)
+JOBIO_XFER_WRAP(pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_WRITE, off == -1, (void)0, 0)
+JOBIO_XFER_WRAP(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl), JOBIO_DIR_WRITE, off == -1, (void)0, 0)
 
 /* ---------------- bytes moved without read/write: a read on the source, a write on the target ---------------- */
-static inline void jobio_rec_copy(struct jobio_ctx *c, int in, int in_moves, int out, int out_moves, ssize_t r) {
+/* want: the bytes copy_file_range asked to move (fewer: the source's end was met, as a short read's);
+ * 0 for sendfile and splice, which also stop at a full socket or pipe */
+static inline void jobio_rec_copy(struct jobio_ctx *c, int in, int in_moves, int out, int out_moves, ssize_t r, size_t want) {
   uint64_t est;
   uint64_t t1 = jobio_stop(c, &est);
-  if (r >= 0) jobio_rec_xfer_est(c, in, JOBIO_DIR_READ, r, 0, 0, in_moves);
-  jobio_rec_xfer_est(c, out, JOBIO_DIR_WRITE, r, est, 1, out_moves); /* the duration goes to the write */
+  if (r >= 0) jobio_rec_xfer_est(c, in, JOBIO_DIR_READ, r, want, 0, 0, in_moves);
+  jobio_rec_xfer_est(c, out, JOBIO_DIR_WRITE, r, 0, est, 1, out_moves); /* the duration goes to the write */
   jobio_after(t1);
 }
 
 /* in_moves, out_moves: whether the call moves the descriptor's offset (no offset pointer given) */
-#define JOBIO_COPY(in_moves, out_moves, call_expr) \
-  JOBIO_CTX_CALL(jobio_begin, ssize_t, call_expr, jobio_rec_copy(&c, in, (in_moves), out, (out_moves), r))
+#define JOBIO_COPY(in_moves, out_moves, want, call_expr) \
+  JOBIO_CTX_CALL(jobio_begin, ssize_t, call_expr, jobio_rec_copy(&c, in, (in_moves), out, (out_moves), r, (want)))
 JOBIO_EXPORT ssize_t copy_file_range(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned fl) {
-  JOBIO_COPY(off_in == NULL, off_out == NULL, REAL(copy_file_range)(in, off_in, out, off_out, len, fl))
+  JOBIO_COPY(off_in == NULL, off_out == NULL, len, REAL(copy_file_range)(in, off_in, out, off_out, len, fl))
 }
 JOBIO_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count) {
-  JOBIO_COPY(off == NULL, 1, REAL(sendfile)(out, in, off, count))
+  JOBIO_COPY(off == NULL, 1, 0, REAL(sendfile)(out, in, off, count))
 }
 JOBIO_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count) {
-  JOBIO_COPY(off == NULL, 1, REAL(sendfile64)(out, in, off, count))
+  JOBIO_COPY(off == NULL, 1, 0, REAL(sendfile64)(out, in, off, count))
 }
 JOBIO_EXPORT ssize_t splice(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned fl) {
-  JOBIO_COPY(off_in == NULL, off_out == NULL, REAL(splice)(in, off_in, out, off_out, len, fl))
+  JOBIO_COPY(off_in == NULL, off_out == NULL, 0, REAL(splice)(in, off_in, out, off_out, len, fl))
 }
 
 /* ---------------- seek ---------------- */

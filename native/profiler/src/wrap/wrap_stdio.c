@@ -234,7 +234,7 @@ static void jobio_fopen_append_seek(struct jobio_ctx *c, int fd) {
   struct jobio_ctx nc = *c;
   nc.t0 = 0; /* (the duration went to the open) */
   struct jobio_fs_ops o = {&nc, fd, 0, 0, 0};
-  jobio_fs_seek(&o, 0, jobio_seek_pre(fd, SEEK_SET), 0, 0);
+  jobio_fs_seek(&o, 0, jobio_seek_pre(fd, SEEK_SET), 0, 0, 0);
   errno = saved;
 }
 
@@ -458,19 +458,19 @@ static int jobio_vdprintf_common(int fd, int chk, int flag, const char *fmt, va_
   int saved = errno;
   struct jobio_fs_ops o = {&c, fd, c.t0 != 0, est, 0};
   jobio_fs_fstat(&o);
-  jobio_fs_seek(&o, 0, 0, 0, 0);
+  jobio_fs_seek(&o, 0, 0, 0, 0, 0);
   if (r < 0 && saved != EOVERFLOW && saved != EILSEQ) { /* (those fail before any write) */
-    jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, -1, 0, 0, 1);
+    jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, -1, 0, 0, 0, 1);
   } else if (r > 0) {
     uint64_t bs = 0, left = (uint64_t)r;
     struct stat st;
     if (left > 4096 && jobio_sys_fstat(fd, &st) == 0 && st.st_blksize > 0) bs = (uint64_t)st.st_blksize;
     if (bs && left > bs) {
       /* (a long print: whole blocks as they fill, the rest at the end) */
-      jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, (int64_t)(left - left % bs), 0, 0, 1);
+      jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, (int64_t)(left - left % bs), 0, 0, 0, 1);
       left %= bs;
     }
-    if (left) jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, (int64_t)left, 0, 0, 1);
+    if (left) jobio_rec_xfer_est(&c, fd, JOBIO_DIR_WRITE, (int64_t)left, 0, 0, 0, 1);
   }
   errno = saved;
   jobio_after(t1);
@@ -605,11 +605,15 @@ static void jobio_sc_seek(struct jobio_sc *s, int whence, int r) {
   int refilled = a.s1.rend > a.s1.rbase && (off1 != s->off0 || a.s1.rend != s->s0.rend || a.s1.rbase != s->s0.rbase);
   int64_t before = s->kern0 >= 0 ? s->kern0 + (int64_t)flushed : -1;
   int64_t count = refilled ? a.s1.rend - a.s1.bufb : 0; /* the block read after the seek */
+  /* what that read asked for (_IO_new_file_seekoff): a buffer, or only up to the target when the
+   * stream held nothing to read or write at the call (then it got all it asked, or fell short below) */
+  int exact = s->s0.rbase == s->s0.rend && s->s0.wbase == s->s0.wptr;
+  uint64_t bs = a.s1.bufe > a.s1.bufb ? (uint64_t)(a.s1.bufe - a.s1.bufb) : 0;
   int64_t start, got;
   if (r == 0 && !refilled && jobio_sc_short_block(s, &a.s1, whence, off1, &start, &got))
-    jobio_fs_seek_short(&a.o, before, start, got, off1);
+    jobio_fs_seek_short(&a.o, before, start, got, exact ? (uint64_t)(off1 - start) : bs, off1);
   else
-    jobio_fs_seek(&a.o, before, off1 >= 0 ? off1 - count : -1, r == 0 ? 0 : saved, count);
+    jobio_fs_seek(&a.o, before, off1 >= 0 ? off1 - count : -1, r == 0 ? 0 : saved, count, exact ? (uint64_t)count : bs);
   jobio_sc_end(saved, t1);
 }
 #define JOBIO_FSEEK(whence, call_expr) \
@@ -637,9 +641,9 @@ static void jobio_sc_tell(struct jobio_sc *s, int failed) {
   uint64_t t1 = jobio_sc_stop(s, &a, &saved);
   int to_end = (s->s0.flags & JOBIO_IO_IS_APPENDING) && s->s0.bufb && jobio_sc_pending(&s->s0);
   if (to_end)
-    jobio_fs_seek(&a.o, -1, off1, failed ? saved : 0, 0);
+    jobio_fs_seek(&a.o, -1, off1, failed ? saved : 0, 0, 0);
   else if (s->off0 < 0 && s->fd >= 0)
-    jobio_fs_seek(&a.o, 0, 0, failed ? saved : 0, 0); /* lseek(fd, 0, SEEK_CUR): where it already is */
+    jobio_fs_seek(&a.o, 0, 0, failed ? saved : 0, 0, 0); /* lseek(fd, 0, SEEK_CUR): where it already is */
   jobio_sc_end(saved, t1);
 }
 #define JOBIO_FTELL(type, call_expr) \
