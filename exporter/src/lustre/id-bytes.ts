@@ -36,7 +36,9 @@ export class IdBytes {
   set(slot: number, src: Uint8Array, start: number, end: number): void {
     const length = end - start;
     if (this.used + length > this.bytes.length) this.makeRoom(length);
-    this.bytes.set(src.subarray(start, end), this.used);
+    // Byte by byte: ids are short, and a subarray() to set() from is an object per new entry.
+    const { bytes, used } = this;
+    for (let i = 0; i < length; i += 1) bytes[used + i] = src[start + i] as number;
     while (slot >> PAGE_SHIFT >= this.pages.length) this.pages.push({ at: new Int32Array(PAGE_SLOTS), length: new Uint16Array(PAGE_SLOTS) });
     const page = this.pages[slot >> PAGE_SHIFT] as Page;
     page.at[slot & IN_PAGE] = this.used + 1;
@@ -95,6 +97,12 @@ export class IdBytes {
     const old = this.bytes;
     const size = need * 8 <= old.length * 7 && need * 4 >= old.length ? old.length : Math.max(MIN_BYTES, Math.ceil(need * 1.25));
     const bytes = new Uint8Array(size);
+    if (this.loose === 0) {
+      // Nothing let go: the ids keep their places, copied at once.
+      bytes.set(old.subarray(0, this.used));
+      this.bytes = bytes;
+      return;
+    }
     let used = 0;
     for (let p = 0; p < this.pages.length; p += 1) {
       const page = this.pages[p] as Page;
@@ -102,7 +110,7 @@ export class IdBytes {
         const at = (page.at[i] as number) - 1;
         if (at < 0) continue;
         const n = this.lengthOf((p << PAGE_SHIFT) | i);
-        bytes.set(old.subarray(at, at + n), used);
+        for (let j = 0; j < n; j += 1) bytes[used + j] = old[at + j] as number;
         page.at[i] = used + 1;
         used += n;
       }
