@@ -93,7 +93,7 @@ test('addInto adds a row to what is there, exactly, and leaves the row as it was
   assert.deepEqual(rows.deltasOf(rows.take()), [], 'a row taken again starts at zero');
 });
 
-test('one field at a time (addField), read in place (view) and added row to row: the same exact sums', () => {
+test('one field at a time (addField), read through view() and added row to row: the same exact sums', () => {
   const rows = new DeltaRows();
   const expected = new Map<number, (U64 | undefined)[]>();
   const next = fixedSequence(7);
@@ -107,7 +107,7 @@ test('one field at a time (addField), read in place (view) and added row to row:
     rows.addField(row, field, d);
     mergeDeltas(expected.get(row)!, Object.assign([], { [field]: d }));
   }
-  // Half of the rows added into the other half, through the in-place view.
+  // Half of the rows added into the other half, through view().
   for (let r = 0; r < 750; r += 1) {
     rows.add(r, rows.view(r + 750));
     mergeDeltas(expected.get(r)!, expected.get(r + 750)!);

@@ -1,7 +1,8 @@
 // The per-entry state of one target's job_stats entries, by slot number, in slabs rather than one
 // object per entry: an entry's last values are a row of 32-bit numbers (a row of 64-bit floats once a
 // value passes 2^32 − 1, such as a byte sum past 4 GiB), its start time, the scrape it was last seen
-// in, its job class and its field layout are one element each of a by-slot array.
+// in, the number of its job class and of its field layout are one element each of a page's typed arrays
+// (numbers the caller gives: a pointer by slot was 8 bytes, and more for the collector to trace).
 //
 // Why: an object, an array of values and the array's elements for each of 100,000 entries cost about
 // 260 bytes an entry besides the values themselves, and as many objects for the collector to trace.
@@ -9,7 +10,6 @@
 // quarter) left every smaller copy behind as garbage, 30–60 MB more peak RSS at 100,000 entries. A
 // freed slot (the entry left the file) is reused by the next new entry; pages are let go only when the
 // target is cleared.
-import type { JobClass } from './credits.js';
 import type { U64 } from '../util/u64.js';
 
 /** Slots a page: 1,024 slots of 28 values are 112 KiB of narrow values. */
@@ -27,6 +27,9 @@ interface Page {
   readonly wideRow: Int32Array;
   /** Two links of the slot's owner, as slot + 1 (0: none): see linkOf(). */
   readonly links: Int32Array;
+  /** The caller's numbers of the slot's job class and field layout. */
+  readonly classes: Int32Array;
+  readonly layouts: Int32Array;
 }
 
 /** Links a slot has: to the slot read after it last time, to the slot taken after it (entry-tracker.ts). */
@@ -44,8 +47,6 @@ export class EntrySlots {
   /** Slots handed out so far (free ones included): slots at or above it were never used. */
   private used = 0;
   private readonly free: number[] = [];
-  private readonly classes: (JobClass | undefined)[] = [];
-  private readonly layouts: (readonly number[] | undefined)[] = [];
   /**
    * The values of the slots with a value beyond 2^53 (a bigint, rare: a byte sum past 8 PiB), kept
    * whole here instead of in the slabs, which hold only exact numbers.
@@ -53,7 +54,7 @@ export class EntrySlots {
   private readonly big = new Map<number, U64[]>();
 
   /** A slot for a new entry (its state is set by the caller: layout, values and start, seen). */
-  take(cls: JobClass): number {
+  take(cls: number): number {
     const slot = this.free.pop() ?? this.used++;
     if (slot >> PAGE_SHIFT >= this.pages.length) {
       this.pages.push({
@@ -62,16 +63,16 @@ export class EntrySlots {
         seen: new Int32Array(PAGE_SLOTS),
         wideRow: new Int32Array(PAGE_SLOTS),
         links: new Int32Array(PAGE_SLOTS * 2),
+        classes: new Int32Array(PAGE_SLOTS),
+        layouts: new Int32Array(PAGE_SLOTS),
       });
     }
-    this.classes[slot] = cls;
+    this.pageOf(slot).classes[slot & IN_PAGE] = cls;
     return slot;
   }
 
-  /** Lets go of a slot: its class and values are forgotten. */
+  /** Lets go of a slot: its values are forgotten (its class and layout numbers are the caller's to let go). */
   release(slot: number): void {
-    this.classes[slot] = undefined;
-    this.layouts[slot] = undefined;
     if (this.big.size > 0) this.big.delete(slot);
     this.narrowed(slot);
     this.free.push(slot);
@@ -86,17 +87,17 @@ export class EntrySlots {
     this.stride = 0;
     this.used = 0;
     this.free.length = 0;
-    this.classes.length = 0;
-    this.layouts.length = 0;
     this.big.clear();
   }
 
-  classOf(slot: number): JobClass {
-    return this.classes[slot] as JobClass;
+  /** The number of the slot's job class (given to take()). */
+  classOf(slot: number): number {
+    return this.pageOf(slot).classes[slot & IN_PAGE] as number;
   }
 
-  layoutOf(slot: number): readonly number[] {
-    return this.layouts[slot] as readonly number[];
+  /** The number of the slot's field layout (given to store()). */
+  layoutOf(slot: number): number {
+    return this.pageOf(slot).layouts[slot & IN_PAGE] as number;
   }
 
   private pageOf(slot: number): Page {
@@ -144,10 +145,10 @@ export class EntrySlots {
     return page.narrow[(slot & IN_PAGE) * this.stride + j] as number;
   }
 
-  /** Sets the slot's layout, its `count` first values from `values`, and its start time. */
-  store(slot: number, layout: readonly number[], values: readonly U64[], count: number, startTime: number): void {
-    this.layouts[slot] = layout;
+  /** Sets the slot's layout number, its `count` first values (of that layout) from `values`, and its start time. */
+  store(slot: number, layout: number, values: readonly U64[], count: number, startTime: number): void {
     const page = this.pageOf(slot);
+    page.layouts[slot & IN_PAGE] = layout;
     page.startTimes[slot & IN_PAGE] = startTime;
     let max = 0;
     for (let j = 0; j < count; j += 1) {

@@ -18,7 +18,9 @@ import { u64Less, u64Sub, type U64 } from '../util/u64.js';
 import { UNLIMITED_BUDGET, type EntryBudget } from './entry-budget.js';
 import { DEFAULT_SYSTEM_UID_MAX } from '../labels/users.js';
 import { EntrySlots, READ_NEXT, TAKEN_NEXT } from './entry-slots.js';
-import { hashString, IdIndex } from './id-index.js';
+import { hashBytes, IdIndex } from './id-index.js';
+import { IdBytes } from './id-bytes.js';
+import { LayoutTable } from './layout-table.js';
 
 export type QualityCounts = Record<JobIdQuality, number>;
 
@@ -48,16 +50,16 @@ const noUidCounts = (): Record<UidClass, QualityCounts> => ({ system: noCounts()
 export class EntryTracker {
   private readonly slots = new EntrySlots();
   /**
-   * By slot: its entry's id (undefined: a free slot). Each slot also links to the slot of the entry
-   * read right after it the last time (READ_NEXT): files list their entries in the same order read
-   * after read, so the next entry's id is compared in place with the one expected there, without a
-   * string and a lookup.
+   * By slot: its entry's id, as bytes (id-bytes.ts; none: a free slot). Each slot also links to the
+   * slot of the entry read right after it the last time (READ_NEXT): files list their entries in the
+   * same order read after read, so the next entry's id is compared in place with the one expected
+   * there, without a lookup.
    */
-  private readonly idBySlot: (string | undefined)[] = [];
+  private readonly idBytes = new IdBytes();
   /** The slot of each entry kept, by its id (id-index.ts: a Map was ~37 bytes an entry). */
-  private readonly ids = new IdIndex<string>({
-    hashOf: (slot) => hashString(this.idBySlot[slot] as string),
-    matches: (slot, id) => this.idBySlot[slot] === id,
+  private readonly ids = new IdIndex<JobStatsEntryView>({
+    hashOf: (slot) => this.idBytes.hashOf(slot),
+    matches: (slot, view) => this.idBytes.matches(slot, view.idBytes, view.idStart, view.idEnd),
   });
   /**
    * The slots in the order their entries were first seen (the walks' order, as a Map's would be): the
@@ -76,7 +78,8 @@ export class EntryTracker {
     hashOf: (n) => identityHash(this.classList[n] as JobClass),
     matches: (n, identity) => sameIdentity(this.classList[n] as JobClass, identity),
   });
-  private readonly layouts = new Map<string, readonly number[]>();
+  /** The entries' field layouts, by the number their slots keep. */
+  private readonly layouts = new LayoutTable();
   private readonly scratch: FieldValues = { count: 0, ids: [], values: [], dropped: 0 };
   quality: QualityCounts = noCounts();
   /** The same counts split by uid class (the sum over the classes is `quality`). */
@@ -150,7 +153,7 @@ export class EntryTracker {
 
   /** Takes one parsed entry; adds its increments to `credits`. */
   ingest(view: JobStatsEntryView, epoch: number, credits: CreditBook): void {
-    if (view.invalid) return this.reject(view.rawId, epoch);
+    if (view.invalid) return this.reject(view, epoch);
     const cur = this.scratch;
     entryFields(view, this.fields, cur);
     this.droppedCounters += cur.dropped;
@@ -171,12 +174,13 @@ export class EntryTracker {
         this.budgetDroppedEntries += 1;
         return;
       }
-      const cls = this.classOf(classifyJobId(decodeJobId(view.rawId), this.formats));
-      const taken = slots.take(cls);
+      const n = this.classOf(classifyJobId(decodeJobId(view.rawId), this.formats));
+      const cls = this.classList[n] as JobClass;
+      const taken = slots.take(n);
       slots.store(taken, this.layoutOf(cur), cur.values, cur.count, view.startTime);
       slots.markSeen(taken, epoch);
-      this.idBySlot[taken] = view.rawId;
-      this.ids.add(taken, hashString(view.rawId));
+      this.idBytes.set(taken, view.idBytes, view.idStart, view.idEnd);
+      this.ids.add(taken, this.idBytes.hashOf(taken));
       slots.setLink(taken, TAKEN_NEXT, -1);
       if (this.newestSlot < 0) this.oldestSlot = taken;
       else slots.setLink(this.newestSlot, TAKEN_NEXT, taken);
@@ -194,12 +198,12 @@ export class EntryTracker {
       }
       return;
     }
-    const cls = slots.classOf(slot);
+    const cls = this.classList[slots.classOf(slot)] as JobClass;
     this.count(cls);
     slots.markSeen(slot, epoch);
     this.followedBy(slot);
     const layout = slots.layoutOf(slot);
-    if (!this.sameLayout(layout, cur)) return this.ingestRelayout(slot, view, credits);
+    if (!this.sameLayout(this.layouts.get(layout), cur)) return this.ingestRelayout(slot, view, credits);
     const startTime = slots.startTimeOf(slot);
     let reset = !Number.isNaN(view.startTime) && !Number.isNaN(startTime) && view.startTime !== startTime;
     for (let j = 0; j < cur.count && !reset; j += 1) if (u64Less(cur.values[j]!, slots.valueAt(slot, j))) reset = true;
@@ -219,15 +223,12 @@ export class EntryTracker {
   /** The slot of the entry with the view's id: the one read after the previous entry last time, when its id is that, else by the map. */
   private slotOf(view: JobStatsEntryView): number | undefined {
     const expected = this.previousSlot < 0 ? this.firstSlot : this.slots.linkOf(this.previousSlot, READ_NEXT);
-    if (expected >= 0) {
-      const id = this.idBySlot[expected];
-      if (id !== undefined && view.idIs(id)) return expected;
-    }
-    return this.slotById(view.rawId);
+    if (expected >= 0 && this.idBytes.matches(expected, view.idBytes, view.idStart, view.idEnd)) return expected;
+    return this.slotById(view);
   }
 
-  private slotById(id: string): number | undefined {
-    const slot = this.ids.find(id, hashString(id));
+  private slotById(view: JobStatsEntryView): number | undefined {
+    const slot = this.ids.find(view, hashBytes(view.idBytes, view.idStart, view.idEnd));
     return slot < 0 ? undefined : slot;
   }
 
@@ -242,10 +243,10 @@ export class EntryTracker {
    * An entry with a value beyond u64 is malformed: no increment, and a known entry keeps its last good
    * values (marked seen, so it is not forgotten and credited whole when it is readable again).
    */
-  private reject(rawId: string, epoch: number): void {
+  private reject(view: JobStatsEntryView, epoch: number): void {
     this.count(undefined);
     this.outOfRangeEntries += 1;
-    const slot = this.slotById(rawId);
+    const slot = this.slotById(view);
     if (slot !== undefined) this.slots.markSeen(slot, epoch);
   }
 
@@ -265,13 +266,14 @@ export class EntryTracker {
       else slots.setLink(kept, TAKEN_NEXT, next);
       if (next < 0) this.newestSlot = kept;
       this.budget.release(this.ids.size);
-      const id = this.idBySlot[slot] as string;
-      this.ids.remove(slot, hashString(id));
-      this.idBySlot[slot] = undefined;
-      const cls = slots.classOf(slot);
+      this.ids.remove(slot, this.idBytes.hashOf(slot));
+      this.idBytes.release(slot);
+      this.layouts.release(slots.layoutOf(slot));
+      const n = slots.classOf(slot);
       slots.release(slot);
+      const cls = this.classList[n] as JobClass;
       cls.entries -= 1;
-      if (cls.entries === 0) this.dropClass(cls);
+      if (cls.entries === 0) this.dropClass(n);
       slot = next;
     }
   }
@@ -279,7 +281,7 @@ export class EntryTracker {
   clear(): void {
     this.budget.release(this.ids.size, this.ids.size);
     this.ids.clear();
-    this.idBySlot.length = 0;
+    this.idBytes.clear();
     this.oldestSlot = -1;
     this.newestSlot = -1;
     this.firstSlot = -1;
@@ -288,54 +290,48 @@ export class EntryTracker {
     this.classes.clear();
     this.classList.length = 0;
     this.freeClasses.length = 0;
+    this.layouts.clear();
   }
 
   /** Calls `visit` with the class of every entry kept, in entry order: after endRead(), every entry of the last read (rate-density.ts). */
   forEachClass(visit: (cls: JobClass) => void): void {
     const slots = this.slots;
-    for (let slot = this.oldestSlot; slot >= 0; slot = slots.linkOf(slot, TAKEN_NEXT)) visit(slots.classOf(slot));
+    for (let slot = this.oldestSlot; slot >= 0; slot = slots.linkOf(slot, TAKEN_NEXT)) visit(this.classList[slots.classOf(slot)] as JobClass);
   }
 
-  private classOf(identity: JobIdentity): JobClass {
+  /** The number of the class of `identity` (made when new), with one more entry. */
+  private classOf(identity: JobIdentity): number {
     const hash = identityHash(identity);
-    const n = this.classes.find(identity, hash);
-    let cls: JobClass;
-    if (n >= 0) cls = this.classList[n] as JobClass;
-    else {
-      cls = newJobClass(identity);
-      const taken = this.freeClasses.pop() ?? this.classList.length;
-      this.classList[taken] = cls;
-      this.classes.add(taken, hash);
+    let n = this.classes.find(identity, hash);
+    if (n < 0) {
+      n = this.freeClasses.pop() ?? this.classList.length;
+      this.classList[n] = newJobClass(identity);
+      this.classes.add(n, hash);
     }
-    cls.entries += 1;
-    return cls;
+    (this.classList[n] as JobClass).entries += 1;
+    return n;
   }
 
-  private dropClass(cls: JobClass): void {
-    const hash = identityHash(cls);
-    const n = this.classes.find(cls, hash);
-    this.classes.remove(n, hash);
+  private dropClass(n: number): void {
+    this.classes.remove(n, identityHash(this.classList[n] as JobClass));
     this.classList[n] = undefined;
     this.freeClasses.push(n);
   }
 
-  private lastLayout: readonly number[] = [];
+  /** The layout number of the last new entry, and its layout. */
+  private lastLayout = -1;
+  private lastLayoutIds: readonly number[] = [];
 
-  private layoutOf(cur: FieldValues): readonly number[] {
+  /** The number of `cur`'s layout, with one more use (a new entry's). */
+  private layoutOf(cur: FieldValues): number {
     // Nearly every entry of a target has the layout of the one before: skip building a key for it.
-    if (this.sameLayout(this.lastLayout, cur)) return this.lastLayout;
-    this.lastLayout = this.internLayout(cur.ids.slice(0, cur.count));
-    return this.lastLayout;
-  }
-
-  private internLayout(ids: number[]): readonly number[] {
-    const key = ids.join(',');
-    let layout = this.layouts.get(key);
-    if (!layout) {
-      layout = ids;
-      if (this.layouts.size < 1024) this.layouts.set(key, layout);
+    if (this.lastLayout >= 0 && this.layouts.holds(this.lastLayout, this.lastLayoutIds) && this.sameLayout(this.lastLayoutIds, cur)) {
+      this.layouts.use(this.lastLayout);
+      return this.lastLayout;
     }
-    return layout;
+    this.lastLayout = this.layouts.acquire(cur.ids.slice(0, cur.count));
+    this.lastLayoutIds = this.layouts.get(this.lastLayout);
+    return this.lastLayout;
   }
 
   private sameLayout(layout: readonly number[], cur: FieldValues): boolean {
@@ -352,9 +348,10 @@ export class EntryTracker {
   private ingestRelayout(slot: number, view: JobStatsEntryView, credits: CreditBook): void {
     const cur = this.scratch;
     const slots = this.slots;
-    const cls = slots.classOf(slot);
+    const cls = this.classList[slots.classOf(slot)] as JobClass;
+    const layout = slots.layoutOf(slot);
     const previous = new Map<number, U64>();
-    for (const [j, id] of slots.layoutOf(slot).entries()) previous.set(id, slots.valueAt(slot, j));
+    for (const [j, id] of this.layouts.get(layout).entries()) previous.set(id, slots.valueAt(slot, j));
     const startTime = slots.startTimeOf(slot);
     let reset = !Number.isNaN(view.startTime) && !Number.isNaN(startTime) && view.startTime !== startTime;
     for (let j = 0; j < cur.count && !reset; j += 1) {
@@ -376,6 +373,9 @@ export class EntryTracker {
     }
     const ids = [...previous.keys()];
     const values = ids.map((id) => previous.get(id)!);
-    slots.store(slot, this.internLayout(ids), values, values.length, view.startTime);
+    // The new layout taken before the old one is let go: the same layout keeps its number.
+    const relaid = this.layouts.acquire(ids);
+    this.layouts.release(layout);
+    slots.store(slot, relaid, values, values.length, view.startTime);
   }
 }

@@ -1,5 +1,5 @@
 // A set of numbers (slots, places) found by a key they stand for, in one Int32Array: open addressing,
-// linear probing. The keys stay with the caller (an id string by slot, a class by number); the table
+// linear probing. The keys stay with the caller (an id's bytes by slot, a class by number); the table
 // asks it for a number's hash and whether a number has a key.
 //
 // Why not a Map by key: a Map entry is three 8-byte words plus its share of the buckets, ~37 bytes an
@@ -30,6 +30,13 @@ const SEED = randomBytes(4).readInt32LE(0);
 export function hashString(s: string): number {
   let h = 0x811c9dc5 ^ SEED;
   for (let i = 0; i < s.length; i += 1) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return mix(h);
+}
+
+/** hashString() of the text whose characters are bytes[start, end) (one character a byte, as latin1 reads them). */
+export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5 ^ SEED;
+  for (let i = start; i < end; i += 1) h = Math.imul(h ^ (bytes[i] as number), 0x01000193);
   return mix(h);
 }
 

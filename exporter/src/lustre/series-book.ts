@@ -18,6 +18,7 @@ import { u64Add, type U64 } from '../util/u64.js';
 import { OTHER } from '../labels/reserved.js';
 import { idleFor, SlotTable, type SlotCandidate } from '../labels/slot-table.js';
 import { DeltaRows, mergeDeltas } from './delta-rows.js';
+import { KeyRows } from './key-rows.js';
 
 export { mergeDeltas } from './delta-rows.js';
 
@@ -119,9 +120,10 @@ export class SeriesBook {
    * `pendingDeltas`, and by row their activity. Rows, not a group object and an array of increments
    * per job: 100,000 waiting jobs kept ~450 bytes each that way. Their labels are read back from the
    * key when a slot is theirs (a labels object and its user string were ~70 bytes a waiting job);
-   * `pendingLabels` keeps those of the rare keys that do not tell them.
+   * `pendingLabels` keeps those of the rare keys that do not tell them. The rows are taken in the
+   * order the jobs begin to wait (from 0 after each releaseAll()), so by row is that order.
    */
-  private readonly pending = new Map<string, number>();
+  private readonly pending = new KeyRows();
   private readonly pendingDeltas = new DeltaRows();
   private readonly pendingActivity: number[] = [];
   private readonly pendingLabels = new Map<string, SeriesLabels>();

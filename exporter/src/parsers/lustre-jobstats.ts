@@ -21,11 +21,16 @@ import { COUNTER_LINE, linesAddon, RECORD_FIELDS, START_TIME_LINE } from './jobs
 export interface JobStatsEntryView {
   /**
    * The job id exactly as printed (quotes and `\xHH` escapes kept): the identity of the entry. Made as
-   * a string when first asked for: idIs() compares a known id without making one.
+   * a string when first asked for: idBytes is the same id without one.
    */
   readonly rawId: string;
-  /** Whether the id is `text` (rawId === text), compared in place against the scanned bytes. */
-  idIs(text: string): boolean;
+  /**
+   * The id's bytes, idBytes[idStart, idEnd) (rawId is them, a character a byte), valid until the next
+   * entry: a known id is compared and hashed in place, and a kept one copied as bytes.
+   */
+  readonly idBytes: Uint8Array;
+  readonly idStart: number;
+  readonly idEnd: number;
   /** `start_time` (2.15+) in seconds, a new value means Lustre restarted the entry; NaN if absent. */
   startTime: number;
   /** Number of counter lines in the arrays below. */
@@ -140,19 +145,16 @@ class EntryView implements JobStatsEntryView {
   readonly units: string[] = [];
   readonly samples: U64[] = [];
   readonly sums: U64[] = [];
-  private idBytes: Buffer = EMPTY;
-  private idStart = 0;
-  private idEnd = 0;
+  idBytes: Buffer = EMPTY;
+  idStart = 0;
+  idEnd = 0;
   /** The id as a string, once made (undefined: only in idBytes). */
   private idText: string | undefined = '';
+  /** Where an open entry's id is copied when the scanned bytes are about to be reused (grown as needed). */
+  private ownId: Buffer = EMPTY;
 
   get rawId(): string {
     return (this.idText ??= this.idBytes.toString('latin1', this.idStart, this.idEnd));
-  }
-
-  idIs(text: string): boolean {
-    const known = this.idText;
-    return known !== undefined ? known === text : sameBytes(text, this.idBytes, this.idStart, this.idEnd);
   }
 
   /** A new entry whose id is buf[start, end) (the bytes must stay as they are until keepId()). */
@@ -166,10 +168,15 @@ class EntryView implements JobStatsEntryView {
     this.invalid = false;
   }
 
-  /** The scanned bytes are about to be reused (the next chunk): the id of an entry still open becomes a string. */
+  /** The scanned bytes are about to be reused (the next chunk): the id of an entry still open is copied. */
   keepId(): void {
-    if (this.idText === undefined) this.idText = this.idBytes.toString('latin1', this.idStart, this.idEnd);
-    this.idBytes = EMPTY;
+    if (this.idBytes === this.ownId) return;
+    const length = this.idEnd - this.idStart;
+    if (this.ownId.length < length) this.ownId = Buffer.allocUnsafe(Math.max(256, length));
+    this.idBytes.copy(this.ownId, 0, this.idStart, this.idEnd);
+    this.idBytes = this.ownId;
+    this.idStart = 0;
+    this.idEnd = length;
   }
 }
 

@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KeyRows } from './key-rows.js';
+
+test('rows by key: found, visited by row number, forgotten on clear', () => {
+  const rows = new KeyRows();
+  const keys = Array.from({ length: 3000 }, (_, i) => `${i}\u0000user${i % 7}\u0000`);
+  keys.forEach((key, row) => rows.set(key, row));
+  assert.equal(rows.size, 3000);
+  for (const [row, key] of keys.entries()) assert.equal(rows.get(key), row);
+  assert.equal(rows.get('3000\u0000user4\u0000'), undefined);
+  assert.equal(rows.has('\u0001other'), false);
+  const visited: string[] = [];
+  rows.forEach((row, key) => visited.push(`${row}=${key}`));
+  assert.deepEqual(
+    visited,
+    keys.map((key, row) => `${row}=${key}`),
+  );
+  rows.clear();
+  assert.equal(rows.size, 0);
+  assert.equal(rows.get(keys[5]!), undefined);
+  rows.set('b', 0);
+  rows.set('a', 1);
+  const after: string[] = [];
+  rows.forEach((_, key) => after.push(key));
+  assert.deepEqual(after, ['b', 'a'], 'after clear, only the new keys, by row');
+});
