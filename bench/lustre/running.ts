@@ -4,7 +4,7 @@
 // With several TREEs (checkouts with dist/ and the addon built, e.g. main's built aside), their runs
 // alternate, so the machine's load falls on each alike. Prints a JSON line a run, then the medians by tree.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,12 +35,26 @@ function parseArgs(argv: string[]): { runs: number; trees: string[] } {
     if (argv[i] === '--runs') {
       runs = Number(argv[(i += 1)]);
       if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs needs a positive integer');
+    } else if (argv[i] === '--help' || argv[i] === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    } else if (argv[i]!.startsWith('-')) {
+      throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
     } else {
-      trees.push(resolve(argv[i]!));
+      // a tree must be a built checkout: its worker imports dist/ and the addon from it
+      const tree = resolve(argv[i]!);
+      if (!existsSync(join(tree, 'dist'))) throw new Error(`${tree} has no dist/: build it first (npm run build)`);
+      trees.push(tree);
     }
   }
   return { runs, trees: trees.length > 0 ? trees : [resolve(repo)] };
 }
+
+const USAGE = `usage: node --import tsx bench/lustre/running.ts [--runs N] [TREE ...]
+  A running exporter's changing scrapes of a 20,000-entry 2.14 job_stats file against the read+split
+  floor, each run in its own process. TREE: a built checkout (default: this one); several alternate.
+  --runs N   rounds (default 4)
+`;
 
 const { runs, trees } = parseArgs(process.argv.slice(2));
 const dir = mkdtempSync(join(tmpdir(), 'jobio-bench-running-'));
