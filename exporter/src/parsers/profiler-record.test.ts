@@ -303,6 +303,15 @@ test('version 4 mount frames (calls made without their time) are accepted, witho
   for (const size of [MOUNT.sizeV4 - 8, MOUNT.sizeV4 + 8, MOUNT.size]) assert.deepEqual(decodeFrame(v4(size)), { ok: false, reason: 'bad_length' });
 });
 
+/** A frame as an older library sends it: `version` in its header, cut (or zero-padded) to `size` bytes. */
+function asOlder(frame: Buffer, version: number, size: number): Buffer {
+  const b = Buffer.alloc(size);
+  frame.copy(b, 0, 0, Math.min(size, frame.length));
+  b.writeUInt16LE(version, 4);
+  b.writeUInt32LE(size, 8);
+  return b;
+}
+
 test('version 5 and 6 mount frames (a library that counted the reads at the end of a file red) are accepted at their own size, without shortReads; one byte more or less is not', () => {
   const [, m1] = dumpFrames();
   assert.ok(m1);
@@ -310,13 +319,7 @@ test('version 5 and 6 mount frames (a library that counted the reads at the end 
   assert.ok(full.ok && full.record.kind === 'mount');
   assert.deepEqual(full.record.shortReads, { calls: 0, bytes: 0, timeNs: 0 });
   for (const version of [5, 6]) {
-    const older = (size: number): Buffer => {
-      const b = Buffer.alloc(size);
-      m1.copy(b, 0, 0, Math.min(size, m1.length));
-      b.writeUInt16LE(version, 4);
-      b.writeUInt32LE(size, 8);
-      return b;
-    };
+    const older = (size: number): Buffer => asOlder(m1, version, size);
     const m = decodeFrame(older(MOUNT.sizeV5));
     assert.ok(m.ok && m.record.kind === 'mount', `version ${version}`);
     assert.equal(m.record.shortReads, undefined);
@@ -343,13 +346,7 @@ test('version 2 to 5 process frames (a library that does not send its path) are 
   const full = decodedAs(p1, 'process');
   assert.equal(full.exePath, '/opt/jobio-test/bin/frame-tool');
   for (const version of [2, 3, 4, 5]) {
-    const older = (size: number): Buffer => {
-      const b = Buffer.alloc(size);
-      p1.copy(b, 0, 0, Math.min(size, p1.length));
-      b.writeUInt16LE(version, 4);
-      b.writeUInt32LE(size, 8);
-      return b;
-    };
+    const older = (size: number): Buffer => asOlder(p1, version, size);
     const p = decodedAs(older(PROCESS.sizeV2), 'process');
     assert.equal(p.exePath, undefined, `version ${version}`);
     const { exePath: _path, ...rest } = full;
