@@ -109,31 +109,38 @@ before(() => {
   for (const b of ['sh', 'bash', 'cat', 'cp', 'wc', 'perl', 'gzip']) requireBinary(b);
 });
 
+/**
+ * Runs cmd once under the profiler (in base/prof) and once under strace (in base/trace), each
+ * directory first given its files by `prepare`; both runs must succeed. The profiler's dump, strace's
+ * calls, and the directory strace ran in (the calls' paths are in it).
+ */
+async function profiledAndTraced(base: string, cmdLine: readonly string[], prepare: (dir: string) => void): Promise<{ dump: Dump; calls: StraceCall[]; traceDir: string }> {
+  const [cmd, ...args] = cmdLine as [string, ...string[]];
+  const profDir = join(base, 'prof');
+  const traceDir = join(base, 'trace');
+  for (const d of [profDir, traceDir]) {
+    mkdirSync(d);
+    prepare(d);
+  }
+  const prof = await runProfiled(cmd, args, { cwd: profDir, dir: tempDir() });
+  removeDir(prof.dir);
+  assert.equal(prof.status, 0, prof.stderr.toString());
+  const prefix = join(base, 'strace-out');
+  const st = spawnSync(strace, [...straceArgs(prefix, [...STRACE_CALLS, ...PROCESS_CALLS]), cmd, ...args], { cwd: traceDir, env: cleanEnv(), maxBuffer: 1 << 26 });
+  assert.equal(st.status, 0, st.stderr.toString());
+  return { dump: prof.dump, calls: readStraceCalls(prefix), traceDir };
+}
+
 describe('verdicts against strace: no false reds', () => {
   for (const c of cases) {
     test(c.name, async () => {
       const base = tempDir(SHM);
       try {
-        const profDir = join(base, 'prof');
-        const traceDir = join(base, 'trace');
-        for (const d of [profDir, traceDir]) {
-          mkdirSync(d);
-          inputs(d);
-        }
-        const [cmd, ...args] = c.cmd as [string, ...string[]];
-        const prof = await runProfiled(cmd, args, { cwd: profDir, dir: tempDir() });
-        removeDir(prof.dir);
-        assert.equal(prof.status, 0, prof.stderr.toString());
-        const prefix = join(base, 'strace-out');
-        const st = spawnSync(strace, [...straceArgs(prefix, [...STRACE_CALLS, ...PROCESS_CALLS]), cmd, ...args], {
-          cwd: traceDir,
-          env: cleanEnv(),
-        });
-        assert.equal(st.status, 0, st.stderr.toString());
-        const o = straceVerdicts(readStraceCalls(prefix), traceDir);
+        const { dump, calls, traceDir } = await profiledAndTraced(base, c.cmd, inputs);
+        const o = straceVerdicts(calls, traceDir);
         // the shell's opens are the shell's, the bytes moved through them the command's
-        assertPerProgram(withPrograms(readStraceCalls(prefix), traceDir), prof.dump, traceDir);
-        const all = onShm(prof.dump);
+        assertPerProgram(withPrograms(calls, traceDir), dump, traceDir);
+        const all = onShm(dump);
         const why = JSON.stringify({ strace: o, profiler: all.map((b) => ({ calls: b.calls, reasons: b.reasons })) });
         // a transfer is red only when it failed or moved 1 byte to below the threshold; 0 bytes: green
         for (const [dir, side] of [
@@ -155,7 +162,7 @@ describe('verdicts against strace: no false reds', () => {
         assert.equal(reason(all, 'open_nothing_transferred'), c.redOpens ?? 0, why);
         if (c.opens) assert.deepEqual(opens, c.opens, `opens per class: ${why}`);
         if (c.redirector) {
-          const shell = onShm(prof.dump, c.redirector);
+          const shell = onShm(dump, c.redirector);
           assert.equal(reason(shell, 'open_bytes_unseen'), 1, `the ${c.redirector} redirection: ${why}`);
           assert.equal(reason(all, 'open_bytes_unseen'), 1, why);
         }
@@ -204,25 +211,14 @@ describe('verdicts against strace: reads that meet the end of a file', () => {
     test(`${c.name}: the short reads green, counted apart, the classes and small bytes strace's`, async () => {
       const base = tempDir(SHM);
       try {
-        const profDir = join(base, 'prof');
-        const traceDir = join(base, 'trace');
-        for (const d of [profDir, traceDir]) {
-          mkdirSync(d);
+        const { dump, calls, traceDir } = await profiledAndTraced(base, c.cmd, (d) => {
           writeFileSync(join(d, 'big.bin'), Buffer.alloc(END, 7));
           writeFileSync(join(d, 'small.bin'), Buffer.alloc(1000, 8));
           writeFileSync(join(d, 'k.bin'), Buffer.alloc(1024, 9));
-        }
-        const [cmd, ...args] = c.cmd as [string, ...string[]];
-        const prof = await runProfiled(cmd, args, { cwd: profDir, dir: tempDir() });
-        removeDir(prof.dir);
-        assert.equal(prof.status, 0, prof.stderr.toString());
-        const prefix = join(base, 'strace-out');
-        const st = spawnSync(strace, [...straceArgs(prefix, [...STRACE_CALLS, ...PROCESS_CALLS]), cmd, ...args], { cwd: traceDir, env: cleanEnv(), maxBuffer: 1 << 26 });
-        assert.equal(st.status, 0, st.stderr.toString());
-        const calls = readStraceCalls(prefix);
+        });
         const o = straceVerdicts(calls, traceDir);
-        assertPerProgram(withPrograms(calls, traceDir), prof.dump, traceDir);
-        const all = onShm(prof.dump);
+        assertPerProgram(withPrograms(calls, traceDir), dump, traceDir);
+        const all = onShm(dump);
         const why = JSON.stringify({ strace: o, profiler: all.map((b) => ({ calls: b.calls.read, small: b.sizes.read.small, short: b.short_reads })) });
         assert.deepEqual([o.reads.small, o.reads.short], [c.small, c.short], `strace: ${why}`);
         assert.deepEqual(cls(all, 'read'), [o.reads.small, 0, greenOf(o.reads)], why);
