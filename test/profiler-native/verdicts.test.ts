@@ -9,7 +9,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildTests, cleanEnv, removeDir, runProfiled, tempDir, type Dump, type DumpMount, type DumpProcess, type MountBody } from './harness.js';
 import { PROCESS_CALLS, STRACE_CALLS, greenOf, processOfThreads, readStraceCalls, straceArgs, straceStats, straceVerdicts, transfersOf, withPrograms, type StraceCall } from './strace-oracle.js';
@@ -70,6 +70,15 @@ function assertPerProgram(calls: readonly (StraceCall & { program: string })[], 
     assert.equal(reason(mine, 'failed_not_found'), o.failedOpens + o.stats.failed, why);
   }
   return programs;
+}
+
+/** The mount of a path: the longest mount point before it (this process's mount table). */
+function mountOf(path: string): string {
+  const points = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[4])
+    .filter((p): p is string => !!p);
+  return points.filter((m) => path === m || path.startsWith(m === '/' ? '/' : m + '/')).sort((a, b) => b.length - a.length)[0] ?? '';
 }
 
 function inputs(dir: string): void {
@@ -232,6 +241,46 @@ describe('verdicts against strace: reads that meet the end of a file', () => {
         removeDir(base);
       }
     });
+  }
+});
+
+// preadv2 with RWF_NOWAIT returns what the page cache holds, so its short read says nothing of the end
+// of the file: it keeps the size rule. The same program reads the same cached 100-byte tail with and
+// without the flag; only the flagged run has a red small read, and one short read fewer. (On a file
+// system that refuses the flag, e.g. tmpfs, the case cannot be made: skipped, saying so.)
+test('preadv2 with RWF_NOWAIT: its short read keeps the size rule (red), the same read without the flag is green', async (t) => {
+  requireBinary('python3');
+  const base = tempDir(); // not /dev/shm: tmpfs refuses RWF_NOWAIT
+  try {
+    writeFileSync(join(base, 'tail.bin'), Buffer.alloc(4096 + 100, 5));
+    // the whole file read first (cached, and that read is itself short: 4,196 of 8,192), then its tail
+    const script = (flag: string): string => `import os; fd = os.open('tail.bin', os.O_RDONLY); os.pread(fd, 8192, 0); n = os.preadv(fd, [bytearray(4096)], 4096, ${flag}); assert n == 100, n`;
+    const probe = spawnSync('python3', ['-I', '-S', '-c', script('os.RWF_NOWAIT')], { cwd: base, env: cleanEnv() });
+    if (probe.status !== 0) {
+      t.skip(`the file system of ${base} refuses preadv2 with RWF_NOWAIT: ${probe.stderr.toString().trim().split('\n').pop()}`);
+      return;
+    }
+    const mount = mountOf(realpathSync(base));
+    const counts = async (flag: string): Promise<{ red: number; short: number; smallBin: number; reads: number }> => {
+      const prof = await runProfiled('python3', ['-I', '-S', '-c', script(flag)], { cwd: base, dir: tempDir() });
+      removeDir(prof.dir);
+      assert.equal(prof.status, 0, prof.stderr.toString());
+      const bodies = prof.dump.processes.flatMap((p) => p.mounts.filter((m) => m.path === mount));
+      return {
+        red: cls(bodies, 'read')[0],
+        short: bodies.reduce((s, b) => s + b.short_reads[0], 0),
+        smallBin: bodies.reduce((s, b) => s + b.sizes.read.small.calls, 0),
+        reads: cls(bodies, 'read').reduce((s, n) => s + n, 0),
+      };
+    };
+    const plain = await counts('0');
+    const nowait = await counts('os.RWF_NOWAIT');
+    const why = JSON.stringify({ mount, plain, nowait });
+    // the same calls, sizes and bins; only the tail's verdict differs
+    assert.deepEqual([nowait.reads, nowait.smallBin], [plain.reads, plain.smallBin], why);
+    assert.deepEqual([nowait.red - plain.red, plain.short - nowait.short], [1, 1], why);
+  } finally {
+    removeDir(base);
   }
 });
 
@@ -407,12 +456,6 @@ describe('verdicts against strace: the ranks of one MPI job (Open MPI)', () => {
       assert.equal(prof.status, 0, prof.stderr.toString());
       const calls = readStraceCalls(prefix);
       const pidOf = processOfThreads(calls);
-      // the mount of a path: the longest mount point before it (this process's mount table)
-      const points = readFileSync('/proc/self/mountinfo', 'utf8')
-        .split('\n')
-        .map((l) => l.split(' ')[4])
-        .filter((p): p is string => !!p);
-      const mountOf = (p: string): string => points.filter((m) => p === m || p.startsWith(m === '/' ? '/' : m + '/')).sort((a, b) => b.length - a.length)[0] ?? '';
       // a transfer's file is its descriptor's, an open's the path it names
       const target = (c: StraceCall): string | undefined => {
         const path = /^(?:AT_FDCWD<[^>]*>|\d+<[^>]*>)?,? ?"([^"]*)"/.exec(c.args)?.[1];
