@@ -20,6 +20,9 @@ interface Run {
   medianMs: number;
   bestOverFloor: number;
   medianOverFloor: number;
+  /** the floor's user CPU alone, and the changing scrape's median (all of its CPU) over it */
+  floorUserMs: number;
+  medianOverFloorUser: number;
 }
 
 function median(values: number[]): number {
@@ -82,7 +85,7 @@ try {
     const of = (key: keyof Omit<Run, 'tree'>): string =>
       `${median(mine.map((r) => r[key])).toFixed(2)} (${Math.min(...mine.map((r) => r[key])).toFixed(2)}–${Math.max(...mine.map((r) => r[key])).toFixed(2)})`;
     console.log(
-      `${tree}: floor ms ${of('floorMs')}, changing best of 8 ms ${of('bestMs')}, median of 8 ms ${of('medianMs')}, best / floor ${of('bestOverFloor')}, median / floor ${of('medianOverFloor')} — medians of ${mine.length} runs (ranges)`,
+      `${tree}: floor ms ${of('floorMs')}, changing best of 8 ms ${of('bestMs')}, median of 8 ms ${of('medianMs')}, best / floor ${of('bestOverFloor')}, median / floor ${of('medianOverFloor')}, floor's user CPU ms ${of('floorUserMs')}, median / floor's user CPU ${of('medianOverFloorUser')} — medians of ${mine.length} runs (ranges)`,
     );
   }
 } finally {
