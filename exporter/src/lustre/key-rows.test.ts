@@ -25,3 +25,15 @@ test('rows by key: found, visited by row number, forgotten on clear', () => {
   rows.forEach((_, key) => after.push(key));
   assert.deepEqual(after, ['b', 'a'], 'after clear, only the new keys, by row');
 });
+
+test('the key at a row: the one set there, none at a row not set or after clear', () => {
+  const rows = new KeyRows();
+  rows.set('a\u0000u\u0000', 0);
+  rows.set('c\u0000u\u0000', 2);
+  assert.equal(rows.keyAt(0), 'a\u0000u\u0000');
+  assert.equal(rows.keyAt(1), undefined);
+  assert.equal(rows.keyAt(2), 'c\u0000u\u0000');
+  assert.equal(rows.keyAt(3), undefined);
+  rows.clear();
+  assert.equal(rows.keyAt(0), undefined);
+});

@@ -27,6 +27,11 @@ export class KeyRows {
     return this.get(key) !== undefined;
   }
 
+  /** The key held at `row`, or undefined. */
+  keyAt(row: number): string | undefined {
+    return this.keys[row];
+  }
+
   /** `key` (not held) is at `row` (not taken). */
   set(key: string, row: number): void {
     this.keys[row] = key;
