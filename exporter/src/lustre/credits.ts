@@ -112,10 +112,10 @@ export class CreditBook implements GroupTable {
    * when the key does not tell them. A credit whose key is already named is added into that group.
    */
   name(credit: number, key: string, labels: SeriesLabels | undefined): void {
-    const groups = (this.groups ??= new KeyRows());
-    const group = groups.get(key);
+    // Made as large as every credit needs: no key hashed again as it grows.
+    const groups = (this.groups ??= new KeyRows(this.classes.length));
+    const group = groups.claim(key, credit);
     if (group === undefined) {
-      groups.set(key, credit);
       if (labels) this.labels.set(credit, labels);
       return;
     }

@@ -37,3 +37,15 @@ test('the key at a row: the one set there, none at a row not set or after clear'
   rows.clear();
   assert.equal(rows.keyAt(0), undefined);
 });
+
+test('claim: the row of a key held, else the key takes the row given', () => {
+  const rows = new KeyRows(4);
+  assert.equal(rows.claim('x', 0), undefined);
+  assert.equal(rows.claim('y', 1), undefined);
+  assert.equal(rows.claim('x', 2), 0, 'held: its row, and row 2 stays free');
+  assert.equal(rows.keyAt(2), undefined);
+  for (let row = 3; row < 40; row += 1) assert.equal(rows.claim(`k${row}`, row), undefined, 'grows past the size it was made for');
+  assert.equal(rows.size, 39);
+  assert.equal(rows.get('y'), 1);
+  assert.equal(rows.get('k39'), 39);
+});
