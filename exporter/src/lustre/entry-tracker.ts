@@ -11,7 +11,7 @@
 // folded into `_other` too), in slabs by slot number (entry-slots.ts); no series are kept here.
 import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
 import { decodeJobId } from '../parsers/lustre-jobid.js';
-import { identityHash, newJobClass, sameIdentity, type Credit, type CreditBook, type JobClass } from './credits.js';
+import { identityHash, newJobClass, sameIdentity, type CreditBook, type JobClass } from './credits.js';
 import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
 import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
 import { u64Less, u64Sub, type U64 } from '../util/u64.js';
@@ -188,13 +188,13 @@ export class EntryTracker {
       this.followedBy(taken);
       this.count(cls);
       // At the exporter's first collection this is the starting value; the accumulator decides.
-      let credit: Credit | undefined;
+      let credit = -1;
       for (let j = 0; j < cur.count; j += 1) {
         const value = cur.values[j]!;
         if (value === 0) continue;
-        credit ??= credits.creditFor(cls);
+        if (credit < 0) credit = credits.creditFor(cls);
         credits.add(credit, cur.ids[j]!, value);
-        if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(value);
+        if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credits.addActivity(credit, Number(value));
       }
       return;
     }
@@ -207,17 +207,17 @@ export class EntryTracker {
     const startTime = slots.startTimeOf(slot);
     let reset = !Number.isNaN(view.startTime) && !Number.isNaN(startTime) && view.startTime !== startTime;
     for (let j = 0; j < cur.count && !reset; j += 1) if (u64Less(cur.values[j]!, slots.valueAt(slot, j))) reset = true;
-    let credit: Credit | undefined;
+    let credit = -1;
     for (let j = 0; j < cur.count; j += 1) {
       const value = cur.values[j]!;
       const delta = reset ? value : u64Sub(value, slots.valueAt(slot, j));
       if (delta === 0) continue;
-      credit ??= credits.creditFor(cls);
+      if (credit < 0) credit = credits.creditFor(cls);
       credits.add(credit, cur.ids[j]!, delta);
-      if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credit.activity += Number(delta);
+      if (this.fields.fields[cur.ids[j]!]!.kind === 'operations') credits.addActivity(credit, Number(delta));
     }
     // Written back only when something moved (no delta and no reset: the same values).
-    if (credit || reset || !Object.is(startTime, view.startTime)) slots.store(slot, layout, cur.values, cur.count, view.startTime);
+    if (credit >= 0 || reset || !Object.is(startTime, view.startTime)) slots.store(slot, layout, cur.values, cur.count, view.startTime);
   }
 
   /** The slot of the entry with the view's id: the one read after the previous entry last time, when its id is that, else by the map. */
@@ -359,7 +359,7 @@ export class EntryTracker {
       if (before !== undefined && u64Less(cur.values[j]!, before)) reset = true;
     }
     if (reset) for (const id of previous.keys()) previous.set(id, 0);
-    let credit: Credit | undefined;
+    let credit = -1;
     for (let j = 0; j < cur.count; j += 1) {
       const id = cur.ids[j]!;
       const value = cur.values[j]!;
@@ -367,9 +367,9 @@ export class EntryTracker {
       const delta = u64Less(value, before) ? value : u64Sub(value, before);
       previous.set(id, value);
       if (delta === 0) continue;
-      credit ??= credits.creditFor(cls);
+      if (credit < 0) credit = credits.creditFor(cls);
       credits.add(credit, id, delta);
-      if (this.fields.fields[id]!.kind === 'operations') credit.activity += Number(delta);
+      if (this.fields.fields[id]!.kind === 'operations') credits.addActivity(credit, Number(delta));
     }
     const ids = [...previous.keys()];
     const values = ids.map((id) => previous.get(id)!);

@@ -62,3 +62,17 @@ for (const [name, hashOf] of [
     assert.equal(h.index.find(universe[0]!, hashOf(universe[0]!)), -1);
   });
 }
+
+test('IdIndex made for the numbers expected never hashes a key again as it fills; one made small does', () => {
+  for (const [expected, rehashes] of [
+    [1000, 0],
+    [0, 1524],
+  ] as const) {
+    const keys = Array.from({ length: 1000 }, (_, i) => `job${i}`);
+    let hashed = 0;
+    const index = new IdIndex<string>({ hashOf: (v) => (hashed += 1) && hashString(keys[v]!), matches: (v, key) => keys[v] === key }, expected);
+    keys.forEach((key, v) => index.add(v, hashString(key)));
+    assert.equal(hashed, rehashes, `expected ${expected}`);
+    for (const [v, key] of keys.entries()) assert.equal(index.find(key, hashString(key)), v);
+  }
+});

@@ -55,7 +55,16 @@ export class IdIndex<K> {
   private count = 0;
   private removed = 0;
 
-  constructor(private readonly keys: IndexKeys<K>) {}
+  /**
+   * `expected`: how many numbers the table will hold, when the caller knows (a table made for one
+   * scrape's keys): it is made that large at once, so no number is hashed again by a rebuild.
+   */
+  constructor(
+    private readonly keys: IndexKeys<K>,
+    expected = 0,
+  ) {
+    if (expected > 0) this.table = new Int32Array(capacityFor(expected, MIN_CAPACITY));
+  }
 
   get size(): number {
     return this.count;
@@ -118,13 +127,17 @@ export class IdIndex<K> {
   /** A new table, twice as large if more than half full, without removed marks. */
   private rebuild(): void {
     const old = this.table;
-    let capacity = old.length;
-    while ((this.count + 1) * 2 > capacity) capacity *= 2;
-    this.table = new Int32Array(capacity);
+    this.table = new Int32Array(capacityFor(this.count + 1, old.length));
     this.removed = 0;
     for (let at = 0; at < old.length; at += 1) {
       const v = old[at] as number;
       if (v !== EMPTY && v !== REMOVED) this.place(v - 1, this.keys.hashOf(v - 1));
     }
   }
+}
+
+/** The smallest table from `capacity` on, doubled, in which `count` numbers fill at most half. */
+function capacityFor(count: number, capacity: number): number {
+  while (count * 2 > capacity) capacity *= 2;
+  return capacity;
 }

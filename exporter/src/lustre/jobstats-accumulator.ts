@@ -4,12 +4,12 @@
 // One scrape: begin() → ingest() or read() each file, or ingest() an lctl dump → uids() to resolve →
 // finish() → targetViews(), whose samples lustre/refill.ts writes into the metrics.
 import { JobStatsStream, scanJobStats, type JobStatsVisitor } from '../parsers/lustre-jobstats.js';
-import { CreditBook, type Credit } from './credits.js';
+import { CreditBook, type JobClass } from './credits.js';
 import { EntryTracker, type QualityCounts, type ReadTally, type UidClass } from './entry-tracker.js';
 import { FileDigests } from './file-digests.js';
 import { FieldTable } from './export-fields.js';
 import type { JobIdentity, JobIdFormats } from './jobid-format.js';
-import { labelsInKey, SeriesBook, seriesKeyOf, type SeriesLabels } from './series-book.js';
+import { labelsInKey, OTHER_KEY, SeriesBook, seriesKeyOf, type SeriesLabels } from './series-book.js';
 import { TargetSamples } from './series-samples.js';
 import { NONE, UNKNOWN } from '../labels/reserved.js';
 import { DEFAULT_DENSITY_WINDOW_MS, DensityWindow, fieldClassesOf, type RateDensity } from './rate-density.js';
@@ -324,7 +324,8 @@ export class JobStatsAccumulator {
       // Slots are handed out when the read closes a density window; a target not read decides at once.
       const turn = read && !baseline ? t.window.turnAt(now) : { decide: true, at: now };
       if (read) this.addToDensity(t, now, baseline);
-      t.book.settle(this.group(t, userLabel), now, this.epoch, baseline, turn, t.credits.rows);
+      this.name(t, userLabel);
+      t.book.settle(t.credits, now, this.epoch, baseline, turn);
       t.credits.clear();
       if (!kept && t.book.series.size === 0) this.targets.delete(key);
     }
@@ -344,7 +345,7 @@ export class JobStatsAccumulator {
       if (cls.quality === 'malformed' || cls.mark === mark) return;
       cls.mark = mark;
       const credit = t.credits.creditOf(cls);
-      t.window.add(cls, credit && t.credits.deltasOf(credit), fieldClasses);
+      t.window.add(cls, credit < 0 ? undefined : t.credits.deltasOf(credit), fieldClasses);
     });
     t.window.settle(now);
   }
@@ -356,36 +357,25 @@ export class JobStatsAccumulator {
   }
 
   /**
-   * The scrape's credits named by series and merged: the first credit of a series key is its group (no
-   * object made for it), the others are added to it. The series book keeps none of them
-   * (a waiting job's increments are added to its row there).
+   * The scrape's credits named by series and merged (CreditBook.name): the first credit of a series key
+   * is its group, the others are added to it. The series book keeps none of them (a waiting job's
+   * increments are added to its row there).
    */
-  private group(t: TargetState, userLabel: UserLabel): Map<string, Credit> {
-    const groups = new Map<string, Credit>();
-    const { credits, classes, rows } = t.credits;
-    for (let i = 0; i < credits.length; i += 1) {
-      const credit = credits[i];
-      const cls = classes[i];
-      if (!credit || !cls) continue;
-      if (cls.quality !== 'malformed') {
-        // The key from the parts; a labels object only when the key cannot tell them back (rare): one
-        // object and user string less per job and scrape while 100,000 jobs are handed over.
-        const user = cls.uid === undefined ? UNKNOWN : userLabel(cls.uid);
-        const jobid = cls.jobid ?? NONE;
-        const process = cls.jobid === undefined ? cls.process : undefined;
-        credit.key = seriesKeyOf(jobid, user, process);
-        credit.labels = labelsInKey(jobid, user, process) ? undefined : labelsOf(cls, userLabel);
+  private name(t: TargetState, userLabel: UserLabel): void {
+    const { classes } = t.credits;
+    for (let credit = 0; credit < classes.length; credit += 1) {
+      const cls = classes[credit] as JobClass;
+      if (cls.quality === 'malformed') {
+        t.credits.name(credit, OTHER_KEY, undefined);
+        continue;
       }
-      const g = groups.get(credit.key);
-      if (g) {
-        // A credit's group is a credit (its first): the rows add up in the credit book.
-        rows.add(g.row, rows.view(credit.row));
-        g.activity += credit.activity;
-      } else {
-        groups.set(credit.key, credit);
-      }
+      // The key from the parts; a labels object only when the key cannot tell them back (rare): one
+      // object and user string less per job and scrape while 100,000 jobs are handed over.
+      const user = cls.uid === undefined ? UNKNOWN : userLabel(cls.uid);
+      const jobid = cls.jobid ?? NONE;
+      const process = cls.jobid === undefined ? cls.process : undefined;
+      t.credits.name(credit, seriesKeyOf(jobid, user, process), labelsInKey(jobid, user, process) ? undefined : labelsOf(cls, userLabel));
     }
-    return groups;
   }
 
   *targetViews(): Iterable<TargetView> {

@@ -8,10 +8,18 @@ import { hashString, IdIndex } from './id-index.js';
 
 export class KeyRows {
   private readonly keys: (string | undefined)[] = [];
-  private readonly index = new IdIndex<string>({
-    hashOf: (row) => hashString(this.keys[row] as string),
-    matches: (row, key) => this.keys[row] === key,
-  });
+  private readonly index: IdIndex<string>;
+
+  /** `expected`: how many keys it will hold, when known (IdIndex). */
+  constructor(expected = 0) {
+    this.index = new IdIndex<string>(
+      {
+        hashOf: (row) => hashString(this.keys[row] as string),
+        matches: (row, key) => this.keys[row] === key,
+      },
+      expected,
+    );
+  }
 
   get size(): number {
     return this.index.size;
@@ -25,6 +33,21 @@ export class KeyRows {
 
   has(key: string): boolean {
     return this.get(key) !== undefined;
+  }
+
+  /** The key held at `row`, or undefined. */
+  keyAt(row: number): string | undefined {
+    return this.keys[row];
+  }
+
+  /** The row of `key` if held; if not, `key` is at `row` (not taken) from now on, and undefined (one hash, not two). */
+  claim(key: string, row: number): number | undefined {
+    const hash = hashString(key);
+    const held = this.index.find(key, hash);
+    if (held >= 0) return held;
+    this.keys[row] = key;
+    this.index.add(row, hash);
+    return undefined;
   }
 
   /** `key` (not held) is at `row` (not taken). */

@@ -19,6 +19,7 @@ import { OTHER } from '../labels/reserved.js';
 import { idleFor, SlotTable, type SlotCandidate } from '../labels/slot-table.js';
 import { DeltaRows, mergeDeltas } from './delta-rows.js';
 import { KeyRows } from './key-rows.js';
+import { mapGroups, type GroupTable } from './group-table.js';
 
 export { mergeDeltas } from './delta-rows.js';
 
@@ -45,15 +46,13 @@ export interface SeriesState {
   lastCredit: number;
 }
 
-/** Increments of one scrape for one series key. */
+/** Increments of one scrape for one series key, as an object (a GroupTable reads a Map of them: mapGroups()). */
 export interface SeriesGroup {
   readonly key: string;
   /** undefined: the key tells them (a seriesKey() of labels for which labelsOfKey() gives them back). */
   readonly labels: SeriesLabels | undefined;
-  /** By field number; not read when `row` is set. */
+  /** By field number. */
   readonly deltas: (U64 | undefined)[];
-  /** The group's increments are this row of the rows given to settle() instead (credits.ts). */
-  readonly row?: number;
   activity: number;
 }
 
@@ -127,8 +126,6 @@ export class SeriesBook {
   private readonly pendingDeltas = new DeltaRows();
   private readonly pendingActivity: number[] = [];
   private readonly pendingLabels = new Map<string, SeriesLabels>();
-  /** The rows of the groups being settled (settle()'s `rows`), for the groups that have one. */
-  private rows: DeltaRows | undefined;
 
   /** `now` of the latest settle() and of the one before. */
   private settledAt = Number.NEGATIVE_INFINITY;
@@ -148,38 +145,29 @@ export class SeriesBook {
   }
 
   /**
-   * Hands one scrape's increments to series. `groups` is keyed by seriesKey (OTHER_KEY for malformed).
+   * Hands one scrape's increments to series. `groups` is keyed by seriesKey (OTHER_KEY for malformed):
+   * a Map of group objects, or a table of groups by number (group-table.ts).
    * A member's increments go to its series at once. While every waiting job fits in the free slots,
    * they get them at once too; otherwise the increments of jobs without a slot wait until `turn`
    * decides (`turn.decide`: the read closes a window of the exporter's clock), so who gets a slot, and
    * what goes to `_other`, depend on the window's totals, not on how many reads split them.
    */
-  settle(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }, rows?: DeltaRows): void {
-    this.rows = rows;
-    try {
-      this.settleGroups(groups, now, epoch, baseline, turn);
-    } finally {
-      this.rows = undefined;
-    }
+  settle(groups: ReadonlyMap<string, SeriesGroup> | GroupTable, now: number, epoch: number, baseline: boolean, turn: SlotTurn = { decide: true, at: now }): void {
+    this.settleGroups(groups instanceof Map ? mapGroups(groups) : (groups as GroupTable), now, epoch, baseline, turn);
   }
 
-  /** A group's increments by field number: its row of the settle's rows, or its own array. */
-  private deltasOf(g: SeriesGroup): ArrayLike<U64 | undefined> {
-    return g.row === undefined || this.rows === undefined ? g.deltas : this.rows.view(g.row);
-  }
-
-  private settleGroups(groups: ReadonlyMap<string, SeriesGroup>, now: number, epoch: number, baseline: boolean, turn: SlotTurn): void {
+  private settleGroups(groups: GroupTable, now: number, epoch: number, baseline: boolean, turn: SlotTurn): void {
     this.previousSettledAt = this.settledAt;
     this.settledAt = now;
     // Activity and expiry are on the window's clock (`turn.at`): every read of a window counts alike.
-    // forEach, not for…of: no [key, group] pair per job. A job that begins to wait now is held as its
-    // group until it is known that it waits past this call: a turn that decides at once (every read,
-    // when the window is as long as the scrape interval) writes no row.
-    const fresh: SeriesGroup[] = [];
+    // A job that begins to wait now is held as its group's number until it is known that it waits past
+    // this call: a turn that decides at once (every read, when the window is as long as the scrape
+    // interval) writes no row.
+    const fresh: number[] = [];
     groups.forEach((g, key) => {
       if (key !== OTHER_KEY && this.slots.has(key)) {
         this.slots.touch(key, turn.at);
-        this.apply(this.series.get(key) ?? this.create(key, g.labels ?? labelsOfKey(key)), this.deltasOf(g), now, epoch, baseline, turn.at);
+        this.apply(this.series.get(key) ?? this.create(key, groups.labelsOf(g) ?? labelsOfKey(key)), groups.deltasOf(g), now, epoch, baseline, turn.at);
         return;
       }
       const row = this.pending.get(key);
@@ -187,13 +175,13 @@ export class SeriesBook {
         fresh.push(g);
         return;
       }
-      this.pendingDeltas.add(row, this.deltasOf(g));
-      this.pendingActivity[row] = (this.pendingActivity[row] as number) + g.activity;
+      this.pendingDeltas.add(row, groups.deltasOf(g));
+      this.pendingActivity[row] = (this.pendingActivity[row] as number) + groups.activityOf(g);
     });
     const freshJobs = groups.has(OTHER_KEY) && !this.pending.has(OTHER_KEY) ? fresh.length - 1 : fresh.length;
     const waitingJobs = this.pending.size - (this.pending.has(OTHER_KEY) ? 1 : 0) + freshJobs;
     // Between turns, jobs that all fit get their slots at once (no choice to make, as at a turn).
-    if (!turn.decide && this.slots.memberCount + waitingJobs > this.maxJobs) return this.hold(fresh);
+    if (!turn.decide && this.slots.memberCount + waitingJobs > this.maxJobs) return this.hold(groups, fresh);
     if (turn.decide) {
       // Expire first, so the slots freed now go to waiting jobs at this same turn. A member with an
       // increment in the window was touched at `turn.at`; one whose first value is not shown yet must stay.
@@ -208,7 +196,7 @@ export class SeriesBook {
     }
     // Activity counts per window: a job folded now competes afresh in the next one. Candidates are
     // made only when a slot is free (100,000 waiting jobs and no free slot: no object per job).
-    const chosen = new Set(this.slots.memberCount < this.maxJobs ? this.slots.fillFrom(this.candidates(fresh), turn.at) : []);
+    const chosen = new Set(this.slots.memberCount < this.maxJobs ? this.slots.fillFrom(this.candidates(groups, fresh), turn.at) : []);
     const folded: (U64 | undefined)[] = [];
     let foldedJobs = 0;
     // In the order the jobs began to wait (the order their series are created in); the increments of
@@ -222,13 +210,14 @@ export class SeriesBook {
       this.pendingDeltas.addInto(row, folded);
     });
     for (let i = 0; i < fresh.length; i += 1) {
-      const g = fresh[i] as SeriesGroup;
-      if (chosen.has(g.key)) {
-        this.apply(this.create(g.key, g.labels ?? labelsOfKey(g.key)), this.deltasOf(g), now, epoch, baseline, turn.at);
+      const g = fresh[i] as number;
+      const key = groups.keyOf(g);
+      if (chosen.has(key)) {
+        this.apply(this.create(key, groups.labelsOf(g) ?? labelsOfKey(key)), groups.deltasOf(g), now, epoch, baseline, turn.at);
         continue;
       }
-      if (g.key !== OTHER_KEY) foldedJobs += 1;
-      mergeDeltas(folded, this.deltasOf(g));
+      if (key !== OTHER_KEY) foldedJobs += 1;
+      mergeDeltas(folded, groups.deltasOf(g));
     }
     this.pending.clear();
     this.pendingDeltas.releaseAll();
@@ -244,36 +233,34 @@ export class SeriesBook {
   }
 
   /** The jobs that began to wait in this settle() and wait past it: a row each (their groups are let go). */
-  private hold(fresh: readonly SeriesGroup[]): void {
+  private hold(groups: GroupTable, fresh: readonly number[]): void {
     // The widest increments first: the rows are widened once, not once per longer group.
-    let fields = 0;
+    if (fresh.length > 0) this.pendingDeltas.reserve(groups.width);
     for (let i = 0; i < fresh.length; i += 1) {
-      const g = fresh[i] as SeriesGroup;
-      fields = Math.max(fields, g.row === undefined || this.rows === undefined ? g.deltas.length : this.rows.width);
-    }
-    this.pendingDeltas.reserve(fields);
-    for (let i = 0; i < fresh.length; i += 1) {
-      const g = fresh[i] as SeriesGroup;
+      const g = fresh[i] as number;
+      const key = groups.keyOf(g);
+      const labels = groups.labelsOf(g);
       const row = this.pendingDeltas.take();
-      this.pending.set(g.key, row);
-      if (g.labels && g.key !== OTHER_KEY && !keyTellsLabels(g.key, g.labels)) this.pendingLabels.set(g.key, g.labels);
-      this.pendingDeltas.add(row, this.deltasOf(g));
-      this.pendingActivity[row] = g.activity;
+      this.pending.set(key, row);
+      if (labels && key !== OTHER_KEY && !keyTellsLabels(key, labels)) this.pendingLabels.set(key, labels);
+      this.pendingDeltas.add(row, groups.deltasOf(g));
+      this.pendingActivity[row] = groups.activityOf(g);
     }
   }
 
   /**
    * The waiting jobs (malformed entries are none) as candidates for free slots, in the order they began
-   * to wait: those held in rows, then `fresh` (a group is a candidate as it is).
+   * to wait: those held in rows, then `fresh` (made only when a slot is free).
    */
-  private candidates(fresh: readonly SeriesGroup[]): SlotCandidate[] {
+  private candidates(groups: GroupTable, fresh: readonly number[]): SlotCandidate[] {
     const candidates: SlotCandidate[] = [];
     this.pending.forEach((row, key) => {
       if (key !== OTHER_KEY) candidates.push({ key, activity: this.pendingActivity[row] as number });
     });
     for (let i = 0; i < fresh.length; i += 1) {
-      const g = fresh[i] as SeriesGroup;
-      if (g.key !== OTHER_KEY) candidates.push(g);
+      const g = fresh[i] as number;
+      const key = groups.keyOf(g);
+      if (key !== OTHER_KEY) candidates.push({ key, activity: groups.activityOf(g) });
     }
     return candidates;
   }
