@@ -76,9 +76,18 @@ export function seriesKey(labels: SeriesLabels): string {
   return seriesKeyOf(labels.jobid, labels.user, labels.process);
 }
 
+/** The parts seriesKeyOf() joins, one array reused: an array literal a call was ~7 MB of a changing 100,000-job scrape. */
+const KEY_PARTS = ['', '', ''];
+
 /** seriesKey() of the labels these are, without the labels object. */
 export function seriesKeyOf(jobid: string, user: string, process: string | undefined): string {
-  return [jobid, user, process ?? ''].join('\u0000');
+  KEY_PARTS[0] = jobid;
+  KEY_PARTS[1] = user;
+  KEY_PARTS[2] = process ?? '';
+  const key = KEY_PARTS.join('\u0000');
+  // Not left holding the last job's strings.
+  KEY_PARTS[0] = KEY_PARTS[1] = KEY_PARTS[2] = '';
+  return key;
 }
 
 /** Whether seriesKey() of these labels tells them back (keyTellsLabels): no NUL in them, no empty process. */
