@@ -61,7 +61,7 @@ export class CreditBook implements GroupTable {
   /** The class of each credit, by number. */
   readonly classes: JobClass[] = [];
   /** The credits' increments, a row each: the row is the credit's number (rows are taken from 0 after releaseAll(), never released one by one). */
-  readonly rows = new DeltaRows();
+  private rows = new DeltaRows();
   /** Requests (operation samples) by credit: how "active" the job is when slots are handed out. */
   private readonly activity: number[] = [];
   /** The groups by key once named: a key's row is its first credit. Made by the first name() of a scrape. */
@@ -151,5 +151,12 @@ export class CreditBook implements GroupTable {
 
   get width(): number {
     return this.rows.width;
+  }
+
+  /** The credits' rows, handed over (GroupTable.takeRows): the book's increments are zero until clear(). */
+  takeRows(): DeltaRows {
+    const rows = this.rows;
+    this.rows = new DeltaRows();
+    return rows;
   }
 }

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mapGroups, type GroupTable } from './group-table.js';
 import { CreditBook, newJobClass, type JobClass } from './credits.js';
-import { OTHER_KEY, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import { OTHER_KEY, SeriesBook, type SeriesGroup, type SeriesLabels } from './series-book.js';
+import { mergeDeltas } from './delta-rows.js';
 import type { U64 } from '../util/u64.js';
 
 /** Every group as `key activity [deltas] labels`, in the table's order. */
@@ -83,4 +84,70 @@ test('credits by number: one per class, merged by key into the first, labels kep
   book.add(0, 1, 2);
   book.name(0, 'w', undefined);
   assert.deepEqual(listed(book), ['w 0 [0,2,0] null']);
+});
+
+test('a credit book settled over a window (its rows handed over to the waiting jobs) gives the series a Map of the same groups gives', () => {
+  const jobs: [string, SeriesLabels][] = [
+    ['42\u0000alice\u0000', { jobid: '42', user: 'alice' }],
+    ['_none\u0000bob\u0000dd', { jobid: '_none', user: 'bob', process: 'dd' }],
+    ['own key', { jobid: '7', user: 'erin' }],
+    ['9\u0000carol\u0000', { jobid: '9', user: 'carol' }],
+  ];
+  // Per read: [job (-1: a malformed entry), field, increment, requests]; job 0 twice in read 1 (two client hosts).
+  const reads: [number, number, U64, number][][] = [
+    [
+      [0, 0, 1, 1],
+      [-1, 0, 100, 0],
+      [1, 2, 2 ** 32 - 1, 5],
+      [0, 1, 3, 2],
+      [2, 1, 2n ** 60n, 60],
+      [3, 0, 2, 50],
+    ],
+    [
+      [3, 1, 2 ** 40, 1],
+      [1, 2, 7, 1],
+      [-1, 0, 5, 0],
+    ],
+    [
+      [2, 0, 4, 1],
+      [0, 2, 9, 100],
+    ],
+  ];
+  const viaBook = new SeriesBook(2, 3_600_000);
+  const viaMap = new SeriesBook(2, 3_600_000);
+  const credits = new CreditBook();
+  const classes = [...jobs.map((_, i) => newJobClass({ quality: 'correct', jobid: String(i), uid: 1000 })), newJobClass({ quality: 'malformed' })];
+  const state = (book: SeriesBook): unknown => [...book.series].map(([key, s]) => [key, s.labels, [...s.values]]);
+  for (const [r, read] of [...reads, []].entries()) {
+    const turn = { decide: r === reads.length, at: r === reads.length ? 60_000 : 0 };
+    credits.clear();
+    const groups = new Map<string, SeriesGroup>();
+    for (const [j, field, delta, requests] of read) {
+      const credit = credits.creditFor(classes.at(j)!);
+      credits.add(credit, field, delta);
+      credits.addActivity(credit, requests);
+      const [key, labels] = j < 0 ? [OTHER_KEY, { jobid: '_other', user: '_other' }] : jobs[j]!;
+      const g = groups.get(key) ?? { key, labels, deltas: [], activity: 0 };
+      const one: (U64 | undefined)[] = [];
+      one[field] = delta;
+      mergeDeltas(g.deltas, one);
+      g.activity += requests;
+      groups.set(key, g);
+    }
+    credits.classes.forEach((cls, credit) => {
+      const j = classes.indexOf(cls);
+      const [key, labels] = j === jobs.length ? [OTHER_KEY, undefined] : jobs[j]!;
+      credits.name(credit, key, labels);
+    });
+    viaBook.settle(credits, 1000 * (r + 1), r + 1, false, turn);
+    viaMap.settle(groups, 1000 * (r + 1), r + 1, false, turn);
+    assert.deepEqual(state(viaBook), state(viaMap), `after read ${r + 1}`);
+  }
+  // Most active over the window: job 0 (103), job 2 (61); jobs 1 and 3 and the malformed entries in _other.
+  assert.deepEqual(state(viaBook), [
+    ['42\u0000alice\u0000', { jobid: '42', user: 'alice' }, [1, 3, 9]],
+    ['own key', { jobid: '7', user: 'erin' }, [4, 2n ** 60n]],
+    [OTHER_KEY, { jobid: '_other', user: '_other' }, [107, 2 ** 40, 2 ** 32 + 6]],
+  ]);
+  assert.equal(viaBook.foldedJobs, 2);
 });
