@@ -13,6 +13,7 @@ import { renderLabels, type MetricFamily, type SampleSink } from '../scrape/metr
 import type { MetricRegistry } from '../scrape/metric-registry.js';
 import type { TargetView } from '../lustre/jobstats-accumulator.js';
 import { BUCKETS, bucketLabel, DENSITY_OPERATIONS, RATE_CLASSES, type RateDensity } from '../lustre/rate-density.js';
+import { SampleRunMemo } from '../scrape/sample-run.js';
 import { TargetLabelTexts } from './lustre_target_families.js';
 
 /** A target read this scrape with a density: what the families render. */
@@ -24,13 +25,17 @@ interface ShownDensity {
 /**
  * A gauge family whose samples carry their window's end as timestamp (ms), rendered from the densities
  * the last refill showed: per target, one sample per tail (`target`, then the tail's labels), its value
- * read from the density. Nothing per sample is kept between scrapes: the labels after `target` are
- * rendered once for every target (426 series a target, rendered every scrape), and both are handed to
- * the writer as UTF-8 bytes, so a sample costs no string.
+ * read from the density. The labels after `target` are rendered once for every target (426 series a
+ * target), and both are handed to the writer as UTF-8 bytes, one run a target: while a target's counts
+ * stay the same (an idle target, window after window) the writer copies the run's bytes of the last
+ * scrape with the new window's end written over the old one (SampleSink.renderedRun).
  */
 class DensityGauge implements MetricFamily {
   readonly type = 'gauge';
   private readonly tails: readonly Uint8Array[];
+  /** Each shown target's run, kept by the writer between scrapes. */
+  private readonly runs = new Map<string, SampleRunMemo>();
+  private renders = 0;
 
   constructor(
     readonly name: string,
@@ -39,7 +44,9 @@ class DensityGauge implements MetricFamily {
     private readonly shown: () => readonly ShownDensity[],
     private readonly targets: TargetLabelTexts,
     tails: readonly Record<string, string>[],
-    private readonly value: (density: RateDensity, tail: number) => number,
+    /** The values of a density's samples: tail i has values[from + i]. */
+    private readonly values: (density: RateDensity) => ArrayLike<number>,
+    private readonly from = 0,
   ) {
     this.tails = tails.map((labels) => {
       const text = renderLabels(labels);
@@ -49,11 +56,17 @@ class DensityGauge implements MetricFamily {
   }
 
   collect(sink: SampleSink): void {
-    for (const { name, density } of this.shown()) {
-      const target = this.targets.bytesOf(name);
-      const tails = this.tails;
-      for (let i = 0; i < tails.length; i += 1) sink.renderedBytes(target, tails[i]!, this.value(density, i), density.endMs);
+    const shown = this.shown();
+    const runs = this.runs;
+    const mark = (this.renders += 1);
+    for (const { name, density } of shown) {
+      let run = runs.get(name);
+      if (run === undefined) runs.set(name, (run = new SampleRunMemo()));
+      run.seen = mark;
+      sink.renderedRun(this.targets.bytesOf(name), this.tails, this.values(density), this.from, density.endMs, run);
     }
+    // A target no longer shown: its bytes go (several renders of one scrape show the same targets).
+    if (runs.size > shown.length) for (const [name, run] of runs) if (run.seen !== mark) runs.delete(name);
   }
 }
 
@@ -76,9 +89,9 @@ export class LustreJobStatsDensityMetrics {
       shown,
       targets,
       classTails,
-      (d, i) => d.jobs[i] as number,
+      (d) => d.jobs,
     );
-    new DensityGauge('jobio_lustre_jobstats_rate_users', `Users of the target (the sum of their jobs) per ${bucket}.`, registry, shown, targets, classTails, (d, i) => d.users[i] as number);
+    new DensityGauge('jobio_lustre_jobstats_rate_users', `Users of the target (the sum of their jobs) per ${bucket}.`, registry, shown, targets, classTails, (d) => d.users);
     new DensityGauge(
       'jobio_lustre_jobstats_operation_rate_jobs',
       `Jobs of the target per ${bucket}; requests per second of one operation (a fixed set: ${DENSITY_OPERATIONS.join(', ')}).`,
@@ -87,7 +100,8 @@ export class LustreJobStatsDensityMetrics {
       targets,
       rowTails('operation', DENSITY_OPERATIONS),
       // The operations' rows come after the classes' in the density.
-      (d, i) => d.jobs[RATE_CLASSES.length * BUCKETS + i] as number,
+      (d) => d.jobs,
+      RATE_CLASSES.length * BUCKETS,
     );
     new DensityGauge(
       'jobio_lustre_jobstats_rate_interval_seconds',
@@ -96,7 +110,7 @@ export class LustreJobStatsDensityMetrics {
       shown,
       targets,
       [{}],
-      (d) => d.intervalSeconds,
+      (d) => [d.intervalSeconds],
     );
   }
 

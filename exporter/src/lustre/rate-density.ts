@@ -207,7 +207,11 @@ export class DensityWindow {
 
   /** Opens a window at `now` without counting this read (its values are no increments: a first read). */
   open(now: number): void {
-    for (let p = 0; p * PAGE_JOBS < this.uids.length; p += 1) this.totals[p]!.fill(0);
+    // Only the rows of the jobs the window had: a page is 86 KB, an idle target has a few jobs in it,
+    // and every target's window is opened again each time one closes.
+    const rows = this.uids.length * DENSITY_ROWS;
+    const pageRows = PAGE_JOBS * DENSITY_ROWS;
+    for (let p = 0; p * pageRows < rows; p += 1) this.totals[p]!.fill(0, 0, Math.min(pageRows, rows - p * pageRows));
     this.wide.clear();
     this.places.clear();
     this.jobs.length = 0;

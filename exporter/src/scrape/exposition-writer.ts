@@ -8,6 +8,7 @@
 // backslash and newline, label values also the double quote. OpenMetrics: a counter's family is named
 // without `_total` and its samples with it, no blank lines, `# EOF` at the end.
 import { renderLabels, type Labels, type MetricFamily, type SampleSink } from './metric-family.js';
+import { restamp, type RunBytes, type RunInput, type SampleRunMemo } from './sample-run.js';
 
 export type ExpositionFormat = 'text' | 'openmetrics';
 
@@ -30,6 +31,8 @@ const DIGIT_ZERO = 0x30;
 const CLOSE_BRACE = 0x7d;
 /** Longest safe integer written by digits: a sign and 16 digits (2^53 − 1 has 16). */
 const INTEGER_BYTES = 17;
+/** Longest text of a number as JavaScript prints it (`-0.0000012345678901234567`: 25), with room to spare. */
+const NUMBER_BYTES = 32;
 const NO_BYTES = Buffer.alloc(0);
 const NEWLINE_BYTES = Buffer.from('\n');
 
@@ -119,14 +122,8 @@ export class ExpositionWriter implements SampleSink {
     if (first.length + rest.length === 0) return this.rendered('', value, '', timestampMs);
     this.series += 1;
     if (this.chars > 0) this.encodePieces(true);
-    if (this.sampleOpen === NO_BYTES) this.sampleOpen = Buffer.from(`${this.sampleName}{`, 'utf8');
-    if (timestampMs === undefined) this.stampLine = NEWLINE_BYTES;
-    else if (timestampMs !== this.stampMs || this.stampLine === NEWLINE_BYTES) {
-      this.stampMs = timestampMs;
-      this.stampLine = Buffer.from(` ${this.stampText(timestampMs)}\n`, 'utf8');
-    }
-    const open = this.sampleOpen;
-    const stamp = this.stampLine;
+    const open = this.openBytes();
+    const stamp = this.stampBytes(timestampMs);
     this.room(open.length + first.length + rest.length + 2 + INTEGER_BYTES + stamp.length);
     // TypedArray.set: a copy in the engine costs less than a loop over a line's ~100 bytes.
     const chunk = this.chunk;
@@ -151,6 +148,21 @@ export class ExpositionWriter implements SampleSink {
     this.at += stamp.length;
   }
 
+  renderedRun(first: Uint8Array, tails: readonly Uint8Array[], values: ArrayLike<number>, from: number, timestampMs: number | undefined, memo: SampleRunMemo): void {
+    if (first.length === 0) {
+      for (let i = 0; i < tails.length; i += 1) this.renderedBytes(first, tails[i] as Uint8Array, values[from + i] as number, timestampMs);
+      return;
+    }
+    this.series += tails.length;
+    if (this.chars > 0) this.encodePieces(true);
+    const stamp = this.stampBytes(timestampMs);
+    const input: RunInput = { open: this.openBytes(), first, tails, values, from };
+    let run = memo.reusable(this.format, input, stamp.length);
+    if (run) restamp(run, timestampMs, stamp);
+    else memo[this.format] = run = renderRun(input, timestampMs, stamp);
+    this.copy(run.bytes);
+  }
+
   /** Ends the exposition (OpenMetrics' `# EOF`) and hands out what is left. */
   end(): void {
     this.write(EXPOSITION_END[this.format]);
@@ -161,6 +173,33 @@ export class ExpositionWriter implements SampleSink {
   flush(): void {
     if (this.chars > 0) this.encodePieces(false);
     this.handOut();
+  }
+
+  /** The sample name and `{` of the family being written, as UTF-8. */
+  private openBytes(): Uint8Array {
+    if (this.sampleOpen === NO_BYTES) this.sampleOpen = Buffer.from(`${this.sampleName}{`, 'utf8');
+    return this.sampleOpen;
+  }
+
+  /** What ends a byte sample: a space, the timestamp's text and the newline, or the newline alone. */
+  private stampBytes(timestampMs: number | undefined): Uint8Array {
+    if (timestampMs === undefined) this.stampLine = NEWLINE_BYTES;
+    else if (timestampMs !== this.stampMs || this.stampLine === NEWLINE_BYTES) {
+      this.stampMs = timestampMs;
+      this.stampLine = Buffer.from(` ${this.stampText(timestampMs)}\n`, 'utf8');
+    }
+    return this.stampLine;
+  }
+
+  /** Copies bytes into the chunks, handing out each chunk as it fills (a line may span two chunks). */
+  private copy(bytes: Buffer): void {
+    for (let from = 0; from < bytes.length;) {
+      if (this.at === this.chunk.length) this.room(1);
+      const n = Math.min(bytes.length - from, this.chunk.length - this.at);
+      bytes.copy(this.chunk, this.at, from, from + n);
+      this.at += n;
+      from += n;
+    }
   }
 
   /** A timestamp's text: milliseconds in the text format, seconds in OpenMetrics. */
@@ -209,6 +248,39 @@ export class ExpositionWriter implements SampleSink {
     this.at = 0;
     this.out(chunk);
   }
+}
+
+/** Room for rendering runs, grown to the longest; each run's bytes are copied out of it at their length. */
+let runScratch = Buffer.alloc(0);
+
+/** A run's samples as bytes, each line as renderedBytes() writes it, and where each one's timestamp text starts. */
+function renderRun(input: RunInput, stampMs: number | undefined, stamp: Uint8Array): RunBytes {
+  const { open, first, tails, values, from } = input;
+  let most = 0;
+  for (let i = 0; i < tails.length; i += 1) most += open.length + first.length + (tails[i] as Uint8Array).length + 2 + NUMBER_BYTES + stamp.length;
+  if (runScratch.length < most) runScratch = Buffer.allocUnsafe(most);
+  const out = runScratch;
+  const stampAt = new Uint32Array(tails.length);
+  const kept = new Float64Array(tails.length);
+  let at = 0;
+  for (let i = 0; i < tails.length; i += 1) {
+    const value = values[from + i] as number;
+    const tail = tails[i] as Uint8Array;
+    kept[i] = value;
+    out.set(open, at);
+    at += open.length;
+    out.set(first, at);
+    at += first.length;
+    out.set(tail, at);
+    at += tail.length;
+    out[at++] = CLOSE_BRACE;
+    out[at++] = SPACE;
+    at = Number.isSafeInteger(value) ? writeInteger(out, at, value) : at + out.write(formatValue(value), at, 'latin1');
+    stampAt[i] = at;
+    out.set(stamp, at);
+    at += stamp.length;
+  }
+  return { bytes: Buffer.from(out.subarray(0, at)), stampAt, stampMs, stampLength: stamp.length, open, first, tails, values: kept };
 }
 
 /** Writes a safe integer as JavaScript prints it (no exponent below 1e21; -0 as 0) at `at`; returns the end. */

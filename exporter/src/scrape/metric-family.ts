@@ -2,6 +2,7 @@
 // it, as client_golang's const metrics do. The collector's state is the only copy of the values:
 // nothing per series is kept between scrapes, and a series gone from the state is gone from /metrics.
 // The exposition writer (exposition-writer.ts) turns what families hand out into text.
+import type { SampleRunMemo } from './sample-run.js';
 
 export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
 
@@ -26,6 +27,13 @@ export interface SampleSink {
    * of hundreds of thousands of samples a scrape writes them without making a string per sample.
    */
   renderedBytes(first: Uint8Array, rest: Uint8Array, value: number, timestampMs?: number): void;
+  /**
+   * A run of such samples: `first`, then tails[i], with the value values[from + i], all with the same
+   * timestamp. `memo` is the family's own for this run (one per target): the writer keeps the run's bytes
+   * there and copies them again, timestamps rewritten, while `first`, `tails` (the same objects, never
+   * changed) and the values stay the same.
+   */
+  renderedRun(first: Uint8Array, tails: readonly Uint8Array[], values: ArrayLike<number>, from: number, timestampMs: number | undefined, memo: SampleRunMemo): void;
 }
 
 export interface MetricFamily {

@@ -8,6 +8,7 @@ export async function countSeries(registry: MetricRegistry): Promise<number> {
     sample: () => (count += 1),
     rendered: () => (count += 1),
     renderedBytes: () => (count += 1),
+    renderedRun: (_first, tails) => (count += tails.length),
   };
   for (const family of registry.list()) await family.collect(counter);
   return count;
