@@ -13,7 +13,7 @@ import type { JobStatsEntryView } from '../parsers/lustre-jobstats.js';
 import { decodeJobId } from '../parsers/lustre-jobid.js';
 import { identityHash, newJobClass, sameIdentity, type CreditBook, type JobClass } from './credits.js';
 import { entryFields, type FieldTable, type FieldValues } from './export-fields.js';
-import { classifyJobId, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
+import { classifyJobId, classifyJobIdBytes, type JobIdentity, type JobIdFormats, type JobIdQuality } from './jobid-format.js';
 import { u64Less, u64Sub, type U64 } from '../util/u64.js';
 import { UNLIMITED_BUDGET, type EntryBudget } from './entry-budget.js';
 import { DEFAULT_SYSTEM_UID_MAX } from '../labels/users.js';
@@ -174,7 +174,9 @@ export class EntryTracker {
         this.budgetDroppedEntries += 1;
         return;
       }
-      const n = this.classOf(classifyJobId(decodeJobId(view.rawId), this.formats));
+      // On the id's bytes when they tell it (most ids): no decoded string nor match made for it.
+      const identity = classifyJobIdBytes(view.idBytes, view.idStart, view.idEnd, this.formats) ?? classifyJobId(decodeJobId(view.rawId), this.formats);
+      const n = this.classOf(identity);
       const cls = this.classList[n] as JobClass;
       const taken = slots.take(n);
       slots.store(taken, this.layoutOf(cur), cur.values, cur.count, view.startTime);

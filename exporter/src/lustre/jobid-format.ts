@@ -18,6 +18,7 @@
 
 import { canonicalFluxJobId } from '../labels/flux-jobid.js';
 import { hasControlChars } from '../labels/control-chars.js';
+import { compileBytes, digitsValue, matchBytes, printableAscii, type ByteProgram } from './jobid-bytes.js';
 
 export type JobIdQuality = 'correct' | 'missing_jobid' | 'malformed';
 export const JOB_ID_QUALITIES: readonly JobIdQuality[] = ['correct', 'missing_jobid', 'malformed'];
@@ -37,6 +38,8 @@ interface CompiledFormat {
   readonly pattern: RegExp;
   /** Which code each capture group holds, in order. */
   readonly groups: readonly string[];
+  /** The same format on an id's bytes, where it gives the expression's answer (jobid-bytes.ts). */
+  readonly bytes: ByteProgram | undefined;
 }
 
 export interface JobIdFormats {
@@ -78,11 +81,13 @@ function jobIdPattern(before: string, after: string): string {
 function compileOne(source: string): CompiledFormat {
   let pattern = '^';
   const groups: string[] = [];
+  const tokens: { literal?: string; code?: string }[] = [];
   let before = ''; // the literal just emitted, '' after a code
   for (let i = 0; i < source.length; i += 1) {
     const c = source.charAt(i);
     if (c !== '%') {
       pattern += escapeRegExp(c);
+      tokens.push({ literal: c });
       before = c;
       continue;
     }
@@ -90,6 +95,7 @@ function compileOne(source: string): CompiledFormat {
     i += 1;
     if (code === '%') {
       pattern += '%';
+      tokens.push({ literal: '%' });
       before = '%';
       continue;
     }
@@ -97,10 +103,11 @@ function compileOne(source: string): CompiledFormat {
     if (code === undefined || group === undefined) throw new Error(`unknown jobid_name code "%${code ?? ''}" in "${source}" (known: %e %g %h %H %j %p %u)`);
     pattern += group;
     groups.push(code);
+    tokens.push({ code });
     before = '';
   }
   if (groups.length === 0) throw new Error(`format "${source}" has no % code`);
-  return { source, pattern: new RegExp(`${pattern}$`, 's'), groups };
+  return { source, pattern: new RegExp(`${pattern}$`, 's'), groups, bytes: compileBytes(tokens) };
 }
 
 /** Parses `--collector.lustre_jobstats.jobid-format`: formats separated by commas, tried in order. */
@@ -141,10 +148,66 @@ export function classifyJobId(id: string, formats: JobIdFormats): JobIdentity {
       }
     }
     if (uid !== undefined && !Number.isSafeInteger(uid)) continue;
-    if (hasJob && jobid !== undefined) return uid !== undefined ? { quality: 'correct', jobid, uid } : { quality: 'correct', jobid };
-    const quality: JobIdQuality = hasJob ? 'missing_jobid' : 'correct';
-    if (uid === undefined) return process === undefined ? { quality } : { quality, process };
-    return process === undefined ? { quality, uid } : { quality, uid, process };
+    return identityOf(hasJob, jobid, uid, process);
+  }
+  return MALFORMED;
+}
+
+/** The identity a matched format gives: every field set only when present, so that identities compare alike. */
+function identityOf(hasJob: boolean, jobid: string | undefined, uid: number | undefined, process: string | undefined): JobIdentity {
+  if (hasJob && jobid !== undefined) return uid !== undefined ? { quality: 'correct', jobid, uid } : { quality: 'correct', jobid };
+  const quality: JobIdQuality = hasJob ? 'missing_jobid' : 'correct';
+  if (uid === undefined) return process === undefined ? { quality } : { quality, process };
+  return process === undefined ? { quality, uid } : { quality, uid, process };
+}
+
+/** Each code's [start, end) of the last byte match (reused: one array, not one a match). */
+let spans = new Int32Array(16);
+
+/** The id's text between two offsets (printable ASCII: a byte a character). */
+function asciiText(bytes: Uint8Array, start: number, end: number): string {
+  return bytes instanceof Buffer ? bytes.toString('latin1', start, end) : String.fromCharCode(...bytes.subarray(start, end));
+}
+
+/**
+ * classifyJobId(decodeJobId(raw)) of the id whose bytes (as printed in job_stats) are bytes[start, end),
+ * found on the bytes (jobid-bytes.ts): no decoded string, no match array, only the values kept made
+ * as text. undefined when the bytes cannot tell it (an escape in a quoted id, bytes outside printable
+ * ASCII, a format reached that has no byte program): then classify the decoded string.
+ */
+export function classifyJobIdBytes(bytes: Uint8Array, start: number, end: number, formats: JobIdFormats): JobIdentity | undefined {
+  // Quoted (2.15.2+): the id is between the quotes, as decodeJobId() reads it, unless it holds an escape.
+  const quoted = end - start >= 2 && bytes[start] === 34 /* " */ && bytes[end - 1] === 34;
+  const from = quoted ? start + 1 : start;
+  const to = quoted ? end - 1 : end;
+  if (to === from) return MALFORMED;
+  if (to - from > MAX_ID_LENGTH || !printableAscii(bytes, from, to, quoted)) return undefined;
+  for (const format of formats.formats) {
+    const program = format.bytes;
+    if (program === undefined) return undefined;
+    if (spans.length < program.codes * 2) spans = new Int32Array(program.codes * 2);
+    if (!matchBytes(program, bytes, from, to, spans)) continue;
+    let jobid: string | undefined;
+    let uid: number | undefined;
+    let process: string | undefined;
+    let hasJob = false;
+    // As classifyJobId() reads the groups, code by code.
+    for (let i = 0; i < format.groups.length; i += 1) {
+      const code = format.groups[i];
+      const from = spans[2 * i] as number;
+      const to = spans[2 * i + 1] as number;
+      if (code === 'j') {
+        hasJob = true;
+        // An ASCII id never starts with Flux's `ƒ`.
+        if (to > from) jobid = asciiText(bytes, from, to);
+      } else if (code === 'u') {
+        uid = digitsValue(bytes, from, to);
+      } else if (code === 'e') {
+        process = asciiText(bytes, from, to);
+      }
+    }
+    if (uid !== undefined && !Number.isSafeInteger(uid)) continue;
+    return identityOf(hasJob, jobid, uid, process);
   }
   return MALFORMED;
 }
