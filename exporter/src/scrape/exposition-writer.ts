@@ -9,6 +9,7 @@
 // without `_total` and its samples with it, no blank lines, `# EOF` at the end.
 import { renderLabels, type Labels, type MetricFamily, type SampleSink } from './metric-family.js';
 import { restamp, type RunBytes, type RunInput, type SampleRunMemo } from './sample-run.js';
+import { POOLED_CHUNK_BYTES, type ChunkPool } from './chunk-pool.js';
 
 export type ExpositionFormat = 'text' | 'openmetrics';
 
@@ -23,7 +24,7 @@ export const EXPOSITION_END: Readonly<Record<ExpositionFormat, string>> = { text
 /** Characters of text gathered before they are encoded: big enough for few calls, small enough to die young. */
 const CHUNK_CHARS = 1 << 16;
 /** Bytes of a chunk that byte samples are written into. */
-const CHUNK_BYTES = 1 << 16;
+const CHUNK_BYTES = POOLED_CHUNK_BYTES;
 
 const SPACE = 0x20;
 const MINUS = 0x2d;
@@ -79,6 +80,8 @@ export class ExpositionWriter implements SampleSink {
   constructor(
     private readonly format: ExpositionFormat,
     private readonly out: (chunk: Buffer) => void,
+    /** Where chunks' memory comes from when given (a scraper's, memory of earlier scrapes nothing reads). */
+    private readonly pool?: ChunkPool,
   ) {}
 
   /** Series written so far (a sample line is one series). */
@@ -237,7 +240,7 @@ export class ExpositionWriter implements SampleSink {
   private room(bytes: number): void {
     if (this.at + bytes <= this.chunk.length) return;
     this.handOut();
-    this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes));
+    this.chunk = bytes <= CHUNK_BYTES && this.pool ? this.pool.take() : Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes));
   }
 
   /** Hands out the chunk's bytes (only: the pieces gathered after them stay). */
@@ -312,9 +315,9 @@ export async function renderToString(parts: readonly (readonly MetricFamily[])[]
  * Renders one part to UTF-8 buffers of about 64 KB, without the exposition's end: a scrape keeps its
  * exposition as these, never as one string or one buffer, and a response writes them one by one.
  */
-export async function renderPartChunks(families: readonly MetricFamily[], format: ExpositionFormat): Promise<Buffer[]> {
+export async function renderPartChunks(families: readonly MetricFamily[], format: ExpositionFormat, pool?: ChunkPool): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
-  const writer = new ExpositionWriter(format, (c) => chunks.push(c));
+  const writer = new ExpositionWriter(format, (c) => chunks.push(c), pool);
   await writer.part(families);
   writer.flush();
   return chunks;

@@ -11,6 +11,7 @@ import { SelfMetrics, type CollectorResult } from './self-metrics.js';
 import { countSeries } from './series-count.js';
 import { EXPOSITION_END, renderPartChunks, type ExpositionFormat } from './exposition-writer.js';
 import type { MetricRegistry } from './metric-registry.js';
+import { ChunkPool } from './chunk-pool.js';
 
 export interface EnabledCollector {
   readonly name: string;
@@ -35,6 +36,19 @@ interface Flight {
   readonly formats: Set<ExpositionFormat>;
   rendering: boolean;
   done: Promise<ReadonlyMap<ExpositionFormat, Rendered>>;
+  /** Requests given this scrape's buffers and not done with them yet (Lease.release). */
+  leases: number;
+  /** Given out without a lease (scrapeChunks): the buffers may be kept anywhere, their memory is never taken back. */
+  pinned: boolean;
+  /** Set once rendered: the buffers of every format. */
+  rendered?: ReadonlyMap<ExpositionFormat, Rendered>;
+}
+
+/** A scrape's exposition handed to a request that says when it is done with its buffers. */
+export interface LeasedExposition {
+  readonly chunks: readonly Buffer[];
+  /** Nothing will read the buffers any more (no write pending, no gzip run over them): call once. */
+  readonly release: () => void;
 }
 
 const END_CHUNKS: Readonly<Record<ExpositionFormat, readonly Buffer[]>> = {
@@ -59,6 +73,8 @@ export class Scraper {
   private inFlight: Flight | undefined;
   /** Updates still running from an earlier scrape (a hung source): never started twice at once. */
   private readonly pending = new Map<string, Promise<unknown>>();
+  /** The memory of the chunks of scrapes no request reads any more, for the next scrape's chunks. */
+  private readonly pool = new ChunkPool();
 
   constructor(
     private readonly collectors: readonly EnabledCollector[],
@@ -77,30 +93,72 @@ export class Scraper {
    * those collectors alone.
    */
   async scrape(only?: ReadonlySet<string>, format: ExpositionFormat = 'text'): Promise<string> {
-    return Buffer.concat(await this.scrapeChunks(only, format)).toString('utf8');
+    const leased = await this.scrapeLeased(only, format);
+    const text = Buffer.concat(leased.chunks).toString('utf8');
+    leased.release();
+    return text;
   }
 
-  /** The same exposition as its buffers, in order: every request of a scrape gets the same array. */
+  /**
+   * The same exposition as its buffers, in order: every request of a scrape gets the same array. They
+   * may be kept as long as wanted (their memory is never used again): a request that writes them and is
+   * then done with them asks for scrapeLeased() instead.
+   */
   async scrapeChunks(only?: ReadonlySet<string>, format: ExpositionFormat = 'text'): Promise<readonly Buffer[]> {
+    const leased = await this.scrapeLeased(only, format, true);
+    return leased.chunks;
+  }
+
+  /**
+   * The exposition's buffers for a request that calls release() once nothing reads them any more: when
+   * every request of a scrape has, their memory is used again for a later scrape's buffers.
+   */
+  async scrapeLeased(only?: ReadonlySet<string>, format: ExpositionFormat = 'text', pin = false): Promise<LeasedExposition> {
     const flight = this.inFlight;
     if (flight?.rendering && !flight.formats.has(format)) {
       await flight.done.catch(() => undefined);
-      return this.scrapeChunks(only, format);
+      return this.scrapeLeased(only, format, pin);
     }
     const joined = flight ?? this.startFlight();
     joined.formats.add(format);
-    const rendered = (await joined.done).get(format);
-    if (!rendered) throw new Error(`internal: the scrape did not render ${format}`);
-    // The exposition's buffers are listed once per scrape: every request shares them (and so its encoded body).
-    if (!only) return (rendered.all ??= joinParts(rendered, rendered.parts));
-    return joinParts(
-      rendered,
-      rendered.parts.filter((p) => p.collector === undefined || only.has(p.collector)),
-    );
+    if (pin) joined.pinned = true;
+    joined.leases += 1;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      joined.leases -= 1;
+      this.recycle(joined);
+    };
+    try {
+      const rendered = (await joined.done).get(format);
+      if (!rendered) throw new Error(`internal: the scrape did not render ${format}`);
+      // The exposition's buffers are listed once per scrape: every request shares them (and so its encoded body).
+      const chunks = only
+        ? joinParts(
+            rendered,
+            rendered.parts.filter((p) => p.collector === undefined || only.has(p.collector)),
+          )
+        : (rendered.all ??= joinParts(rendered, rendered.parts));
+      return { chunks, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /** A scrape's chunks' memory back to the pool once it is rendered, no request reads it and none kept it. */
+  private recycle(flight: Flight): void {
+    if (flight.leases > 0 || flight.pinned || !flight.rendered) return;
+    const rendered = flight.rendered;
+    flight.rendered = undefined;
+    const chunks: Buffer[] = [];
+    for (const r of rendered.values()) for (const part of r.parts) chunks.push(...part.chunks);
+    this.pool.giveBack(chunks);
   }
 
   private startFlight(): Flight {
-    const flight: Flight = { formats: new Set(), rendering: false, done: Promise.resolve(new Map()) };
+    const flight: Flight = { formats: new Set(), rendering: false, done: Promise.resolve(new Map()), leases: 0, pinned: false };
     flight.done = this.runScrape(flight).finally(() => {
       if (this.inFlight === flight) this.inFlight = undefined;
     });
@@ -118,10 +176,11 @@ export class Scraper {
     const served = this.collectors.filter((_, i) => results[i]?.success === true || results[i]?.absent === true);
     const out = new Map<ExpositionFormat, Rendered>();
     for (const format of flight.formats) {
-      const parts: { collector?: string; chunks: readonly Buffer[] }[] = [{ chunks: await renderPartChunks(this.self.registry.list(), format) }];
-      for (const c of served) parts.push({ collector: c.name, chunks: await renderPartChunks(c.registry.list(), format) });
+      const parts: { collector?: string; chunks: readonly Buffer[] }[] = [{ chunks: await renderPartChunks(this.self.registry.list(), format, this.pool) }];
+      for (const c of served) parts.push({ collector: c.name, chunks: await renderPartChunks(c.registry.list(), format, this.pool) });
       out.set(format, { format, parts });
     }
+    flight.rendered = out;
     return out;
   }
 

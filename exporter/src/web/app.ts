@@ -56,9 +56,20 @@ function landingPage(telemetryPath: string, collectors: readonly string[]): stri
  * exposition shrinks about tenfold. The body is the scrape's shared one (exposition-bodies.ts), written
  * buffer by buffer.
  */
-function sendExposition(req: Request, res: Response, format: ExpositionFormat, exposition: Body, bodies: ExpositionBodies, logger: Logger): void {
+/**
+ * Writes the exposition; `release` is called once nothing this response started reads its buffers: the
+ * response finished or its connection closed (no write pending), and the gzip run it waited for ended.
+ * After a failed gzip run it is never called (the buffers' memory is then never used again).
+ */
+function sendExposition(req: Request, res: Response, format: ExpositionFormat, exposition: Body, bodies: ExpositionBodies, logger: Logger, release: () => void): void {
   res.vary('Accept').vary('Accept-Encoding').type(CONTENT_TYPES[format]);
-  const send = (body: Body): void => {
+  const written = new Promise<void>((resolve) => {
+    if (res.writableFinished || res.destroyed) return resolve();
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
+  const send = (body: Body, free = true): void => {
+    if (free) void written.then(release);
     if (res.destroyed) return;
     bodies.hold(res, body);
     res.set('Content-Length', String(bodyBytes(body)));
@@ -76,7 +87,7 @@ function sendExposition(req: Request, res: Response, format: ExpositionFormat, e
     },
     async (err: unknown) => {
       logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'gzip failed, sending the exposition uncompressed');
-      send(await bodies.body(exposition, 'identity'));
+      send(await bodies.body(exposition, 'identity'), false);
     },
   );
 }
@@ -116,8 +127,8 @@ export function createApp(options: AppOptions): Express {
       return;
     }
     const format = negotiateFormat(req.get('Accept'));
-    options.scraper.scrapeChunks(only, format).then(
-      (exposition) => sendExposition(req, res, format, exposition, bodies, options.logger),
+    options.scraper.scrapeLeased(only, format).then(
+      (exposition) => sendExposition(req, res, format, exposition.chunks, bodies, options.logger, exposition.release),
       (err: unknown) => {
         options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'scrape failed');
         res.status(500).type('text/plain').send('scrape failed\n');
