@@ -6,10 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { MetricRegistry } from '../scrape/metric-registry.js';
-import { ExpositionWriter, formatValue, renderToString, type ExpositionFormat } from '../scrape/exposition-writer.js';
+import { ExpositionWriter, renderToString } from '../scrape/exposition-writer.js';
 import { renderLabels, type MetricFamily } from '../scrape/metric-family.js';
-import { BUCKETS, bucketLabel, DENSITY_OPERATIONS, DENSITY_ROWS, RATE_CLASSES, type RateDensity } from '../lustre/rate-density.js';
+import { BUCKETS, DENSITY_OPERATIONS, DENSITY_ROWS, RATE_CLASSES, type RateDensity } from '../lustre/rate-density.js';
 import type { TargetView } from '../lustre/jobstats-accumulator.js';
+import { densityText, sampleLines } from '../../../test/helpers/density-oracle.js';
 
 const HOSTILE = ['plain-OST0000', 'quo"te', 'back\\slash', 'new\nline', '\\"\n', 'ünïcødé-ÖST', 'emoji-😀', '{a="b"}', 'trailing\\'];
 
@@ -19,31 +20,6 @@ function densityOf(t: number, endMs: number): RateDensity {
   return { intervalSeconds: t === 0 ? 30 : 29.987 + t / 1000, endMs, jobs: counts(0), users: counts(1) };
 }
 
-/** The density's text as samples rendered from label objects, one line at a time (the oracle). */
-function expected(shown: readonly { name: string; density: RateDensity }[], format: ExpositionFormat): string {
-  const stamp = (ms: number): string => (format === 'openmetrics' ? `${ms / 1000}` : `${Math.round(ms)}`);
-  const rows = (label: string, names: readonly string[]): Record<string, string>[] => names.flatMap((row) => Array.from({ length: BUCKETS }, (_, b) => ({ [label]: row, decade: bucketLabel(b) })));
-  const families: [string, Record<string, string>[], (d: RateDensity, i: number) => number][] = [
-    ['jobio_lustre_jobstats_rate_jobs', rows('class', RATE_CLASSES), (d, i) => d.jobs[i]!],
-    ['jobio_lustre_jobstats_rate_users', rows('class', RATE_CLASSES), (d, i) => d.users[i]!],
-    ['jobio_lustre_jobstats_operation_rate_jobs', rows('operation', DENSITY_OPERATIONS), (d, i) => d.jobs[RATE_CLASSES.length * BUCKETS + i]!],
-    ['jobio_lustre_jobstats_rate_interval_seconds', [{}], (d) => d.intervalSeconds],
-  ];
-  return families
-    .map(([name, tails, value]) =>
-      shown.flatMap(({ name: target, density }) => tails.map((tail, i) => `${name}{${renderLabels({ target, ...tail })}} ${formatValue(value(density, i))} ${stamp(density.endMs)}\n`)).join(''),
-    )
-    .join('\n');
-}
-
-/** The sample lines of an exposition (HELP and TYPE lines, blank lines and `# EOF` left out). */
-const sampleLines = (text: string): string =>
-  text
-    .split(/(?<=\n)/)
-    .filter((l) => !l.startsWith('#'))
-    .join('')
-    .replace(/\n\n/g, '\n');
-
 for (const format of ['text', 'openmetrics'] as const) {
   test(`density with hostile target names, ${format}: the text the labels rendered as strings give`, async () => {
     const registry = new MetricRegistry();
@@ -52,7 +28,7 @@ for (const format of ['text', 'openmetrics'] as const) {
     const shown = Array.from({ length: 60 }, (_, t) => ({ name: `${HOSTILE[t % HOSTILE.length]!}-${t}`, density: densityOf(t, 1796000000000 + (t % 3) * 30_000 + (t % 2) * 123) }));
     for (const s of shown) metrics.fill(s as unknown as TargetView);
     const text = await renderToString([registry.list()], format);
-    assert.equal(sampleLines(text), sampleLines(expected(shown, format)));
+    assert.equal(sampleLines(text), sampleLines(densityText(shown, format)));
     assert.equal(text.split('\n').filter((l) => l.startsWith('jobio_')).length, 60 * (2 * RATE_CLASSES.length * BUCKETS + DENSITY_OPERATIONS.length * BUCKETS + 1));
     // Both renders of the same state agree (the target bytes kept from the first one).
     assert.equal(await renderToString([registry.list()], format), text);

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { LustreJobStatsDensityMetrics } from './lustre_jobstats_density.js';
 import { MetricRegistry } from '../scrape/metric-registry.js';
 import { ExpositionWriter, formatValue, renderToString, type ExpositionFormat } from '../scrape/exposition-writer.js';
-import { renderLabels } from '../scrape/metric-family.js';
 import { SampleRunMemo } from '../scrape/sample-run.js';
-import { BUCKETS, bucketLabel, DENSITY_OPERATIONS, DENSITY_ROWS, RATE_CLASSES, type RateDensity } from '../lustre/rate-density.js';
+import { BUCKETS, DENSITY_ROWS, type RateDensity } from '../lustre/rate-density.js';
 import type { TargetView } from '../lustre/jobstats-accumulator.js';
+import { densityText, sampleLines } from '../../../test/helpers/density-oracle.js';
 
 type Shown = { name: string; density: RateDensity };
 
@@ -20,30 +20,6 @@ function density(n: number, endMs: number, interval = 30): RateDensity {
   return { intervalSeconds: interval, endMs, jobs: counts(0), users: counts(1) };
 }
 
-/** The density families' text rendered line by line from label objects (the oracle). */
-function expected(shown: readonly Shown[], format: ExpositionFormat): string {
-  const stamp = (ms: number): string => (format === 'openmetrics' ? `${ms / 1000}` : `${Math.round(ms)}`);
-  const rows = (label: string, names: readonly string[]): Record<string, string>[] => names.flatMap((row) => Array.from({ length: BUCKETS }, (_, b) => ({ [label]: row, decade: bucketLabel(b) })));
-  const families: [string, Record<string, string>[], (d: RateDensity, i: number) => number][] = [
-    ['jobio_lustre_jobstats_rate_jobs', rows('class', RATE_CLASSES), (d, i) => d.jobs[i]!],
-    ['jobio_lustre_jobstats_rate_users', rows('class', RATE_CLASSES), (d, i) => d.users[i]!],
-    ['jobio_lustre_jobstats_operation_rate_jobs', rows('operation', DENSITY_OPERATIONS), (d, i) => d.jobs[RATE_CLASSES.length * BUCKETS + i]!],
-    ['jobio_lustre_jobstats_rate_interval_seconds', [{}], (d) => d.intervalSeconds],
-  ];
-  return families
-    .map(([name, tails, value]) =>
-      shown.flatMap(({ name: target, density: d }) => tails.map((tail, i) => `${name}{${renderLabels({ target, ...tail })}} ${formatValue(value(d, i))} ${stamp(d.endMs)}\n`)).join(''),
-    )
-    .join('\n');
-}
-
-const sampleLines = (text: string): string =>
-  text
-    .split(/(?<=\n)/)
-    .filter((l) => !l.startsWith('#'))
-    .join('')
-    .replace(/\n\n/g, '\n');
-
 test('density runs kept between scrapes: never served stale', async () => {
   const registry = new MetricRegistry();
   const metrics = new LustreJobStatsDensityMetrics(registry);
@@ -51,7 +27,7 @@ test('density runs kept between scrapes: never served stale', async () => {
     metrics.clear();
     for (const s of shown) metrics.fill(s as unknown as TargetView);
     const text = await renderToString([registry.list()], format);
-    assert.equal(sampleLines(text), sampleLines(expected(shown, format)), format);
+    assert.equal(sampleLines(text), sampleLines(densityText(shown, format)), format);
     return text;
   };
   const t0 = 1796000010000;

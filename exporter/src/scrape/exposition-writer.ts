@@ -128,17 +128,8 @@ export class ExpositionWriter implements SampleSink {
     const open = this.openBytes();
     const stamp = this.stampBytes(timestampMs);
     this.room(open.length + first.length + rest.length + 2 + INTEGER_BYTES + stamp.length);
-    // TypedArray.set: a copy in the engine costs less than a loop over a line's ~100 bytes.
     const chunk = this.chunk;
-    let at = this.at;
-    chunk.set(open, at);
-    at += open.length;
-    chunk.set(first, at);
-    at += first.length;
-    chunk.set(rest, at);
-    at += rest.length;
-    chunk[at++] = CLOSE_BRACE;
-    chunk[at++] = SPACE;
+    const at = writeSampleHead(chunk, this.at, open, first, rest);
     if (Number.isSafeInteger(value)) this.at = writeInteger(chunk, at, value);
     else {
       // Not an integer (the density's interval): its text, ASCII, into the chunk.
@@ -270,20 +261,30 @@ function renderRun(input: RunInput, stampMs: number | undefined, stamp: Uint8Arr
     const value = values[from + i] as number;
     const tail = tails[i] as Uint8Array;
     kept[i] = value;
-    out.set(open, at);
-    at += open.length;
-    out.set(first, at);
-    at += first.length;
-    out.set(tail, at);
-    at += tail.length;
-    out[at++] = CLOSE_BRACE;
-    out[at++] = SPACE;
+    at = writeSampleHead(out, at, open, first, tail);
     at = Number.isSafeInteger(value) ? writeInteger(out, at, value) : at + out.write(formatValue(value), at, 'latin1');
     stampAt[i] = at;
     out.set(stamp, at);
     at += stamp.length;
   }
   return { bytes: Buffer.from(out.subarray(0, at)), stampAt, stampMs, stampLength: stamp.length, open, first, tails, values: kept };
+}
+
+/**
+ * A byte sample's line up to its value at `at`: the name and `{`, the labels (the target's, then the
+ * rest), `} `; returns the end. TypedArray.set: a copy in the engine costs less than a loop over a
+ * line's ~100 bytes.
+ */
+function writeSampleHead(out: Uint8Array, at: number, open: Uint8Array, first: Uint8Array, rest: Uint8Array): number {
+  out.set(open, at);
+  at += open.length;
+  out.set(first, at);
+  at += first.length;
+  out.set(rest, at);
+  at += rest.length;
+  out[at++] = CLOSE_BRACE;
+  out[at++] = SPACE;
+  return at;
 }
 
 /** Writes a safe integer as JavaScript prints it (no exponent below 1e21; -0 as 0) at `at`; returns the end. */
