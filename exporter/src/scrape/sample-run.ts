@@ -45,7 +45,7 @@ export class SampleRunMemo {
   reusable(format: ExpositionFormat, input: RunInput, stampLength: number): RunBytes | undefined {
     const kept = this[format];
     if (kept === undefined || kept.stampLength !== stampLength || kept.first !== input.first || kept.tails !== input.tails) return undefined;
-    if (!sameBytes(kept.open, input.open)) return undefined;
+    if (Buffer.compare(kept.open, input.open) !== 0) return undefined;
     const { values, from } = input;
     const was = kept.values;
     for (let i = 0; i < was.length; i += 1) if (was[i] !== values[from + i]) return undefined;
@@ -72,10 +72,4 @@ export function restamp(run: RunBytes, stampMs: number | undefined, stamp: Uint8
     for (let k = first; k < length; k += 1) bytes[at + k] = stamp[k] as number;
   }
   run.stampMs = stampMs;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
-  return true;
 }
